@@ -1,0 +1,1 @@
+"""Terrabank: the central bank of the terraforming field game."""

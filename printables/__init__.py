@@ -1,0 +1,1 @@
+"""Print pack (ReportLab), drawn from the same config.toml as the bank."""
