@@ -1,0 +1,84 @@
+"""The pure engine: a command in, events out, or a named error and nothing changed.
+
+No Flask, no SQLite, no clock of its own: the caller passes the time and the
+dice (`Context`), so the same journal always folds to the same state.
+"""
+
+from __future__ import annotations
+
+from .config_model import GameConfig
+from .errors import CommandError, RuleError
+from .rules import clock, economy, fights, game_events, harvest, market, reversal, trade, tracks
+from .rules.endgame import end_event
+from .state import GameState
+from .turn import Context, Turn
+
+__all__ = ["Context", "handle", "setup_command", "tick_command", "COMMANDS"]
+
+# Who may do what, when: "play" needs the clock running; "admin" works at any
+# time until the game ends; "system" commands come from the bank itself.
+COMMANDS = {
+    "harvest": (harvest.harvest, "play"),
+    "build": (market.build, "play"),
+    "buy_animal": (market.buy_animal, "play"),
+    "buy_second_pirate": (market.buy_second_pirate, "play"),
+    "raise_tracks": (tracks.raise_tracks, "play"),
+    "redeem_jokers": (economy.redeem_jokers, "play"),
+    "exchange": (economy.exchange, "play"),
+    "trade": (trade.trade, "play"),
+    "fight": (fights.fight, "play"),
+    "contribute": (game_events.contribute, "play"),
+    "award": (economy.award, "admin"),
+    "refill": (economy.refill, "admin"),
+    "inventory": (economy.inventory, "admin"),
+    "set_rate": (economy.set_rate, "admin"),
+    "set_option": (economy.set_option, "admin"),
+    "open_event": (game_events.open_event, "admin"),
+    "close_event": (game_events.close_event, "admin"),
+    "reverse": (reversal.reverse, "admin"),
+    "start_clock": (clock.start_clock, "admin"),
+    "pause": (clock.pause, "admin"),
+    "resume": (clock.resume, "admin"),
+    "end_session": (clock.end_session, "admin"),
+    "end_game": (clock.end_game, "admin"),
+    "setup": (clock.setup, "system"),
+    "tick": (clock.tick, "system"),
+}
+
+
+def setup_command(config: GameConfig) -> dict:
+    """The first command of every game: fill the reserve, hand out starting tokens."""
+    return {"type": "setup"}
+
+
+def tick_command() -> dict:
+    """The bank's own command that lets time pass (sessions, deadlines, time over)."""
+    return {"type": "tick"}
+
+
+def handle(state: GameState, config: GameConfig, command: dict, ctx: Context) -> tuple[list, GameState]:
+    """Decide a command: (events, new state), or raise a BankError with nothing changed."""
+    if not isinstance(command, dict):
+        raise CommandError("not_a_command", "a command must be a JSON object with a 'type'")
+    kind = command.get("type")
+    if kind not in COMMANDS:
+        raise CommandError("unknown_command", f"unknown command type {str(kind)[:40]!r}; known: {', '.join(sorted(COMMANDS))}")
+    rule, phase = COMMANDS[kind]
+    _check_phase(state, kind, phase)
+    turn = Turn(state, config, ctx)
+    rule(turn, command)
+    if kind != "tick":
+        ended = end_event(state, turn.state, config, turn.clock)
+        if ended:
+            turn.emit(ended)
+    return turn.events, turn.state
+
+
+def _check_phase(state: GameState, kind: str, phase: str) -> None:
+    status = state.clock["status"]
+    if status == "ended" and kind != "tick":
+        winners = ", ".join(state.ended["winners"]) if state.ended else "?"
+        raise RuleError("game_over", f"the game is over (won by {winners}); nothing more can be booked. Export the journal for the report")
+    if phase == "play" and status != "running":
+        hint = {"setup": "start the clock", "paused": "resume the clock"}.get(status, "start the clock")
+        raise RuleError("clock_not_running", f"the game clock is {status}: {hint} first, then try again", status=status)

@@ -1,0 +1,86 @@
+"""Reading a command's fields: each mistake becomes a CommandError naming the field."""
+
+from __future__ import annotations
+
+from .config_model import GameConfig
+from .errors import CommandError
+
+MAX_TOKENS = 10_000   # more tokens than a whole game holds: surely a typo
+MAX_TEXT = 200
+
+
+def _get(cmd: dict, name: str):
+    if name not in cmd or cmd[name] is None:
+        raise CommandError("missing_field", f"the command needs '{name}'", field=name)
+    return cmd[name]
+
+
+def choice(cmd: dict, name: str, allowed, what: str) -> str:
+    """A field that must name one of `allowed` (a team, a resource, a building...)."""
+    value = _get(cmd, name)
+    if value not in allowed:
+        known = ", ".join(allowed)
+        raise CommandError(f"unknown_{what}", f"'{name}' is {value!r}, which is not a {what}; choose one of: {known}",
+                           field=name, value=str(value)[:50])
+    return value
+
+
+def team(cmd: dict, config: GameConfig, name: str = "team") -> str:
+    return choice(cmd, name, list(config.teams), "team")
+
+
+def whole(cmd: dict, name: str, minimum: int = 1, maximum: int = MAX_TOKENS, default=None) -> int:
+    """A whole number within bounds."""
+    value = cmd.get(name, default)
+    if value is None:
+        value = _get(cmd, name)
+    return check_whole(value, name, minimum, maximum)
+
+
+def check_whole(value, label: str, minimum: int = 1, maximum: int = MAX_TOKENS) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CommandError("not_a_whole_number", f"'{label}' must be a whole number, got {str(value)[:30]!r}", field=label)
+    if not minimum <= value <= maximum:
+        raise CommandError("out_of_range", f"'{label}' must be between {minimum} and {maximum}, got {value}",
+                           field=label, minimum=minimum, maximum=maximum)
+    return value
+
+
+def flag(cmd: dict, name: str) -> bool:
+    value = _get(cmd, name)
+    if not isinstance(value, bool):
+        raise CommandError("not_true_or_false", f"'{name}' must be true or false", field=name)
+    return value
+
+
+def text(cmd: dict, name: str, required: bool = True) -> str:
+    """A short human text such as a reason or an event title."""
+    value = cmd.get(name)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or not value.strip():
+        raise CommandError("missing_text", f"'{name}' must be a short text saying why; it cannot be empty", field=name)
+    if len(value) > MAX_TEXT:
+        raise CommandError("text_too_long", f"'{name}' is {len(value)} characters long; keep it under {MAX_TEXT}", field=name)
+    return value.strip()
+
+
+def amounts(cmd: dict, name: str, allowed, allow_empty: bool = False) -> dict:
+    """A table of {resource: whole number > 0}, e.g. tokens paid or moved."""
+    value = cmd.get(name, {} if allow_empty else None)
+    if value is None:
+        value = _get(cmd, name)
+    if not isinstance(value, dict):
+        raise CommandError("not_amounts", f"'{name}' must map resources to numbers, like {{\"water\": 2}}", field=name)
+    result = {}
+    for resource, n in value.items():
+        if resource not in allowed:
+            raise CommandError("unknown_resource", f"'{name}' names {str(resource)[:30]!r}, which is not a resource; choose from: {', '.join(allowed)}",
+                               field=name, value=str(resource)[:30])
+        result[resource] = check_whole(n, f"{name}.{resource}", 0)
+    result = {r: n for r, n in result.items() if n}
+    if not result and not allow_empty:
+        raise CommandError("nothing_given", f"'{name}' must give at least one token", field=name)
+    if sum(result.values()) > MAX_TOKENS:
+        raise CommandError("out_of_range", f"'{name}' moves more than {MAX_TOKENS} tokens; check the numbers", field=name)
+    return result

@@ -1,0 +1,79 @@
+"""Set-up, the game clock with sessions and pauses, and the tick that ends sessions (R1-R3, R34)."""
+
+from __future__ import annotations
+
+from ..errors import RuleError
+from ..state import RESERVE, SUPPLY, team_account
+from ..turn import Turn
+from .endgame import most_reputation
+from .game_events import close
+
+
+def setup(turn: Turn, cmd: dict) -> None:
+    """Fill the bank's reserve and give each team its starting tokens (R3, R8)."""
+    config = turn.config
+    if turn.state.balances:
+        raise RuleError("already_set_up", "this game is already set up; create a new game to start again")
+    for resource, amount in config.reserve.items():
+        turn.transfer(SUPPLY, RESERVE, resource, amount, "setup")
+    for team in config.teams.values():
+        start = dict(config.extra_start)
+        start[team.resource] = start.get(team.resource, 0) + config.own_colour_tokens
+        for resource, amount in start.items():
+            turn.issue(resource, amount, team_account(team.id), "setup")
+
+
+def start_clock(turn: Turn, cmd: dict) -> None:
+    """Start the first session."""
+    status = turn.state.clock["status"]
+    if status != "setup":
+        raise RuleError("clock_already_started", f"the clock was already started (it is {status}); use resume after a pause")
+    turn.emit({"type": "clock_started", "at": turn.ctx.now})
+
+
+def pause(turn: Turn, cmd: dict) -> None:
+    """Pause the game clock; cooldowns and deadlines stop with it (R34)."""
+    if turn.state.clock["status"] != "running":
+        raise RuleError("clock_not_running", f"the clock is {turn.state.clock['status']}, not running; nothing to pause")
+    turn.emit({"type": "clock_paused", "at": turn.ctx.now, "elapsed": turn.clock})
+
+
+def resume(turn: Turn, cmd: dict) -> None:
+    """Resume after a pause or start the next session (R34)."""
+    if turn.state.clock["status"] != "paused":
+        raise RuleError("clock_not_paused", f"the clock is {turn.state.clock['status']}, not paused; nothing to resume")
+    turn.emit({"type": "clock_resumed", "at": turn.ctx.now})
+
+
+def end_session(turn: Turn, cmd: dict) -> None:
+    """End the current session early; the next resume starts the next one (R34)."""
+    clock = turn.state.clock
+    if clock["status"] not in ("running", "paused") or clock["session_over"]:
+        raise RuleError("no_session_running", "no session is under way to end")
+    if clock["session"] >= turn.config.sessions:
+        raise RuleError("last_session", "this is the last session; end the game instead")
+    turn.emit({"type": "session_ended", "session": clock["session"], "elapsed": turn.clock})
+
+
+def end_game(turn: Turn, cmd: dict) -> None:
+    """The lead facilitator stops the game: most reputation wins, as when time is over (R35.1)."""
+    if turn.state.clock["status"] == "setup":
+        raise RuleError("clock_not_started", "the game has not started; there is nothing to end")
+    turn.emit({"type": "game_ended", "reason": "stopped", "winners": most_reputation(turn.state), "elapsed": turn.clock})
+
+
+def tick(turn: Turn, cmd: dict) -> None:
+    """Time passing: event deadlines, the end of a session, the end of the game (R33-R35)."""
+    state, config = turn.state, turn.config
+    if state.clock["status"] != "running":
+        return
+    now = turn.clock
+    for event_id, record in list(state.events.items()):
+        if record["status"] == "open" and record.get("deadline") is not None and record["deadline"] <= now:
+            close(turn, event_id)
+    per_session = config.duration_seconds / config.sessions
+    session_end = min(config.duration_seconds, round(per_session * state.clock["session"], 3))
+    if now >= config.duration_seconds:
+        turn.emit({"type": "game_ended", "reason": "time", "winners": most_reputation(state), "elapsed": float(config.duration_seconds)})
+    elif now >= session_end:
+        turn.emit({"type": "session_ended", "session": state.clock["session"], "elapsed": session_end})

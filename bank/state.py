@@ -1,0 +1,256 @@
+"""The game state and the fold that builds it from events.
+
+`GameState.apply(event)` is the only place where state changes, live or on
+replay. Events carry every number they need (amounts, die faces, levels), so
+the fold never reads config.toml and never rolls a die.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+
+from .config_model import GameConfig
+
+SUPPLY = "supply"    # where every token comes from (the box of tokens, refills)
+RESERVE = "reserve"  # the bank's bowls (R8)
+
+# Events that record what happened for screens and the report but move nothing.
+INFORMATIONAL = frozenset({"dice_rolled", "low_stock", "shortfall", "fight", "trade", "exchange", "joker_redeemed", "award", "inventory"})
+
+
+def team_account(team: str) -> str:
+    return f"team:{team}"
+
+
+def track_account(track: str) -> str:
+    return f"track:{track}"
+
+
+def event_account(event: str) -> str:
+    return f"event:{event}"
+
+
+@dataclass
+class GameState:
+    """Everything the rules need to decide the next command. Plain JSON data."""
+
+    balances: dict = field(default_factory=dict)         # account -> {resource: n}
+    reputation: dict = field(default_factory=dict)       # team -> points
+    buildings: dict = field(default_factory=dict)        # team -> [building ids, in build order]
+    animals: dict = field(default_factory=dict)          # team -> [animal ids, in purchase order]
+    extra_cards: dict = field(default_factory=dict)      # team -> [card ids bought, e.g. "pirate-2"]
+    tracks: dict = field(default_factory=dict)           # track -> level
+    cooldowns: dict = field(default_factory=dict)        # "team/card" -> game second when free again
+    last_harvest: dict = field(default_factory=dict)     # "team/card" -> game second of its last harvest
+    options: dict = field(default_factory=dict)          # optional rule -> on/off
+    second_pirate_cost: dict = field(default_factory=dict)
+    rate: dict = field(default_factory=dict)             # {"tokens": 10, "points": 1} (R32)
+    events: dict = field(default_factory=dict)           # event id -> its record (R33)
+    event_counter: int = 0
+    clock: dict = field(default_factory=dict)            # status, session, elapsed, since, session_over
+    ended: dict | None = None                            # {"reason", "winners", "elapsed"} (R35)
+    reversed: list = field(default_factory=list)         # journal seqs already reversed
+
+    @classmethod
+    def initial(cls, config: GameConfig) -> "GameState":
+        """The empty game before its setup command: no tokens anywhere yet."""
+        return cls(
+            balances={},
+            reputation={t: 0 for t in config.teams},
+            buildings={t: [] for t in config.teams},
+            animals={t: [] for t in config.teams},
+            extra_cards={t: [] for t in config.teams},
+            tracks={t: 0 for t in config.tracks},
+            options=dict(config.options),
+            second_pirate_cost=dict(config.second_pirate_cost),
+            rate={"tokens": config.exchange_tokens, "points": config.exchange_points},
+            clock={"status": "setup", "session": 0, "elapsed": 0.0, "since": None, "session_over": False},
+        )
+
+    # -- reading -------------------------------------------------------------
+
+    def balance(self, account: str, resource: str) -> int:
+        return self.balances.get(account, {}).get(resource, 0)
+
+    def stock(self, team: str) -> dict:
+        """A team's tokens, per resource (zeros left out)."""
+        return dict(self.balances.get(team_account(team), {}))
+
+    def elapsed(self, now: float) -> float:
+        """Game seconds played at wall time `now`; a pause stops it (R34).
+
+        Never goes backwards, even if the machine's clock does (a Raspberry Pi
+        without network time may wake up in the past after a power cut).
+        """
+        clock = self.clock
+        if clock["status"] != "running":
+            return clock["elapsed"]
+        return clock["elapsed"] + max(0.0, now - clock["since"])
+
+    def owns_animal(self, animal: str) -> str | None:
+        """The team owning a unique animal, if any (R29)."""
+        return next((t for t, owned in self.animals.items() if animal in owned), None)
+
+    # -- the fold ------------------------------------------------------------
+
+    def apply(self, event: dict) -> None:
+        """Apply one event; unknown types mean a journal this code cannot read."""
+        kind = event["type"]
+        if kind in INFORMATIONAL:
+            return
+        handler = _APPLY.get(kind)
+        if handler is None:
+            raise ValueError(f"unknown event type {kind!r} in the journal")
+        handler(self, event)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "GameState":
+        return cls(**copy.deepcopy(data))
+
+    def copy(self) -> "GameState":
+        return GameState.from_dict(self.to_dict())
+
+
+def _transfer(s: GameState, e: dict) -> None:
+    res, n = e["resource"], e["amount"]
+    src = s.balances.setdefault(e["from"], {})
+    dst = s.balances.setdefault(e["to"], {})
+    src[res] = src.get(res, 0) - n
+    dst[res] = dst.get(res, 0) + n
+    for account in (src, dst):
+        if account.get(res) == 0:
+            del account[res]
+
+
+def _reputation(s: GameState, e: dict) -> None:
+    s.reputation[e["team"]] += e["points"]
+
+
+def _building_built(s: GameState, e: dict) -> None:
+    s.buildings[e["team"]].append(e["building"])
+
+
+def _building_removed(s: GameState, e: dict) -> None:
+    s.buildings[e["team"]].remove(e["building"])
+
+
+def _animal_bought(s: GameState, e: dict) -> None:
+    s.animals[e["team"]].append(e["animal"])
+
+
+def _animal_returned(s: GameState, e: dict) -> None:
+    s.animals[e["team"]].remove(e["animal"])
+
+
+def _track_raised(s: GameState, e: dict) -> None:
+    s.tracks[e["track"]] = e["level"]
+
+
+def _track_lowered(s: GameState, e: dict) -> None:
+    s.tracks[e["track"]] = e["level"] - 1
+
+
+def _harvested(s: GameState, e: dict) -> None:
+    s.last_harvest[f"{e['team']}/{e['card']}"] = e["clock"]
+
+
+def _cooldown(s: GameState, e: dict) -> None:
+    s.cooldowns[f"{e['team']}/{e['card']}"] = e["until"]
+
+
+def _card_added(s: GameState, e: dict) -> None:
+    s.extra_cards[e["team"]].append(e["card"])
+
+
+def _card_removed(s: GameState, e: dict) -> None:
+    s.extra_cards[e["team"]].remove(e["card"])
+
+
+def _option_set(s: GameState, e: dict) -> None:
+    s.options[e["option"]] = e["value"]
+    if "cost" in e:
+        s.second_pirate_cost = dict(e["cost"])
+
+
+def _rate_set(s: GameState, e: dict) -> None:
+    s.rate = {"tokens": e["tokens"], "points": e["points"]}
+
+
+def _event_opened(s: GameState, e: dict) -> None:
+    s.event_counter += 1
+    s.events[e["event"]] = {
+        "title": e["title"], "accepts": list(e["accepts"]), "target": e.get("target"),
+        "deadline": e.get("deadline"), "rewards": list(e["rewards"]), "given": {}, "status": "open",
+        "ranking": None,
+    }
+
+
+def _contributed(s: GameState, e: dict) -> None:
+    given = s.events[e["event"]]["given"]
+    given[e["team"]] = given.get(e["team"], 0) + e["amount"]
+    if given[e["team"]] == 0:
+        del given[e["team"]]
+
+
+def _event_closed(s: GameState, e: dict) -> None:
+    record = s.events[e["event"]]
+    record["status"] = "closed"
+    record["ranking"] = e["ranking"]
+
+
+def _clock_started(s: GameState, e: dict) -> None:
+    s.clock.update(status="running", session=1, since=e["at"], session_over=False)
+
+
+def _clock_paused(s: GameState, e: dict) -> None:
+    s.clock.update(status="paused", elapsed=e["elapsed"], since=None)
+
+
+def _clock_resumed(s: GameState, e: dict) -> None:
+    if s.clock["session_over"]:
+        s.clock["session"] += 1
+    s.clock.update(status="running", since=e["at"], session_over=False)
+
+
+def _session_ended(s: GameState, e: dict) -> None:
+    s.clock.update(status="paused", elapsed=e["elapsed"], since=None, session_over=True)
+
+
+def _game_ended(s: GameState, e: dict) -> None:
+    s.clock.update(status="ended", elapsed=e["elapsed"], since=None)
+    s.ended = {"reason": e["reason"], "winners": list(e["winners"]), "elapsed": e["elapsed"]}
+
+
+def _reversed(s: GameState, e: dict) -> None:
+    s.reversed.append(e["seq"])
+
+
+_APPLY = {
+    "transfer": _transfer,
+    "reputation": _reputation,
+    "building_built": _building_built,
+    "building_removed": _building_removed,
+    "animal_bought": _animal_bought,
+    "animal_returned": _animal_returned,
+    "track_raised": _track_raised,
+    "track_lowered": _track_lowered,
+    "harvested": _harvested,
+    "cooldown": _cooldown,
+    "card_added": _card_added,
+    "card_removed": _card_removed,
+    "option_set": _option_set,
+    "rate_set": _rate_set,
+    "event_opened": _event_opened,
+    "contributed": _contributed,
+    "event_closed": _event_closed,
+    "clock_started": _clock_started,
+    "clock_paused": _clock_paused,
+    "clock_resumed": _clock_resumed,
+    "session_ended": _session_ended,
+    "game_ended": _game_ended,
+    "reversed": _reversed,
+}
