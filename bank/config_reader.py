@@ -6,6 +6,8 @@ silently ignored is the worst kind of mistake on game day.
 
 from __future__ import annotations
 
+import difflib
+
 from .errors import ConfigError
 
 _MISSING = object()
@@ -35,7 +37,9 @@ class Reader:
         if name in self.table:
             return self.table[name]
         if default is _MISSING:
-            self.fail(name, "is missing; add it (see the comments in the default config.toml)")
+            near = difflib.get_close_matches(name, [k for k in self.table if isinstance(k, str)], n=1)
+            hint = f" (found '{near[0]}': a misspelling?)" if near else ""
+            self.fail(name, f"is missing{hint}; add it (see the comments in the default config.toml)")
         return default
 
     def int(self, name: str, default=_MISSING, minimum: int = 0, maximum: int | None = None) -> int:

@@ -20,7 +20,7 @@ def choice(cmd: dict, name: str, allowed, what: str) -> str:
     value = _get(cmd, name)
     if value not in allowed:
         known = ", ".join(allowed)
-        raise CommandError(f"unknown_{what}", f"'{name}' is {value!r}, which is not a {what}; choose one of: {known}",
+        raise CommandError("unknown_" + what.replace(" ", "_"), f"'{name}' is {value!r}, which is not a {what}; choose one of: {known}",
                            field=name, value=str(value)[:50])
     return value
 
