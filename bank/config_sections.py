@@ -76,6 +76,7 @@ def read_all(root: Reader, text: str) -> GameConfig:
 
 
 def _resources(root: Reader) -> dict:
+    """The kinds of token (R5), exactly one of them the joker (R6)."""
     table = root.sub("resources")
     resources = {}
     for rid in table.table:
@@ -107,6 +108,7 @@ def _teams(root: Reader, harvestable: tuple) -> dict:
 
 
 def _roles(root: Reader) -> dict:
+    """Roles with their cards (R9) and strength, printed on the cards (R10)."""
     table = root.sub("roles")
     roles = {}
     for rid in table.table:
