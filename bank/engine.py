@@ -67,10 +67,9 @@ def handle(state: GameState, config: GameConfig, command: dict, ctx: Context) ->
     _check_phase(state, kind, phase)
     turn = Turn(state, config, ctx)
     rule(turn, command)
-    if kind != "tick":
-        ended = end_event(state, turn.state, config, turn.clock)
-        if ended:
-            turn.emit(ended)
+    ended = end_event(state, turn.state, config, turn.clock)
+    if ended:
+        turn.emit(ended)
     return turn.events, turn.state
 
 

@@ -112,7 +112,7 @@ class GameState:
         return cls(**copy.deepcopy(data))
 
     def copy(self) -> "GameState":
-        return GameState.from_dict(self.to_dict())
+        return copy.deepcopy(self)
 
 
 def _transfer(s: GameState, e: dict) -> None:

@@ -79,7 +79,8 @@ class Turn:
             self.transfer(SUPPLY, to, resource, missing, reason)
             self.emit({"type": "shortfall", "resource": resource, "amount": missing})
         left = self.state.balance(RESERVE, resource)
-        if left < self.config.low_stock_warning and available >= self.config.low_stock_warning or missing:
+        crossed = left < self.config.low_stock_warning <= available
+        if crossed or missing:
             self.emit({"type": "low_stock", "resource": resource, "left": left})
 
     def roll_dice(self, team: str, count: int, reason: str) -> list:
