@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .config_model import GameConfig
-from .errors import RuleError
+from .errors import CommandError, RuleError
 from .rules.common import discounted_cost
 from .rules.endgame import terraformed
 from .rules.market import animal_refusal, building_refusal
@@ -34,7 +34,7 @@ def cooldowns(state: GameState, team: str, now: float) -> dict:
 def team_view(state: GameState, config: GameConfig, team: str, now: float) -> dict:
     """What a team may see of itself: stock, buildings, animals, cooldowns, what it can afford."""
     if team not in config.teams:
-        raise RuleError("unknown_team", f"there is no team {team!r}; teams: {', '.join(config.teams)}")
+        raise CommandError("unknown_team", f"there is no team {team!r}; teams: {', '.join(config.teams)}")
     return {
         "team": team,
         "label": config.teams[team].label,

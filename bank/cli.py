@@ -1,0 +1,167 @@
+"""The `terrabank` command: create a game, look at it, export it, verify it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from contextlib import contextmanager
+
+from bank import views
+from bank.config import load_config
+from bank.errors import BankError, ConfigError
+from bank.export import FORMATS, export_journal, export_standings
+from bank.service import Bank
+
+DEFAULT_CONFIG = "config.toml"
+DEFAULT_DB = "terrabank.db"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; each subcommand sets `func(args) -> exit code`."""
+    parser = argparse.ArgumentParser(prog="terrabank", description="The central bank of "
+                                     "the terraforming field game.")
+    parser.add_argument("--config", help="game configuration (default: $TERRABANK_CONFIG "
+                        f"or {DEFAULT_CONFIG} in the current folder)")
+    parser.add_argument("--db", help=f"game database (default: $TERRABANK_DB or {DEFAULT_DB})")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("init", help="create a new game from the config")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing game (stop the bank first; the old game is lost)")
+    p.set_defaults(func=cmd_init)
+
+    sub.add_parser("standings", help="show the standings").set_defaults(func=cmd_standings)
+
+    p = sub.add_parser("team", help="show one team's stock, buildings and animals")
+    p.add_argument("team", help="team id, e.g. blue")
+    p.set_defaults(func=cmd_team)
+
+    p = sub.add_parser("export", help="write the journal or the standings to a file")
+    p.add_argument("what", choices=("journal", "standings"))
+    p.add_argument("--format", choices=FORMATS, default="json")
+    p.add_argument("--out", required=True, help="output file")
+    p.set_defaults(func=cmd_export)
+
+    sub.add_parser("verify", help="replay the journal and check the game's consistency"
+                   ).set_defaults(func=cmd_verify)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point of the `terrabank` console script; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args) or 0
+    except BankError as exc:
+        return _fail(exc.message)
+    except ConfigError as exc:
+        return _fail(str(exc))
+
+
+def _fail(message: str) -> int:
+    """One readable line on stderr, exit code 2: no traceback for a known problem."""
+    print(f"terrabank: {message}", file=sys.stderr)
+    return 2
+
+
+def _paths(args) -> tuple[str, str]:
+    """The config and database paths: option, else environment, else default."""
+    config = args.config or os.environ.get("TERRABANK_CONFIG") or DEFAULT_CONFIG
+    db = args.db or os.environ.get("TERRABANK_DB") or DEFAULT_DB
+    return config, db
+
+
+@contextmanager
+def _open_bank(args):
+    """Load the config and open the game, closing it afterwards."""
+    config_path, db = _paths(args)
+    bank = Bank.open(db, load_config(config_path))
+    try:
+        yield bank
+    finally:
+        bank.close()
+
+
+def _text(label, language: str) -> str:
+    """A label from the config ({fr, en}) or a plain string, in the game's language."""
+    if isinstance(label, dict):
+        return label.get(language) or next(iter(label.values()), "")
+    return str(label)
+
+
+def _count(value) -> int:
+    """A view field that may be a list of ids or already a number."""
+    return len(value) if isinstance(value, (list, tuple)) else int(value or 0)
+
+
+def cmd_init(args) -> int:
+    """Create the game database from the config."""
+    config_path, db = _paths(args)
+    config = load_config(config_path)
+    Bank.create(db, config, force=args.force).close()
+    print(f"Created a new game in {os.path.abspath(db)} from {config_path}.")
+    return 0
+
+
+def cmd_standings(args) -> int:
+    """Print the standings as a plain-text table."""
+    with _open_bank(args) as bank:
+        rows = views.standings(bank.state, bank.config, time.time())
+        language = bank.config.language
+    table = [("Rank", "Team", "Reputation", "Animals", "Buildings")]
+    table += [(str(r["rank"]), _text(r["label"], language), str(r["reputation"]),
+               str(_count(r["animals"])), str(_count(r["buildings"]))) for r in rows]
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    for line in table:
+        print("  ".join(cell.ljust(w) if i == 1 else cell.rjust(w)
+                        for i, (cell, w) in enumerate(zip(line, widths))).rstrip())
+    return 0
+
+
+def cmd_team(args) -> int:
+    """Print one team's reputation, stock, buildings, animals and cooldowns."""
+    with _open_bank(args) as bank:
+        config = bank.config
+        view = views.team_view(bank.state, config, args.team, time.time())
+    language = config.language
+    stock = ", ".join(f"{_text(config.resources[r].label, language)} {n}"
+                      for r, n in view["stock"].items() if n) or "none"
+    cooldowns = ", ".join(f"{card} {s} s" for card, s in view["cooldowns"].items()) or "none"
+    print(f"{_text(view['label'], language)} ({view['team']})")
+    print(f"Reputation: {view['reputation']}")
+    print(f"Stock: {stock}")
+    print(f"Buildings: {', '.join(view['buildings']) or 'none'}")
+    print(f"Animals: {', '.join(view['animals']) or 'none'}")
+    print(f"Cooldowns: {cooldowns}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    """Write the journal or the standings to --out."""
+    with _open_bank(args) as bank:
+        if args.what == "journal":
+            count = export_journal(bank, args.out, args.format)
+            unit = "rows" if args.format == "json" else "transfers"
+        else:
+            count = export_standings(bank, args.out, args.format, time.time())
+            unit = "teams"
+    print(f"Wrote {count} {unit} to {args.out}.")
+    return 0
+
+
+def cmd_verify(args) -> int:
+    """Replay and check the game: "ok" and exit 0, or the problems and exit 1."""
+    with _open_bank(args) as bank:
+        problems = bank.verify()
+    if not problems:
+        print("ok")
+        return 0
+    for problem in problems:
+        print(problem)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,321 @@
+"""The bank service: engine + journal, one lock, one transaction per command."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from bank import engine, invariants
+from bank.errors import BankError, CommandError, IdConflict
+from bank.journal import (Journal, StorageError, canonical_json, move_database,
+                          remove_database)
+from bank.state import GameState
+
+SNAPSHOT_EVERY = 500
+MAX_ID_LENGTH = 100
+SETUP_ID = "setup"
+TICK_PREFIX = "tick:"
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a command did: its journal seq, its events, and whether it was a retry."""
+
+    seq: int
+    events: list
+    duplicate: bool = False
+
+
+def fingerprint(command: dict) -> str:
+    """sha256 of the command's canonical JSON without its id: same content, same print."""
+    body = {k: v for k, v in command.items() if k != "id"}
+    try:
+        text = canonical_json(body)
+    except (TypeError, ValueError) as exc:
+        raise CommandError("command_not_json", f"The command cannot be stored as JSON "
+                           f"({exc}): send only strings, numbers, lists and objects.") from None
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def check_command_id(command) -> str:
+    """The command's id, or CommandError if it (or the actor) is missing or unusable."""
+    if not isinstance(command, dict):
+        raise CommandError("command_not_object", "A command must be a JSON object with "
+                           "a type and an id.")
+    cid = command.get("id")
+    if not isinstance(cid, str) or not cid or len(cid) > MAX_ID_LENGTH or not cid.isprintable():
+        raise CommandError("bad_command_id", "Every command needs an id: a non-empty text "
+                           f"of at most {MAX_ID_LENGTH} printable characters, new for each "
+                           "new command and reused only to retry the same command.")
+    actor = command.get("actor")
+    if actor is not None and (not isinstance(actor, str) or len(actor) > MAX_ID_LENGTH):
+        raise CommandError("bad_actor", "'actor' names who booked the command: a text of at "
+                           f"most {MAX_ID_LENGTH} characters.", field="actor")
+    return cid
+
+
+def fold(state: GameState, events) -> GameState:
+    """Apply `events` in order to `state`, in place (GameState.apply), and return it."""
+    for event in events:
+        state.apply(event)
+    return state
+
+
+def identity_problems(stored: dict, current: dict) -> list[str]:
+    """Per kind of id, which ids the game has that the config lacks and the reverse."""
+    problems = []
+    for kind in sorted(set(stored) | set(current)):
+        old, new = set(stored.get(kind, [])), set(current.get(kind, []))
+        if old - new:
+            problems.append(f"{kind} {', '.join(sorted(old - new))} missing from the config")
+        if new - old:
+            problems.append(f"{kind} {', '.join(sorted(new - old))} not in the game")
+    return problems
+
+
+class Bank:
+    """A running game: the live state, its journal, and the lock that orders commands."""
+
+    def __init__(self, journal: Journal, config, state: GameState):
+        self.config = config
+        self._journal = journal
+        self._state = state
+        self._last_seq = journal.last_seq()
+        self._lock = threading.Lock()
+        self._rng = random.SystemRandom()
+
+    @classmethod
+    def create(cls, path, config, *, force: bool = False) -> "Bank":
+        """Create a new game at `path` and journal its setup; refuse an existing file."""
+        path = Path(path)
+        if path.exists() and not force:
+            raise StorageError("database_exists", f"A game already exists at {path}: use "
+                               "`terrabank init --force` to replace it (the old game is "
+                               "lost), or choose another --db path.", path=str(path))
+        if not path.parent.is_dir():
+            raise StorageError("database_unreachable", f"Cannot create {path}: the folder "
+                               f"{path.parent} does not exist.", path=str(path))
+        # Build the game beside the target and rename it into place, so a crash
+        # never leaves a half-created game where the bank will look for one.
+        tmp = path.with_name(path.name + ".creating")
+        remove_database(tmp)
+        bank = cls(Journal.create(tmp, config.text, config.identity()), config,
+                   GameState.initial(config))
+        try:
+            bank._execute({**engine.setup_command(config), "id": SETUP_ID}, time.time(),
+                          tick=False)
+            bank._journal.checkpoint()
+        except BaseException:
+            bank.close()
+            remove_database(tmp)
+            raise
+        bank.close()
+        move_database(tmp, path)
+        return cls.open(path, config)
+
+    @classmethod
+    def open(cls, path, config) -> "Bank":
+        """Open a game: refuse another config's ids, load snapshot + journal tail."""
+        journal = Journal.open(path)
+        try:
+            problems = identity_problems(journal.identity(), config.identity())
+            if problems:
+                raise BankError("config_mismatch", f"The game in {path} was made with another "
+                                f"config: {'; '.join(problems)}. Restore the config.toml it was "
+                                "created with, or create a new game (terrabank init --force).",
+                                path=str(path), problems=problems)
+            snapshot = journal.latest_snapshot()
+            after, state = (0, GameState.initial(config)) if snapshot is None else \
+                (snapshot[0], GameState.from_dict(snapshot[1]))
+            for row in journal.rows(after):
+                state = fold(state, row["events"])
+        except BaseException:
+            journal.close()
+            raise
+        return cls(journal, config, state)
+
+    @property
+    def state(self) -> GameState:
+        """The live state after the last committed command (read-only)."""
+        return self._state
+
+    @property
+    def last_seq(self) -> int:
+        """The seq of the last committed journal row."""
+        return self._last_seq
+
+    def execute(self, command: dict, now: float | None = None) -> Result:
+        """Run a command exactly once per id: journal and apply it, or raise BankError."""
+        cid = check_command_id(command)
+        if cid.startswith(TICK_PREFIX):
+            raise CommandError("reserved_command_id", f"Command ids starting with "
+                               f"'{TICK_PREFIX}' are kept for the clock: use another id.")
+        if engine.COMMANDS.get(command.get("type"), (None, ""))[1] == "system":
+            raise CommandError("system_command", f"'{command['type']}' commands are made by "
+                               "the bank itself and cannot be sent.", type=command["type"])
+        return self._execute(command, time.time() if now is None else now, tick=True)
+
+    def tick(self, now: float | None = None) -> Result | None:
+        """Let the clock act (session ends, deadlines); journal it only if it did something."""
+        now = time.time() if now is None else now
+        with self._lock:
+            # Decided on the live state first: a timer calling this every second
+            # touches the database only when time actually changed something.
+            events, new_state = self._decide_tick(self._state, now)
+            if not events:
+                return None
+            with self._journal.transaction():
+                seq = self._append_tick(events, new_state, now)
+            self._commit_state(seq, new_state)
+            return Result(seq, events)
+
+    def _execute(self, command: dict, now: float, *, tick: bool) -> Result:
+        """The check-and-append transaction behind execute() and the setup."""
+        cid, print_ = command["id"], fingerprint(command)
+        with self._lock:
+            with self._journal.transaction():
+                known = self._journal.find(cid)
+                if known is not None:
+                    return self._duplicate(known, print_)
+                seq, state = self._last_seq, self._state
+                if tick:
+                    tick_events, ticked = self._decide_tick(state, now)
+                    if tick_events:
+                        seq, state = self._append_tick(tick_events, ticked, now), ticked
+                events, new_state = engine.handle(state, self.config, command,
+                                                  self._context(now))
+                seq = self._append(seq + 1, cid, print_, command, events, now, new_state)
+            # Only a committed command reaches the live state.
+            self._commit_state(seq, new_state)
+            return Result(seq, events)
+
+    def _duplicate(self, known: dict, print_: str) -> Result:
+        """A retried id: the stored result if the content matches, else IdConflict."""
+        if known["fingerprint"] != print_:
+            raise IdConflict("id_conflict", f"The id '{known['command_id']}' was already used "
+                             f"for another command (journal seq {known['seq']}): use a new id "
+                             "for a new command.", id=known["command_id"], seq=known["seq"])
+        return Result(known["seq"], known["events"], duplicate=True)
+
+    def _decide_tick(self, state: GameState, now: float) -> tuple[list, GameState]:
+        """What the clock tick would do to `state` at `now` (nothing is written)."""
+        return engine.handle(state, self.config, engine.tick_command(), self._context(now))
+
+    def _append_tick(self, events: list, new_state: GameState, now: float) -> int:
+        """Inside a transaction: journal a tick that had events, as row tick:<seq>."""
+        seq = self._last_seq + 1
+        command = {**engine.tick_command(), "id": f"{TICK_PREFIX}{seq}"}
+        return self._append(seq, command["id"], fingerprint(command), command, events, now,
+                            new_state)
+
+    def _append(self, seq, cid, print_, command, events, now, new_state) -> int:
+        """Insert one journal row, plus a snapshot every SNAPSHOT_EVERY seqs."""
+        row = {"seq": seq, "command_id": cid, "fingerprint": print_,
+               "type": str(command.get("type")), "actor": command.get("actor"), "at": now,
+               "command": command, "events": events}
+        seq = self._journal.append(row)
+        if seq % SNAPSHOT_EVERY == 0:
+            self._journal.write_snapshot(seq, new_state.to_dict())
+        return seq
+
+    def _commit_state(self, seq: int, state: GameState) -> None:
+        """After COMMIT: make the new state live."""
+        self._last_seq, self._state = seq, state
+
+    def _context(self, now: float):
+        """The engine's view of the world for one decision."""
+        return engine.Context(now=now, roll=self._roll, lookup=self._lookup)
+
+    def _roll(self, n: int) -> list:
+        """Roll the bonus die n times (R15); faces are recorded in the events."""
+        return [self._rng.choice(self.config.dice_faces) for _ in range(n)]
+
+    def _lookup(self, seq: int) -> dict | None:
+        """A journal row as {seq, command, events}, for reversals."""
+        row = self._journal.row(seq)
+        return None if row is None else {k: row[k] for k in ("seq", "command", "events")}
+
+    def journal_rows(self, after_seq: int = 0) -> Iterator[dict]:
+        """Committed journal rows after `after_seq`, streamed (exports, catch-up)."""
+        return self._journal.rows(after_seq)
+
+    def verify(self) -> list[str]:
+        """Replay the whole journal and check it against the live state; [] when sound."""
+        with self._lock:
+            return _verify(self._journal, self.config, self._state)
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._journal.close()
+
+    def __enter__(self) -> "Bank":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _verify(journal: Journal, config, live: GameState) -> list[str]:
+    """Every problem found replaying the journal, checking snapshots and the file."""
+    problems, state, seq = [], GameState.initial(config), 0
+    snapshots = dict(journal.snapshots())
+    for row in journal.rows():
+        if row["seq"] != seq + 1:
+            problems.append(f"seqs {seq + 1} to {row['seq'] - 1} are missing (rows deleted)")
+        seq = row["seq"]
+        problems += _row_problems(row)
+        try:
+            state = fold(state, row["events"])
+        except Exception as exc:  # a tampered event may not even apply
+            problems.append(f"seq {seq}: its events cannot be applied ({exc})")
+        if seq in snapshots and not _same_state(snapshots.pop(seq), state):
+            problems.append(f"snapshot at seq {seq} differs from the replayed journal "
+                            f"(a row at or before seq {seq} was changed)")
+    problems += [f"snapshot at seq {seq} has no journal row" for seq in sorted(snapshots)]
+    if state != live:
+        problems.append("the live state differs from the replayed journal (changed keys: "
+                        f"{', '.join(_diff(state.to_dict(), live.to_dict())) or '?'})")
+    problems += [f"invariant: {p}" for p in invariants.check(live, config)]
+    integrity = journal.integrity_check()
+    if integrity != "ok":
+        problems.append(f"SQLite integrity_check: {integrity}")
+    return problems
+
+
+def _same_state(snapshot: dict, state: GameState) -> bool:
+    """Whether a stored snapshot equals `state` (False if it no longer loads)."""
+    try:
+        return GameState.from_dict(snapshot) == state
+    except (TypeError, ValueError, KeyError):
+        return False
+
+
+def _row_problems(row: dict) -> list[str]:
+    """A row whose stored fingerprint, id or type no longer match its command."""
+    command, seq = row["command"], row["seq"]
+    problems = []
+    if command.get("id") != row["command_id"]:
+        problems.append(f"seq {seq}: command id differs from the row's id")
+    if fingerprint(command) != row["fingerprint"]:
+        problems.append(f"seq {seq}: command content differs from its fingerprint")
+    if str(command.get("type")) != row["type"]:
+        problems.append(f"seq {seq}: command type differs from the row's type")
+    return problems
+
+
+def _diff(a, b, prefix: str = "", limit: int = 5) -> list[str]:
+    """Up to `limit` dotted paths where two JSON-like values differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for key in sorted(set(a) | set(b), key=str):
+            out += _diff(a.get(key), b.get(key), f"{prefix}{key}.", limit - len(out))
+            if len(out) >= limit:
+                break
+        return out
+    return [] if a == b else [prefix.rstrip(".") or "(root)"]

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Terrabank launcher, standard library only: `python3 run.py serve` or `python3 run.py test`.
+
+Creates .venv on first use, installs the project into it (again only when
+pyproject.toml changes), then runs the bank or the tests. Any other subcommand
+is handed to the `terrabank` command, e.g. `python3 run.py verify`.
+"""
+
+import hashlib
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+VENV = os.path.join(ROOT, ".venv")
+BIN = os.path.join(VENV, "Scripts" if os.name == "nt" else "bin")
+EXE = ".exe" if os.name == "nt" else ""
+PYTHON = os.path.join(BIN, "python" + EXE)
+TERRABANK = os.path.join(BIN, "terrabank" + EXE)
+STAMP = os.path.join(VENV, ".terrabank-installed")
+PYPROJECT = os.path.join(ROOT, "pyproject.toml")
+NO_VENV = ("Python cannot create a virtual environment here (the venv/ensurepip module is "
+           "missing). On Debian or Raspberry Pi OS run: sudo apt install python3-venv\n"
+           "then run this command again.")
+
+
+def fail(message, code=1):
+    """Print one clear message and stop."""
+    print("run.py: " + message, file=sys.stderr)
+    sys.exit(code)
+
+
+def ensure_venv():
+    """Create .venv if it is missing or broken (no python inside)."""
+    if os.path.exists(PYTHON):
+        return
+    if importlib.util.find_spec("venv") is None or importlib.util.find_spec("ensurepip") is None:
+        fail(NO_VENV)
+    print("run.py: creating the virtual environment in .venv ...", flush=True)
+    if os.path.isdir(VENV):
+        shutil.rmtree(VENV)  # a half-made .venv from an earlier failed attempt
+    if subprocess.call([sys.executable, "-m", "venv", VENV]) != 0 or not os.path.exists(PYTHON):
+        # Debian's python3 without python3-venv leaves a .venv without pip: remove it
+        # so the next attempt, after installing the package, starts clean.
+        shutil.rmtree(VENV, ignore_errors=True)
+        fail(NO_VENV)
+
+
+def pyproject_hash():
+    """Fingerprint of pyproject.toml: a change means the dependencies may have changed."""
+    with open(PYPROJECT, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def ensure_installed():
+    """pip install -e ".[test]" unless this pyproject.toml is already installed."""
+    wanted = pyproject_hash()
+    try:
+        with open(STAMP, encoding="utf-8") as f:
+            if f.read().strip() == wanted:
+                return
+    except FileNotFoundError:
+        pass
+    print("run.py: installing Terrabank and its dependencies into .venv ...", flush=True)
+    code = subprocess.call([PYTHON, "-m", "pip", "install", "--disable-pip-version-check",
+                            "-e", ".[test]"], cwd=ROOT)
+    if code != 0:
+        fail("pip could not install the dependencies (the first install needs internet); "
+             "fix the error above and run this command again.")
+    with open(STAMP, "w", encoding="utf-8") as f:
+        f.write(wanted + "\n")
+
+
+def run(args, **kwargs):
+    """Run a command, passing Ctrl-C to it; return its exit code."""
+    try:
+        return subprocess.call(args, **kwargs)
+    except KeyboardInterrupt:
+        return 130
+
+
+def bank_env():
+    """Environment where `terrabank` finds the repo's config.toml and terrabank.db."""
+    env = dict(os.environ)
+    env.setdefault("TERRABANK_CONFIG", os.path.join(ROOT, "config.toml"))
+    env.setdefault("TERRABANK_DB", os.path.join(ROOT, "terrabank.db"))
+    return env
+
+
+def serve(extra):
+    """Start the web bank; until it exists, create the game if needed and show standings."""
+    env = bank_env()
+    probe = subprocess.run([TERRABANK, "serve", "--help"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if probe.returncode == 0:
+        return run([TERRABANK, "serve"] + extra, env=env)
+    print("run.py: the web app is not there yet; showing the standings instead.", flush=True)
+    if not os.path.exists(env["TERRABANK_DB"]):
+        code = run([TERRABANK, "init"], env=env)
+        if code != 0:
+            return code
+    return run([TERRABANK, "standings"], env=env)
+
+
+def main(argv):
+    """Dispatch `serve`, `test`, or hand anything else to `terrabank`."""
+    if sys.version_info < (3, 11):
+        fail("Terrabank needs Python 3.11 or newer; this is " + sys.version.split()[0] + ".")
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(__doc__.strip())
+        return 0
+    ensure_venv()
+    ensure_installed()
+    command, extra = argv[0], argv[1:]
+    if command == "test":
+        return run([PYTHON, "-m", "pytest"] + extra, cwd=ROOT)
+    if command == "serve":
+        return serve(extra)
+    return run([TERRABANK] + argv, env=bank_env())
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
