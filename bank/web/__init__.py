@@ -1,0 +1,86 @@
+"""The live bank: Flask + Flask-SocketIO around the pure core (issue: the live bank)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from flask import Flask
+
+from ..config import GameConfig, load_config
+from ..service import Bank
+from .access import Access
+from .auth import Lockout
+from .extensions import socketio
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+@dataclass
+class Services:
+    """What the routes and socket handlers share: the bank, the config, the accounts."""
+
+    bank: Bank
+    config: GameConfig
+    access: Access
+
+
+def create_app(settings: dict | None = None) -> Flask:
+    """Build the app. settings: DB, CONFIG (path or GameConfig), TESTING, TICKER, SECRET_KEY_FILE."""
+    settings = dict(settings or {})
+    app = Flask(__name__, template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"))
+    db = Path(settings.pop("DB", os.environ.get("TERRABANK_DB", "terrabank.db")))
+    config = settings.pop("CONFIG", os.environ.get("TERRABANK_CONFIG", "config.toml"))
+    config = config if isinstance(config, GameConfig) else load_config(config)
+    app.config.update(
+        SECRET_KEY=_secret_key(Path(settings.pop("SECRET_KEY_FILE", db.with_suffix(".secret")))),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        MAX_CONTENT_LENGTH=64 * 1024,
+    )
+    app.config.update(settings)
+    app.json.sort_keys = False  # keep the config's order: teams, resources, tracks as written
+    bank = Bank.open(db, config) if db.exists() else Bank.create(db, config)
+    access = Access(db)
+    access.ensure_team_tokens(config.teams)
+    app.extensions["terrabank"] = Services(bank, config, access)
+    app.extensions["terrabank_lockout"] = Lockout()
+    _register(app)
+    socketio.init_app(app, async_mode="threading", cors_allowed_origins=[], max_http_buffer_size=64 * 1024)
+    if app.config.get("TICKER", False):
+        from .live import start_ticker
+
+        start_ticker(app)
+    return app
+
+
+def _register(app: Flask) -> None:
+    from . import api, live, pages  # noqa: F401  (live registers the socket handlers)
+
+    app.register_blueprint(api.bp)
+    app.register_blueprint(pages.bp)
+    app.after_request(_security_headers)
+
+
+def _security_headers(response):
+    """No CDN, no framing, no token leaking through the Referer header."""
+    response.headers.setdefault("Content-Security-Policy",
+                                "default-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; "
+                                "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    return response
+
+
+def _secret_key(path: Path) -> str:
+    """Generated on the first run and kept beside the database: no secret in code."""
+    if path.exists():
+        return path.read_text().strip()
+    key = secrets.token_hex(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(key)
+    return key

@@ -1,0 +1,81 @@
+"""Facilitator accounts and team tokens, kept in the game's SQLite file beside the journal.
+
+These rows are access data, not the ledger: a password change or a token
+rotation updates them, and they are not part of the replayed journal.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+import time
+from pathlib import Path
+
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from ..errors import BankError
+from .permissions import ROLES
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS facilitators (
+    username TEXT PRIMARY KEY, password_hash TEXT NOT NULL, role TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS team_tokens (team TEXT PRIMARY KEY, token TEXT NOT NULL UNIQUE, rotated_at REAL NOT NULL);
+"""
+
+
+class Access:
+    """Accounts and team tokens in one SQLite file, safe to share between threads."""
+
+    def __init__(self, path):
+        self.conn = sqlite3.connect(str(Path(path)), check_same_thread=False, isolation_level=None, timeout=5)
+        self.conn.execute("PRAGMA busy_timeout=5000")
+        self.conn.executescript(_SCHEMA)
+
+    def add_user(self, username: str, password: str, role: str) -> None:
+        """Create or replace a facilitator account."""
+        username = username.strip()
+        if not username or len(username) > 40:
+            raise BankError("bad_username", "a username is 1 to 40 characters")
+        if role not in ROLES:
+            raise BankError("bad_role", f"role must be one of {', '.join(ROLES)}, got {role!r}")
+        if len(password) < 8:
+            raise BankError("weak_password", "a password needs at least 8 characters")
+        self.conn.execute("INSERT OR REPLACE INTO facilitators VALUES (?, ?, ?, ?)",
+                          (username, generate_password_hash(password), role, time.time()))
+
+    def check(self, username: str, password: str) -> str | None:
+        """The user's role if the password is right, else None."""
+        row = self.conn.execute("SELECT password_hash, role FROM facilitators WHERE username = ?", (username,)).fetchone()
+        if row and check_password_hash(row[0], password):
+            return row[1]
+        # Hash anyway so that a wrong username takes as long as a wrong password.
+        check_password_hash(_DUMMY_HASH, password)
+        return None
+
+    def users(self) -> list:
+        return [{"username": u, "role": r} for u, r in self.conn.execute("SELECT username, role FROM facilitators ORDER BY username")]
+
+    def ensure_team_tokens(self, teams) -> dict:
+        """Give every team a secret token the first time; keep existing ones."""
+        for team in teams:
+            self.conn.execute("INSERT OR IGNORE INTO team_tokens VALUES (?, ?, ?)", (team, secrets.token_urlsafe(12), time.time()))
+        return self.team_tokens()
+
+    def team_tokens(self) -> dict:
+        return dict(self.conn.execute("SELECT team, token FROM team_tokens ORDER BY rowid"))
+
+    def team_for(self, token: str) -> str | None:
+        row = self.conn.execute("SELECT team FROM team_tokens WHERE token = ?", (token,)).fetchone()
+        return row[0] if row else None
+
+    def rotate(self, team: str) -> str:
+        """A new secret for a team whose link leaked; the old link stops working at once."""
+        token = secrets.token_urlsafe(12)
+        self.conn.execute("UPDATE team_tokens SET token = ?, rotated_at = ? WHERE team = ?", (token, time.time(), team))
+        return token
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+_DUMMY_HASH = generate_password_hash("not a real password")

@@ -1,0 +1,162 @@
+"""The JSON API: every command and view (docs/API.md). Routes parse, call the bank, reply."""
+
+from __future__ import annotations
+
+import time
+
+from flask import Blueprint, Response, current_app, g, jsonify, request, session
+
+from .. import export
+from ..errors import BankError, CommandError, IdConflict
+from . import live, payloads
+from .auth import csrf_ok, csrf_token, current_role, error, facilitator_required, lead_required, lockout
+from .permissions import allowed, may
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+MAX_BODY = 16 * 1024  # a command is a few hundred bytes; anything larger is a mistake or an attack
+
+
+def services():
+    return current_app.extensions["terrabank"]
+
+
+def lang() -> str:
+    return session.get("lang") or services().config.language
+
+
+@bp.get("/config")
+def config_view():
+    return jsonify(payloads.game_config(services().config, lang()))
+
+
+@bp.get("/public")
+def public_view():
+    s = services()
+    return jsonify(payloads.public(s.bank, s.config))
+
+
+@bp.get("/team/<token>")
+def team_view(token: str):
+    s = services()
+    team = s.access.team_for(token)
+    if team is None:
+        return error(404, "unknown_team_link", "this team link is not valid (it may have been replaced); ask a facilitator for the new QR code")
+    return jsonify({**payloads.team(s.bank, s.config, team), **payloads.public(s.bank, s.config)})
+
+
+@bp.get("/state")
+@facilitator_required
+def state_view():
+    s = services()
+    return jsonify(payloads.facilitators(s.bank, s.config))
+
+
+@bp.get("/journal")
+@facilitator_required
+def journal_view():
+    after = request.args.get("after", default=0, type=int)
+    limit = max(1, min(500, request.args.get("limit", default=100, type=int)))
+    rows = []
+    for row in services().bank.journal_rows(after):
+        rows.append(row)
+        if len(rows) >= limit:
+            break
+    return jsonify({"rows": rows})
+
+
+@bp.get("/me")
+def me():
+    role = current_role()
+    return jsonify({"user": session.get("user"), "role": role, "may": allowed(role), "csrf": csrf_token()})
+
+
+@bp.get("/csrf")
+def csrf():
+    return jsonify({"csrf": csrf_token()})
+
+
+@bp.post("/login")
+def login():
+    if not csrf_ok():
+        return error(403, "csrf_failed", "reload the login page and try again")
+    body = request.get_json(silent=True) or request.form
+    username, password = str(body.get("username", ""))[:40], str(body.get("password", ""))[:200]
+    wait = lockout().seconds_left(username)
+    if wait:
+        return error(429, "locked_out", f"too many failed attempts for {username!r}; try again in {wait} s", seconds_left=wait)
+    role = services().access.check(username, password)
+    if role is None:
+        lockout().failed(username)
+        return error(401, "bad_login", "wrong username or password")
+    lockout().succeeded(username)
+    session.clear()
+    session.update(user=username, role=role)
+    return jsonify({"user": username, "role": role, "may": allowed(role), "csrf": csrf_token()})
+
+
+@bp.post("/logout")
+def logout():
+    session.clear()
+    return jsonify({"ok": True})
+
+
+@bp.post("/lang/<code>")
+def set_lang(code: str):
+    if code not in ("fr", "en"):
+        return error(400, "unknown_language", "choose fr or en")
+    session["lang"] = code
+    return jsonify({"lang": code})
+
+
+@bp.post("/commands")
+@facilitator_required
+def post_command():
+    if (request.content_length or 0) > MAX_BODY:
+        return error(413, "too_large", f"a command must be under {MAX_BODY} bytes")
+    command = request.get_json(silent=True)
+    if not isinstance(command, dict):
+        return error(400, "not_json", "send the command as a JSON object with a 'type'")
+    key = request.headers.get("Idempotency-Key")
+    if key:
+        command = {**command, "id": key}
+    if not may(g.role, command.get("type")):
+        return error(403, "forbidden", f"a {g.role} may not send {str(command.get('type'))[:40]!r} commands", role=g.role)
+    command["actor"] = session["user"]
+    s = services()
+    try:
+        result = s.bank.execute(command, time.time())
+    except IdConflict as exc:
+        return error(409, exc.code, exc.message, **exc.params)
+    except CommandError as exc:
+        return error(400, exc.code, exc.message, **exc.params)
+    except BankError as exc:
+        return error(409, exc.code, exc.message, **exc.params)
+    if not result.duplicate:
+        live.broadcast(s)
+    return jsonify({"seq": result.seq, "events": result.events, "duplicate": result.duplicate})
+
+
+@bp.post("/teams/<team>/rotate")
+@lead_required
+def rotate_token(team: str):
+    s = services()
+    if team not in s.config.teams:
+        return error(404, "unknown_team", f"there is no team {team!r}")
+    return jsonify({"team": team, "token": s.access.rotate(team)})
+
+
+@bp.get("/teams/links")
+@lead_required
+def team_links():
+    return jsonify(services().access.team_tokens())
+
+
+@bp.get("/export/<what>.<fmt>")
+@lead_required
+def download(what: str, fmt: str):
+    if what not in ("journal", "standings") or fmt not in ("json", "csv"):
+        return error(404, "unknown_export", "exports are journal.json, journal.csv, standings.json, standings.csv")
+    s = services()
+    body = export.render(what, fmt, s.bank, s.config)
+    mime = "application/json" if fmt == "json" else "text/csv"
+    return Response(body, mimetype=mime, headers={"Content-Disposition": f"attachment; filename=terrabank-{what}.{fmt}"})

@@ -1,0 +1,92 @@
+"""Socket.IO: rooms per audience, updates after each commit, the clock's tick.
+
+Rooms: "facilitators" (logged-in console, fight area, admin), "display" (big
+screens), "team:<id>" (a team's phones). Every room gets the public picture;
+only a team's own room gets its stock.
+"""
+
+from __future__ import annotations
+
+from itertools import islice
+
+from flask import current_app, request, session
+from flask_socketio import emit, join_room
+
+from . import payloads
+from .extensions import socketio
+
+FACILITATORS, DISPLAY = "facilitators", "display"
+
+
+def team_room(team: str) -> str:
+    return f"team:{team}"
+
+
+def broadcast(services, journal_after: int | None = None) -> None:
+    """Tell every room what changed; called only after a command is committed."""
+    bank, config = services.bank, services.config
+    socketio.emit("public", payloads.public(bank, config))
+    for team in config.teams:
+        socketio.emit("team", payloads.team(bank, config, team), to=team_room(team))
+    after = journal_after if journal_after is not None else max(0, bank.last_seq - 1)
+    socketio.emit("journal", {"rows": list(bank.journal_rows(after))}, to=FACILITATORS)
+
+
+def _join(auth) -> str | None:
+    """Put this connection in its rooms; returns the team id for a team phone."""
+    services = current_app.extensions["terrabank"]
+    auth = auth if isinstance(auth, dict) else {}
+    if session.get("user"):
+        join_room(FACILITATORS)
+    team = services.access.team_for(str(auth.get("team", ""))) if auth.get("team") else None
+    if team:
+        join_room(team_room(team))
+    if auth.get("display"):
+        join_room(DISPLAY)
+    return team
+
+
+@socketio.on("connect")
+def on_connect(auth=None):
+    """Any page connects; a team phone sends its token, the big screen display=true.
+
+    A team token that is not valid is refused, so an old QR code says so at once.
+    """
+    auth = auth if isinstance(auth, dict) else {}
+    team = _join(auth)
+    if auth.get("team") and team is None:
+        return False
+    _send_current(team)
+
+
+@socketio.on("sync")
+def on_sync(data=None):
+    """A page that reconnects asks to catch up from the last entry it saw; sent to it alone."""
+    services = current_app.extensions["terrabank"]
+    token = (data or {}).get("team") if isinstance(data, dict) else None
+    team = services.access.team_for(str(token)) if token else None
+    _send_current(team)
+    if session.get("user") and isinstance(data, dict):
+        after = int(data.get("after") or 0)
+        emit("journal", {"rows": list(islice(services.bank.journal_rows(max(0, after)), 500))})
+
+
+def _send_current(team: str | None) -> None:
+    services = current_app.extensions["terrabank"]
+    emit("public", payloads.public(services.bank, services.config), to=request.sid)
+    if team:
+        emit("team", payloads.team(services.bank, services.config, team), to=request.sid)
+
+
+def start_ticker(app, every: float = 1.0) -> None:
+    """Let game time pass: end sessions, close events at their deadline, end the game (R33-R35)."""
+    def loop():
+        services = app.extensions["terrabank"]
+        while True:
+            socketio.sleep(every)
+            try:
+                if services.bank.tick() is not None:
+                    broadcast(services)
+            except Exception:  # a tick must never kill the loop; the next one retries
+                app.logger.exception("tick failed")
+    socketio.start_background_task(loop)

@@ -1,0 +1,26 @@
+"""Which facilitator role may send which command type (the permission table)."""
+
+from __future__ import annotations
+
+from ..engine import COMMANDS
+
+ROLES = ("lead", "banker", "referee")
+
+_BANK_COUNTER = {"harvest", "build", "buy_animal", "buy_second_pirate", "raise_tracks", "redeem_jokers",
+                 "exchange", "trade", "contribute", "reverse"}
+_FIGHT_AREA = {"fight"}
+
+PERMISSIONS = {
+    kind: {"lead"} | ({"banker"} if kind in _BANK_COUNTER else set()) | ({"referee", "banker"} if kind in _FIGHT_AREA else set())
+    for kind, (_, phase) in COMMANDS.items() if phase != "system"
+}
+
+
+def may(role: str | None, kind: str) -> bool:
+    """True when a facilitator with this role may send this command type."""
+    return role in PERMISSIONS.get(kind, set())
+
+
+def allowed(role: str | None) -> list:
+    """The command types this role may send, for the pages to show only those buttons."""
+    return sorted(k for k, roles in PERMISSIONS.items() if role in roles)
