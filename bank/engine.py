@@ -79,5 +79,6 @@ def _check_phase(state: GameState, kind: str, phase: str) -> None:
         winners = ", ".join(state.ended["winners"]) if state.ended else "?"
         raise RuleError("game_over", f"the game is over (won by {winners}); nothing more can be booked. Export the journal for the report")
     if phase == "play" and status != "running":
-        hint = {"setup": "start the clock", "paused": "resume the clock"}.get(status, "start the clock")
-        raise RuleError("clock_not_running", f"the game clock is {status}: {hint} first, then try again", status=status)
+        hint = {"setup": "the game has not started yet: start the clock",
+                "paused": "the game is paused: resume the clock"}.get(status, "start the clock")
+        raise RuleError("clock_not_running", f"{hint} first, then try again", status=status)

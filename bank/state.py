@@ -121,9 +121,11 @@ def _transfer(s: GameState, e: dict) -> None:
     dst = s.balances.setdefault(e["to"], {})
     src[res] = src.get(res, 0) - n
     dst[res] = dst.get(res, 0) + n
-    for account in (src, dst):
+    for name, account in ((e["from"], src), (e["to"], dst)):
         if account.get(res) == 0:
             del account[res]
+        if not account:
+            del s.balances[name]  # an emptied account is no account: equal tokens, equal states
 
 
 def _reputation(s: GameState, e: dict) -> None:

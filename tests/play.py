@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bank.config import load_config, parse_config
+from bank.errors import BankError
 from bank.engine import Context, handle
 from bank.invariants import check
 from bank.state import GameState
@@ -87,3 +90,15 @@ class Game:
                 cost = self.config.tracks[track].step_cost * steps
                 self.give("green", joker=cost)
                 self.do(type="raise_tracks", team="green", steps={track: steps})
+
+
+def refused(g: Game, code: str, *words, **command):
+    """Apply a command that must be refused: same state, same journal, the code and words in the message."""
+    before, rows = g.state.copy(), len(g.rows)
+    with pytest.raises(BankError) as caught:
+        g.do(**command)
+    assert caught.value.code == code
+    for word in words:
+        assert word in caught.value.message
+    assert g.state == before and len(g.rows) == rows
+    return caught.value

@@ -63,17 +63,24 @@ def end_game(turn: Turn, cmd: dict) -> None:
 
 
 def tick(turn: Turn, cmd: dict) -> None:
-    """Time passing: event deadlines, the end of a session, the end of the game (R33-R35)."""
+    """Time passing: event deadlines, the end of a session, the end of the game (R33-R35).
+
+    Game time never runs past the end of the current session, even when the
+    tick comes late (the bank machine was off while the clock ran): the
+    session ends at its boundary and only the last session's end is time over.
+    """
     state, config = turn.state, turn.config
     if state.clock["status"] != "running":
         return
-    now = turn.clock
+    session, per_session = state.clock["session"], config.duration_seconds / config.sessions
+    session_end = min(config.duration_seconds, round(per_session * session, 3))
+    now = min(turn.clock, session_end)
     for event_id, record in list(state.events.items()):
         if record["status"] == "open" and record.get("deadline") is not None and record["deadline"] <= now:
             close(turn, event_id)
-    per_session = config.duration_seconds / config.sessions
-    session_end = min(config.duration_seconds, round(per_session * state.clock["session"], 3))
-    if now >= config.duration_seconds:
+    if now < session_end:
+        return
+    if session >= config.sessions:
         turn.emit({"type": "game_ended", "reason": "time", "winners": most_reputation(state), "elapsed": float(config.duration_seconds)})
-    elif now >= session_end:
-        turn.emit({"type": "session_ended", "session": state.clock["session"], "elapsed": session_end})
+    else:
+        turn.emit({"type": "session_ended", "session": session, "elapsed": session_end})

@@ -60,11 +60,23 @@ def contribute(turn: Turn, cmd: dict) -> None:
     team = fields.team(cmd, config)
     record = turn.state.events[event_id]
     allowed = (record["accepts"] or [r for r in config.resources if r != config.joker]) + [config.joker]
+    _check_accepted(record, cmd.get("tokens"), allowed, config)
     tokens = fields.amounts(cmd, "tokens", allowed)
     require_tokens(turn, team, tokens, "to give")
     for resource, n in tokens.items():
         turn.transfer(team_account(team), event_account(event_id), resource, n, f"event:{event_id}")
     turn.emit({"type": "contributed", "event": event_id, "team": team, "amount": sum(tokens.values())})
+
+
+def _check_accepted(record: dict, tokens, allowed: list, config) -> None:
+    """A resource the event does not take is a rule refusal, not a typo (R33)."""
+    if not isinstance(tokens, dict):
+        return
+    refused = [r for r in tokens if r in config.resources and r not in allowed]
+    if refused:
+        raise RuleError("resource_not_accepted", f"the event {record['title']!r} accepts only {', '.join(allowed)} "
+                        f"(a joker stands in for any); {', '.join(refused)} is not accepted",
+                        accepts=list(allowed), refused=refused)
 
 
 def close_event(turn: Turn, cmd: dict) -> None:

@@ -61,5 +61,11 @@ def _check_reversible(turn: Turn, event: dict) -> None:
         capped = [b for b in others if not config.buildings[b].cap_exempt]
         if needs_it or (not still_lifted and len(capped) > config.building_cap):
             raise RuleError("cannot_reverse", f"{team} built on top of the {building} since; undo those buildings first")
+    if event["type"] == "animal_bought":
+        team, count = event["team"], len(state.animals[event["team"]])
+        needs_it = [b for b in state.buildings[team] if config.buildings[b].requires_animals >= count]
+        if needs_it:
+            raise RuleError("cannot_reverse", f"{team} built the {', '.join(needs_it)} on its {count} animals since; "
+                            "undo that building first")
     if event["type"] == "contributed" and state.events[event["event"]]["status"] != "open":
         raise RuleError("cannot_reverse", "the event is closed and its rewards given; correct it with an award or a penalty")

@@ -24,8 +24,10 @@ def trade(turn: Turn, cmd: dict) -> None:
     if not give and not take:
         raise CommandError("nothing_given", "a trade must move at least one token", field="give")
     if kind == "forced":
-        if sum(give.values()) != 1 or sum(take.values()) != 1:
-            raise RuleError("forced_trade_is_one_for_one", "a forced exchange is exactly one token each way (R17)")
+        gives, takes = sum(give.values()), sum(take.values())
+        if gives != 1 or takes != 1:
+            raise RuleError("forced_trade_is_one_for_one", f"a forced exchange is exactly one token each way (R17); "
+                            f"this one gives {gives} and takes {takes}", gives=gives, takes=takes)
         if config.joker in take:
             raise RuleError("forced_trade_no_joker", "in a forced exchange the merchant may not take a joker (R17)")
     require_tokens(turn, merchant, give, "to trade")
