@@ -123,6 +123,8 @@ class GameConfig:
     animals: dict
     reputation_threshold: int
     animals_threshold: int
+    host: str = "0.0.0.0"
+    port: int = 5000
 
     @property
     def joker(self) -> str:

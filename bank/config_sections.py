@@ -35,6 +35,7 @@ def read_all(root: Reader, text: str) -> GameConfig:
     dice, jokers, exchange = root.sub("dice"), root.sub("jokers"), root.sub("exchange")
     options, fights, end = root.sub("options"), root.sub("fights"), root.sub("end")
     cap, track_rules = root.sub("building_rules"), root.sub("track_rules")
+    server = root.sub("server", {})
     config = GameConfig(
         text=text,
         title=game.label("title"),
@@ -68,8 +69,10 @@ def read_all(root: Reader, text: str) -> GameConfig:
         animals=animals,
         reputation_threshold=end.int("reputation_threshold", minimum=1, maximum=MAX_AMOUNT),
         animals_threshold=end.int("animals_threshold", minimum=1, maximum=1000),
+        host=server.str("host", "0.0.0.0"),
+        port=server.int("port", 5000, minimum=1, maximum=65535),
     )
-    for section in (game, bank, start, harvest, dice, jokers, exchange, options, fights, end, cap, track_rules, root):
+    for section in (server, game, bank, start, harvest, dice, jokers, exchange, options, fights, end, cap, track_rules, root):
         section.done()
     _cross_checks(root, config)
     return config

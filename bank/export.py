@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import tempfile
@@ -56,9 +57,25 @@ def export_journal(bank, path, fmt: str) -> int:
     """Write the whole journal to `path`; returns the number of rows (JSON) or lines (CSV)."""
     _check_format(fmt)
     with atomic_writer(path) as out:
-        if fmt == "json":
-            return _journal_json(bank.journal_rows(0), out)
-        return _journal_csv(bank.journal_rows(0), out)
+        return write_journal(bank, out, fmt)
+
+
+def write_journal(bank, out, fmt: str) -> int:
+    """The journal as JSON rows or CSV transfer lines, to any text stream."""
+    if fmt == "json":
+        return _journal_json(bank.journal_rows(0), out)
+    return _journal_csv(bank.journal_rows(0), out)
+
+
+def render(what: str, fmt: str, bank, now: float) -> str:
+    """An export as text, for a download from the admin page."""
+    _check_format(fmt)
+    out = io.StringIO()
+    if what == "journal":
+        write_journal(bank, out, fmt)
+    else:
+        write_standings(bank, out, fmt, now)
+    return out.getvalue()
 
 
 def _journal_json(rows, out) -> int:
@@ -110,14 +127,18 @@ def export_standings(bank, path, fmt: str, now: float) -> int:
     """Write the standings to `path`; returns the number of teams."""
     _check_format(fmt)
     with atomic_writer(path) as out:
-        if fmt == "json":
-            # JSON keeps the view as it is: labels in every language, colours.
-            rows = views.standings(bank.state, bank.config, now)
-            json.dump(rows, out, ensure_ascii=False, indent=2)
-            out.write("\n")
-        else:
-            rows = standings_rows(bank, now)
-            writer = csv.DictWriter(out, STANDINGS_COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
+        return write_standings(bank, out, fmt, now)
+
+
+def write_standings(bank, out, fmt: str, now: float) -> int:
+    """The standings as JSON (labels in every language, colours) or flat CSV; returns the team count."""
+    if fmt == "json":
+        rows = views.standings(bank.state, bank.config, now)
+        json.dump(rows, out, ensure_ascii=False, indent=2)
+        out.write("\n")
+    else:
+        rows = standings_rows(bank, now)
+        writer = csv.DictWriter(out, STANDINGS_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
     return len(rows)

@@ -50,3 +50,55 @@ def started(bank, run):
     """The bank with its game clock running, so play commands are accepted."""
     run({"type": "start_clock"})
     return bank
+
+
+class WebClient:
+    """A browser-like client of the API: keeps its cookie and CSRF token, numbers its command ids."""
+
+    def __init__(self, client):
+        self.client = client
+        self.csrf = client.get("/api/csrf").get_json()["csrf"]
+        self.ids = itertools.count(1)
+
+    def login(self, username: str, password: str = "correct horse"):
+        reply = self.client.post("/api/login", json={"username": username, "password": password},
+                                 headers={"X-CSRF-Token": self.csrf})
+        if reply.status_code == 200:
+            self.csrf = reply.get_json()["csrf"]
+        return reply
+
+    def command(self, key: str | None = None, **command):
+        key = key or f"{id(self)}-{next(self.ids)}"
+        return self.client.post("/api/commands", json=command, headers={"X-CSRF-Token": self.csrf, "Idempotency-Key": key})
+
+
+@pytest.fixture
+def app(tmp_path, config):
+    """The live bank app on a fresh game, with one facilitator of each role."""
+    from bank.web import create_app
+
+    app = create_app({"DB": tmp_path / "web.db", "CONFIG": config, "TESTING": True,
+                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    access = app.extensions["terrabank"].access
+    for role in ("lead", "banker", "referee"):
+        access.add_user(role, "correct horse", role)
+    yield app
+    app.extensions["terrabank"].bank.close()
+    access.close()
+
+
+@pytest.fixture
+def web(app):
+    """A factory of API clients: web() is anonymous, web("lead") is logged in as the lead."""
+    def make(role: str | None = None) -> WebClient:
+        client = WebClient(app.test_client())
+        if role:
+            assert client.login(role).status_code == 200
+        return client
+    return make
+
+
+@pytest.fixture
+def tokens(app):
+    """Each team's secret phone token."""
+    return app.extensions["terrabank"].access.team_tokens()

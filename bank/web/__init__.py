@@ -7,13 +7,14 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from flask import Flask
+from flask import Flask, current_app, session
 
 from ..config import GameConfig, load_config
 from ..service import Bank
 from .access import Access
 from .auth import Lockout
 from .extensions import socketio
+from .i18n import translate
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -43,7 +44,7 @@ def create_app(settings: dict | None = None) -> Flask:
     app.config.update(settings)
     app.json.sort_keys = False  # keep the config's order: teams, resources, tracks as written
     bank = Bank.open(db, config) if db.exists() else Bank.create(db, config)
-    access = Access(db)
+    access = Access(db, app.config.get("PASSWORD_HASH", "scrypt"))
     access.ensure_team_tokens(config.teams)
     app.extensions["terrabank"] = Services(bank, config, access)
     app.extensions["terrabank_lockout"] = Lockout()
@@ -62,6 +63,13 @@ def _register(app: Flask) -> None:
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     app.after_request(_security_headers)
+    app.jinja_env.globals["_"] = _gettext
+
+
+def _gettext(text: str, **params) -> str:
+    """Templates' _("..."): the session's language, else the game's (French by default)."""
+    lang = session.get("lang") or current_app.extensions["terrabank"].config.language
+    return translate(lang, text, **params)
 
 
 def _security_headers(response):

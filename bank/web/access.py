@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS team_tokens (team TEXT PRIMARY KEY, token TEXT NOT NU
 class Access:
     """Accounts and team tokens in one SQLite file, safe to share between threads."""
 
-    def __init__(self, path):
+    def __init__(self, path, hash_method: str = "scrypt"):
+        self.hash_method = hash_method  # tests use a cheap method; real accounts use scrypt
         self.conn = sqlite3.connect(str(Path(path)), check_same_thread=False, isolation_level=None, timeout=5)
         self.conn.execute("PRAGMA busy_timeout=5000")
         self.conn.executescript(_SCHEMA)
@@ -41,7 +42,7 @@ class Access:
         if len(password) < 8:
             raise BankError("weak_password", "a password needs at least 8 characters")
         self.conn.execute("INSERT OR REPLACE INTO facilitators VALUES (?, ?, ?, ?)",
-                          (username, generate_password_hash(password), role, time.time()))
+                          (username, generate_password_hash(password, method=self.hash_method), role, time.time()))
 
     def check(self, username: str, password: str) -> str | None:
         """The user's role if the password is right, else None."""

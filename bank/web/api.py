@@ -7,7 +7,7 @@ import time
 from flask import Blueprint, Response, current_app, g, jsonify, request, session
 
 from .. import export
-from ..errors import BankError, CommandError, IdConflict
+from ..errors import BankError, CommandError
 from . import live, payloads
 from .auth import csrf_ok, csrf_token, current_role, error, facilitator_required, lead_required, lockout
 from .permissions import allowed, may
@@ -83,7 +83,7 @@ def login():
     username, password = str(body.get("username", ""))[:40], str(body.get("password", ""))[:200]
     wait = lockout().seconds_left(username)
     if wait:
-        return error(429, "locked_out", f"too many failed attempts for {username!r}; try again in {wait} s", seconds_left=wait)
+        return error(429, "locked_out", f"too many failed attempts for {username!r}; try again in {wait} s", {"seconds_left": wait})
     role = services().access.check(username, password)
     if role is None:
         lockout().failed(username)
@@ -120,17 +120,15 @@ def post_command():
     if key:
         command = {**command, "id": key}
     if not may(g.role, command.get("type")):
-        return error(403, "forbidden", f"a {g.role} may not send {str(command.get('type'))[:40]!r} commands", role=g.role)
+        return error(403, "forbidden", f"a {g.role} may not send {str(command.get('type'))[:40]!r} commands", {"role": g.role})
     command["actor"] = session["user"]
     s = services()
     try:
         result = s.bank.execute(command, time.time())
-    except IdConflict as exc:
-        return error(409, exc.code, exc.message, **exc.params)
     except CommandError as exc:
-        return error(400, exc.code, exc.message, **exc.params)
-    except BankError as exc:
-        return error(409, exc.code, exc.message, **exc.params)
+        return error(400, exc.code, exc.message, exc.params)
+    except BankError as exc:  # the rules said no, or the id was used for another command
+        return error(409, exc.code, exc.message, exc.params)
     if not result.duplicate:
         live.broadcast(s)
     return jsonify({"seq": result.seq, "events": result.events, "duplicate": result.duplicate})
@@ -157,6 +155,6 @@ def download(what: str, fmt: str):
     if what not in ("journal", "standings") or fmt not in ("json", "csv"):
         return error(404, "unknown_export", "exports are journal.json, journal.csv, standings.json, standings.csv")
     s = services()
-    body = export.render(what, fmt, s.bank, s.config)
+    body = export.render(what, fmt, s.bank, time.time())
     mime = "application/json" if fmt == "json" else "text/csv"
     return Response(body, mimetype=mime, headers={"Content-Disposition": f"attachment; filename=terrabank-{what}.{fmt}"})

@@ -60,9 +60,9 @@ def current_role() -> str | None:
     return session.get("role") if session.get("user") else None
 
 
-def error(status: int, code: str, message: str, **params):
+def error(http_status: int, code: str, message: str, params: dict | None = None):
     """A JSON refusal in the API's one shape."""
-    return jsonify({"error": {"code": code, "message": message, "params": params}}), status
+    return jsonify({"error": {"code": code, "message": message, "params": params or {}}}), http_status
 
 
 def facilitator_required(view):

@@ -1,0 +1,108 @@
+"""The `terrabank` subcommands of the live bank: serve, user, links."""
+
+from __future__ import annotations
+
+import getpass
+import secrets
+import socket
+import subprocess
+import sys
+
+from bank.config import load_config
+from bank.errors import BankError
+
+
+def add_parsers(sub, paths) -> None:
+    """Register serve, user and links on the main parser; `paths(args)` gives (config, db)."""
+    p = sub.add_parser("serve", help="start the live bank (web pages and phones)")
+    p.add_argument("--host", help="address to listen on (default: config [server] host)")
+    p.add_argument("--port", type=int, help="port (default: config [server] port)")
+    p.set_defaults(func=lambda args: cmd_serve(args, *paths(args)))
+
+    p = sub.add_parser("user", help="create or replace a facilitator account")
+    p.add_argument("username")
+    p.add_argument("--role", choices=("lead", "banker", "referee"), required=True)
+    p.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
+    p.set_defaults(func=lambda args: cmd_user(args, *paths(args)))
+
+    p = sub.add_parser("links", help="print each team's secret phone link")
+    p.add_argument("--base", help="the address phones use, e.g. http://192.168.4.1:5000")
+    p.set_defaults(func=lambda args: cmd_links(args, *paths(args)))
+
+
+def _app(config_path: str, db: str, **settings):
+    from bank.web import create_app  # Flask is loaded only for the web commands
+
+    return create_app({"DB": db, "CONFIG": load_config(config_path), **settings})
+
+
+def addresses() -> list:
+    """This machine's IPv4 addresses, to print the links phones can use."""
+    found = []
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=2).stdout
+        found = [a for a in out.split() if "." in a]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    if not found:
+        try:
+            found = [a for a in socket.gethostbyname_ex(socket.gethostname())[2] if not a.startswith("127.")]
+        except OSError:
+            pass
+    return found or ["127.0.0.1"]
+
+
+def print_qr(url: str) -> None:
+    """A QR code in the terminal, to open the console from a tablet's camera."""
+    import qrcode
+
+    qr = qrcode.QRCode(border=1)
+    qr.add_data(url)
+    qr.print_ascii(out=sys.stdout, invert=True)
+
+
+def cmd_serve(args, config_path: str, db: str) -> int:
+    """Start the server on all interfaces; print the addresses and a QR code of the console."""
+    from bank.web.extensions import socketio
+
+    app = _app(config_path, db, TICKER=True)
+    config = app.extensions["terrabank"].config
+    host, port = args.host or config.host, args.port or config.port
+    urls = [f"http://{a}:{port}" for a in (addresses() if host == "0.0.0.0" else [host])]
+    print(f"Terrabank is running. Facilitators: {urls[0]}/console   Big screen: {urls[0]}/display")
+    for url in urls[1:]:
+        print(f"  also at {url}/console")
+    access = app.extensions["terrabank"].access
+    if not access.users():
+        # A fresh install must be usable at once: a lead account with a password shown once, here.
+        password = secrets.token_urlsafe(9)
+        access.add_user("lead", password, "lead")
+        print(f"First start: log in as  lead  with password  {password}  (write it down; "
+              "add more accounts with: terrabank user NAME --role banker)")
+    print_qr(f"{urls[0]}/console")
+    print("Team phone links: terrabank links.  Stop with Ctrl+C.", flush=True)
+    socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, log_output=False)
+    return 0
+
+
+def cmd_user(args, config_path: str, db: str) -> int:
+    """Create or replace a facilitator; the password is asked twice (or read from stdin)."""
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass(f"Password for {args.username}: ")
+        if getpass.getpass("Again: ") != password:
+            raise BankError("password_mismatch", "the two passwords differ; nothing was changed")
+    access = _app(config_path, db).extensions["terrabank"].access
+    access.add_user(args.username, password, args.role)
+    print(f"Facilitator {args.username} ({args.role}) is ready.")
+    return 0
+
+
+def cmd_links(args, config_path: str, db: str) -> int:
+    """Each team's phone link; print the join cards for the QR codes."""
+    services = _app(config_path, db).extensions["terrabank"]
+    base = (args.base or f"http://{addresses()[0]}:{services.config.port}").rstrip("/")
+    for team, token in services.access.team_tokens().items():
+        print(f"{team:10} {base}/t/{token}")
+    return 0

@@ -1,0 +1,133 @@
+"""The JSON API: commands, idempotency, the permission table, login, CSRF (docs/API.md)."""
+
+import pytest
+
+from bank.engine import COMMANDS
+from bank.web.permissions import PERMISSIONS
+
+HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
+
+
+def test_a_banker_harvest_through_the_api_reaches_the_team_view(web, tokens):
+    lead, banker = web("lead"), web("banker")
+    assert lead.command(type="start_clock").status_code == 200
+    reply = banker.command(**HARVEST)
+    assert reply.status_code == 200 and reply.get_json()["duplicate"] is False
+    team = web().client.get(f"/api/team/{tokens['blue']}").get_json()
+    assert team["view"]["stock"]["water"] == 6
+
+
+def test_idempotent_retry_books_once(web, app):
+    lead = web("lead")
+    lead.command(type="start_clock")
+    first = lead.command(key="phone-42", **HARVEST).get_json()
+    for _ in range(3):
+        again = lead.command(key="phone-42", **HARVEST).get_json()
+        assert again["seq"] == first["seq"] and again["duplicate"] is True
+    assert app.extensions["terrabank"].bank.state.stock("blue")["water"] == 6
+
+
+def test_same_key_other_content_is_refused(web):
+    lead = web("lead")
+    lead.command(type="start_clock")
+    lead.command(key="k1", **HARVEST)
+    reply = lead.command(key="k1", **{**HARVEST, "resource": "flora"})
+    assert reply.status_code == 409 and reply.get_json()["error"]["code"] == "id_conflict"
+
+
+def test_rule_refusal_is_409_with_a_sentence_and_changes_nothing(web, app):
+    lead = web("lead")
+    before = app.extensions["terrabank"].bank.last_seq
+    reply = lead.command(**HARVEST)
+    error = reply.get_json()["error"]
+    assert reply.status_code == 409 and error["code"] == "clock_not_running" and "start the clock" in error["message"]
+    assert app.extensions["terrabank"].bank.last_seq == before
+
+
+def test_malformed_command_is_400_naming_the_field(web):
+    lead = web("lead")
+    lead.command(type="start_clock")
+    reply = lead.command(type="harvest", team="purple", card="harvester-1", resource="water")
+    assert reply.status_code == 400 and "purple" in reply.get_json()["error"]["message"]
+    reply = lead.client.post("/api/commands", data="not json", headers={"X-CSRF-Token": lead.csrf, "Idempotency-Key": "x"})
+    assert reply.status_code == 400 and reply.get_json()["error"]["code"] == "not_json"
+
+
+def _sample(kind: str) -> dict:
+    return {"type": kind}
+
+
+@pytest.mark.parametrize("who", [None, "team", "referee", "banker", "lead"])
+@pytest.mark.parametrize("kind", sorted(k for k, (_, phase) in COMMANDS.items() if phase != "system"))
+def test_permission_table(web, tokens, app, who, kind):
+    """Every forbidden cell of (caller x command type) is refused before the rules are asked."""
+    if who == "team":
+        # A team phone has no session: its token gives read access only.
+        client = web()
+        assert client.client.get(f"/api/team/{tokens['blue']}").status_code == 200
+    else:
+        client = web(who)
+    before = app.extensions["terrabank"].bank.last_seq
+    reply = client.command(**_sample(kind))
+    allowed = who in PERMISSIONS[kind]
+    if allowed:
+        assert reply.status_code not in (401, 403)
+    else:
+        assert reply.status_code == (401 if who in (None, "team") else 403)
+        assert app.extensions["terrabank"].bank.last_seq == before
+
+
+def test_system_commands_cannot_be_sent(web):
+    reply = web("lead").command(type="setup")
+    assert reply.status_code in (400, 403)
+
+
+def test_csrf_missing_is_refused(web, app):
+    lead = web("lead")
+    reply = lead.client.post("/api/commands", json={"type": "start_clock"}, headers={"Idempotency-Key": "c1"})
+    assert reply.status_code == 403 and reply.get_json()["error"]["code"] == "csrf_failed"
+    assert app.extensions["terrabank"].bank.state.clock["status"] == "setup"
+
+
+def test_login_locks_out_after_five_failures(web):
+    client = web()
+    for _ in range(5):
+        assert client.login("banker", "wrong password").status_code == 401
+    reply = client.login("banker", "correct horse")
+    assert reply.status_code == 429 and "try again in" in reply.get_json()["error"]["message"]
+
+
+def test_team_token_rotation_stops_the_old_link(web, tokens):
+    lead = web("lead")
+    reply = lead.client.post("/api/teams/red/rotate", headers={"X-CSRF-Token": lead.csrf})
+    new = reply.get_json()["token"]
+    assert web().client.get(f"/api/team/{tokens['red']}").status_code == 404
+    assert web().client.get(f"/api/team/{new}").status_code == 200
+    banker = web("banker")
+    assert banker.client.post("/api/teams/red/rotate", headers={"X-CSRF-Token": banker.csrf}).status_code == 403
+
+
+def test_team_sees_no_other_team_stock(web, tokens):
+    data = web().client.get(f"/api/team/{tokens['blue']}").get_json()
+    assert data["view"]["team"] == "blue"
+    assert "teams" not in data and "stock" not in str(data["standings"])
+
+
+def test_facilitator_views_need_a_login(web):
+    assert web().client.get("/api/state").status_code == 401
+    assert web().client.get("/api/journal").status_code == 401
+    assert web("referee").client.get("/api/state").status_code == 200
+
+
+def test_exports_for_the_lead_only(web):
+    lead = web("lead")
+    reply = lead.client.get("/api/export/standings.csv")
+    assert reply.status_code == 200 and reply.data.decode().startswith("rank,team")
+    assert web("banker").client.get("/api/export/journal.json").status_code == 403
+    assert lead.client.get("/api/export/../../etc/passwd").status_code == 404
+
+
+def test_security_headers_keep_the_team_token_out_of_referers(web):
+    reply = web().client.get("/api/public")
+    assert reply.headers["Referrer-Policy"] == "no-referrer"
+    assert "default-src 'self'" in reply.headers["Content-Security-Policy"]

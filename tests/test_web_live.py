@@ -1,0 +1,63 @@
+"""Live updates over Socket.IO: rooms, privacy between teams, catch-up after a missed update."""
+
+from bank.web.extensions import socketio
+
+HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
+
+
+def names(client) -> list:
+    return [m["name"] for m in client.get_received()]
+
+
+def test_console_action_reaches_the_team_and_the_display_but_not_other_teams(app, web, tokens):
+    lead = web("lead")
+    lead.command(type="start_clock")
+    blue = socketio.test_client(app, auth={"team": tokens["blue"]})
+    red = socketio.test_client(app, auth={"team": tokens["red"]})
+    display = socketio.test_client(app, auth={"display": True})
+    for c in (blue, red, display):
+        c.get_received()
+    lead.command(**HARVEST)
+    blue_msgs = blue.get_received()
+    red_msgs = red.get_received()
+    team_updates = [m["args"][0] for m in blue_msgs if m["name"] == "team"]
+    assert team_updates and team_updates[-1]["view"]["stock"]["water"] == 6
+    assert all(m["args"][0]["view"]["team"] == "red" for m in red_msgs if m["name"] == "team")
+    assert "blue" not in str([m["args"][0].get("view") for m in red_msgs if m["name"] == "team"])
+    assert "public" in names(display)
+
+
+def test_invalid_team_token_is_refused_at_connect(app):
+    client = socketio.test_client(app, auth={"team": "not-a-token"})
+    assert not client.is_connected()
+
+
+def test_resync_after_a_missed_update(app, web, tokens):
+    lead = web("lead")
+    lead.command(type="start_clock")
+    phone = socketio.test_client(app, auth={"team": tokens["blue"]})
+    phone.get_received()
+    phone.disconnect()
+    lead.command(**HARVEST)                         # the phone misses this one
+    phone = socketio.test_client(app, auth={"team": tokens["blue"]})
+    phone.get_received()
+    phone.emit("sync", {"after": 2, "team": tokens["blue"]})
+    msgs = [m for m in phone.get_received() if m["name"] == "team"]
+    assert msgs[-1]["args"][0]["view"]["stock"]["water"] == 6
+    assert msgs[-1]["args"][0]["seq"] == app.extensions["terrabank"].bank.last_seq
+
+
+def test_facilitators_receive_journal_rows(app, web):
+    lead = web("lead")
+    console = socketio.test_client(app, flask_test_client=lead.client)
+    console.get_received()
+    lead.command(type="start_clock")
+    journal = [m["args"][0] for m in console.get_received() if m["name"] == "journal"]
+    assert journal and journal[-1]["rows"][-1]["type"] == "start_clock"
+
+
+def test_a_team_phone_gets_no_journal(app, web, tokens):
+    phone = socketio.test_client(app, auth={"team": tokens["blue"]})
+    phone.get_received()
+    web("lead").command(type="start_clock")
+    assert "journal" not in names(phone)
