@@ -80,3 +80,29 @@ def test_random_games_keep_every_invariant(plan, tracks_open):
         assert g.problems() == [], (command, g.problems())
     assert reputation_from_entries(g) == g.state.reputation
     assert g.replay() == g.state
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(plan=steps)
+def test_random_games_through_the_durable_bank_reopen_to_the_live_state(plan, tmp_path_factory):
+    """The SQLite journal folds back to exactly the live state, and verify() finds nothing."""
+    from bank.service import Bank
+
+    path = tmp_path_factory.mktemp("prop") / "game.db"
+    bank = Bank.create(path, CONFIG)
+    now = 1_000_000.0
+    bank.execute({"id": "start", "type": "start_clock"}, now=now)
+    for t in TEAMS:
+        bank.execute({"id": f"rich-{t}", "type": "inventory", "team": t, "counted": {r: 30 for r in RESOURCES}}, now=now)
+    for i, (command, wait, _faces) in enumerate(plan):
+        now += wait
+        try:
+            bank.execute({"id": f"c{i}", **command}, now=now)
+        except BankError:
+            pass
+    live = bank.state
+    assert bank.verify() == []
+    bank.close()
+    reopened = Bank.open(path, CONFIG)
+    assert reopened.state == live
+    reopened.close()
