@@ -1,0 +1,80 @@
+"""`terrabank print`: write the print pack (role cards, boards, join cards, report) as PDFs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bank.config import load_config
+from bank.config_model import LANGUAGES
+from bank.errors import BankError
+
+KINDS = ("cards", "boards", "sheets", "join", "report", "all")  # same as printables.pack.KINDS
+NEEDS_GAME = ("join", "report")
+
+
+def add_parser(sub, paths) -> None:
+    """Register `print` on the main parser; `paths(args)` gives (config path, database path)."""
+    p = sub.add_parser("print", help="write the print pack as PDF files")
+    p.add_argument("--kind", choices=KINDS, default="all",
+                   help="cards: role cards; boards: each team's boards; sheets: the shared boards at "
+                        "the bank; join: join cards and big-screen poster; report: end-of-game report; "
+                        "all (default): everything the game has the data for")
+    p.add_argument("--out", default="print", help="folder for the PDF files (default: print)")
+    p.add_argument("--lang", choices=LANGUAGES, help="language (default: config [game] language)")
+    p.add_argument("--base", help="the address phones use, e.g. http://192.168.4.1:5000 (join cards, poster)")
+    p.add_argument("--wifi-ssid", help="Wi-Fi network name for the join cards' QR code")
+    p.add_argument("--wifi-password", default="", help="Wi-Fi password for the join cards' QR code")
+    p.set_defaults(func=lambda args: cmd_print(args, *paths(args)))
+
+
+def _team_urls(db: str, config, base: str) -> dict:
+    """Each team's phone page address, from the tokens kept in the game's database."""
+    from bank.web.access import Access  # the web layer keeps the tokens; loaded only for join cards
+
+    access = Access(db)
+    try:
+        tokens = access.ensure_team_tokens(config.teams)
+    finally:
+        access.close()
+    return {team: f"{base}/t/{tokens[team]}" for team in config.teams if team in tokens}
+
+
+def _base(args, config) -> str:
+    """--base, else this machine's first address and the configured port (as `terrabank links`)."""
+    if args.base:
+        return args.base.rstrip("/")
+    from bank.cli_web import addresses
+
+    return f"http://{addresses()[0]}:{config.port}"
+
+
+def cmd_print(args, config_path: str, db: str) -> int:
+    """Write the PDFs of --kind into --out and list them; skip what needs a game if there is none."""
+    from printables import pack  # ReportLab is loaded only for this command
+
+    config = load_config(config_path)
+    has_game = Path(db).is_file()
+    if args.kind in NEEDS_GAME and not has_game:
+        raise BankError("no_game", f"{args.kind} needs a game, and there is none at {db}: create it with "
+                        "`terrabank init` (or give --db)", path=db)
+    bank, inputs = None, {}
+    if has_game and args.kind in (*NEEDS_GAME, "all"):
+        from bank.service import Bank
+
+        bank = inputs["bank"] = Bank.open(db, config)
+    if has_game and args.kind in ("join", "all"):
+        base = _base(args, config)
+        wifi = (args.wifi_ssid, args.wifi_password) if args.wifi_ssid else None
+        inputs.update(team_urls=_team_urls(db, config, base), base=base, wifi=wifi)
+    try:
+        written = pack.build(args.kind, args.out, config, args.lang, **inputs)
+    finally:
+        if bank is not None:
+            bank.close()
+    for path in written:
+        print(f"Wrote {path}")
+    if args.kind == "all" and not has_game:
+        print(f"No game at {db}: join cards and the report were skipped (create it with `terrabank init`).")
+    if args.kind in ("join", "all") and has_game and not args.wifi_ssid:
+        print("The join cards have no Wi-Fi code: give --wifi-ssid and --wifi-password.")
+    return 0

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Screenshots of the bank counter, a team phone and the big screen, for docs/screenshots/.
+
+Starts the real server on a scratch game (a free local port, a temporary database),
+plays a short morning of the game so the pages have something to show, and saves
+console.png (1280x800), team.png (360x740) and display.png (1920x1080).
+
+    .venv/bin/python bench/screenshots.py [--out docs/screenshots] [--serve]
+
+Needs Playwright's Python package and a Chromium (Debian: apt-get install chromium).
+--serve keeps the seeded server running (prints its address) instead of taking pictures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import logging
+import socket
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+USER, PASSWORD = "lea", "password1"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def install_gettext(app) -> None:
+    """Until the app registers `_` itself, give the templates the same translation function."""
+    from flask import session
+
+    from bank.web.i18n import translate
+
+    language = app.extensions["terrabank"].config.language
+    app.jinja_env.globals.setdefault("_", lambda text, **p: translate(session.get("lang") or language, text, **p))
+
+
+def start_server(folder: Path):
+    """The real app and Socket.IO server on a free port, in a daemon thread: (app, base URL)."""
+    from bank.web import create_app
+    from bank.web.extensions import socketio
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml")})
+    install_gettext(app)
+    app.extensions["terrabank"].access.add_user(USER, PASSWORD, "lead")
+    port = free_port()
+    thread = threading.Thread(target=socketio.run, args=(app,), daemon=True,
+                              kwargs={"host": "127.0.0.1", "port": port, "allow_unsafe_werkzeug": True,
+                                      "use_reloader": False, "log_output": False})
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return app, url
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("the server did not start")
+
+
+def seed(app) -> None:
+    """A plausible game an hour in: harvests, buildings, track steps, an event, a fight."""
+    bank = app.extensions["terrabank"].bank
+    ids = itertools.count(1)
+    start = time.time() - 3600
+
+    def run(command, at=None):
+        bank.execute({"id": f"seed-{next(ids)}", "actor": USER, **command}, now=at or time.time())
+
+    run({"type": "start_clock"}, start)
+    for i in range(8):
+        for n, team in enumerate(("blue", "yellow", "red", "green")):
+            for k, resource in enumerate(("water", "energy", "dioxygen", "flora")):
+                run({"type": "harvest", "team": team, "card": f"harvester-{1 + k % 2}", "resource": resource},
+                    start + 60 + i * 300 + n * 10 + k)
+    for team in ("blue", "yellow", "red"):
+        run({"type": "build", "team": team, "building": "power_plant_1"}, start + 2700)
+    run({"type": "raise_tracks", "team": "green", "steps": {"phytosphere": 2}}, start + 2800)
+    run({"type": "raise_tracks", "team": "blue", "steps": {"hydrosphere": 1}}, start + 2900)
+    run({"type": "open_event", "title": "Sécheresse : l'eau manque !", "accepts": ["water"],
+         "rewards": [{"points": 5}, {"jokers": 2}], "target": 20, "deadline_minutes": 20}, start + 3000)
+    run({"type": "contribute", "event": "ev1", "team": "blue", "tokens": {"water": 2}}, start + 3100)
+    run({"type": "contribute", "event": "ev1", "team": "yellow", "tokens": {"water": 2}}, start + 3200)
+    run({"type": "award", "team": "green", "points": 3, "reason": "fair play"}, start + 3300)
+    run({"type": "fight", "attacker_team": "red", "attacker_card": "pirate-1", "defender_team": "blue",
+         "defender_card": "harvester-1", "winner": "defender", "tokens": {}})
+    run({"type": "fight", "attacker_team": "yellow", "attacker_card": "pirate-1", "defender_team": "blue",
+         "defender_card": "builder-1", "winner": "attacker", "tokens": {"energy": 1}})
+
+
+def login(page, url: str) -> None:
+    page.goto(url + "/login")
+    page.fill("#username", USER)
+    page.fill("#password", PASSWORD)
+    page.click("#login-submit")
+    page.wait_for_url("**/console")
+
+
+def shoot(url: str, app, out: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    out.mkdir(parents=True, exist_ok=True)
+    token = app.extensions["terrabank"].access.team_tokens()["red"]  # red's pirate is waiting after a fight
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        console = browser.new_page(viewport={"width": 1280, "height": 800})
+        login(console, url)
+        console.click('#team-picker [data-team="blue"]')
+        console.click('[data-panel="harvest"] [data-resource="water"]')
+        console.wait_for_selector("#banner.banner-ok")
+        console.wait_for_timeout(600)
+        console.screenshot(path=str(out / "console.png"))
+        team = browser.new_page(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+        team.goto(f"{url}/t/{token}")
+        team.wait_for_selector(".badge-live")
+        team.wait_for_timeout(600)
+        team.screenshot(path=str(out / "team.png"))
+        display = browser.new_page(viewport={"width": 1920, "height": 1080})
+        display.goto(url + "/display")
+        display.wait_for_selector(".badge-live")
+        display.wait_for_timeout(600)
+        display.screenshot(path=str(out / "display.png"))
+        browser.close()
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--serve", action="store_true", help="keep the seeded server running instead")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        app, url = start_server(Path(folder))
+        seed(app)
+        if args.serve:
+            print(f"{url}  (user {USER} / {PASSWORD}; blue team: {url}/t/{app.extensions['terrabank'].access.team_tokens()['blue']})", flush=True)
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                return 0
+        shoot(url, app, args.out)
+        print(f"saved console.png, team.png and display.png in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Shared ReportLab helpers: pages in millimetres, fitted text, token icons, QR codes.
+
+Only ReportLab's built-in Helvetica is used: nothing to embed, the same bytes on
+every machine. Every canvas is made with `invariant=1` so a PDF is reproducible.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+from contextlib import contextmanager
+from functools import lru_cache
+
+from reportlab.graphics.barcode.qr import QrCodeWidget
+from reportlab.lib.colors import HexColor, black, white
+from reportlab.lib.utils import simpleSplit
+from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfgen import canvas as rl_canvas
+
+from .geometry import MM, Box
+
+PT = 25.4 / 72  # one typographic point in millimetres: sizes below are written as `8 * PT`
+FONT, BOLD = "Helvetica", "Helvetica-Bold"
+INK = HexColor("#1a1a1a")
+GREY = HexColor("#6b6b6b")
+LIGHT = HexColor("#f4f4f0")
+
+
+def new_canvas(title: str) -> tuple:
+    """A reproducible PDF canvas writing to memory: (canvas, buffer)."""
+    buf = io.BytesIO()
+    c = rl_canvas.Canvas(buf, invariant=1, pageCompression=1)
+    c.setTitle(title)
+    c.setAuthor("Terrabank")
+    c.setCreator("Terrabank print pack")
+    return c, buf
+
+
+def finish(c, buf) -> bytes:
+    """Close the PDF and return its bytes."""
+    c.save()
+    return buf.getvalue()
+
+
+@contextmanager
+def page(c, size: tuple):
+    """One page of `size` mm; inside, every length is in millimetres."""
+    c.setPageSize((size[0] * MM, size[1] * MM))
+    c.saveState()
+    c.scale(MM, MM)
+    yield
+    c.restoreState()
+    c.showPage()
+
+
+def colour(hex_value: str):
+    """A ReportLab colour from '#rrggbb'."""
+    return HexColor(hex_value)
+
+
+def _luminance(hex_value: str) -> float:
+    """WCAG relative luminance of '#rrggbb'."""
+    channels = [int(hex_value[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def white_contrast(hex_value: str) -> float:
+    """WCAG contrast ratio of white on this colour (4.5 for text, 3 for shapes)."""
+    return 1.05 / (_luminance(hex_value) + 0.05)
+
+
+def ink_on(hex_value: str):
+    """Black or white, whichever contrasts more with the background (dark text on yellow)."""
+    lum = _luminance(hex_value)
+    return INK if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else white
+
+
+def fit_size(text: str, font: str, size: float, width: float, smallest: float = 4 * PT) -> float:
+    """The largest size up to `size` at which `text` fits in `width` (never below `smallest`)."""
+    needed = stringWidth(text, font, size)
+    return size if needed <= width else max(smallest, size * width / needed)
+
+
+def text(c, value: str, x: float, y: float, size: float, font: str = FONT, fill=INK,
+         align: str = "left", width: float | None = None) -> float:
+    """One line at baseline y, shrunk to `width` if given; returns the size used."""
+    if width is not None:
+        size = fit_size(value, font, size, width)
+    c.setFont(font, size)
+    c.setFillColor(fill)
+    draw = {"left": c.drawString, "centre": c.drawCentredString, "right": c.drawRightString}[align]
+    draw(x, y, value)
+    return size
+
+
+def wrap(value: str, font: str, size: float, width: float) -> list:
+    """The lines of `value` wrapped to `width`."""
+    return simpleSplit(value, font, size, width)
+
+
+def break_anywhere(value: str, font: str, size: float, width: float) -> list:
+    """Lines of a word with no spaces (a URL), cut wherever the width is reached."""
+    lines, line = [], ""
+    for ch in value:
+        if line and stringWidth(line + ch, font, size) > width:
+            lines.append(line)
+            line = ""
+        line += ch
+    return lines + [line] if line else lines
+
+
+def fits(value: str, font: str, size: float, box: Box, leading: float = 1.2) -> bool:
+    """Whether `value` wrapped to the box width at `size` fits its height."""
+    lines = wrap(value, font, size, box.w)
+    widest = max((stringWidth(line, font, size) for line in lines), default=0)
+    return len(lines) * size * leading <= box.h + 1e-6 and widest <= box.w + 1e-6
+
+
+def paragraph(c, value: str, box: Box, size: float, font: str = FONT, fill=INK,
+              smallest: float = 5 * PT, leading: float = 1.2, align: str = "left",
+              middle: bool = False) -> float:
+    """Wrapped text from the top (or `middle`) of `box`, shrunk until it fits; returns the height used."""
+    while size > smallest and not fits(value, font, size, box, leading):
+        size = max(smallest, size - 0.25 * PT)
+    lines = wrap(value, font, size, box.w)
+    room = max(1, int((box.h + 1e-6) // (size * leading)))
+    if len(lines) > room:  # still too long at the smallest size: cut, and say so
+        lines = lines[:room - 1] + [lines[room - 1].rstrip() + "…"]
+    x = {"left": box.x, "centre": box.x + box.w / 2, "right": box.right}[align]
+    used = len(lines) * size * leading
+    y = box.top - size * 0.9 - ((box.h - used) / 2 if middle else 0)
+    for line in lines:
+        text(c, line, x, y, size, font, fill, align)
+        y -= size * leading
+    return used
+
+
+def rounded(c, box: Box, radius: float, fill=None, stroke=None, width: float = 0.3) -> None:
+    """A rounded rectangle, filled and/or outlined."""
+    if fill is not None:
+        c.setFillColor(fill)
+    if stroke is not None:
+        c.setStrokeColor(stroke)
+        c.setLineWidth(width)
+    c.roundRect(box.x, box.y, box.w, box.h, radius, stroke=int(stroke is not None), fill=int(fill is not None))
+
+
+@lru_cache(maxsize=256)
+def qr_runs(payload: str) -> tuple:
+    """The QR matrix of `payload` (level M) as dark runs (row, first column, length), and its size."""
+    encoder = QrCodeWidget(payload, barLevel="M").qr
+    encoder.make()
+    runs = []
+    for r, row in enumerate(encoder.modules):
+        col = 0
+        for dark, group in itertools.groupby(bool(m) for m in row):
+            count = len(list(group))
+            if dark:
+                runs.append((r, col, count))
+            col += count
+    return tuple(runs), encoder.getModuleCount()
+
+
+def qr(c, payload: str, x: float, y: float, size: float, quiet: float = 1.5) -> None:
+    """A QR code `size` mm wide at (x, y), on a white square `quiet` mm wider on each side.
+
+    ReportLab's QR widget encodes; its dark runs are drawn here as one path,
+    which is several times faster than rendering the widget's shapes one by one.
+    """
+    c.setFillColor(white)
+    c.rect(x - quiet, y - quiet, size + 2 * quiet, size + 2 * quiet, stroke=0, fill=1)
+    runs, count = qr_runs(payload)
+    module = size / count
+    path = c.beginPath()
+    for r, col, length in runs:
+        path.rect(x + col * module, y + size - (r + 1) * module, length * module, module)
+    c.setFillColor(black)  # full contrast for phone cameras in bright daylight
+    c.drawPath(path, stroke=0, fill=1)
+
+
+def cut_marks(c, marks: list) -> None:
+    """Thin black cut marks from geometry.cut_marks."""
+    c.setStrokeColor(INK)
+    c.setLineWidth(0.25 * PT)
+    for (x1, y1), (x2, y2) in marks:
+        c.line(x1, y1, x2, y2)
+
+
+def dashed_box(c, box: Box, stroke=GREY) -> None:
+    """A dashed outline (tick boxes, glue strips)."""
+    c.saveState()
+    c.setDash(1, 1)
+    c.setStrokeColor(stroke)
+    c.setLineWidth(0.3)
+    c.rect(box.x, box.y, box.w, box.h, stroke=1, fill=0)
+    c.restoreState()

@@ -1,0 +1,153 @@
+"""The printed words, in French and English; game names come from config.toml."""
+
+from __future__ import annotations
+
+from bank.config_model import LANGUAGES
+
+# Texts written for the print pack (not copied from the rules). {name} fields are
+# filled by the renderers.
+TEXTS = {
+    "fr": {
+        "strength": "Force",
+        "card_all": "Une carte pour quitter la base. Portez autant de jetons que vous voulez.",
+        "role_harvester": "À la banque : récoltez {tokens} d'une ressource au choix, jamais un joker. "
+                          "Rapportez-le à la base avant de récolter à nouveau.",
+        "role_merchant": "Allez échanger dans la base d'une autre équipe. Sans accord : échange forcé, "
+                         "un jeton contre un jeton.",
+        "role_builder": "À la banque : construisez, achetez des animaux et payez les pas des pistes de "
+                        "terraformation.",
+        "role_pirate": "Touchez un joueur d'une autre équipe : combat à la banque. Victoire : prenez ce qu'il porte.",
+        "role_other": "Présentez cette carte à la banque.",
+        "rounds": "Manches à gagner", "vs": "contre", "you": "vous", "them": "eux",
+        "everyone_only": "* seulement avec « tout le monde se bat »",
+        "wait": "Attente après un combat", "base_rule": "Règle de base", "won": "gagné", "lost": "perdu",
+        "at_once": "aussitôt", "no_wait": "aucune", "card_no": "n° {n}", "optional": "option", "extra_card": "Carte en option, achetée à la banque :",
+        "back_hint": "Carte de rôle",
+        "print_note": "Imprimer à 100 % (taille réelle), recto verso bord long. Couper sur les traits.",
+        "board_bonuses": "Bonus de terraformation", "board_resources": "Ressources",
+        "board_buildings": "Bâtiments", "board_animals": "Animaux", "cost": "Coût",
+        "requires": "Prérequis", "effect": "Effet", "reputation": "Réputation",
+        "level": "Niveau", "unlock": "Animaux débloqués quand les 3 pistes atteignent ce niveau",
+        "step": "Un pas : {n} {res}, +{rep} réputation", "common": "Animaux communs : un par équipe",
+        "unique": "Animaux uniques : un seul dans la partie", "glue": "coller ici",
+        "dice": "dé", "dice_plural": "dés", "token": "jeton", "token_plural": "jetons", "tracks_title": "Pistes de terraformation",
+        "cap": "Au plus {n} bâtiments tant que vous n'avez pas de bâtiment qui lève la limite.",
+        "eff_cap_exempt": "se construit toujours", "eff_lifts_cap": "lève la limite de bâtiments",
+        "eff_double": "{res} : récolte ×{n}", "eff_discount": "-{n} {res} sur {what}",
+        "eff_dice_harvest": "{n} {dice} bonus par jeton récolté", "eff_dice_build": "{n} {dice} bonus à la construction",
+        "what_buildings": "bâtiments", "what_animals": "animaux",
+        "unlock_short": "Achat d'animaux dès que les 3 pistes sont au niveau {n}.",
+        "join_wifi": "1. Wi-Fi", "join_page": "2. Page de l'équipe", "network": "Réseau", "password": "Mot de passe",
+        "join_scan": "Scannez avec l'appareil photo du téléphone.", "join_title": "Rejoindre la partie",
+        "wifi_ask": "Demandez le Wi-Fi à l'animation.", "join_type": "ou tapez l'adresse :",
+        "join_keep": "Gardez cette carte dans l'équipe : le lien est secret.",
+        "poster_title": "Le tableau de la partie", "poster_open": "Ouvrez cette adresse sur le grand écran :",
+        "report_title": "Bilan de la partie", "standings": "Classement", "winner": "Vainqueur",
+        "winners": "Ex æquo", "ended_by": "Fin de la partie", "not_ended": "La partie n'est pas terminée.",
+        "end_time": "temps écoulé", "end_stopped": "arrêtée par l'animation",
+        "end_reputation": "terraformation complète et {n} points de réputation atteints",
+        "end_animals": "terraformation complète et {n} animaux possédés",
+        "rep_over_time": "Réputation au fil du temps", "track_progress": "Progression des pistes",
+        "minutes": "minutes de jeu", "rank": "Rang", "team": "Équipe", "trades": "Échanges",
+        "fights": "Combats", "contributions": "Contributions aux événements", "rate_changes": "Taux de change",
+        "rate": "{tokens} jetons = {points} point(s)", "fights_line": "{won} gagnés, {lost} perdus",
+        "board_1": "Plateau d'équipe 1 : terraformation et bâtiments",
+        "board_2": "Plateau d'équipe 2 : animaux", "bank_copy": "Exemplaire de la banque",
+        "discounts_apply": "Les réductions de vos bâtiments s'appliquent aux animaux.",
+        "joker_note": "remplace une ressource, ou +{n} réputation", "your_colour": "votre couleur",
+        "kind_common": "commun", "kind_unique": "unique", "animals_needed": "{n} animaux",
+        "end_goal": "Fin : terraformation complète et {rep} points ou {animals} animaux.",
+        "kind": "Type", "bonus_hint": "Quand votre pas atteint le niveau :",
+        "animals_title": "Animaux", "slot_hint": "Posez un jeton de votre équipe sur l'animal acheté.",
+        "start": "Départ", "after": "après {n} min", "free": "libre", "forced": "forcé",
+        "trade_line": "{m} min · avec {other} ({kind}) : donné {gave}, reçu {got}",
+        "fight_line": "{m} min · {card} contre {other} ({other_card}) : {result}",
+        "more": "… et {n} de plus", "rate_line": "{m} min : {was} devient {now}", "by": "par {actor}",
+        "tokens_given": "{n} jetons",
+    },
+    "en": {
+        "strength": "Strength",
+        "card_all": "You need a card to leave the base. Carry as many tokens as you like.",
+        "role_harvester": "At the bank: collect {tokens} of a resource you choose, never a joker. "
+                          "Bring it back to base before harvesting again.",
+        "role_merchant": "Go and trade at another team's base. No deal? A forced swap, one token for one token.",
+        "role_builder": "At the bank: build, buy animals and pay steps on the terraforming tracks.",
+        "role_pirate": "Tag a player of another team: you fight at the bank. Win and take what they carry.",
+        "role_other": "Show this card at the bank.",
+        "rounds": "Rounds to win", "vs": "against", "you": "you", "them": "them",
+        "everyone_only": "* only with 'everyone fights'",
+        "wait": "Wait after a fight", "base_rule": "Base rule", "won": "won", "lost": "lost",
+        "at_once": "at once", "no_wait": "none", "card_no": "no. {n}", "optional": "optional", "extra_card": "Optional card, bought at the bank:",
+        "back_hint": "Role card",
+        "print_note": "Print at 100% (actual size), two-sided, flip on long edge. Cut on the marks.",
+        "board_bonuses": "Terraforming bonuses", "board_resources": "Resources",
+        "board_buildings": "Buildings", "board_animals": "Animals", "cost": "Cost",
+        "requires": "Needs", "effect": "Effect", "reputation": "Reputation",
+        "level": "Level", "unlock": "Animals unlock when all 3 tracks reach this level",
+        "step": "One step: {n} {res}, +{rep} reputation", "common": "Common animals: one per team",
+        "unique": "Unique animals: one in the whole game", "glue": "glue here",
+        "dice": "die", "dice_plural": "dice", "token": "token", "token_plural": "tokens", "tracks_title": "Terraforming tracks",
+        "cap": "At most {n} buildings until you own one that lifts the limit.",
+        "eff_cap_exempt": "may always be built", "eff_lifts_cap": "lifts the building limit",
+        "eff_double": "{res} harvest ×{n}", "eff_discount": "-{n} {res} on {what}",
+        "eff_dice_harvest": "{n} bonus {dice} per harvested token", "eff_dice_build": "{n} bonus {dice} when built",
+        "what_buildings": "buildings", "what_animals": "animals",
+        "unlock_short": "Animals on sale once all 3 tracks reach level {n}.",
+        "join_wifi": "1. Wi-Fi", "join_page": "2. Team page", "network": "Network", "password": "Password",
+        "join_scan": "Scan with the phone's camera.", "join_title": "Join the game",
+        "wifi_ask": "Ask the facilitators for the Wi-Fi.", "join_type": "or type the address:",
+        "join_keep": "Keep this card in your team: the link is secret.",
+        "poster_title": "The game board", "poster_open": "Open this address on the big screen:",
+        "report_title": "Game report", "standings": "Standings", "winner": "Winner",
+        "winners": "Tie", "ended_by": "End of the game", "not_ended": "The game is not over.",
+        "end_time": "time is up", "end_stopped": "stopped by the facilitators",
+        "end_reputation": "terraforming complete and {n} reputation reached",
+        "end_animals": "terraforming complete and {n} animals owned",
+        "rep_over_time": "Reputation over time", "track_progress": "Track progress",
+        "minutes": "minutes played", "rank": "Rank", "team": "Team", "trades": "Trades",
+        "fights": "Fights", "contributions": "Event contributions", "rate_changes": "Exchange rate",
+        "rate": "{tokens} tokens = {points} point(s)", "fights_line": "{won} won, {lost} lost",
+        "board_1": "Team board 1: terraforming and buildings",
+        "board_2": "Team board 2: animals", "bank_copy": "Bank's copy",
+        "discounts_apply": "Your buildings' discounts apply to animals.",
+        "joker_note": "stands in for any resource, or +{n} reputation", "your_colour": "your colour",
+        "kind_common": "common", "kind_unique": "unique", "animals_needed": "{n} animals",
+        "end_goal": "End: terraforming complete and {rep} points or {animals} animals.",
+        "kind": "Kind", "bonus_hint": "When your step reaches the level:",
+        "animals_title": "Animals", "slot_hint": "Put one of your team's markers on the animal you buy.",
+        "start": "Start", "after": "after {n} min", "free": "free", "forced": "forced",
+        "trade_line": "{m} min · with {other} ({kind}): gave {gave}, got {got}",
+        "fight_line": "{m} min · {card} against {other} ({other_card}): {result}",
+        "more": "… and {n} more", "rate_line": "{m} min: {was} became {now}", "by": "by {actor}",
+        "tokens_given": "{n} tokens",
+    },
+}
+
+
+def check_language(lang: str) -> str:
+    """The language, or ValueError naming the ones we print."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {lang!r}")
+    return lang
+
+
+def t(lang: str, key: str, **fields) -> str:
+    """A printed sentence in `lang` with its fields filled in."""
+    return TEXTS[check_language(lang)][key].format(**fields)
+
+
+def name(label, lang: str) -> str:
+    """A config label ({fr, en}) in `lang`, falling back to any language given."""
+    if isinstance(label, dict):
+        return label.get(lang) or next(iter(label.values()), "")
+    return str(label)
+
+
+def short(label, lang: str) -> str:
+    """A config label without its parenthesis: 'Joker (reputation)' -> 'Joker'."""
+    return name(label, lang).split(" (")[0]
+
+
+def word(lang: str, key: str, n: int) -> str:
+    """A noun agreeing with its number: word('en', 'dice', 2) -> 'dice'."""
+    return t(lang, key if n == 1 else f"{key}_plural")

@@ -1,0 +1,77 @@
+"""The print pack: which PDFs each kind writes, under fixed safe names, inside one folder."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from .boards import render_team_boards
+from .cards import render_cards
+from .commons import render_common
+from .join import render_join, render_poster
+from .labels import check_language
+from .report import render_report
+
+# boards: each team's own A4 boards; sheets: the shared boards at the bank (A3, and two A4 halves each).
+KINDS = ("cards", "boards", "sheets", "join", "report", "all")
+SAFE_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*\.pdf$")
+
+
+def safe_path(out_dir, filename: str) -> Path:
+    """`out_dir/filename`, refusing any name that could leave the folder."""
+    if not SAFE_NAME.match(filename):
+        raise ValueError(f"unsafe output file name {filename!r}")
+    folder = Path(out_dir).resolve()
+    path = (folder / filename).resolve()
+    if path.parent != folder:
+        raise ValueError(f"{filename!r} would be written outside {folder}")
+    return path
+
+
+def write(out_dir, filename: str, data: bytes) -> Path:
+    """Write a PDF atomically (a reader never sees half a file); returns its path."""
+    path = safe_path(out_dir, filename)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return path
+
+
+def documents(kind: str, config, lang: str, *, bank=None, team_urls=None, base=None, wifi=None) -> list:
+    """(file name, render function) pairs for `kind`; rendering happens only when called."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    wanted = {"cards", "boards", "sheets", "join", "report"} if kind == "all" else {kind}
+    docs = []
+    if "cards" in wanted:
+        docs.append((f"cards-{lang}.pdf", lambda: render_cards(config, lang)))
+    if "boards" in wanted:
+        docs.append((f"team-boards-{lang}.pdf", lambda: render_team_boards(config, lang)))
+    if "sheets" in wanted:
+        docs.append((f"shared-boards-a3-{lang}.pdf", lambda: render_common(config, lang)))
+        docs.append((f"shared-boards-a4-halves-{lang}.pdf", lambda: render_common(config, lang, halves=True)))
+    if "join" in wanted and team_urls:
+        docs.append((f"join-cards-{lang}.pdf", lambda: render_join(config, team_urls, lang, wifi)))
+    if "join" in wanted and base:
+        docs.append((f"big-screen-poster-{lang}.pdf", lambda: render_poster(config, f"{base.rstrip('/')}/display", lang)))
+    if "report" in wanted and bank is not None:
+        docs.append((f"report-{lang}.pdf", lambda: render_report(bank, lang)))
+    return docs
+
+
+def build(kind: str, out_dir, config, lang: str | None = None, *, bank=None, team_urls: dict | None = None,
+          base: str | None = None, wifi: tuple | None = None) -> list:
+    """Write the PDFs of `kind` into `out_dir` (created if needed); returns the paths written.
+
+    Join cards need `team_urls` ({team: phone page URL}), the poster `base`, the
+    report an open `bank`; with kind "all" what lacks its input is skipped.
+    """
+    lang = check_language(lang or config.language)
+    if kind == "join" and not (team_urls or base):
+        raise ValueError("join cards need each team's phone page address, and the poster the bank's address")
+    if kind == "report" and bank is None:
+        raise ValueError("the report needs a game: open the bank's database")
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    docs = documents(kind, config, lang, bank=bank, team_urls=team_urls, base=base, wifi=wifi)
+    return [write(out_dir, filename, render()) for filename, render in docs]

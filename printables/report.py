@@ -1,0 +1,208 @@
+"""The end-of-game report: standings, how it ended, curves over time, each team's story."""
+
+from __future__ import annotations
+
+from reportlab.graphics import renderPDF
+from reportlab.graphics.charts.lineplots import LinePlot
+from reportlab.graphics.shapes import Drawing
+from reportlab.lib.colors import white
+from reportlab.pdfbase.pdfmetrics import stringWidth
+
+from .boards import BANK_COLOUR, header
+from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, colour, finish, new_canvas, paragraph, rounded, text
+from .geometry import A4, MM, Box
+from .icons import in_words
+from .labels import name, t
+from .report_data import Summary, summarise
+
+AREA = Box(14, 14, A4[0] - 28, A4[1] - 28)
+LIST_LIMIT = 8  # lines of trades or fights shown per team before "... and n more"
+
+
+class Flow:
+    """Pages filled from the top; a new A4 page starts when a block does not fit."""
+
+    def __init__(self, c):
+        self.c, self.y, self.open = c, AREA.top, False
+
+    def need(self, height: float) -> float:
+        """Room for `height` mm: on this page if it fits, else on a new one; returns the top y."""
+        if not self.open or self.y - height < AREA.y:
+            self.close()
+            self.c.setPageSize((A4[0] * MM, A4[1] * MM))
+            self.c.saveState()
+            self.c.scale(MM, MM)
+            self.open, self.y = True, AREA.top
+        top = self.y
+        self.y -= height
+        return top
+
+    def close(self) -> None:
+        if self.open:
+            self.c.restoreState()
+            self.c.showPage()
+            self.open = False
+
+
+def end_sentence(config, ended: dict | None, lang: str) -> str:
+    """Why and when the game ended (R35), or that it has not."""
+    if not ended:
+        return t(lang, "not_ended")
+    reason = {"time": t(lang, "end_time"), "stopped": t(lang, "end_stopped"),
+              "reputation": t(lang, "end_reputation", n=config.reputation_threshold),
+              "animals": t(lang, "end_animals", n=config.animals_threshold)}.get(ended["reason"], ended["reason"])
+    return f"{t(lang, 'ended_by')} : {reason}, {t(lang, 'after', n=round(ended['elapsed'] / 60))}" if lang == "fr" \
+        else f"{t(lang, 'ended_by')}: {reason}, {t(lang, 'after', n=round(ended['elapsed'] / 60))}"
+
+
+def winner_line(config, ended: dict | None, lang: str) -> str:
+    """'Winner: Green', or the teams sharing first place."""
+    if not ended or not ended["winners"]:
+        return ""
+    names = ", ".join(name(config.teams[w].label, lang) for w in ended["winners"])
+    word = t(lang, "winner" if len(ended["winners"]) == 1 else "winners")
+    return f"{word} : {names}" if lang == "fr" else f"{word}: {names}"
+
+
+def _standings(c, summary: Summary, config, top: float, lang: str) -> None:
+    """Rank, team, reputation, animals, buildings."""
+    cols = (AREA.x, AREA.x + 18, AREA.x + 100, AREA.x + 135, AREA.x + 165)
+    heads = (t(lang, "rank"), t(lang, "team"), t(lang, "reputation"), t(lang, "board_animals"), t(lang, "board_buildings"))
+    for x, head in zip(cols, heads):
+        text(c, head, x, top - 4, 8 * PT, BOLD, GREY)
+    for i, row in enumerate(summary.standings):
+        y = top - 6 - 7 * (i + 1)
+        if i % 2 == 0:
+            c.setFillColor(LIGHT)
+            c.rect(AREA.x, y - 2, AREA.w, 7, stroke=0, fill=1)
+        c.setFillColor(colour(row["colour"]))
+        c.circle(cols[1] + 2.5, y + 1.5, 2.2, stroke=0, fill=1)
+        values = (str(row["rank"]), name(row["label"], lang), str(row["reputation"]), str(row["animals"]), str(row["buildings"]))
+        for j, (x, value) in enumerate(zip(cols, values)):
+            text(c, value, x + (7 if j == 1 else 0), y, 11 * PT, BOLD if j < 3 else FONT, width=60 if j == 1 else None)
+
+
+def chart(c, box: Box, series: list, minutes: float, lang: str) -> None:
+    """A line chart of (label, colour, points) over game minutes, with its legend under it."""
+    plot_box = Box(box.x, box.y + 8, box.w, box.h - 8)
+    drawing = Drawing(plot_box.w, plot_box.h)
+    plot = LinePlot()
+    plot.x, plot.y, plot.width, plot.height = 10, 8, plot_box.w - 14, plot_box.h - 10
+    plot.data = [points for _, _, points in series]
+    for i, (_, hex_value, _) in enumerate(series):
+        plot.lines[i].strokeColor = colour(hex_value)
+        plot.lines[i].strokeWidth = 0.7
+    top = max([y for _, _, points in series for _, y in points] + [1])
+    plot.xValueAxis.valueMin, plot.xValueAxis.valueMax = 0, max(1.0, minutes)
+    plot.yValueAxis.valueMin, plot.yValueAxis.valueMax = 0, top
+    for axis, ticks in ((plot.xValueAxis, "tickDown"), (plot.yValueAxis, "tickLeft")):
+        setattr(axis, ticks, 1)
+        axis.strokeWidth = 0.2
+        axis.labels.fontName, axis.labels.fontSize = FONT, 7 * PT
+    plot.xValueAxis.labels.dy = -1
+    plot.yValueAxis.labels.dx = -1
+    drawing.add(plot)
+    renderPDF.draw(drawing, c, plot_box.x, plot_box.y)
+    text(c, t(lang, "minutes"), plot_box.right - 4, plot_box.y + 1, 7 * PT, FONT, GREY, "right")
+    x = box.x + 10
+    for label, hex_value, _ in series:
+        c.setFillColor(colour(hex_value))
+        c.rect(x, box.y + 1.5, 5, 2, stroke=0, fill=1)
+        text(c, label, x + 6.5, box.y + 1.5, 8 * PT)
+        x += 12 + stringWidth(label, FONT, 8 * PT)
+
+
+def _front_page(flow: Flow, summary: Summary, config, lang: str) -> None:
+    """Title, the end, standings, reputation and track curves."""
+    c = flow.c
+    top = flow.need(16)
+    header(c, Box(AREA.x, top - 14, AREA.w, 14), BANK_COLOUR, name(config.title, lang), t(lang, "report_title"))
+    top = flow.need(24)
+    rounded(c, Box(AREA.x, top - 20, AREA.w, 18), 2, fill=white, stroke=INK)
+    text(c, end_sentence(config, summary.ended, lang), AREA.x + 4, top - 8, 10 * PT, FONT, width=AREA.w - 8)
+    text(c, winner_line(config, summary.ended, lang), AREA.x + 4, top - 16, 14 * PT, BOLD, width=AREA.w - 8)
+    top = flow.need(20 + 7 * len(summary.standings))
+    text(c, t(lang, "standings"), AREA.x, top - 5, 12 * PT, BOLD)
+    _standings(c, summary, config, top - 7, lang)
+    teams = [(name(config.teams[tm].label, lang), config.teams[tm].colour, pts) for tm, pts in summary.reputation.items()]
+    tracks = [(name(config.tracks[tr].label, lang), config.resources[config.tracks[tr].resource].colour, pts)
+              for tr, pts in summary.tracks.items()]
+    for title, series, height in ((t(lang, "rep_over_time"), teams, 78), (t(lang, "track_progress"), tracks, 62)):
+        top = flow.need(height + 8)
+        text(c, title, AREA.x, top - 5, 12 * PT, BOLD)
+        chart(c, Box(AREA.x, top - 8 - height, AREA.w, height), series, summary.minutes, lang)
+
+
+def _story_lines(config, story, lang: str) -> tuple:
+    """A team's fights and trades as sentences, newest last."""
+    def team_name(team_id):
+        return name(config.teams[team_id].label, lang)
+    def card(card_id):
+        role = config.role_of(card_id)
+        return f"{name(role.label, lang)} {card_id.rpartition('-')[2]}" if role else card_id
+    fights = [t(lang, "fight_line", m=round(f["minute"]), card=card(f["card"]), other=team_name(f["other"]),
+                other_card=card(f["other_card"]), result=t(lang, "won" if f["won"] else "lost")) for f in story.fights]
+    trades = [t(lang, "trade_line", m=round(tr["minute"]), other=team_name(tr["other"]), kind=t(lang, tr["kind"]),
+                gave=in_words(config, tr["gave"], lang), got=in_words(config, tr["got"], lang)) for tr in story.trades]
+    return fights, trades
+
+
+def _limited(lines: list, lang: str) -> list:
+    """At most LIST_LIMIT lines, then how many were left out."""
+    if len(lines) <= LIST_LIMIT:
+        return lines
+    return lines[:LIST_LIMIT] + [t(lang, "more", n=len(lines) - LIST_LIMIT)]
+
+
+def _team_page_block(flow: Flow, config, team_id: str, summary: Summary, lang: str) -> None:
+    """One team's story: owned things, contributions, fights and trades."""
+    c, story = flow.c, summary.teams[team_id]
+    team = config.teams[team_id]
+    fights, trades = _story_lines(config, story, lang)
+    won = sum(f["won"] for f in story.fights)
+    blocks = [
+        (t(lang, "board_buildings"), [", ".join(name(config.buildings[b].label, lang) for b in story.buildings) or "-"]),
+        (t(lang, "board_animals"), [", ".join(name(config.animals[a].label, lang) for a in story.animals) or "-"]),
+        (t(lang, "contributions"), [f"{title} : {t(lang, 'tokens_given', n=n)}" if lang == "fr" else
+                                    f"{title}: {t(lang, 'tokens_given', n=n)}" for title, n in story.contributions.items()] or ["-"]),
+        (f"{t(lang, 'fights')} ({t(lang, 'fights_line', won=won, lost=len(story.fights) - won)})", _limited(fights, lang) or ["-"]),
+        (t(lang, "trades"), _limited(trades, lang) or ["-"]),
+    ]
+    height = 14 + sum(6 + 4 * len(lines) for _, lines in blocks)
+    top = flow.need(height)
+    points = next(r["reputation"] for r in summary.standings if r["team"] == team_id)
+    header(c, Box(AREA.x, top - 11, AREA.w, 11), team.colour, name(team.label, lang), f"{points} {t(lang, 'reputation').lower()}")
+    y = top - 15
+    for title, lines in blocks:
+        text(c, title, AREA.x, y - 3.5, 10 * PT, BOLD)
+        y -= 5.5
+        for line in lines:
+            y -= paragraph(c, line, Box(AREA.x + 3, y - 4, AREA.w - 3, 4), 8.5 * PT, smallest=6 * PT)
+        y -= 0.5
+    flow.y = min(flow.y, y - 2)
+
+
+def _rates(flow: Flow, summary: Summary, lang: str) -> None:
+    """Every change of the exchange rate, when and by whom (R32)."""
+    lines = [t(lang, "rate_line", m=round(r["minute"]), was=t(lang, "rate", **r["was"]), now=t(lang, "rate", **r["now"]))
+             + (f" ({t(lang, 'by', actor=r['actor'])})" if r["actor"] else "") for r in summary.rates] or ["-"]
+    top = flow.need(10 + 4.5 * len(lines))
+    text(flow.c, t(lang, "rate_changes"), AREA.x, top - 5, 12 * PT, BOLD)
+    for i, line in enumerate(lines):
+        text(flow.c, line, AREA.x + 3, top - 11 - 4.5 * i, 9 * PT, FONT, INK, width=AREA.w - 3)
+
+
+def render_report(bank, lang: str | None = None) -> bytes:
+    """The report of the game in `bank` (a bank.service.Bank), as an A4 PDF."""
+    config = bank.config
+    lang = lang or config.language
+    summary = summarise(config, bank.journal_rows(0))
+    c, buf = new_canvas(f"{name(config.title, lang)} - {t(lang, 'report_title')}")
+    flow = Flow(c)
+    _front_page(flow, summary, config, lang)
+    flow.close()
+    for team_id in config.teams:
+        _team_page_block(flow, config, team_id, summary, lang)
+    _rates(flow, summary, lang)
+    flow.close()
+    return finish(c, buf)

@@ -1,0 +1,88 @@
+"""What the end-of-game report says, read from the journal: no drawing here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bank import views
+from bank.state import GameState
+
+
+@dataclass
+class TeamStory:
+    """One team's game: what it owns at the end and what it did on the way."""
+
+    buildings: list = field(default_factory=list)
+    animals: list = field(default_factory=list)
+    contributions: dict = field(default_factory=dict)  # event title -> tokens given
+    trades: list = field(default_factory=list)         # {"minute", "other", "kind", "gave", "got"}
+    fights: list = field(default_factory=list)         # {"minute", "other", "card", "other_card", "won"}
+
+
+@dataclass
+class Summary:
+    """The whole game: standings, how it ended, curves over game time, each team's story."""
+
+    standings: list
+    ended: dict | None
+    minutes: float
+    reputation: dict   # team -> [(minute, points)], a step curve
+    tracks: dict       # track -> [(minute, level)]
+    rates: list        # {"minute", "was", "now", "actor"}
+    teams: dict        # team -> TeamStory
+
+
+def _step(curve: list, minute: float, value) -> None:
+    """Add a point to a step curve: the old value up to now, then the new one."""
+    if curve[-1][1] != value:
+        curve.append((minute, curve[-1][1]))
+        curve.append((minute, value))
+
+
+def summarise(config, rows) -> Summary:
+    """Replay journal rows into the report's figures; reversed entries are left out of the stories."""
+    state = GameState.initial(config)
+    reputation = {t: [(0.0, 0)] for t in config.teams}
+    tracks = {t: [(0.0, 0)] for t in config.tracks}
+    records, minute = [], 0.0
+    for row in rows:
+        for event in row["events"]:
+            state.apply(event)
+        minute = state.elapsed(row["at"]) / 60
+        for team in config.teams:
+            _step(reputation[team], minute, state.reputation[team])
+        for track in config.tracks:
+            _step(tracks[track], minute, state.tracks[track])
+        if row["type"] != "reverse":
+            records += [(row["seq"], minute, row.get("actor"), e) for e in row["events"]]
+    for curve in (*reputation.values(), *tracks.values()):
+        curve.append((max(minute, curve[-1][0]), curve[-1][1]))  # draw every line to the end
+    stories = {t: TeamStory(list(state.buildings[t]), list(state.animals[t])) for t in config.teams}
+    undone = set(state.reversed)
+    kept = [(m, actor, e) for seq, m, actor, e in records if seq not in undone]
+    rates = _tell(kept, stories, state)
+    return Summary(views.standings(state, config, 0), state.ended, minute, reputation, tracks, rates, stories)
+
+
+def _tell(records: list, stories: dict, state: GameState) -> list:
+    """Give each team its trades, fights and contributions; return the rate changes."""
+    rates = []
+    for minute, actor, e in records:
+        kind = e["type"]
+        if kind == "trade":
+            merchant, visited = e["merchant_team"], e["visited_team"]
+            for team, other, gave, got in ((merchant, visited, e["give"], e["take"]), (visited, merchant, e["take"], e["give"])):
+                stories[team].trades.append({"minute": minute, "other": other, "kind": e["kind"], "gave": gave, "got": got})
+        elif kind == "fight":
+            sides = (("attacker", e["attacker_team"], e["attacker_card"]), ("defender", e["defender_team"], e["defender_card"]))
+            for (side, team, card), (_, other, other_card) in zip(sides, reversed(sides)):
+                stories[team].fights.append({"minute": minute, "other": other, "card": card,
+                                             "other_card": other_card, "won": e["winner"] == side})
+        elif kind == "contributed":
+            title = state.events.get(e["event"], {}).get("title", e["event"])
+            given = stories[e["team"]].contributions
+            given[title] = given.get(title, 0) + e["amount"]
+        elif kind == "rate_set":
+            rates.append({"minute": minute, "was": e["was"], "now": {"tokens": e["tokens"], "points": e["points"]},
+                          "actor": actor})
+    return rates

@@ -1,0 +1,276 @@
+/* Game control (lead facilitator): the clock, the exchange rate, optional rules, events,
+ * awards and penalties, refills, inventory corrections, team links and exports.
+ */
+(function () {
+  "use strict";
+  var TB = window.TB, W = window.W, el = TB.el, t = TB.t;
+
+  var state = null, may = [], role = null;
+  var banner = TB.$("#banner");
+  var rewards = [{ points: 5 }, { points: 3 }, { points: 1 }];
+  var inventory = null;
+
+  async function loadState() {
+    var r = await TB.get("/api/state");
+    if (r.status === 401) { window.location.href = "/login"; return; }
+    if (!r.ok) return;
+    state = r.data;
+    TB.clock.set(state);
+    render();
+  }
+  var refreshTimer = null;
+  function refreshSoon() { clearTimeout(refreshTimer); refreshTimer = setTimeout(loadState, 150); }
+
+  function send(command) {
+    return W.send(command, { banner: banner, undo: may.indexOf("reverse") >= 0 && W.UNDOABLE.indexOf(command.type) >= 0,
+      done: function () { refreshSoon(); } });
+  }
+
+  /* ---- rendering ---- */
+
+  function render() {
+    if (!state) return;
+    var board = state.board;
+    renderClock();
+    TB.$("#rate-now").textContent = W.rateText(board);
+    var rateForm = TB.$("#rate-form");
+    if (!rateForm.contains(document.activeElement)) {
+      rateForm.tokens.value = board.rate.tokens;
+      rateForm.points.value = board.rate.points;
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("[data-option]"), function (box) {
+      box.checked = !!board.options[box.dataset.option];
+    });
+    renderEvents();
+    renderReserve();
+    renderInventory(false);
+  }
+
+  function renderClock() {
+    if (!state) return;
+    var status = state.board.clock.status;
+    TB.$("#clock-text").textContent = W.clockText(state.board);
+    var allowed = { start_clock: status === "setup", pause: status === "running", resume: status === "paused",
+      end_session: status === "running" || status === "paused", end_game: status === "running" || status === "paused" };
+    Array.prototype.forEach.call(document.querySelectorAll("[data-clock]"), function (b) {
+      b.disabled = !allowed[b.dataset.clock] || may.indexOf(b.dataset.clock) < 0;
+    });
+  }
+
+  function renderEvents() {
+    var box = TB.$("#events-open");
+    var open = W.events(box, state.board, { rewards: true });
+    open.forEach(function (id) {
+      var node = box.querySelector('[data-event="' + id + '"]');
+      TB.append(node, el("button", { type: "button", class: "btn btn-small act", text: t("close_it"),
+        onclick: confirmThen(function () { send({ type: "close_event", event: id }); }) }));
+    });
+    var closed = Object.keys(state.board.events).filter(function (id) { return state.board.events[id].status !== "open"; }).slice(-3);
+    closed.forEach(function (id) {
+      var ev = state.board.events[id];
+      var ranking = (ev.ranking || []).map(function (r) { return r.rank + ". " + W.teamLabel(r.team) + " (" + r.given + ")"; }).join(", ");
+      TB.append(box, el("p", { class: "muted" }, el("b", { text: ev.title }), " \u00b7 ", t("ranking", { list: ranking || "\u2014" })));
+    });
+  }
+
+  function renderReserve() {
+    var low = W.config.low_stock_warning;
+    TB.fill(TB.$("#reserve"), W.resources().map(function (r) {
+      var n = state.board.reserve[r] || 0, isLow = typeof low === "number" && n < low;
+      return el("div", { class: "stock-item", style: { "--c": W.resColour(r) } },
+        el("span", { class: "n" + (isLow ? " reserve-low" : ""), text: n }),
+        el("span", { class: "what", text: W.resLabel(r) + (isLow ? " \u00b7 " + t("reserve_low") : "") }));
+    }));
+  }
+
+  /** The inventory form starts from the ledger's stock; only lines the lead changes are sent. */
+  function renderInventory(force) {
+    var form = TB.$("#inventory-form"), team = form.team.value;
+    if (!team || !state) return;
+    if (!force && inventory && inventory.team === team) return;
+    var stock = state.teams[team].stock;
+    inventory = W.amountsForm(W.resources());
+    inventory.team = team;
+    inventory.start = {};
+    W.resources().forEach(function (r) { inventory.start[r] = stock[r] || 0; inventory.steppers[r].set(stock[r] || 0); });
+    TB.fill(TB.$("#inventory-amounts"), inventory.el);
+  }
+
+  /* ---- buttons that need a second tap ---- */
+
+  function confirmThen(action, question) {
+    return function (ev) {
+      var button = ev.currentTarget;
+      if (button.dataset.armed) {
+        delete button.dataset.armed;
+        button.textContent = button.dataset.label;
+        action();
+        return;
+      }
+      button.dataset.armed = "1";
+      button.dataset.label = button.textContent;
+      button.textContent = question || t("confirm_again");
+      setTimeout(function () {
+        if (button.dataset.armed) { delete button.dataset.armed; button.textContent = button.dataset.label; }
+      }, 4000);
+    };
+  }
+
+  /* ---- forms ---- */
+
+  function setupForms() {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-clock]"), function (b) {
+      var go = function () { send({ type: b.dataset.clock }); };
+      b.addEventListener("click", b.hasAttribute("data-confirm") ? confirmThen(go) : go);
+    });
+
+    TB.$("#rate-form").addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var f = ev.currentTarget;
+      send({ type: "set_rate", tokens: parseInt(f.tokens.value, 10), points: parseInt(f.points.value, 10) });
+    });
+
+    Array.prototype.forEach.call(document.querySelectorAll("[data-option]"), function (box) {
+      box.addEventListener("change", async function () {
+        var result = await send({ type: "set_option", option: box.dataset.option, value: box.checked });
+        if (!result || !result.ok) box.checked = !box.checked;
+      });
+    });
+
+    var price = W.amountsForm(W.plainResources());
+    TB.fill(TB.$("#pirate-price"), price.el);
+    TB.$("#pirate-price-form").addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var box = TB.$('[data-option="second_pirate"]');
+      send({ type: "set_option", option: "second_pirate", value: box.checked, cost: price.amounts() });
+    });
+
+    TB.fill(TB.$("#event-accepts"), W.plainResources().map(function (r) {
+      return el("label", { class: "check" }, el("input", { type: "checkbox", value: r }), el("i", { class: "dot", style: { background: W.resColour(r) } }), W.resLabel(r));
+    }));
+    renderRewards();
+    TB.$("#reward-add").addEventListener("click", function () { if (rewards.length < 6) { rewards.push({ points: 1 }); renderRewards(); } });
+    TB.$("#reward-remove").addEventListener("click", function () { if (rewards.length > 1) { rewards.pop(); renderRewards(); } });
+    TB.$("#event-form").addEventListener("submit", async function (ev) {
+      ev.preventDefault();
+      var f = ev.currentTarget;
+      var command = { type: "open_event", title: f.title.value.trim(),
+        accepts: Array.prototype.map.call(f.querySelectorAll("#event-accepts input:checked"), function (i) { return i.value; }),
+        rewards: rewards.map(function (r) { var o = {}; o[Object.keys(r)[0]] = r[Object.keys(r)[0]]; return o; }) };
+      if (f.target.value) command.target = parseInt(f.target.value, 10);
+      if (f.deadline.value) command.deadline_minutes = parseInt(f.deadline.value, 10);
+      var result = await send(command);
+      if (result && result.ok) f.reset();
+    });
+
+    fillSelect("[data-teams]", W.teams(), W.teamLabel);
+    fillSelect("[data-resources]", W.resources(), W.resLabel);
+
+    TB.$("#award-form").addEventListener("submit", async function (ev) {
+      ev.preventDefault();
+      var f = ev.currentTarget;
+      var result = await send({ type: "award", team: f.team.value, points: parseInt(f.points.value, 10), reason: f.reason.value.trim() });
+      if (result && result.ok) { f.points.value = ""; f.reason.value = ""; }
+    });
+
+    TB.$("#refill-form").addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var f = ev.currentTarget;
+      send({ type: "refill", resource: f.resource.value, amount: parseInt(f.amount.value, 10) });
+    });
+
+    var inv = TB.$("#inventory-form");
+    inv.team.addEventListener("change", function () { renderInventory(true); });
+    inv.addEventListener("submit", async function (ev) {
+      ev.preventDefault();
+      var counted = {};
+      W.resources().forEach(function (r) {
+        var v = inventory.steppers[r].value();
+        if (v !== inventory.start[r]) counted[r] = v;
+      });
+      var command = { type: "inventory", team: inventory.team, counted: counted };
+      if (inv.reason.value.trim()) command.reason = inv.reason.value.trim();
+      var result = await send(command);
+      if (result && result.ok) { inv.reason.value = ""; inventory = null; }
+    });
+  }
+
+  function fillSelect(selector, ids, label) {
+    Array.prototype.forEach.call(document.querySelectorAll(selector), function (select) {
+      TB.fill(select, ids.map(function (id) { return el("option", { value: id, text: label(id) }); }));
+    });
+  }
+
+  function renderRewards() {
+    TB.fill(TB.$("#event-rewards"), rewards.map(function (reward, i) {
+      var kind = Object.keys(reward)[0];
+      var select = el("select", { "aria-label": t("rank_n", { n: i + 1 }), onchange: function () {
+        var n = reward[kind]; delete reward[kind]; kind = select.value; reward[kind] = n;
+      } }, el("option", { value: "points", text: t("points"), selected: kind === "points" }),
+        el("option", { value: "jokers", text: t("jokers"), selected: kind === "jokers" }));
+      var number = el("input", { type: "number", min: 1, max: 100, value: reward[kind], inputmode: "numeric", style: { width: "90px" },
+        oninput: function () { reward[kind] = parseInt(number.value, 10) || 1; } });
+      return el("div", { class: "reward-row" }, el("b", { text: t("rank_n", { n: i + 1 }) }), number, select);
+    }));
+  }
+
+  /* ---- team links ---- */
+
+  async function loadLinks() {
+    var r = await TB.get("/api/teams/links");
+    if (!r.ok) return;
+    TB.fill(TB.$("#links"), Object.keys(r.data).map(function (team) {
+      var url = window.location.origin + "/t/" + r.data[team];
+      var code = el("code", { text: url });
+      return el("div", { class: "link-row", dataset: { team: team } }, W.teamChip(team), code,
+        el("span", { class: "row" },
+          el("button", { type: "button", class: "btn btn-small", text: t("copy"), onclick: function (ev) { copy(url, code, ev.currentTarget); } }),
+          el("button", { type: "button", class: "btn btn-small btn-danger", text: t("rotate"), onclick: confirmThen(async function () {
+            var res = await TB.api("POST", "/api/teams/" + encodeURIComponent(team) + "/rotate", {});
+            if (res.ok) W.banner(banner, "ok", t("rotated", { team: W.teamLabel(team) }));
+            else W.banner(banner, "error", W.errorText(res.error));
+            loadLinks();
+          }, t("rotate_confirm")) })));
+    }));
+  }
+
+  /** Copy a link; the clipboard API needs HTTPS, so fall back to selecting the text. */
+  function copy(text, node, button) {
+    var done = function () { button.textContent = t("copied"); setTimeout(function () { button.textContent = t("copy"); }, 1500); };
+    if (navigator.clipboard && window.isSecureContext) { navigator.clipboard.writeText(text).then(done); return; }
+    var range = document.createRange();
+    range.selectNodeContents(node);
+    var sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    try { if (document.execCommand("copy")) done(); } catch (e) { /* the text stays selected for a manual copy */ }
+  }
+
+  /* ---- start ---- */
+
+  async function start() {
+    await W.loadConfig();
+    var me = await TB.get("/api/me");
+    may = (me.ok && me.data.may) || [];
+    role = me.ok ? me.data.role : null;
+    Array.prototype.forEach.call(document.querySelectorAll("[data-may]"), function (s) {
+      s.classList.toggle("hidden", may.indexOf(s.dataset.may) < 0);
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("[data-lead]"), function (s) { s.classList.toggle("hidden", role !== "lead"); });
+    TB.$("#not-lead").classList.toggle("hidden", role === "lead");
+    setupForms();
+    await loadState();
+    if (role === "lead") loadLinks();
+    TB.live({
+      on: {
+        public: function (pub) {
+          if (!state || pub.seq > state.seq) refreshSoon();
+          TB.clock.set(pub);
+        },
+      },
+    });
+    setInterval(renderClock, 1000);
+  }
+
+  start();
+})();

@@ -1,0 +1,240 @@
+/* Terrabank's controls for facilitators: steppers, team pickers, role-card scans, sending a
+ * command with its result and Undo, and journal entries told in a few words.
+ * Needs live.js and board.js (window.W).
+ */
+(function () {
+  "use strict";
+
+  var TB = window.TB, W = window.W, el = TB.el, t = TB.t;
+
+  /** A number with big − and + buttons; returns {el, input, value(), set(n), setMax(n)}. */
+  W.stepper = function (options) {
+    var o = Object.assign({ min: 0, max: 999, value: 0, step: 1 }, options || {});
+    var input = el("input", { type: "number", inputmode: "numeric", min: o.min, max: o.max, value: o.value, "aria-label": o.label || "" });
+    var api = {
+      input: input,
+      value: function () { var v = parseInt(input.value, 10); return isNaN(v) ? 0 : Math.max(o.min, Math.min(o.max, v)); },
+      set: function (v) {
+        input.value = Math.max(o.min, Math.min(o.max, v));
+        input.classList.remove("invalid");
+        if (o.onchange) o.onchange(api.value());
+      },
+      setMax: function (m) { o.max = m; input.max = m; if (api.value() > m) api.set(m); },
+    };
+    input.addEventListener("input", function () {
+      var typed = parseInt(input.value, 10);
+      input.classList.toggle("invalid", typed > o.max || typed < o.min);
+      if (o.onchange) o.onchange(api.value());
+    });
+    // Leaving the field shows the number that counts (never more than the maximum).
+    input.addEventListener("change", function () { input.classList.remove("invalid"); input.value = api.value(); });
+    api.el = el("span", { class: "stepper" },
+      el("button", { type: "button", class: "step", "aria-label": "\u2212", onclick: function () { api.set(api.value() - o.step); } }, "\u2212"),
+      input,
+      el("button", { type: "button", class: "step", "aria-label": "+", onclick: function () { api.set(api.value() + o.step); } }, "+"));
+    return api;
+  };
+
+  /** One stepper per resource; returns {el, amounts(), reset()}. */
+  W.amountsForm = function (resources, options) {
+    var o = options || {}, steppers = {};
+    var rows = resources.map(function (r) {
+      steppers[r] = W.stepper({ label: W.resLabel(r), max: o.max ? o.max(r) : 999, onchange: o.onchange });
+      return el("label", { class: "amount-row", dataset: { resource: r } },
+        el("span", { class: "amount-name" }, el("i", { class: "dot", style: { background: W.resColour(r) } }), " ", W.resLabel(r)),
+        steppers[r].el);
+    });
+    return {
+      el: el("div", { class: "amounts" }, rows),
+      steppers: steppers,
+      amounts: function () {
+        var out = {};
+        Object.keys(steppers).forEach(function (r) { var v = steppers[r].value(); if (v > 0) out[r] = v; });
+        return out;
+      },
+      total: function () { var a = this.amounts(); return Object.keys(a).reduce(function (s, r) { return s + a[r]; }, 0); },
+      reset: function () { Object.keys(steppers).forEach(function (r) { steppers[r].set(0); }); },
+    };
+  };
+
+  /* ---- journal sentences ---- */
+
+  /** Per team: {resource: net tokens, _rep: points} moved by a list of events. */
+  W.deltas = function (events) {
+    var out = {};
+    function add(team, key, n) { out[team] = out[team] || {}; out[team][key] = (out[team][key] || 0) + n; }
+    (events || []).forEach(function (e) {
+      if (e.type === "transfer") {
+        if (e.to.indexOf("team:") === 0) add(e.to.slice(5), e.resource, e.amount);
+        if (e.from.indexOf("team:") === 0) add(e.from.slice(5), e.resource, -e.amount);
+      } else if (e.type === "reputation") add(e.team, "_rep", e.points);
+    });
+    return out;
+  };
+
+  /** An event's title from the last picture received, or its id if it is not known here. */
+  W.eventTitle = function (id) {
+    var board = TB.clock.base && TB.clock.base.board, ev = board && board.events[id];
+    return ev ? ev.title : id;
+  };
+
+  function find(events, type) { return (events || []).filter(function (e) { return e.type === type; }); }
+
+  /** What a command did, in a few words, from the command and its events. */
+  W.describe = function (command, events) {
+    var c = command || {}, bits = [];
+    var label = t("cmd." + c.type) !== "cmd." + c.type ? t("cmd." + c.type) : c.type;
+    if (c.type === "tick") label = t("clock_tick");
+    if (c.team) bits.push(W.teamLabel(c.team));
+    if (c.card) bits.push(W.cardLabel(c.card));
+    if (c.building) bits.push(W.buildingLabel(c.building));
+    if (c.animal) bits.push(W.animalLabel(c.animal));
+    if (c.steps) bits.push(Object.keys(c.steps).map(function (k) { return W.trackLabel(k) + " +" + c.steps[k]; }).join(", "));
+    if (c.type === "fight") {
+      bits.push(W.teamLabel(c.attacker_team) + " " + W.cardLabel(c.attacker_card) + " \u2192 " + W.teamLabel(c.defender_team) + " " + W.cardLabel(c.defender_card));
+      bits.push(t(c.winner === "attacker" ? "attacker_won" : "defender_won"));
+      find(events, "cooldown").forEach(function (e) { bits.push(t("waits", { card: W.teamLabel(e.team) + " " + W.cardLabel(e.card), n: e.seconds })); });
+    }
+    if (c.type === "trade") bits.push(t("trade_" + c.kind) + ": " + W.teamLabel(c.merchant_team) + " \u2194 " + W.teamLabel(c.visited_team));
+    if (c.type === "set_rate") bits.push(t("rate_text", { tokens: c.tokens, points: c.points }));
+    if (c.type === "set_option") bits.push(t("option." + c.option) + ": " + (c.value ? t("on") : t("off")));
+    if (c.type === "open_event") bits.push((find(events, "event_opened")[0] || c).title);
+    if (c.type === "close_event" || c.type === "contribute") bits.push(W.eventTitle(c.event));
+    if (c.type === "refill") bits.push(c.amount + " " + W.resLabel(c.resource));
+    if (c.type === "reverse") bits.push(t("undo_of", { seq: c.seq }));
+    if (c.reason) bits.push("\u00ab " + c.reason + " \u00bb");
+    find(events, "game_ended").forEach(function (e) { bits.push(t("winner_is", { teams: e.winners.map(W.teamLabel).join(", ") })); });
+    if (c.type !== "close_event") {
+      find(events, "event_closed").forEach(function (e) { bits.push(t("event_closed_n", { event: W.eventTitle(e.event) })); });
+    }
+    var deltas = W.deltas(events);
+    var moves = Object.keys(deltas).map(function (team) {
+      var d = deltas[team], parts = [];
+      W.resources().forEach(function (r) { if (d[r]) parts.push((d[r] > 0 ? "+" : "\u2212") + Math.abs(d[r]) + " " + W.resLabel(r)); });
+      if (d._rep) parts.push((d._rep > 0 ? "+" : "\u2212") + Math.abs(d._rep) + " " + t("pts"));
+      return parts.length ? W.teamLabel(team) + ": " + parts.join(", ") : null;
+    }).filter(Boolean);
+    return { label: label, detail: bits.join(" \u00b7 "), moves: moves.join(" ; ") };
+  };
+
+  /** Commands whose journal entry the bank can undo (it refuses the others with a reason anyway). */
+  W.UNDOABLE = ["harvest", "build", "buy_animal", "buy_second_pirate", "raise_tracks", "redeem_jokers", "exchange",
+    "trade", "fight", "contribute", "award", "refill", "inventory"];
+
+  /* ---- sending a command: one at a time, result or error in the banner, then Undo ---- */
+
+  var busy = false;
+
+  /** Error text with the bank's params made readable (tokens missing, card names...). */
+  W.errorText = function (error) {
+    if (!error) return "";
+    var params = Object.assign({}, error.params || {});
+    if (params.missing && typeof params.missing === "object") {
+      params.missing = W.resources().filter(function (r) { return params.missing[r]; })
+        .map(function (r) { return params.missing[r] + " " + W.resLabel(r); }).join(", ");
+    }
+    if (params.card) params.card = W.cardLabel(params.card);
+    if (params.team) params.team = W.teamLabel(params.team);
+    return TB.errorText(Object.assign({}, error, { params: params }));
+  };
+
+  /**
+   * Send `command`; show "sending", then the result or the refusal in `opts.banner`.
+   * After a success, an Undo button (when opts.undo) asks for a reason and sends `reverse`.
+   * Resolves to the API result, or null if another command was still on its way.
+   */
+  W.send = async function (command, opts) {
+    if (busy) return null;
+    busy = true;
+    document.body.classList.add("busy");
+    W.banner(opts.banner, "info", t("sending"));
+    try {
+      var result = await TB.command(command, {
+        onRetry: function (n) { W.banner(opts.banner, "info", t("retrying", { n: n })); },
+      });
+      if (result.ok) {
+        var d = W.describe(command, result.data.events);
+        W.banner(opts.banner, "ok", [
+          el("span", { class: "banner-text" },
+            el("b", { text: t(result.data.duplicate ? "already_booked" : "booked", { seq: result.data.seq }) + " " + d.label }),
+            d.detail ? " \u00b7 " + d.detail : "", d.moves ? el("span", { class: "moves", text: d.moves }) : null),
+          opts.undo && command.type !== "reverse" ? W.undoButton(result.data.seq, opts) : null]);
+        if (opts.done) opts.done(result);
+      } else {
+        W.banner(opts.banner, "error", [el("b", { text: t("refused") + " " }), W.errorText(result.error)]);
+      }
+      return result;
+    } finally {
+      busy = false;
+      document.body.classList.remove("busy");
+    }
+  };
+
+  /** An Undo button that opens a reason field, then sends {"type": "reverse", seq, reason}. */
+  W.undoButton = function (seq, opts) {
+    var holder = el("span", { class: "undo" });
+    var open = el("button", { type: "button", class: "btn btn-undo" + (opts.small ? " btn-small" : ""), text: t("undo"), onclick: function () {
+      var reason = el("input", { type: "text", maxLength: 200, placeholder: t("undo_reason"), "aria-label": t("undo_reason") });
+      var confirm = el("button", { type: "submit", class: "btn btn-danger", text: t("undo_confirm", { seq: seq }) });
+      var form = el("form", { class: "undo-form", onsubmit: function (ev) {
+        ev.preventDefault();
+        if (!reason.value.trim()) { reason.focus(); reason.classList.add("invalid"); return; }
+        W.send({ type: "reverse", seq: seq, reason: reason.value.trim() }, { banner: opts.banner, done: opts.done });
+      } }, reason, confirm);
+      TB.fill(holder, form);
+      holder.classList.add("open");
+      reason.focus();
+    } });
+    return TB.append(holder, open);
+  };
+
+  /** A button row of teams in their colours; returns {el, select(team), value()}. */
+  W.teamPicker = function (onpick, options) {
+    var o = options || {}, current = null, buttons = {};
+    var node = el("div", { class: "team-picker" + (o.small ? " small" : ""), role: "group" }, W.teams().map(function (team) {
+      var colour = W.teamColour(team);
+      buttons[team] = el("button", { type: "button", class: "team-btn", "aria-pressed": "false", dataset: { team: team },
+        style: { background: colour, color: TB.ink(colour) }, text: W.teamLabel(team),
+        onclick: function () { api.select(team); if (onpick) onpick(team); } });
+      return buttons[team];
+    }));
+    var api = {
+      el: node,
+      value: function () { return current; },
+      select: function (team) {
+        current = team;
+        Object.keys(buttons).forEach(function (k) { buttons[k].setAttribute("aria-pressed", String(k === team)); });
+      },
+      disable: function (team, yes) { if (buttons[team]) buttons[team].disabled = yes; },
+    };
+    return api;
+  };
+
+  /** Parse a role card's QR text, "terrabank:card:blue:harvester-1", into {team, card}, or null. */
+  W.parseCard = function (text) {
+    var m = /^\s*terrabank:card:([a-z0-9_-]+):([a-z0-9_]+-\d+)\s*$/i.exec(text || "");
+    if (!m || !entry("teams", m[1].toLowerCase())) return null;
+    return { team: m[1].toLowerCase(), card: m[2].toLowerCase() };
+  };
+
+  /**
+   * USB scanners type like a keyboard and end with Enter. Keys typed while no field has focus
+   * are collected, so a scan works even when the facilitator did not click the scan field.
+   */
+  W.listenForScans = function (onscan) {
+    var buffer = "", last = 0;
+    document.addEventListener("keydown", function (ev) {
+      var tag = (ev.target && ev.target.tagName) || "";
+      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+      var now = Date.now();
+      if (now - last > 500) buffer = "";
+      last = now;
+      if (ev.key === "Enter") {
+        if (buffer) onscan(buffer);
+        buffer = "";
+      } else if (ev.key.length === 1) {
+        buffer += ev.key;
+      }
+    });
+  };
+})();

@@ -1,0 +1,44 @@
+/* Log-in page: POST /api/login, then the facilitator's page. A lockout counts down on screen. */
+(function () {
+  "use strict";
+  var TB = window.TB;
+  var form = TB.$("#login-form"), box = TB.$("#login-error"), submit = TB.$("#login-submit");
+  var lockTimer = null;
+
+  function show(text) {
+    box.className = text ? "banner banner-error" : "banner hidden";
+    box.textContent = text || "";
+  }
+
+  /** While locked out, the message counts the seconds down and the button waits. */
+  function lockedFor(error) {
+    var left = (error.params && error.params.seconds_left) || 0;
+    clearInterval(lockTimer);
+    submit.disabled = true;
+    var tick = function () {
+      if (left <= 0) { clearInterval(lockTimer); submit.disabled = false; show(""); return; }
+      show(TB.errorText({ code: "locked_out", message: error.message.replace(/\d+ s\b/, left + " s"), params: { seconds_left: left } }));
+      left -= 1;
+    };
+    tick();
+    lockTimer = setInterval(tick, 1000);
+  }
+
+  form.addEventListener("submit", async function (ev) {
+    ev.preventDefault();
+    submit.disabled = true;
+    show("");
+    var result = await TB.api("POST", "/api/login", { username: form.username.value.trim(), password: form.password.value });
+    if (result.ok) {
+      // A referee works at the fight area; everyone else at the bank counter.
+      window.location.href = result.data.role === "referee" ? "/fight" : "/console";
+      return;
+    }
+    submit.disabled = false;
+    if (result.error.code === "locked_out") lockedFor(result.error);
+    else show(TB.errorText(result.error));
+    form.password.value = "";
+    form.password.focus();
+  });
+  TB.$("#username").focus();
+})();

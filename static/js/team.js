@@ -1,0 +1,124 @@
+/* A team's phone: its own stock, what it can get next, its members' cooldowns (with a beep and
+ * a vibration when one ends), the scores, the tracks, the rate and the events. Narrow screens first.
+ */
+(function () {
+  "use strict";
+  var TB = window.TB, W = window.W, el = TB.el, t = TB.t;
+
+  var root = TB.$("#team-root"), token = root.dataset.token;
+  var view = null, pub = null, memory = W.cooldownMemory();
+
+  function renderView() {
+    if (!view) return;
+    var colour = W.teamColour(view.team), head = TB.$("#team-head");
+    head.style.background = colour;
+    head.style.color = TB.ink(colour);
+    TB.$("#team-name").textContent = W.teamLabel(view.team);
+    document.title = W.teamLabel(view.team) + " \u00b7 Terrabank";
+    TB.$("#team-rep").textContent = view.reputation;
+    TB.fill(TB.$("#stock"), W.resources().map(function (r) {
+      var n = view.stock[r] || 0;
+      return el("div", { class: "stock-item" + (n ? "" : " zero"), style: { "--c": W.resColour(r) }, dataset: { resource: r } },
+        el("span", { class: "n", text: n }), el("span", { class: "what", text: W.resLabel(r) }));
+    }));
+    TB.fill(TB.$("#buildings"), view.buildings.length ? view.buildings.map(W.buildingLabel).join(", ") : t("owned_none"));
+    TB.fill(TB.$("#animals"), view.animals.length ? view.animals.map(W.animalLabel).join(", ") : t("owned_none"));
+    renderNext();
+  }
+
+  /** Buildings and animals, the ones the team can pay first, then the closest; rules that block last. */
+  function renderNext() {
+    var unlocked = pub ? pub.board.animals_unlocked : false;
+    var missingCount = function (i) { return Object.keys(i.missing).reduce(function (s, r) { return s + i.missing[r]; }, 0); };
+    var items = view.affordable.slice().sort(function (a, b) {
+      var ka = (a.blocked ? 1000 : 0) + missingCount(a), kb = (b.blocked ? 1000 : 0) + missingCount(b);
+      return ka - kb;
+    });
+    var rows = items.map(function (i) {
+      var can = !i.blocked && !missingCount(i);
+      var label = i.kind === "building" ? W.buildingLabel(i.id) : W.animalLabel(i.id);
+      var why;
+      if (can) why = el("span", { class: "ok-text", text: "\u2714 " + t("can_buy") });
+      else if (i.blocked) why = el("span", { class: "why-blocked", text: i.kind === "animal" && !unlocked ? t("animals_unlock_at", { level: W.config.animal_unlock_level }) : i.blocked });
+      else why = el("span", { class: "why-missing" }, t("missing", { list: "" }), W.tokens(i.missing, { missing: true }));
+      return el("div", { class: "buy" + (can ? " can" : "") + (i.blocked ? " blocked" : ""), dataset: { item: i.id } },
+        el("span", {}, el("span", { class: "buy-name", text: label }), " ", el("small", { class: "muted", text: t(i.kind) })),
+        el("span", {}, W.tokens(i.cost, { short: true })),
+        el("span", { class: "buy-why" }, why));
+    });
+    var box = TB.$("#next"), first = rows.slice(0, 4), rest = rows.slice(4);
+    TB.fill(box, first);
+    if (rest.length) {
+      TB.append(box, el("details", {}, el("summary", { class: "btn", text: t("show_all", { n: rows.length }) }), el("div", { class: "buy-list" }, rest)));
+    }
+  }
+
+  function renderPublic() {
+    if (!pub) return;
+    var board = pub.board;
+    W.standings(TB.$("#standings"), pub.standings, board, { highlight: view && view.team });
+    W.tracks(TB.$("#tracks"), board);
+    W.unlockNote(TB.$("#unlock-note"), board);
+    TB.$("#rate").textContent = W.rateText(board);
+    W.winner(TB.$("#winner"), board);
+    tick();
+  }
+
+  /** Every half second: our cooldowns count down; at 0 the phone beeps and vibrates. */
+  function tick() {
+    if (!pub || !view) return;
+    TB.$("#clock").textContent = W.clockText(pub.board);
+    W.events(TB.$("#events"), pub.board);
+    var ended = W.cooldowns(TB.$("#cooldowns"), view.team, memory);
+    // The panel shows only while someone waits (or just finished), so the stock stays near the top.
+    TB.$("#cooldowns-panel").classList.toggle("hidden", !TB.$("#cooldowns .cooldown"));
+    if (ended.length) {
+      TB.sound.beep(3);
+      TB.sound.vibrate([300, 120, 300, 120, 300]);
+    }
+  }
+
+  function refused() {
+    root.classList.add("hidden");
+    TB.$("#unknown").classList.remove("hidden");
+  }
+
+  async function start() {
+    await W.loadConfig();
+    var first = await TB.get("/api/team/" + encodeURIComponent(token));
+    if (first.status === 404) { refused(); return; }
+    if (first.ok) {
+      view = first.data.view;
+      pub = { seq: first.data.seq, board: first.data.board, standings: first.data.standings, cooldowns: first.data.cooldowns };
+      TB.clock.set(pub);
+      TB.seen(pub.seq);
+      TB.touch();
+      renderView();
+      renderPublic();
+    }
+    TB.live({
+      auth: { team: token },
+      after: function () { return pub ? pub.seq : 0; },
+      onRefused: refused,
+      on: {
+        team: function (msg) { view = msg.view; renderView(); },
+        public: function (p) {
+          if (pub && p.seq < pub.seq) return;
+          pub = p;
+          TB.clock.set(p);
+          renderPublic();
+          if (view) renderNext();
+        },
+      },
+    });
+    TB.$("#sound").addEventListener("click", function () {
+      TB.sound.unlock();
+      TB.sound.beep(1);
+      TB.sound.vibrate(100);
+      TB.$("#sound").classList.add("hidden");
+    });
+    setInterval(tick, 500);
+  }
+
+  start();
+})();

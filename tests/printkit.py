@@ -1,0 +1,86 @@
+"""Helpers for print tests: read the text back out of a PDF, compare renders."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+pypdf = pytest.importorskip("pypdf", reason="the print tests read PDFs with pypdf (test extra)")
+
+
+def pages_text(data: bytes) -> list:
+    """Each page's text lines, as pypdf extracts them."""
+    reader = pypdf.PdfReader(io.BytesIO(data))
+    return [[line.strip() for line in p.extract_text().splitlines() if line.strip()] for p in reader.pages]
+
+
+def all_text(data: bytes) -> str:
+    """The whole PDF's text, one line per drawn string."""
+    return "\n".join(line for lines in pages_text(data) for line in lines)
+
+
+def page_count(data: bytes) -> int:
+    return len(pypdf.PdfReader(io.BytesIO(data)).pages)
+
+
+def page_sizes_mm(data: bytes) -> list:
+    """(width, height) of every page, rounded to the millimetre."""
+    reader = pypdf.PdfReader(io.BytesIO(data))
+    return [(round(float(p.mediabox.width) * 25.4 / 72), round(float(p.mediabox.height) * 25.4 / 72))
+            for p in reader.pages]
+
+
+def follows(lines: list, *expected: str) -> bool:
+    """Whether `expected` appear one after the other somewhere in `lines`."""
+    n = len(expected)
+    return any(tuple(lines[i:i + n]) == expected for i in range(len(lines) - n + 1))
+
+
+def play_sample(bank, t0: float = 1_700_000_000.0) -> None:
+    """A short game on `bank` at fixed times: buildings, tracks, an animal, trades, fights, an event, the end."""
+    steps = iter(range(1, 1000))
+
+    def do(minute: float, **command):
+        return bank.execute({"id": f"sample-{next(steps)}", **command}, now=t0 + minute * 60)
+
+    do(0, type="start_clock")
+    for team, extra in (("green", {"flora": 70}), ("blue", {"water": 60}), ("red", {"dioxygen": 40})):
+        do(1, type="inventory", team=team, counted={"energy": 40, "water": 30, "dioxygen": 30, "fauna": 30, "flora": 20, **extra})
+    do(5, type="build", team="green", building="greenhouse")
+    do(9, type="trade", kind="free", merchant_team="blue", visited_team="yellow", give={"water": 2}, take={"energy": 2})
+    mistake = do(10, type="trade", kind="free", merchant_team="red", visited_team="green", give={"water": 1}, take={"flora": 1})
+    do(11, type="reverse", seq=mistake.seq, reason="booked twice")
+    do(12, type="fight", attacker_team="red", attacker_card="pirate-1", defender_team="blue",
+       defender_card="harvester-1", winner="attacker", tokens={"water": 2})
+    do(20, type="raise_tracks", team="green", steps={"phytosphere": 6})
+    do(25, type="raise_tracks", team="blue", steps={"hydrosphere": 4})
+    do(30, type="raise_tracks", team="red", steps={"atmosphere": 4})
+    do(34, type="set_rate", tokens=5, points=1)
+    do(38, type="exchange", team="blue", tokens={"water": 10})
+    do(40, type="open_event", title="Drought", accepts=["water"], rewards=[{"points": 3}])
+    do(42, type="contribute", event="ev1", team="blue", tokens={"water": 6})
+    do(44, type="close_event", event="ev1")
+    do(50, type="buy_animal", team="green", animal="sheep")
+    do(55, type="build", team="red", building="power_plant_1")
+    do(58, type="fight", attacker_team="blue", attacker_card="pirate-1", defender_team="red",
+       defender_card="builder-1", winner="defender", tokens={})
+    wrong = do(60, type="award", team="yellow", points=4, reason="fair play")
+    do(61, type="reverse", seq=wrong.seq, reason="wrong team")
+    do(62, type="award", team="red", points=4, reason="fair play")
+    do(70, type="end_game")
+
+
+def scan_qr_codes(data: bytes, tmp_path, page: int = 1, dpi: int = 150) -> list:
+    """Payloads of the QR codes on a page, read by zbarimg from a pdftoppm image (skips without them)."""
+    import shutil
+    import subprocess
+
+    if not (shutil.which("pdftoppm") and shutil.which("zbarimg")):
+        pytest.skip("needs pdftoppm (poppler-utils) and zbarimg (zbar-tools)")
+    pdf = tmp_path / "scan.pdf"
+    pdf.write_bytes(data)
+    subprocess.run(["pdftoppm", "-r", str(dpi), "-png", "-f", str(page), "-l", str(page), "-singlefile", str(pdf),
+                    str(tmp_path / "scan")], check=True)
+    out = subprocess.run(["zbarimg", "--quiet", "--raw", str(tmp_path / "scan.png")], capture_output=True, text=True)
+    return sorted(line for line in out.stdout.splitlines() if line)

@@ -1,0 +1,213 @@
+"""Real browsers on the real server: what a facilitator books shows on the phones and the big screen.
+
+Needs Playwright's Python package and Debian's Chromium (`apt-get install chromium`); the
+module is skipped without them. The server runs in a background thread on a free port.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+
+from test_pages import ROOT, install_gettext  # noqa: E402  (after the skips: same `_` stopgap as the page tests)
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PHONE = {"width": 360, "height": 740}
+TABLET = {"width": 1280, "height": 800}
+SCREEN = {"width": 1920, "height": 1080}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The app with Socket.IO on 127.0.0.1, a lead facilitator, and the game clock running."""
+    from bank.web import create_app
+    from bank.web.extensions import socketio
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    folder = tmp_path_factory.mktemp("browser")
+    app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml")})
+    install_gettext(app)
+    services = app.extensions["terrabank"]
+    services.access.add_user("lea", "password1", "lead")
+    ids = itertools.count(1)
+    services.bank.execute({"id": f"setup-{next(ids)}", "actor": "lea", "type": "start_clock"})
+    # Blue starts with 5 water; 4 more, so that one harvest makes the 10 an exchange needs.
+    services.bank.execute({"id": f"setup-{next(ids)}", "actor": "lea", "type": "inventory", "team": "blue",
+                           "counted": {"water": 9}, "reason": "test set-up"})
+    port = _free_port()
+    threading.Thread(target=socketio.run, args=(app,), daemon=True,
+                     kwargs={"host": "127.0.0.1", "port": port, "allow_unsafe_werkzeug": True, "use_reloader": False}).start()
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+    return app, f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with sync_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+class Browser:
+    """Opens pages that record their uncaught script errors, so a test can say there were none."""
+
+    def __init__(self, chromium):
+        self.chromium, self.errors, self.contexts = chromium, [], []
+
+    def page(self, **context_options):
+        context = self.chromium.new_context(**context_options)
+        self.contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: self.errors.append(f"{page.url}: {error}"))
+        return page
+
+
+@pytest.fixture
+def browser(chromium):
+    opened = Browser(chromium)
+    yield opened
+    for context in opened.contexts:
+        context.close()
+    assert not opened.errors, opened.errors
+
+
+def _facilitator(browser, url, path):
+    """A tablet logged in as the lead facilitator, on `path`."""
+    page = browser.page(viewport=TABLET)
+    page.goto(url + "/login")
+    page.fill("#username", "lea")
+    page.fill("#password", "password1")
+    page.click("#login-submit")
+    page.wait_for_url("**/console")
+    if path != "/console":
+        page.goto(url + path)
+    sync_api.expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
+    return page
+
+
+def _team_phone(browser, url, token):
+    page = browser.page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(f"{url}/t/{token}")
+    sync_api.expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
+    return page
+
+
+def test_harvest_at_the_counter_shows_on_the_team_phone_and_the_big_screen(server, browser):
+    app, url = server
+    expect = sync_api.expect
+    phone = _team_phone(browser, url, app.extensions["terrabank"].access.team_tokens()["blue"])
+    water = phone.locator('#stock [data-resource="water"] .n')
+    expect(water).to_have_text("9")
+    screen = browser.page(viewport=SCREEN)
+    screen.goto(url + "/display")
+    expect(screen.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
+    seq_before = int(screen.locator("body").get_attribute("data-seq"))
+
+    console = _facilitator(browser, url, "/console")
+    console.click('#team-picker [data-team="blue"]')
+    console.click('#tabs [data-tab="harvest"]')
+    console.click('[data-panel="harvest"] [data-resource="water"]')
+    expect(console.locator("#banner")).to_have_class(re.compile("banner-ok"))
+    expect(console.locator('#stock [data-resource="water"] .n')).to_have_text("10")
+
+    expect(water).to_have_text("10")  # the phone, without a reload
+    expect(screen.locator("body")).to_have_attribute("data-seq", str(seq_before + 1))
+
+    # Ten water for one point: the standings on the phone and on the big screen follow.
+    console.click('#tabs [data-tab="exchange"]')
+    console.fill('[data-panel="exchange"] [data-resource="water"] input', "10")
+    console.click('[data-panel="exchange"] button.btn-primary')
+    expect(console.locator("#banner")).to_have_class(re.compile("banner-ok"))
+    expect(phone.locator("#team-rep")).to_have_text("1")
+    expect(water).to_have_text("0")
+    expect(screen.locator("#standings .standing").first).to_have_attribute("data-team", "blue")
+    expect(screen.locator('#standings [data-team="blue"] .rep b')).to_have_text("1")
+
+    # The result offers Undo; it asks for a reason and books a reversing entry.
+    console.click("#banner .btn-undo")
+    console.fill("#banner .undo-form input", "wrong team")
+    console.click("#banner .undo-form button")
+    expect(console.locator("#banner")).to_contain_text("wrong team")
+    expect(water).to_have_text("10")
+    expect(screen.locator('#standings [data-team="blue"] .rep b')).to_have_text("0")
+
+
+def test_a_lost_fight_starts_a_cooldown_that_counts_down_on_the_team_phone(server, browser):
+    app, url = server
+    expect = sync_api.expect
+    phone = _team_phone(browser, url, app.extensions["terrabank"].access.team_tokens()["red"])
+    expect(phone.locator("#cooldowns-panel")).to_be_hidden()
+
+    fight = _facilitator(browser, url, "/fight")
+    fight.click('#attacker [data-team="red"]')
+    fight.click('#attacker [data-card="pirate-1"]')
+    fight.click('#defender [data-team="blue"]')
+    fight.click('#defender [data-card="harvester-1"]')
+    expect(fight.locator('#rounds [data-side="attacker"] .n')).to_have_text("1")  # pirate vs harvester: 1 / 3 (R18)
+    expect(fight.locator('#rounds [data-side="defender"] .n')).to_have_text("3")
+    fight.click("#win-defender")
+    fight.click("#record")
+    expect(fight.locator("#banner")).to_have_class(re.compile("banner-ok"))
+    expect(fight.locator('#cooldowns [data-key="red/pirate-1"]')).to_be_visible()
+
+    left = phone.locator('#cooldowns [data-key="red/pirate-1"] .cd-left')
+    expect(left).to_have_text(re.compile(r"^\d+ s$"))
+    first = int(left.inner_text().split()[0])
+    assert 55 <= first <= 60  # a losing pirate waits 60 s (R19)
+    phone.wait_for_timeout(3000)  # the page redraws twice a second: at least 2.5 s counted
+    assert int(left.inner_text().split()[0]) <= first - 2
+
+
+def test_a_lost_reply_is_retried_with_the_same_key_and_booked_once(server, browser):
+    """The bank booked the harvest but the Wi-Fi lost its reply: the retry must not book it twice."""
+    app, url = server
+    expect = sync_api.expect
+    bank = app.extensions["terrabank"].bank
+    console = _facilitator(browser, url, "/console")
+    console.click('#team-picker [data-team="green"]')
+    console.click('#tabs [data-tab="harvest"]')
+    keys = []
+
+    def lose_first_reply(route):
+        keys.append(route.request.headers.get("idempotency-key"))
+        if len(keys) == 1:
+            route.fetch()  # it reaches the bank and is booked...
+            route.abort("connectionreset")  # ...but the answer never comes back
+        else:
+            route.continue_()
+
+    console.route("**/api/commands", lose_first_reply)
+    before = bank.last_seq
+    console.click('[data-panel="harvest"] [data-resource="flora"]')
+    expect(console.locator("#banner")).to_have_class(re.compile("banner-ok"))
+    assert len(keys) == 2 and keys[0] == keys[1] and keys[0]
+    assert bank.last_seq == before + 1
+    # The retry's reply is the first booking's, marked as already done.
+    expect(console.locator("#banner")).to_contain_text(f"Déjà fait (écriture {before + 1})")

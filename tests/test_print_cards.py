@@ -1,0 +1,116 @@
+"""Role cards: content from config.toml, QR payloads, duplex sheets, reproducible bytes."""
+
+from __future__ import annotations
+
+import pytest
+from play import config_with
+from printkit import all_text, follows, page_count, page_sizes_mm, pages_text, scan_qr_codes
+
+from printables import cards
+from printables.cards import card_ids, fight_rows, render_cards, wait_lines
+from printables.drawing import INK, ink_on
+
+
+@pytest.fixture(scope="module")
+def pdf_en():
+    from play import DEFAULT_CONFIG
+
+    from bank.config import load_config
+
+    return render_cards(load_config(DEFAULT_CONFIG), "en")
+
+
+def test_cards_pdf_is_byte_for_byte_reproducible(config):
+    assert render_cards(config, "en") == render_cards(config, "en")
+
+
+def test_r9_each_team_has_its_five_cards_and_the_optional_pirate(config):
+    assert card_ids(config) == ["harvester-1", "harvester-2", "merchant-1", "builder-1", "pirate-1", "pirate-2"]
+    assert cards.is_optional(config, "pirate-2") and not cards.is_optional(config, "pirate-1")
+
+
+def test_one_a4_sheet_of_fronts_and_one_of_backs_per_team(config, pdf_en):
+    assert page_count(pdf_en) == 2 * len(config.teams)
+    assert set(page_sizes_mm(pdf_en)) == {(210, 297)}
+
+
+def test_fronts_show_team_role_and_strength(pdf_en):
+    blue_front = pages_text(pdf_en)[0]
+    assert follows(blue_front, "Harvester", "Blue · no. 1", "1", "Strength")
+    assert follows(blue_front, "Builder", "Blue · no. 1", "2", "Strength")
+    assert follows(blue_front, "Pirate", "Blue · optional", "3", "Strength")
+
+
+def test_language_defaults_to_the_config_and_can_be_chosen(config):
+    french = all_text(render_cards(config))
+    assert "Récolteur" in french and "Manches à gagner" in french
+    assert "Harvester" not in french
+
+
+def test_an_unknown_language_is_refused(config):
+    with pytest.raises(ValueError, match="fr, en"):
+        render_cards(config, "de")
+
+
+def test_r18_rounds_to_win_from_config_with_everyone_fights_marked(config, pdf_en):
+    rows = {other: (mine, theirs, star) for other, mine, theirs, star in fight_rows(config, "pirate")}
+    assert rows == {"harvester": (1, 3, False), "merchant": (1, 3, False), "builder": (1, 2, False), "pirate": (2, 2, False)}
+    builder = {other: (mine, theirs, star) for other, mine, theirs, star in fight_rows(config, "builder")}
+    assert builder["pirate"] == (2, 1, False) and builder["harvester"] == (1, 2, True)
+    front = pages_text(pdf_en)[0]
+    assert follows(front, "against Builder *", "2", "1")  # a harvester against a builder
+    assert "* only with 'everyone fights'" in front
+
+
+def test_r18_a_changed_fight_number_changes_the_cards():
+    changed = config_with(('roles = ["pirate", "builder"]\nrounds = [1, 2]', 'roles = ["pirate", "builder"]\nrounds = [1, 7]'))
+    front = pages_text(render_cards(changed, "en"))[0]
+    assert follows(front, "against Builder", "1", "7")  # printed on the pirate
+    assert follows(front, "against Pirate", "7", "1")  # printed on the builder
+
+
+def test_r19_cooldowns_from_config(config):
+    pirate, harvester = config.roles["pirate"], config.roles["harvester"]
+    assert wait_lines(config, pirate, "en", False) == ["Base rule: won 30 s, lost 60 s"]
+    assert wait_lines(config, harvester, "en", True) == ["Base rule: none", "*: won 30 s, lost at once"]
+    assert wait_lines(config, harvester, "fr", True) == ["Règle de base : aucune", "* : gagné 30 s, perdu aussitôt"]
+
+
+def test_r19_a_changed_cooldown_changes_the_cards():
+    changed = config_with(("pirate_loses = 60", "pirate_loses = 75"))
+    assert "Base rule: won 30 s, lost 75 s" in all_text(render_cards(changed, "en"))
+
+
+def test_r9_second_pirate_card_shows_its_price():
+    changed = config_with(("second_pirate_cost = { energy = 5, fauna = 5 }", "second_pirate_cost = { energy = 8, fauna = 5 }"))
+    front = pages_text(render_cards(changed, "en"))[0]
+    assert follows(front, "Optional card, bought at the bank:", "5", "8", "pirate-2")
+
+
+def test_qr_codes_name_team_and_card(config, monkeypatch):
+    seen = []
+    monkeypatch.setattr(cards, "qr", lambda c, payload, *a, **k: seen.append(payload))
+    render_cards(config, "en")
+    assert len(seen) == len(config.teams) * 6
+    assert seen[0] == "terrabank:card:blue:harvester-1"
+    assert "terrabank:card:yellow:pirate-2" in seen
+
+
+def test_no_card_text_is_cut_short(config, pdf_en):
+    assert "…" not in all_text(pdf_en) and "…" not in all_text(render_cards(config, "fr"))
+
+
+def test_dark_text_on_the_light_yellow_team(config):
+    assert ink_on(config.teams["yellow"].colour) == INK
+    assert ink_on(config.teams["blue"].colour) != INK
+
+
+def test_printed_qr_codes_scan_back_to_their_payloads(pdf_en, tmp_path):
+    assert scan_qr_codes(pdf_en, tmp_path, page=3) == sorted(f"terrabank:card:yellow:{card}" for card in card_ids_default())
+
+
+def card_ids_default():
+    from bank.config import load_config
+    from play import DEFAULT_CONFIG
+
+    return card_ids(load_config(DEFAULT_CONFIG))
