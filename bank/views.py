@@ -44,6 +44,8 @@ def team_view(state: GameState, config: GameConfig, team: str, now: float) -> di
         "animals": list(state.animals[team]),
         "cards": config.cards(tuple(state.extra_cards[team])),
         "cooldowns": cooldowns(state, team, now),
+        "last_harvest": {key.split("/", 1)[1]: round(state.elapsed(now) - at) for key, at in state.last_harvest.items()
+                         if key.startswith(f"{team}/")},  # seconds ago, per card (R14)
         "affordable": affordable(state, config, team, now),
     }
 
@@ -59,7 +61,10 @@ def affordable(state: GameState, config: GameConfig, team: str, now: float) -> l
         if refusal and refusal.code in ("building_owned", "animal_owned", "animal_taken"):
             continue
         cost = discounted_cost(turn, team, base_cost, cost_kind)
-        entry = {"kind": kind, "id": item_id, "cost": cost, "blocked": refusal.message if refusal else None, "missing": {}}
+        entry = {"kind": kind, "id": item_id, "cost": cost, "missing": {},
+                 "blocked": refusal.message if refusal else None,
+                 "blocked_code": refusal.code if refusal else None,
+                 "blocked_params": refusal.params if refusal else {}}
         try:
             entry["pays"] = payment_plan(state.stock(team), cost, config.joker, config, team)
         except RuleError as exc:
@@ -82,5 +87,6 @@ def board(state: GameState, config: GameConfig, now: float) -> dict:
         "reserve": {r: state.balance(RESERVE, r) for r in config.resources},
         "animals": {t: list(a) for t, a in state.animals.items()},
         "options": dict(state.options),
+        "second_pirate_cost": dict(state.second_pirate_cost),
         "ended": state.ended,
     }

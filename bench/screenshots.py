@@ -38,16 +38,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def install_gettext(app) -> None:
-    """Until the app registers `_` itself, give the templates the same translation function."""
-    from flask import session
-
-    from bank.web.i18n import translate
-
-    language = app.extensions["terrabank"].config.language
-    app.jinja_env.globals.setdefault("_", lambda text, **p: translate(session.get("lang") or language, text, **p))
-
-
 def start_server(folder: Path):
     """The real app and Socket.IO server on a free port, in a daemon thread: (app, base URL)."""
     from bank.web import create_app
@@ -55,7 +45,6 @@ def start_server(folder: Path):
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
     app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml")})
-    install_gettext(app)
     app.extensions["terrabank"].access.add_user(USER, PASSWORD, "lead")
     port = free_port()
     thread = threading.Thread(target=socketio.run, args=(app,), daemon=True,

@@ -20,8 +20,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium at /usr/bin/chromium")
 
-from test_pages import ROOT, install_gettext  # noqa: E402  (after the skips: same `_` stopgap as the page tests)
-
+ROOT = Path(__file__).resolve().parents[1]
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PHONE = {"width": 360, "height": 740}
@@ -43,8 +42,7 @@ def server(tmp_path_factory):
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     folder = tmp_path_factory.mktemp("browser")
-    app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml")})
-    install_gettext(app)
+    app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml"), "PASSWORD_HASH": "pbkdf2:sha256:1000"})
     services = app.extensions["terrabank"]
     services.access.add_user("lea", "password1", "lead")
     ids = itertools.count(1)
@@ -211,3 +209,22 @@ def test_a_lost_reply_is_retried_with_the_same_key_and_booked_once(server, brows
     assert bank.last_seq == before + 1
     # The retry's reply is the first booking's, marked as already done.
     expect(console.locator("#banner")).to_contain_text(f"Déjà fait (écriture {before + 1})")
+
+
+def test_a_scanned_role_card_picks_the_team_and_its_counter(server, browser):
+    """A USB scanner types the card's QR text and Enter, even when no field has the focus."""
+    _, url = server
+    expect = sync_api.expect
+    console = _facilitator(browser, url, "/console")
+    console.locator("#clock-line").click()  # focus on the page, not in a field
+    console.keyboard.type("terrabank:card:red:builder-1")
+    console.keyboard.press("Enter")
+    expect(console.locator('#team-picker [data-team="red"]')).to_have_attribute("aria-pressed", "true")
+    expect(console.locator('#tabs [data-tab="build"]')).to_have_attribute("aria-selected", "true")
+    console.fill("#scan", "terrabank:card:green:harvester-2")
+    console.press("#scan", "Enter")
+    expect(console.locator('[data-panel="harvest"] button[aria-pressed="true"]')).to_have_text("Récolteur 2")
+    console.fill("#scan", "<b>not a card</b>")
+    console.press("#scan", "Enter")
+    expect(console.locator("#banner")).to_have_class(re.compile("banner-error"))
+    expect(console.locator("#banner")).to_contain_text("<b>not a card</b>")  # shown as text, not markup

@@ -49,7 +49,9 @@ def create_app(settings: dict | None = None) -> Flask:
     app.extensions["terrabank"] = Services(bank, config, access)
     app.extensions["terrabank_lockout"] = Lockout()
     _register(app)
-    socketio.init_app(app, async_mode="threading", cors_allowed_origins=[], max_http_buffer_size=64 * 1024)
+    # A short heartbeat so a phone that lost the Wi-Fi shows "offline" within about 20 s.
+    socketio.init_app(app, async_mode="threading", cors_allowed_origins=[], max_http_buffer_size=64 * 1024,
+                      ping_interval=10, ping_timeout=10)
     if app.config.get("TICKER", False):
         from .live import start_ticker
 

@@ -123,6 +123,7 @@ def post_command():
         return error(403, "forbidden", f"a {g.role} may not send {str(command.get('type'))[:40]!r} commands", {"role": g.role})
     command["actor"] = session["user"]
     s = services()
+    before = s.bank.last_seq
     try:
         result = s.bank.execute(command, time.time())
     except CommandError as exc:
@@ -130,7 +131,7 @@ def post_command():
     except BankError as exc:  # the rules said no, or the id was used for another command
         return error(409, exc.code, exc.message, exc.params)
     if not result.duplicate:
-        live.broadcast(s)
+        live.broadcast(s, journal_after=before)  # includes a tick booked just before the command
     return jsonify({"seq": result.seq, "events": result.events, "duplicate": result.duplicate})
 
 

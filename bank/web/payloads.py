@@ -47,8 +47,14 @@ def game_config(config, lang: str) -> dict:
         "animals": {a.id: {"label": pick(a.label), "kind": a.kind, "cost": a.cost, "reputation": a.reputation}
                     for a in config.animals.values()},
         "tracks": {t.id: {"label": pick(t.label), "resource": t.resource, "length": t.length, "step_cost": t.step_cost,
+                          "reputation_per_step": t.reputation_per_step,
                           "icons": {str(k): v for k, v in t.icons.items()}} for t in config.tracks.values()},
         "fights": [{"roles": list(p.roles), "rounds": list(p.rounds), "everyone_fights_only": p.everyone_fights_only}
                    for p in config.fight_pairs],
         "animal_unlock_level": config.animal_unlock_level,
+        "losing_pirate_gives_tokens": config.losing_pirate_gives_tokens,
+        "low_stock_warning": config.low_stock_warning,
+        "points_per_joker": config.points_per_joker,
+        "reputation_threshold": config.reputation_threshold,
+        "animals_threshold": config.animals_threshold,
     }

@@ -73,7 +73,7 @@
       points.push(sx(now).toFixed(1) + "," + sy(lastRep).toFixed(1));
       svg.appendChild(TB.svg("polyline", { points: points.join(" "), fill: "none", stroke: W.teamColour(team), "stroke-width": 5,
         "stroke-linejoin": "round", "stroke-linecap": "round" }));
-      svg.appendChild(TB.svg("text", { x: sx(now) + 8, y: sy(lastRep) + 5, fill: W.teamColour(team), "font-weight": "800", "font-size": "26" },
+      svg.appendChild(TB.svg("text", { x: sx(now) + 8, y: sy(lastRep) + 5, fill: W.teamColour(team), "font-weight": "800", style: "font-size: 1.6rem" },
         String(lastRep)));
     });
   }

@@ -213,7 +213,7 @@
   /** Parse a role card's QR text, "terrabank:card:blue:harvester-1", into {team, card}, or null. */
   W.parseCard = function (text) {
     var m = /^\s*terrabank:card:([a-z0-9_-]+):([a-z0-9_]+-\d+)\s*$/i.exec(text || "");
-    if (!m || !entry("teams", m[1].toLowerCase())) return null;
+    if (!m || !W.config.teams[m[1].toLowerCase()]) return null;
     return { team: m[1].toLowerCase(), card: m[2].toLowerCase() };
   };
 
