@@ -131,3 +131,29 @@ def test_security_headers_keep_the_team_token_out_of_referers(web):
     reply = web().client.get("/api/public")
     assert reply.headers["Referrer-Policy"] == "no-referrer"
     assert "default-src 'self'" in reply.headers["Content-Security-Policy"]
+
+
+ROUTES = [  # every state-changing route other than /api/commands, and who may use it
+    ("/api/teams/red/rotate", {"lead"}),
+]
+
+
+@pytest.mark.parametrize("who", [None, "team", "referee", "banker", "lead"])
+@pytest.mark.parametrize("route, allowed", ROUTES)
+def test_permission_table_of_other_routes(web, tokens, who, route, allowed):
+    client = web(who if who != "team" else None)
+    if who == "team":
+        client.client.get(f"/api/team/{tokens['blue']}")
+    reply = client.client.post(route, headers={"X-CSRF-Token": client.csrf})
+    if who in allowed:
+        assert reply.status_code == 200
+    else:
+        assert reply.status_code in (401, 403)
+        assert web().client.get(f"/api/team/{tokens['red']}").status_code == 200  # the link still works
+
+
+def test_oversized_command_is_refused(web):
+    lead = web("lead")
+    reply = lead.client.post("/api/commands", data=b"{" + b" " * 70_000 + b"}",
+                             headers={"X-CSRF-Token": lead.csrf, "Content-Type": "application/json", "Idempotency-Key": "big"})
+    assert reply.status_code == 413 and reply.get_json()["error"]["code"] == "too_large"

@@ -159,3 +159,8 @@ def download(what: str, fmt: str):
     body = export.render(what, fmt, s.bank, time.time())
     mime = "application/json" if fmt == "json" else "text/csv"
     return Response(body, mimetype=mime, headers={"Content-Disposition": f"attachment; filename=terrabank-{what}.{fmt}"})
+
+
+@bp.app_errorhandler(413)
+def too_large(_exc):
+    return error(413, "too_large", "the request is too large; a command is a few hundred bytes")
