@@ -8,7 +8,7 @@ import sys
 import time
 from contextlib import contextmanager
 
-from bank import cli_web, views
+from bank import cli_print, cli_web, views
 from bank.config import load_config
 from bank.errors import BankError, ConfigError
 from bank.export import FORMATS, export_journal, export_standings
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("verify", help="replay the journal and check the game's consistency"
                    ).set_defaults(func=cmd_verify)
     cli_web.add_parsers(sub, _paths)
+    cli_print.add_parser(sub, _paths)
     return parser
 
 

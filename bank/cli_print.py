@@ -64,7 +64,9 @@ def cmd_print(args, config_path: str, db: str) -> int:
         bank = inputs["bank"] = Bank.open(db, config)
     if has_game and args.kind in ("join", "all"):
         base = _base(args, config)
-        wifi = (args.wifi_ssid, args.wifi_password) if args.wifi_ssid else None
+        ssid = args.wifi_ssid or config.wifi_ssid  # the flags override config.toml's [wifi]
+        password = args.wifi_password or config.wifi_password
+        wifi = (ssid, password) if ssid else None
         inputs.update(team_urls=_team_urls(db, config, base), base=base, wifi=wifi)
     try:
         written = pack.build(args.kind, args.out, config, args.lang, **inputs)
@@ -75,6 +77,6 @@ def cmd_print(args, config_path: str, db: str) -> int:
         print(f"Wrote {path}")
     if args.kind == "all" and not has_game:
         print(f"No game at {db}: join cards and the report were skipped (create it with `terrabank init`).")
-    if args.kind in ("join", "all") and has_game and not args.wifi_ssid:
-        print("The join cards have no Wi-Fi code: give --wifi-ssid and --wifi-password.")
+    if args.kind in ("join", "all") and has_game and not (args.wifi_ssid or config.wifi_ssid):
+        print("The join cards have no Wi-Fi code: set [wifi] ssid and password in config.toml.")
     return 0

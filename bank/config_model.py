@@ -125,6 +125,8 @@ class GameConfig:
     animals_threshold: int
     host: str = "0.0.0.0"
     port: int = 5000
+    wifi_ssid: str = ""
+    wifi_password: str = ""
 
     @property
     def joker(self) -> str:

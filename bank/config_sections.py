@@ -35,7 +35,7 @@ def read_all(root: Reader, text: str) -> GameConfig:
     dice, jokers, exchange = root.sub("dice"), root.sub("jokers"), root.sub("exchange")
     options, fights, end = root.sub("options"), root.sub("fights"), root.sub("end")
     cap, track_rules = root.sub("building_rules"), root.sub("track_rules")
-    server = root.sub("server", {})
+    server, wifi = root.sub("server", {}), root.sub("wifi", {})
     config = GameConfig(
         text=text,
         title=game.label("title"),
@@ -71,11 +71,21 @@ def read_all(root: Reader, text: str) -> GameConfig:
         animals_threshold=end.int("animals_threshold", minimum=1, maximum=1000),
         host=server.str("host", "0.0.0.0"),
         port=server.int("port", 5000, minimum=1, maximum=65535),
+        wifi_ssid=_plain_text(wifi, "ssid"),
+        wifi_password=_plain_text(wifi, "password"),
     )
-    for section in (server, game, bank, start, harvest, dice, jokers, exchange, options, fights, end, cap, track_rules, root):
+    for section in (server, wifi, game, bank, start, harvest, dice, jokers, exchange, options, fights, end, cap, track_rules, root):
         section.done()
     _cross_checks(root, config)
     return config
+
+
+def _plain_text(section: Reader, name: str) -> str:
+    """A text that may be empty (the Wi-Fi name and password)."""
+    value = section.get(name, "")
+    if not isinstance(value, str):
+        section.fail(name, f"must be a text in quotes, got {value!r}")
+    return value
 
 
 def _resources(root: Reader) -> dict:

@@ -11,7 +11,7 @@ from .drawing import (BOLD, FONT, GREY, INK, LIGHT, PT, colour, cut_marks, finis
                       new_canvas, page, paragraph, qr, rounded, text)
 from .geometry import Box
 from .icons import amounts, token
-from .labels import name, t, word
+from .labels import colon, name, t, word
 
 HEADER = 14.0  # mm of the card's top given to the role name and strength
 QR_SIZE = 16.0
@@ -63,12 +63,12 @@ def wait_lines(config, role, lang: str, starred: bool) -> list:
         win, lose = (rules.pirate_wins, rules.pirate_loses) if role.pirate else (rules.other_wins, rules.other_loses)
         if not win and not lose:
             return t(lang, "no_wait")
-        return ", ".join(f"{t(lang, word)} {f'{n} s' if n else t(lang, 'at_once')}"
-                         for word, n in (("won", win), ("lost", lose)))
+        return ", ".join(f"{t(lang, key)} {f'{n} s' if n else t(lang, 'at_once')}"
+                         for key, n in (("won", win), ("lost", lose)))
     base, everyone = phrase(config.cooldowns["base"]), phrase(config.cooldowns["everyone_fights"])
-    lines = [f"{t(lang, 'base_rule')} : {base}" if lang == "fr" else f"{t(lang, 'base_rule')}: {base}"]
+    lines = [colon(lang, t(lang, "base_rule"), base)]
     if starred or everyone != base:
-        lines.append(f"* : {everyone}" if lang == "fr" else f"*: {everyone}")
+        lines.append(colon(lang, "*", everyone))
     return lines
 
 
@@ -87,7 +87,7 @@ def draw_front(c, config, team_id: str, card: str, slot, lang: str) -> None:
     starred = any(f[3] for f in fights)
     table_h = 3.6 + 3.2 * len(fights) + (2.8 if starred else 0)
     waits = wait_lines(config, role, lang, starred)
-    words, table, wait, bottom = geo.rows(body, [None, table_h, 3 + 2.6 * len(waits), QR_SIZE], gap=1.2)
+    words, table, wait, bottom = geo.stack(body, [None, table_h, 3 + 2.6 * len(waits), QR_SIZE], gap=1.2)
     paragraph(c, ability(config, role, lang), words, 8.5 * PT, smallest=5.5 * PT)
     _fight_table(c, config, fights, starred, table, lang)
     text(c, t(lang, "wait"), wait.x, wait.top - 2.2, 6.5 * PT, BOLD)
@@ -102,7 +102,7 @@ def _header(c, config, team, card, role, s: Box, ink, lang: str) -> None:
     sub = t(lang, "optional") if is_optional(config, card) else t(lang, "card_no", n=number)
     text(c, name(role.label, lang), s.x, s.top - 5.5, 14 * PT, BOLD, ink, width=s.w - 12)
     text(c, f"{name(team.label, lang)} · {sub}", s.x, s.top - 10, 7.5 * PT, FONT, ink, width=s.w - 12)
-    cx, cy = s.right - 5, s.top - 5.5
+    cx, cy = s.right - 5.2, s.top - 5.5
     c.setFillColor(white)
     c.setStrokeColor(INK)
     c.setLineWidth(0.3)
@@ -139,7 +139,7 @@ def _bottom(c, config, team_id: str, card: str, box: Box, lang: str) -> None:
     if is_optional(config, card):
         used = paragraph(c, t(lang, "extra_card"), left, 6 * PT, smallest=5 * PT)
         amounts(c, config, config.second_pirate_cost, left.x, left.top - used - 2.6, 1.9, 7 * PT)
-    text(c, card, left.x, left.y + 0.4, 5.5 * PT, FONT, GREY, width=left.w)
+    text(c, card, left.x, left.y + 0.8, 5.5 * PT, FONT, GREY, width=left.w)
 
 
 def draw_back(c, config, team_id: str, slot, lang: str) -> None:
@@ -189,7 +189,8 @@ def render_cards(config, lang: str | None = None, flip: str = "long") -> bytes:
                 cut_marks(c, geo.cut_marks(geo.first(sheet, len(chunk))))
                 _margin_note(c, sheet, config, team_id, lang)
             with page(c, sheet.page):
-                for card, slot in zip(chunk, backs):
+                back_sheet = geo.Sheet(sheet.page, sheet.cols, sheet.rows, tuple(backs[:len(chunk)]))
+                for slot in back_sheet.slots:
                     draw_back(c, config, team_id, slot, lang)
-                cut_marks(c, geo.cut_marks(geo.first(sheet, len(chunk))))
+                cut_marks(c, geo.cut_marks(back_sheet))
     return finish(c, buf)

@@ -24,7 +24,7 @@ def draw_tracks(c, config, lang: str) -> None:
            t(lang, "unlock_short", n=config.animal_unlock_level))
     tracks = list(config.tracks.values())
     body = Box(AREA.x, AREA.y + 16, AREA.w, AREA.h - 16 - 18)
-    rows = geo.rows(body, [None] * len(tracks), gap=5)
+    rows = geo.stack(body, [None] * len(tracks), gap=5)
     longest = max(tr.length for tr in tracks)
     for track, row in zip(tracks, rows):
         _track_row(c, config, track, row, longest, lang)
@@ -90,7 +90,7 @@ def draw_animals(c, config, lang: str) -> None:
     text(c, t(lang, "slot_hint"), AREA.x, AREA.top - 22, 11 * PT, FONT, GREY, width=AREA.w)
     common = [a for a in config.animals.values() if a.kind == "common"]
     unique = [a for a in config.animals.values() if a.kind != "common"]
-    top_half, bottom_half = geo.rows(Box(AREA.x, AREA.y, AREA.w, AREA.h - 25), [None, None], gap=6)
+    top_half, bottom_half = geo.stack(Box(AREA.x, AREA.y, AREA.w, AREA.h - 25), [None, None], gap=6)
     _animal_row(c, config, common, top_half, t(lang, "common"), list(config.teams), lang)
     _animal_row(c, config, unique, bottom_half, t(lang, "unique"), [None], lang)
 
@@ -125,7 +125,10 @@ def _animal_tile(c, config, animal, tile: Box, owners: list, lang: str) -> None:
             c.setDash(2, 1.5)
         c.circle(cx, cy, r, stroke=1, fill=1)
         c.setDash()
-        if owner:
+        if owner:  # a thin dark rim keeps a pale team colour (white, yellow) visible on the tile
+            c.setStrokeColor(INK)
+            c.setLineWidth(0.2)
+            c.circle(cx, cy, r + 0.9, stroke=1, fill=0)
             text(c, name(config.teams[owner].label, lang), cx, cy - r - 5, 11 * PT, BOLD, INK, "centre", width=cell.w)
 
 

@@ -76,9 +76,9 @@ def ink_on(hex_value: str):
     return INK if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else white
 
 
-def fit_size(text: str, font: str, size: float, width: float, smallest: float = 4 * PT) -> float:
-    """The largest size up to `size` at which `text` fits in `width` (never below `smallest`)."""
-    needed = stringWidth(text, font, size)
+def fit_size(value: str, font: str, size: float, width: float, smallest: float = 4 * PT) -> float:
+    """The largest size up to `size` at which `value` fits in `width` (never below `smallest`)."""
+    needed = stringWidth(value, font, size)
     return size if needed <= width else max(smallest, size * width / needed)
 
 

@@ -59,10 +59,10 @@ class Box:
         return (other.x >= self.x - tol and other.y >= self.y - tol
                 and other.right <= self.right + tol and other.top <= self.top + tol)
 
-    def overlaps(self, other: Box) -> bool:
-        """Whether the two boxes share some area (touching edges do not count)."""
-        return (self.x < other.right and other.x < self.right
-                and self.y < other.top and other.y < self.top)
+    def overlaps(self, other: Box, tol: float = 1e-6) -> bool:
+        """Whether the two boxes share some area (touching edges, up to rounding, do not count)."""
+        return (self.x < other.right - tol and other.x < self.right - tol
+                and self.y < other.top - tol and other.y < self.top - tol)
 
     def mirrored(self, page_w: float) -> Box:
         """The box reflected about the vertical centre line of a page `page_w` wide."""
@@ -180,11 +180,6 @@ def back_slots(sheet: Sheet, flip: str = "long") -> list:
     return result
 
 
-def pages_needed(items: int, per_sheet: int) -> int:
-    """Sheets needed for `items` cards at `per_sheet` a sheet."""
-    return -(-items // per_sheet) if per_sheet else 0
-
-
 @dataclass(frozen=True)
 class Tile:
     """One small page showing part of a big page: scale, offset and the visible area."""
@@ -223,7 +218,7 @@ def columns(box: Box, n: int, gap: float) -> list:
     return [Box(box.x + i * (w + gap), box.y, w, box.h) for i in range(n)]
 
 
-def rows(box: Box, heights: list, gap: float = 0.0) -> list:
+def stack(box: Box, heights: list, gap: float = 0.0) -> list:
     """Boxes stacked from the top of `box` with the given heights; None shares what is left."""
     fixed = sum(h for h in heights if h is not None) + gap * (len(heights) - 1)
     flexible = [h for h in heights if h is None]

@@ -9,7 +9,7 @@ from .boards import BANK_COLOUR, header
 from .drawing import (BOLD, FONT, GREY, INK, PT, break_anywhere, colour, cut_marks, finish, ink_on,
                       new_canvas, page, paragraph, qr, rounded, text)
 from .geometry import A4, Box
-from .labels import name, t
+from .labels import colon, name, t
 
 JOIN_CARD = (90.0, 130.0)  # four to an A4 sheet, big enough for two QR codes side by side with text
 QR_SIZE = 34.0
@@ -59,12 +59,12 @@ def draw_join_card(c, config, team_id: str, slot, url: str, wifi, lang: str) -> 
     text(c, t(lang, "join_title"), box.x, band.top - 7, 9 * PT, FONT, ink, width=box.w)
     text(c, name(team.label, lang), box.x, band.top - 15, 18 * PT, BOLD, ink, width=box.w)
     top = band.y - 3
-    wifi_box, page_box, foot = geo.rows(Box(box.x, box.y, box.w, top - box.y), [None, None, 8], gap=3)
+    wifi_box, page_box, foot = geo.stack(Box(box.x, box.y, box.w, top - box.y), [None, None, 8], gap=3)
     if wifi:
         ssid, password = wifi
-        lines = [(8 * PT, BOLD, f"{t(lang, 'network')} : {ssid}" if lang == "fr" else f"{t(lang, 'network')}: {ssid}")]
+        lines = [(8 * PT, BOLD, colon(lang, t(lang, "network"), ssid))]
         if password:
-            lines.append((8 * PT, FONT, (f"{t(lang, 'password')} : " if lang == "fr" else f"{t(lang, 'password')}: ") + password))
+            lines.append((8 * PT, FONT, colon(lang, t(lang, "password"), password)))
         lines.append((7 * PT, FONT, t(lang, "join_scan")))
         _qr_panel(c, wifi_box, t(lang, "join_wifi"), wifi_payload(ssid, password), lines, lang)
     else:

@@ -136,6 +136,11 @@ def t(lang: str, key: str, **fields) -> str:
     return TEXTS[check_language(lang)][key].format(**fields)
 
 
+def colon(lang: str, left: str, right: str) -> str:
+    """'left: right', with the space French puts before a colon."""
+    return f"{left} : {right}" if lang == "fr" else f"{left}: {right}"
+
+
 def name(label, lang: str) -> str:
     """A config label ({fr, en}) in `lang`, falling back to any language given."""
     if isinstance(label, dict):

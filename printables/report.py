@@ -12,7 +12,7 @@ from .boards import BANK_COLOUR, header
 from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, colour, finish, new_canvas, paragraph, rounded, text
 from .geometry import A4, MM, Box
 from .icons import in_words
-from .labels import name, t
+from .labels import colon, name, t
 from .report_data import Summary, summarise
 
 AREA = Box(14, 14, A4[0] - 28, A4[1] - 28)
@@ -51,8 +51,7 @@ def end_sentence(config, ended: dict | None, lang: str) -> str:
     reason = {"time": t(lang, "end_time"), "stopped": t(lang, "end_stopped"),
               "reputation": t(lang, "end_reputation", n=config.reputation_threshold),
               "animals": t(lang, "end_animals", n=config.animals_threshold)}.get(ended["reason"], ended["reason"])
-    return f"{t(lang, 'ended_by')} : {reason}, {t(lang, 'after', n=round(ended['elapsed'] / 60))}" if lang == "fr" \
-        else f"{t(lang, 'ended_by')}: {reason}, {t(lang, 'after', n=round(ended['elapsed'] / 60))}"
+    return colon(lang, t(lang, "ended_by"), f"{reason}, {t(lang, 'after', n=round(ended['elapsed'] / 60))}")
 
 
 def winner_line(config, ended: dict | None, lang: str) -> str:
@@ -61,7 +60,7 @@ def winner_line(config, ended: dict | None, lang: str) -> str:
         return ""
     names = ", ".join(name(config.teams[w].label, lang) for w in ended["winners"])
     word = t(lang, "winner" if len(ended["winners"]) == 1 else "winners")
-    return f"{word} : {names}" if lang == "fr" else f"{word}: {names}"
+    return colon(lang, word, names)
 
 
 def _standings(c, summary: Summary, config, top: float, lang: str) -> None:
@@ -154,7 +153,7 @@ def _limited(lines: list, lang: str) -> list:
     return lines[:LIST_LIMIT] + [t(lang, "more", n=len(lines) - LIST_LIMIT)]
 
 
-def _team_page_block(flow: Flow, config, team_id: str, summary: Summary, lang: str) -> None:
+def _team_story(flow: Flow, config, team_id: str, summary: Summary, lang: str) -> None:
     """One team's story: owned things, contributions, fights and trades."""
     c, story = flow.c, summary.teams[team_id]
     team = config.teams[team_id]
@@ -163,8 +162,8 @@ def _team_page_block(flow: Flow, config, team_id: str, summary: Summary, lang: s
     blocks = [
         (t(lang, "board_buildings"), [", ".join(name(config.buildings[b].label, lang) for b in story.buildings) or "-"]),
         (t(lang, "board_animals"), [", ".join(name(config.animals[a].label, lang) for a in story.animals) or "-"]),
-        (t(lang, "contributions"), [f"{title} : {t(lang, 'tokens_given', n=n)}" if lang == "fr" else
-                                    f"{title}: {t(lang, 'tokens_given', n=n)}" for title, n in story.contributions.items()] or ["-"]),
+        (t(lang, "contributions"), [colon(lang, title, t(lang, "tokens_given", n=n))
+                                    for title, n in story.contributions.items()] or ["-"]),
         (f"{t(lang, 'fights')} ({t(lang, 'fights_line', won=won, lost=len(story.fights) - won)})", _limited(fights, lang) or ["-"]),
         (t(lang, "trades"), _limited(trades, lang) or ["-"]),
     ]
@@ -202,7 +201,7 @@ def render_report(bank, lang: str | None = None) -> bytes:
     _front_page(flow, summary, config, lang)
     flow.close()
     for team_id in config.teams:
-        _team_page_block(flow, config, team_id, summary, lang)
+        _team_story(flow, config, team_id, summary, lang)
     _rates(flow, summary, lang)
     flow.close()
     return finish(c, buf)

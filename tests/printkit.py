@@ -82,5 +82,28 @@ def scan_qr_codes(data: bytes, tmp_path, page: int = 1, dpi: int = 150) -> list:
     pdf.write_bytes(data)
     subprocess.run(["pdftoppm", "-r", str(dpi), "-png", "-f", str(page), "-l", str(page), "-singlefile", str(pdf),
                     str(tmp_path / "scan")], check=True)
-    out = subprocess.run(["zbarimg", "--quiet", "--raw", str(tmp_path / "scan.png")], capture_output=True, text=True)
+    out = subprocess.run(["zbarimg", "--quiet", "--raw", str(tmp_path / "scan.png")], capture_output=True, text=True, check=False)
     return sorted(line for line in out.stdout.splitlines() if line)
+
+
+def text_boxes(data: bytes, page: int = 0) -> list:
+    """(text, (x0, y0, x1, y1) in mm, upright) of every string drawn on a page."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    found = []
+
+    def visit(text, cm, tm, font, size):
+        text = text.strip()
+        if not text or font is None:
+            return
+        x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+        y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        scale = (cm[0] ** 2 + cm[1] ** 2) ** 0.5  # points per user unit
+        width = stringWidth(text, font["/BaseFont"].lstrip("/"), size) * scale
+        height = size * scale
+        upright = abs(cm[1]) < 1e-9 and abs(tm[1]) < 1e-9
+        mm = 25.4 / 72
+        found.append((text, (x * mm, (y - 0.25 * height) * mm, (x + width) * mm, (y + 0.8 * height) * mm), upright))
+
+    pypdf.PdfReader(io.BytesIO(data)).pages[page].extract_text(visitor_text=visit)
+    return found

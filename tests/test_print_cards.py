@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 from play import config_with
-from printkit import all_text, follows, page_count, page_sizes_mm, pages_text, scan_qr_codes
+from printkit import all_text, follows, page_count, page_sizes_mm, pages_text, scan_qr_codes, text_boxes
 
 from printables import cards
 from printables.cards import card_ids, fight_rows, render_cards, wait_lines
 from printables.drawing import INK, ink_on
+from printables.geometry import Box, grid_box, impose
 
 
 @pytest.fixture(scope="module")
@@ -105,12 +106,22 @@ def test_dark_text_on_the_light_yellow_team(config):
     assert ink_on(config.teams["blue"].colour) != INK
 
 
-def test_printed_qr_codes_scan_back_to_their_payloads(pdf_en, tmp_path):
-    assert scan_qr_codes(pdf_en, tmp_path, page=3) == sorted(f"terrabank:card:yellow:{card}" for card in card_ids_default())
+def test_printed_qr_codes_scan_back_to_their_payloads(config, pdf_en, tmp_path):
+    assert scan_qr_codes(pdf_en, tmp_path, page=3) == sorted(f"terrabank:card:yellow:{card}" for card in card_ids(config))
 
 
-def card_ids_default():
-    from bank.config import load_config
-    from play import DEFAULT_CONFIG
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_every_word_on_a_card_stays_inside_its_safe_zone(config, lang):
+    sheet, pdf = impose(), render_cards(config, lang)
+    for page in (0, 1):  # a front sheet and its backs
+        for text, (x0, y0, x1, y1), upright in text_boxes(pdf, page):
+            if not upright:
+                continue  # the printing note written up the left margin
+            word = Box(x0, y0, x1 - x0, y1 - y0)
+            assert any(slot.safe.inset(-0.01).contains(word) for slot in sheet.slots), f"{text!r} at {word}"
 
-    return card_ids(load_config(DEFAULT_CONFIG))
+
+def test_the_margin_note_stays_off_the_cards(pdf_en):
+    grid = grid_box(impose())
+    notes = [box for text, box, upright in text_boxes(pdf_en, 0) if not upright]
+    assert notes and all(x0 < grid.x - 10 for x0, y0, x1, y1 in notes)  # the baseline runs up the margin

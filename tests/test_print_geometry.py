@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from printables import geometry as g
 from printables.geometry import A3, A4, BLEED, CARD, SAFE, Box
@@ -68,12 +70,6 @@ def test_fit_count():
     assert g.fit_count(100, 30, 5) == 3   # 30 + 5 + 30 + 5 + 30 = 100
     assert g.fit_count(99, 30, 5) == 2
     assert g.fit_count(10, 30, 0) == 0
-
-
-def test_pages_needed():
-    assert g.pages_needed(6, 6) == 1
-    assert g.pages_needed(7, 6) == 2
-    assert g.pages_needed(0, 6) == 0
 
 
 def _mark_boxes(marks):
@@ -150,10 +146,10 @@ def test_halves_keep_the_aspect_of_the_board():
     assert tile.clip.h == pytest.approx(g.landscape(A3)[1] * tile.scale)
 
 
-def test_columns_and_rows_split_a_box():
+def test_columns_and_stack_split_a_box():
     cols = g.columns(Box(0, 0, 100, 10), 3, 5)
     assert [c.x for c in cols] == pytest.approx([0, 35, 70]) and cols[0].w == pytest.approx(30)
-    top, middle, bottom = g.rows(Box(0, 0, 10, 100), [20, None, 30], gap=5)
+    top, middle, bottom = g.stack(Box(0, 0, 10, 100), [20, None, 30], gap=5)
     assert (top.top, top.h) == (100, 20)
     assert middle.h == pytest.approx(40) and bottom.y == pytest.approx(0)
 
@@ -162,3 +158,27 @@ def test_cut_marks_only_for_the_cards_in_use():
     sheet = g.impose()
     one = g.first(sheet, 1)
     assert one.count == 1 and len(g.cut_marks(one)) == 8
+
+
+def test_back_cut_marks_mirror_the_front_ones_on_a_partial_sheet():
+    sheet = g.impose()
+    front = g.first(sheet, 5)
+    back = g.Sheet(sheet.page, sheet.cols, sheet.rows, tuple(g.back_slots(sheet)[:5]))
+
+    def rounded(marks):
+        return sorted(tuple((round(x, 6), round(y, 6)) for x, y in mark) for mark in marks)
+
+    mirrored = [((A4[0] - x1, y1), (A4[0] - x2, y2)) for (x1, y1), (x2, y2) in g.cut_marks(front)]
+    assert rounded(g.cut_marks(back)) == rounded(mirrored)
+
+
+@given(w=st.floats(20, 150), h=st.floats(20, 200), bleed=st.floats(0, 5), gutter=st.floats(0, 10),
+       margin=st.floats(0, 20), landscape_page=st.booleans())
+def test_any_imposition_stays_on_the_page_without_overlaps_and_duplexes(w, h, bleed, gutter, margin, landscape_page):
+    page = g.landscape(A4) if landscape_page else A4
+    sheet = g.impose(page, (w, h), bleed, gutter, margin)
+    printable = Box(0, 0, *page).inset(margin - 1e-6)
+    assert all(printable.contains(s.bleed) for s in sheet.slots)
+    assert not any(a.bleed.overlaps(b.bleed) for a, b in itertools.combinations(sheet.slots, 2))
+    for front, back in zip(sheet.slots, g.back_slots(sheet)):
+        assert back.trim.mirrored(page[0]).x == pytest.approx(front.trim.x)
