@@ -157,3 +157,19 @@ def test_oversized_command_is_refused(web):
     reply = lead.client.post("/api/commands", data=b"{" + b" " * 70_000 + b"}",
                              headers={"X-CSRF-Token": lead.csrf, "Content-Type": "application/json", "Idempotency-Key": "big"})
     assert reply.status_code == 413 and reply.get_json()["error"]["code"] == "too_large"
+
+
+def test_history_gives_the_reputation_curve_from_the_journal(web):
+    lead = web("lead")
+    lead.command(type="start_clock")
+    lead.command(type="award", team="red", points=2, reason="fair play")
+    lead.command(type="award", team="blue", points=1, reason="help")
+    points = web().client.get("/api/history").get_json()["points"]
+    assert [p["rep"]["red"] for p in points] == [2, 2] and points[-1]["rep"]["blue"] == 1
+
+
+@pytest.mark.parametrize("kind", ["cards", "boards", "sheets-a3", "sheets-a4", "join", "poster", "report"])
+def test_print_pack_downloads_for_the_lead(web, kind):
+    reply = web("lead").client.get(f"/api/print/{kind}.pdf")
+    assert reply.status_code == 200 and reply.data.startswith(b"%PDF")
+    assert web("banker").client.get(f"/api/print/{kind}.pdf").status_code == 403

@@ -6,7 +6,10 @@ import time
 
 from flask import Blueprint, Response, current_app, g, jsonify, request, session
 
+from printables import pack
+
 from .. import export
+from ..history import reputation_history
 from ..errors import BankError, CommandError
 from . import live, payloads
 from .auth import csrf_ok, csrf_token, current_role, error, facilitator_required, lead_required, lockout
@@ -33,6 +36,13 @@ def config_view():
 def public_view():
     s = services()
     return jsonify(payloads.public(s.bank, s.config))
+
+
+@bp.get("/history")
+def history_view():
+    """Reputation over game time since the start, so a reloaded big screen keeps its curve."""
+    s = services()
+    return jsonify({"seq": s.bank.last_seq, "points": reputation_history(s.bank.journal_rows(0), s.config)})
 
 
 @bp.get("/team/<token>")
@@ -159,6 +169,25 @@ def download(what: str, fmt: str):
     body = export.render(what, fmt, s.bank, time.time())
     mime = "application/json" if fmt == "json" else "text/csv"
     return Response(body, mimetype=mime, headers={"Content-Disposition": f"attachment; filename=terrabank-{what}.{fmt}"})
+
+
+@bp.get("/print/<kind>.pdf")
+@lead_required
+def print_pack(kind: str):
+    """One document of the print pack, drawn from the same config.toml as the bank."""
+    s = services()
+    names = {"cards": "cards", "boards": "team-boards", "sheets-a3": "shared-boards-a3",
+             "sheets-a4": "shared-boards-a4-halves", "join": "join-cards", "poster": "big-screen-poster", "report": "report"}
+    if kind not in names:
+        return error(404, "unknown_document", f"documents: {', '.join(names)}")
+    base = request.host_url.rstrip("/")
+    urls = {team: f"{base}/t/{token}" for team, token in s.access.team_tokens().items()}
+    wifi = (s.config.wifi_ssid, s.config.wifi_password) if s.config.wifi_ssid else None
+    group = {"sheets-a3": "sheets", "sheets-a4": "sheets", "poster": "join"}.get(kind, kind)
+    docs = dict(pack.documents(group, s.config, lang(), bank=s.bank, team_urls=urls, base=base, wifi=wifi))
+    filename = f"{names[kind]}-{lang()}.pdf"
+    return Response(docs[filename](), mimetype="application/pdf",
+                    headers={"Content-Disposition": f"attachment; filename={filename}"})
 
 
 @bp.app_errorhandler(413)

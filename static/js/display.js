@@ -6,7 +6,7 @@
   var TB = window.TB, W = window.W, el = TB.el, t = TB.t;
 
   var pub = null, memory = W.cooldownMemory();
-  var history = []; // [{x: game seconds, rep: {team: points}}] from the messages received since load
+  var history = []; // [{x: game seconds, rep: {team: points}}]: the journal's history, then each message
 
   function render() {
     if (!pub) return;
@@ -80,6 +80,8 @@
 
   async function start() {
     await W.loadConfig();
+    var past = await TB.get("/api/history"); // the curve since the start, even after a reload
+    if (past.ok) history = past.data.points.slice(-2000);
     var first = await TB.get("/api/public");
     if (first.ok) onPublic(first.data);
     TB.live({ auth: { display: true }, after: function () { return pub ? pub.seq : 0; }, on: { public: onPublic } });
