@@ -6,6 +6,7 @@ import os
 import re
 from pathlib import Path
 
+from .bank_sheets import render_bank_sheets
 from .boards import render_team_boards
 from .cards import render_cards
 from .commons import render_common
@@ -49,6 +50,7 @@ def documents(kind: str, config, lang: str, *, bank=None, team_urls=None, base=N
     if "boards" in wanted:
         docs.append((f"team-boards-{lang}.pdf", lambda: render_team_boards(config, lang)))
     if "sheets" in wanted:
+        docs.append((f"bank-sheets-{lang}.pdf", lambda: render_bank_sheets(config, lang)))
         docs.append((f"shared-boards-a3-{lang}.pdf", lambda: render_common(config, lang)))
         docs.append((f"shared-boards-a4-halves-{lang}.pdf", lambda: render_common(config, lang, halves=True)))
     if "join" in wanted and team_urls:

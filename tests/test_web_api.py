@@ -168,7 +168,7 @@ def test_history_gives_the_reputation_curve_from_the_journal(web):
     assert [p["rep"]["red"] for p in points] == [2, 2] and points[-1]["rep"]["blue"] == 1
 
 
-@pytest.mark.parametrize("kind", ["cards", "boards", "sheets-a3", "sheets-a4", "join", "poster", "report"])
+@pytest.mark.parametrize("kind", ["cards", "boards", "sheets-a3", "sheets-a4", "bank-sheets", "join", "poster", "report"])
 def test_print_pack_downloads_for_the_lead(web, kind):
     reply = web("lead").client.get(f"/api/print/{kind}.pdf")
     assert reply.status_code == 200 and reply.data.startswith(b"%PDF")

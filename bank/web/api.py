@@ -177,13 +177,13 @@ def print_pack(kind: str):
     """One document of the print pack, drawn from the same config.toml as the bank."""
     s = services()
     names = {"cards": "cards", "boards": "team-boards", "sheets-a3": "shared-boards-a3",
-             "sheets-a4": "shared-boards-a4-halves", "join": "join-cards", "poster": "big-screen-poster", "report": "report"}
+             "sheets-a4": "shared-boards-a4-halves", "bank-sheets": "bank-sheets", "join": "join-cards", "poster": "big-screen-poster", "report": "report"}
     if kind not in names:
         return error(404, "unknown_document", f"documents: {', '.join(names)}")
     base = request.host_url.rstrip("/")
     urls = {team: f"{base}/t/{token}" for team, token in s.access.team_tokens().items()}
     wifi = (s.config.wifi_ssid, s.config.wifi_password) if s.config.wifi_ssid else None
-    group = {"sheets-a3": "sheets", "sheets-a4": "sheets", "poster": "join"}.get(kind, kind)
+    group = {"sheets-a3": "sheets", "sheets-a4": "sheets", "bank-sheets": "sheets", "poster": "join"}.get(kind, kind)
     docs = dict(pack.documents(group, s.config, lang(), bank=s.bank, team_urls=urls, base=base, wifi=wifi))
     filename = f"{names[kind]}-{lang()}.pdf"
     return Response(docs[filename](), mimetype="application/pdf",
