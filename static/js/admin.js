@@ -10,16 +10,8 @@
   var rewards = [{ points: 5 }, { points: 3 }, { points: 1 }];
   var inventory = null;
 
-  async function loadState() {
-    var r = await TB.get("/api/state");
-    if (r.status === 401) { window.location.href = "/login"; return; }
-    if (!r.ok) return;
-    state = r.data;
-    TB.clock.set(state);
-    render();
-  }
-  var refreshTimer = null;
-  function refreshSoon() { clearTimeout(refreshTimer); refreshTimer = setTimeout(loadState, 150); }
+  var source = W.facilitatorState(function (data) { state = data; render(); });
+  var loadState = source.load, refreshSoon = source.refreshSoon;
 
   function send(command) {
     return W.send(command, { banner: banner, undo: may.indexOf("reverse") >= 0 && W.UNDOABLE.indexOf(command.type) >= 0,

@@ -16,21 +16,9 @@
 
   /* ---- loading and refreshing ---- */
 
-  async function loadState() {
-    var r = await TB.get("/api/state");
-    if (r.status === 401) { window.location.href = "/login"; return; }
-    if (!r.ok) return;
-    state = r.data;
-    TB.clock.set(state);
-    render();
-  }
-
-  var refreshTimer = null;
-  /** The console's sockets get `public` and `journal`; team stocks come from /api/state. */
-  function refreshSoon() {
-    clearTimeout(refreshTimer);
-    refreshTimer = setTimeout(loadState, 150);
-  }
+  // The console's sockets get `public` and `journal`; team stocks come from /api/state.
+  var source = W.facilitatorState(function (data) { state = data; render(); });
+  var loadState = source.load, refreshSoon = source.refreshSoon;
 
   async function loadJournal() {
     var after = Math.max(0, (state ? state.seq : 0) - 40);

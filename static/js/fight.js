@@ -10,16 +10,8 @@
   var pickers = {};
   var banner = TB.$("#banner"), memory = W.cooldownMemory();
 
-  async function loadState() {
-    var r = await TB.get("/api/state");
-    if (r.status === 401) { window.location.href = "/login"; return; }
-    if (!r.ok) return;
-    state = r.data;
-    TB.clock.set(state);
-    render();
-  }
-  var refreshTimer = null;
-  function refreshSoon() { clearTimeout(refreshTimer); refreshTimer = setTimeout(loadState, 150); }
+  var source = W.facilitatorState(function (data) { state = data; render(); });
+  var loadState = source.load, refreshSoon = source.refreshSoon;
 
   function roleInfo(card) { var r = card && W.roleOf(card); return r ? Object.assign({ id: r }, W.config.roles[r]) : null; }
 

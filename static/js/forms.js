@@ -7,6 +7,19 @@
 
   var TB = window.TB, W = window.W, el = TB.el, t = TB.t;
 
+  /** The facilitators' full picture (/api/state): load() now; refreshSoon() folds a burst of updates into one load. */
+  W.facilitatorState = function (onState) {
+    var timer = null;
+    async function load() {
+      var r = await TB.get("/api/state");
+      if (r.status === 401) { window.location.href = "/login"; return; }
+      if (!r.ok) return;
+      TB.clock.set(r.data);
+      onState(r.data);
+    }
+    return { load: load, refreshSoon: function () { clearTimeout(timer); timer = setTimeout(load, 150); } };
+  };
+
   /** A number with big − and + buttons; returns {el, input, value(), set(n), setMax(n)}. */
   W.stepper = function (options) {
     var o = Object.assign({ min: 0, max: 999, value: 0, step: 1 }, options || {});
