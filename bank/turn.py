@@ -28,15 +28,18 @@ class Context:
 class Turn:
     """The working state of one command."""
 
-    def __init__(self, state: GameState, config: GameConfig, ctx: Context):
+    def __init__(self, state: GameState, config: GameConfig, ctx: Context, read_only: bool = False):
         self.before = state
-        self.state = state.copy()
+        # A read-only turn (views asking "could this team build X?") never emits, so it
+        # can skip the copy, which is the costly part of a turn and runs on every broadcast.
+        self.state = state if read_only else state.copy()
         self.config = config
         self.ctx = ctx
         self.events: list[dict] = []
 
     def emit(self, event: dict) -> None:
         """Record an event and apply it to the working state."""
+        assert self.state is not self.before, "a read-only turn must not emit events"
         self.state.apply(event)
         self.events.append(event)
 

@@ -52,7 +52,7 @@ def team_view(state: GameState, config: GameConfig, team: str, now: float) -> di
 
 def affordable(state: GameState, config: GameConfig, team: str, now: float) -> list:
     """Each building and animal with its price for this team and what is missing, if anything."""
-    turn = Turn(state, config, Context(now=now, roll=lambda n: []))
+    turn = Turn(state, config, Context(now=now, roll=lambda n: []), read_only=True)
     items = [("building", b, building_refusal, config.buildings[b].cost, "buildings") for b in config.buildings]
     items += [("animal", a, animal_refusal, config.animals[a].cost, "animals") for a in config.animals]
     result = []
