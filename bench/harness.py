@@ -1,0 +1,190 @@
+"""What the benchmarks and fault scripts share: a real `terrabank serve` process on
+127.0.0.1, and a small keep-alive HTTP client that logs in and sends commands.
+
+Nothing here is a test; scripts under bench/ import it to measure the bank as a
+facilitator's browser meets it (a separate process, over TCP, durable database).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+TERRABANK = str(Path(sys.executable).with_name("terrabank"))
+CONFIG = str(ROOT / "config.toml")
+USER, PASSWORD = "bench", "bench-password-1"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:
+    """Block until something accepts TCP connections on 127.0.0.1:port."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if proc is not None and proc.poll() is not None:
+                raise RuntimeError(f"the server exited with {proc.returncode}: {proc.stderr.read() if proc.stderr else ''}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
+            time.sleep(0.05)
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process in MB, read from /proc (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+class Server:
+    """`terrabank serve` on 127.0.0.1 with its own database, a lead account and a running clock.
+
+    start() may be called again after kill() on the same database: that is a restart.
+    """
+
+    def __init__(self, folder: Path, port: int | None = None, config: str = CONFIG):
+        self.folder, self.config = Path(folder), config
+        self.db = self.folder / "bench.db"
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+        self.log = self.folder / "server.log"
+
+    def _cli(self, *args: str, stdin: str | None = None) -> None:
+        subprocess.run([TERRABANK, "--config", self.config, "--db", str(self.db), *args],
+                       input=stdin, text=True, check=True, capture_output=True)
+
+    def prepare(self) -> "Server":
+        """Create the game and the lead account (before the first start)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._cli("init")
+        self._cli("user", USER, "--role", "lead", "--password-stdin", stdin=PASSWORD + "\n")
+        return self
+
+    def start(self) -> "Server":
+        log = open(self.log, "ab")
+        self.proc = subprocess.Popen(
+            [TERRABANK, "--config", self.config, "--db", str(self.db), "serve",
+             "--host", "127.0.0.1", "--port", str(self.port)],
+            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        log.close()
+        wait_for_port(self.port, proc=self.proc)
+        return self
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def rss_mb(self) -> float:
+        return rss_mb(self.pid)
+
+    def kill(self) -> None:
+        """SIGKILL: no clean shutdown, as when the power goes."""
+        if self.proc and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def __enter__(self) -> "Server":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class Api:
+    """A facilitator's browser, reduced to HTTP: one keep-alive connection, session cookie, CSRF."""
+
+    def __init__(self, url: str, timeout: float = 30.0):
+        host, port = url.removeprefix("http://").split(":")
+        self.host, self.port, self.timeout = host, int(port), timeout
+        self.conn: http.client.HTTPConnection | None = None
+        self.cookie, self.csrf = "", ""
+
+    def request(self, method: str, path: str, body: dict | None = None, headers: dict | None = None):
+        """(status, decoded JSON or text); reconnects once if the kept-alive socket was closed."""
+        data = None if body is None else json.dumps(body).encode()
+        hdrs = {"Content-Type": "application/json", "X-CSRF-Token": self.csrf, **(headers or {})}
+        if self.cookie:
+            hdrs["Cookie"] = self.cookie
+        for attempt in (1, 2):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+            try:
+                self.conn.request(method, path, body=data, headers=hdrs)
+                response = self.conn.getresponse()
+                raw = response.read()
+                break
+            except (ConnectionError, http.client.HTTPException):
+                self.close()
+                if attempt == 2:
+                    raise
+        cookie = response.getheader("Set-Cookie")
+        if cookie:
+            self.cookie = cookie.split(";", 1)[0]
+        if response.getheader("Connection", "").lower() == "close":
+            self.close()
+        text = raw.decode("utf-8", "replace")
+        try:
+            return response.status, json.loads(text)
+        except ValueError:
+            return response.status, text
+
+    def login(self, user: str = USER, password: str = PASSWORD) -> "Api":
+        _, body = self.request("GET", "/api/csrf")
+        self.csrf = body["csrf"]
+        status, body = self.request("POST", "/api/login", {"username": user, "password": password})
+        if status != 200:
+            raise RuntimeError(f"login failed: {status} {body}")
+        self.csrf = body["csrf"]
+        return self
+
+    def command(self, key: str, **command):
+        """POST /api/commands with an Idempotency-Key: (status, reply)."""
+        return self.request("POST", "/api/commands", command, {"Idempotency-Key": key})
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+def machine() -> str:
+    """One line naming the machine, for the reports."""
+    import platform
+
+    cpu = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (f"{os.cpu_count()} vCPU ({cpu}), Linux {platform.release()}, "
+            f"CPython {platform.python_version()}")
