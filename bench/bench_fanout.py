@@ -1,0 +1,175 @@
+"""Fan-out: from a command's HTTP reply to the LAST of 200 live pages showing it.
+
+Subject: a real `terrabank serve` (bench/harness.Server) with 200 Socket.IO clients
+(bench/clients.py: mostly team phones over the 4 teams, 2 big screens, 3 consoles),
+and a facilitator posting harvests to /api/commands (harness.Api). For each
+command: t_ack = when its reply arrived; t_last = when the last client had every
+message it is due carrying that seq (phone: public + team, screen: public,
+console: public + journal). Figure: t_last - t_ack (and t_last - t_send).
+
+Floor: bench/fanout_floor.py, a bare Flask-SocketIO server on the same stack that
+emits payloads captured from the bank in this run (same rooms, same sizes) and
+then replies, to a second fleet of 200 clients in this process. Floor and bank
+commands alternate in blocks, so the machine's drift hits both alike.
+
+    .venv/bin/python bench/bench_fanout.py            # 300 commands each
+    .venv/bin/python bench/bench_fanout.py --quick    # 60 commands each
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from clients import Fleet, lead_cookie_and_tokens
+from harness import Api, Server, free_port, machine, rss_mb, wait_for_port
+
+HERE = Path(__file__).resolve().parent
+HARVESTERS = ["harvester-1", "harvester-2"]
+RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
+
+
+def percentile(values: list, p: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
+
+
+def harvest(i: int, teams: list) -> dict:
+    return {"type": "harvest", "team": teams[i % len(teams)], "card": HARVESTERS[i // 4 % 2],
+            "resource": RESOURCES[i % 5]}
+
+
+class FloorServer:
+    """bench/fanout_floor.py in its own process."""
+
+    def __init__(self, folder: Path, payloads: dict):
+        path = folder / "payloads.json"
+        path.write_text(json.dumps(payloads))
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = open(folder / "floor.log", "ab")
+        self.proc = subprocess.Popen([sys.executable, str(HERE / "fanout_floor.py"), "--port", str(self.port),
+                                      "--payloads", str(path)], stdout=self.log, stderr=subprocess.STDOUT)
+        wait_for_port(self.port, proc=self.proc)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.log.close()
+
+
+def capture(fleet: Fleet) -> dict:
+    """Real payloads as the bank sent them: public, each team's, the last journal message."""
+    payloads = {"team": {}}
+    for c in fleet.clients:
+        if "public" in c.last:
+            payloads["public"] = c.last["public"]
+        if c.kind == "phone" and "team" in c.last:
+            payloads["team"][c.team] = c.last["team"]
+        if c.kind == "facilitator" and "journal" in c.last:
+            payloads["journal"] = c.last["journal"]
+    return payloads
+
+
+def one(api: Api, fleet: Fleet, key: str, command: dict) -> tuple[float, float, float]:
+    """(ms send->reply, ms reply->last client, ms send->last client) for one command."""
+    sent = time.monotonic()
+    status, body = api.command(key, **command)
+    acked = time.monotonic()
+    if status != 200:
+        raise RuntimeError(f"{command['type']} answered {status}: {body}")
+    last = fleet.wait_for(body["seq"], timeout=30)
+    if last is None:
+        lagging = fleet.lagging(body["seq"])
+        raise RuntimeError(f"{len(lagging)} clients never got seq {body['seq']}")
+    return (acked - sent) * 1000, (last - acked) * 1000, (last - sent) * 1000
+
+
+def measure(subjects: dict, commands: int, block: int, gap: float, teams: list) -> dict:
+    """{subject: [(reply, fanout, total) ms...]}, subjects alternating in blocks."""
+    times = {name: [] for name in subjects}
+    i = 0
+    while min(len(t) for t in times.values()) < commands:
+        order = list(subjects) if (i // block) % 2 == 0 else list(reversed(subjects))
+        for name in order:
+            api, fleet = subjects[name]
+            for _ in range(block):
+                i += 1
+                times[name].append(one(api, fleet, f"{name}-{i}", harvest(i, teams)))
+                time.sleep(gap)  # isolated commands: this measures latency, not throughput
+    return {name: t[:commands] for name, t in times.items()}
+
+
+def report(times: dict, n: int, rss: dict, args: list) -> str:
+    col = lambda name, k: [t[k] for t in times[name]]  # noqa: E731
+    lines = [f"Fan-out to {n} clients, {len(times['bank'])} harvests each (ms).", "",
+             "| measure | floor p50 | bank p50 | p50 ratio | floor p99 | bank p99 | p99 ratio |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for k, label in ((1, "reply -> last client"), (2, "send -> last client"), (0, "send -> reply (HTTP)")):
+        f, b = col("floor", k), col("bank", k)
+        f50, b50, f99, b99 = statistics.median(f), statistics.median(b), percentile(f, 99), percentile(b, 99)
+        lines.append(f"| {label} | {f50:.1f} | {b50:.1f} | {b50 / f50:.2f}x | {f99:.1f} | {b99:.1f} | {b99 / f99:.2f}x |")
+    lines += ["", f"Server RSS with {n} clients: bank {rss['bank']:.1f} MB, floor {rss['floor']:.1f} MB.",
+              "", "Targets: reply -> last client within 1.5x of the floor; p99 under 250 ms.",
+              "", f"Command: `.venv/bin/python bench/bench_fanout.py {' '.join(args)}`".rstrip(),
+              f"Machine: {machine()}"]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="fan-out latency to 200 Socket.IO clients against a bare floor")
+    parser.add_argument("--quick", action="store_true", help="60 commands each instead of 300")
+    parser.add_argument("--commands", type=int, help="commands per subject (default 300, 60 with --quick)")
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--block", type=int, default=20, help="commands in a row to one subject before switching")
+    parser.add_argument("--gap", type=float, default=0.05, help="seconds between commands")
+    args = parser.parse_args()
+    commands = args.commands or (60 if args.quick else 300)
+    with tempfile.TemporaryDirectory(prefix="terrabank-fanout-") as tmp:
+        folder = Path(tmp)
+        floor, fleets = None, []
+        with Server(folder / "bank").prepare().start() as server:
+            try:
+                bank = Api(server.url).login()
+                bank.command("start", type="start_clock")
+                cookie, tokens = lead_cookie_and_tokens(bank)
+                teams = list(tokens)
+                bank_fleet = Fleet(server.url, tokens, cookie, n=args.clients).start()
+                fleets.append(bank_fleet)
+                for i in range(10):  # warm-up, and real payloads to give the floor
+                    one(bank, bank_fleet, f"warm-{i}", harvest(i, teams))
+                floor = FloorServer(folder, capture(bank_fleet))
+                floor_api = Api(floor.url)
+                floor_fleet = Fleet(floor.url, {t: t for t in teams}, "session=floor", n=args.clients).start()
+                fleets.append(floor_fleet)
+                for i in range(10):
+                    one(floor_api, floor_fleet, f"warm-{i}", harvest(i, teams))
+                started = time.monotonic()
+                times = measure({"floor": (floor_api, floor_fleet), "bank": (bank, bank_fleet)},
+                                commands, args.block, args.gap, teams)
+                elapsed = time.monotonic() - started
+                rss = {"bank": server.rss_mb(), "floor": rss_mb(floor.proc.pid)}
+                drops = bank_fleet.disconnects() + floor_fleet.disconnects()
+            finally:
+                for fleet in fleets:
+                    fleet.stop()
+                if floor is not None:
+                    floor.stop()
+    print(report(times, args.clients, rss, sys.argv[1:]))
+    print(f"\n(run took {elapsed:.0f} s; client disconnects during the run: {drops})")
+    json.dump(times, open(Path(tempfile.gettempdir()) / "bench_fanout_last.json", "w"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""Many Socket.IO clients in one process, connecting as the real pages do.
+
+static/js/live.js and bank/web/live.py: a team phone sends auth={"team": token},
+the big screen auth={"display": true}, a facilitator's console sends its session
+cookie. Each client notes the monotonic time and the seq of every update, so a
+benchmark can ask "when did the LAST client get seq S?".
+
+The fleet runs its own asyncio loop in a background thread, so the benchmark's
+main thread can keep sending HTTP commands with the synchronous harness.Api.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass, field
+
+import socketio
+
+# What each kind of page must receive before it shows a command's result.
+DUE = {"phone": ("public", "team"), "display": ("public",), "facilitator": ("public", "journal")}
+
+
+def update_seq(event: str, payload) -> int | None:
+    """The journal seq an update carries: `seq`, or the last journal row's."""
+    if not isinstance(payload, dict):
+        return None
+    if event == "journal":
+        rows = payload.get("rows") or []
+        return rows[-1]["seq"] if rows else None
+    return payload.get("seq")
+
+
+@dataclass
+class Client:
+    kind: str                 # phone, display, facilitator
+    auth: dict
+    headers: dict
+    team: str | None = None
+    received: dict = field(default_factory=lambda: {e: [] for e in ("public", "team", "journal")})
+    disconnects: int = 0
+    last: dict = field(default_factory=dict)  # the newest payload of each event, to capture real ones
+    sio: socketio.AsyncClient | None = None
+
+    def last_seq(self) -> int:
+        """The newest seq this page has seen on every message it is due."""
+        seen = [max((s for s, _ in self.received[e]), default=0) for e in DUE[self.kind]]
+        return min(seen)
+
+    def got_at(self, seq: int) -> float | None:
+        """When this page had every message it is due carrying seq (or a later one); None if not yet."""
+        times = []
+        for event in DUE[self.kind]:
+            at = next((t for s, t in self.received[event] if s >= seq), None)
+            if at is None:
+                return None
+            times.append(at)
+        return max(times)
+
+    def forget_before(self, seq: int) -> None:
+        """Drop old records so a long soak does not grow the benchmark's own memory."""
+        for event, entries in self.received.items():
+            keep = [e for e in entries if e[0] >= seq]
+            self.received[event] = keep or entries[-1:]
+
+
+def mix(n: int, teams: list[str], displays: int = 2, facilitators: int = 3) -> list[tuple[str, str | None]]:
+    """A realistic room: a couple of big screens, a few consoles, the rest team phones spread over the teams."""
+    kinds = [("display", None)] * displays + [("facilitator", None)] * facilitators
+    phones = n - len(kinds)
+    kinds += [("phone", teams[i % len(teams)]) for i in range(phones)]
+    return kinds
+
+
+class Fleet:
+    """N clients on one asyncio loop in a thread: start(), wait_for(seq), stop()."""
+
+    def __init__(self, url: str, tokens: dict, cookie: str, n: int = 200, displays: int = 2,
+                 facilitators: int = 3):
+        self.url, self.tokens, self.cookie = url, tokens, cookie
+        self.clients: list[Client] = []
+        for kind, team in mix(n, list(tokens), displays, facilitators):
+            auth = {"team": tokens[team]} if kind == "phone" else {"display": True} if kind == "display" else {}
+            headers = {"Cookie": cookie} if kind == "facilitator" else {}
+            self.clients.append(Client(kind, auth, headers, team))
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="fleet", daemon=True)
+
+    # -- lifecycle ------------------------------------------------------------
+
+    def start(self, batch: int = 25, timeout: float = 60.0) -> "Fleet":
+        """Connect every client (websocket transport), a batch at a time, as phones arrive."""
+        self.thread.start()
+        self._run(self._connect_all(batch), timeout)
+        return self
+
+    def stop(self) -> None:
+        if not self.thread.is_alive():
+            return
+        try:
+            self._run(self._disconnect_all(), 30)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(10)
+
+    def __enter__(self) -> "Fleet":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _run(self, coro, timeout: float):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    async def _connect_all(self, batch: int) -> None:
+        for i in range(0, len(self.clients), batch):
+            await asyncio.gather(*(self._connect(c) for c in self.clients[i:i + batch]))
+
+    async def _connect(self, client: Client) -> None:
+        sio = socketio.AsyncClient(reconnection=False)
+        client.sio = sio
+
+        def recorder(event):
+            async def on(payload=None):
+                seq = update_seq(event, payload)
+                if seq is not None:
+                    client.received[event].append((seq, time.monotonic()))
+                    client.last[event] = payload
+            return on
+
+        for event in client.received:
+            sio.on(event, recorder(event))
+
+        async def on_disconnect(*_):
+            client.disconnects += 1
+        sio.on("disconnect", on_disconnect)
+        await sio.connect(self.url, transports=["websocket"], auth=client.auth, headers=client.headers,
+                          wait_timeout=30)
+
+    async def _disconnect_all(self) -> None:
+        await asyncio.gather(*(c.sio.disconnect() for c in self.clients if c.sio and c.sio.connected),
+                             return_exceptions=True)
+
+    # -- questions ------------------------------------------------------------
+
+    def connected(self) -> int:
+        return sum(1 for c in self.clients if c.sio and c.sio.connected)
+
+    def disconnects(self) -> int:
+        return sum(c.disconnects for c in self.clients)
+
+    def wait_for(self, seq: int, timeout: float = 10.0) -> float | None:
+        """Block until every client has seq; the monotonic time the last one got it (None on time-out).
+
+        Polls the records written by the loop thread (appends to lists are atomic under the GIL).
+        """
+        deadline, pending, last = time.monotonic() + timeout, list(self.clients), 0.0
+        while True:
+            still = []
+            for c in pending:  # only re-check the clients still waiting: the poll must stay cheap
+                at = c.got_at(seq)
+                if at is None:
+                    still.append(c)
+                else:
+                    last = max(last, at)
+            pending = still
+            if not pending:
+                return last
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.002)
+
+    def lagging(self, seq: int) -> list[Client]:
+        """Clients whose last seen seq differs from `seq`."""
+        return [c for c in self.clients if c.last_seq() != seq]
+
+    def forget_before(self, seq: int) -> None:
+        for c in self.clients:
+            c.forget_before(seq)
+
+
+def lead_cookie_and_tokens(api) -> tuple[str, dict]:
+    """From a logged-in lead harness.Api: the session cookie and each team's phone token."""
+    status, tokens = api.request("GET", "/api/teams/links")
+    if status != 200:
+        raise RuntimeError(f"GET /api/teams/links answered {status}: {tokens}")
+    return api.cookie, tokens

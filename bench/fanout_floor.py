@@ -1,0 +1,74 @@
+"""The fan-out floor: a bare Flask-SocketIO server on the same stack as the bank.
+
+Threading mode + simple-websocket on Werkzeug, the same Socket.IO settings as
+bank/web/__init__.py, and no bank at all: POST /api/commands only stamps the next
+seq on payloads captured from a real bank (bench_fanout.py writes them), emits
+them to the same rooms as bank/web/live.py (public to all, each team's to its
+room, journal rows to facilitators), then replies. Whatever the bank costs on
+top of this is ours to explain.
+
+    python bench/floor_server.py --port 5123 --payloads /tmp/payloads.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+
+from flask import Flask, jsonify, request
+from flask_socketio import SocketIO, join_room
+
+
+def make_app(payloads: dict):
+    app = Flask(__name__)
+    socketio = SocketIO(app, async_mode="threading", cors_allowed_origins=[], max_http_buffer_size=64 * 1024,
+                        ping_interval=10, ping_timeout=10)
+    lock, state = threading.Lock(), {"seq": payloads["public"]["seq"]}
+
+    def stamped(seq: int) -> tuple[dict, dict, dict]:
+        public = {**payloads["public"], "seq": seq}
+        teams = {t: {**p, "seq": seq} for t, p in payloads["team"].items()}
+        journal = {"rows": [{**payloads["journal"]["rows"][-1], "seq": seq}]}
+        return public, teams, journal
+
+    @socketio.on("connect")
+    def on_connect(auth=None):
+        auth = auth if isinstance(auth, dict) else {}
+        if request.headers.get("Cookie"):
+            join_room("facilitators")
+        if auth.get("display"):
+            join_room("display")
+        team = auth.get("team")
+        if team in payloads["team"]:
+            join_room(f"team:{team}")
+
+    @app.post("/api/commands")
+    def command():
+        request.get_json(silent=True)
+        with lock:  # one command at a time, as the bank's lock orders them
+            state["seq"] += 1
+            seq = state["seq"]
+            public, teams, journal = stamped(seq)
+            socketio.emit("public", public)
+            for team, payload in teams.items():
+                socketio.emit("team", payload, to=f"team:{team}")
+            socketio.emit("journal", journal, to="facilitators")
+        return jsonify({"seq": seq, "events": [], "duplicate": False})
+
+    return app, socketio
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--payloads", required=True, help="JSON file: {public, team: {id: payload}, journal}")
+    args = parser.parse_args()
+    with open(args.payloads) as f:
+        payloads = json.load(f)
+    app, socketio = make_app(payloads)
+    socketio.run(app, host="127.0.0.1", port=args.port, allow_unsafe_werkzeug=True, log_output=False)
+
+
+if __name__ == "__main__":
+    main()
