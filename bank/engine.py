@@ -13,7 +13,7 @@ from .rules.endgame import end_event
 from .state import GameState
 from .turn import Context, Turn
 
-__all__ = ["Context", "handle", "setup_command", "tick_command", "COMMANDS"]
+__all__ = ["Context", "handle", "setup_command", "tick_command", "tick_due", "COMMANDS"]
 
 # Who may do what, when: "play" needs the clock running; "admin" works at any
 # time until the game ends; "system" commands come from the bank itself.
@@ -54,6 +54,11 @@ def setup_command(config: GameConfig) -> dict:
 def tick_command() -> dict:
     """The bank's own command that lets time pass (sessions, deadlines, time over)."""
     return {"type": "tick"}
+
+
+def tick_due(state: GameState, config: GameConfig, now: float) -> bool:
+    """Whether the clock has something to do at wall time `now` (a tick would emit events)."""
+    return clock.tick_due(state, config, now)
 
 
 def handle(state: GameState, config: GameConfig, command: dict, ctx: Context) -> tuple[list, GameState]:

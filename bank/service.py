@@ -204,6 +204,8 @@ class Bank:
 
     def _decide_tick(self, state: GameState, now: float) -> tuple[list, GameState]:
         """What the clock tick would do to `state` at `now` (nothing is written)."""
+        if not engine.tick_due(state, self.config, now):
+            return [], state  # the usual case, decided without copying the state
         return engine.handle(state, self.config, engine.tick_command(), self._context(now))
 
     def _append_tick(self, events: list, new_state: GameState, now: float) -> int:

@@ -7,7 +7,6 @@ the fold never reads config.toml and never rolls a die.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import asdict, dataclass, field
 
 from .config_model import GameConfig
@@ -109,10 +108,32 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: dict) -> "GameState":
-        return cls(**copy.deepcopy(data))
+        return cls(**_clone(data))
 
     def copy(self) -> "GameState":
-        return copy.deepcopy(self)
+        """An independent copy: every command decides on one (bank/turn.py)."""
+        twin = object.__new__(GameState)
+        twin.__dict__ = _clone(self.__dict__)
+        return twin
+
+
+def _clone(value):
+    """Deep copy of plain JSON-like data (dicts, lists, tuples, scalars).
+
+    The state holds nothing else, so this does what copy.deepcopy did without its
+    memo and per-type dispatch: about ten times faster, and it runs on every command.
+    """
+    kind = type(value)
+    if kind is dict:
+        return {k: v if type(v) in _ATOMS else _clone(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _ATOMS else _clone(v) for v in value]
+    if kind is tuple:
+        return tuple(_clone(v) for v in value)
+    return value
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})  # immutable: shared, not copied
 
 
 def _transfer(s: GameState, e: dict) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..config_model import GameConfig
 from ..errors import RuleError
-from ..state import RESERVE, SUPPLY, team_account
+from ..state import RESERVE, SUPPLY, GameState, team_account
 from ..turn import Turn
 from .endgame import most_reputation
 from .game_events import close
@@ -72,15 +73,37 @@ def tick(turn: Turn, cmd: dict) -> None:
     state, config = turn.state, turn.config
     if state.clock["status"] != "running":
         return
-    session, per_session = state.clock["session"], config.duration_seconds / config.sessions
-    session_end = min(config.duration_seconds, round(per_session * session, 3))
-    now = min(turn.clock, session_end)
-    for event_id, record in list(state.events.items()):
-        if record["status"] == "open" and record.get("deadline") is not None and record["deadline"] <= now:
-            close(turn, event_id)
+    session, session_end, now = _session_time(state, config, turn.clock)
+    for event_id in _deadlines_passed(state, now):
+        close(turn, event_id)
     if now < session_end:
         return
     if session >= config.sessions:
         turn.emit({"type": "game_ended", "reason": "time", "winners": most_reputation(state), "elapsed": float(config.duration_seconds)})
     else:
         turn.emit({"type": "session_ended", "session": session, "elapsed": session_end})
+
+
+def tick_due(state: GameState, config: GameConfig, now: float) -> bool:
+    """Whether a tick at wall time `now` would do anything: the same tests as tick(), no copy.
+
+    The bank asks this before every command and every second, so the usual
+    answer (nothing to do) must not cost a copy of the whole state.
+    """
+    if state.clock["status"] != "running":
+        return False
+    _, session_end, clock = _session_time(state, config, round(state.elapsed(now), 3))
+    return clock >= session_end or bool(_deadlines_passed(state, clock))
+
+
+def _session_time(state: GameState, config: GameConfig, clock: float) -> tuple[int, float, float]:
+    """(current session, the game second it ends, game time capped at that end) (R34)."""
+    session, per_session = state.clock["session"], config.duration_seconds / config.sessions
+    session_end = min(config.duration_seconds, round(per_session * session, 3))
+    return session, session_end, min(clock, session_end)
+
+
+def _deadlines_passed(state: GameState, now: float) -> list:
+    """Open game events whose deadline is reached at game time `now` (R33)."""
+    return [event_id for event_id, record in state.events.items()
+            if record["status"] == "open" and record.get("deadline") is not None and record["deadline"] <= now]
