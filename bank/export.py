@@ -99,10 +99,10 @@ def _journal_csv(rows, out) -> int:
         for event in row["events"]:
             if event.get("type") != "transfer":
                 continue
-            writer.writerow({"seq": row["seq"], "at": row["at"], "type": row["type"],
-                             "actor": row["actor"] or "", "from": event["from"],
-                             "to": event["to"], "resource": event["resource"],
-                             "amount": event["amount"], "reason": event.get("reason", "")})
+            writer.writerow(_safe_row({"seq": row["seq"], "at": row["at"], "type": row["type"],
+                                       "actor": row["actor"] or "", "from": event["from"],
+                                       "to": event["to"], "resource": event["resource"],
+                                       "amount": event["amount"], "reason": event.get("reason", "")}))
             count += 1
     return count
 
@@ -140,5 +140,14 @@ def write_standings(bank, out, fmt: str, now: float) -> int:
         rows = standings_rows(bank, now)
         writer = csv.DictWriter(out, STANDINGS_COLUMNS)
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(_safe_row(row) for row in rows)
     return len(rows)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _safe_row(row: dict) -> dict:
+    """Text cells a spreadsheet would run as a formula ("=HYPERLINK(...)" in a username or a reason)
+    get a leading apostrophe, so the facilitator who opens the CSV sees the text and nothing runs."""
+    return {k: "'" + v if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v for k, v in row.items()}

@@ -62,7 +62,14 @@ def text(cmd: dict, name: str, required: bool = True) -> str:
         raise CommandError("missing_text", f"'{name}' must be a short text saying why; it cannot be empty", field=name)
     if len(value) > MAX_TEXT:
         raise CommandError("text_too_long", f"'{name}' is {len(value)} characters long; keep it under {MAX_TEXT}", field=name)
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 or c in _BIDI_CONTROLS for c in value):
+        # Line breaks and bidi overrides would garble or disguise the journal, the exports and the printed report.
+        raise CommandError("control_character", f"'{name}' contains a control character (a line break, tab or "
+                           "invisible character); type it on one line with visible characters only", field=name)
     return value.strip()
+
+
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def amounts(cmd: dict, name: str, allowed, allow_empty: bool = False) -> dict:
@@ -84,3 +91,42 @@ def amounts(cmd: dict, name: str, allowed, allow_empty: bool = False) -> dict:
     if sum(result.values()) > MAX_TOKENS:
         raise CommandError("out_of_range", f"'{name}' moves more than {MAX_TOKENS} tokens; check the numbers", field=name)
     return result
+
+
+# The fields each command type reads (besides type, id, actor). A field not listed
+# here is refused rather than ignored, so a misspelt optional field such as
+# "deadline" for "deadline_minutes" says so instead of booking without it.
+COMMON_FIELDS = frozenset({"type", "id", "actor"})
+COMMAND_FIELDS = {
+    "harvest": {"team", "card", "resource"},
+    "build": {"team", "building"},
+    "buy_animal": {"team", "animal"},
+    "buy_second_pirate": {"team"},
+    "raise_tracks": {"team", "steps"},
+    "redeem_jokers": {"team", "jokers"},
+    "exchange": {"team", "tokens"},
+    "trade": {"merchant_team", "visited_team", "kind", "give", "take"},
+    "fight": {"attacker_team", "attacker_card", "defender_team", "defender_card", "winner", "tokens"},
+    "contribute": {"event", "team", "tokens"},
+    "award": {"team", "points", "reason"},
+    "refill": {"resource", "amount"},
+    "inventory": {"team", "counted", "reason"},
+    "set_rate": {"tokens", "points"},
+    "set_option": {"option", "value", "cost"},
+    "open_event": {"title", "accepts", "rewards", "target", "deadline_minutes"},
+    "close_event": {"event"},
+    "reverse": {"seq", "reason"},
+    "start_clock": set(), "pause": set(), "resume": set(), "end_session": set(), "end_game": set(),
+}
+
+
+def unknown_fields(cmd: dict) -> str:
+    """A sentence naming the fields this command type does not know, or "" when there are none."""
+    known = COMMAND_FIELDS.get(cmd.get("type"))
+    if known is None:
+        return ""  # an unknown type is refused by the engine, with the list of known types
+    extra = sorted(str(k)[:30] for k in cmd if k not in known and k not in COMMON_FIELDS)
+    if not extra:
+        return ""
+    expected = ", ".join(sorted(known)) or "no other field"
+    return f"a {cmd['type']} command has no field {', '.join(map(repr, extra[:5]))}; it takes: {expected}"

@@ -8,11 +8,13 @@ from flask import Blueprint, Response, current_app, g, jsonify, request, session
 
 from printables import pack
 
-from .. import export
+from .. import export, fields
+from ..engine import COMMANDS
 from ..history import reputation_history
 from ..errors import BankError, CommandError
 from . import live, payloads
-from .auth import csrf_ok, csrf_token, current_role, error, facilitator_required, lead_required, lockout
+from .auth import CLIENT, USER, csrf_ok, csrf_token, current_role, error, facilitator_required, lead_required, lockout
+from .body import BodyError, read_object
 from .permissions import allowed, may
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -89,16 +91,25 @@ def csrf():
 def login():
     if not csrf_ok():
         return error(403, "csrf_failed", "reload the login page and try again")
-    body = request.get_json(silent=True) or request.form
-    username, password = str(body.get("username", ""))[:40], str(body.get("password", ""))[:200]
-    wait = lockout().seconds_left(username)
+    try:
+        body = read_object(MAX_BODY, "log-in") if request.is_json else request.form
+    except BodyError as exc:
+        return error(exc.status, exc.code, exc.message)
+    username, password = body.get("username", ""), body.get("password", "")
+    if not isinstance(username, str) or not isinstance(password, str):
+        return error(400, "bad_login_form", "send the username and the password as texts")
+    username, password = username[:40], password[:200]
+    keys = (USER + username, CLIENT + (request.remote_addr or "?"))
+    wait = max(lockout().seconds_left(key) for key in keys)
     if wait:
-        return error(429, "locked_out", f"too many failed attempts for {username!r}; try again in {wait} s", {"seconds_left": wait})
+        return error(429, "locked_out", f"too many failed log-ins; try again in {wait} s", {"seconds_left": wait})
     role = services().access.check(username, password)
     if role is None:
-        lockout().failed(username)
+        for key in keys:
+            lockout().failed(key)
         return error(401, "bad_login", "wrong username or password")
-    lockout().succeeded(username)
+    for key in keys:
+        lockout().succeeded(key)
     session.clear()
     session.update(user=username, role=role)
     return jsonify({"user": username, "role": role, "may": allowed(role), "csrf": csrf_token()})
@@ -106,6 +117,8 @@ def login():
 
 @bp.post("/logout")
 def logout():
+    if not csrf_ok():  # a page from elsewhere must not log a facilitator out in the middle of the game
+        return error(403, "csrf_failed", "reload the page and try again")
     session.clear()
     return jsonify({"ok": True})
 
@@ -118,19 +131,33 @@ def set_lang(code: str):
     return jsonify({"lang": code})
 
 
+def read_command() -> dict:
+    """The posted command as a JSON object, or BodyError saying what is wrong with the body."""
+    if not request.is_json:
+        raise BodyError(400, "not_json", "send the command as a JSON object with a 'type' (Content-Type: application/json)")
+    command = read_object(MAX_BODY)
+    kind = command.get("type")
+    if not isinstance(kind, str) or COMMANDS.get(kind, (None, "system"))[1] == "system":
+        known = ", ".join(sorted(k for k, (_, phase) in COMMANDS.items() if phase != "system"))
+        raise BodyError(400, "unknown_command", f"unknown command type {str(kind)[:40]!r}; send one of: {known}")
+    return command
+
+
 @bp.post("/commands")
 @facilitator_required
 def post_command():
-    if (request.content_length or 0) > MAX_BODY:
-        return error(413, "too_large", f"a command must be under {MAX_BODY} bytes")
-    command = request.get_json(silent=True)
-    if not isinstance(command, dict):
-        return error(400, "not_json", "send the command as a JSON object with a 'type'")
+    try:
+        command = read_command()
+    except BodyError as exc:
+        return error(exc.status, exc.code, exc.message)
     key = request.headers.get("Idempotency-Key")
     if key:
         command = {**command, "id": key}
     if not may(g.role, command.get("type")):
         return error(403, "forbidden", f"a {g.role} may not send {str(command.get('type'))[:40]!r} commands", {"role": g.role})
+    unknown = fields.unknown_fields(command)
+    if unknown:  # a misspelt optional field ("deadline" for "deadline_minutes") would be silently ignored
+        return error(400, "unknown_field", unknown)
     command["actor"] = session["user"]
     s = services()
     before = s.bank.last_seq

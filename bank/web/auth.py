@@ -12,10 +12,18 @@ from flask import current_app, g, jsonify, request, session
 
 MAX_FAILURES = 5
 LOCK_SECONDS = 300
+# Failures are also counted per client address under this prefix, so rotating
+# usernames or spraying one password over every account from one machine is
+# stopped too. Generous: a Raspberry Pi access point gives each device its own
+# address, so only the attacker's device is locked.
+# Usernames are counted under their own prefix, so a username typed as
+# "client:<address>" cannot lock out somebody else's device.
+CLIENT, USER = "client:", "user:"
+CLIENT_MAX_FAILURES = 20
 
 
 class Lockout:
-    """Counts failed logins per username; too many in a row lock it for a while."""
+    """Counts failed logins per key (USER + name, CLIENT + address); too many in a row lock it for a while."""
 
     def __init__(self, max_failures: int = MAX_FAILURES, lock_seconds: int = LOCK_SECONDS):
         self.max_failures, self.lock_seconds = max_failures, lock_seconds
@@ -26,7 +34,7 @@ class Lockout:
         now = time.time() if now is None else now
         with self._lock:
             count, since = self._failures.get(username.lower(), (0, 0.0))
-            if count >= self.max_failures and now - since < self.lock_seconds:
+            if count >= self._limit(username) and now - since < self.lock_seconds:
                 return int(self.lock_seconds - (now - since)) + 1
             return 0
 
@@ -34,9 +42,12 @@ class Lockout:
         now = time.time() if now is None else now
         with self._lock:
             count, _ = self._failures.get(username.lower(), (0, 0.0))
-            if count >= self.max_failures:
+            if count >= self._limit(username):
                 count = 0  # the lock expired: a new series starts
             self._failures[username.lower()] = (count + 1, now)
+
+    def _limit(self, key: str) -> int:
+        return CLIENT_MAX_FAILURES if key.startswith(CLIENT) else self.max_failures
 
     def succeeded(self, username: str) -> None:
         with self._lock:

@@ -67,8 +67,15 @@ def on_sync(data=None):
     team = services.access.team_for(str(token)) if token else None
     _send_current(team)
     if session.get("user") and isinstance(data, dict):
-        after = int(data.get("after") or 0)
-        emit("journal", {"rows": list(islice(services.bank.journal_rows(max(0, after)), 500))})
+        after = _seq(data.get("after"))
+        emit("journal", {"rows": list(islice(services.bank.journal_rows(after), 500))})
+
+
+def _seq(value) -> int:
+    """A journal position sent by a page; anything that is not a plain whole number means "from the start"."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10**12:
+        return 0
+    return value
 
 
 def _send_current(team: str | None) -> None:

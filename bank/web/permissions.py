@@ -18,7 +18,7 @@ PERMISSIONS = {
 
 def may(role: str | None, kind: str) -> bool:
     """True when a facilitator with this role may send this command type."""
-    return role in PERMISSIONS.get(kind, set())
+    return isinstance(kind, str) and role in PERMISSIONS.get(kind, set())
 
 
 def allowed(role: str | None) -> list:

@@ -1,0 +1,78 @@
+"""Reading a request's JSON body safely: size, syntax, depth and numbers, each with a clear refusal.
+
+Werkzeug's get_json lets a deeply nested body raise RecursionError (a 500),
+takes NaN/Infinity, and trusts Content-Length: a chunked body without one
+skips a length check. Every route that reads JSON goes through read_object().
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from flask import request
+
+MAX_DEPTH = 8  # a command is an object of tables of numbers: 3 levels deep at most
+
+
+class BodyError(Exception):
+    """A body the API cannot read: an HTTP status, a code and a sentence."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large a number")
+    return value
+
+
+def _depth(value, limit: int) -> int:
+    """How deep lists and objects nest, stopping as soon as `limit` is passed."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        node, level = todo.pop()
+        if isinstance(node, (list, dict)):
+            deepest = max(deepest, level)
+            if deepest > limit:
+                return deepest
+            todo.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def parse(raw: bytes, what: str) -> dict:
+    """A JSON object from bytes, or BodyError saying what is wrong and what to send."""
+    if not raw.strip():
+        raise BodyError(400, "empty_body", f"the {what} is empty; send a JSON object with a 'type'")
+    try:
+        value = json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite)
+    except RecursionError:
+        raise BodyError(400, "too_deep", f"the {what} nests lists or objects too deeply; send a flat JSON object") from None
+    except UnicodeDecodeError:
+        raise BodyError(400, "not_utf8", f"the {what} is not UTF-8 text; send JSON encoded as UTF-8") from None
+    except ValueError as exc:
+        raise BodyError(400, "not_json", f"the {what} is not valid JSON ({str(exc)[:80]}); "
+                        "send a JSON object with a 'type'") from None
+    if not isinstance(value, dict):
+        raise BodyError(400, "not_json", f"the {what} must be a JSON object like {{\"type\": ...}}, not a {type(value).__name__}")
+    if _depth(value, MAX_DEPTH) > MAX_DEPTH:
+        raise BodyError(400, "too_deep", f"the {what} nests lists or objects more than {MAX_DEPTH} levels deep; "
+                        "send a flat JSON object")
+    return value
+
+
+def read_object(max_bytes: int, what: str = "command") -> dict:
+    """The request's JSON object, read at most max_bytes + 1 bytes so a chunked body is limited too."""
+    if (request.content_length or 0) > max_bytes:
+        raise BodyError(413, "too_large", f"the {what} is larger than {max_bytes} bytes; a command is a few hundred bytes")
+    raw = request.stream.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise BodyError(413, "too_large", f"the {what} is larger than {max_bytes} bytes; a command is a few hundred bytes")
+    return parse(raw, what)
