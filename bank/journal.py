@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,6 +38,10 @@ BEGIN SELECT RAISE(ABORT, '{table} rows are append-only: add a correcting entry 
 """
 
 _COLUMNS = "seq, command_id, fingerprint, type, actor, at, command, events"
+
+# Read-only connections kept open for rows(): opening one costs about as much as
+# reading a few rows, and every live update after a command reads the journal.
+_IDLE_READERS = 4
 
 
 class StorageError(BankError):
@@ -127,6 +132,9 @@ class Journal:
         self._conn = conn
         self.path = Path(path)
         self._in_tx = False
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._closed = False
 
     @classmethod
     def create(cls, path, config_text: str, identity: dict) -> "Journal":
@@ -251,16 +259,37 @@ class Journal:
         """Rows with seq > after_seq in order, streamed from a read-only connection."""
         # A separate connection reads a consistent snapshot (WAL) without holding
         # the writer's connection, so a long export never blocks the bank.
-        with _storage_errors(self.path):
-            conn = _connect(self.path, "ro")
+        conn, cur, healthy = self._reader(), None, False
         try:
             with _storage_errors(self.path):
                 cur = conn.execute(f"SELECT {_COLUMNS} FROM journal WHERE seq>? ORDER BY seq",
                                    (after_seq,))
                 for r in cur:
                     yield _row_dict(r)
+            healthy = True
+        except GeneratorExit:  # the caller stopped reading early: the connection is fine
+            healthy = True
+            raise
         finally:
-            conn.close()
+            if cur is not None:
+                cur.close()  # ends the read transaction, so the WAL can be checkpointed
+            self._release(conn, healthy)
+
+    def _reader(self) -> sqlite3.Connection:
+        """An idle read-only connection, or a new one."""
+        with self._readers_lock:
+            if self._readers:
+                return self._readers.pop()
+        with _storage_errors(self.path):
+            return _connect(self.path, "ro")
+
+    def _release(self, conn: sqlite3.Connection, healthy: bool) -> None:
+        """Keep a reader for the next rows() call, unless it failed or the journal is closed."""
+        with self._readers_lock:
+            if healthy and not self._closed and len(self._readers) < _IDLE_READERS:
+                self._readers.append(conn)
+                return
+        conn.close()
 
     def row(self, seq: int) -> dict | None:
         """The row at `seq`, or None."""
@@ -298,7 +327,12 @@ class Journal:
         self._fetch("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
-        """Close the connection (SQLite checkpoints the WAL on the last close)."""
+        """Close the connections (SQLite checkpoints the WAL on the last close)."""
+        with self._readers_lock:
+            self._closed = True
+            readers, self._readers = self._readers, []
+        for reader in readers:
+            reader.close()
         self._conn.close()
 
 
