@@ -176,8 +176,11 @@ class Fleet:
         return [c for c in self.clients if c.last_seq() != seq]
 
     def forget_before(self, seq: int) -> None:
-        for c in self.clients:
-            c.forget_before(seq)
+        """Prune old records on the loop thread, where the appends happen (no append lost to a swap)."""
+        def prune():
+            for c in self.clients:
+                c.forget_before(seq)
+        self.loop.call_soon_threadsafe(prune)
 
 
 def lead_cookie_and_tokens(api) -> tuple[str, dict]:

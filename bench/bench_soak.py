@@ -1,0 +1,225 @@
+"""Soak: 200 live pages and a steady stream of commands for --minutes; errors and memory.
+
+A real `terrabank serve` (bench/harness.Server), 200 Socket.IO clients
+(bench/clients.py), and 3 facilitators (harness.Api, one thread each) sending a
+command every 0.5-1 s: harvests, builds, free trades, fights, and commands the
+bank must refuse (unknown card, unknown building). Counted as errors: an HTTP
+status the command should not get, a client disconnected, a client whose last
+seq differs from the bank's at the end. Every 10 s: server RSS and thread count;
+the memory slope (MB/hour, least squares) over the whole run and its second half.
+Fan-out (reply -> last client) is also measured for every booked command, under load.
+
+    .venv/bin/python bench/bench_soak.py                 # 30 minutes
+    .venv/bin/python bench/bench_soak.py --minutes 2     # a quick check (also: --quick)
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+from clients import Fleet, lead_cookie_and_tokens
+from harness import Api, Server, machine
+
+RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
+BUILDINGS = ["power_plant_1", "purification_centre", "greenhouse", "reserve"]
+
+
+def pick_command(rng: random.Random, teams: list) -> tuple[str, dict, set]:
+    """(kind, command, statuses it may get): a facilitator's mix over a game afternoon."""
+    a, b = rng.sample(teams, 2)
+    r1, r2 = rng.choice(RESOURCES), rng.choice(RESOURCES)
+    roll = rng.random()
+    if roll < 0.45:
+        return "harvest", {"type": "harvest", "team": a, "card": rng.choice(["harvester-1", "harvester-2"]),
+                           "resource": r1}, {200}
+    if roll < 0.60:  # refused once a team owns it or hits its cap
+        return "build", {"type": "build", "team": a, "building": rng.choice(BUILDINGS)}, {200, 409}
+    if roll < 0.75:  # refused when a team lacks the tokens
+        return "trade", {"type": "trade", "kind": "free", "merchant_team": a, "visited_team": b,
+                         "give": {r1: 1}, "take": {r2: 1}}, {200, 409}
+    if roll < 0.88:  # refused while the pirate cools down, or when the loser lacks the tokens
+        winner = rng.choice(["attacker", "defender"])
+        tokens = {r1: 1} if winner == "attacker" else {}
+        return "fight", {"type": "fight", "attacker_team": a, "attacker_card": "pirate-1", "defender_team": b,
+                         "defender_card": "harvester-1", "winner": winner, "tokens": tokens}, {200, 409}
+    if roll < 0.94:
+        return "bad card", {"type": "harvest", "team": a, "card": "harvester-9", "resource": r1}, {400, 409}
+    return "bad building", {"type": "build", "team": a, "building": "castle"}, {400, 409}
+
+
+class Facilitator(threading.Thread):
+    """One console: a command every 0.5-1 s until told to stop; tallies statuses."""
+
+    def __init__(self, url: str, name: str, teams: list, stop: threading.Event, seed: int):
+        super().__init__(name=name, daemon=True)
+        self.api, self.teams, self.stop_event = Api(url).login(), teams, stop
+        self.rng = random.Random(seed)
+        self.statuses: Counter = Counter()
+        self.unexpected: list = []
+        self.acks: list = []  # (seq, monotonic reply time) of booked commands
+        self.crash: BaseException | None = None
+
+    def run(self) -> None:
+        i = 0
+        try:
+            while not self.stop_event.is_set():
+                i += 1
+                kind, command, allowed = pick_command(self.rng, self.teams)
+                status, body = self.api.command(f"{self.name}-{i}", **command)
+                acked = time.monotonic()
+                self.statuses[(kind, status)] += 1
+                if status not in allowed:
+                    self.unexpected.append((kind, status, str(body)[:200]))
+                elif status == 200 and not body.get("duplicate"):
+                    self.acks.append((body["seq"], acked))
+                self.stop_event.wait(self.rng.uniform(0.5, 1.0))
+        except BaseException as exc:  # noqa: BLE001  (reported, not swallowed)
+            self.crash = exc
+
+
+def threads_of(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    return -1
+
+
+def slope_mb_per_hour(samples: list) -> float:
+    """Least-squares slope of (seconds, MB) samples, in MB per hour."""
+    if len(samples) < 3:
+        return float("nan")
+    xs, ys = [s[0] for s in samples], [s[1] for s in samples]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den * 3600 if den else float("nan")
+
+
+def percentile(values: list, p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))] if ordered else float("nan")
+
+
+def fanout_of(fleet: Fleet, acks: list) -> list:
+    """ms from reply to the last client for each ack all clients have; the rest stay pending."""
+    done = []
+    for seq, acked in acks:
+        times = [c.got_at(seq) for c in fleet.clients]
+        done.append(None if None in times else (max(times) - acked) * 1000)
+    return done
+
+
+def run(minutes: float, clients: int, facilitators: int, log) -> dict:
+    with tempfile.TemporaryDirectory(prefix="terrabank-soak-") as tmp:
+        with Server(Path(tmp) / "bank").prepare().start() as server:
+            lead = Api(server.url).login()
+            lead.command("start", type="start_clock")
+            cookie, tokens = lead_cookie_and_tokens(lead)
+            teams = list(tokens)
+            idle_rss = server.rss_mb()
+            fleet = Fleet(server.url, tokens, cookie, n=clients).start()
+            stop = threading.Event()
+            workers = [Facilitator(server.url, f"fac{i}", teams, stop, seed=i) for i in range(facilitators)]
+            samples, fanout, pending = [], [], []
+            started = time.monotonic()
+            try:
+                for w in workers:
+                    w.start()
+                end = started + minutes * 60
+                while time.monotonic() < end and server.proc.poll() is None:
+                    stop.wait(min(10, max(0.0, end - time.monotonic())))
+                    now = time.monotonic()
+                    samples.append((now - started, server.rss_mb(), threads_of(server.pid)))
+                    # Fan-out under load for acks at least 2 s old; then forget what is measured.
+                    for w in workers:
+                        n = len(w.acks)  # the worker may append meanwhile: take exactly n
+                        pending += w.acks[:n]
+                        del w.acks[:n]
+                    ripe = [a for a in pending if now - a[1] > 2]
+                    pending = [a for a in pending if now - a[1] <= 2]
+                    results = fanout_of(fleet, ripe)
+                    fanout += [r for r in results if r is not None]
+                    late = sum(1 for r in results if r is None)
+                    if ripe:
+                        fleet.forget_before(max(s for s, _ in ripe) - 5)
+                    print(f"{samples[-1][0]:7.0f} s  RSS {samples[-1][1]:6.1f} MB  threads {samples[-1][2]:4d}  "
+                          f"commands {sum(sum(w.statuses.values()) for w in workers):6d}  "
+                          f"unexpected {sum(len(w.unexpected) for w in workers)}  "
+                          f"disconnects {fleet.disconnects()}  late {late}", file=log, flush=True)
+                    fanout += [float("inf")] * late
+            finally:
+                stop.set()
+                for w in workers:
+                    w.join(15)
+            time.sleep(3)  # let the last updates arrive
+            _, public = lead.request("GET", "/api/public")
+            bank_seq = public["seq"]
+            lagging = fleet.lagging(bank_seq)
+            disconnects = fleet.disconnects()
+            connected = fleet.connected()
+            fleet.stop()
+            alive = server.proc.poll() is None
+    statuses = Counter()
+    for w in workers:
+        statuses.update(w.statuses)
+    return {"minutes": minutes, "clients": clients, "idle_rss": idle_rss, "samples": samples, "statuses": statuses,
+            "unexpected": [u for w in workers for u in w.unexpected], "crashes": [repr(w.crash) for w in workers if w.crash],
+            "lagging": [(c.kind, c.team, c.last_seq()) for c in lagging], "bank_seq": bank_seq,
+            "disconnects": disconnects, "connected": connected, "alive": alive, "fanout": fanout}
+
+
+def report(r: dict, args: list) -> str:
+    s = r["samples"]
+    half = [x for x in s if x[0] >= s[-1][0] / 2] if s else []
+    rss = [x[1] for x in s]
+    threads = [x[2] for x in s]
+    total = sum(r["statuses"].values())
+    kinds = sorted({k for k, _ in r["statuses"]})
+    mix = ", ".join(f"{k} " + "/".join(f"{st}:{r['statuses'][(k, st)]}" for st in sorted({st for kk, st in r["statuses"] if kk == k}))
+                    for k in kinds)
+    fan = r["fanout"]
+    errors = len(r["unexpected"]) + r["disconnects"] + len(r["lagging"]) + len(r["crashes"]) + (0 if r["alive"] else 1)
+    lines = [f"Soak: {r['minutes']:g} min, {r['clients']} clients, {total} commands "
+             f"({total / (r['minutes'] * 60):.1f}/s), bank at seq {r['bank_seq']} at the end.", "",
+             "| figure | value | target |", "| --- | --- | --- |",
+             f"| errors (unexpected status + disconnects + stale clients + crashes) | {errors} "
+             f"({len(r['unexpected'])} + {r['disconnects']} + {len(r['lagging'])} + {len(r['crashes'])}) | 0 |",
+             f"| clients connected at the end | {r['connected']} / {r['clients']} | all |",
+             f"| server RSS idle / first sample / last / max (MB) | {r['idle_rss']:.1f} / {rss[0]:.1f} / {rss[-1]:.1f} / {max(rss):.1f} | < 150 |",
+             f"| RSS slope, whole run (MB/hour) | {slope_mb_per_hour([(x[0], x[1]) for x in s]):+.2f} | about 0 |",
+             f"| RSS slope, second half (MB/hour) | {slope_mb_per_hour([(x[0], x[1]) for x in half]):+.2f} | about 0 |",
+             f"| server threads first / last / max | {threads[0]} / {threads[-1]} / {max(threads)} | steady |",
+             f"| fan-out reply -> last client p50 / p99 / max (ms), {len(fan)} commands | "
+             f"{statistics.median(fan):.0f} / {percentile(fan, 99):.0f} / {max(fan):.0f} | p99 < 250 |", "",
+             f"Statuses by command: {mix}."]
+    if r["unexpected"]:
+        lines.append(f"Unexpected (first 5): {r['unexpected'][:5]}")
+    if r["lagging"]:
+        lines.append(f"Stale clients (first 5): {r['lagging'][:5]}")
+    if r["crashes"]:
+        lines.append(f"Facilitator threads that crashed: {r['crashes']}")
+    lines += ["", f"Command: `.venv/bin/python bench/bench_soak.py {' '.join(args)}`".rstrip(), f"Machine: {machine()}"]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="soak: 200 clients, a steady command stream, errors and memory")
+    parser.add_argument("--minutes", type=float, default=30)
+    parser.add_argument("--quick", action="store_true", help="2 minutes")
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--facilitators", type=int, default=3)
+    args = parser.parse_args()
+    minutes = 2 if args.quick else args.minutes
+    result = run(minutes, args.clients, args.facilitators, sys.stderr)
+    print(report(result, sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    main()
