@@ -7,9 +7,11 @@ import secrets
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 from bank.config import load_config
 from bank.errors import BankError
+from bank.journal import Journal, known_failure, writable
 
 
 def add_parsers(sub, paths) -> None:
@@ -65,6 +67,7 @@ def cmd_serve(args, config_path: str, db: str) -> int:
     """Start the server on all interfaces; print the addresses and a QR code of the console."""
     from bank.web.extensions import socketio
 
+    check_database(db)
     app = _app(config_path, db, TICKER=True)
     config = app.extensions["terrabank"].config
     host, port = args.host or config.host, args.port or config.port
@@ -83,6 +86,28 @@ def cmd_serve(args, config_path: str, db: str) -> int:
     print("Team phone links: terrabank links.  Stop with Ctrl+C.", flush=True)
     socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, log_output=False)
     return 0
+
+
+def check_database(db) -> None:
+    """Refuse to serve a game file that is damaged or cannot be written, with the way out.
+
+    Opening the bank reads only the rows after the last snapshot, so damage in older
+    entries or in an index would otherwise show only in the middle of the game; SQLite's
+    own check reads every page (milliseconds for a long game). A read-only file would
+    open, then refuse every command: better said once, before anyone plays.
+    """
+    if not Path(db).is_file():
+        return  # a new game is created on the first start
+    if not writable(db):
+        raise known_failure("database_read_only", db)
+    journal = Journal.open(db)  # a damaged header or schema is refused here already
+    try:
+        report = journal.integrity_check()
+    finally:
+        journal.close()
+    if report != "ok":
+        first = next((line for line in report.splitlines() if not line.startswith("***")), report)
+        raise known_failure("database_corrupt", db, f"SQLite's check found: {first.strip()}")
 
 
 def cmd_user(args, config_path: str, db: str) -> int:

@@ -66,8 +66,9 @@ _KNOWN_FAILURES = [
     (("SQLITE_NOTADB", "SQLITE_CORRUPT"), ("malformed", "not a database"), "database_corrupt",
      "The database {path} is damaged ({detail}). {backup}"),
     (("SQLITE_READONLY",), ("readonly",), "database_read_only",
-     "The database {path} cannot be written (read-only file, folder or disk): check its "
-     "permissions."),
+     "The database {path} cannot be written (read-only file, folder or disk): make it "
+     "writable again (file permissions, a disk mounted read-only) and retry; nothing was "
+     "recorded."),
     (("SQLITE_FULL",), ("disk is full",), "disk_full",
      "The disk holding {path} is full: free some space and retry; nothing was recorded."),
     (("SQLITE_BUSY", "SQLITE_LOCKED"), ("locked",), "database_busy",
@@ -85,8 +86,26 @@ def _translate(exc: sqlite3.Error, path) -> StorageError:
             break
     else:
         code, template = "storage_failed", "The database {path} failed: {detail}."
+    if code == "database_unreachable" and Path(path).is_file() and not writable(path):
+        # WAL needs its -shm file beside the database: on a read-only disk SQLite says
+        # "unable to open", but the way out is to make the disk writable again.
+        return known_failure("database_read_only", path, detail)
     message = template.format(path=path, detail=detail, backup=backup_hint(path))
     return StorageError(code, message, path=str(path), detail=detail)
+
+
+def known_failure(code: str, path, detail: str = "") -> StorageError:
+    """The StorageError of the table above for a problem found by a check, not raised by SQLite."""
+    template = next(t for _, _, c, t in _KNOWN_FAILURES if c == code)
+    message = template.format(path=path, detail=detail, backup=backup_hint(path))
+    return StorageError(code, message, path=str(path), detail=detail)
+
+
+def writable(path) -> bool:
+    """Whether the database and its folder (for -wal, -shm) can be written; False on a
+    read-only disk even for root, who ignores permission bits."""
+    p = Path(path).resolve()
+    return os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from .. import export, fields
 from ..engine import COMMANDS
 from ..history import reputation_history
 from ..errors import BankError, CommandError
+from ..journal import StorageError
 from . import live, payloads
 from .auth import CLIENT, USER, csrf_ok, csrf_token, current_role, error, facilitator_required, lead_required, lockout
 from .body import BodyError, read_object
@@ -165,6 +166,8 @@ def post_command():
         result = s.bank.execute(command, time.time())
     except CommandError as exc:
         return error(400, exc.code, exc.message, exc.params)
+    except StorageError as exc:  # disk full, read-only, damaged: not a refusal; nothing was booked
+        return error(503, exc.code, exc.message, exc.params)  # pages retry a 503 with the same key
     except BankError as exc:  # the rules said no, or the id was used for another command
         return error(409, exc.code, exc.message, exc.params)
     if not result.duplicate:
