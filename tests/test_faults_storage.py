@@ -1,0 +1,207 @@
+"""Faults: a full disk and a read-only database, met through the web API.
+
+What a facilitator must see: a 503 with a sentence that says what is wrong and that
+nothing was booked; the state, the team pages and the journal unchanged; no live update
+sent; and once the disk has room (or is writable) again, the SAME command, retried with
+the same Idempotency-Key as the pages do, is booked exactly once.
+
+Two ways to make the fault: SQLite's own limits (PRAGMA max_page_count, query_only) on
+the running bank, which always run; and the real thing, a small tmpfs filled up or
+mounted read-only, which needs root and `mount` (skipped with the reason otherwise).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from bank.web.extensions import socketio
+from conftest import WebClient
+
+HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
+TERRABANK = str(Path(sys.executable).with_name("terrabank"))
+CONFIG = str(Path(__file__).resolve().parents[1] / "config.toml")
+
+
+def picture(app, lead, token) -> dict:
+    """Everything a user could look at: the console state, a team phone, the journal."""
+    bank = app.extensions["terrabank"].bank
+    return {"state": lead.client.get("/api/state").get_json(),
+            "team": lead.client.get(f"/api/team/{token}").get_json(),
+            "journal": lead.client.get("/api/journal?limit=500").get_json(),
+            "last_seq": bank.last_seq, "live": bank.state.to_dict()}
+
+
+def listeners(app, lead, tokens) -> list:
+    """A console, a team phone and a big screen, connected and with their first messages read."""
+    clients = [socketio.test_client(app, flask_test_client=lead.client),
+               socketio.test_client(app, auth={"team": tokens["blue"]}),
+               socketio.test_client(app, auth={"display": True})]
+    for c in clients:
+        c.get_received()
+    return clients
+
+
+def book_until_refused(app, lead, tokens, limit: int = 300):
+    """Harvest until the storage refuses one; returns (key, reply, picture before, listeners)."""
+    for n in range(limit):
+        before = picture(app, lead, tokens["blue"])
+        ears = listeners(app, lead, tokens)
+        reply = lead.command(f"fill-{n}", **HARVEST)
+        if reply.status_code != 200:
+            return f"fill-{n}", reply, before, ears
+        for c in ears:
+            c.disconnect()
+    raise AssertionError(f"{limit} harvests and the storage never refused one")
+
+
+def assert_refused_and_unchanged(app, lead, tokens, key, reply, before, ears, code, words):
+    assert reply.status_code == 503  # the bank is unavailable, not "the rules say no"
+    err = reply.get_json()["error"]
+    assert err["code"] == code
+    assert all(w in err["message"] for w in words), err["message"]
+    assert picture(app, lead, tokens["blue"]) == before
+    assert [c.get_received() for c in ears] == [[], [], []]  # no live update for nothing booked
+    assert app.extensions["terrabank"].bank._journal.find(key) is None
+
+
+def assert_retry_books_once(app, lead, key, before_seq):
+    bank = app.extensions["terrabank"].bank
+    first = lead.command(key, **HARVEST)
+    assert first.status_code == 200, first.get_json()
+    assert first.get_json()["duplicate"] is False and first.get_json()["seq"] == before_seq + 1
+    again = lead.command(key, **HARVEST)
+    assert again.get_json() == {**first.get_json(), "duplicate": True}
+    assert [r["command_id"] for r in bank.journal_rows()].count(key) == 1
+    assert bank.verify() == []
+
+
+# ---- SQLite's own limits: always run ----
+
+@contextmanager
+def sqlite_full(bank):
+    """No new page may be added to the file: SQLITE_FULL, as on a full disk."""
+    conn = bank._journal._conn
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count={pages}")
+    yield lambda: conn.execute("PRAGMA max_page_count=1073741823")
+
+
+@contextmanager
+def sqlite_read_only(bank):
+    conn = bank._journal._conn
+    conn.execute("PRAGMA query_only=ON")
+    yield lambda: conn.execute("PRAGMA query_only=OFF")
+
+
+@pytest.mark.parametrize("fault, code, words", [
+    (sqlite_full, "disk_full", ["is full", "nothing was recorded"]),
+    (sqlite_read_only, "database_read_only", ["cannot be written", "nothing was recorded"]),
+])
+def test_storage_fault_gives_a_sentence_changes_nothing_and_the_same_retry_books_once(
+        app, web, tokens, fault, code, words):
+    lead = web("lead")
+    lead.command("clock", type="start_clock")
+    bank = app.extensions["terrabank"].bank
+    with fault(bank) as repair:
+        key, reply, before, ears = book_until_refused(app, lead, tokens)
+        assert_refused_and_unchanged(app, lead, tokens, key, reply, before, ears, code, words)
+        # The page retries the same key while the fault lasts: refused again, still nothing.
+        again = lead.command(key, **HARVEST)
+        assert again.status_code == 503 and picture(app, lead, tokens["blue"]) == before
+        repair()
+        assert_retry_books_once(app, lead, key, before["last_seq"])
+
+
+# ---- the real thing: a small tmpfs, full or read-only (root + mount) ----
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 4 MB tmpfs mounted at tmp_path/disk, unmounted afterwards."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small filesystem needs root")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def fill(folder: Path) -> Path:
+    """Write a file until the disk says ENOSPC; returns it (delete it to free the space)."""
+    filler = folder / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"\0" * 65536)
+    except OSError:
+        pass
+    try:
+        while True:  # the last few bytes, so not even one page fits
+            os.write(fd, b"\0" * 512)
+    except OSError:
+        pass
+    os.close(fd)
+    return filler
+
+
+@contextmanager
+def app_on(folder: Path, config):
+    """The web app with its game on `folder`, a lead facilitator; closed afterwards."""
+    from bank.web import create_app
+
+    app = create_app({"DB": folder / "game.db", "CONFIG": config, "TESTING": True,
+                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    services = app.extensions["terrabank"]
+    services.access.add_user("lead", "correct horse", "lead")
+    try:
+        yield app
+    finally:
+        services.bank.close()
+        services.access.close()
+
+
+def test_a_really_full_disk_through_the_api_then_room_again(small_disk, config):
+    with app_on(small_disk, config) as app:
+        lead = WebClient(app.test_client())
+        assert lead.login("lead").status_code == 200
+        tokens = app.extensions["terrabank"].access.team_tokens()
+        lead.command("clock", type="start_clock")
+        filler = fill(small_disk)
+        key, reply, before, ears = book_until_refused(app, lead, tokens)
+        assert_refused_and_unchanged(app, lead, tokens, key, reply, before, ears, "disk_full",
+                                     ["is full", "free some space", "nothing was recorded"])
+        filler.unlink()
+        assert_retry_books_once(app, lead, key, before["last_seq"])
+
+
+def test_serve_on_a_read_only_disk_says_so_at_start_and_starts_once_writable(small_disk, config):
+    """An SD card or USB stick that came back read-only: one sentence, no traceback, exit 2."""
+    db = small_disk / "game.db"
+    with app_on(small_disk, config) as app:
+        WebClient(app.test_client())  # a session secret and a game, as after a first start
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    try:
+        started = subprocess.run([TERRABANK, "--config", CONFIG, "--db", str(db), "serve",
+                                  "--host", "127.0.0.1", "--port", "1"],
+                                 capture_output=True, text=True, timeout=30)
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)
+    assert started.returncode == 2
+    assert "Traceback" not in started.stderr
+    assert started.stderr.count("\n") == 1
+    assert f"The database {db} cannot be written" in started.stderr
+    assert "read-only" in started.stderr
+    verified = subprocess.run([TERRABANK, "--config", CONFIG, "--db", str(db), "verify"],
+                              capture_output=True, text=True, timeout=60)
+    assert verified.stdout.strip() == "ok"
