@@ -7,6 +7,7 @@ import os
 import sys
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 from bank import cli_print, cli_web, views
 from bank.config import load_config
@@ -140,8 +141,27 @@ def cmd_team(args) -> int:
     return 0
 
 
+def check_out_path(out, config_path: str, db: str) -> None:
+    """Refuse an --out that would replace the game itself: the database, its WAL, its secret or the config.
+
+    The export is written atomically (temp file + rename), so `--out terrabank.db`
+    would silently swap the whole game for a CSV file.
+    """
+    target = Path(out).resolve()
+    base = Path(db).resolve()
+    kept = {base, Path(f"{base}-wal"), Path(f"{base}-shm"), Path(f"{base}-journal"), base.with_suffix(".secret"),
+            Path(config_path).resolve()}
+    if target in kept:
+        raise BankError("out_is_game_file", f"--out {out} is one of the game's own files; write the export to "
+                        "another name, e.g. --out journal.csv", path=str(out))
+    if target.is_dir():
+        raise BankError("out_is_folder", f"--out {out} is a folder; give a file name, e.g. --out {Path(out) / 'journal.csv'}",
+                        path=str(out))
+
+
 def cmd_export(args) -> int:
     """Write the journal or the standings to --out."""
+    check_out_path(args.out, *_paths(args))
     with _open_bank(args) as bank:
         if args.what == "journal":
             count = export_journal(bank, args.out, args.format)

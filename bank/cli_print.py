@@ -53,6 +53,9 @@ def cmd_print(args, config_path: str, db: str) -> int:
     from printables import pack  # ReportLab is loaded only for this command
 
     config = load_config(config_path)
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise BankError("out_not_a_folder", f"--out {args.out} is a file, not a folder; the print pack writes "
+                        "several PDFs: give a folder, e.g. --out print", path=str(args.out))
     has_game = Path(db).is_file()
     if args.kind in NEEDS_GAME and not has_game:
         raise BankError("no_game", f"{args.kind} needs a game, and there is none at {db}: create it with "

@@ -223,3 +223,14 @@ def print_pack(kind: str):
 @bp.app_errorhandler(413)
 def too_large(_exc):
     return error(413, "too_large", "the request is too large; a command is a few hundred bytes")
+
+
+@bp.app_errorhandler(404)
+@bp.app_errorhandler(405)
+def not_here(exc):
+    """Under /api every refusal is JSON, also for an address or a method that does not exist."""
+    if not request.path.startswith("/api/"):
+        return exc
+    if exc.code == 405:
+        return error(405, "wrong_method", f"{request.method} is not used on {request.path[:80]}; see docs/API.md")
+    return error(404, "unknown_address", f"there is nothing at {request.path[:80]}; see docs/API.md for the addresses")
