@@ -163,7 +163,11 @@
     W.banner(opts.banner, "info", t("sending"));
     try {
       var result = await TB.command(command, {
-        onRetry: function (n) { W.banner(opts.banner, "info", t("retrying", { n: n })); },
+        onRetry: function (n, error) {
+          // The bank answered but cannot write (disk full, read-only): its sentence, not "no answer".
+          if (error && error.code !== "network" && error.message) W.banner(opts.banner, "error", [W.errorText(error), " \u27f3 " + n]);
+          else W.banner(opts.banner, "info", t("retrying", { n: n }));
+        },
       });
       if (result.ok) {
         var d = W.describe(command, result.data.events);

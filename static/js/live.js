@@ -153,7 +153,8 @@
   /**
    * Call the API. Resolves to {ok, status, data, error}; never rejects.
    * A network failure, a time-out or a 502/503/504 is retried with the SAME Idempotency-Key,
-   * so a command that did reach the bank is not booked twice.
+   * so a command that did reach the bank is not booked twice. onRetry(n, error) is told each
+   * retry, with the bank's error when it answered (503 disk_full...), else null.
    */
   TB.api = async function (method, url, body, options) {
     options = options || {};
@@ -171,7 +172,8 @@
       if (!retryable || attempt >= RETRY_DELAYS.length || options.retry === false) {
         return read(response);
       }
-      if (options.onRetry) options.onRetry(attempt + 1);
+      // A 503 from the bank itself (disk full, read-only) says why: show it while retrying.
+      if (options.onRetry) options.onRetry(attempt + 1, response ? (await read(response)).error : null);
       await sleep(RETRY_DELAYS[attempt]);
     }
   };

@@ -1,0 +1,183 @@
+"""Faults on the Wi-Fi, seen in a real browser (Playwright + Debian's Chromium).
+
+A team phone and the big screen reach the bank through tests/tcp_proxy.py, which can
+black-hole the traffic like a phone walking out of range. While they are cut off for
+60 s a facilitator books commands; the pages must say "offline" meanwhile and, once the
+network is back, show the new stock, reputation and last entry without a reload.
+
+The console's side of a storage failure is here too: a 503 disk_full shows the bank's
+sentence while the page retries the same key, and the command is booked once when there
+is room again.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tcp_proxy import Proxy
+
+sync_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from harness import Api, free_port, wait_for_port  # noqa: E402
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PHONE = {"width": 360, "height": 740}
+USER, PASSWORD = "lea", "password1"
+OUT_OF_RANGE = 60.0  # seconds; the one long test of the suite
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The app with Socket.IO on 127.0.0.1 (threading, as `terrabank serve`), clock running."""
+    from bank.web import create_app
+    from bank.web.extensions import socketio
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    folder = tmp_path_factory.mktemp("faults-network")
+    app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml"),
+                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    services = app.extensions["terrabank"]
+    services.access.add_user(USER, PASSWORD, "lead")
+    services.bank.execute({"id": "start", "actor": USER, "type": "start_clock"})
+    port = free_port()
+    threading.Thread(target=socketio.run, args=(app,), daemon=True,
+                     kwargs={"host": "127.0.0.1", "port": port, "allow_unsafe_werkzeug": True,
+                             "use_reloader": False}).start()
+    wait_for_port(port)
+    return app, f"http://127.0.0.1:{port}", port
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with sync_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def pages(chromium):
+    """Opens pages in fresh contexts; fails the test on any uncaught script error."""
+    contexts, errors = [], []
+
+    def open_page(**options):
+        context = chromium.new_context(**options)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+    assert not errors, errors
+
+
+def badge(page):
+    return page.locator("#conn-badge")
+
+
+def test_a_phone_out_of_wifi_for_60_s_says_offline_then_catches_up_without_a_reload(server, pages):
+    app, url, port = server
+    expect = sync_api.expect
+    bank = app.extensions["terrabank"].bank
+    token = app.extensions["terrabank"].access.team_tokens()["blue"]
+    with Proxy(port) as proxy:
+        phone = pages(viewport=PHONE, is_mobile=True, has_touch=True)
+        phone.goto(f"{proxy.url}/t/{token}")
+        screen = pages(viewport={"width": 1920, "height": 1080})
+        screen.goto(f"{proxy.url}/display")
+        for page in (phone, screen):
+            expect(badge(page)).to_have_class(re.compile("badge-live"))
+            page.evaluate("window.notReloaded = true")  # a reload would forget this
+        water = phone.locator('#stock [data-resource="water"] .n')
+        water_before = int(water.inner_text())
+        rep_before = int(phone.locator("#team-rep").inner_text())
+
+        proxy.cut()
+        cut_at = time.monotonic()
+        lead = Api(url).login(USER, PASSWORD)  # the facilitator's tablet is still in range
+        for n in range(3):
+            assert lead.command(f"away-harvest-{n}", type="harvest", team="blue", card="harvester-1",
+                                resource="water")[0] == 200
+        assert lead.command("away-award", type="award", team="blue", points=2,
+                            reason="tidy camp")[0] == 200
+        lead.close()
+        last = bank.last_seq
+
+        for page in (phone, screen):  # Socket.IO's ping (10 s + 10 s) notices the silence
+            expect(badge(page)).to_have_class(re.compile("badge-offline"), timeout=40_000)
+        offline_after = time.monotonic() - cut_at
+        expect(badge(phone)).to_contain_text(re.compile(r"\d"))  # "offline for N s"
+        assert water.inner_text() == str(water_before)  # nothing came through the cut
+        time.sleep(max(0.0, OUT_OF_RANGE - (time.monotonic() - cut_at)))
+        assert "badge-offline" in badge(phone).get_attribute("class")
+
+        proxy.restore()
+        back_at = time.monotonic()
+        expect(water).to_have_text(str(water_before + 3), timeout=30_000)
+        expect(phone.locator("#team-rep")).to_have_text(str(rep_before + 2))
+        for page in (phone, screen):
+            expect(page.locator("body")).to_have_attribute("data-seq", str(last), timeout=30_000)
+            expect(badge(page)).to_have_class(re.compile("badge-live"))
+            assert page.evaluate("window.notReloaded") is True
+        caught_up = time.monotonic() - back_at
+    print(f"\nFAULT-NETWORK offline_after={offline_after:.1f}s caught_up={caught_up:.1f}s")
+
+
+def test_a_full_disk_shows_the_banks_sentence_while_the_console_retries_then_books_once(server, pages):
+    app, url, _ = server
+    expect = sync_api.expect
+    bank = app.extensions["terrabank"].bank
+    console = pages(viewport={"width": 1280, "height": 800})
+    console.goto(url + "/login")
+    console.fill("#username", USER)
+    console.fill("#password", PASSWORD)
+    console.click("#login-submit")
+    console.wait_for_url("**/console")
+    expect(badge(console)).to_have_class(re.compile("badge-live"))
+    console.click('#team-picker [data-team="green"]')
+    console.click('#tabs [data-tab="harvest"]')
+
+    conn = bank._journal._conn
+    conn.execute(f"PRAGMA max_page_count={conn.execute('PRAGMA page_count').fetchone()[0]}")
+    try:
+        from bank.journal import StorageError
+
+        for n in range(500):  # the last page fills up; then not one more row fits
+            try:
+                bank.execute({"id": f"filler-{n}", "actor": USER, "type": "harvest", "team": "red",
+                              "card": "harvester-2", "resource": "water"})
+            except StorageError:
+                break
+        else:
+            raise AssertionError("500 rows and the page limit never refused one")
+        before = bank.last_seq
+        keys = []
+        console.on("request", lambda r: keys.append(r.headers.get("idempotency-key"))
+                   if r.url.endswith("/api/commands") else None)
+        console.click('[data-panel="harvest"] [data-resource="flora"]')
+        banner = console.locator("#banner")
+        expect(banner).to_contain_text("is full: free some space and retry")
+        expect(banner).to_have_class(re.compile("banner-error"))
+        assert bank.last_seq == before
+    finally:
+        conn.execute("PRAGMA max_page_count=1073741823")
+    expect(banner).to_have_class(re.compile("banner-ok"), timeout=15_000)  # the next retry
+    assert bank.last_seq == before + 1
+    assert len(keys) >= 2 and len(set(keys)) == 1  # every attempt carried the same key
+    row = bank._journal.find(keys[0])
+    assert row is not None and row["seq"] == before + 1 and row["command"]["resource"] == "flora"
