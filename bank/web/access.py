@@ -6,6 +6,7 @@ rotation updates them, and they are not part of the replayed journal.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import sqlite3
 import time
@@ -50,7 +51,7 @@ class Access:
         if row and check_password_hash(row[0], password):
             return row[1]
         # Hash anyway so that a wrong username takes as long as a wrong password.
-        check_password_hash(_DUMMY_HASH, password)
+        check_password_hash(_dummy_hash(), password)
         return None
 
     def users(self) -> list:
@@ -79,4 +80,7 @@ class Access:
         self.conn.close()
 
 
-_DUMMY_HASH = generate_password_hash("not a real password")
+@functools.cache
+def _dummy_hash() -> str:
+    """Made on the first failed login, not at import: a scrypt hash costs about 0.1 s of every start."""
+    return generate_password_hash("not a real password")

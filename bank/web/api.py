@@ -6,8 +6,6 @@ import time
 
 from flask import Blueprint, Response, current_app, g, jsonify, request, session
 
-from printables import pack
-
 from .. import export, fields
 from ..engine import COMMANDS
 from ..history import reputation_history
@@ -205,6 +203,8 @@ def download(what: str, fmt: str):
 @lead_required
 def print_pack(kind: str):
     """One document of the print pack, drawn from the same config.toml as the bank."""
+    from printables import pack  # ReportLab: loaded on the first print, not on every start of the bank
+
     s = services()
     names = {"cards": "cards", "boards": "team-boards", "sheets-a3": "shared-boards-a3",
              "sheets-a4": "shared-boards-a4-halves", "bank-sheets": "bank-sheets", "join": "join-cards", "poster": "big-screen-poster", "report": "report"}
