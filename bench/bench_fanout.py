@@ -122,7 +122,7 @@ def report(times: dict, n: int, rss: dict, args: list) -> str:
         lines.append(f"| {label} | {f50:.1f} | {b50:.1f} | {b50 / f50:.2f}x | {f99:.1f} | {b99:.1f} | {b99 / f99:.2f}x |")
     lines += ["", f"Server RSS with {n} clients: bank {rss['bank']:.1f} MB, floor {rss['floor']:.1f} MB.",
               "", "Targets: reply -> last client within 1.5x of the floor; p99 under 250 ms.",
-              "", f"Command: `.venv/bin/python bench/bench_fanout.py {' '.join(args)}`".rstrip(),
+              "", f"Command: `{' '.join(['.venv/bin/python', 'bench/bench_fanout.py', *args])}`",
               f"Machine: {machine()}"]
     return "\n".join(lines)
 

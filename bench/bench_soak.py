@@ -205,7 +205,7 @@ def report(r: dict, args: list) -> str:
         lines.append(f"Stale clients (first 5): {r['lagging'][:5]}")
     if r["crashes"]:
         lines.append(f"Facilitator threads that crashed: {r['crashes']}")
-    lines += ["", f"Command: `.venv/bin/python bench/bench_soak.py {' '.join(args)}`".rstrip(), f"Machine: {machine()}"]
+    lines += ["", f"Command: `{' '.join(['.venv/bin/python', 'bench/bench_soak.py', *args])}`", f"Machine: {machine()}"]
     return "\n".join(lines)
 
 

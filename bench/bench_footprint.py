@@ -1,0 +1,180 @@
+"""Footprint: the bank's memory with 200 live pages, and what a team phone downloads on first load.
+
+Memory: resident set (VmRSS) of a real `terrabank serve` idle after start, with 200
+Socket.IO clients connected (bench/clients.py), and after 20 commands fanned out
+to them; beside it, the bare Flask-SocketIO floor (bench/fanout_floor.py) with the
+same 200 clients: what the stack alone costs.
+
+Page weight: headless Chromium opens a team phone link (/t/<token>) in a fresh
+context (empty cache) and waits until the page is live; every response is
+counted (headers + body as transferred), the socket's frames too, and every
+request must go to 127.0.0.1. Each body is also gzip-compressed (level 6) to show
+what compression would save on a weak Wi-Fi.
+
+    .venv/bin/python bench/bench_footprint.py            # 200 clients
+    .venv/bin/python bench/bench_footprint.py --quick    # 50 clients
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from bench_fanout import FloorServer, capture, harvest, one
+from clients import Fleet, lead_cookie_and_tokens
+from harness import Api, Server, machine, rss_mb
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync"]
+PHONE = {"width": 390, "height": 844}
+
+# What the bench extra adds to the server's imports: python-socketio imports its
+# asyncio client, hence aiohttp, when aiohttp is installed. A Pi without the extra does not.
+BLOCK_AIOHTTP = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in ('aiohttp', 'yarl', 'multidict', 'frozenlist', 'aiosignal', 'propcache'):
+            raise ImportError('not installed on the Pi')
+if sys.argv[1] == 'block':
+    sys.meta_path.insert(0, Block())
+import bank.web, bank.cli  # noqa
+print(next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmRSS')) / 1024)
+"""
+
+
+def import_rss(block: bool) -> float:
+    out = subprocess.run([sys.executable, "-c", BLOCK_AIOHTTP, "block" if block else "keep"], capture_output=True,
+                         text=True, check=True, cwd=Path(__file__).resolve().parents[1])
+    return float(out.stdout.strip())
+
+
+def memory(clients: int) -> dict:
+    """RSS in MB of the bank (idle, with clients, after commands) and of the floor with the same clients."""
+    result = {}
+    with tempfile.TemporaryDirectory(prefix="terrabank-footprint-") as tmp:
+        folder, fleets, floor = Path(tmp), [], None
+        with Server(folder / "bank").prepare().start() as server:
+            try:
+                time.sleep(3)
+                result["bank idle after start"] = server.rss_mb()
+                lead = Api(server.url).login()
+                lead.command("start", type="start_clock")
+                cookie, tokens = lead_cookie_and_tokens(lead)
+                teams = list(tokens)
+                fleet = Fleet(server.url, tokens, cookie, n=clients).start()
+                fleets.append(fleet)
+                time.sleep(5)
+                result[f"bank with {clients} clients connected"] = server.rss_mb()
+                for i in range(20):
+                    one(lead, fleet, f"c{i}", harvest(i, teams))
+                time.sleep(2)
+                result[f"bank with {clients} clients, after 20 commands"] = server.rss_mb()
+                floor = FloorServer(folder, capture(fleet))
+                time.sleep(2)
+                result["floor idle after start"] = rss_mb(floor.proc.pid)
+                floor_fleet = Fleet(floor.url, {t: t for t in teams}, "session=floor", n=clients).start()
+                fleets.append(floor_fleet)
+                floor_api = Api(floor.url)
+                for i in range(20):
+                    one(floor_api, floor_fleet, f"c{i}", harvest(i, teams))
+                time.sleep(2)
+                result[f"floor with {clients} clients, after 20 commands"] = rss_mb(floor.proc.pid)
+                result["bank threads with clients"] = int(next(
+                    l.split()[1] for l in Path(f"/proc/{server.pid}/status").read_text().splitlines()
+                    if l.startswith("Threads:")))
+            finally:
+                for f in fleets:
+                    f.stop()
+                if floor is not None:
+                    floor.stop()
+    return result
+
+
+def page_weight() -> tuple[list, list, list]:
+    """([(url, status, encoding, transferred, raw, gzipped)], [socket frame sizes], [foreign urls])."""
+    from playwright.sync_api import expect, sync_playwright
+
+    rows, frames, urls = [], [], []
+    with tempfile.TemporaryDirectory(prefix="terrabank-weight-") as tmp:
+        with Server(Path(tmp) / "bank").prepare().start() as server:
+            lead = Api(server.url).login()
+            lead.command("start", type="start_clock")
+            _, tokens = lead_cookie_and_tokens(lead)
+            token = tokens[next(iter(tokens))]
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                try:
+                    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+                    page = context.new_page()
+                    page.on("request", lambda r: urls.append(r.url))
+                    page.on("websocket", lambda ws: (urls.append(ws.url), ws.on(
+                        "framereceived", lambda payload: frames.append(len(payload)))))
+                    responses = []
+                    page.on("response", lambda r: responses.append(r))
+                    page.goto(f"{server.url}/t/{token}")
+                    expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
+                    page.wait_for_load_state("networkidle")
+                    page.wait_for_timeout(1000)
+                    for r in responses:
+                        sizes = r.request.sizes()
+                        body = r.body() if r.status != 101 else b""
+                        encoding = r.headers.get("content-encoding", "")
+                        rows.append((r.url, r.status, encoding, sizes["responseHeadersSize"] + sizes["responseBodySize"],
+                                     sizes["responseHeadersSize"] + len(body),
+                                     sizes["responseHeadersSize"] + (len(gzip.compress(body, 6)) if body else 0)))
+                finally:
+                    browser.close()
+    foreign = [u for u in urls if urlsplit(u).hostname != "127.0.0.1"]
+    return rows, frames, foreign
+
+
+def report(mem: dict, imports: tuple, weight: tuple, clients: int, args: list) -> str:
+    rows, frames, foreign = weight
+    lines = ["Server memory (VmRSS):", "", "| state | MB |", "| --- | --- |"]
+    lines += [f"| {k} | {v:.1f} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in mem.items()]
+    lines += ["", f"Imports alone (`import bank.web, bank.cli`): {imports[0]:.1f} MB with the bench extra installed, "
+              f"{imports[1]:.1f} MB without aiohttp (as on a Pi without the bench extra): the figures above include "
+              f"{imports[0] - imports[1]:.1f} MB a production install does not load.",
+              f"Target: under 150 MB with {clients} clients.", "",
+              "Team phone, first load (bytes: response headers + body):", "",
+              "| request | status | content-encoding | transferred | gzip level 6 would be |",
+              "| --- | --- | --- | --- | --- |"]
+    for url, status, enc, sent, raw, gz in rows:
+        path = urlsplit(url).path + ("?" + urlsplit(url).query.split("&")[0] if urlsplit(url).query else "")
+        lines.append(f"| {path[:60]} | {status} | {enc or 'none'} | {sent:,} | {gz:,} |")
+    total, total_gz = sum(r[3] for r in rows), sum(r[5] for r in rows)
+    lines += [f"| **all {len(rows)} responses** | | | **{total:,}** | **{total_gz:,}** |",
+              f"| socket frames received ({len(frames)}) | | | {sum(frames):,} | |", "",
+              f"Total as transferred: {(total + sum(frames)) / 1024:.1f} KB (target under 150 KB); "
+              f"with gzip on every response: {(total_gz + sum(frames)) / 1024:.1f} KB.",
+              f"Requests to anything but 127.0.0.1: {len(foreign)}" + (f" {foreign[:5]}" if foreign else " (none)."),
+              "", f"Command: `{' '.join(['.venv/bin/python', 'bench/bench_footprint.py', *args])}`",
+              f"Machine: {machine()}"]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="server memory with 200 clients, and the team phone's page weight")
+    parser.add_argument("--quick", action="store_true", help="50 clients instead of 200")
+    parser.add_argument("--clients", type=int)
+    args = parser.parse_args()
+    clients = args.clients or (50 if args.quick else 200)
+    imports = (import_rss(block=False), import_rss(block=True))
+    mem = memory(clients)
+    weight = page_weight()
+    print(report(mem, imports, weight, clients, sys.argv[1:]))
+    if weight[2]:
+        sys.exit("a request left 127.0.0.1")
+
+
+if __name__ == "__main__":
+    main()
