@@ -183,7 +183,8 @@ def main() -> int:
     print(table(r))
     print()
     print(f"{took:.0f} s in all. Command: .venv/bin/python bench/fault_kill.py "
-          f"{'--quick' if args.quick else f'--kills {kills}'} --clients {args.clients}")
+          f"{'--quick' if args.quick else f'--kills {kills}'} --clients {args.clients}"
+          f"{'' if args.seed is None else f' --seed {args.seed}'}")
     print(f"Machine: {machine()}")
     for problem in r["verify"] + r["errors"]:
         print(f"PROBLEM: {problem}")
