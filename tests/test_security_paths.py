@@ -82,7 +82,7 @@ def test_export_replaces_an_old_file_whole(game):
 
 
 def test_print_to_a_file_instead_of_a_folder_is_a_clear_error(game, capsys):
-    args, folder = game
+    args, _ = game
     assert cli.main([*args, "print", "--kind", "cards", "--out", "g.db"]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
     assert cli.main([*args, "verify"]) == 0

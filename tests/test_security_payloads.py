@@ -220,7 +220,7 @@ def test_a_chunked_body_is_limited_too(tmp_path):
             assert reply.status == want, (size, reply.status, data)
             if want != 200:
                 assert data["error"]["code"] == "too_large"
-        status, body = api.request("GET", "/api/journal?after=0")
+        _, body = api.request("GET", "/api/journal?after=0")
         assert [row["type"] for row in body["rows"]][-1] == "award"  # only the small chunked command was booked
         api.close()
     finally:
