@@ -4,6 +4,9 @@ Subject: a real `terrabank serve` (bench/harness.Server: SQLite WAL +
 synchronous=FULL, ticker running), a facilitator posting `harvest` and `build`
 commands to /api/commands over one keep-alive connection (harness.Api).
 
+Third, for the record: the same `terrabank serve` with the Socket.IO broadcast
+after each command switched off (bench/serve_quiet.py), to show its share.
+
 Floor: bench/floor_server.py, a bare Flask endpoint doing one BEGIN IMMEDIATE /
 INSERT / COMMIT of a row of about the same size with the same PRAGMAs, served by
 the same stack (socketio.run on threaded Werkzeug) in its own process, talked to
@@ -23,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sqlite3
 import statistics
 import subprocess
@@ -41,6 +43,19 @@ RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
 # Buildings a team owning nothing may build (the others need a building or animals first).
 BUILDINGS = ["power_plant_1", "purification_centre", "greenhouse", "reserve"]
 STOCK = {r: 30 for r in RESOURCES}  # enough for any of BUILDINGS
+
+
+class QuietServer(Server):
+    """The same `terrabank serve`, with the broadcast after each command switched off (serve_quiet.py)."""
+
+    def start(self) -> "QuietServer":
+        log = open(self.log, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, str(HERE / "serve_quiet.py"), "--config", self.config, "--db", str(self.db), "serve",
+             "--host", "127.0.0.1", "--port", str(self.port)], stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        wait_for_port(self.port, proc=self.proc)
+        return self
 
 
 class Floor:
@@ -89,36 +104,38 @@ def harvest_command(i: int) -> dict:
     return {"type": "harvest", "team": TEAMS[i % 4], "card": HARVESTERS[i // 4 % 2], "resource": RESOURCES[i % 5]}
 
 
-def measure(bank: Api, floor: Api, samples: int, warmup: int) -> dict:
-    """{kind: {"bank": [ms...], "floor": [ms...]}} for harvest and build."""
-    times = {k: {"bank": [], "floor": []} for k in ("harvest", "build")}
+def measure(sides: dict, samples: int, warmup: int) -> dict:
+    """{kind: {side: [ms...]}} for harvest and build; sides = {"floor": Api, "bank": Api, ...}.
+
+    The order of the sides rotates every iteration so none always goes first.
+    """
+    times = {k: {side: [] for side in sides} for k in ("harvest", "build")}
     ids = itertools.count(1)
+    names = list(sides)
     for i in range(warmup + samples):
         keep = i >= warmup
-        # Harvest.
+        order = names[i % len(names):] + names[:i % len(names)]
         cmd = harvest_command(i)
-        pair = [("floor", floor), ("bank", bank)]
-        for side, api in (pair if i % 2 else pair[::-1]):
-            ms = timed(api, f"h{next(ids)}", cmd)
+        for side in order:
+            ms = timed(sides[side], f"h{next(ids)}", cmd)
             if keep:
                 times["harvest"][side].append(ms)
         # Build: stock up (not measured), build (measured), take it back (not measured).
         team, building = TEAMS[i % 4], BUILDINGS[i // 4 % len(BUILDINGS)]
-        ok(bank, f"inv{next(ids)}", {"type": "inventory", "team": team, "counted": STOCK, "reason": "bench"})
         cmd = {"type": "build", "team": team, "building": building}
-        seq = None
-        for side, api in (pair if i % 2 else pair[::-1]):
-            key = f"b{next(ids)}"
+        for side in order:
+            api = sides[side]
+            if side != "floor":
+                ok(api, f"inv{next(ids)}", {"type": "inventory", "team": team, "counted": STOCK, "reason": "bench"})
             start = time.perf_counter()
-            status, body = api.command(key, **cmd)
+            status, body = api.command(f"b{next(ids)}", **cmd)
             ms = (time.perf_counter() - start) * 1000
             if status != 200:
                 raise RuntimeError(f"build refused: {status} {body}")
-            if side == "bank":
-                seq = body["seq"]
             if keep:
                 times["build"][side].append(ms)
-        ok(bank, f"rev{next(ids)}", {"type": "reverse", "seq": seq, "reason": "bench: take the building back"})
+            if side != "floor":
+                ok(api, f"rev{next(ids)}", {"type": "reverse", "seq": body["seq"], "reason": "bench: take the building back"})
     return times
 
 
@@ -133,18 +150,23 @@ def row_sizes(db: Path) -> dict:
     return {t: round(n) for t, n in rows}
 
 
-def report(times: dict, sizes: dict, row_bytes: int, samples: int, argv: list) -> str:
-    lines = ["| command | samples | floor p50 ms | bank p50 ms | p50 ratio | floor p99 ms | bank p99 ms | p99 ratio |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+def report(times: dict, sizes: dict, row_bytes: int, argv: list) -> str:
+    lines = ["| command | server | samples | p50 ms | p50 / floor | p99 ms | p99 / floor |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    labels = {"floor": "floor: bare Flask + 1 durable insert", "bank": "**terrabank serve**",
+              "quiet": "terrabank serve, broadcast off"}
     for kind, t in times.items():
-        f50, b50 = statistics.median(t["floor"]), statistics.median(t["bank"])
-        f99, b99 = percentile(t["floor"], 99), percentile(t["bank"], 99)
-        lines.append(f"| {kind} | {len(t['bank'])} | {f50:.2f} | {b50:.2f} | **{b50 / f50:.2f}x** | "
-                     f"{f99:.2f} | {b99:.2f} | **{b99 / f99:.2f}x** |")
-    lines += ["", f"Journal row (command + events) mean bytes: "
-              + ", ".join(f"{k} {v}" for k, v in sorted(sizes.items())) + f"; floor row: {row_bytes + 60} bytes.",
-              "", "Target: bank p50 and p99 within 1.5x of the floor.",
-              "", f"Command: `.venv/bin/python bench/bench_latency.py {' '.join(argv)}`".replace(" `", "`").rstrip(),
+        f50, f99 = statistics.median(t["floor"]), percentile(t["floor"], 99)
+        for side, ms in t.items():
+            p50, p99 = statistics.median(ms), percentile(ms, 99)
+            bold = "**" if side == "bank" else ""
+            lines.append(f"| {kind} | {labels[side]} | {len(ms)} | {p50:.2f} | {bold}{p50 / f50:.2f}x{bold} | "
+                         f"{p99:.2f} | {bold}{p99 / f99:.2f}x{bold} |")
+    command = " ".join(["bench/bench_latency.py", *argv])
+    lines += ["", "Journal row (command + events) mean bytes: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(sizes.items())) + f"; floor row: about {row_bytes + 60} bytes.",
+              "", "Target: terrabank serve's p50 and p99 within 1.5x of the floor.",
+              "", f"Command: `.venv/bin/python {command}`",
               "", f"Machine: {machine()}"]
     return "\n".join(lines)
 
@@ -153,32 +175,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="p50/p99 latency of harvest and build against a durable-insert floor")
     parser.add_argument("--quick", action="store_true", help="100 samples per kind instead of 500")
     parser.add_argument("--samples", type=int, help="samples per kind (default 500, 100 with --quick)")
-    parser.add_argument("--row-bytes", type=int, default=600, help="bytes of the floor's stand-in events column")
+    parser.add_argument("--row-bytes", type=int, default=400, help="bytes of the floor's stand-in events column")
+    parser.add_argument("--no-quiet", action="store_true", help="skip the third server (broadcast off)")
     args = parser.parse_args()
     samples = args.samples or (100 if args.quick else 500)
     warmup = 20
     with tempfile.TemporaryDirectory(prefix="terrabank-latency-") as tmp:
         folder = Path(tmp)
         floor = None
-        with Server(folder / "bank").prepare().start() as server:
+        with Server(folder / "bank").prepare().start() as server, \
+                QuietServer(folder / "quiet").prepare().start() as quiet:
             try:
                 floor = Floor(folder, args.row_bytes)
-                bank = Api(server.url).login()
-                ok(bank, "start", {"type": "start_clock"})
-                floor_api = Api(floor.url).login()
+                sides = {"floor": Api(floor.url).login(), "bank": Api(server.url).login()}
+                if not args.no_quiet:
+                    sides["quiet"] = Api(quiet.url).login()
+                for side, api in sides.items():
+                    if side != "floor":
+                        ok(api, "start", {"type": "start_clock"})
                 started = time.monotonic()
-                times = measure(bank, floor_api, samples, warmup)
+                times = measure(sides, samples, warmup)
                 elapsed = time.monotonic() - started
-                bank.close()
-                floor_api.close()
+                for api in sides.values():
+                    api.close()
             finally:
                 if floor is not None:
                     floor.stop()
         sizes = row_sizes(server.db)
-    print(report(times, sizes, args.row_bytes, samples, sys.argv[1:]))
+    print(report(times, sizes, args.row_bytes, sys.argv[1:]))
     print(f"\n(run took {elapsed:.0f} s)")
-    json.dump({k: {s: sorted(v) for s, v in t.items()} for k, t in times.items()},
-              open(Path(tempfile.gettempdir()) / "bench_latency_last.json", "w"))
 
 
 if __name__ == "__main__":

@@ -39,12 +39,15 @@ from harness import CONFIG, TERRABANK, free_port
 
 from bank.config import load_config
 from bank.errors import BankError
+from bank.journal import Journal
 from bank.service import SNAPSHOT_EVERY, Bank
 from bank.web.access import Access
 
 TEAMS = ["blue", "yellow", "red", "green"]
 PLAIN = ["water", "flora", "dioxygen", "fauna", "energy"]
 DT = 0.05  # game seconds between two commands
+# Every module `terrabank serve` loads before it answers (the web layer's routes included).
+SERVE_IMPORTS = "python -c 'import bank.cli, bank.cli_web, bank.web, bank.web.api, bank.web.live, bank.web.pages'"
 
 
 class Player:
@@ -202,6 +205,17 @@ def open_once(db: Path, config) -> float:
     return seconds
 
 
+def check_once(db: Path) -> float:
+    """The full SQLite check `terrabank serve` makes before opening the game (cli_web.check_database)."""
+    start = time.perf_counter()
+    journal = Journal.open(db)
+    try:
+        assert journal.integrity_check() == "ok"
+    finally:
+        journal.close()
+    return time.perf_counter() - start
+
+
 def python_seconds(code: str) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "PYTHONPATH": str(Path(CONFIG).parent)})
@@ -221,24 +235,27 @@ def main() -> None:
         labels = list(games)
         serve = {label: [] for label in labels}
         opened = {label: [] for label in labels}
-        imports = {"python -c pass": [], "python -c 'import bank.web'": []}
+        checked = {label: [] for label in labels}
+        imports = {"python -c pass": [], "python -c 'import flask, flask_socketio'": [], SERVE_IMPORTS: []}
         for r in range(rounds):
             for label in labels[r % len(labels):] + labels[:r % len(labels)]:
                 serve[label].append(serve_until_public(games[label], CONFIG))
                 for _ in range(3):
                     opened[label].append(open_once(games[label], config))
-            imports["python -c pass"].append(python_seconds("pass"))
-            imports["python -c 'import bank.web'"].append(python_seconds("import bank.web, bank.cli"))
+                checked[label].append(check_once(games[label]))
+            for name in imports:
+                imports[name].append(python_seconds(name.split("'")[1] if "'" in name else "pass"))
         sizes_mb = {label: games[label].stat().st_size / 1e6 for label in labels}
         tails = {label: tail(games[label]) for label in labels}
         rows = {label: _rows(games[label]) for label in labels}
     floor_serve, floor_open = statistics.median(serve[labels[0]]), statistics.median(opened[labels[0]])
-    lines = ["| game | journal rows | rows after the last snapshot | file MB | serve → first /api/public 200 (ms) | ratio to floor | Bank.open alone (ms) | ratio to floor |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| game | journal rows | rows after the last snapshot | file MB | serve → first /api/public 200 (ms) | ratio to floor | Bank.open alone (ms) | ratio to floor | of the serve: integrity check (ms) |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for label in labels:
         s, o = statistics.median(serve[label]), statistics.median(opened[label])
         lines.append(f"| {label} | {rows[label]:,} | {tails[label]} | {sizes_mb[label]:.1f} | {s * 1000:.0f} | "
-                     f"{s / floor_serve:.2f}x | {o * 1000:.1f} | {o / floor_open:.2f}x |")
+                     f"{s / floor_serve:.2f}x | {o * 1000:.1f} | {o / floor_open:.2f}x | "
+                     f"{statistics.median(checked[label]) * 1000:.1f} |")
     lines += ["", "| Python alone | ms |", "| --- | ---: |"]
     lines += [f"| `{name}` | {statistics.median(v) * 1000:.0f} |" for name, v in imports.items()]
     big = [label for label in labels[1:] if label.replace(",", "").isdigit()]

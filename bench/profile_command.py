@@ -5,7 +5,8 @@ fresh game with a durable database, and prints the functions by cumulative time,
 plus the share of the request spent in the Socket.IO broadcast (bank/web/live.py)
 and in Bank.execute.
 
-    .venv/bin/python bench/profile_command.py [--commands 400] [--top 30]
+    .venv/bin/python bench/profile_command.py [--commands 300] [--top 30]
+    .venv/bin/python bench/profile_command.py --split   # no profiler: execute / broadcast / rest
 """
 
 from __future__ import annotations
@@ -48,10 +49,42 @@ def run(post, n: int, start: int = 0) -> None:
         post(f"rev{i}", type="reverse", seq=seq, reason="bench")
 
 
+def split(app, post, n: int) -> None:
+    """Without a profiler: per request, the time in Bank.execute, in the broadcast, and the rest."""
+    from bank.web import live
+    from bank.service import Bank
+
+    spent = {"Bank.execute": 0.0, "live.broadcast": 0.0}
+
+    def timing(name, fn):
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - start
+        return wrapper
+
+    real_execute, real_broadcast = Bank.execute, live.broadcast
+    Bank.execute, live.broadcast = timing("Bank.execute", real_execute), timing("live.broadcast", real_broadcast)
+    try:
+        started = time.perf_counter()
+        run(post, n, start=100000)
+        wall = time.perf_counter() - started
+    finally:
+        Bank.execute, live.broadcast = real_execute, real_broadcast
+    requests = n * 4
+    rest = wall - sum(spent.values())
+    print(f"{requests} requests through the Flask test client, no profiler: {wall / requests * 1000:.2f} ms each")
+    for name, secs in [*spent.items(), ("web layer and test client (the rest)", rest)]:
+        print(f"  {name:38} {secs / requests * 1000:6.3f} ms/request  {secs / wall * 100:5.1f} %")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commands", type=int, default=300, help="iterations (4 commands each)")
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--split", action="store_true", help="no profiler: time spent in execute, broadcast, the rest")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="terrabank-profile-") as tmp:
         app = create_app({"DB": Path(tmp) / "p.db", "CONFIG": load_config(harness.CONFIG)})
@@ -59,6 +92,10 @@ def main() -> None:
         post = client_for(app)
         post("start", type="start_clock")
         run(post, 20)  # warm up
+        if args.split:
+            split(app, post, args.commands)
+            app.extensions["terrabank"].bank.close()
+            return
         profiler = cProfile.Profile()
         started = time.perf_counter()
         profiler.enable()
