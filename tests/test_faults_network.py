@@ -171,7 +171,8 @@ def test_a_full_disk_shows_the_banks_sentence_while_the_console_retries_then_boo
                    if r.url.endswith("/api/commands") else None)
         console.click('[data-panel="harvest"] [data-resource="flora"]')
         banner = console.locator("#banner")
-        expect(banner).to_contain_text("is full: free some space and retry")
+        # The console is in French (the game's language): the page's own sentence for disk_full.
+        expect(banner).to_contain_text("Le disque de la machine de la banque est plein")
         expect(banner).to_have_class(re.compile("banner-error"))
         assert bank.last_seq == before
     finally:

@@ -178,7 +178,9 @@
           opts.undo && command.type !== "reverse" ? W.undoButton(result.data.seq, opts) : null]);
         if (opts.done) opts.done(result);
       } else {
-        W.banner(opts.banner, "error", [el("b", { text: t("refused") + " " }), W.errorText(result.error)]);
+        // A 503 is the bank failing to write, not the rules saying no: "not booked", not "refused".
+        var label = result.status === 503 ? "not_booked" : "refused";
+        W.banner(opts.banner, "error", [el("b", { text: t(label) + " " }), W.errorText(result.error)]);
       }
       return result;
     } finally {
