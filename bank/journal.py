@@ -109,7 +109,7 @@ def writable(path) -> bool:
 
 
 @contextmanager
-def _storage_errors(path):
+def storage_errors(path):
     """Re-raise any sqlite3 error as a StorageError (no SQLite traceback for users)."""
     try:
         yield
@@ -162,10 +162,10 @@ class Journal:
             raise StorageError("database_exists", f"A game already exists at {path}: use "
                                "`terrabank init --force` to replace it, or choose another "
                                "--db path.", path=str(path))
-        with _storage_errors(path):
+        with storage_errors(path):
             journal = cls(_connect(path, "rwc"), path)
         try:
-            with journal.transaction(), _storage_errors(path):
+            with journal.transaction(), storage_errors(path):
                 journal._create_schema(config_text, identity)
         except BaseException:
             journal.close()
@@ -191,7 +191,7 @@ class Journal:
         if not Path(path).is_file():
             raise StorageError("database_missing", f"No game database at {path}: run "
                                "`terrabank init` to create one (or pass --db).", path=str(path))
-        with _storage_errors(path):
+        with storage_errors(path):
             journal = cls(_connect(path, "rw"), path)
             try:
                 journal._check_schema()
@@ -215,7 +215,7 @@ class Journal:
     @contextmanager
     def transaction(self):
         """BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception, which is re-raised."""
-        with _storage_errors(self.path):
+        with storage_errors(self.path):
             self._conn.execute("BEGIN IMMEDIATE")
         self._in_tx = True
         try:
@@ -224,12 +224,12 @@ class Journal:
             self._in_tx = False
             # SQLite may already have rolled back by itself (e.g. disk full).
             if self._conn.in_transaction:
-                with _storage_errors(self.path):
+                with storage_errors(self.path):
                     self._conn.execute("ROLLBACK")
             raise
         self._in_tx = False
         try:
-            with _storage_errors(self.path):
+            with storage_errors(self.path):
                 self._conn.execute("COMMIT")
         except StorageError:
             # A failed COMMIT (disk full...) may leave the transaction open: end it.
@@ -239,7 +239,7 @@ class Journal:
 
     def _fetch(self, sql: str, params=(), *, one: bool = True):
         """Run a query on the writer connection; fetch one row (or all) as tuples."""
-        with _storage_errors(self.path):
+        with storage_errors(self.path):
             cur = self._conn.execute(sql, params)
             return cur.fetchone() if one else cur.fetchall()
 
@@ -269,7 +269,7 @@ class Journal:
         values = (row.get("seq"), row["command_id"], row["fingerprint"], row["type"],
                   row.get("actor"), row["at"], canonical_json(row["command"]),
                   canonical_json(row["events"]))
-        with _storage_errors(self.path):
+        with storage_errors(self.path):
             cur = self._conn.execute(f"INSERT INTO journal({_COLUMNS}) VALUES "
                                      "(?, ?, ?, ?, ?, ?, ?, ?)", values)
         return cur.lastrowid
@@ -280,7 +280,7 @@ class Journal:
         # the writer's connection, so a long export never blocks the bank.
         conn, cur, healthy = self._reader(), None, False
         try:
-            with _storage_errors(self.path):
+            with storage_errors(self.path):
                 cur = conn.execute(f"SELECT {_COLUMNS} FROM journal WHERE seq>? ORDER BY seq",
                                    (after_seq,))
                 for r in cur:
@@ -299,7 +299,7 @@ class Journal:
         with self._readers_lock:
             if self._readers:
                 return self._readers.pop()
-        with _storage_errors(self.path):
+        with storage_errors(self.path):
             return _connect(self.path, "ro")
 
     def _release(self, conn: sqlite3.Connection, healthy: bool) -> None:
@@ -333,7 +333,7 @@ class Journal:
         """Store the state after `seq` (inside `transaction()`)."""
         if not self._in_tx:
             raise RuntimeError("Journal.write_snapshot must run inside journal.transaction()")
-        with _storage_errors(self.path):
+        with storage_errors(self.path):
             self._conn.execute("INSERT INTO snapshots(seq, state) VALUES (?, ?)",
                                (seq, canonical_json(state)))
 

@@ -205,3 +205,21 @@ def test_serve_on_a_read_only_disk_says_so_at_start_and_starts_once_writable(sma
     verified = subprocess.run([TERRABANK, "--config", CONFIG, "--db", str(db), "verify"],
                               capture_output=True, text=True, timeout=60)
     assert verified.stdout.strip() == "ok"
+
+
+def test_a_read_only_accounts_table_answers_503_with_a_sentence_and_keeps_the_old_link(app, web, tokens):
+    """Rotating a team link when the game file cannot be written: the lead reads why, the
+    phones keep the link they have (no half-rotated token), and no 500 page."""
+    lead = web("lead")
+    access = app.extensions["terrabank"].access
+    old = tokens["green"]
+    access.conn.execute("PRAGMA query_only=ON")
+    try:
+        reply = lead.client.post("/api/teams/green/rotate", headers={"X-CSRF-Token": lead.csrf})
+        assert reply.status_code == 503
+        body = reply.get_json()["error"]
+        assert body["code"] == "database_read_only" and "cannot be written" in body["message"]
+    finally:
+        access.conn.execute("PRAGMA query_only=OFF")
+    assert access.team_for(old) == "green"
+    assert lead.client.get(f"/t/{old}").status_code == 200

@@ -15,6 +15,7 @@ from pathlib import Path
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from ..errors import BankError
+from ..journal import storage_errors
 from .permissions import ROLES
 
 _SCHEMA = """
@@ -29,9 +30,16 @@ class Access:
 
     def __init__(self, path, hash_method: str = "scrypt"):
         self.hash_method = hash_method  # tests use a cheap method; real accounts use scrypt
-        self.conn = sqlite3.connect(str(Path(path)), check_same_thread=False, isolation_level=None, timeout=5)
-        self.conn.execute("PRAGMA busy_timeout=5000")
-        self.conn.executescript(_SCHEMA)
+        self.path = Path(path)
+        with storage_errors(self.path):
+            self.conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=5)
+            self.conn.execute("PRAGMA busy_timeout=5000")
+            self.conn.executescript(_SCHEMA)
+
+    def _sql(self, query: str, params=()) -> list:
+        """Run one statement; a full, read-only or damaged file is a StorageError with a sentence, not a 500."""
+        with storage_errors(self.path):
+            return self.conn.execute(query, params).fetchall()
 
     def add_user(self, username: str, password: str, role: str) -> None:
         """Create or replace a facilitator account."""
@@ -42,12 +50,13 @@ class Access:
             raise BankError("bad_role", f"role must be one of {', '.join(ROLES)}, got {role!r}")
         if len(password) < 8:
             raise BankError("weak_password", "a password needs at least 8 characters")
-        self.conn.execute("INSERT OR REPLACE INTO facilitators VALUES (?, ?, ?, ?)",
-                          (username, generate_password_hash(password, method=self.hash_method), role, time.time()))
+        self._sql("INSERT OR REPLACE INTO facilitators VALUES (?, ?, ?, ?)",
+                  (username, generate_password_hash(password, method=self.hash_method), role, time.time()))
 
     def check(self, username: str, password: str) -> str | None:
         """The user's role if the password is right, else None."""
-        row = self.conn.execute("SELECT password_hash, role FROM facilitators WHERE username = ?", (username,)).fetchone()
+        rows = self._sql("SELECT password_hash, role FROM facilitators WHERE username = ?", (username,))
+        row = rows[0] if rows else None
         if row and check_password_hash(row[0], password):
             return row[1]
         # Hash anyway so that a wrong username takes as long as a wrong password.
@@ -55,25 +64,25 @@ class Access:
         return None
 
     def users(self) -> list:
-        return [{"username": u, "role": r} for u, r in self.conn.execute("SELECT username, role FROM facilitators ORDER BY username")]
+        return [{"username": u, "role": r} for u, r in self._sql("SELECT username, role FROM facilitators ORDER BY username")]
 
     def ensure_team_tokens(self, teams) -> dict:
         """Give every team a secret token the first time; keep existing ones."""
         for team in teams:
-            self.conn.execute("INSERT OR IGNORE INTO team_tokens VALUES (?, ?, ?)", (team, secrets.token_urlsafe(12), time.time()))
+            self._sql("INSERT OR IGNORE INTO team_tokens VALUES (?, ?, ?)", (team, secrets.token_urlsafe(12), time.time()))
         return self.team_tokens()
 
     def team_tokens(self) -> dict:
-        return dict(self.conn.execute("SELECT team, token FROM team_tokens ORDER BY rowid"))
+        return dict(self._sql("SELECT team, token FROM team_tokens ORDER BY rowid"))
 
     def team_for(self, token: str) -> str | None:
-        row = self.conn.execute("SELECT team FROM team_tokens WHERE token = ?", (token,)).fetchone()
-        return row[0] if row else None
+        rows = self._sql("SELECT team FROM team_tokens WHERE token = ?", (token,))
+        return rows[0][0] if rows else None
 
     def rotate(self, team: str) -> str:
         """A new secret for a team whose link leaked; the old link stops working at once."""
         token = secrets.token_urlsafe(12)
-        self.conn.execute("UPDATE team_tokens SET token = ?, rotated_at = ? WHERE team = ?", (token, time.time(), team))
+        self._sql("UPDATE team_tokens SET token = ?, rotated_at = ? WHERE team = ?", (token, time.time(), team))
         return token
 
     def close(self) -> None:

@@ -220,6 +220,14 @@ def print_pack(kind: str):
                     headers={"Content-Disposition": f"attachment; filename={filename}"})
 
 
+@bp.app_errorhandler(StorageError)
+def storage_failed(exc: StorageError):
+    """The game file failed outside a command (accounts, team links): its sentence, never a bare 500."""
+    if request.path.startswith("/api/"):
+        return error(503, exc.code, exc.message, exc.params)
+    return Response(exc.message, status=503, mimetype="text/plain")
+
+
 @bp.app_errorhandler(413)
 def too_large(_exc):
     return error(413, "too_large", "the request is too large; a command is a few hundred bytes")
