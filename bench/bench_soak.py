@@ -58,8 +58,9 @@ def pick_command(rng: random.Random, teams: list) -> tuple[str, dict, set]:
 class Facilitator(threading.Thread):
     """One console: a command every 0.5-1 s until told to stop; tallies statuses."""
 
-    def __init__(self, url: str, name: str, teams: list, stop: threading.Event, seed: int):
+    def __init__(self, url: str, name: str, teams: list, stop: threading.Event, seed: int, pace: float = 1.0):
         super().__init__(name=name, daemon=True)
+        self.pace = pace
         self.api, self.teams, self.stop_event = Api(url).login(), teams, stop
         self.rng = random.Random(seed)
         self.statuses: Counter = Counter()
@@ -80,7 +81,7 @@ class Facilitator(threading.Thread):
                     self.unexpected.append((kind, status, str(body)[:200]))
                 elif status == 200 and not body.get("duplicate"):
                     self.acks.append((body["seq"], acked))
-                self.stop_event.wait(self.rng.uniform(0.5, 1.0))
+                self.stop_event.wait(self.rng.uniform(self.pace / 2, self.pace))
         except BaseException as exc:  # noqa: BLE001  (reported, not swallowed)
             self.crash = exc
 
@@ -116,7 +117,7 @@ def fanout_of(fleet: Fleet, acks: list) -> list:
     return done
 
 
-def run(minutes: float, clients: int, facilitators: int, log) -> dict:
+def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0) -> dict:
     with tempfile.TemporaryDirectory(prefix="terrabank-soak-") as tmp:
         with Server(Path(tmp) / "bank").prepare().start() as server:
             lead = Api(server.url).login()
@@ -126,7 +127,7 @@ def run(minutes: float, clients: int, facilitators: int, log) -> dict:
             idle_rss = server.rss_mb()
             fleet = Fleet(server.url, tokens, cookie, n=clients).start()
             stop = threading.Event()
-            workers = [Facilitator(server.url, f"fac{i}", teams, stop, seed=i) for i in range(facilitators)]
+            workers = [Facilitator(server.url, f"fac{i}", teams, stop, seed=i, pace=pace) for i in range(facilitators)]
             samples, fanout, pending = [], [], []
             started = time.monotonic()
             try:
@@ -152,7 +153,8 @@ def run(minutes: float, clients: int, facilitators: int, log) -> dict:
                     print(f"{samples[-1][0]:7.0f} s  RSS {samples[-1][1]:6.1f} MB  threads {samples[-1][2]:4d}  "
                           f"commands {sum(sum(w.statuses.values()) for w in workers):6d}  "
                           f"unexpected {sum(len(w.unexpected) for w in workers)}  "
-                          f"disconnects {fleet.disconnects()}  late {late}", file=log, flush=True)
+                          f"disconnects {fleet.disconnects()}  out of order {fleet.regressions()}  late {late}",
+                          file=log, flush=True)
                     fanout += [float("inf")] * late
             finally:
                 stop.set()
@@ -163,6 +165,8 @@ def run(minutes: float, clients: int, facilitators: int, log) -> dict:
             bank_seq = public["seq"]
             lagging = fleet.lagging(bank_seq)
             disconnects = fleet.disconnects()
+            regressions = fleet.regressions()
+            reasons = fleet.disconnect_reasons()
             connected = fleet.connected()
             fleet.stop()
             alive = server.proc.poll() is None
@@ -172,7 +176,7 @@ def run(minutes: float, clients: int, facilitators: int, log) -> dict:
     return {"minutes": minutes, "clients": clients, "idle_rss": idle_rss, "samples": samples, "statuses": statuses,
             "unexpected": [u for w in workers for u in w.unexpected], "crashes": [repr(w.crash) for w in workers if w.crash],
             "lagging": [(c.kind, c.team, c.last_seq()) for c in lagging], "bank_seq": bank_seq,
-            "disconnects": disconnects, "connected": connected, "alive": alive, "fanout": fanout}
+            "facilitators": facilitators, "disconnects": disconnects, "regressions": regressions, "pace": pace, "reasons": reasons, "connected": connected, "alive": alive, "fanout": fanout}
 
 
 def report(r: dict, args: list) -> str:
@@ -185,12 +189,14 @@ def report(r: dict, args: list) -> str:
     mix = ", ".join(f"{k} " + "/".join(f"{st}:{r['statuses'][(k, st)]}" for st in sorted({st for kk, st in r["statuses"] if kk == k}))
                     for k in kinds)
     fan = r["fanout"]
-    errors = len(r["unexpected"]) + r["disconnects"] + len(r["lagging"]) + len(r["crashes"]) + (0 if r["alive"] else 1)
-    lines = [f"Soak: {r['minutes']:g} min, {r['clients']} clients, {total} commands "
+    errors = (len(r["unexpected"]) + r["disconnects"] + len(r["lagging"]) + r["regressions"] + len(r["crashes"])
+              + (0 if r["alive"] else 1))
+    lines = [f"Soak: {r['minutes']:g} min, {r['clients']} clients, {total} commands from {r['facilitators']} facilitators "
              f"({total / (r['minutes'] * 60):.1f}/s), bank at seq {r['bank_seq']} at the end.", "",
              "| figure | value | target |", "| --- | --- | --- |",
-             f"| errors (unexpected status + disconnects + stale clients + crashes) | {errors} "
-             f"({len(r['unexpected'])} + {r['disconnects']} + {len(r['lagging'])} + {len(r['crashes'])}) | 0 |",
+             "| errors (unexpected status + disconnects + stale clients at the end + messages out of order + crashes) "
+             f"| {errors} ({len(r['unexpected'])} + {r['disconnects']} + {len(r['lagging'])} + {r['regressions']} + "
+             f"{len(r['crashes'])}) | 0 |",
              f"| clients connected at the end | {r['connected']} / {r['clients']} | all |",
              f"| server RSS idle / first sample / last / max (MB) | {r['idle_rss']:.1f} / {rss[0]:.1f} / {rss[-1]:.1f} / {max(rss):.1f} | < 150 |",
              f"| RSS slope, whole run (MB/hour) | {slope_mb_per_hour([(x[0], x[1]) for x in s]):+.2f} | about 0 |",
@@ -201,6 +207,8 @@ def report(r: dict, args: list) -> str:
              f"Statuses by command: {mix}."]
     if r["unexpected"]:
         lines.append(f"Unexpected (first 5): {r['unexpected'][:5]}")
+    if r["reasons"]:
+        lines.append(f"Why clients were disconnected: {r['reasons']}")
     if r["lagging"]:
         lines.append(f"Stale clients (first 5): {r['lagging'][:5]}")
     if r["crashes"]:
@@ -215,9 +223,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="2 minutes")
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--facilitators", type=int, default=3)
+    parser.add_argument("--pace", type=float, default=1.0,
+                        help="each facilitator waits between pace/2 and pace seconds between commands (0: flat out)")
     args = parser.parse_args()
     minutes = 2 if args.quick else args.minutes
-    result = run(minutes, args.clients, args.facilitators, sys.stderr)
+    result = run(minutes, args.clients, args.facilitators, sys.stderr, args.pace)
     print(report(result, sys.argv[1:]))
 
 

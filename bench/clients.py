@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import socketio
@@ -41,6 +42,8 @@ class Client:
     received: dict = field(default_factory=lambda: {e: [] for e in ("public", "team", "journal")})
     disconnects: int = 0
     last: dict = field(default_factory=dict)  # the newest payload of each event, to capture real ones
+    reason: str = ""  # why the last disconnect happened, as python-socketio tells it
+    regressions: int = 0  # messages older than one already shown: the page would show a stale picture
     sio: socketio.AsyncClient | None = None
 
     def last_seq(self) -> int:
@@ -125,15 +128,19 @@ class Fleet:
             async def on(payload=None):
                 seq = update_seq(event, payload)
                 if seq is not None:
-                    client.received[event].append((seq, time.monotonic()))
+                    entries = client.received[event]
+                    if entries and seq < entries[-1][0]:
+                        client.regressions += 1
+                    entries.append((seq, time.monotonic()))
                     client.last[event] = payload
             return on
 
         for event in client.received:
             sio.on(event, recorder(event))
 
-        async def on_disconnect(*_):
+        async def on_disconnect(reason=None):
             client.disconnects += 1
+            client.reason = str(reason)
         sio.on("disconnect", on_disconnect)
         await sio.connect(self.url, transports=["websocket"], auth=client.auth, headers=client.headers,
                           wait_timeout=30)
@@ -147,8 +154,14 @@ class Fleet:
     def connected(self) -> int:
         return sum(1 for c in self.clients if c.sio and c.sio.connected)
 
+    def regressions(self) -> int:
+        return sum(c.regressions for c in self.clients)
+
     def disconnects(self) -> int:
         return sum(c.disconnects for c in self.clients)
+
+    def disconnect_reasons(self) -> dict:
+        return dict(Counter(c.reason for c in self.clients if c.disconnects))
 
     def wait_for(self, seq: int, timeout: float = 10.0) -> float | None:
         """Block until every client has seq; the monotonic time the last one got it (None on time-out).

@@ -7,29 +7,46 @@ only a team's own room gets its stock.
 
 from __future__ import annotations
 
+import threading
 from itertools import islice
 
 from flask import current_app, request, session
 from flask_socketio import emit, join_room
 
 from . import payloads
+from .broadcaster import FACILITATORS, Broadcaster, team_room
 from .extensions import socketio
 
-FACILITATORS, DISPLAY = "facilitators", "display"
-
-
-def team_room(team: str) -> str:
-    return f"team:{team}"
+DISPLAY = "display"
+_STARTING = threading.Lock()
 
 
 def broadcast(services, journal_after: int | None = None) -> None:
-    """Tell every room what changed; called only after a command is committed."""
-    bank, config = services.bank, services.config
-    socketio.emit("public", payloads.public(bank, config))
-    for team in config.teams:
-        socketio.emit("team", payloads.team(bank, config, team), to=team_room(team))
-    after = journal_after if journal_after is not None else max(0, bank.last_seq - 1)
-    socketio.emit("journal", {"rows": list(bank.journal_rows(after))}, to=FACILITATORS)
+    """Tell every room what changed; called only after a command is committed.
+
+    The app's broadcaster thread sends it (bank/web/broadcaster.py), so the reply
+    does not wait for 200 phones. Under TESTING the call waits until it is sent,
+    so a test sees the messages as soon as the request returns.
+    """
+    app = current_app._get_current_object()
+    sender = broadcaster(app, journal_after)
+    ticket = sender.ask()
+    if app.config.get("TESTING"):
+        sender.flush(ticket)
+
+
+def broadcaster(app, journal_after: int | None = None) -> Broadcaster:
+    """The app's one sender, started on first use; journal rows after `journal_after` go out first."""
+    sender = app.extensions.get("terrabank_broadcaster")
+    if sender is None:
+        with _STARTING:
+            sender = app.extensions.get("terrabank_broadcaster")
+            if sender is None:
+                bank = app.extensions["terrabank"].bank
+                after = journal_after if journal_after is not None else max(0, bank.last_seq - 1)
+                sender = Broadcaster(app.extensions["terrabank"], socketio, app.logger, after)
+                app.extensions["terrabank_broadcaster"] = sender
+    return sender
 
 
 def _join(auth) -> str | None:
@@ -93,7 +110,7 @@ def start_ticker(app, every: float = 1.0) -> None:
             socketio.sleep(every)
             try:
                 if services.bank.tick() is not None:
-                    broadcast(services)
+                    broadcaster(app).ask()
             except Exception:  # a tick must never kill the loop; the next one retries
                 app.logger.exception("tick failed")
     socketio.start_background_task(loop)

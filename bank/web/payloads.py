@@ -7,11 +7,20 @@ import time
 from .. import views
 
 
+def current(bank) -> tuple[int, object]:
+    """(seq, state) of the bank, the seq read first: a payload's seq is never newer than its state."""
+    seq = bank.last_seq
+    return seq, bank.state
+
+
 def public(bank, config) -> dict:
     """The big screen's picture: no team's stock, but everyone's cooldowns (R19)."""
-    now, state = time.time(), bank.state
+    return public_of(*current(bank), config, time.time())
+
+
+def public_of(seq: int, state, config, now: float) -> dict:
     return {
-        "seq": bank.last_seq,
+        "seq": seq,
         "board": views.board(state, config, now),
         "standings": views.standings(state, config, now),
         "cooldowns": {t: views.cooldowns(state, t, now) for t in config.teams},
@@ -20,8 +29,11 @@ def public(bank, config) -> dict:
 
 def team(bank, config, team_id: str) -> dict:
     """One team's page: its own stock and what it can afford, plus the shared picture."""
-    now = time.time()
-    return {"seq": bank.last_seq, "view": views.team_view(bank.state, config, team_id, now)}
+    return team_of(*current(bank), config, team_id, time.time())
+
+
+def team_of(seq: int, state, config, team_id: str, now: float) -> dict:
+    return {"seq": seq, "view": views.team_view(state, config, team_id, now)}
 
 
 def facilitators(bank, config) -> dict:
