@@ -111,7 +111,17 @@ def measure(subjects: dict, commands: int, block: int, gap: float, teams: list) 
     return {name: t[:commands] for name, t in times.items()}
 
 
-def report(times: dict, n: int, rss: dict, args: list) -> str:
+def sizes(payloads: dict, fleet: Fleet) -> str:
+    """Bytes of JSON per message, and what one command sends to the whole fleet."""
+    size = lambda p: len(json.dumps(p, separators=(",", ":")))  # noqa: E731
+    public, team, journal = size(payloads["public"]), max(map(size, payloads["team"].values())), size(payloads["journal"])
+    per = {"phone": public + team, "display": public, "facilitator": public + journal}
+    total = sum(per[c.kind] for c in fleet.clients)
+    return (f"Messages (JSON bytes): public {public:,}, team up to {team:,}, journal {journal:,}; "
+            f"one command sends about {total / 1024:,.0f} KB to the {len(fleet.clients)} clients.")
+
+
+def report(times: dict, n: int, rss: dict, args: list, payload_note: str = "") -> str:
     col = lambda name, k: [t[k] for t in times[name]]  # noqa: E731
     lines = [f"Fan-out to {n} clients, {len(times['bank'])} harvests each (ms).", "",
              "| measure | floor p50 | bank p50 | p50 ratio | floor p99 | bank p99 | p99 ratio |",
@@ -120,7 +130,7 @@ def report(times: dict, n: int, rss: dict, args: list) -> str:
         f, b = col("floor", k), col("bank", k)
         f50, b50, f99, b99 = statistics.median(f), statistics.median(b), percentile(f, 99), percentile(b, 99)
         lines.append(f"| {label} | {f50:.1f} | {b50:.1f} | {b50 / f50:.2f}x | {f99:.1f} | {b99:.1f} | {b99 / f99:.2f}x |")
-    lines += ["", f"Server RSS with {n} clients: bank {rss['bank']:.1f} MB, floor {rss['floor']:.1f} MB.",
+    lines += ["", f"Server RSS with {n} clients: bank {rss['bank']:.1f} MB, floor {rss['floor']:.1f} MB. {payload_note}",
               "", "Targets: reply -> last client within 1.5x of the floor; p99 under 250 ms.",
               "", f"Command: `{' '.join(['.venv/bin/python', 'bench/bench_fanout.py', *args])}`",
               f"Machine: {machine()}"]
@@ -149,7 +159,9 @@ def main() -> None:
                 fleets.append(bank_fleet)
                 for i in range(10):  # warm-up, and real payloads to give the floor
                     one(bank, bank_fleet, f"warm-{i}", harvest(i, teams))
-                floor = FloorServer(folder, capture(bank_fleet))
+                captured = capture(bank_fleet)
+                payload_note = sizes(captured, bank_fleet)
+                floor = FloorServer(folder, captured)
                 floor_api = Api(floor.url)
                 floor_fleet = Fleet(floor.url, {t: t for t in teams}, "session=floor", n=args.clients).start()
                 fleets.append(floor_fleet)
@@ -166,7 +178,7 @@ def main() -> None:
                     fleet.stop()
                 if floor is not None:
                     floor.stop()
-    print(report(times, args.clients, rss, sys.argv[1:]))
+    print(report(times, args.clients, rss, sys.argv[1:], payload_note))
     print(f"\n(run took {elapsed:.0f} s; client disconnects during the run: {drops})")
     json.dump(times, open(Path(tempfile.gettempdir()) / "bench_fanout_last.json", "w"))
 
