@@ -6,7 +6,7 @@
   var TB = window.TB, W = window.W, el = TB.el, t = TB.t;
 
   var root = TB.$("#team-root"), token = root.dataset.token;
-  var view = null, pub = null, memory = W.cooldownMemory();
+  var view = null, viewSeq = 0, pub = null, memory = W.cooldownMemory();
 
   function renderView() {
     if (!view) return;
@@ -89,6 +89,7 @@
     if (first.status === 404) { refused(); return; }
     if (first.ok) {
       view = first.data.view;
+      viewSeq = first.data.seq;
       pub = { seq: first.data.seq, board: first.data.board, standings: first.data.standings, cooldowns: first.data.cooldowns };
       TB.clock.set(pub);
       TB.seen(pub.seq);
@@ -101,7 +102,13 @@
       after: function () { return pub ? pub.seq : 0; },
       onRefused: refused,
       on: {
-        team: function (msg) { view = msg.view; renderView(); },
+        team: function (msg) {
+          // The catch-up reply of a reconnect can cross a broadcast: never go back to an older stock.
+          if (viewSeq && msg.seq < viewSeq) return;
+          viewSeq = msg.seq;
+          view = msg.view;
+          renderView();
+        },
         public: function (p) {
           if (pub && p.seq < pub.seq) return;
           pub = p;
