@@ -1,8 +1,5 @@
 """The HTTP command floor for bench_latency.py: one durable SQLite insert behind Flask.
 
-NOTE: reconstructed from bench_latency.py's use of it by the fan-out engineer, who
-overwrote the original by mistake (same path); compare with what you had written.
-
 A bare Flask app on the same stack as the bank (socketio.run on threaded Werkzeug):
 GET /api/csrf and POST /api/login so harness.Api can log in, and POST /api/commands
 doing BEGIN IMMEDIATE / INSERT / COMMIT of a row of --row-bytes with the bank's
