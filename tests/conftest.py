@@ -102,3 +102,17 @@ def web(app):
 def tokens(app):
     """Each team's secret phone token."""
     return app.extensions["terrabank"].access.team_tokens()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """One headless Debian Chromium per test module, driven by Playwright (skips without them)."""
+    from browserkit import ARGS, CHROMIUM
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("needs Debian's chromium at /usr/bin/chromium")
+    with sync_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()

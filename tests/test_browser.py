@@ -9,36 +9,25 @@ from __future__ import annotations
 import itertools
 import logging
 import re
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
 sync_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = "/usr/bin/chromium"
+from browserkit import CHROMIUM, serve_in_thread
+
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium at /usr/bin/chromium")
 
 ROOT = Path(__file__).resolve().parents[1]
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PHONE = {"width": 360, "height": 740}
 TABLET = {"width": 1280, "height": 800}
 SCREEN = {"width": 1920, "height": 1080}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """The app with Socket.IO on 127.0.0.1, a lead facilitator, and the game clock running."""
     from bank.web import create_app
-    from bank.web.extensions import socketio
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     folder = tmp_path_factory.mktemp("browser")
@@ -50,27 +39,8 @@ def server(tmp_path_factory):
     # Blue starts with 5 water; 4 more, so that one harvest makes the 10 an exchange needs.
     services.bank.execute({"id": f"setup-{next(ids)}", "actor": "lea", "type": "inventory", "team": "blue",
                            "counted": {"water": 9}, "reason": "test set-up"})
-    port = _free_port()
-    threading.Thread(target=socketio.run, args=(app,), daemon=True,
-                     kwargs={"host": "127.0.0.1", "port": port, "allow_unsafe_werkzeug": True, "use_reloader": False}).start()
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-    return app, f"http://127.0.0.1:{port}"
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with sync_api.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
+    url, _ = serve_in_thread(app)
+    return app, url
 
 
 class Browser:

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
-import socket
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -30,10 +28,8 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debia
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from harness import Api, free_port, wait_for_port  # noqa: E402
-
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from harness import Api  # noqa: E402
+from browserkit import serve_in_thread  # noqa: E402
 PHONE = {"width": 360, "height": 740}
 USER, PASSWORD = "lea", "password1"
 OUT_OF_RANGE = 60.0  # seconds; the one long test of the suite
@@ -43,7 +39,6 @@ OUT_OF_RANGE = 60.0  # seconds; the one long test of the suite
 def server(tmp_path_factory):
     """The app with Socket.IO on 127.0.0.1 (threading, as `terrabank serve`), clock running."""
     from bank.web import create_app
-    from bank.web.extensions import socketio
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     folder = tmp_path_factory.mktemp("faults-network")
@@ -52,20 +47,8 @@ def server(tmp_path_factory):
     services = app.extensions["terrabank"]
     services.access.add_user(USER, PASSWORD, "lead")
     services.bank.execute({"id": "start", "actor": USER, "type": "start_clock"})
-    port = free_port()
-    threading.Thread(target=socketio.run, args=(app,), daemon=True,
-                     kwargs={"host": "127.0.0.1", "port": port, "allow_unsafe_werkzeug": True,
-                             "use_reloader": False}).start()
-    wait_for_port(port)
-    return app, f"http://127.0.0.1:{port}", port
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with sync_api.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
+    url, port = serve_in_thread(app)
+    return app, url, port
 
 
 @pytest.fixture

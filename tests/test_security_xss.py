@@ -12,9 +12,6 @@ import io
 import itertools
 import logging
 import re
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -22,9 +19,7 @@ import pytest
 from bank.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
 
 IMG = "<img src=x onerror=alert(1)>"
 SCRIPT = '"><script>alert(1)</script>'
@@ -123,18 +118,11 @@ except ImportError:
     sync_api = None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def hostile_server(tmp_path_factory):
     if sync_api is None or not Path(CHROMIUM).exists():
         pytest.skip("needs Playwright and Debian's chromium at /usr/bin/chromium")
     from bank.web import create_app
-    from bank.web.extensions import socketio
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     folder = tmp_path_factory.mktemp("xss")
@@ -142,27 +130,8 @@ def hostile_server(tmp_path_factory):
     services = app.extensions["terrabank"]
     services.access.add_user(USER, "password1", "lead")
     book_hostile_text(services)
-    port = _free_port()
-    threading.Thread(target=socketio.run, args=(app,), daemon=True,
-                     kwargs={"host": "127.0.0.1", "port": port, "allow_unsafe_werkzeug": True, "use_reloader": False}).start()
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-    return app, f"http://127.0.0.1:{port}"
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with sync_api.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
+    url, _ = serve_in_thread(app)
+    return app, url
 
 
 # Elements or attributes no page makes by itself: any of them means a payload became markup.

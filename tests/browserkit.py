@@ -1,0 +1,29 @@
+"""What the browser tests share: the app served on 127.0.0.1 in a thread, and Debian's
+Chromium driven by Playwright (the tests using it skip without them)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from harness import free_port, wait_for_port  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+# Without the background-networking flags Chromium keeps calling Google, which this closed network refuses.
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def serve_in_thread(app) -> tuple[str, int]:
+    """Serve `app` with Socket.IO on a free port in a daemon thread; (base url, port) once it listens."""
+    from bank.web.extensions import socketio
+
+    port = free_port()
+    threading.Thread(target=socketio.run, args=(app,), daemon=True,
+                     kwargs={"host": "127.0.0.1", "port": port, "allow_unsafe_werkzeug": True,
+                             "use_reloader": False}).start()
+    wait_for_port(port)
+    return f"http://127.0.0.1:{port}", port
