@@ -73,6 +73,19 @@ def affordable(state: GameState, config: GameConfig, team: str, now: float) -> l
     return result
 
 
+RECENT_CLOSED_EVENTS = 5  # the admin page lists the last 3 closed; a little slack, never the whole game
+
+
+def shown_events(state: GameState) -> dict:
+    """Open events and the most recently closed ones, in opening order (R33).
+
+    The board goes to every page on every command: a long game opens hundreds of
+    events, and the pages show only the open ones and the last few results.
+    """
+    closed = [e for e, r in state.events.items() if r["status"] != "open"][-RECENT_CLOSED_EVENTS:]
+    return {e: dict(r) for e, r in state.events.items() if r["status"] == "open" or e in closed}
+
+
 def board(state: GameState, config: GameConfig, now: float) -> dict:
     """The shared picture: tracks, rate, clock, events, reserve, who owns which animal, the end."""
     clock = state.clock
@@ -83,7 +96,7 @@ def board(state: GameState, config: GameConfig, now: float) -> dict:
         "rate": dict(state.rate),
         "clock": {"status": clock["status"], "session": clock["session"], "sessions": config.sessions,
                   "elapsed": round(state.elapsed(now)), "duration": config.duration_seconds},
-        "events": {e: dict(r) for e, r in state.events.items()},
+        "events": shown_events(state),
         "reserve": {r: state.balance(RESERVE, r) for r in config.resources},
         "animals": {t: list(a) for t, a in state.animals.items()},
         "options": dict(state.options),

@@ -241,3 +241,21 @@ def test_r33_events_keep_the_invariants_and_replay():
     assert g.state.events[second]["status"] == "closed"
     assert g.problems() == []
     assert g.replay() == g.state
+
+
+def test_r33_board_shows_open_events_and_only_the_latest_closed_ones():
+    """Every page gets the board on every command: a long game's closed events stay out of it."""
+    from bank.views import RECENT_CLOSED_EVENTS, board
+
+    g = Game()
+    g.wait(60)
+    ids = [open_event(g) for _ in range(RECENT_CLOSED_EVENTS + 4)]
+    still_open = ids[2]
+    for event in ids:
+        if event != still_open:
+            g.do(type="close_event", event=event)
+    shown = board(g.state, g.config, g.now)["events"]
+    closed = [e for e in ids if e != still_open]
+    assert list(shown) == sorted([still_open, *closed[-RECENT_CLOSED_EVENTS:]], key=ids.index)
+    assert shown[still_open]["status"] == "open"
+    assert len(g.state.events) == len(ids)  # the game keeps them all (report, exports)
