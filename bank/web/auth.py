@@ -30,28 +30,28 @@ class Lockout:
         self._failures: dict = {}
         self._lock = threading.Lock()
 
-    def seconds_left(self, username: str, now: float | None = None) -> int:
+    def seconds_left(self, key: str, now: float | None = None) -> int:
         now = time.time() if now is None else now
         with self._lock:
-            count, since = self._failures.get(username.lower(), (0, 0.0))
-            if count >= self._limit(username) and now - since < self.lock_seconds:
+            count, since = self._failures.get(key.lower(), (0, 0.0))
+            if count >= self._limit(key) and now - since < self.lock_seconds:
                 return int(self.lock_seconds - (now - since)) + 1
             return 0
 
-    def failed(self, username: str, now: float | None = None) -> None:
+    def failed(self, key: str, now: float | None = None) -> None:
         now = time.time() if now is None else now
         with self._lock:
-            count, _ = self._failures.get(username.lower(), (0, 0.0))
-            if count >= self._limit(username):
+            count, _ = self._failures.get(key.lower(), (0, 0.0))
+            if count >= self._limit(key):
                 count = 0  # the lock expired: a new series starts
-            self._failures[username.lower()] = (count + 1, now)
+            self._failures[key.lower()] = (count + 1, now)
 
     def _limit(self, key: str) -> int:
         return CLIENT_MAX_FAILURES if key.startswith(CLIENT) else self.max_failures
 
-    def succeeded(self, username: str) -> None:
+    def succeeded(self, key: str) -> None:
         with self._lock:
-            self._failures.pop(username.lower(), None)
+            self._failures.pop(key.lower(), None)
 
 
 def csrf_token() -> str:
