@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import uuid
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,9 @@ class WebClient:
         self.client = client
         self.csrf = client.get("/api/csrf").get_json()["csrf"]
         self.ids = itertools.count(1)
+        # Not id(self): a client garbage-collected earlier may leave its id to a new one,
+        # whose first command would then reuse a booked key (409 id_conflict).
+        self.name = uuid.uuid4().hex[:12]
 
     def login(self, username: str, password: str = "correct horse"):
         reply = self.client.post("/api/login", json={"username": username, "password": password},
@@ -68,7 +72,7 @@ class WebClient:
         return reply
 
     def command(self, key: str | None = None, **command):
-        key = key or f"{id(self)}-{next(self.ids)}"
+        key = key or f"{self.name}-{next(self.ids)}"
         return self.client.post("/api/commands", json=command, headers={"X-CSRF-Token": self.csrf, "Idempotency-Key": key})
 
 
