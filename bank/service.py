@@ -242,6 +242,13 @@ class Bank:
         row = self._journal.row(seq)
         return None if row is None else {k: row[k] for k in ("seq", "command", "events")}
 
+    def entry_type(self, seq) -> str | None:
+        """The command type booked at journal `seq` (None if there is no such entry)."""
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 < seq <= 10**12:
+            return None
+        row = self._journal.row(seq)
+        return None if row is None else row["type"]
+
     def journal_rows(self, after_seq: int = 0) -> Iterator[dict]:
         """Committed journal rows after `after_seq`, streamed (exports, catch-up)."""
         return self._journal.rows(after_seq)

@@ -24,7 +24,7 @@ def prepare(app) -> None:
         {"type": "inventory", "team": "blue", "counted": plain, "reason": "test set-up"},
         {"type": "inventory", "team": "red", "counted": plain, "reason": "test set-up"},
         {"type": "open_event", "title": "Drought", "rewards": [{"points": 3}]},
-        {"type": "award", "team": "green", "points": 2, "reason": "tidy base"},  # seq 6, for the reverse command
+        {"type": "harvest", "team": "green", "card": "harvester-1", "resource": "water"},  # seq 6, for the reverse command
     ], 1):
         bank.execute({"id": f"prep-{n}", "actor": "lead", **cmd})
 
@@ -53,7 +53,7 @@ def valid_command(kind: str, config) -> dict:
         "set_option": {"option": "team_bonus", "value": True},
         "open_event": {"title": "Flood", "rewards": [{"points": 2}]},
         "close_event": {"event": "ev1"},
-        "reverse": {"seq": 6, "reason": "awarded the wrong team"},
+        "reverse": {"seq": 6, "reason": "booked for the wrong team"},
         "start_clock": {},  # already running: a 409 from the rules
         "pause": {},
         "resume": {},  # not paused: a 409 from the rules

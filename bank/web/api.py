@@ -14,7 +14,7 @@ from ..journal import StorageError
 from . import live, payloads
 from .auth import CLIENT, USER, csrf_ok, csrf_token, current_role, error, facilitator_required, lead_required, lockout
 from .body import BodyError, read_object
-from .permissions import allowed, may
+from .permissions import allowed, may, may_reverse
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 MAX_BODY = 16 * 1024  # a command is a few hundred bytes; anything larger is a mistake or an attack
@@ -154,11 +154,16 @@ def post_command():
         command = {**command, "id": key}
     if not may(g.role, command.get("type")):
         return error(403, "forbidden", f"a {g.role} may not send {str(command.get('type'))[:40]!r} commands", {"role": g.role})
+    s = services()
+    if command.get("type") == "reverse":
+        original = s.bank.entry_type(command.get("seq"))
+        if not may_reverse(g.role, original):
+            return error(403, "forbidden", f"a {g.role} may not undo a {original!r} entry: only who may send it may undo it",
+                         {"role": g.role, "command": original})
     unknown = fields.unknown_fields(command)
     if unknown:  # a misspelt optional field ("deadline" for "deadline_minutes") would be silently ignored
         return error(400, "unknown_field", unknown)
     command["actor"] = session["user"]
-    s = services()
     before = s.bank.last_seq
     try:
         result = s.bank.execute(command, time.time())

@@ -21,6 +21,16 @@ def may(role: str | None, kind: str) -> bool:
     return isinstance(kind, str) and role in PERMISSIONS.get(kind, set())
 
 
+def may_reverse(role: str | None, original_kind: str | None) -> bool:
+    """Undoing an entry needs the right to send it in the first place: a banker who may
+    not award points may not take the lead's penalty back either. An unknown entry, or one
+    the bank made itself (set-up, the clock's ticks), is left to the rules, which refuse it
+    with their own sentence."""
+    if not may(role, "reverse"):
+        return False
+    return original_kind not in PERMISSIONS or may(role, original_kind)
+
+
 def allowed(role: str | None) -> list:
     """The command types this role may send, for the pages to show only those buttons."""
     return sorted(k for k, roles in PERMISSIONS.items() if role in roles)
