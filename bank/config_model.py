@@ -123,6 +123,7 @@ class GameConfig:
     animals: dict
     reputation_threshold: int
     animals_threshold: int
+    clock_tolerance: int = 120  # seconds of a system-clock jump the game clock shrugs off (R34)
     host: str = "0.0.0.0"
     port: int = 5000
     wifi_ssid: str = ""

@@ -42,6 +42,7 @@ def read_all(root: Reader, text: str) -> GameConfig:
         duration_seconds=game.int("duration_minutes", minimum=1, maximum=24 * 60) * 60,
         sessions=game.int("sessions", minimum=1, maximum=10),
         language=game.str("language", "fr", choices=LANGUAGES),
+        clock_tolerance=game.int("clock_jump_tolerance_seconds", 120, minimum=5, maximum=3600),
         reserve=bank.amounts("reserve", res_ids),
         low_stock_warning=bank.int("low_stock_warning", 0, maximum=MAX_AMOUNT),
         refuse_when_empty=bank.bool("refuse_when_empty", False),

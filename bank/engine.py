@@ -13,7 +13,7 @@ from .rules.endgame import end_event
 from .state import GameState
 from .turn import Context, Turn
 
-__all__ = ["Context", "handle", "setup_command", "tick_command", "tick_due", "COMMANDS"]
+__all__ = ["Context", "handle", "setup_command", "tick_command", "hold_command", "tick_due", "COMMANDS"]
 
 # Who may do what, when: "play" needs the clock running; "admin" works at any
 # time until the game ends; "system" commands come from the bank itself.
@@ -43,6 +43,7 @@ COMMANDS = {
     "end_game": (clock.end_game, "admin"),
     "setup": (clock.setup, "system"),
     "tick": (clock.tick, "system"),
+    "hold_clock": (clock.hold_clock, "system"),
 }
 
 
@@ -54,6 +55,11 @@ def setup_command(config: GameConfig) -> dict:
 def tick_command() -> dict:
     """The bank's own command that lets time pass (sessions, deadlines, time over)."""
     return {"type": "tick"}
+
+
+def hold_command(cause: dict) -> dict:
+    """The bank's own command that pauses the clock after a jump of the machine's clock (R34)."""
+    return {"type": "hold_clock", "cause": cause}
 
 
 def tick_due(state: GameState, config: GameConfig, now: float) -> bool:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import stat
 import sqlite3
 import threading
 import time
@@ -30,14 +32,24 @@ CREATE TABLE journal(
 CREATE TABLE snapshots(seq INTEGER PRIMARY KEY, state TEXT NOT NULL);
 """
 
+# Added after the first games were made, so created on open when missing: a game file
+# from an earlier Terrabank gains them (its chain computed once) and keeps working.
+_ADDED = """
+CREATE TABLE IF NOT EXISTS chain(seq INTEGER PRIMARY KEY, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS clock_checkpoint(
+    id INTEGER PRIMARY KEY CHECK (id = 1), timeline REAL NOT NULL, wall REAL NOT NULL);
+"""
+GENESIS = "0" * 64  # the "previous hash" of the first row
+
 # The ledger is corrected by new entries, never by editing old ones: the
 # database itself refuses UPDATE and DELETE so no code path can rewrite history.
 _TRIGGER = """
-CREATE TRIGGER {table}_no_{verb} BEFORE {op} ON {table}
+CREATE TRIGGER IF NOT EXISTS {table}_no_{verb} BEFORE {op} ON {table}
 BEGIN SELECT RAISE(ABORT, '{table} rows are append-only: add a correcting entry instead'); END;
 """
 
 _COLUMNS = "seq, command_id, fingerprint, type, actor, at, command, events"
+_APPEND_ONLY = ("journal", "snapshots", "meta", "chain")
 
 # Read-only connections kept open for rows(): opening one costs about as much as
 # reading a few rows, and every live update after a command reads the journal.
@@ -136,6 +148,28 @@ def _connect(path, mode: str) -> sqlite3.Connection:
         raise
 
 
+def chain_hash(previous: str, r) -> str:
+    """The hash of a stored row (its columns as stored) chained to the previous row's.
+
+    Editing any column of a row, or deleting or inserting one, breaks the chain from
+    that row on; `verify` and the start of `serve` name the first row that no longer
+    matches. It is evidence against hand edits, not a signature: whoever can write
+    the file can recompute the chain, so `verify` prints the head hash to write down.
+    """
+    seq, command_id, fingerprint, type_, actor, at, command, events = r
+    text = canonical_json([previous, seq, command_id, fingerprint, type_, actor, at, command, events])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def private_file(path) -> None:
+    """Make an existing file readable by its owner only (password hashes, team tokens)."""
+    try:
+        if os.stat(path).st_mode & 0o077:
+            os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
+    except OSError:
+        pass  # not ours to change (another owner, a read-only disk): the bank still runs
+
+
 def _row_dict(r) -> dict:
     """A journal row as a dict with the command and events decoded."""
     seq, command_id, fingerprint, type_, actor, at, command, events = r
@@ -163,6 +197,12 @@ class Journal:
                                "`terrabank init --force` to replace it, or choose another "
                                "--db path.", path=str(path))
         with storage_errors(path):
+            # Created empty and private first: SQLite gives its -wal and -shm files the
+            # database's permissions, and the file holds password hashes and team tokens.
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except OSError as exc:
+                raise sqlite3.OperationalError(f"unable to open database file ({exc.strerror})") from exc
             journal = cls(_connect(path, "rwc"), path)
         try:
             with journal.transaction(), storage_errors(path):
@@ -178,9 +218,7 @@ class Journal:
         for stmt in _SCHEMA.split(";"):
             if stmt.strip():
                 self._conn.execute(stmt)
-        for table in ("journal", "snapshots", "meta"):
-            for verb, op in (("update", "UPDATE"), ("delete", "DELETE")):
-                self._conn.execute(_TRIGGER.format(table=table, verb=verb, op=op))
+        self._add_tables()
         meta = {"schema_version": SCHEMA_VERSION, "created_at": repr(time.time()),
                 "config_text": config_text, "identity": canonical_json(identity)}
         self._conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
@@ -191,14 +229,39 @@ class Journal:
         if not Path(path).is_file():
             raise StorageError("database_missing", f"No game database at {path}: run "
                                "`terrabank init` to create one (or pass --db).", path=str(path))
+        private_file(path)
         with storage_errors(path):
             journal = cls(_connect(path, "rw"), path)
             try:
                 journal._check_schema()
+                if not journal._has_table("clock_checkpoint"):
+                    with journal.transaction():
+                        journal._add_tables()
             except BaseException:
                 journal.close()
                 raise
+        for suffix in ("-wal", "-shm"):
+            private_file(f"{path}{suffix}")
         return journal
+
+    def _has_table(self, name: str) -> bool:
+        return self._fetch("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)) is not None
+
+    def _add_tables(self) -> None:
+        """Inside a transaction: the tables added since the first version, their
+        append-only triggers, and the chain of rows written before it existed."""
+        for stmt in _ADDED.split(";"):
+            if stmt.strip():
+                self._conn.execute(stmt)
+        for table in _APPEND_ONLY:
+            for verb, op in (("update", "UPDATE"), ("delete", "DELETE")):
+                self._conn.execute(_TRIGGER.format(table=table, verb=verb, op=op))
+        chained = self._conn.execute("SELECT COUNT(*) FROM chain").fetchone()[0]
+        if chained == 0:
+            previous = GENESIS
+            for r in self._conn.execute(f"SELECT {_COLUMNS} FROM journal ORDER BY seq").fetchall():
+                previous = chain_hash(previous, r)
+                self._conn.execute("INSERT INTO chain(seq, hash) VALUES (?, ?)", (r[0], previous))
 
     def _check_schema(self) -> None:
         """Refuse a valid SQLite file that is not a Terrabank game of our schema."""
@@ -272,7 +335,44 @@ class Journal:
         with storage_errors(self.path):
             cur = self._conn.execute(f"INSERT INTO journal({_COLUMNS}) VALUES "
                                      "(?, ?, ?, ?, ?, ?, ?, ?)", values)
-        return cur.lastrowid
+            seq = cur.lastrowid
+            stored = (seq,) + values[1:]
+            self._conn.execute("INSERT INTO chain(seq, hash) VALUES (?, ?)",
+                               (seq, chain_hash(self.head(), stored)))
+        return seq
+
+    def head(self) -> str:
+        """The hash of the last row (GENESIS for an empty journal): write it down to anchor the chain."""
+        r = self._fetch("SELECT hash FROM chain ORDER BY seq DESC LIMIT 1")
+        return r[0] if r else GENESIS
+
+    def chain_problem(self) -> str | None:
+        """The first row whose content no longer matches the chain, as a sentence, or None."""
+        previous, conn = GENESIS, self._reader()
+        try:
+            with storage_errors(self.path):
+                stored = dict(conn.execute("SELECT seq, hash FROM chain").fetchall())
+                for r in conn.execute(f"SELECT {_COLUMNS} FROM journal ORDER BY seq"):
+                    previous = chain_hash(previous, r)
+                    if stored.pop(r[0], None) != previous:
+                        return (f"journal row {r[0]} was changed, inserted or deleted after it was "
+                                "written (its hash no longer matches the chain)")
+        finally:
+            self._release(conn, True)
+        if stored:
+            return f"journal row {min(stored)} was deleted after it was written (the chain still lists it)"
+        return None
+
+    def save_checkpoint(self, timeline: float, wall: float) -> None:
+        """Remember where the bank's time line is and what the system clock said (bank/timeline.py)."""
+        with storage_errors(self.path):
+            self._conn.execute("INSERT OR REPLACE INTO clock_checkpoint(id, timeline, wall) VALUES (1, ?, ?)",
+                               (timeline, wall))
+
+    def last_checkpoint(self) -> tuple[float, float] | None:
+        """(timeline, wall) of the last checkpoint, or None for a game that has none yet."""
+        r = self._fetch("SELECT timeline, wall FROM clock_checkpoint WHERE id = 1")
+        return (r[0], r[1]) if r else None
 
     def rows(self, after_seq: int = 0) -> Iterator[dict]:
         """Rows with seq > after_seq in order, streamed from a read-only connection."""

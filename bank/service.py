@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from bank import engine, invariants
+from bank import engine, invariants, timeline
 from bank.errors import BankError, CommandError, IdConflict
 from bank.journal import (Journal, StorageError, canonical_json, move_database,
                           remove_database)
 from bank.state import GameState
 
 SNAPSHOT_EVERY = 500
+HEARTBEAT_SECONDS = 5.0  # while the game clock runs, how often the time line is checkpointed
 MAX_ID_LENGTH = 100
 SETUP_ID = "setup"
 TICK_PREFIX = "tick:"
@@ -81,16 +82,20 @@ def identity_problems(stored: dict, current: dict) -> list[str]:
 class Bank:
     """A running game: the live state, its journal, and the lock that orders commands."""
 
-    def __init__(self, journal: Journal, config, state: GameState):
+    def __init__(self, journal: Journal, config, state: GameState, clock: timeline.BankClock | None = None,
+                 start_jump: timeline.Jump | None = None):
         self.config = config
         self._journal = journal
         self._state = state
         self._last_seq = journal.last_seq()
         self._lock = threading.Lock()
         self._rng = random.SystemRandom()
+        self._clock = clock or timeline.BankClock(time.time(), config.clock_tolerance)
+        self._start_jump = start_jump
+        self._last_beat = float("-inf")
 
     @classmethod
-    def create(cls, path, config, *, force: bool = False) -> "Bank":
+    def create(cls, path, config, *, force: bool = False, wall=time.time, mono=time.monotonic) -> "Bank":
         """Create a new game at `path` and journal its setup; refuse an existing file."""
         path = Path(path)
         if path.exists() and not force:
@@ -105,9 +110,9 @@ class Bank:
         tmp = path.with_name(path.name + ".creating")
         remove_database(tmp)
         bank = cls(Journal.create(tmp, config.text, config.identity()), config,
-                   GameState.initial(config))
+                   GameState.initial(config), timeline.BankClock(wall(), config.clock_tolerance, wall=wall, mono=mono))
         try:
-            bank._execute({**engine.setup_command(config), "id": SETUP_ID}, time.time(),
+            bank._execute({**engine.setup_command(config), "id": SETUP_ID}, bank.now(),
                           tick=False)
             bank._journal.checkpoint()
         except BaseException:
@@ -116,11 +121,14 @@ class Bank:
             raise
         bank.close()
         move_database(tmp, path)
-        return cls.open(path, config)
+        return cls.open(path, config, wall=wall, mono=mono)
 
     @classmethod
-    def open(cls, path, config) -> "Bank":
-        """Open a game: refuse another config's ids, load snapshot + journal tail."""
+    def open(cls, path, config, *, wall=time.time, mono=time.monotonic) -> "Bank":
+        """Open a game: refuse another config's ids, load snapshot + journal tail.
+
+        `wall` and `mono` are the system and monotonic clocks (injected by tests).
+        """
         journal = Journal.open(path)
         try:
             problems = identity_problems(journal.identity(), config.identity())
@@ -134,15 +142,27 @@ class Bank:
                 (snapshot[0], GameState.from_dict(snapshot[1]))
             for row in journal.rows(after):
                 state = fold(state, row["events"])
+            anchor, jump = timeline.start_anchor(_last_checkpoint(journal), wall(), config.clock_tolerance,
+                                                 state.clock["status"] == "running")
         except BaseException:
             journal.close()
             raise
-        return cls(journal, config, state)
+        return cls(journal, config, state, timeline.BankClock(anchor, config.clock_tolerance, wall=wall, mono=mono),
+                   jump)
 
     @property
     def state(self) -> GameState:
         """The live state after the last committed command (read-only)."""
         return self._state
+
+    def now(self) -> float:
+        """The bank's time line (bank/timeline.py): what game time is measured against."""
+        return self._clock.now()
+
+    @property
+    def start_jump(self) -> timeline.Jump | None:
+        """The implausible system-clock reading seen when the game was opened, if any."""
+        return self._start_jump
 
     @property
     def last_seq(self) -> int:
@@ -158,11 +178,47 @@ class Bank:
         if engine.COMMANDS.get(command.get("type"), (None, ""))[1] == "system":
             raise CommandError("system_command", f"'{command['type']}' commands are made by "
                                "the bank itself and cannot be sent.", type=command["type"])
-        return self._execute(command, time.time() if now is None else now, tick=True)
+        return self._execute(command, self.now() if now is None else now, tick=True)
+
+    def hold_if_suspect(self) -> Result | None:
+        """At the start of the server: pause a running game clock if the machine's clock
+        cannot be trusted for the time the bank was off (R34); None if nothing to do.
+
+        Only the serving process calls this: a CLI command opening the game for a
+        look must never write into a game another process is running.
+        """
+        jump, self._start_jump = self._start_jump, None
+        return None if jump is None else self._hold(jump)
+
+    def watch_clock(self) -> Result | None:
+        """Called every second by the server: a jump of the machine's clock pauses a running
+        game clock and says what was seen (R34); a heartbeat checkpoints the time line."""
+        jump = self._clock.jumped()
+        if jump is not None:
+            return self._hold(jump)
+        if self._state.clock["status"] == "running" and self.now() - self._last_beat >= HEARTBEAT_SECONDS:
+            self._beat()
+        return None
+
+    def _hold(self, jump: timeline.Jump) -> Result | None:
+        """Journal the bank's hold_clock command (it pauses only a running clock)."""
+        if self._state.clock["status"] != "running":
+            self._beat()  # the new reading of the system clock is the reference from now on
+            return None
+        command = {**engine.hold_command(jump.as_cause()), "id": f"{TICK_PREFIX}hold:{self._last_seq + 1}"}
+        return self._execute(command, self.now(), tick=True)
+
+    def _beat(self) -> None:
+        """Checkpoint the time line outside any command (its own small transaction)."""
+        with self._lock:
+            point = self._clock.checkpoint()
+            with self._journal.transaction():
+                self._journal.save_checkpoint(point.timeline, point.wall)
+            self._last_beat = point.timeline
 
     def tick(self, now: float | None = None) -> Result | None:
         """Let the clock act (session ends, deadlines); journal it only if it did something."""
-        now = time.time() if now is None else now
+        now = self.now() if now is None else now
         with self._lock:
             # Decided on the live state first: a timer calling this every second
             # touches the database only when time actually changed something.
@@ -221,6 +277,9 @@ class Bank:
                "type": str(command.get("type")), "actor": command.get("actor"), "at": now,
                "command": command, "events": events}
         seq = self._journal.append(row)
+        point = self._clock.checkpoint()
+        self._journal.save_checkpoint(point.timeline, point.wall)
+        self._last_beat = point.timeline
         if seq % SNAPSHOT_EVERY == 0:
             self._journal.write_snapshot(seq, new_state.to_dict())
         return seq
@@ -258,6 +317,11 @@ class Bank:
         with self._lock:
             return _verify(self._journal, self.config, self._state)
 
+    def chain_head(self) -> str:
+        """The hash of the last journal row, chained to every row before it."""
+        with self._lock:
+            return self._journal.head()
+
     def close(self) -> None:
         """Close the database."""
         with self._lock:
@@ -270,9 +334,25 @@ class Bank:
         self.close()
 
 
+def _last_checkpoint(journal: Journal) -> timeline.Checkpoint | None:
+    """Where the time line stood when the game was last written to.
+
+    A game file from before the time line has no checkpoint: its rows' times were
+    read from the system clock, so the last one serves as both.
+    """
+    stored = journal.last_checkpoint()
+    if stored is not None:
+        return timeline.Checkpoint(*stored)
+    last = journal.row(journal.last_seq())
+    return None if last is None else timeline.Checkpoint(last["at"], last["at"])
+
+
 def _verify(journal: Journal, config, live: GameState) -> list[str]:
     """Every problem found replaying the journal, checking snapshots and the file."""
     problems, state, seq = [], GameState.initial(config), 0
+    chain = journal.chain_problem()
+    if chain:
+        problems.append(chain)
     snapshots = dict(journal.snapshots())
     for row in journal.rows():
         if row["seq"] != seq + 1:

@@ -231,12 +231,15 @@ def _clock_started(s: GameState, e: dict) -> None:
 
 def _clock_paused(s: GameState, e: dict) -> None:
     s.clock.update(status="paused", elapsed=e["elapsed"], since=None)
+    if "cause" in e:  # held by the bank after a jump of the machine's clock: what it saw (R34)
+        s.clock["held"] = e["cause"]
 
 
 def _clock_resumed(s: GameState, e: dict) -> None:
     if s.clock["session_over"]:
         s.clock["session"] += 1
     s.clock.update(status="running", since=e["at"], session_over=False)
+    s.clock.pop("held", None)
 
 
 def _session_ended(s: GameState, e: dict) -> None:
@@ -245,6 +248,7 @@ def _session_ended(s: GameState, e: dict) -> None:
 
 def _game_ended(s: GameState, e: dict) -> None:
     s.clock.update(status="ended", elapsed=e["elapsed"], since=None)
+    s.clock.pop("held", None)
     s.ended = {"reason": e["reason"], "winners": list(e["winners"]), "elapsed": e["elapsed"]}
 
 

@@ -46,6 +46,16 @@ def resume(turn: Turn, cmd: dict) -> None:
     turn.emit({"type": "clock_resumed", "at": turn.ctx.now})
 
 
+def hold_clock(turn: Turn, cmd: dict) -> None:
+    """The bank saw the machine's clock jump, or was off too long: pause, end nothing (R34).
+
+    Sent by the bank itself (bank/timeline.py). Game time stops where the bank last
+    measured it; the lead reads what was seen on every facilitator page and resumes.
+    """
+    if turn.state.clock["status"] == "running":
+        turn.emit({"type": "clock_paused", "at": turn.ctx.now, "elapsed": turn.clock, "cause": cmd["cause"]})
+
+
 def end_session(turn: Turn, cmd: dict) -> None:
     """End the current session early; the next resume starts the next one (R34)."""
     clock = turn.state.clock

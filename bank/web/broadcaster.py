@@ -68,7 +68,7 @@ class Broadcaster:
     def _send(self) -> None:
         bank, config = self.services.bank, self.services.config
         seq, state = payloads.current(bank)
-        now = time.time()
+        now = bank.now()
         # Each payload computed once per round, then the same encoded packet goes to a whole room.
         self.socketio.emit("public", payloads.public_of(seq, state, config, now))
         for team in config.teams:

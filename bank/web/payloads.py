@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from .. import views
 
 
@@ -15,7 +13,7 @@ def current(bank) -> tuple[int, object]:
 
 def public(bank, config) -> dict:
     """The big screen's picture: no team's stock, but everyone's cooldowns (R19)."""
-    return public_of(*current(bank), config, time.time())
+    return public_of(*current(bank), config, bank.now())
 
 
 def public_of(seq: int, state, config, now: float) -> dict:
@@ -29,7 +27,7 @@ def public_of(seq: int, state, config, now: float) -> dict:
 
 def team(bank, config, team_id: str) -> dict:
     """One team's page: its own stock and what it can afford, plus the shared picture."""
-    return team_of(*current(bank), config, team_id, time.time())
+    return team_of(*current(bank), config, team_id, bank.now())
 
 
 def team_of(seq: int, state, config, team_id: str, now: float) -> dict:
@@ -38,7 +36,7 @@ def team_of(seq: int, state, config, team_id: str, now: float) -> dict:
 
 def facilitators(bank, config) -> dict:
     """The console's picture: every team's view."""
-    now = time.time()
+    now = bank.now()
     data = public(bank, config)
     data["teams"] = {t: views.team_view(bank.state, config, t, now) for t in config.teams}
     return data

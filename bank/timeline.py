@@ -1,0 +1,105 @@
+"""The bank's own time line: the game clock must survive a wrong system clock (R34).
+
+A Raspberry Pi has no battery clock: it may boot with yesterday's date, get the
+right one minutes later from a travel router, or have it set by hand by a
+facilitator. A laptop may sleep. If game time followed the system clock, a
+jump of two days would end the game and a step back of an hour would stretch
+every cooldown. So the bank keeps a time line of its own:
+
+- while it runs, the time line advances by the monotonic clock only, which no
+  one can set;
+- it is checkpointed in the game file (every journal row, and a heartbeat while
+  the game clock runs), together with the system clock read at that moment;
+- at start, the system clock's advance since the last checkpoint is trusted as
+  the time the bank was off only when it is plausible (not backwards, not more
+  than a tolerance); otherwise the time line goes on from the checkpoint and
+  the bank pauses the game clock for the lead to resume (`Bank.hold_if_suspect`);
+- while it runs, the system clock is compared with the monotonic one: a jump
+  beyond the tolerance is reported (`jumped`) so the bank can pause and say so.
+
+No Flask, no SQLite: the clocks are injected, so tests jump them at will.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A point of the time line and what the system clock said at that moment."""
+
+    timeline: float
+    wall: float
+
+
+@dataclass(frozen=True)
+class Jump:
+    """What the bank saw of the system clock: where it expected it, where it was."""
+
+    expected_wall: float
+    seen_wall: float
+    at_start: bool
+
+    @property
+    def seconds(self) -> float:
+        """How far the system clock moved beyond what the bank measured (+ forward)."""
+        return round(self.seen_wall - self.expected_wall, 3)
+
+    def as_cause(self) -> dict:
+        """The journal's record of it, shown to the facilitators."""
+        return {"kind": "clock_jump_at_start" if self.at_start else "clock_jump",
+                "expected_wall": round(self.expected_wall, 3), "seen_wall": round(self.seen_wall, 3),
+                "seconds": self.seconds}
+
+
+class BankClock:
+    """Time-line seconds for the engine: `now()` never jumps, whatever the system clock does."""
+
+    def __init__(self, anchor: float, tolerance: float, *, wall: Callable[[], float] = time.time,
+                 mono: Callable[[], float] = time.monotonic):
+        self.tolerance = tolerance
+        self._wall, self._mono = wall, mono
+        self._anchor, self._mono0, self._wall0 = anchor, mono(), wall()
+
+    def now(self) -> float:
+        """The time line: the anchor plus the monotonic seconds since the bank started."""
+        return self._anchor + (self._mono() - self._mono0)
+
+    def checkpoint(self) -> Checkpoint:
+        """Where the time line is, with the system clock's reading, to store in the game file."""
+        return Checkpoint(self.now(), self._wall())
+
+    def jumped(self) -> Jump | None:
+        """A jump of the system clock beyond the tolerance since the last look, or None.
+
+        Once reported, the new system time becomes the reference, so one jump is
+        reported once. Small drifts (NTP slewing) stay below the tolerance.
+        """
+        ran, wall = self._mono() - self._mono0, self._wall()
+        expected = self._wall0 + ran
+        if abs(wall - expected) <= self.tolerance:
+            return None
+        self._anchor, self._mono0, self._wall0 = self._anchor + ran, self._mono0 + ran, wall
+        return Jump(expected, wall, at_start=False)
+
+
+def start_anchor(last: Checkpoint | None, wall_now: float, tolerance: float,
+                 running: bool) -> tuple[float, Jump | None]:
+    """Where the time line starts when the bank opens, and the jump to report if any.
+
+    The system clock's advance since the last checkpoint counts as time the bank
+    was off (the teams kept playing: cooldowns ran out) only when it is plausible:
+    not backwards, and within the tolerance while the game clock runs. A paused or
+    finished game loses nothing by a long gap, so only a step back is ignored then.
+    """
+    if last is None:
+        return wall_now, None
+    gap = wall_now - last.wall
+    if -tolerance <= gap <= tolerance or (gap > 0 and not running):
+        return last.timeline + max(0.0, gap), None
+    if not running:
+        return last.timeline, None  # a step back while paused changes nothing: go on quietly
+    return last.timeline, Jump(last.wall, wall_now, at_start=True)
