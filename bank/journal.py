@@ -155,9 +155,10 @@ def chain_hash(previous: str, r) -> str:
     that row on; `verify` and the start of `serve` name the first row that no longer
     matches. It is evidence against hand edits, not a signature: whoever can write
     the file can recompute the chain, so `verify` prints the head hash to write down.
+    Each column is length-prefixed, not JSON-encoded: start-up checks every row.
     """
-    seq, command_id, fingerprint, type_, actor, at, command, events = r
-    text = canonical_json([previous, seq, command_id, fingerprint, type_, actor, at, command, events])
+    texts = [value if isinstance(value, str) else repr(value) for value in r]
+    text = previous + "".join([f"{len(t)}:{t}" for t in texts])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
