@@ -347,6 +347,19 @@ class Journal:
         r = self._fetch("SELECT hash FROM chain ORDER BY seq DESC LIMIT 1")
         return r[0] if r else GENESIS
 
+    def chain_at(self, seq: int) -> str | None:
+        """The chain's hash at row `seq`, recomputed from the rows themselves (not the stored chain)."""
+        previous, conn = GENESIS, self._reader()
+        try:
+            with storage_errors(self.path):
+                for r in conn.execute(f"SELECT {_COLUMNS} FROM journal WHERE seq<=? ORDER BY seq", (seq,)):
+                    previous = chain_hash(previous, r)
+                    if r[0] == seq:
+                        return previous
+        finally:
+            self._release(conn, True)
+        return None
+
     def chain_problem(self) -> str | None:
         """The first row whose content no longer matches the chain, as a sentence, or None."""
         previous, conn = GENESIS, self._reader()

@@ -317,10 +317,14 @@ class Bank:
         with self._lock:
             return _verify(self._journal, self.config, self._state)
 
-    def chain_head(self) -> str:
-        """The hash of the last journal row, chained to every row before it."""
+    def chain_head(self) -> tuple[int, str]:
+        """(seq, hash) of the last journal row, its hash chained to every row before it."""
         with self._lock:
-            return self._journal.head()
+            return self._last_seq, self._journal.head()
+
+    def chain_at(self, seq: int) -> str | None:
+        """The chain's hash at entry `seq`, recomputed from the rows (None: no such entry)."""
+        return self._journal.chain_at(seq)
 
     def close(self) -> None:
         """Close the database."""
