@@ -62,11 +62,14 @@ class BankClock:
                  mono: Callable[[], float] = time.monotonic):
         self.tolerance = tolerance
         self._wall, self._mono = wall, mono
-        self._anchor, self._mono0, self._wall0 = anchor, mono(), wall()
+        # (anchor, monotonic then, system clock then), replaced as one tuple: a command
+        # reading now() while the ticker re-bases after a jump never sees half of it.
+        self._base = (anchor, mono(), wall())
 
     def now(self) -> float:
         """The time line: the anchor plus the monotonic seconds since the bank started."""
-        return self._anchor + (self._mono() - self._mono0)
+        anchor, mono0, _ = self._base
+        return anchor + (self._mono() - mono0)
 
     def checkpoint(self) -> Checkpoint:
         """Where the time line is, with the system clock's reading, to store in the game file."""
@@ -78,11 +81,12 @@ class BankClock:
         Once reported, the new system time becomes the reference, so one jump is
         reported once. Small drifts (NTP slewing) stay below the tolerance.
         """
-        ran, wall = self._mono() - self._mono0, self._wall()
-        expected = self._wall0 + ran
+        anchor, mono0, wall0 = self._base
+        mono, wall = self._mono(), self._wall()
+        expected = wall0 + (mono - mono0)
         if abs(wall - expected) <= self.tolerance:
             return None
-        self._anchor, self._mono0, self._wall0 = self._anchor + ran, self._mono0 + ran, wall
+        self._base = (anchor + (mono - mono0), mono, wall)
         return Jump(expected, wall, at_start=False)
 
 
