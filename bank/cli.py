@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from bank import cli_print, cli_web, views
+from bank import cli_print, cli_web, gamefile, views
 from bank.config import load_config
 from bank.errors import BankError, ConfigError
 from bank.export import FORMATS, export_journal, export_standings
@@ -30,7 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("init", help="create a new game from the config")
     p.add_argument("--force", action="store_true",
-                   help="replace an existing game (stop the bank first; the old game is lost)")
+                   help="replace an existing game (refused while the bank runs; a dated copy of the old "
+                   "game is kept beside it, and the facilitator accounts are carried over)")
+    p.add_argument("--keep-links", action="store_true",
+                   help="with --force: keep the teams' phone links too, so printed join cards still work")
     p.set_defaults(func=cmd_init)
 
     sub.add_parser("standings", help="show the standings").set_defaults(func=cmd_standings)
@@ -45,8 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output file")
     p.set_defaults(func=cmd_export)
 
-    sub.add_parser("verify", help="replay the journal and check the game's consistency"
-                   ).set_defaults(func=cmd_verify)
+    p = sub.add_parser("verify", help="replay the journal and check the game's consistency")
+    p.add_argument("--at", type=int, metavar="N", help="print the chain's hash at entry N, recomputed from the rows")
+    p.set_defaults(func=cmd_verify)
     cli_web.add_parsers(sub, _paths)
     cli_print.add_parser(sub, _paths)
     return parser
@@ -100,18 +103,46 @@ def _count(value) -> int:
 
 
 def cmd_init(args) -> int:
-    """Create the game database from the config."""
+    """Create the game database from the config; with --force, replace one no server is using."""
     config_path, db = _paths(args)
     config = load_config(config_path)
-    Bank.create(db, config, force=args.force).close()
+    # Held until the new game is in place: a `serve` started meanwhile is refused, not fed a dying file.
+    with gamefile.hold(db, "terrabank init"):
+        if args.force and Path(db).exists():
+            _replace_game(db, config, args.keep_links)
+        else:
+            Bank.create(db, config).close()
     print(f"Created a new game in {os.path.abspath(db)} from {config_path}.")
     return 0
+
+
+def _replace_game(db: str, config, keep_links: bool) -> None:
+    """Keep a copy of the old game, say what it held, create the new one, carry the accounts over."""
+    copy = gamefile.backup(db)
+    held = gamefile.contents(copy)
+    if held is None:
+        print(f"Replacing {db}, which cannot be read as a game; it is kept as it was in {copy.resolve()}.")
+    else:
+        links = _n(held["links"], "team link")
+        links = f"keeping its {links}" if keep_links else f"replacing its {links} with new ones"
+        print(f"Replacing the game in {db}: wiping its {_n(held['commands'], 'booked command')}, keeping its "
+              f"{_n(held['accounts'], 'facilitator account')}, {links}.")
+        print(f"The old game is kept in {copy.resolve()} (terrabank --db {copy.resolve()} standings shows it).")
+    Bank.create(db, config, force=True).close()
+    gamefile.carry_over(copy, db, config.teams, links=keep_links)
+    if held and held["links"] and not keep_links:
+        print("The teams' phone links are new: show them with `terrabank links` or print the join cards "
+              "again (terrabank print --kind join); the old links and cards no longer work.")
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def cmd_standings(args) -> int:
     """Print the standings as a plain-text table."""
     with _open_bank(args) as bank:
-        rows = views.standings(bank.state, bank.config, time.time())
+        rows = views.standings(bank.state, bank.config, bank.now())
         language = bank.config.language
     table = [("Rank", "Team", "Reputation", "Animals", "Buildings")]
     table += [(str(r["rank"]), _text(r["label"], language), str(r["reputation"]),
@@ -127,7 +158,7 @@ def cmd_team(args) -> int:
     """Print one team's reputation, stock, buildings, animals and cooldowns."""
     with _open_bank(args) as bank:
         config = bank.config
-        view = views.team_view(bank.state, config, args.team, time.time())
+        view = views.team_view(bank.state, config, args.team, bank.now())
     language = config.language
     stock = ", ".join(f"{_text(config.resources[r].label, language)} {n}"
                       for r, n in view["stock"].items() if n) or "none"
@@ -150,7 +181,7 @@ def check_out_path(out, config_path: str, db: str) -> None:
     target = Path(out).resolve()
     base = Path(db).resolve()
     kept = {base, Path(f"{base}-wal"), Path(f"{base}-shm"), Path(f"{base}-journal"), base.with_suffix(".secret"),
-            Path(config_path).resolve()}
+            gamefile.lock_path(base), Path(config_path).resolve()}
     if target in kept:
         raise BankError("out_is_game_file", f"--out {out} is one of the game's own files; write the export to "
                         "another name, e.g. --out journal.csv", path=str(out))
@@ -167,7 +198,7 @@ def cmd_export(args) -> int:
             count = export_journal(bank, args.out, args.format)
             unit = "rows" if args.format == "json" else "transfers"
         else:
-            count = export_standings(bank, args.out, args.format, time.time())
+            count = export_standings(bank, args.out, args.format, bank.now())
             unit = "teams"
     print(f"Wrote {count} {unit} to {args.out}.")
     return 0
@@ -176,9 +207,17 @@ def cmd_export(args) -> int:
 def cmd_verify(args) -> int:
     """Replay and check the game: "ok" and exit 0, or the problems and exit 1."""
     with _open_bank(args) as bank:
-        problems = bank.verify()
+        problems, (seq, head) = bank.verify(), bank.chain_head()
+        at = None if args.at is None else bank.chain_at(args.at)
+    if args.at is not None:
+        if at is None:
+            raise BankError("unknown_entry", f"there is no journal entry {args.at}; the last is {seq}")
+        print(f"journal chain at entry {args.at}: {at}")
     if not problems:
+        # The head anchors the chain: written on paper (or in the report), it shows later
+        # that no row up to here was rewritten, even by someone who recomputed the chain.
         print("ok")
+        print(f"journal chain head: {head} (entry {seq})")
         return 0
     for problem in problems:
         print(problem)

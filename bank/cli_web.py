@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+import os
 import secrets
 import socket
 import subprocess
@@ -10,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
+from bank import fields, gamefile
 from bank.config import load_config
 from bank.errors import BankError
 from bank.journal import Journal, known_failure, writable
@@ -66,6 +68,13 @@ def print_qr(url: str) -> None:
 
 def cmd_serve(args, config_path: str, db: str) -> int:
     """Start the server on all interfaces; print the addresses and a QR code of the console."""
+    # Held for the server's whole life (the OS lets go when the process ends, even killed):
+    # a second server, or an `init --force`, on this file is refused while it runs.
+    with gamefile.hold(db, "terrabank serve"):
+        return _serve(args, config_path, db)
+
+
+def _serve(args, config_path: str, db: str) -> int:
     from bank.web.extensions import socketio
 
     check_database(db)
@@ -85,15 +94,41 @@ def cmd_serve(args, config_path: str, db: str) -> int:
         print(f"  also at {url}/console")
     access = app.extensions["terrabank"].access
     if not access.users():
-        # A fresh install must be usable at once: a lead account with a password shown once, here.
-        password = secrets.token_urlsafe(9)
-        access.add_user("lead", password, "lead")
-        print(f"First start: log in as  lead  with password  {password}  (write it down; "
-              "add more accounts with: terrabank user NAME --role banker)")
+        first_lead(access, db)
+    elif lead_password_path(db).exists():
+        print(f"Reminder: {lead_password_path(db).resolve()} still holds the first lead password; "
+              "delete it once the password is written down.")
     print_qr(f"{urls[0]}/console")
     print("Team phone links: terrabank links.  Stop with Ctrl+C.", flush=True)
     socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, log_output=False)
     return 0
+
+
+def lead_password_path(db) -> Path:
+    """Where a first start run without a terminal (systemd) leaves the lead's password."""
+    db = Path(db)
+    return db.with_name(f"{db.stem}-lead-password.txt")
+
+
+def first_lead(access, db) -> None:
+    """A fresh install must be usable at once: a lead account whose password is shown once.
+
+    On a terminal it is printed; otherwise standard output is a log (systemd's journal,
+    readable by admins and kept for weeks), so it goes to a file only its owner can read.
+    """
+    password = secrets.token_urlsafe(9)
+    access.add_user("lead", password, "lead")
+    more = "add more accounts with: terrabank user NAME --role banker"
+    if sys.stdout.isatty():
+        print(f"First start: log in as  lead  with password  {password}  (write it down; {more})")
+        return
+    path = lead_password_path(db)
+    path.unlink(missing_ok=True)  # a file left by an earlier game may have other permissions
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
+        f.write(f"Terrabank: log in as  lead  with password  {password}\n"
+                "(delete this file once the password is written down)\n")
+    print(f"First start: the password of the  lead  account is in {path.resolve()} (readable by "
+          f"this user only; delete the file once it is written down; {more})")
 
 
 def check_database(db) -> None:
@@ -111,15 +146,22 @@ def check_database(db) -> None:
     journal = Journal.open(db)  # a damaged header or schema is refused here already
     try:
         report = journal.integrity_check()
+        tampered = journal.chain_problem() if report == "ok" else None
     finally:
         journal.close()
     if report != "ok":
         first = next((line for line in report.splitlines() if not line.startswith("***")), report)
         raise known_failure("database_corrupt", db, f"SQLite's check found: {first.strip()}")
+    if tampered:  # somebody edited the file by hand: the balances cannot be trusted
+        raise known_failure("database_corrupt", db, tampered)
 
 
 def cmd_user(args, config_path: str, db: str) -> int:
     """Create or replace a facilitator; the password is asked twice (or read from stdin)."""
+    if fields.has_control(args.username) or not fields.visible(args.username):
+        # The name is the `actor` of every row the facilitator books: it must show in the journal and report.
+        raise BankError("bad_username", f"the username {args.username!r} has no visible letters or holds a "
+                        "control character; choose a plain name such as alice")
     if args.password_stdin:
         password = sys.stdin.readline().rstrip("\n")
     else:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from .config_model import GameConfig
 from .errors import CommandError
 
@@ -62,14 +64,30 @@ def text(cmd: dict, name: str, required: bool = True) -> str:
         raise CommandError("missing_text", f"'{name}' must be a short text saying why; it cannot be empty", field=name)
     if len(value) > MAX_TEXT:
         raise CommandError("text_too_long", f"'{name}' is {len(value)} characters long; keep it under {MAX_TEXT}", field=name)
-    if any(ord(c) < 32 or 127 <= ord(c) < 160 or c in _BIDI_CONTROLS for c in value):
+    if has_control(value):
         # Line breaks and bidi overrides would garble or disguise the journal, the exports and the printed report.
         raise CommandError("control_character", f"'{name}' contains a control character (a line break, tab or "
                            "invisible character); type it on one line with visible characters only", field=name)
+    if not visible(value):
+        # Zero-width spaces or a lone accent pass strip() but book a reason that shows blank.
+        raise CommandError("invisible_text", f"'{name}' has no visible character (only spaces, zero-width "
+                           "characters or accents on nothing); type a few words saying why", field=name)
     return value.strip()
 
 
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Letters and symbols that draw nothing: Hangul fillers, the blank Braille pattern, the Khmer inherent vowels.
+_BLANK_GLYPHS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5")
+
+
+def has_control(value: str) -> bool:
+    """Whether a text holds a C0/C1 control (line break, tab...) or a bidi override."""
+    return any(ord(c) < 32 or 127 <= ord(c) < 160 or c in _BIDI_CONTROLS for c in value)
+
+
+def visible(value: str) -> bool:
+    """Whether a text has at least one character a reader can see (not only spaces, format or combining marks)."""
+    return any(unicodedata.category(c)[0] not in "ZCM" and c not in _BLANK_GLYPHS for c in value)
 
 
 def amounts(cmd: dict, name: str, allowed, allow_empty: bool = False) -> dict:

@@ -1,7 +1,7 @@
 """Reading a request's JSON body safely: size, syntax, depth and numbers, each with a clear refusal.
 
 Werkzeug's get_json lets a deeply nested body raise RecursionError (a 500),
-takes NaN/Infinity, and trusts Content-Length: a chunked body without one
+takes NaN/Infinity and duplicate keys (the last wins), and trusts Content-Length: a chunked body without one
 skips a length check. Every route that reads JSON goes through read_object().
 """
 
@@ -34,6 +34,19 @@ def _finite(text: str) -> float:
     return value
 
 
+class _DuplicateKey(ValueError):
+    """An object naming the same key twice: JSON would silently keep the last one."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
 def _depth(value, limit: int) -> int:
     """How deep lists and objects nest, stopping as soon as `limit` is passed."""
     deepest, todo = 0, [(value, 1)]
@@ -52,7 +65,13 @@ def parse(raw: bytes, what: str) -> dict:
     if not raw.strip():
         raise BodyError(400, "empty_body", f"the {what} is empty; send a JSON object with a 'type'")
     try:
-        value = json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite)
+        value = json.loads(raw.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite,
+                           object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        # {"type": "award", "type": "harvest"} would be booked as whatever came last: a proxy, a
+        # log and the bank could each read a different command. Refuse rather than guess.
+        raise BodyError(400, "duplicate_key", f"the {what} gives {str(exc.args[0])[:30]!r} twice; "
+                        "send each field once") from None
     except RecursionError:
         raise BodyError(400, "too_deep", f"the {what} nests lists or objects too deeply; send a flat JSON object") from None
     except UnicodeDecodeError:
