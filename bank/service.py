@@ -100,8 +100,8 @@ class Bank:
         path = Path(path)
         if path.exists() and not force:
             raise StorageError("database_exists", f"A game already exists at {path}: use "
-                               "`terrabank init --force` to replace it (the old game is "
-                               "lost), or choose another --db path.", path=str(path))
+                               "`terrabank init --force` to replace it (a dated copy of the "
+                               "old game is kept beside it), or choose another --db path.", path=str(path))
         if not path.parent.is_dir():
             raise StorageError("database_unreachable", f"Cannot create {path}: the folder "
                                f"{path.parent} does not exist.", path=str(path))
