@@ -106,7 +106,8 @@ def test_french_by_default_and_english_after_switching(client):
     html = client.get("/login").get_data(as_text=True)
     assert '<html lang="fr">' in html and "Connexion des animateurs" in html
     assert strings(html)["live"] == "en direct"
-    assert client.post("/api/lang/en").status_code == 200
+    token = client.get("/api/csrf").get_json()["csrf"]  # the switch needs it (issue 9, item 6)
+    assert client.post("/api/lang/en", headers={"X-CSRF-Token": token}).status_code == 200
     html = client.get("/login").get_data(as_text=True)
     assert '<html lang="en">' in html and "Facilitator log-in" in html
     assert strings(html)["live"] == "live"

@@ -21,9 +21,12 @@ ROUTES = {
     "/api/teams/<team>/rotate": {"lead"},
     "/api/login": "anyone (with the CSRF token of the log-in page)",
     "/api/logout": "anyone (own session, CSRF token)",
-    "/api/lang/<code>": "anyone (own session's language only; no CSRF: it changes nothing shared)",
+    "/api/lang/<code>": "anyone (own session's language only; CSRF token: a cross-site form would replace the cookie)",
+    "/api/sessions/<key>/end": {"lead"},
+    "/api/sessions/end-all": {"lead"},
 }
-SOCKET_HANDLERS = {"connect", "sync"}  # both only read: they send the current picture to the caller
+# connect and sync only read: they send the current picture to the caller; disconnect forgets the socket.
+SOCKET_HANDLERS = {"connect", "sync", "disconnect"}
 
 
 def _client(web, tokens, who):
@@ -197,6 +200,9 @@ POSTS = [  # (route, body, role that may use it)
     ("/api/teams/red/rotate", None, "lead"),
     ("/api/logout", {}, "lead"),
     ("/api/login", {"username": "lead", "password": "correct horse"}, None),
+    ("/api/lang/en", {}, None),
+    ("/api/lang/en", {}, "lead"),
+    ("/api/sessions/end-all", {}, "lead"),
 ]
 
 
@@ -233,7 +239,7 @@ def test_a_cross_site_form_with_the_right_token_still_cannot_post_a_command(web,
 
 GETS = ["/", "/login", "/console", "/fight", "/admin", "/display", "/api/config", "/api/public", "/api/history",
         "/api/state", "/api/journal", "/api/me", "/api/csrf", "/api/teams/links", "/api/export/journal.csv",
-        "/api/export/standings.json", "/api/print/join.pdf"]
+        "/api/export/standings.json", "/api/print/join.pdf", "/api/sessions"]
 
 
 def test_a_get_never_changes_anything(web, app, tokens):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,9 +13,10 @@ from flask import Flask, current_app, session
 from ..config import GameConfig, load_config
 from ..service import Bank
 from .access import Access
-from .auth import Lockout
+from .auth import Lockout, load_login
 from .extensions import socketio
 from .i18n import translate
+from .sessions import Sessions
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -43,25 +45,34 @@ def create_app(settings: dict | None = None) -> Flask:
     )
     app.config.update(settings)
     app.json.sort_keys = False  # keep the config's order: teams, resources, tracks as written
-    bank = Bank.open(db, config) if db.exists() else Bank.create(db, config)
+    # CLOCKS: (system clock, monotonic clock) functions, for tests that jump the machine's clock.
+    wall, mono = settings.pop("CLOCKS", (time.time, time.monotonic))
+    bank = Bank.open(db, config, wall=wall, mono=mono) if db.exists() else Bank.create(db, config, wall=wall, mono=mono)
     access = Access(db, app.config.get("PASSWORD_HASH", "scrypt"))
     access.ensure_team_tokens(config.teams)
     app.extensions["terrabank"] = Services(bank, config, access)
-    app.extensions["terrabank_lockout"] = Lockout()
+    app.extensions["terrabank_lockout"] = Lockout(db)  # failed log-ins survive a restart
+    app.extensions["terrabank_sessions"] = Sessions(access.conn, db)  # log-ins are rows: they can be ended
     _register(app)
     # A short heartbeat so a phone that lost the Wi-Fi shows "offline" within about 20 s.
-    socketio.init_app(app, async_mode="threading", cors_allowed_origins=[], max_http_buffer_size=64 * 1024,
+    # cors_allowed_origins=None: only the page's own origin (whatever address the phones use), since
+    # [] would turn engineio's origin check off and let any site open a facilitator's socket.
+    socketio.init_app(app, async_mode="threading", cors_allowed_origins=None, max_http_buffer_size=64 * 1024,
                       ping_interval=10, ping_timeout=10)
     if app.config.get("TICKER", False):
         from .live import start_ticker
 
+        # Only the serving process may write: a jump of the machine's clock seen at
+        # start pauses a running game clock before anyone books (R34).
+        bank.hold_if_suspect()
         start_ticker(app)
     return app
 
 
 def _register(app: Flask) -> None:
-    from . import api, live, pages  # noqa: F401  (live registers the socket handlers)
+    from . import api, live, pages, session_routes  # noqa: F401  (live registers the socket handlers)
 
+    app.before_request(load_login)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     app.after_request(_security_headers)

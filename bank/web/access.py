@@ -17,6 +17,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from ..errors import BankError
 from ..journal import storage_errors
 from .permissions import ROLES
+from .sessions import end_user_sessions
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS facilitators (
@@ -52,16 +53,17 @@ class Access:
             raise BankError("weak_password", "a password needs at least 8 characters")
         self._sql("INSERT OR REPLACE INTO facilitators VALUES (?, ?, ?, ?)",
                   (username, generate_password_hash(password, method=self.hash_method), role, time.time()))
+        with storage_errors(self.path):  # the old password or role logs nobody in any more (sessions.py)
+            end_user_sessions(self.conn, username)
 
     def check(self, username: str, password: str) -> str | None:
         """The user's role if the password is right, else None."""
         rows = self._sql("SELECT password_hash, role FROM facilitators WHERE username = ?", (username,))
-        row = rows[0] if rows else None
-        if row and check_password_hash(row[0], password):
-            return row[1]
-        # Hash anyway so that a wrong username takes as long as a wrong password.
-        check_password_hash(_dummy_hash(), password)
-        return None
+        # Exactly one hash on every path, with the accounts' own method for an unknown
+        # username: a wrong username must take as long as a wrong password.
+        stored, role = rows[0] if rows else (_dummy_hash(self.hash_method), None)
+        matches = check_password_hash(stored, password)
+        return role if matches else None
 
     def users(self) -> list:
         return [{"username": u, "role": r} for u, r in self._sql("SELECT username, role FROM facilitators ORDER BY username")]
@@ -90,6 +92,6 @@ class Access:
 
 
 @functools.cache
-def _dummy_hash() -> str:
-    """Made on the first failed login, not at import: a scrypt hash costs about 0.1 s of every start."""
-    return generate_password_hash("not a real password")
+def _dummy_hash(method: str) -> str:
+    """Made on the first unknown username, not at import: a scrypt hash costs about 0.1 s of every start."""
+    return generate_password_hash(secrets.token_urlsafe(16), method=method)

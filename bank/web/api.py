@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 from flask import Blueprint, Response, current_app, g, jsonify, request, session
 
@@ -12,7 +11,8 @@ from ..history import reputation_history
 from ..errors import BankError, CommandError
 from ..journal import StorageError
 from . import live, payloads
-from .auth import CLIENT, USER, csrf_ok, csrf_token, current_role, error, facilitator_required, lead_required, lockout
+from .auth import (CLIENT, USER, Busy, csrf_ok, csrf_token, current_login, current_role, error, facilitator_required,
+                   lead_required, lockout, sessions)
 from .body import BodyError, read_object
 from .permissions import allowed, may, may_reverse
 
@@ -99,31 +99,51 @@ def login():
         return error(400, "bad_login_form", "send the username and the password as texts")
     username, password = username[:40], password[:200]
     keys = (USER + username, CLIENT + (request.remote_addr or "?"))
-    wait = max(lockout().seconds_left(key) for key in keys)
+    # Counted as a failure before the hash, in one step with the check of the lock:
+    # log-ins sent at once cannot all pass the check before any of them is counted.
+    wait = lockout().reserve(keys)
     if wait:
         return error(429, "locked_out", f"too many failed log-ins; try again in {wait} s", {"seconds_left": wait})
-    role = services().access.check(username, password)
+    try:
+        with lockout().hash_slot():  # a few hashes at a time: memory stays bounded whatever arrives
+            role = services().access.check(username, password)
+    except Busy:
+        lockout().refund(keys)
+        return error(429, "busy", "too many log-ins at once; try again in a few seconds", {"seconds_left": 5})
     if role is None:
-        for key in keys:
-            lockout().failed(key)
         return error(401, "bad_login", "wrong username or password")
-    for key in keys:
-        lockout().succeeded(key)
-    session.clear()
-    session.update(user=username, role=role)
+    lockout().succeeded(*keys)
+    ended = current_login()  # logging in again on this device ends the session it had
+    if ended:
+        sessions().end(ended.key)
+        live.end_session_sockets(ended.key, "logout")
+    sid = sessions().start(username, role, request.remote_addr or "?", request.headers.get("User-Agent", ""))
+    if sid is None:
+        return error(409, "account_changed", "this account was changed while logging in; log in again")
+    lang = session.get("lang")
+    session.clear()  # a new cookie: nothing from before the log-in is kept but the language
+    session.update(sid=sid, user=username, **({"lang": lang} if lang else {}))
     return jsonify({"user": username, "role": role, "may": allowed(role), "csrf": csrf_token()})
 
 
 @bp.post("/logout")
 def logout():
+    """End this device's session at once, its open sockets included."""
     if not csrf_ok():  # a page from elsewhere must not log a facilitator out in the middle of the game
         return error(403, "csrf_failed", "reload the page and try again")
+    login = current_login()
+    if login:
+        sessions().end(login.key)
+        live.end_session_sockets(login.key, "logout")
     session.clear()
     return jsonify({"ok": True})
 
 
 @bp.post("/lang/<code>")
 def set_lang(code: str):
+    # With the CSRF token: a cross-site form posting here would replace the facilitator's cookie (a log-out).
+    if not csrf_ok():
+        return error(403, "csrf_failed", "reload the page and try again")
     if code not in ("fr", "en"):
         return error(400, "unknown_language", "choose fr or en")
     session["lang"] = code
@@ -166,7 +186,7 @@ def post_command():
     command["actor"] = session["user"]
     before = s.bank.last_seq
     try:
-        result = s.bank.execute(command, time.time())
+        result = s.bank.execute(command)
     except CommandError as exc:
         return error(400, exc.code, exc.message, exc.params)
     except StorageError as exc:  # disk full, read-only, damaged: not a refusal; nothing was booked
@@ -184,7 +204,9 @@ def rotate_token(team: str):
     s = services()
     if team not in s.config.teams:
         return error(404, "unknown_team", f"there is no team {team!r}")
-    return jsonify({"team": team, "token": s.access.rotate(team)})
+    token = s.access.rotate(team)
+    live.end_link_sockets(team, token)  # pages open with the old link stop getting the team's stock now
+    return jsonify({"team": team, "token": token})
 
 
 @bp.get("/teams/links")
@@ -199,7 +221,7 @@ def download(what: str, fmt: str):
     if what not in ("journal", "standings") or fmt not in ("json", "csv"):
         return error(404, "unknown_export", "exports are journal.json, journal.csv, standings.json, standings.csv")
     s = services()
-    body = export.render(what, fmt, s.bank, time.time())
+    body = export.render(what, fmt, s.bank, s.bank.now())
     mime = "application/json" if fmt == "json" else "text/csv"
     return Response(body, mimetype=mime, headers={"Content-Disposition": f"attachment; filename=terrabank-{what}.{fmt}"})
 

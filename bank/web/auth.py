@@ -1,57 +1,16 @@
-"""Facilitator login with lockout, CSRF tokens, and the checks routes use."""
+"""Facilitator login (server-side sessions, lockout), CSRF tokens, and the checks routes use."""
 
 from __future__ import annotations
 
 import hmac
 import secrets
-import threading
-import time
 from functools import wraps
 
 from flask import current_app, g, jsonify, request, session
 
-MAX_FAILURES = 5
-LOCK_SECONDS = 300
-# Failures are also counted per client address under this prefix, so rotating
-# usernames or spraying one password over every account from one machine is
-# stopped too. Generous: a Raspberry Pi access point gives each device its own
-# address, so only the attacker's device is locked.
-# Usernames are counted under their own prefix, so a username typed as
-# "client:<address>" cannot lock out somebody else's device.
-CLIENT, USER = "client:", "user:"
-CLIENT_MAX_FAILURES = 20
-
-
-class Lockout:
-    """Counts failed logins per key (USER + name, CLIENT + address); too many in a row lock it for a while."""
-
-    def __init__(self, max_failures: int = MAX_FAILURES, lock_seconds: int = LOCK_SECONDS):
-        self.max_failures, self.lock_seconds = max_failures, lock_seconds
-        self._failures: dict = {}
-        self._lock = threading.Lock()
-
-    def seconds_left(self, key: str, now: float | None = None) -> int:
-        now = time.time() if now is None else now
-        with self._lock:
-            count, since = self._failures.get(key.lower(), (0, 0.0))
-            if count >= self._limit(key) and now - since < self.lock_seconds:
-                return int(self.lock_seconds - (now - since)) + 1
-            return 0
-
-    def failed(self, key: str, now: float | None = None) -> None:
-        now = time.time() if now is None else now
-        with self._lock:
-            count, _ = self._failures.get(key.lower(), (0, 0.0))
-            if count >= self._limit(key):
-                count = 0  # the lock expired: a new series starts
-            self._failures[key.lower()] = (count + 1, now)
-
-    def _limit(self, key: str) -> int:
-        return CLIENT_MAX_FAILURES if key.startswith(CLIENT) else self.max_failures
-
-    def succeeded(self, key: str) -> None:
-        with self._lock:
-            self._failures.pop(key.lower(), None)
+# The lock and its constants live in lockout.py; re-exported for the code and tests that import them from here.
+from .lockout import CLIENT, CLIENT_MAX_FAILURES, LOCK_SECONDS, MAX_FAILURES, USER, Busy, Lockout  # noqa: F401
+from .sessions import Login, Sessions
 
 
 def csrf_token() -> str:
@@ -66,9 +25,32 @@ def csrf_ok() -> bool:
     return bool(session.get("csrf")) and hmac.compare_digest(sent, session["csrf"])
 
 
+def sessions() -> Sessions:
+    """The app's server-side log-in sessions (sessions.py)."""
+    return current_app.extensions["terrabank_sessions"]
+
+
+def current_login() -> Login | None:
+    """The valid session of this request or socket event, from its row (not from the cookie); looked up once."""
+    if "login" not in g:
+        sid = session.get("sid")
+        g.login = sessions().check(sid) if sid else None
+    return g.login
+
+
+def load_login() -> None:
+    """Before each request: a cookie whose session ended (logout, account changed, ended by the lead) is logged out."""
+    if request.endpoint == "static":
+        return
+    if current_login() is None and any(key in session for key in ("sid", "user", "role")):
+        for key in ("sid", "user", "role"):  # "role": cookies made before server-side sessions
+            session.pop(key, None)
+
+
 def current_role() -> str | None:
     """The logged-in facilitator's role, or None."""
-    return session.get("role") if session.get("user") else None
+    login = current_login()
+    return login.role if login else None
 
 
 def error(http_status: int, code: str, message: str, params: dict | None = None):
@@ -100,4 +82,5 @@ def lead_required(view):
 
 
 def lockout() -> Lockout:
+    """The app's log-in guard: failure counts and hash slots."""
     return current_app.extensions["terrabank_lockout"]

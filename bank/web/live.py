@@ -10,12 +10,14 @@ from __future__ import annotations
 import threading
 from itertools import islice
 
-from flask import current_app, request, session
+from flask import current_app, request
 from flask_socketio import emit, join_room
 
 from . import payloads
+from .auth import current_login
 from .broadcaster import FACILITATORS, Broadcaster, team_room
 from .extensions import socketio
+from .socket_owners import Owner, SocketOwners
 
 DISPLAY = "display"
 _STARTING = threading.Lock()
@@ -49,18 +51,22 @@ def broadcaster(app, journal_after: int | None = None) -> Broadcaster:
     return sender
 
 
-def _join(auth) -> str | None:
-    """Put this connection in its rooms; returns the team id for a team phone."""
+def _join(auth) -> Owner:
+    """Put this connection in its rooms; returns who opened it (a session, a team phone's link)."""
     services = current_app.extensions["terrabank"]
     auth = auth if isinstance(auth, dict) else {}
-    if session.get("user"):
+    # The session's row, not the cookie: an ended session joins nothing. A big screen or a team
+    # link opened on a facilitator's tablet is not a facilitator page: no journal, no log-out.
+    login = None if auth.get("display") or auth.get("team") else current_login()
+    if login:
         join_room(FACILITATORS)
-    team = services.access.team_for(str(auth.get("team", ""))) if auth.get("team") else None
+    token = str(auth.get("team", ""))[:100] if auth.get("team") else None
+    team = services.access.team_for(token) if token else None
     if team:
         join_room(team_room(team))
     if auth.get("display"):
         join_room(DISPLAY)
-    return team
+    return Owner(login.key if login else None, team, token if team else None)
 
 
 @socketio.on("connect")
@@ -70,10 +76,17 @@ def on_connect(auth=None):
     A team token that is not valid is refused, so an old QR code says so at once.
     """
     auth = auth if isinstance(auth, dict) else {}
-    team = _join(auth)
-    if auth.get("team") and team is None:
+    owner = _join(auth)
+    if auth.get("team") and owner.team is None:
         return False
-    _send_current(team)
+    owners(current_app).add(request.sid, owner)  # so a logout or a new link can close it (end_*_sockets)
+    _send_current(owner.team)
+
+
+@socketio.on("disconnect")
+def on_disconnect(reason=None):
+    """Any page's socket closed (by the page, the network or end_*_sockets): forget who it was."""
+    owners(current_app).remove(request.sid)
 
 
 @socketio.on("sync")
@@ -83,7 +96,7 @@ def on_sync(data=None):
     token = (data or {}).get("team") if isinstance(data, dict) else None
     team = services.access.team_for(str(token)) if token else None
     _send_current(team)
-    if session.get("user") and isinstance(data, dict):
+    if current_login() and isinstance(data, dict):
         after = _seq(data.get("after"))
         emit("journal", {"rows": list(islice(services.bank.journal_rows(after), 500))})
 
@@ -102,15 +115,62 @@ def _send_current(team: str | None) -> None:
         emit("team", payloads.team(services.bank, services.config, team), to=request.sid)
 
 
+def owners(app) -> SocketOwners:
+    """The app's record of which socket belongs to which session and team link."""
+    return app.extensions.setdefault("terrabank_socket_owners", SocketOwners())
+
+
+def _cut(app, sids, event: str, reason: str) -> int:
+    """Tell each socket why (so its page can say it), then close it; it leaves every room."""
+    for sid in sids:
+        owners(app).remove(sid)
+        try:
+            socketio.emit(event, {"reason": reason}, to=sid, namespace="/")
+            socketio.server.disconnect(sid, namespace="/")
+        except Exception:  # a socket that closed meanwhile: nothing left to cut
+            app.logger.debug("socket %s already gone", sid)
+    return len(sids)
+
+
+def end_session_sockets(key: str, reason: str, app=None) -> int:
+    """Close the open pages of an ended session (reason: "logout" or "ended"); how many were closed."""
+    app = app or current_app._get_current_object()
+    return _cut(app, owners(app).of_session(key), "session_ended", reason)
+
+
+def end_link_sockets(team: str, new_token: str, app=None) -> int:
+    """Close the phones of a team that still use its replaced link; how many were closed."""
+    app = app or current_app._get_current_object()
+    return _cut(app, owners(app).of_team(team, except_token=new_token), "link_replaced", "rotated")
+
+
+def sweep(app) -> int:
+    """Close the sockets of sessions and links ended elsewhere (the CLI replaced an account, a session idled out)."""
+    record = owners(app)
+    keys = record.sessions()
+    dead = keys - app.extensions["terrabank_sessions"].valid(keys)
+    cut = sum(end_session_sockets(key, "ended", app) for key in dead)
+    phones = record.tokens()
+    if not phones:  # nothing to read each second while no phone is connected
+        return cut
+    links = set(app.extensions["terrabank"].access.team_tokens().values())
+    return cut + _cut(app, [sid for sid, token in phones.items() if token not in links], "link_replaced", "rotated")
+
+
 def start_ticker(app, every: float = 1.0) -> None:
-    """Let game time pass: end sessions, close events at their deadline, end the game (R33-R35)."""
+    """Let game time pass: end sessions, close events at their deadline, end the game (R33-R35); sweep sockets."""
     def loop():
         services = app.extensions["terrabank"]
         while True:
             socketio.sleep(every)
             try:
-                if services.bank.tick() is not None:
+                held = services.bank.watch_clock()  # a jump of the machine's clock pauses the game (R34)
+                if services.bank.tick() is not None or held is not None:
                     broadcaster(app).ask()
             except Exception:  # a tick must never kill the loop; the next one retries
                 app.logger.exception("tick failed")
+            try:
+                sweep(app)  # so a session ended by the CLI loses its sockets within a second or two
+            except Exception:
+                app.logger.exception("socket sweep failed")
     socketio.start_background_task(loop)

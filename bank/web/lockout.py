@@ -1,0 +1,154 @@
+"""The log-in guard: failed log-ins counted in the game's SQLite file, and a bound on password hashes at once.
+
+An attempt is counted as a failure before its password is hashed, in one
+transaction with the check of the lock, and given back when it succeeds: N log-ins
+sent at once for one username get at most MAX_FAILURES hashes between them. The
+counts live beside the journal (not in it), so a restart does not reset them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..journal import storage_errors
+
+MAX_FAILURES = 5
+LOCK_SECONDS = 300
+# Failures are also counted per client address under this prefix, so rotating
+# usernames or spraying one password over every account from one machine is
+# stopped too. Generous: a Raspberry Pi access point gives each device its own
+# address, so only the attacker's device is locked.
+# Usernames are counted under their own prefix, so a username typed as
+# "client:<address>" cannot lock out somebody else's device.
+CLIENT, USER = "client:", "user:"
+CLIENT_MAX_FAILURES = 20
+# Each scrypt hash holds about 32 MB (werkzeug's n=2**15, r=8) while it runs: 60
+# log-ins at once took the server from 46 MB to 1.6 GB. Two at a time cost about
+# 64 MB, safe on a 2 GB Raspberry Pi, and use both cores of a small machine.
+HASH_SLOTS = 2
+# How long a log-in waits for a free slot before it is refused with 429 "busy".
+HASH_WAIT_SECONDS = 3.0
+
+_SCHEMA = "CREATE TABLE IF NOT EXISTS login_failures (key TEXT PRIMARY KEY, count INTEGER NOT NULL, since REAL NOT NULL)"
+
+
+class Busy(Exception):
+    """Every hash slot stayed taken for HASH_WAIT_SECONDS."""
+
+
+class Lockout:
+    """Failed log-ins per key (USER + name, CLIENT + address) in SQLite; too many in a row lock it for a while."""
+
+    def __init__(self, path=":memory:", max_failures: int = MAX_FAILURES, lock_seconds: int = LOCK_SECONDS,
+                 hash_slots: int = HASH_SLOTS, hash_wait: float = HASH_WAIT_SECONDS):
+        self.max_failures, self.lock_seconds, self.hash_wait = max_failures, lock_seconds, hash_wait
+        self.path = Path(path)
+        self._slots = threading.BoundedSemaphore(hash_slots)
+        self._lock = threading.Lock()  # one transaction at a time in this process; BEGIN IMMEDIATE for the others
+        # A file is opened per transaction, so no handle outlives the app (nothing to close, the disk can be
+        # unmounted); ":memory:" (unit tests) keeps its one connection or it would forget everything.
+        self._memory = self._open() if str(path) == ":memory:" else None
+        with self._connection() as conn:
+            conn.execute(_SCHEMA)  # takes no write lock when the table exists
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=5)
+        try:
+            conn.execute("PRAGMA busy_timeout=5000")
+            # NORMAL, not the journal's FULL: a count survives a crash or a SIGKILL of the bank (WAL), and
+            # only a power cut may forget the last few; no fsync per log-in keeps a burst of them quick.
+            conn.execute("PRAGMA synchronous=NORMAL")
+            return conn
+        except BaseException:
+            conn.close()
+            raise
+
+    @contextmanager
+    def _connection(self):
+        """The file opened for one use (or the in-memory one); a full, read-only or damaged file is a StorageError."""
+        with storage_errors(self.path):
+            conn = self._memory if self._memory is not None else self._open()
+            try:
+                yield conn
+            finally:
+                if conn is not self._memory:
+                    conn.close()
+
+    @contextmanager
+    def _transaction(self):
+        """BEGIN IMMEDIATE ... COMMIT under the thread lock: the check and the count are one step, also across processes."""
+        with self._lock, self._connection() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            finally:
+                if conn.in_transaction:  # an error, or a COMMIT refused by a full disk
+                    conn.execute("ROLLBACK")
+
+    def _limit(self, key: str) -> int:
+        return CLIENT_MAX_FAILURES if key.startswith(CLIENT) else self.max_failures
+
+    def _left(self, conn, key: str, now: float) -> int:
+        row = conn.execute("SELECT count, since FROM login_failures WHERE key = ?", (key.lower(),)).fetchone()
+        count, since = row or (0, 0.0)
+        if count >= self._limit(key) and now - since < self.lock_seconds:
+            return int(self.lock_seconds - (now - since)) + 1
+        return 0
+
+    def _count(self, conn, key: str, now: float) -> None:
+        row = conn.execute("SELECT count FROM login_failures WHERE key = ?", (key.lower(),)).fetchone()
+        count = row[0] if row else 0
+        if count >= self._limit(key):
+            count = 0  # the lock expired: a new series starts
+        conn.execute("INSERT OR REPLACE INTO login_failures VALUES (?, ?, ?)", (key.lower(), count + 1, now))
+
+    def seconds_left(self, key: str, now: float | None = None) -> int:
+        """Seconds until `key` may try again; 0 if it is not locked."""
+        with self._transaction() as conn:
+            return self._left(conn, key, time.time() if now is None else now)
+
+    def failed(self, key: str, now: float | None = None) -> None:
+        """Count one failed log-in for `key`."""
+        with self._transaction() as conn:
+            self._count(conn, key, time.time() if now is None else now)
+
+    def reserve(self, keys, now: float | None = None) -> int:
+        """In one step: the seconds left of the longest lock among `keys`, or 0 and one failure counted on each."""
+        now = time.time() if now is None else now
+        with self._transaction() as conn:
+            wait = max((self._left(conn, key, now) for key in keys), default=0)
+            if not wait:
+                for key in keys:
+                    self._count(conn, key, now)
+            return wait
+
+    def refund(self, keys) -> None:
+        """Give back an attempt reserved but never checked (no hash slot came free)."""
+        with self._transaction() as conn:
+            for key in keys:
+                conn.execute("UPDATE login_failures SET count = count - 1 WHERE key = ? AND count > 0", (key.lower(),))
+
+    def succeeded(self, *keys: str) -> None:
+        """A good log-in clears the count of each key."""
+        with self._transaction() as conn:
+            conn.executemany("DELETE FROM login_failures WHERE key = ?", [(key.lower(),) for key in keys])
+
+    @contextmanager
+    def hash_slot(self):
+        """One of HASH_SLOTS places to hash a password in; Busy if none comes free within the wait."""
+        if not self._slots.acquire(timeout=self.hash_wait):
+            raise Busy()
+        try:
+            yield
+        finally:
+            self._slots.release()
+
+    def close(self) -> None:
+        """Only an in-memory lockout holds a connection between calls."""
+        if self._memory is not None:
+            self._memory.close()
