@@ -1,5 +1,5 @@
 /* Game control (lead facilitator): the clock, the exchange rate, optional rules, events,
- * awards and penalties, refills, inventory corrections, team links and exports.
+ * awards and penalties, refills, inventory corrections, team links, who is logged in, and exports.
  */
 (function () {
   "use strict";
@@ -42,6 +42,7 @@
     if (!state) return;
     var status = state.board.clock.status;
     TB.$("#clock-text").textContent = W.clockText(state.board);
+    W.showHeld(state.board);
     var allowed = { start_clock: status === "setup", pause: status === "running", resume: status === "paused",
       end_session: status === "running" || status === "paused", end_game: status === "running" || status === "paused" };
     Array.prototype.forEach.call(document.querySelectorAll("[data-clock]"), function (b) {
@@ -226,6 +227,30 @@
     }));
   }
 
+  /* ---- who is logged in (lead only) ---- */
+
+  async function loadSessions() {
+    var r = await TB.get("/api/sessions");
+    if (!r.ok) return;
+    var roles = { lead: t("role.lead"), banker: t("role.banker"), referee: t("role.referee") };
+    TB.fill(TB.$("#sessions"), r.data.sessions.map(function (s) {
+      var line = t("session_line", { address: s.address, device: s.device, since: TB.timeOfDay(s.since), seen: TB.timeOfDay(s.last_seen) });
+      return el("div", { class: "link-row", dataset: { session: s.id } },
+        el("span", {}, el("b", { text: s.user }), " (" + (roles[s.role] || s.role) + ")", s.current ? " · " + t("this_device") : ""),
+        s.current ? el("span") : el("button", { type: "button", class: "btn btn-small", text: t("log_out"), onclick: confirmThen(function () {
+          endSessions("/api/sessions/" + encodeURIComponent(s.id) + "/end");
+        }) }),
+        el("small", { class: "muted", style: { gridColumn: "1 / -1" }, text: line }));
+    }));
+  }
+
+  async function endSessions(url) {
+    var res = await TB.api("POST", url, {});
+    if (res.ok) W.banner(banner, "ok", t("ended_n", { n: res.data.ended }));
+    else W.banner(banner, "error", W.errorText(res.error));
+    loadSessions();
+  }
+
   /** Copy a link; the clipboard API needs HTTPS, so fall back to selecting the text. */
   function copy(text, node, button) {
     var done = function () { button.textContent = t("copied"); setTimeout(function () { button.textContent = t("copy"); }, 1500); };
@@ -252,7 +277,12 @@
     TB.$("#not-lead").classList.toggle("hidden", role === "lead");
     setupForms();
     await loadState();
-    if (role === "lead") loadLinks();
+    if (role === "lead") {
+      loadLinks();
+      loadSessions();
+      TB.$("#end-all").addEventListener("click", confirmThen(function () { endSessions("/api/sessions/end-all"); }, t("end_all_confirm")));
+      setInterval(loadSessions, 30000); // devices come and go; the list stays roughly current
+    }
     TB.live({
       on: {
         public: function (pub) {

@@ -93,6 +93,29 @@
       t("session_n", { n: Math.max(1, c.session), of: c.sessions }) + (status ? " \u00b7 " + status : "");
   };
 
+  /** "+51 h", "-1 h 0 min", "+4 min": how far the machine's clock jumped (units read in French and English). */
+  W.jumpText = function (seconds) {
+    var sign = seconds < 0 ? "-" : "+", s = Math.abs(Math.round(seconds));
+    var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+    if (h >= 24) return sign + h + " h";
+    if (h) return sign + h + " h " + m + " min";
+    return sign + Math.max(m, 1) + " min";
+  };
+
+  /** The bank paused the game after a jump of the machine's clock (R34): say what it saw, on
+   * every facilitator page, until the lead resumes. Phones and the big screen just read "paused". */
+  W.showHeld = function (board) {
+    var held = board.clock.held, node = document.getElementById("held-banner");
+    if (!node) {
+      node = el("div", { id: "held-banner", class: "banner banner-error hidden", role: "alert" });
+      document.body.insertBefore(node, document.body.firstChild);
+    }
+    node.classList.toggle("hidden", !held || board.clock.status !== "paused");
+    if (!held) return;
+    var key = held.kind === "clock_jump_at_start" ? "clock_held_start" : "clock_held";
+    node.textContent = t(key, { jump: W.jumpText(held.seconds) });
+  };
+
   /** Standings, best first: rank, colour, name, reputation, buildings and animals. */
   W.standings = function (node, standings, board, options) {
     var o = options || {};

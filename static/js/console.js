@@ -55,6 +55,7 @@
     var warn = TB.$("#clock-warning");
     warn.textContent = t("clock_warning");
     warn.classList.toggle("hidden", board.clock.status === "running");
+    W.showHeld(board);
   }
 
   function renderTeam(v) {

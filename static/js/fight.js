@@ -168,6 +168,7 @@
         public: function (pub) {
           if (!state || pub.seq > state.seq) refreshSoon();
           TB.clock.set(pub);
+          W.showHeld(pub.board);
           if (state) { state.board = pub.board; state.cooldowns = pub.cooldowns; }
           tick();
         },

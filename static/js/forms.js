@@ -178,9 +178,7 @@
           opts.undo && command.type !== "reverse" ? W.undoButton(result.data.seq, opts) : null]);
         if (opts.done) opts.done(result);
       } else {
-        // A 503 is the bank failing to write, not the rules saying no: "not booked", not "refused".
-        var label = result.status === 503 ? "not_booked" : "refused";
-        W.banner(opts.banner, "error", [el("b", { text: t(label) + " " }), W.errorText(result.error)]);
+        W.banner(opts.banner, "error", failureText(result));
       }
       return result;
     } finally {
@@ -188,6 +186,24 @@
       document.body.classList.remove("busy");
     }
   };
+
+  /**
+   * Why a command is not booked, as banner content. When the page gave up retrying, the
+   * facilitator is told that pressing again is safe: TB.command resends the same key.
+   */
+  function failureText(result) {
+    var error = result.error || {};
+    if (error.code === "id_conflict") {
+      // The bank's English sentence speaks of ids; the facilitator needs what to do.
+      return [el("b", { text: t("not_booked") + " " }), t("error.id_conflict", error.params || {})];
+    }
+    var gaveUp = result.status === 0 || [502, 503, 504].indexOf(result.status) >= 0;
+    if (!gaveUp) return [el("b", { text: t("refused") + " " }), W.errorText(error)];
+    // A 503 is the bank saying it wrote nothing; without an answer, the command may have been booked.
+    var label = result.status === 503 ? "not_booked" : "not_confirmed";
+    return [el("b", { text: t(label) + " " }), W.errorText(error), " ",
+      el("span", { class: "send-again", text: t("send_again_safe") })];
+  }
 
   /** An Undo button that opens a reason field, then sends {"type": "reverse", seq, reason}. */
   W.undoButton = function (seq, opts) {

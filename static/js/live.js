@@ -132,7 +132,8 @@
     return meta ? meta.content : "";
   };
 
-  var RETRY_DELAYS = [500, 1000, 2000, 3000, 4000, 5000, 5000]; // about 20 s in all, then give up
+  // About 20 s of retries in all, then give up. A page setting, so a test can shorten it.
+  TB.retryDelays = [500, 1000, 2000, 3000, 4000, 5000, 5000];
   var TIMEOUT_MS = 8000;
 
   function sleep(ms) { return new Promise(function (done) { setTimeout(done, ms); }); }
@@ -169,12 +170,12 @@
         response = null; // offline, refused or timed out
       }
       var retryable = !response || [502, 503, 504].indexOf(response.status) >= 0;
-      if (!retryable || attempt >= RETRY_DELAYS.length || options.retry === false) {
+      if (!retryable || attempt >= TB.retryDelays.length || options.retry === false) {
         return read(response);
       }
       // A 503 from the bank itself (disk full, read-only) says why: show it while retrying.
       if (options.onRetry) options.onRetry(attempt + 1, response ? (await read(response)).error : null);
-      await sleep(RETRY_DELAYS[attempt]);
+      await sleep(TB.retryDelays[attempt]);
     }
   };
 
@@ -190,12 +191,6 @@
   }
 
   TB.get = function (url) { return TB.api("GET", url); };
-
-  /** Send one command with a fresh id; retries of this call reuse it. */
-  TB.command = function (command, options) {
-    options = Object.assign({ key: TB.uuid() }, options || {});
-    return TB.api("POST", "/api/commands", command, options);
-  };
 
   /** The refusal as a sentence: a translated one when the page knows the code, else the bank's own. */
   TB.errorText = function (error) {
@@ -234,7 +229,10 @@
   /**
    * Connect the socket: opts.auth ({team} or {display: true}), opts.on {public, team, journal},
    * opts.after() the last journal seq seen (sent with `sync` on every reconnect),
-   * opts.onRefused() when the server turns the connection down (an old team link).
+   * opts.onRefused() when the server turns the connection down (an old team link) or
+   * says the link was replaced while the page was open (`link_replaced`, then it closes the socket).
+   * A `session_ended` message (log-out elsewhere, ended by the lead, account changed) sends a
+   * facilitator's page back to the log-in form, which says why.
    */
   TB.live = function (opts) {
     if (!window.io) {
@@ -254,6 +252,13 @@
       connected = false;
       updateBadge();
       if (!socket.active && opts.onRefused) opts.onRefused(); // refused by the server, not a network fault
+    });
+    socket.on("session_ended", function () {
+      // Sent only to facilitator pages; this page's own log-out goes to the log-in form anyway.
+      if (!TB.loggingOut) window.location.href = "/login?ended=1";
+    });
+    socket.on("link_replaced", function () {
+      if (opts.onRefused) opts.onRefused("replaced");
     });
     Object.keys(opts.on || {}).forEach(function (name) {
       socket.on(name, function (payload) {
@@ -359,6 +364,7 @@
     event.preventDefault();
     if (target.dataset.lang) await TB.api("POST", "/api/lang/" + target.dataset.lang, {}, { retry: false });
     if (target.hasAttribute("data-logout")) {
+      TB.loggingOut = true;
       await TB.api("POST", "/api/logout", {}, { retry: false });
       window.location.href = "/login";
       return;

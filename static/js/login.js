@@ -40,5 +40,10 @@
     form.password.value = "";
     form.password.focus();
   });
+  // Sent here by a page whose session ended (live.js, `session_ended`): say why before the form.
+  if (/[?&]ended=/.test(window.location.search)) {
+    box.className = "banner banner-info";
+    box.textContent = TB.t("session_ended");
+  }
   TB.$("#username").focus();
 })();

@@ -78,8 +78,10 @@
     }
   }
 
-  function refused() {
+  /** The link no longer works: refused at load, or replaced while the page was open (why = "replaced"). */
+  function refused(why) {
     root.classList.add("hidden");
+    if (why === "replaced") TB.$("#unknown-why").textContent = t("link_replaced");
     TB.$("#unknown").classList.remove("hidden");
   }
 
