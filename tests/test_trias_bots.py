@@ -1,0 +1,82 @@
+"""Computer opponents: every level plays legal moves from a seat's view alone (T7, T9-T15)."""
+
+import random
+
+import pytest
+
+import trias
+from trias.bots import choose
+from trias.bots.determinise import determinise, unseen_cards
+from trias.bots.randombot import random_action
+from trias.custom import position
+
+
+def positions(players, seed, every=9):
+    """Positions along a random game, a few of each phase."""
+    state, _ = trias.new_game(players, seed)
+    rng = random.Random(seed)
+    found, step = [], 0
+    while state.phase != "over":
+        if step % every == 0:
+            found.append(state)
+        _, state = trias.handle(state, random_action(state, rng))
+        step += 1
+    return found
+
+
+@pytest.mark.parametrize("level,budget", [("random", None), ("easy", None), ("medium", {"iterations": 8}),
+                                          ("hard", {"iterations": 15})])
+def test_t9_t12_every_level_chooses_a_legal_command(level, budget):
+    for players in (2, 4):
+        for state in positions(players, seed=3, every=23):
+            command = choose(trias.view(state, state.current), level, budget, random.Random(1))
+            assert trias.is_legal(state, command), (level, state.phase, command)
+
+
+def test_t7_bots_see_only_the_view_hidden_cards_do_not_change_their_choice():
+    state = positions(3, seed=5, every=11)[4]
+    twin = state.copy()
+    others = [s for s in range(3) if s != state.current]
+    hands = list(twin.hands)
+    hands[others[0]], hands[others[1]] = "mountain", "woods"
+    twin.hands, twin.deck = tuple(hands), tuple(reversed(twin.deck))
+    assert trias.view(state, state.current) == trias.view(twin, state.current)
+    for level, budget in (("easy", None), ("hard", {"iterations": 12})):
+        assert choose(state, level, budget, random.Random(7)) == choose(twin, level, budget, random.Random(7))
+
+
+def test_t6_t7_a_determinisation_keeps_the_public_state_and_deals_only_unseen_cards():
+    state = positions(4, seed=8, every=13)[3]
+    v = trias.view(state, state.current)
+    deal = determinise(v, random.Random(2))
+    assert (deal.tiles, deal.herds, deal.stock, deal.score) == (state.tiles, state.herds, state.stock, state.score)
+    assert deal.hands[state.current] == state.hands[state.current] and len(deal.deck) == len(state.deck)
+    pool = sorted(unseen_cards(v))
+    dealt = sorted([c for i, c in enumerate(deal.hands) if i != state.current and c] + list(deal.deck))
+    assert dealt == pool
+    assert deal.deck.index("meteorite") >= len(deal.deck) - v["deck2_left"]  # T6: deck 2 is at the bottom
+
+
+def test_t16_t18_greedy_takes_a_drift_that_cuts_off_its_own_majority():
+    # Seat 0 leads on 3,0 / 3,-1 beyond 2,0; a drift that cuts them off makes a mass it wins.
+    tiles = {(1, 0): "steppe", (2, 0): "steppe", (3, 0): "woods", (3, -1): "woods", (-1, 0): "woods", (-2, 0): "woods"}
+    state = position(2, tiles, {(3, 0): (3, 0), (3, -1): (1, 1), (-1, 0): (0, 2), (1, 0): (0, 1)}, ap=3)
+    command = choose(state, "easy", None, random.Random(0))
+    assert command["type"] == "drift", command
+    _, after = trias.handle(state, command)
+    assert trias.final_scores(after)["points"][0] >= 2  # it now leads a land mass that scores
+
+
+def test_t17_t18_a_short_game_between_levels_ends_with_a_winner():
+    state, _ = trias.new_game(2, seed=21)
+    rng = random.Random(21)
+    levels = ["easy", "medium"]
+    while state.phase != "over":
+        command = choose(trias.view(state, state.current), levels[state.current], {"iterations": 4}, rng)
+        _, state = trias.handle(state, command)
+    assert state.result["winners"]
+
+
+def test_unknown_level_is_refused():
+    with pytest.raises(ValueError, match="unknown bot level"):
+        choose(trias.new_game(2, 1)[0], "grandmaster")

@@ -1,0 +1,37 @@
+"""Computer opponents: each a function of one seat's view and a budget.
+
+    trias.bots.choose(view, "hard", budget={"seconds": 2}, rng=random.Random(1))
+
+Levels: "random" (a random legal move), "easy" (greedy: one move of
+look-ahead with a heuristic), "medium" and "hard" (information-set Monte Carlo
+tree search over determinised hands and deck, with a smaller or larger budget).
+A budget is {"seconds": s} or {"iterations": n}; a full state may be passed
+instead of a view, and the bot then looks only at what that seat may see.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .determinise import as_view, determinise, unseen_cards
+from .greedy import greedy_action
+from .randombot import random_action
+from .search import search_action
+
+LEVELS = ("random", "easy", "medium", "hard")
+DEFAULT_BUDGET = {"medium": {"seconds": 0.4}, "hard": {"seconds": 1.5}}
+
+__all__ = ["choose", "LEVELS", "DEFAULT_BUDGET", "random_action", "greedy_action", "search_action"]
+
+
+def choose(view_or_state, level: str = "medium", budget: dict | None = None, rng=None) -> dict:
+    """A legal command for the seat to play, chosen by the bot of `level` within `budget`."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown bot level {level!r}; levels are {', '.join(LEVELS)}")
+    rng = rng or random.Random()
+    v = as_view(view_or_state)
+    if level == "random":
+        return random_action(determinise(v, rng), rng)
+    if level == "easy":
+        return greedy_action(determinise(v, rng), rng, unseen_cards(v))
+    return search_action(v, rng, **(budget or DEFAULT_BUDGET[level]))

@@ -1,0 +1,68 @@
+"""The greedy player: tries every legal move once and keeps the one the heuristic likes best.
+
+Phase 1 is the one choice with a chance in it: drawing is worth the best drift
+of each landscape, weighted by how many of its cards are still unseen.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..engine import advance
+from ..legal import drift_pairs
+from ..listing import legal_actions
+from ..state import LANDSCAPES, METEORITE, State
+from .heuristic import evaluate
+
+
+def _pl(p: tuple) -> list:
+    return [p[0], p[1]]
+
+
+def greedy_action(state: State, rng, unseen=None) -> dict:
+    """The legal command with the best one-step heuristic value for the seat to play."""
+    seat = state.current
+    if state.phase == "start":
+        return _phase_one(state, rng, unseen)
+    best, best_value = None, None
+    actions = legal_actions(state)
+    rng.shuffle(actions)
+    for action in actions:
+        _, after = advance(state, action)
+        value = evaluate(after, seat)
+        if action["type"] == "end_turn":
+            value += 1e-6  # no gain: keep the points rather than wander
+        if best_value is None or value > best_value:
+            best, best_value = action, value
+    return best
+
+
+def _phase_one(state: State, rng, unseen) -> dict:
+    """T9: play the hand card's best drift, or draw when the unseen cards promise more on average."""
+    choice, _ = phase_one_choice(state, unseen)
+    return choice
+
+
+def phase_one_choice(state: State, unseen) -> tuple:
+    """(command, {landscape: (value, drift)}): the phase-1 choice and the best drift of each kind."""
+    seat = state.current
+    best = {}  # landscape -> (value, (tile, place))
+    for tile, place in drift_pairs(state, seat, None):
+        kind = state.tiles[tile]
+        _, after = advance(state, {"type": "play", "tile": tile, "to": place})
+        value = evaluate(after, seat)
+        if kind not in best or value > best[kind][0]:
+            best[kind] = (value, (tile, place))
+    if not best:
+        return {"type": "play"}, best
+    overall = max(best.values())
+    hand = best.get(state.hands[seat], overall)
+    pool = Counter(unseen or [])
+    total = sum(pool.values())
+    if state.deck and total:
+        now = evaluate(state, seat)  # the impact: no drift, and the last round begins (T9)
+        expect = (sum(best.get(k, overall)[0] * pool[k] for k in LANDSCAPES) + now * pool[METEORITE]) / total
+        if expect > hand[0]:
+            return {"type": "draw"}, best
+    tile, place = hand[1]
+    return {"type": "play", "tile": _pl(tile), "to": _pl(place)}, best

@@ -1,0 +1,50 @@
+"""The random legal player: a random kind of move, then a random move of that kind.
+
+Choosing the kind first keeps it from drifting at every chance (there are far
+more drifts than moves on the list) and lets it skip listing every drift.
+"""
+
+from __future__ import annotations
+
+from ..legal import drift_landscape, random_drift
+from ..listing import moves, rescues, reproductions
+from ..state import State
+
+
+def _pl(p: tuple) -> list:
+    return [p[0], p[1]]
+
+
+def random_action(state: State, rng) -> dict:
+    """A legal command for the seat to play, drawn at random."""
+    seat, phase = state.current, state.phase
+    if phase == "place":
+        vacant = [p for p in state.tiles if not state.total(p)]
+        return {"type": "place", "at": _pl(rng.choice(vacant))}
+    if phase == "start":
+        if state.deck and rng.random() < 0.5:
+            return {"type": "draw"}
+        found = random_drift(state, seat, drift_landscape(state), rng)
+        return {"type": "play", "tile": _pl(found[0]), "to": _pl(found[1])} if found else {"type": "play"}
+    if phase == "drift":
+        tile, place = random_drift(state, seat, drift_landscape(state), rng)
+        return {"type": "drift", "tile": _pl(tile), "to": _pl(place)}
+    return random_turn_action(state, rng)
+
+
+def random_turn_action(state: State, rng) -> dict:
+    """A random phase-2 action (T12), ending the turn as one choice among the kinds."""
+    kinds = ["move", "reproduce", "rescue", "end_turn"] + (["drift"] if state.ap >= 3 else [])
+    rng.shuffle(kinds)
+    for kind in kinds:
+        if kind == "end_turn":
+            return {"type": "end_turn"}
+        if kind == "drift":
+            found = random_drift(state, state.current, None, rng)
+            if found:
+                return {"type": "drift", "tile": _pl(found[0]), "to": _pl(found[1])}
+            continue
+        options = {"move": moves, "reproduce": reproductions, "rescue": rescues}[kind](state)
+        if options:
+            return rng.choice(options)
+    return {"type": "end_turn"}

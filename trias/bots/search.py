@@ -1,0 +1,162 @@
+"""The search player: information-set Monte Carlo tree search (single observer).
+
+Each iteration deals the hidden cards at random (determinise.py), walks the tree
+of this seat's decisions with UCB1 (counting a child only as often as it was
+available, since another deal may allow other moves), adds one node and values
+it. Children are widened progressively in the order the heuristic ranks them,
+so a few hundred iterations go deep into good turns instead of wide into poor
+ones. The tree holds this seat's turn and, up to `horizon` turns, the next
+seats' replies, each seat choosing for itself. A leaf is valued by ending the
+turn under way there (phases 3 and 4, T14/T15) and judging with the heuristic.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from ..engine import advance
+from ..legal import drift_pairs, drift_landscape
+from ..listing import legal_actions
+from .determinise import determinise, unseen_cards
+from .greedy import greedy_action
+from .heuristic import values
+from .randombot import random_action
+
+EXPLORE = 0.5   # UCB1 exploration constant, on values squashed to 0..1
+SCALE = 4.0     # points of lead that make a value of about 0.73
+DRIFTS = 40     # drifts ranked per node at most (a sample when there are more)
+
+
+class Node:
+    """Statistics of one decision point as this seat sees it."""
+
+    __slots__ = ("children", "visits", "total", "avail", "ranked")
+
+    def __init__(self):
+        self.children = {}   # key -> Node
+        self.visits = 0
+        self.total = 0.0
+        self.avail = {}      # key -> times the move was legal when this node was passed
+        self.ranked = {}     # (phase, landscape, ap) -> [(key, command)] best first
+
+
+def key_of(command: dict) -> tuple:
+    """A hashable key for a command."""
+    return tuple(sorted((k, repr(v)) for k, v in command.items()))
+
+
+def search_action(v: dict, rng, seconds: float | None = None, iterations: int | None = None,
+                  horizon: int = 2) -> dict:
+    """The most visited move after `iterations` iterations or `seconds` of search."""
+    if v["phase"] == "place":
+        return greedy_action(determinise(v, rng), rng, unseen_cards(v))
+    seat, root = v["current"], Node()
+    if iterations is None and seconds is None:
+        seconds = 1.0
+    deadline = time.perf_counter() + seconds if seconds is not None else None
+    done = 0
+    while (iterations is None or done < iterations) and (deadline is None or done == 0 or time.perf_counter() < deadline):
+        _iterate(root, determinise(v, rng), seat, rng, horizon)
+        done += 1
+    best = max(root.children.values(), key=lambda child: child.visits)
+    key = next(k for k, child in root.children.items() if child is best)
+    return dict(_command(root, key))
+
+
+def _command(node: Node, key: tuple) -> dict:
+    for ranked in node.ranked.values():
+        for k, command in ranked:
+            if k == key:
+                return command
+    raise KeyError(key)
+
+
+def _iterate(root: Node, state, seat: int, rng, horizon: int) -> None:
+    node, path, ends = root, [], 0
+    while state.phase != "over" and ends < horizon:
+        ranked = _ranked(node, state, rng, root=node is root)
+        allowed = max(1, int(1 + 1.5 * math.sqrt(node.visits)))
+        options = ranked[:allowed]
+        for k, _ in options:
+            node.avail[k] = node.avail.get(k, 0) + 1
+        fresh = [(k, c) for k, c in options if k not in node.children]
+        if fresh:
+            k, command = fresh[0]
+            child = node.children[k] = Node()
+        else:
+            k, command = max(options, key=lambda kc: _ucb(node, kc[0]))
+            child = node.children[k]
+        mover = state.current
+        events, state = advance(state, command)
+        path.append((child, mover))
+        node = child
+        ended = any(e["type"] == "turn_ended" for e in events)
+        ends += ended
+        if fresh:
+            break
+    worth = _leaf(state, rng, mid_turn=bool(path) and not ended)
+    root.visits += 1
+    for child, mover in path:
+        child.visits += 1
+        child.total += _squash(worth, mover)
+
+
+def _ucb(node: Node, key: tuple) -> float:
+    child = node.children[key]
+    return child.total / child.visits + EXPLORE * math.sqrt(math.log(node.avail[key]) / child.visits)
+
+
+def _ranked(node: Node, state, rng, root: bool = False) -> list:
+    """The moves at this node, best first by the heuristic one move ahead (cached per deal kind)."""
+    tag = (state.phase, drift_landscape(state), state.ap)
+    found = node.ranked.get(tag)
+    if found is None:
+        found = node.ranked[tag] = _rank(state, rng, None if root else DRIFTS)
+    return found
+
+
+def _rank(state, rng, most: int | None) -> list:
+    seat = state.current
+    if state.phase == "start":
+        pairs = drift_pairs(state, seat, drift_landscape(state))
+        if most is not None and len(pairs) > most:
+            pairs = rng.sample(pairs, most)
+        commands = [{"type": "play", "tile": [a[0], a[1]], "to": [b[0], b[1]]} for a, b in pairs] or [{"type": "play"}]
+        commands += [{"type": "draw"}] if state.deck else []
+    else:
+        commands = legal_actions(state)
+        drifts = [c for c in commands if c["type"] == "drift"]
+        if most is not None and len(drifts) > most:
+            keep = rng.sample(drifts, most)
+            commands = [c for c in commands if c["type"] != "drift"] + keep
+    scored = []
+    for command in commands:
+        if command["type"] == "draw":
+            value = _draw_value(state, seat, scored)
+        else:
+            _, after = advance(state, command)
+            value = _squash(values(after), seat)
+        scored.append((value, key_of(command), command))
+    scored.sort(key=lambda t: -t[0])
+    return [(k, c) for _, k, c in scored]
+
+
+def _draw_value(state, seat: int, scored: list) -> float:
+    """A draw's prior: about as good as the hand's best play (the search learns the rest)."""
+    return max((v for v, _, _ in scored), default=0.5) - 0.01
+
+
+def _leaf(state, rng, mid_turn: bool) -> list:
+    """Finish the turn under way (the seat stops acting) and judge the position: each seat's worth."""
+    if mid_turn:
+        while state.phase in ("start", "drift"):
+            _, state = advance(state, random_action(state, rng))
+        if state.phase == "actions":
+            _, state = advance(state, {"type": "end_turn"})
+    return values(state)
+
+
+def _squash(worth: list, seat: int) -> float:
+    lead = worth[seat] - max(w for s, w in enumerate(worth) if s != seat)
+    return 1.0 / (1.0 + math.exp(-lead / SCALE))

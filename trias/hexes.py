@@ -1,0 +1,87 @@
+"""Hex geometry in axial coordinates (q, r), after Red Blob Games' hexagon guide.
+
+The South Pole sits at (0, 0). A place is a tuple (q, r); the third cube
+coordinate is s = -q - r. The board is unbounded (T4 Decision), so nothing here
+knows a board size.
+"""
+
+from __future__ import annotations
+
+POLE = (0, 0)
+
+# The six directions in cyclic order: consecutive entries are neighbours of each
+# other, which the "one run of water around a place" test in board.py relies on.
+DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+
+_NEIGHBOURS: dict = {}
+
+
+def neighbours(place: tuple) -> tuple:
+    """The six places sharing an edge with `place`, in cyclic order (cached)."""
+    found = _NEIGHBOURS.get(place)
+    if found is None:
+        q, r = place
+        found = tuple((q + dq, r + dr) for dq, dr in DIRECTIONS)
+        _NEIGHBOURS[place] = found
+    return found
+
+
+_DISTANCE: dict = {}
+
+
+def distance(place: tuple, other: tuple = POLE) -> int:
+    """Hex distance: steps between hex centres; the pole's own distance is 0 (T4)."""
+    if other is POLE:
+        found = _DISTANCE.get(place)
+        if found is None:
+            found = _DISTANCE[place] = (abs(place[0]) + abs(place[1]) + abs(place[0] + place[1])) // 2
+        return found
+    dq = place[0] - other[0]
+    dr = place[1] - other[1]
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+_RINGS: dict = {}
+
+
+def ring(radius: int) -> list:
+    """The places at exactly `radius` steps from the pole, walking round the ring (T1)."""
+    if radius not in _RINGS:
+        _RINGS[radius] = tuple(_walk_ring(radius))
+    return list(_RINGS[radius])
+
+
+def _walk_ring(radius: int) -> list:
+    if radius == 0:
+        return [POLE]
+    q, r = -radius, radius  # start at DIRECTIONS[4] * radius, then walk each side
+    places = []
+    for dq, dr in DIRECTIONS:
+        for _ in range(radius):
+            places.append((q, r))
+            q, r = q + dq, r + dr
+    return places
+
+
+def disc(radius: int) -> list:
+    """Every place within `radius` steps of the pole, ring by ring."""
+    return [p for k in range(radius + 1) for p in ring(k)]
+
+
+def label(place) -> str:
+    """A place as people read it in messages: '3,-1'."""
+    return f"{place[0]},{place[1]}"
+
+
+def parse(value) -> tuple:
+    """A place from a command or an event: [q, r], (q, r) or '3,-1'; ValueError otherwise."""
+    if isinstance(value, str):
+        parts = value.split(",")
+    elif isinstance(value, (list, tuple)):
+        parts = list(value)
+    else:
+        raise ValueError(value)
+    if len(parts) != 2:
+        raise ValueError(value)
+    q, r = (int(x) for x in parts)
+    return (q, r)

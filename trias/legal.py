@@ -1,0 +1,247 @@
+"""Legal moves: one set of checks that both lists the legal moves and refuses illegal ones.
+
+`check(state, command)` raises an IllegalMove naming the failed condition and
+its rule; `legal_actions(state)` lists every command `check` accepts.
+"""
+
+from __future__ import annotations
+
+from .errors import BadCommand, IllegalMove
+from .hexes import POLE, distance, label, neighbours, parse
+from .state import CAPACITY, State
+
+PHASE_COMMANDS = {
+    "place": {"place"},
+    "start": {"play", "draw"},
+    "drift": {"drift"},
+    "actions": {"drift", "move", "rescue", "reproduce", "end_turn"},
+}
+DRIFT_COST = 3  # T12
+
+
+def place_of(command: dict, key: str) -> tuple:
+    """The place under `key` in a command, or a BadCommand saying what is wrong."""
+    try:
+        return parse(command[key])
+    except (KeyError, ValueError, TypeError):
+        raise BadCommand("bad_place", f"'{key}' must be a place like [3, -1]; got {str(command.get(key))[:40]!r}") from None
+
+
+def masses_with_herds(state: State, seat: int) -> set:
+    """Land masses where `seat` has a herd on a tile; swimmers do not count (T10)."""
+    geo = state.geometry()
+    return {geo.mass_of[p] for p, c in state.herds.items() if c[seat] and p in geo.mass_of}
+
+
+def drift_tiles(state: State, seat: int, landscape: str | None = None) -> list:
+    """Tiles `seat` may take (T10) of `landscape` (any if None), before looking for places."""
+    geo = state.geometry()
+    mine = masses_with_herds(state, seat)
+    return [a for a, kind in state.tiles.items()
+            if (landscape is None or kind == landscape) and geo.mass_of[a] in mine and geo.can_take(a)]
+
+
+def any_drift(state: State, seat: int, landscape: str | None = None) -> bool:
+    """Whether `seat` has at least one legal drift of `landscape` (any if None), stopping at the first."""
+    geo = state.geometry()
+    return any(geo.places_for(a) for a in drift_tiles(state, seat, landscape))
+
+
+def drift_pairs(state: State, seat: int, landscape: str | None) -> list:
+    """T10/T11: every (tile, place) drift `seat` may make with a card of `landscape`.
+
+    With no landscape (an action drift, T12) any kind of tile may drift. With a
+    card, only its landscape may, unless no such drift exists: then any other
+    (T11); if none exists at all the list is empty (T11 Decision).
+    """
+    geo = state.geometry()
+    if landscape is not None:
+        same = [(a, b) for a in drift_tiles(state, seat, landscape) for b in geo.places_for(a)]
+        if same:
+            return same
+    return [(a, b) for a in drift_tiles(state, seat) for b in geo.places_for(a)]
+
+
+def random_drift(state: State, seat: int, landscape: str | None, rng) -> tuple | None:
+    """One legal drift drawn at random (a random tile that can move, then a random place), or None.
+
+    Much cheaper than listing them all: only the tiles tried have their places worked out.
+    """
+    geo = state.geometry()
+    for wanted in ([landscape, None] if landscape is not None else [None]):
+        tiles = drift_tiles(state, seat, wanted)
+        rng.shuffle(tiles)
+        for a in tiles:
+            places = geo.places_for(a)
+            if places:
+                return a, rng.choice(places)
+    return None
+
+
+def drift_landscape(state: State) -> str | None:
+    """The landscape the pending drift must use: the hand card, the drawn card, or none (T9, T12)."""
+    if state.phase == "start":
+        return state.hands[state.current]
+    if state.phase == "drift":
+        return state.card
+    return None
+
+
+def check_drift(state: State, seat: int, tile: tuple, place: tuple, landscape: str | None) -> None:
+    """Refuse a drift that breaks T10/T11, naming the first condition that fails."""
+    geo = state.geometry()
+    kind = state.tiles.get(tile)
+    if kind is None:
+        raise IllegalMove("no_tile", f"there is no tile at {label(tile)} to drift (T10)")
+    if tile == POLE:
+        raise IllegalMove("pole_never_drifts", "the South Pole never drifts (T10)")
+    if landscape is not None and kind != landscape:
+        if any_drift(state, seat, landscape):
+            raise IllegalMove("wrong_landscape", f"tile {label(tile)} is {kind} but the card is {landscape}, and a {landscape} tile can drift (T9, T11)")
+    if not geo.borders_surrounding(tile):
+        raise IllegalMove("not_on_surrounding_water", f"tile {label(tile)} does not border the surrounding water (T10)")
+    if len(geo.masses[geo.mass_of[tile]]) == 1:
+        raise IllegalMove("single_tile_mass", f"tile {label(tile)} is a land mass of one tile and no longer drifts (T10)")
+    if geo.mass_of[tile] not in masses_with_herds(state, seat):
+        raise IllegalMove("no_herd_on_mass", f"seat {seat} has no herd on the land mass of tile {label(tile)} (T10)")
+    if place in state.tiles:
+        raise IllegalMove("place_taken", f"place {label(place)} already holds a tile; a drift needs an empty place (T10)")
+    if distance(place) <= distance(tile):
+        raise IllegalMove("not_farther", f"place {label(place)} is not farther from the pole than {label(tile)} (T10)")
+    home = geo.masses[geo.mass_of[tile]]
+    if not any(n in home and n != tile for n in neighbours(place)):
+        raise IllegalMove("not_touching_mass", f"place {label(place)} does not touch the land mass tile {label(tile)} came from (T10)")
+    if not geo.borders_after(tile, place):
+        raise IllegalMove("not_bordering_water", f"place {label(place)} would not border the surrounding water (T10)")
+
+
+def check(state: State, command: dict) -> dict:
+    """Refuse an illegal command with a named error; return it with places parsed."""
+    if not isinstance(command, dict):
+        raise BadCommand("not_a_command", "a command must be a JSON object with a 'type'")
+    kind = command.get("type")
+    if state.phase == "over":
+        raise IllegalMove("game_over", "the game is over; final scoring has been done (T18)")
+    allowed = PHASE_COMMANDS.get(state.phase, set())
+    if kind not in CHECKS:
+        raise BadCommand("unknown_command", f"unknown command type {str(kind)[:40]!r}; known: {', '.join(sorted(CHECKS))}")
+    if kind not in allowed:
+        raise IllegalMove("wrong_phase", f"'{kind}' is not possible now: the {state.phase} phase allows {', '.join(sorted(allowed)) or 'nothing'} (T9-T15)")
+    if "player" in command and command["player"] != state.current:
+        raise IllegalMove("not_your_turn", f"it is seat {state.current}'s turn, not seat {command['player']}'s (T8, T9)")
+    return CHECKS[kind](state, command)
+
+
+def _check_place(state: State, command: dict) -> dict:
+    at = place_of(command, "at")
+    if at not in state.tiles:
+        raise IllegalMove("not_a_tile", f"place {label(at)} is water; herds start on a tile (T8)")
+    if state.total(at):
+        raise IllegalMove("not_vacant", f"tile {label(at)} already holds herds; place on a vacant tile (T8)")
+    return {"type": "place", "at": at}
+
+
+def _check_play(state: State, command: dict) -> dict:
+    seat = state.current
+    if "tile" not in command:
+        if any_drift(state, seat):
+            raise IllegalMove("drift_required", "a drift is possible, so playing the card needs a 'tile' and a 'to' place (T9, T11)")
+        return {"type": "play"}
+    tile, place = place_of(command, "tile"), place_of(command, "to")
+    check_drift(state, seat, tile, place, state.hands[seat])
+    return {"type": "play", "tile": tile, "to": place}
+
+
+def _check_draw(state: State, command: dict) -> dict:
+    if not state.deck:
+        raise IllegalMove("deck_empty", "the deck is empty; play the hand card (T9)")
+    return {"type": "draw"}
+
+
+def _check_drift(state: State, command: dict) -> dict:
+    if state.phase == "actions" and state.ap < DRIFT_COST:
+        raise IllegalMove("not_enough_points", f"a drift costs {DRIFT_COST} action points and {state.ap} are left (T12)")
+    tile, place = place_of(command, "tile"), place_of(command, "to")
+    check_drift(state, state.current, tile, place, drift_landscape(state))
+    return {"type": "drift", "tile": tile, "to": place}
+
+
+def _check_points(state: State, need: int = 1) -> None:
+    if state.ap < need:
+        raise IllegalMove("not_enough_points", "no action points are left this turn (T12)")
+
+
+def check_entry(state: State, place: tuple, extra: int = 0) -> None:
+    """T13: a herd may enter only a tile below its capacity."""
+    kind = state.tiles.get(place)
+    if kind is None:
+        raise IllegalMove("not_a_tile", f"place {label(place)} is water; herds move onto tiles (T12)")
+    if state.total(place) + extra >= CAPACITY[kind]:
+        raise IllegalMove("tile_full", f"tile {label(place)} is at its capacity of {CAPACITY[kind]} and blocks (T13)")
+
+
+def _check_move(state: State, command: dict) -> dict:
+    _check_points(state)
+    seat, a, b = state.current, place_of(command, "from"), place_of(command, "to")
+    if a not in state.tiles or not state.own(a, seat):
+        raise IllegalMove("no_herd_there", f"seat {seat} has no herd on a tile at {label(a)} (T12)")
+    if b not in neighbours(a):
+        raise IllegalMove("not_adjacent", f"place {label(b)} is not next to {label(a)}; a herd moves one step per point (T12)")
+    check_entry(state, b)
+    fresh = bool(command.get("fresh", False))
+    if fresh and state.own(a, seat) - state.spent.get(a, 0) < 1:
+        raise IllegalMove("no_fresh_herd", f"every herd of seat {seat} at {label(a)} has reproduced or was born this turn (T12)")
+    return {"type": "move", "from": a, "to": b, "fresh": fresh}
+
+
+def _check_rescue(state: State, command: dict) -> dict:
+    _check_points(state)
+    seat = state.current
+    pairs = command.get("herds")
+    if not isinstance(pairs, list) or not 1 <= len(pairs) <= 3:
+        raise BadCommand("bad_rescue", "'herds' must list 1 to 3 [from, to] pairs (T12)")
+    parsed, used, added = [], {}, {}
+    for pair in pairs:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise BadCommand("bad_rescue", "each rescued herd is a [from, to] pair of places (T12)")
+        a, b = place_of({"p": pair[0]}, "p"), place_of({"p": pair[1]}, "p")
+        used[a] = used.get(a, 0) + 1
+        if a in state.tiles or state.own(a, seat) < used[a]:
+            raise IllegalMove("no_swimmer_there", f"seat {seat} has no (more) swimmers at {label(a)} (T12)")
+        if b not in neighbours(a):
+            raise IllegalMove("not_adjacent", f"tile {label(b)} is not next to the swimmer at {label(a)} (T12)")
+        check_entry(state, b, added.get(b, 0))
+        added[b] = added.get(b, 0) + 1
+        parsed.append((a, b))
+    return {"type": "rescue", "herds": parsed}
+
+
+def _check_reproduce(state: State, command: dict) -> dict:
+    _check_points(state)
+    seat, at = state.current, place_of(command, "at")
+    if at not in state.tiles or not state.own(at, seat):
+        raise IllegalMove("no_herd_there", f"seat {seat} has no herd on a tile at {label(at)} (T12)")
+    if state.own(at, seat) - state.spent.get(at, 0) < 1:
+        raise IllegalMove("no_fresh_herd", f"every herd of seat {seat} at {label(at)} has reproduced or was born this turn (T12)")
+    if not state.stock[seat]:
+        raise IllegalMove("stock_empty", f"seat {seat} has no herds left in stock (T12)")
+    kind = state.tiles[at]
+    if state.total(at) >= CAPACITY[kind]:
+        raise IllegalMove("tile_full", f"tile {label(at)} is at its capacity of {CAPACITY[kind]}; no herd is born there (T13)")
+    return {"type": "reproduce", "at": at}
+
+
+def _check_end_turn(state: State, command: dict) -> dict:
+    return {"type": "end_turn"}
+
+
+CHECKS = {
+    "place": _check_place,
+    "play": _check_play,
+    "draw": _check_draw,
+    "drift": _check_drift,
+    "move": _check_move,
+    "rescue": _check_rescue,
+    "reproduce": _check_reproduce,
+    "end_turn": _check_end_turn,
+}

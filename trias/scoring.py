@@ -1,0 +1,109 @@
+"""Scoring: interim scoring after a drift (T16), final scoring (T18) and the winners (T19)."""
+
+from __future__ import annotations
+
+from .hexes import POLE, label, neighbours
+from .state import State
+
+
+def herds_on(state: State, places) -> list:
+    """Herds of each seat on the tiles at `places`."""
+    totals = [0] * state.players
+    for place in places:
+        counts = state.herds.get(place)
+        if counts:
+            for seat, k in enumerate(counts):
+                totals[seat] += k
+    return totals
+
+
+def interim_part(state: State, tile: tuple, place: tuple):
+    """T16: the tiles to score if `tile` drifts to `place`, or None when nothing scores.
+
+    A drift scores only if taking the tile split its land mass and the tile lands
+    touching exactly one of the parts, no other land mass, and not the part that
+    holds the pole. `state` is the board before the drift.
+    """
+    geo = state.geometry()
+    home = geo.mass_of[tile]
+    parts = geo.parts_without(tile)
+    if len(parts) < 2:
+        return None
+    touched = set()
+    for n in neighbours(place):
+        if n == tile or n not in state.tiles:
+            continue
+        if geo.mass_of[n] != home:
+            return None  # attaching to another land mass reconnects: no scoring
+        touched.update(i for i, part in enumerate(parts) if n in part)
+    if len(touched) != 1:
+        return None
+    part = parts[touched.pop()]
+    if POLE in part:
+        return None
+    return part | {place}
+
+
+def majority_points(counts: list, first: int = 2, second: int = 1) -> list:
+    """T16: the most herds score `first`, the second most `second` (ties all score)."""
+    levels = sorted({k for k in counts if k > 0}, reverse=True)
+    points = [0] * len(counts)
+    for seat, k in enumerate(counts):
+        if levels and k == levels[0]:
+            points[seat] = first
+        elif len(levels) > 1 and k == levels[1]:
+            points[seat] = second
+    return points
+
+
+def mass_points(tiles: int, counts: list) -> list:
+    """T18: one land mass of `tiles` tiles in final scoring; each share rounded up."""
+    points = [0] * len(counts)
+    levels = sorted({k for k in counts if k > 0}, reverse=True)
+    if not levels:
+        return points
+    firsts = [s for s, k in enumerate(counts) if k == levels[0]]
+    if len(firsts) > 1:
+        for seat in firsts:  # tied firsts share first and second place; nobody else scores
+            points[seat] = -(-3 * tiles // (2 * len(firsts)))  # (N + N/2) / k, rounded up
+        return points
+    points[firsts[0]] = tiles  # a sole player gets first place only
+    if len(levels) > 1:
+        seconds = [s for s, k in enumerate(counts) if k == levels[1]]
+        for seat in seconds:
+            points[seat] = -(-tiles // (2 * len(seconds)))  # N/2 / k, rounded up
+    return points
+
+
+def final_scores(state: State) -> dict:
+    """T18: the per-land-mass table (main land mass excluded) and each seat's total."""
+    geo = state.geometry()
+    table = []
+    for i, mass in enumerate(geo.masses):
+        if i == geo.main:
+            continue
+        counts = herds_on(state, mass)
+        points = mass_points(len(mass), counts)
+        table.append({"tiles": sorted(label(p) for p in mass), "size": len(mass), "herds": counts, "points": points})
+    table.sort(key=lambda row: row["tiles"])
+    totals = [sum(row["points"][s] for row in table) for s in range(state.players)]
+    return {"table": table, "points": totals}
+
+
+def presence(state: State) -> list:
+    """Land masses (the main one included) on which each seat has at least one herd (T19)."""
+    geo = state.geometry()
+    found = [set() for _ in range(state.players)]
+    for place, counts in state.herds.items():
+        if place in geo.mass_of:
+            for seat, k in enumerate(counts):
+                if k:
+                    found[seat].add(geo.mass_of[place])
+    return [len(f) for f in found]
+
+
+def winners(score, stock, present) -> list:
+    """T19: most points, then most herds in stock, then presence on most land masses; ties all win."""
+    keys = [(score[s], stock[s], present[s]) for s in range(len(score))]
+    best = max(keys)
+    return [s for s, k in enumerate(keys) if k == best]

@@ -1,0 +1,99 @@
+"""The game state: plain data that copies cheaply and compares with ==.
+
+Containers inside a State are never changed in place: the fold (fold.py)
+replaces a dict or tuple whenever it changes one, so `copy()` is a shallow copy
+of a dozen fields and two states share everything they have in common.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+POLE_KIND = "pole"
+MOUNTAIN, STEPPE, WOODS, METEORITE = "mountain", "steppe", "woods", "meteorite"
+LANDSCAPES = (MOUNTAIN, STEPPE, WOODS)
+
+# T2: herds a tile can hold; the pole holds 3 like the steppe.
+CAPACITY = {MOUNTAIN: 2, STEPPE: 3, WOODS: 4, POLE_KIND: 3}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The numbers that differ with the player count (T2, T6, T7, T12, T16, T21)."""
+
+    herds: int            # T7: 15 each; T21: 10 with two players
+    action_points: int    # T12: 4; T21: 3 with two players
+    last_round_points: int  # T17: 2
+    interim_scoring: bool   # T16; none with two players (T21)
+    deck2_size: int         # T6 / T21: cards of deck 2, the Meteorite Impact among them
+
+
+def rules_for(players: int) -> Rules:
+    """The numbers for a table of `players` (2-5)."""
+    if players == 2:
+        return Rules(herds=10, action_points=3, last_round_points=2, interim_scoring=False, deck2_size=5)
+    return Rules(herds=15, action_points=4, last_round_points=2, interim_scoring=True, deck2_size=9)
+
+
+@dataclass
+class State:
+    """Everything the rules need. Places are (q, r) tuples; seats are 0..players-1, clockwise."""
+
+    players: int = 0
+    tiles: dict = field(default_factory=dict)   # place -> landscape or "pole"
+    herds: dict = field(default_factory=dict)   # place -> tuple of herd counts per seat (land or water)
+    stock: tuple = ()                           # herds per seat not on the board
+    score: tuple = ()                           # victory points per seat
+    hands: tuple = ()                           # each seat's one card (hidden from the others)
+    deck: tuple = ()                            # top card first (hidden from everyone)
+    seen: tuple = ()                            # cards shown face up so far, in order (public)
+    phase: str = "setup"                        # setup, place, start, drift, actions, over
+    current: int = 0                            # seat whose decision it is
+    placements: int = 0                         # herd pairs placed so far (T8)
+    ap: int = 0                                 # action points left this turn (T12)
+    card: str | None = None                     # landscape the pending drift must use (T9)
+    played_hand: bool = False                   # phase 4 draws only if the hand card was played (T15)
+    spent: dict = field(default_factory=dict)   # place -> current seat's herds that may not reproduce (T12)
+    last_round: int | None = None               # turns of the last round still to start (T17)
+    turn: int = 0                               # turns started, for screens and logs
+    result: dict | None = None                  # final table and winners (T18, T19)
+    geo: object = field(default=None, compare=False, repr=False)  # cached board geometry
+
+    @property
+    def rules(self) -> Rules:
+        """The player-count numbers for this table."""
+        return rules_for(self.players)
+
+    def copy(self) -> "State":
+        """A copy sharing every (never mutated) container with this state."""
+        twin = object.__new__(State)
+        twin.__dict__ = self.__dict__.copy()
+        return twin
+
+    def own(self, place: tuple, seat: int) -> int:
+        """How many herds of `seat` are at `place` (on a tile or swimming)."""
+        counts = self.herds.get(place)
+        return counts[seat] if counts else 0
+
+    def total(self, place: tuple) -> int:
+        """How many herds of all seats are at `place`."""
+        counts = self.herds.get(place)
+        return sum(counts) if counts else 0
+
+    def geometry(self):
+        """Land masses, surrounding water and drift candidates for these tiles (cached)."""
+        if self.geo is None:
+            key = frozenset(self.tiles.items())
+            found = _GEOMETRIES.get(key)
+            if found is None:
+                from .board import Geometry
+                if len(_GEOMETRIES) > 1024:  # bots look at many boards; keep the cache (and memory) bounded
+                    _GEOMETRIES.clear()
+                found = _GEOMETRIES[key] = Geometry(self.tiles)
+            self.geo = found
+        return self.geo
+
+
+# Geometry depends on the tiles alone and never changes once made, so states that
+# share an arrangement (a search's many copies, replays) share one.
+_GEOMETRIES: dict = {}

@@ -1,0 +1,53 @@
+"""What one seat may see (boardgame.io's playerView): its own hand card, never the deck's order."""
+
+from __future__ import annotations
+
+from .state import METEORITE, State
+
+HIDDEN = "hidden"
+
+
+def _hand_seen(card, mine: bool):
+    if card is None or mine or card == METEORITE:  # T15: the Meteorite Impact is shown at once
+        return card
+    return HIDDEN
+
+
+def view(state: State, seat: int | None) -> dict:
+    """The state as JSON for `seat` (None: a spectator): other hands hidden, the deck as a count."""
+    n = state.players
+    deck2 = min(len(state.deck), state.rules.deck2_size) if n else 0
+    return {
+        "players": n,
+        "seat": seat,
+        "phase": state.phase,
+        "current": state.current,
+        "turn": state.turn,
+        "ap": state.ap,
+        "card": state.card,
+        "played_hand": state.played_hand,
+        "placements": state.placements,
+        "last_round": state.last_round,
+        "tiles": sorted([q, r, kind] for (q, r), kind in state.tiles.items()),
+        "herds": sorted([q, r, list(counts)] for (q, r), counts in state.herds.items()),
+        "spent": sorted([q, r, k] for (q, r), k in state.spent.items()),
+        "stock": list(state.stock),
+        "score": list(state.score),
+        "hands": [_hand_seen(card, i == seat) for i, card in enumerate(state.hands)],
+        "deck_size": len(state.deck),
+        "deck2_left": deck2,  # deck 2 lies under deck 1 (T6), so this count is public
+        "seen": list(state.seen),
+        "result": state.result,
+    }
+
+
+def public_event(event: dict, seat: int | None) -> dict:
+    """`event` as `seat` may see it: the deck's order and other seats' cards removed."""
+    kind = event["type"]
+    if kind == "setup":
+        shown = {k: v for k, v in event.items() if k not in ("deck", "unused")}
+        shown["deck_size"] = len(event["deck"])
+        return shown
+    if kind in ("card_dealt", "hand_drawn") and event["player"] != seat:
+        return dict(event, card=_hand_seen(event["card"], False))
+    return event
