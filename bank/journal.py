@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -13,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from bank import chain
 from bank.errors import BankError
 
 SCHEMA_VERSION = "1"
@@ -39,7 +39,6 @@ CREATE TABLE IF NOT EXISTS chain(seq INTEGER PRIMARY KEY, hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS clock_checkpoint(
     id INTEGER PRIMARY KEY CHECK (id = 1), timeline REAL NOT NULL, wall REAL NOT NULL);
 """
-GENESIS = "0" * 64  # the "previous hash" of the first row
 
 # The ledger is corrected by new entries, never by editing old ones: the
 # database itself refuses UPDATE and DELETE so no code path can rewrite history.
@@ -148,20 +147,6 @@ def _connect(path, mode: str) -> sqlite3.Connection:
         raise
 
 
-def chain_hash(previous: str, r) -> str:
-    """The hash of a stored row (its columns as stored) chained to the previous row's.
-
-    Editing any column of a row, or deleting or inserting one, breaks the chain from
-    that row on; `verify` and the start of `serve` name the first row that no longer
-    matches. It is evidence against hand edits, not a signature: whoever can write
-    the file can recompute the chain, so `verify` prints the head hash to write down.
-    Each column is length-prefixed, not JSON-encoded: start-up checks every row.
-    """
-    texts = [value if isinstance(value, str) else repr(value) for value in r]
-    text = previous + "".join([f"{len(t)}:{t}" for t in texts])
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def private_file(path) -> None:
     """Make an existing file readable by its owner only (password hashes, team tokens)."""
     try:
@@ -257,12 +242,9 @@ class Journal:
         for table in _APPEND_ONLY:
             for verb, op in (("update", "UPDATE"), ("delete", "DELETE")):
                 self._conn.execute(_TRIGGER.format(table=table, verb=verb, op=op))
-        chained = self._conn.execute("SELECT COUNT(*) FROM chain").fetchone()[0]
-        if chained == 0:
-            previous = GENESIS
-            for r in self._conn.execute(f"SELECT {_COLUMNS} FROM journal ORDER BY seq").fetchall():
-                previous = chain_hash(previous, r)
-                self._conn.execute("INSERT INTO chain(seq, hash) VALUES (?, ?)", (r[0], previous))
+        if self._conn.execute("SELECT COUNT(*) FROM chain").fetchone()[0] == 0:
+            rows = self._conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()
+            self._conn.executemany("INSERT INTO chain(seq, hash) VALUES (?, ?)", chain.replay(rows))
 
     def _check_schema(self) -> None:
         """Refuse a valid SQLite file that is not a Terrabank game of our schema."""
@@ -337,45 +319,36 @@ class Journal:
             cur = self._conn.execute(f"INSERT INTO journal({_COLUMNS}) VALUES "
                                      "(?, ?, ?, ?, ?, ?, ?, ?)", values)
             seq = cur.lastrowid
-            stored = (seq,) + values[1:]
+            # The row's bytes as the check will read them: the same SQL on both sides.
+            _, at, row_bytes = self._conn.execute(f"{chain.SELECT_ROWS} WHERE seq=?", (seq,)).fetchone()
             self._conn.execute("INSERT INTO chain(seq, hash) VALUES (?, ?)",
-                               (seq, chain_hash(self.head(), stored)))
+                               (seq, chain.link(self.head(), seq, at, row_bytes)))
         return seq
 
     def head(self) -> str:
         """The hash of the last row (GENESIS for an empty journal): write it down to anchor the chain."""
         r = self._fetch("SELECT hash FROM chain ORDER BY seq DESC LIMIT 1")
-        return r[0] if r else GENESIS
+        return r[0] if r else chain.GENESIS
 
     def chain_at(self, seq: int) -> str | None:
         """The chain's hash at row `seq`, recomputed from the rows themselves (not the stored chain)."""
-        previous, conn = GENESIS, self._reader()
+        conn = self._reader()
         try:
             with storage_errors(self.path):
-                for r in conn.execute(f"SELECT {_COLUMNS} FROM journal WHERE seq<=? ORDER BY seq", (seq,)):
-                    previous = chain_hash(previous, r)
-                    if r[0] == seq:
-                        return previous
+                rows = conn.execute(f"{chain.SELECT_ROWS} WHERE seq<=? ORDER BY seq", (seq,))
+                return next((h for s, h in chain.replay(rows) if s == seq), None)
         finally:
             self._release(conn, True)
-        return None
 
     def chain_problem(self) -> str | None:
         """The first row whose content no longer matches the chain, as a sentence, or None."""
-        previous, conn = GENESIS, self._reader()
+        conn = self._reader()
         try:
             with storage_errors(self.path):
                 stored = dict(conn.execute("SELECT seq, hash FROM chain").fetchall())
-                for r in conn.execute(f"SELECT {_COLUMNS} FROM journal ORDER BY seq"):
-                    previous = chain_hash(previous, r)
-                    if stored.pop(r[0], None) != previous:
-                        return (f"journal row {r[0]} was changed, inserted or deleted after it was "
-                                "written (its hash no longer matches the chain)")
+                return chain.first_break(conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored)
         finally:
             self._release(conn, True)
-        if stored:
-            return f"journal row {min(stored)} was deleted after it was written (the chain still lists it)"
-        return None
 
     def save_checkpoint(self, timeline: float, wall: float) -> None:
         """Remember where the bank's time line is and what the system clock said (bank/timeline.py)."""

@@ -79,7 +79,7 @@ def test_an_untouched_game_verifies_and_verify_prints_the_chain_head(config, ban
 
 def test_a_chain_rebuilt_by_a_forger_shows_against_the_head_written_down(config, bank_path, capsys):
     """The lead wrote down entry N's hash; someone edits row 3 and recomputes the whole chain."""
-    from bank.journal import GENESIS, _COLUMNS, chain_hash
+    from bank import chain
 
     bank = Bank.create(bank_path, config)
     _harvests(bank, 3)
@@ -89,10 +89,8 @@ def test_a_chain_rebuilt_by_a_forger_shows_against_the_head_written_down(config,
     conn = sqlite3.connect(bank_path)
     conn.execute("DROP TRIGGER chain_no_delete")
     conn.execute("DELETE FROM chain")
-    previous = GENESIS
-    for r in conn.execute(f"SELECT {_COLUMNS} FROM journal ORDER BY seq").fetchall():
-        previous = chain_hash(previous, r)
-        conn.execute("INSERT INTO chain VALUES (?, ?)", (r[0], previous))
+    rows = conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()
+    conn.executemany("INSERT INTO chain VALUES (?, ?)", list(chain.replay(rows)))
     conn.commit()
     conn.close()
     assert main(["--config", str(config_path()), "--db", str(bank_path), "verify", "--at", str(seq)]) == 0
