@@ -91,16 +91,21 @@
 
   /* ---- buttons that need a second tap ---- */
 
+  // The second tap must come a moment after the first: a double click (or a double tap on a
+  // wet screen) arms the button and is over before anyone has read "tap again".
+  var CONFIRM_AFTER_MS = 700;
+
   function confirmThen(action, question) {
     return function (ev) {
       var button = ev.currentTarget;
       if (button.dataset.armed) {
+        if (Date.now() - Number(button.dataset.armed) < CONFIRM_AFTER_MS) return;
         delete button.dataset.armed;
         button.textContent = button.dataset.label;
         action();
         return;
       }
-      button.dataset.armed = "1";
+      button.dataset.armed = String(Date.now());
       button.dataset.label = button.textContent;
       button.textContent = question || t("confirm_again");
       setTimeout(function () {
