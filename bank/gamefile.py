@@ -130,7 +130,7 @@ def backup(db) -> Path:
 
 
 def _sqlite_copy(db: Path, target: Path) -> None:
-    source = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    source = sqlite3.connect(_read_only_uri(db), uri=True)
     try:
         copy = sqlite3.connect(target)
         try:
@@ -163,7 +163,7 @@ def _count(conn: sqlite3.Connection, sql: str) -> int | None:
 def contents(db) -> dict | None:
     """What a game file holds, counted read-only: commands booked, accounts, team links; None if unreadable."""
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        conn = sqlite3.connect(_read_only_uri(db), uri=True)
     except sqlite3.Error:
         return None
     try:
@@ -178,7 +178,7 @@ def contents(db) -> dict | None:
 
 
 def _rows(db, sql: str) -> list:
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    conn = sqlite3.connect(_read_only_uri(db), uri=True)
     try:
         return conn.execute(sql).fetchall()
     except sqlite3.Error:
@@ -211,3 +211,9 @@ def carry_over(old, new, teams, *, links: bool) -> tuple[int, int]:
     finally:
         access.close()
     return len(accounts), len(tokens)
+
+
+def _read_only_uri(db) -> str:
+    """A read-only SQLite URI for `db`, its path quoted: a '#' or '?' in a folder name
+    would otherwise cut the path and open (and create) another, empty file."""
+    return Path(db).resolve().as_uri() + "?mode=ro"

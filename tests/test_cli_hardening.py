@@ -135,6 +135,27 @@ def test_init_force_keep_links_keeps_the_team_links(tmp_path, capsys, monkeypatc
     assert capsys.readouterr().out == links
 
 
+def test_init_force_in_a_folder_named_with_a_hash_keeps_the_real_old_game(tmp_path, capsys):
+    """A '#' in the path once cut SQLite's URI: the "copy" was an empty file and the accounts were lost."""
+    folder = tmp_path / "day #2?"
+    folder.mkdir()
+    db = folder / "g.db"
+    args = ["--config", str(CONFIG_PATH), "--db", str(db)]
+    assert main([*args, "init"]) == 0
+    from bank.web.access import Access
+
+    access = Access(db, "pbkdf2:sha256:1000")
+    access.add_user("ann", "password1", "lead")
+    access.close()
+    capsys.readouterr()
+    assert main([*args, "init", "--force"]) == 0
+    assert "keeping its 1 facilitator account" in capsys.readouterr().out
+    [copy] = copies(db)
+    with sqlite3.connect(copy) as conn:
+        assert conn.execute("SELECT username FROM facilitators").fetchall() == [("ann",)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["day #2?"]  # no stray file made beside it
+
+
 def test_init_force_is_refused_while_the_lock_is_held(tmp_path, capsys):
     db = tmp_path / "g.db"
     args = ["--config", str(CONFIG_PATH), "--db", str(db)]

@@ -12,6 +12,7 @@ from flask import Flask, current_app, session
 
 from ..config import GameConfig, load_config
 from ..service import Bank
+from ..storage import private_file
 from .access import Access
 from .auth import Lockout, load_login
 from .extensions import socketio
@@ -70,7 +71,7 @@ def create_app(settings: dict | None = None) -> Flask:
 
 
 def _register(app: Flask) -> None:
-    from . import api, live, pages, session_routes  # noqa: F401  (live registers the socket handlers)
+    from . import account_routes, api, live, pages, session_routes  # noqa: F401  (live registers the socket handlers)
 
     app.before_request(load_login)
     app.register_blueprint(api.bp)
@@ -98,6 +99,7 @@ def _security_headers(response):
 def _secret_key(path: Path) -> str:
     """Generated on the first run and kept beside the database: no secret in code."""
     if path.exists():
+        private_file(path)  # a secret left readable by everyone by an earlier version
         return path.read_text().strip()
     key = secrets.token_hex(32)
     path.parent.mkdir(parents=True, exist_ok=True)
