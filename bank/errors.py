@@ -23,6 +23,10 @@ class CommandError(BankError):
     """The command itself is malformed: a missing field, an unknown id, a bad amount."""
 
 
+class NotAllowed(BankError):
+    """The sender's role may not do this; decided where the bank decides, under its lock."""
+
+
 class IdConflict(BankError):
     """A command id was already used for a command with other content."""
 

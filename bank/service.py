@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 from bank import engine, invariants, timeline
-from bank.errors import BankError, CommandError, IdConflict
+from bank.errors import BankError, CommandError, IdConflict, NotAllowed
 from bank.journal import (Journal, StorageError, canonical_json, move_database,
                           remove_database)
 from bank.state import GameState
@@ -169,8 +169,14 @@ class Bank:
         """The seq of the last committed journal row."""
         return self._last_seq
 
-    def execute(self, command: dict, now: float | None = None) -> Result:
-        """Run a command exactly once per id: journal and apply it, or raise BankError."""
+    def execute(self, command: dict, now: float | None = None, may_undo=None) -> Result:
+        """Run a command exactly once per id: journal and apply it, or raise BankError.
+
+        `may_undo(command_type) -> bool`, when given, decides whether the sender may
+        reverse an entry of that type (a banker may not undo the lead's award). It is
+        asked under the bank's lock, with the entry read in the same transaction, so no
+        entry booked meanwhile can slip under a check made earlier (NotAllowed).
+        """
         cid = check_command_id(command)
         if cid.startswith(TICK_PREFIX):
             raise CommandError("reserved_command_id", f"Command ids starting with "
@@ -178,7 +184,7 @@ class Bank:
         if engine.COMMANDS.get(command.get("type"), (None, ""))[1] == "system":
             raise CommandError("system_command", f"'{command['type']}' commands are made by "
                                "the bank itself and cannot be sent.", type=command["type"])
-        return self._execute(command, self.now() if now is None else now, tick=True)
+        return self._execute(command, self.now() if now is None else now, tick=True, may_undo=may_undo)
 
     def hold_if_suspect(self) -> Result | None:
         """At the start of the server: pause a running game clock if the machine's clock
@@ -230,7 +236,7 @@ class Bank:
             self._commit_state(seq, new_state)
             return Result(seq, events)
 
-    def _execute(self, command: dict, now: float, *, tick: bool) -> Result:
+    def _execute(self, command: dict, now: float, *, tick: bool, may_undo=None) -> Result:
         """The check-and-append transaction behind execute() and the setup."""
         cid, print_ = command["id"], fingerprint(command)
         with self._lock:
@@ -238,6 +244,8 @@ class Bank:
                 known = self._journal.find(cid)
                 if known is not None:
                     return self._duplicate(known, print_)
+                if may_undo is not None and command.get("type") == "reverse":
+                    self._check_undo(command.get("seq"), may_undo)
                 seq, state = self._last_seq, self._state
                 if tick:
                     tick_events, ticked = self._decide_tick(state, now)
@@ -249,6 +257,16 @@ class Bank:
             # Only a committed command reaches the live state.
             self._commit_state(seq, new_state)
             return Result(seq, events)
+
+    def _check_undo(self, seq, may_undo) -> None:
+        """Inside the transaction: refuse to reverse an entry the sender may not send.
+        An unknown or malformed seq is left to the rules, which say so in their words."""
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 < seq <= 10**12:
+            return
+        row = self._journal.row(seq)
+        if row is not None and not may_undo(row["type"]):
+            raise NotAllowed("forbidden", f"this role may not undo a {row['type']!r} entry: only a "
+                             "facilitator who may send it may undo it", command=row["type"], seq=seq)
 
     def _duplicate(self, known: dict, print_: str) -> Result:
         """A retried id: the stored result if the content matches, else IdConflict."""
@@ -300,13 +318,6 @@ class Bank:
         """A journal row as {seq, command, events}, for reversals."""
         row = self._journal.row(seq)
         return None if row is None else {k: row[k] for k in ("seq", "command", "events")}
-
-    def entry_type(self, seq) -> str | None:
-        """The command type booked at journal `seq` (None if there is no such entry)."""
-        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 < seq <= 10**12:
-            return None
-        row = self._journal.row(seq)
-        return None if row is None else row["type"]
 
     def journal_rows(self, after_seq: int = 0) -> Iterator[dict]:
         """Committed journal rows after `after_seq`, streamed (exports, catch-up)."""

@@ -76,3 +76,41 @@ def test_reversing_an_unknown_entry_is_still_the_rules_sentence(web, app):
     prepare(app)
     reply = web("banker").command(type="reverse", seq=9999, reason="typo")
     assert reply.status_code == 400 and refusal(reply)["code"] == "unknown_entry"
+
+
+def test_a_banker_racing_the_leads_next_award_never_undoes_it(bank):
+    """The right is decided under the bank's lock: a reverse aimed at the seq the lead's next
+    award will take is refused once that award exists, never checked against an empty seq."""
+    import threading
+
+    from bank.errors import BankError, NotAllowed
+
+    bank.execute({"id": "go", "type": "start_clock"})
+    banker_may = lambda kind: may("banker", "reverse") and may("banker", kind)  # noqa: E731
+    stop, undone, refused = threading.Event(), [], []
+
+    def lead():
+        for n in range(150):
+            bank.execute({"id": f"award-{n}", "type": "award", "team": "blue", "points": 1, "reason": "fair play"})
+        stop.set()
+
+    def banker():
+        n = 0
+        while not stop.is_set():
+            n += 1
+            try:
+                bank.execute({"id": f"undo-{n}", "type": "reverse", "seq": bank.last_seq + 1, "reason": "race"},
+                             may_undo=banker_may)
+                undone.append(n)
+            except NotAllowed:
+                refused.append(n)
+            except BankError:
+                pass  # no such entry yet: the rules' own refusal
+
+    threads = [threading.Thread(target=lead), threading.Thread(target=banker)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert undone == []
+    assert bank.state.reputation["blue"] == 150

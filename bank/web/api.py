@@ -8,7 +8,7 @@ from flask import Blueprint, Response, current_app, g, jsonify, request, session
 from .. import export, fields
 from ..engine import COMMANDS
 from ..history import reputation_history
-from ..errors import BankError, CommandError
+from ..errors import BankError, CommandError, NotAllowed
 from ..journal import StorageError
 from . import live, payloads
 from .auth import (CLIENT, USER, Busy, csrf_ok, csrf_token, current_login, current_role, error, facilitator_required,
@@ -175,18 +175,17 @@ def post_command():
     if not may(g.role, command.get("type")):
         return error(403, "forbidden", f"a {g.role} may not send {str(command.get('type'))[:40]!r} commands", {"role": g.role})
     s = services()
-    if command.get("type") == "reverse":
-        original = s.bank.entry_type(command.get("seq"))
-        if not may_reverse(g.role, original):
-            return error(403, "forbidden", f"a {g.role} may not undo a {original!r} entry: only who may send it may undo it",
-                         {"role": g.role, "command": original})
     unknown = fields.unknown_fields(command)
     if unknown:  # a misspelt optional field ("deadline" for "deadline_minutes") would be silently ignored
         return error(400, "unknown_field", unknown)
     command["actor"] = session["user"]
     before = s.bank.last_seq
     try:
-        result = s.bank.execute(command)
+        role = g.role
+        result = s.bank.execute(command, may_undo=lambda kind: may_reverse(role, kind))
+    except NotAllowed as exc:  # undoing an entry this role may not send (decided under the bank's lock)
+        return error(403, exc.code, f"a {role} may not undo a {exc.params['command']!r} entry: only who may send it may undo it",
+                     {"role": role, **exc.params})
     except CommandError as exc:
         return error(400, exc.code, exc.message, exc.params)
     except StorageError as exc:  # disk full, read-only, damaged: not a refusal; nothing was booked
