@@ -272,3 +272,33 @@ def test_r34_a_real_server_restarted_on_a_clock_an_hour_behind_holds_the_game(tm
     clock = public["board"]["clock"]
     assert status == 200 and clock["status"] == "paused" and clock["session"] == 1
     assert clock["held"]["kind"] == "clock_jump_at_start" and clock["held"]["seconds"] == pytest.approx(-HOUR, abs=60)
+
+
+def test_r34_a_jump_of_the_machines_clock_logs_nobody_out_and_stretches_no_lock(bank_path, config, clocks, monkeypatch):
+    """Sessions and log-in locks are timed on the bank's time line too: two days forward
+    (the Pi gets network time) must not end every facilitator's session when the lead
+    is needed to resume; an hour back must not turn a 5-minute lock into 65 minutes."""
+    import time
+
+    from bank.web import create_app
+    from conftest import WebClient
+
+    monkeypatch.setattr(time, "time", clocks.wall)  # the whole process sees the machine's clock jump
+    app = create_app({"DB": bank_path, "CONFIG": config, "TESTING": True, "PASSWORD_HASH": "pbkdf2:sha256:1000",
+                      "CLOCKS": (clocks.wall, clocks.mono)})
+    services = app.extensions["terrabank"]
+    try:
+        services.access.add_user("lea", "correct horse", "lead")
+        lead = WebClient(app.test_client())
+        assert lead.login("lea").status_code == 200
+        clocks.jump(DAYS_2)
+        services.bank.watch_clock()
+        assert lead.client.get("/api/state").status_code == 200
+        lockout = app.extensions["terrabank_lockout"]
+        for _ in range(5):
+            lockout.failed("user:ben")
+        clocks.jump(-HOUR)
+        assert 0 < lockout.seconds_left("user:ben") <= 301  # rounded up, as the message says
+    finally:
+        services.bank.close()
+        services.access.close()

@@ -52,8 +52,10 @@ def create_app(settings: dict | None = None) -> Flask:
     access = Access(db, app.config.get("PASSWORD_HASH", "scrypt"))
     access.ensure_team_tokens(config.teams)
     app.extensions["terrabank"] = Services(bank, config, access)
-    app.extensions["terrabank_lockout"] = Lockout(db)  # failed log-ins survive a restart
-    app.extensions["terrabank_sessions"] = Sessions(access.conn, db)  # log-ins are rows: they can be ended
+    # Both measure time on the bank's time line (bank/timeline.py): a jump of the machine's
+    # clock neither logs every facilitator out nor stretches a lock.
+    app.extensions["terrabank_lockout"] = Lockout(db, clock=bank.now)  # failed log-ins survive a restart
+    app.extensions["terrabank_sessions"] = Sessions(access.conn, db, clock=bank.now)  # log-ins are rows: they can be ended
     _register(app)
     # A short heartbeat so a phone that lost the Wi-Fi shows "offline" within about 20 s.
     # cors_allowed_origins=None: only the page's own origin (whatever address the phones use), since

@@ -44,8 +44,9 @@ class Lockout:
     """Failed log-ins per key (USER + name, CLIENT + address) in SQLite; too many in a row lock it for a while."""
 
     def __init__(self, path=":memory:", max_failures: int = MAX_FAILURES, lock_seconds: int = LOCK_SECONDS,
-                 hash_slots: int = HASH_SLOTS, hash_wait: float = HASH_WAIT_SECONDS):
+                 hash_slots: int = HASH_SLOTS, hash_wait: float = HASH_WAIT_SECONDS, clock=None):
         self.max_failures, self.lock_seconds, self.hash_wait = max_failures, lock_seconds, hash_wait
+        self.clock = clock or time.time  # the bank's time line in the app: a jump of the machine's clock moves no lock
         self.path = Path(path)
         self._slots = threading.BoundedSemaphore(hash_slots)
         self._lock = threading.Lock()  # one transaction at a time in this process; BEGIN IMMEDIATE for the others
@@ -110,16 +111,16 @@ class Lockout:
     def seconds_left(self, key: str, now: float | None = None) -> int:
         """Seconds until `key` may try again; 0 if it is not locked."""
         with self._transaction() as conn:
-            return self._left(conn, key, time.time() if now is None else now)
+            return self._left(conn, key, self.clock() if now is None else now)
 
     def failed(self, key: str, now: float | None = None) -> None:
         """Count one failed log-in for `key`."""
         with self._transaction() as conn:
-            self._count(conn, key, time.time() if now is None else now)
+            self._count(conn, key, self.clock() if now is None else now)
 
     def reserve(self, keys, now: float | None = None) -> int:
         """In one step: the seconds left of the longest lock among `keys`, or 0 and one failure counted on each."""
-        now = time.time() if now is None else now
+        now = self.clock() if now is None else now
         with self._transaction() as conn:
             wait = max((self._left(conn, key, now) for key in keys), default=0)
             if not wait:

@@ -60,8 +60,9 @@ class Sessions:
     Sharing it means no second handle on the game file to leave open: closing the accounts closes this.
     """
 
-    def __init__(self, conn: sqlite3.Connection, path, clock=time.time):
-        self.conn, self.path, self.clock = conn, Path(path), clock
+    def __init__(self, conn: sqlite3.Connection, path, clock=None):
+        # The app passes the bank's time line (bank/timeline.py); the system clock otherwise.
+        self.conn, self.path, self.clock = conn, Path(path), clock or time.time
         with storage_errors(self.path):
             self.conn.executescript(SCHEMA)
 
