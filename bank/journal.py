@@ -165,9 +165,12 @@ class Journal:
         for table in _APPEND_ONLY:
             for verb, op in (("update", "UPDATE"), ("delete", "DELETE")):
                 self._conn.execute(_TRIGGER.format(table=table, verb=verb, op=op))
-        if self._conn.execute("SELECT COUNT(*) FROM chain").fetchone()[0] == 0:
+        # Only a game from before the chain gets one computed; the meta row says the chain
+        # exists, so dropping its tables by hand cannot make the bank rebuild a clean one.
+        if self._conn.execute("SELECT 1 FROM meta WHERE key='chain'").fetchone() is None:
             rows = self._conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()
             self._conn.executemany("INSERT INTO chain(seq, hash) VALUES (?, ?)", chain.replay(rows))
+            self._conn.execute("INSERT INTO meta(key, value) VALUES ('chain', '1')")
 
     def _check_schema(self) -> None:
         """Refuse a valid SQLite file that is not a Terrabank game of our schema."""

@@ -97,18 +97,42 @@ def test_a_chain_rebuilt_by_a_forger_shows_against_the_head_written_down(config,
     assert capsys.readouterr().out.splitlines()[0] != f"journal chain at entry {seq}: {written_down}"
 
 
-def test_a_game_from_before_the_chain_gains_it_on_open(config, bank_path):
-    """A game file made by an earlier Terrabank keeps working: its chain is computed once."""
+def test_dropping_the_chain_tables_by_hand_does_not_get_a_clean_chain(config, bank_path):
+    """Edit a row, then drop the chain and the checkpoint table: the bank must not take the file
+    for one made before the chain and compute a fresh, clean chain over the edited rows."""
     bank = Bank.create(bank_path, config)
     _harvests(bank, 3)
-    head = bank.chain_head()
     bank.close()
+    _tamper(bank_path, "UPDATE journal SET actor='someone' WHERE seq=3")
     conn = sqlite3.connect(bank_path)
     conn.execute("DROP TRIGGER chain_no_delete")
     conn.execute("DROP TABLE chain")
     conn.execute("DROP TABLE clock_checkpoint")
     conn.commit()
     conn.close()
+    with Bank.open(bank_path, config) as reopened:
+        assert any("journal row 1 was changed" in p for p in reopened.verify())
+
+
+def _as_made_before_the_chain(path) -> None:
+    """What a game file made by the Terrabank before the chain looks like."""
+    conn = sqlite3.connect(path)
+    for trigger in ("chain_no_delete", "chain_no_update", "meta_no_delete"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    conn.execute("DROP TABLE chain")
+    conn.execute("DROP TABLE clock_checkpoint")
+    conn.execute("DELETE FROM meta WHERE key='chain'")
+    conn.commit()
+    conn.close()
+
+
+def test_a_game_from_before_the_chain_gains_it_on_open(config, bank_path):
+    """A game file made by an earlier Terrabank keeps working: its chain is computed once."""
+    bank = Bank.create(bank_path, config)
+    _harvests(bank, 3)
+    head = bank.chain_head()
+    bank.close()
+    _as_made_before_the_chain(bank_path)
     with Bank.open(bank_path, config) as reopened:
         assert reopened.verify() == [] and reopened.chain_head() == head
         reopened.execute({"id": "after", "type": "harvest", "team": "red", "card": "harvester-1", "resource": "water"},
