@@ -13,7 +13,7 @@ import pytest
 
 from bank.web import live
 from bank.web.extensions import socketio
-from conftest import CONFIG_PATH
+from conftest import CONFIG_PATH, WebClient
 from security_kit import CALLERS, refusal, services, snapshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -117,7 +117,8 @@ def test_an_idle_session_ends_after_a_day(tmp_path, app):
 
     now = [1000.0]
     store = Sessions(services(app).access.conn, tmp_path / "web.db", clock=lambda: now[0])
-    sid = store.start("lead", "lead", "10.0.0.5", "Mozilla/5.0 (Linux; Android 14) Chrome/126.0")
+    sid = store.start("lead", "lead", "10.0.0.5", "Mozilla/5.0 (Linux; Android 14) Chrome/126.0",
+                      services(app).access.since("lead"))
     assert store.check(sid).role == "lead"
     now[0] += IDLE_LIMIT - 1
     assert store.check(sid) is not None  # a request inside the day keeps it alive...
@@ -132,7 +133,7 @@ def test_a_full_disk_does_not_log_anyone_out(tmp_path, app, monkeypatch):
 
     now = [1000.0]
     store = Sessions(services(app).access.conn, tmp_path / "web.db", clock=lambda: now[0])
-    sid = store.start("lead", "lead", "10.0.0.5", "")
+    sid = store.start("lead", "lead", "10.0.0.5", "", services(app).access.since("lead"))
     plain = store._sql
 
     def full(query, params=()):
@@ -289,3 +290,20 @@ def test_socketio_accepts_only_the_pages_own_origin(app, host):
     same = client.get(handshake, headers={"Origin": f"http://{host}", "Host": host})
     assert same.status_code == 200 and same.data.startswith(b"0{")
     assert client.get(handshake, headers={"Host": host}).status_code == 200  # no Origin: not a browser page
+
+
+def test_a_password_changed_while_a_log_in_is_checked_opens_no_session(app, web, monkeypatch):
+    """The old password was right when it was checked, but the account was replaced during the
+    check (scrypt takes a while): the log-in must not open a session on the new account."""
+    access = services(app).access
+    check = access.check
+
+    def replaced_meanwhile(username, password):
+        role = check(username, password)
+        access.add_user(username, "a new password", role)  # `terrabank user` in another window
+        return role
+    monkeypatch.setattr(access, "check", replaced_meanwhile)
+    client = WebClient(app.test_client())
+    reply = client.login("lead")
+    assert reply.status_code == 409 and reply.get_json()["error"]["code"] == "account_changed"
+    assert client.client.get("/api/state").status_code == 401

@@ -65,6 +65,12 @@ class Access:
         matches = check_password_hash(stored, password)
         return role if matches else None
 
+    def since(self, username: str) -> float | None:
+        """When the account was last made or replaced (None: no such account), read before its
+        password is checked, so a log-in checked against a replaced password opens no session."""
+        rows = self._sql("SELECT created_at FROM facilitators WHERE username = ?", (username,))
+        return rows[0][0] if rows else None
+
     def users(self) -> list:
         return [{"username": u, "role": r} for u, r in self._sql("SELECT username, role FROM facilitators ORDER BY username")]
 

@@ -104,6 +104,7 @@ def login():
     wait = lockout().reserve(keys)
     if wait:
         return error(429, "locked_out", f"too many failed log-ins; try again in {wait} s", {"seconds_left": wait})
+    since = services().access.since(username)  # before the check: a password changed meanwhile opens nothing
     try:
         with lockout().hash_slot():  # a few hashes at a time: memory stays bounded whatever arrives
             role = services().access.check(username, password)
@@ -117,7 +118,7 @@ def login():
     if ended:
         sessions().end(ended.key)
         live.end_session_sockets(ended.key, "logout")
-    sid = sessions().start(username, role, request.remote_addr or "?", request.headers.get("User-Agent", ""))
+    sid = sessions().start(username, role, request.remote_addr or "?", request.headers.get("User-Agent", ""), since)
     if sid is None:
         return error(409, "account_changed", "this account was changed while logging in; log in again")
     lang = session.get("lang")

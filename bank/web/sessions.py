@@ -71,14 +71,17 @@ class Sessions:
         with storage_errors(self.path):
             return self.conn.execute(query, params).fetchall()
 
-    def start(self, username: str, role: str, address: str, agent: str) -> str | None:
-        """Open a session for an account just checked; the new session id, or None if the account changed meanwhile."""
+    def start(self, username: str, role: str, address: str, agent: str, since: float | None) -> str | None:
+        """Open a session for an account just checked; the new session id, or None if the account changed meanwhile.
+
+        `since` is the account's created_at read before its password was checked: a replace
+        during the check (a password change) makes it differ, and no session is opened.
+        """
         session_id, now = secrets.token_urlsafe(32), self.clock()
         self._sql("DELETE FROM sessions WHERE last_seen < ?", (now - IDLE_LIMIT,))
-        # The account's created_at is read in the same statement: a replace between check and here is caught.
         made = self._sql("""INSERT INTO sessions SELECT ?, username, role, created_at, ?, ?, ?, ?
-                            FROM facilitators WHERE username = ? AND role = ? RETURNING id_hash""",
-                         (digest(session_id), now, now, address[:45], device(agent), username, role))
+                            FROM facilitators WHERE username = ? AND role = ? AND created_at = ? RETURNING id_hash""",
+                         (digest(session_id), now, now, address[:45], device(agent), username, role, since))
         return session_id if made else None
 
     def check(self, session_id: str) -> Login | None:

@@ -371,4 +371,10 @@
     }
     window.location.reload();
   });
+
+  // A log-in starts afresh: keys of commands left unconfirmed by whoever used this tab before
+  // belong to another facilitator (the bank fingerprints the sender too), so they are dropped.
+  if (window.location.pathname === "/login") {
+    try { window.sessionStorage.removeItem("tb.pending"); } catch (e) { /* no storage: nothing kept */ }
+  }
 })();
