@@ -28,8 +28,9 @@ STOP_HINT = "stop it first (Ctrl+C in its window, or: sudo systemctl stop terrab
 
 
 def lock_path(db) -> Path:
-    """Where the running bank's lock lives: beside the game file."""
-    return Path(f"{db}.lock")
+    """Where the running bank's lock lives: beside the game file (the real one: a symlink to a
+    served game must meet the same lock)."""
+    return Path(f"{Path(db).resolve()}.lock")
 
 
 class GameLock:

@@ -92,6 +92,7 @@ class Bank:
         self._rng = random.SystemRandom()
         self._clock = clock or timeline.BankClock(time.time(), config.clock_tolerance)
         self._start_jump = start_jump
+        self._unheld_jump: timeline.Jump | None = None
         self._last_beat = float("-inf")
 
     @classmethod
@@ -199,9 +200,14 @@ class Bank:
     def watch_clock(self) -> Result | None:
         """Called every second by the server: a jump of the machine's clock pauses a running
         game clock and says what was seen (R34); a heartbeat checkpoints the time line."""
-        jump = self._clock.jumped()
+        # A jump whose hold could not be written (disk full) is kept and tried again next second:
+        # the clock has already taken the new reading as its reference and would not see it twice.
+        jump = self._unheld_jump or self._clock.jumped()
         if jump is not None:
-            return self._hold(jump)
+            self._unheld_jump = jump
+            result = self._hold(jump)
+            self._unheld_jump = None
+            return result
         if self._state.clock["status"] == "running" and self.now() - self._last_beat >= HEARTBEAT_SECONDS:
             self._beat()
         return None

@@ -168,6 +168,16 @@ def test_init_force_is_refused_while_the_lock_is_held(tmp_path, capsys):
     assert main([*args, "init", "--force"]) == 0  # released: now it may
 
 
+def test_init_force_through_a_symlink_meets_the_same_lock(tmp_path, capsys):
+    db = tmp_path / "g.db"
+    link = tmp_path / "today.db"
+    assert main(["--config", str(CONFIG_PATH), "--db", str(db), "init"]) == 0
+    link.symlink_to(db)
+    with gamefile.hold(db, "terrabank serve"):
+        assert main(["--config", str(CONFIG_PATH), "--db", str(link), "init", "--force"]) == 2
+        assert "already running" in one_line(capsys.readouterr().err)
+
+
 def test_lock_and_copies_are_private(tmp_path):
     db = tmp_path / "g.db"
     assert main(["--config", str(CONFIG_PATH), "--db", str(db), "init"]) == 0

@@ -302,3 +302,24 @@ def test_r34_a_jump_of_the_machines_clock_logs_nobody_out_and_stretches_no_lock(
     finally:
         services.bank.close()
         services.access.close()
+
+
+def test_r34_a_hold_that_could_not_be_written_is_written_at_the_next_second(game, clocks, monkeypatch):
+    """The disk was full when the jump was seen: the next watch still pauses the game and says why."""
+    from bank.journal import StorageError
+
+    bank = game(create=True)
+    book(bank, type="start_clock")
+    pass_time(bank, clocks, 10)
+    clocks.jump(DAYS_2)
+    execute = bank._execute
+
+    def disk_full(*args, **kwargs):
+        raise StorageError("disk_full", "the disk is full")
+    monkeypatch.setattr(bank, "_execute", disk_full)
+    with pytest.raises(StorageError):
+        bank.watch_clock()
+    monkeypatch.setattr(bank, "_execute", execute)
+    clocks.run(1)
+    assert bank.watch_clock() is not None
+    assert bank.state.clock["status"] == "paused" and bank.state.clock["held"]["kind"] == "clock_jump"
