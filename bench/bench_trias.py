@@ -1,10 +1,11 @@
 """Benchmark of the Trias engine and its bots (issue 10).
 
     python bench/bench_trias.py speed            # random games/s, drift listing, playouts/s, decision time
-    python bench/bench_trias.py strength --games 200 --workers 2 --iterations 60
+    python bench/bench_trias.py strength --games 200 --workers 2 --iterations 200
+    python bench/bench_trias.py strength --games 40 --workers 2 --hard-seconds 1.5 --pairings hard:easy
 
 Everything runs on one core unless --workers says otherwise; figures are
-printed as Markdown tables for docs/PERFORMANCE.md ("## Trias engine").
+printed as JSON (and written with --json); docs/PERFORMANCE.md, "## Trias engine", quotes them.
 """
 
 from __future__ import annotations
@@ -182,6 +183,8 @@ def speed_main(args) -> dict:
 
 def strength_main(args) -> dict:
     budgets = {"medium": {"iterations": args.medium}, "hard": {"iterations": args.iterations}}
+    if args.hard_seconds:
+        budgets["hard"] = {"seconds": args.hard_seconds}
     pairings = [tuple(p.split(":")) for p in args.pairings.split(",")]
     start = time.perf_counter()
     rows = strength(pairings, args.games, args.workers, budgets, args.log)
@@ -194,6 +197,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--iterations", type=int, default=80, help="hard level's iterations in the strength table")
+    parser.add_argument("--hard-seconds", type=float, help="give the hard level this time budget instead")
     parser.add_argument("--medium", type=int, default=20, help="medium level's iterations in the strength table")
     parser.add_argument("--pairings", default="easy:random,hard:easy,medium:easy,hard:medium")
     parser.add_argument("--json", type=Path)

@@ -80,3 +80,16 @@ def test_t17_t18_a_short_game_between_levels_ends_with_a_winner():
 def test_unknown_level_is_refused():
     with pytest.raises(ValueError, match="unknown bot level"):
         choose(trias.new_game(2, 1)[0], "grandmaster")
+
+
+def test_t18_no_move_is_chosen_once_the_game_is_over():
+    state = positions(2, seed=2, every=1000)[0]
+    state.phase = "over"
+    with pytest.raises(ValueError, match="game is over"):
+        choose(state, "hard", {"iterations": 3})
+
+
+def test_t9_t12_the_search_answers_a_legal_move_even_with_no_time_at_all():
+    for state in positions(4, seed=6, every=17)[1:5]:
+        command = choose(state, "hard", {"seconds": 0.0}, random.Random(3))
+        assert trias.is_legal(state, command)

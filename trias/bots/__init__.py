@@ -30,6 +30,8 @@ def choose(view_or_state, level: str = "medium", budget: dict | None = None, rng
         raise ValueError(f"unknown bot level {level!r}; levels are {', '.join(LEVELS)}")
     rng = rng or random.Random()
     v = as_view(view_or_state)
+    if v["phase"] in ("over", "setup"):
+        raise ValueError(f"there is no move to choose: the game is {'over' if v['phase'] == 'over' else 'not set up'}")
     if level == "random":
         return random_action(determinise(v, rng), rng)
     if level == "easy":

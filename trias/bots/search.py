@@ -51,13 +51,13 @@ def search_action(v: dict, rng, seconds: float | None = None, iterations: int | 
     """The most visited move after `iterations` iterations or `seconds` of search."""
     if v["phase"] == "place":
         return greedy_action(determinise(v, rng), rng, unseen_cards(v))
-    seat, root = v["current"], Node()
+    root = Node()
     if iterations is None and seconds is None:
         seconds = 1.0
     deadline = time.perf_counter() + seconds if seconds is not None else None
     done = 0
     while (iterations is None or done < iterations) and (deadline is None or done == 0 or time.perf_counter() < deadline):
-        _iterate(root, determinise(v, rng), seat, rng, horizon)
+        _iterate(root, determinise(v, rng), rng, horizon, deadline)
         done += 1
     best = max(root.children.values(), key=lambda child: child.visits)
     key = next(k for k, child in root.children.items() if child is best)
@@ -72,10 +72,10 @@ def _command(node: Node, key: tuple) -> dict:
     raise KeyError(key)
 
 
-def _iterate(root: Node, state, seat: int, rng, horizon: int) -> None:
+def _iterate(root: Node, state, rng, horizon: int, deadline: float | None = None) -> None:
     node, path, ends = root, [], 0
     while state.phase != "over" and ends < horizon:
-        ranked = _ranked(node, state, rng, root=node is root)
+        ranked = _ranked(node, state, rng, root=node is root, deadline=deadline)
         allowed = max(1, int(1 + 1.5 * math.sqrt(node.visits)))
         options = ranked[:allowed]
         for k, _ in options:
@@ -107,16 +107,16 @@ def _ucb(node: Node, key: tuple) -> float:
     return child.total / child.visits + EXPLORE * math.sqrt(math.log(node.avail[key]) / child.visits)
 
 
-def _ranked(node: Node, state, rng, root: bool = False) -> list:
+def _ranked(node: Node, state, rng, root: bool = False, deadline: float | None = None) -> list:
     """The moves at this node, best first by the heuristic one move ahead (cached per deal kind)."""
     tag = (state.phase, drift_landscape(state), state.ap)
     found = node.ranked.get(tag)
     if found is None:
-        found = node.ranked[tag] = _rank(state, rng, None if root else DRIFTS)
+        found = node.ranked[tag] = _rank(state, rng, None if root else DRIFTS, deadline)
     return found
 
 
-def _rank(state, rng, most: int | None) -> list:
+def _rank(state, rng, most: int | None, deadline: float | None = None) -> list:
     seat = state.current
     if state.phase == "start":
         pairs = drift_pairs(state, seat, drift_landscape(state))
@@ -132,6 +132,10 @@ def _rank(state, rng, most: int | None) -> list:
             commands = [c for c in commands if c["type"] != "drift"] + keep
     scored = []
     for command in commands:
+        if deadline is not None and scored and time.perf_counter() > deadline:
+            # Out of time (a slow machine): the moves not judged yet go last, unjudged.
+            scored.append((-1.0, key_of(command), command))
+            continue
         if command["type"] == "draw":
             value = _draw_value(state, seat, scored)
         else:
