@@ -86,6 +86,8 @@ def bank_env():
     env = dict(os.environ)
     env.setdefault("TERRABANK_CONFIG", os.path.join(ROOT, "config.toml"))
     env.setdefault("TERRABANK_DB", os.path.join(ROOT, "terrabank.db"))
+    # The bank's messages then name the command this user has (`terrabank` is not on their PATH).
+    env["TERRABANK_LAUNCHER"] = ("python" if os.name == "nt" else "python3") + " run.py"
     return env
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import getpass
 import os
 import secrets
@@ -35,6 +36,11 @@ def add_parsers(sub, paths) -> None:
     p.set_defaults(func=lambda args: cmd_links(args, *paths(args)))
 
 
+def launcher() -> str:
+    """The command the user typed to reach us: `python3 run.py` sets TERRABANK_LAUNCHER, else `terrabank`."""
+    return os.environ.get("TERRABANK_LAUNCHER") or "terrabank"
+
+
 def _app(config_path: str, db: str, **settings):
     from bank.web import create_app  # Flask is loaded only for the web commands
 
@@ -66,6 +72,26 @@ def print_qr(url: str) -> None:
     qr.print_ascii(out=sys.stdout, invert=True)
 
 
+def check_port(host: str, port: int) -> None:
+    """Refuse at once, before any "running" line, a port another program (or another bank) listens on."""
+    probe = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        # As the server will: a port left in TIME_WAIT by a bank just stopped is free to use.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
+    except PermissionError:
+        raise BankError("port_forbidden", f"this user may not listen on port {port} (ports below 1024 need root); "
+                        f"start with a higher port, e.g. {launcher()} serve --port 5000") from None
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise BankError("port_in_use", f"port {port} is in use: is the bank already running? Stop it first "
+                            f"(Ctrl+C in its window), or start on another port: {launcher()} serve --port {port + 1}") from None
+        raise BankError("bad_address", f"cannot listen on {host}:{port} ({exc.strerror}); check [server] host "
+                        "in config.toml or give --host 0.0.0.0") from None
+    finally:
+        probe.close()
+
+
 def cmd_serve(args, config_path: str, db: str) -> int:
     """Start the server on all interfaces; print the addresses and a QR code of the console."""
     # Held for the server's whole life (the OS lets go when the process ends, even killed):
@@ -78,6 +104,9 @@ def _serve(args, config_path: str, db: str) -> int:
     from bank.web.extensions import socketio
 
     check_database(db)
+    config = load_config(config_path)
+    host, port = args.host or config.host, args.port or config.port
+    check_port(host, port)  # before the ticker starts or anything is printed
     # Threading mode costs four threads per connected page (Werkzeug's handler, the WebSocket
     # reader, the Engine.IO writer and its ping timer): 800 for 200 phones. At the default
     # 8 MB of stack each that is 6.4 GB of address space, more than a 32-bit Raspberry Pi OS
@@ -86,8 +115,6 @@ def _serve(args, config_path: str, db: str) -> int:
     # the server's process only, before any of its threads start.
     threading.stack_size(512 * 1024)
     app = _app(config_path, db, TICKER=True)
-    config = app.extensions["terrabank"].config
-    host, port = args.host or config.host, args.port or config.port
     urls = [f"http://{a}:{port}" for a in (addresses() if host == "0.0.0.0" else [host])]
     print(f"Terrabank is running. Facilitators: {urls[0]}/console   Big screen: {urls[0]}/display")
     for url in urls[1:]:
@@ -99,7 +126,7 @@ def _serve(args, config_path: str, db: str) -> int:
         print(f"Reminder: {lead_password_path(db).resolve()} still holds the first lead password; "
               "delete it once the password is written down.")
     print_qr(f"{urls[0]}/console")
-    print("Team phone links: terrabank links.  Stop with Ctrl+C.", flush=True)
+    print(f"Team phone links: {launcher()} links.  Stop with Ctrl+C.", flush=True)
     socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, log_output=False)
     return 0
 
@@ -118,7 +145,7 @@ def first_lead(access, db) -> None:
     """
     password = secrets.token_urlsafe(9)
     access.add_user("lead", password, "lead")
-    more = "add more accounts with: terrabank user NAME --role banker"
+    more = f"add more accounts on the admin page, or with: {launcher()} user NAME --role banker"
     if sys.stdout.isatty():
         print(f"First start: log in as  lead  with password  {password}  (write it down; {more})")
         return
@@ -162,16 +189,29 @@ def cmd_user(args, config_path: str, db: str) -> int:
         # The name is the `actor` of every row the facilitator books: it must show in the journal and report.
         raise BankError("bad_username", f"the username {args.username!r} has no visible letters or holds a "
                         "control character; choose a plain name such as alice")
-    if args.password_stdin:
-        password = sys.stdin.readline().rstrip("\n")
-    else:
-        password = getpass.getpass(f"Password for {args.username}: ")
-        if getpass.getpass("Again: ") != password:
-            raise BankError("password_mismatch", "the two passwords differ; nothing was changed")
+    password = _read_password(args)
     access = _app(config_path, db).extensions["terrabank"].access
     access.add_user(args.username, password, args.role)
     print(f"Facilitator {args.username} ({args.role}) is ready.")
     return 0
+
+
+def _read_password(args) -> str:
+    """The new password, typed twice (or one line of stdin); no input or Ctrl+C is one clear line, not a traceback."""
+    try:
+        if args.password_stdin:
+            password = sys.stdin.readline().rstrip("\r\n")
+        else:
+            password = getpass.getpass(f"Password for {args.username}: ")
+            if password and getpass.getpass("Again: ") != password:
+                raise BankError("password_mismatch", "the two passwords differ; nothing was changed")
+    except (EOFError, KeyboardInterrupt):
+        print(file=sys.stderr)  # the prompt's line is left open by Ctrl+D / Ctrl+C
+        raise BankError("no_password", "no password was given; nothing was changed") from None
+    if not password:
+        raise BankError("no_password", f"no password was typed; nothing was changed. Run {launcher()} user "
+                        f"{args.username} --role {args.role} again and type one (8 characters or more)")
+    return password
 
 
 def cmd_links(args, config_path: str, db: str) -> int:

@@ -116,9 +116,24 @@ def _teams(root: Reader, harvestable: tuple) -> dict:
             t.fail("id", f"repeats the team id {tid!r}; each team needs its own id")
         if not tid.isidentifier():
             t.fail("id", f"must be a short word of letters, digits or _ (it goes in links), got {tid!r}")
-        teams[tid] = Team(tid, t.label(), t.colour("colour"), t.str("resource", choices=harvestable))
+        teams[tid] = Team(tid, _team_label(t), t.colour("colour"), t.str("resource", choices=harvestable))
         t.done()
     return teams
+
+
+# A team's name sits beside its score on a 360 px phone header, a console button and the fight
+# page: up to 30 characters wrap onto two or three lines there (or are cut with "…" in the
+# standings) and leave the score in view; longer names would only be cut.
+TEAM_NAME_MAX = 30
+
+
+def _team_label(t: Reader) -> dict:
+    labels = t.label()
+    for lang, text in labels.items():
+        if len(text.strip()) > TEAM_NAME_MAX:
+            t.sub("label").fail(lang, f"is {len(text.strip())} characters long; a team name has at most {TEAM_NAME_MAX} "
+                                f"so it fits beside the score on a phone, e.g. {text.strip()[:TEAM_NAME_MAX]!r}")
+    return labels
 
 
 def _roles(root: Reader) -> dict:

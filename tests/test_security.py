@@ -24,6 +24,8 @@ ROUTES = {
     "/api/lang/<code>": "anyone (own session's language only; CSRF token: a cross-site form would replace the cookie)",
     "/api/sessions/<key>/end": {"lead"},
     "/api/sessions/end-all": {"lead"},
+    "/api/accounts": {"lead"},
+    "/api/accounts/delete": {"lead"},
 }
 # connect and sync only read: they send the current picture to the caller; disconnect forgets the socket.
 SOCKET_HANDLERS = {"connect", "sync", "disconnect"}
@@ -131,12 +133,25 @@ def test_brute_force_of_a_facilitator_is_locked_out_even_with_the_right_password
         error = refusal(reply)
         assert reply.status_code == 429 and error["code"] == "locked_out"
         assert 0 < error["params"]["seconds_left"] <= auth.LOCK_SECONDS and "try again in" in error["message"]
-    # The lock is on the account, so the real lead on another device must wait too (the price of the lock).
-    assert _login(web(), "lead", "correct horse", addr="10.0.0.50").status_code == 429
+    # The lock is on this account from this device: the real lead on a device that has not failed still gets in
+    # (issue 12: strangers must not lock the lead out); ACCOUNT_MAX_FAILURES bounds guesses spread over devices.
+    assert _login(web(), "lead", "correct horse", addr="10.0.0.50").status_code == 200
+
+
+def test_guesses_spread_over_many_devices_stop_at_the_account_cap(web):
+    """Each device gets MAX_FAILURES tries at "lead"; all devices together get ACCOUNT_MAX_FAILURES, then everyone waits."""
+    statuses = []
+    for n in range(auth.ACCOUNT_MAX_FAILURES // auth.MAX_FAILURES + 1):
+        statuses += [_login(web(), "lead", f"guess {n}.{k}", addr=f"10.0.3.{n}").status_code for k in range(auth.MAX_FAILURES)]
+    assert statuses.count(401) == auth.ACCOUNT_MAX_FAILURES and set(statuses[auth.ACCOUNT_MAX_FAILURES:]) == {429}
+    reply = _login(web(), "lead", "correct horse", addr="10.0.0.50")
+    assert reply.status_code == 429 and "min" in refusal(reply)["message"]
+    assert _login(web(), "banker", "correct horse", addr="10.0.0.50").status_code == 200  # other accounts are not touched
 
 
 def test_the_lockout_ends_after_its_time():
     lockout = auth.Lockout()
+    assert auth.user_key("lead", "10.0.0.9") != auth.user_key("lead", "10.0.0.50")
     for _ in range(auth.MAX_FAILURES):
         lockout.failed(auth.USER + "lead", now=1000.0)
     assert lockout.seconds_left(auth.USER + "lead", now=1000.0) == auth.LOCK_SECONDS + 1
@@ -203,6 +218,8 @@ POSTS = [  # (route, body, role that may use it)
     ("/api/lang/en", {}, None),
     ("/api/lang/en", {}, "lead"),
     ("/api/sessions/end-all", {}, "lead"),
+    ("/api/accounts", {"username": "dora", "role": "banker", "password": "long enough", "again": "long enough"}, "lead"),
+    ("/api/accounts/delete", {"username": "banker"}, "lead"),
 ]
 
 
@@ -239,7 +256,8 @@ def test_a_cross_site_form_with_the_right_token_still_cannot_post_a_command(web,
 
 GETS = ["/", "/login", "/console", "/fight", "/admin", "/display", "/api/config", "/api/public", "/api/history",
         "/api/state", "/api/journal", "/api/me", "/api/csrf", "/api/teams/links", "/api/export/journal.csv",
-        "/api/export/standings.json", "/api/print/join.pdf", "/api/sessions"]
+        "/api/export/standings.json", "/api/print/join.pdf", "/api/sessions", "/api/accounts",
+        "/t", "/t/"]
 
 
 def test_a_get_never_changes_anything(web, app, tokens):

@@ -84,9 +84,17 @@ def test_forty_parallel_wrong_log_ins_check_five_passwords_then_the_right_one_is
     replies = _at_once(web, [("lead", f"guess {n}", "10.0.0.9") for n in range(40)])
     assert len(hashes.calls) == auth.MAX_FAILURES
     assert _codes(replies) == {401: auth.MAX_FAILURES, "locked_out": 40 - auth.MAX_FAILURES}
-    reply = _post(web(), "lead", "correct horse", addr="10.0.0.50")
+    reply = _post(web(), "lead", "correct horse", addr="10.0.0.9")  # the guessing device: locked, right password or not
     assert reply.status_code == 429 and refusal(reply)["code"] == "locked_out"
     assert len(hashes.calls) == auth.MAX_FAILURES  # refused before any hashing
+    # A device that has not failed still gets in: strangers cannot lock the lead out (issue 12).
+    assert _post(web(), "lead", "correct horse", addr="10.0.0.50").status_code == 200
+
+
+def test_forty_parallel_wrong_log_ins_from_forty_devices_check_no_more_than_the_account_cap(web, hashes):
+    replies = _at_once(web, [("lead", f"guess {n}", f"10.0.4.{n}") for n in range(40)])
+    assert len(hashes.calls) == auth.ACCOUNT_MAX_FAILURES
+    assert _codes(replies) == {401: auth.ACCOUNT_MAX_FAILURES, "locked_out": 40 - auth.ACCOUNT_MAX_FAILURES}
 
 
 def test_forty_parallel_log_ins_with_the_right_password_among_them_get_no_more_than_five_tries(web, hashes):
@@ -108,7 +116,7 @@ def test_forty_parallel_log_ins_with_the_right_password_among_them_get_no_more_t
     assert len(hashes.calls) <= auth.MAX_FAILURES
     assert codes[200] + codes[401] == len(hashes.calls) and codes["locked_out"] == 40 - len(hashes.calls)
     if replies[-1].status_code != 200:  # it came too late: the lock holds against the right password too
-        assert _post(web(), "lead", "correct horse", addr="10.0.0.50").status_code == 429
+        assert _post(web(), "lead", "correct horse", addr="10.0.0.9").status_code == 429
 
 
 def test_no_more_than_the_hash_slots_hash_at_once(web, hashes):
@@ -149,7 +157,7 @@ def test_the_lock_survives_a_restart(app, web, tmp_path, config):
     again = create_app({"DB": tmp_path / "web.db", "CONFIG": config, "TESTING": True,
                         "PASSWORD_HASH": "pbkdf2:sha256:1000"})
     try:
-        reply = _post(WebClient(again.test_client()), "lead", "correct horse", addr="10.0.0.50")
+        reply = _post(WebClient(again.test_client()), "lead", "correct horse", addr="10.0.0.9")
         assert reply.status_code == 429 and refusal(reply)["code"] == "locked_out"
     finally:
         services(again).bank.close()

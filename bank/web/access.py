@@ -65,6 +65,17 @@ class Access:
         matches = check_password_hash(stored, password)
         return role if matches else None
 
+    def remove_user(self, username: str) -> bool:
+        """Delete an account and end its sessions; never the last lead (False if nothing was deleted)."""
+        # One statement: two leads deleting each other at once cannot leave the game without a lead.
+        gone = self._sql("""DELETE FROM facilitators WHERE username = ? AND (role != 'lead'
+                            OR (SELECT COUNT(*) FROM facilitators WHERE role = 'lead') > 1) RETURNING username""",
+                         (username,))
+        if gone:
+            with storage_errors(self.path):
+                end_user_sessions(self.conn, username)
+        return bool(gone)
+
     def since(self, username: str) -> float | None:
         """When the account was last made or replaced (None: no such account), read before its
         password is checked, so a log-in checked against a replaced password opens no session."""

@@ -11,9 +11,10 @@ from ..history import reputation_history
 from ..errors import BankError, CommandError, NotAllowed
 from ..journal import StorageError
 from . import live, payloads
-from .auth import (CLIENT, USER, Busy, csrf_ok, csrf_token, current_login, current_role, error, facilitator_required,
+from .auth import (CLIENT, Busy, csrf_ok, csrf_token, current_login, current_role, error, facilitator_required,
                    lead_required, lockout, sessions)
 from .body import BodyError, read_object
+from .lockout import ACCOUNT, user_key, wait_text
 from .permissions import allowed, may, may_reverse
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -98,12 +99,13 @@ def login():
     if not isinstance(username, str) or not isinstance(password, str):
         return error(400, "bad_login_form", "send the username and the password as texts")
     username, password = username[:40], password[:200]
-    keys = (USER + username, CLIENT + (request.remote_addr or "?"))
+    address = request.remote_addr or "?"
+    keys = (user_key(username, address), ACCOUNT + username, CLIENT + address)
     # Counted as a failure before the hash, in one step with the check of the lock:
     # log-ins sent at once cannot all pass the check before any of them is counted.
     wait = lockout().reserve(keys)
     if wait:
-        return error(429, "locked_out", f"too many failed log-ins; try again in {wait} s", {"seconds_left": wait})
+        return error(429, "locked_out", f"too many failed log-ins; try again in {wait_text(wait)}", {"seconds_left": wait})
     since = services().access.since(username)  # before the check: a password changed meanwhile opens nothing
     try:
         with lockout().hash_slot():  # a few hashes at a time: memory stays bounded whatever arrives

@@ -9,7 +9,8 @@ from functools import wraps
 from flask import current_app, g, jsonify, request, session
 
 # The lock and its constants live in lockout.py; re-exported for the code and tests that import them from here.
-from .lockout import CLIENT, CLIENT_MAX_FAILURES, LOCK_SECONDS, MAX_FAILURES, USER, Busy, Lockout  # noqa: F401
+from .lockout import (ACCOUNT, ACCOUNT_MAX_FAILURES, CLIENT, CLIENT_MAX_FAILURES, LOCK_SECONDS,  # noqa: F401
+                      MAX_FAILURES, USER, Busy, Lockout, user_key)
 from .sessions import Login, Sessions
 
 

@@ -2,7 +2,8 @@
 
 An attempt is counted as a failure before its password is hashed, in one
 transaction with the check of the lock, and given back when it succeeds: N log-ins
-sent at once for one username get at most MAX_FAILURES hashes between them. The
+sent at once for one username from one device get at most MAX_FAILURES hashes between
+them, and from any number of devices at most ACCOUNT_MAX_FAILURES. The
 counts live beside the journal (not in it), so a restart does not reset them.
 """
 
@@ -26,6 +27,12 @@ LOCK_SECONDS = 300
 # "client:<address>" cannot lock out somebody else's device.
 CLIENT, USER = "client:", "user:"
 CLIENT_MAX_FAILURES = 20
+# MAX_FAILURES is per username *and* device (user_key): strangers guessing "lead" from their
+# phones lock only their phones, and the real lead on a device that has not failed still
+# gets in. Each account also has a cap over all devices (ACCOUNT), so guesses spread over
+# many addresses stay bounded: 20 per account per LOCK_SECONDS, and 5 per device.
+ACCOUNT = "account:"
+ACCOUNT_MAX_FAILURES = 20
 # Each scrypt hash holds about 32 MB (werkzeug's n=2**15, r=8) while it runs: 60
 # log-ins at once took the server from 46 MB to 1.6 GB. Two at a time cost about
 # 64 MB, safe on a 2 GB Raspberry Pi, and use both cores of a small machine.
@@ -36,12 +43,23 @@ HASH_WAIT_SECONDS = 3.0
 _SCHEMA = "CREATE TABLE IF NOT EXISTS login_failures (key TEXT PRIMARY KEY, count INTEGER NOT NULL, since REAL NOT NULL)"
 
 
+def user_key(username: str, address: str) -> str:
+    """The count of one username's failures from one device (the address first: a username cannot forge it)."""
+    return f"{USER}{address} {username}"
+
+
+def wait_text(seconds: int) -> str:
+    """A lock's remaining time as a person reads it: "4 min 32 s", or "45 s" under a minute."""
+    minutes, seconds = divmod(max(0, int(seconds)), 60)
+    return f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
+
+
 class Busy(Exception):
     """Every hash slot stayed taken for HASH_WAIT_SECONDS."""
 
 
 class Lockout:
-    """Failed log-ins per key (USER + name, CLIENT + address) in SQLite; too many in a row lock it for a while."""
+    """Failed log-ins per key (user_key, ACCOUNT + name, CLIENT + address) in SQLite; too many in a row lock it for a while."""
 
     def __init__(self, path=":memory:", max_failures: int = MAX_FAILURES, lock_seconds: int = LOCK_SECONDS,
                  hash_slots: int = HASH_SLOTS, hash_wait: float = HASH_WAIT_SECONDS, clock=None):
@@ -92,7 +110,9 @@ class Lockout:
                     conn.execute("ROLLBACK")
 
     def _limit(self, key: str) -> int:
-        return CLIENT_MAX_FAILURES if key.startswith(CLIENT) else self.max_failures
+        if key.startswith(CLIENT):
+            return CLIENT_MAX_FAILURES
+        return ACCOUNT_MAX_FAILURES if key.startswith(ACCOUNT) else self.max_failures
 
     def _left(self, conn, key: str, now: float) -> int:
         row = conn.execute("SELECT count, since FROM login_failures WHERE key = ?", (key.lower(),)).fetchone()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, redirect, render_template, session, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 
 from .auth import csrf_token, current_role
 
@@ -49,6 +49,26 @@ def admin():
 @bp.get("/display")
 def display():
     return _render("display.html")
+
+
+@bp.get("/t")
+@bp.get("/t/")
+def team_without_token():
+    """A link cut short (a QR code half scanned, a typed address): the same sentence as a replaced link."""
+    return _render("team_unknown.html"), 404
+
+
+@bp.app_errorhandler(404)
+def page_unknown(exc):
+    """Any unknown address: a sentence in the page's language, not the framework's English 404.
+
+    This replaces api.py's 404 handler (pages is registered after api), so /api/ keeps its JSON here.
+    """
+    from .api import not_here  # api imports nothing from here: no cycle at load
+
+    if request.path.startswith("/api/"):
+        return not_here(exc)
+    return _render("page_unknown.html"), 404
 
 
 @bp.get("/t/<token>")

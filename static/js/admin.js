@@ -7,7 +7,11 @@
 
   var state = null, may = [], role = null;
   var banner = TB.$("#banner");
-  var rewards = [{ points: 5 }, { points: 3 }, { points: 1 }];
+  var DEFAULT_REWARDS = [{ points: 5 }, { points: 3 }, { points: 1 }];
+  var rewards = defaultRewards();
+
+  /** A fresh copy: the form edits its rows in place, and each new event starts from 5, 3, 1 points. */
+  function defaultRewards() { return DEFAULT_REWARDS.map(function (r) { return { points: r.points }; }); }
   var inventory = null;
 
   var source = W.facilitatorState(function (data) { state = data; render(); });
@@ -149,6 +153,7 @@
     renderRewards();
     TB.$("#reward-add").addEventListener("click", function () { if (rewards.length < 6) { rewards.push({ points: 1 }); renderRewards(); } });
     TB.$("#reward-remove").addEventListener("click", function () { if (rewards.length > 1) { rewards.pop(); renderRewards(); } });
+    var titleCount = counter(TB.$("#event-form").title, TB.$("#title-count"));
     TB.$("#event-form").addEventListener("submit", async function (ev) {
       ev.preventDefault();
       var f = ev.currentTarget;
@@ -158,7 +163,8 @@
       if (f.target.value) command.target = parseInt(f.target.value, 10);
       if (f.deadline.value) command.deadline_minutes = parseInt(f.deadline.value, 10);
       var result = await send(command);
-      if (result && result.ok) f.reset();
+      // reset() puts the rank rows' inputs back to their first values, not what `rewards` holds: redraw both.
+      if (result && result.ok) { f.reset(); rewards = defaultRewards(); renderRewards(); titleCount(); }
     });
 
     fillSelect("[data-teams]", W.teams(), W.teamLabel);
@@ -191,6 +197,18 @@
       var result = await send(command);
       if (result && result.ok) { inv.reason.value = ""; inventory = null; }
     });
+  }
+
+  /** "12 / 80" under a text field with a maxlength, so a long title is not cut by surprise. */
+  function counter(input, out) {
+    var max = input.maxLength;
+    var update = function () {
+      out.textContent = input.value.length + " / " + max;
+      out.classList.toggle("count-full", input.value.length >= max);
+    };
+    input.addEventListener("input", update);
+    update();
+    return update;
   }
 
   function fillSelect(selector, ids, label) {
@@ -256,6 +274,53 @@
     loadSessions();
   }
 
+  /* ---- facilitator accounts (lead only) ---- */
+
+  async function loadAccounts() {
+    var r = await TB.get("/api/accounts");
+    if (!r.ok) return;
+    var roles = { lead: t("role.lead"), banker: t("role.banker"), referee: t("role.referee") };
+    TB.fill(TB.$("#accounts"), r.data.accounts.map(function (a) {
+      return el("div", { class: "link-row account-row", dataset: { account: a.username } },
+        el("span", { class: "name-cut" }, el("b", { text: a.username }), " (" + (roles[a.role] || a.role) + ")", a.current ? " \u00b7 " + t("you") : ""),
+        a.current ? el("span") : el("button", { type: "button", class: "btn btn-small btn-danger", text: t("delete"),
+          onclick: confirmThen(function () { deleteAccount(a.username); }, t("delete_confirm")) }));
+    }));
+  }
+
+  async function deleteAccount(username) {
+    var res = await TB.api("POST", "/api/accounts/delete", { username: username });
+    if (res.ok) W.banner(banner, "ok", t("account_deleted", { username: username }));
+    else W.banner(banner, "error", W.errorText(res.error));
+    loadAccounts();
+    loadSessions();
+  }
+
+  /** Create or replace an account; a generated password is shown once, here, never again. */
+  async function saveAccount(generate) {
+    var f = TB.$("#account-form"), shown = TB.$("#account-password");
+    shown.classList.add("hidden");
+    if (!f.username.reportValidity()) return;
+    var body = { username: f.username.value.trim(), role: f.role.value, password: "", again: "" };
+    if (!generate) {
+      if (f.password.value.length < 8) { f.password.reportValidity(); W.banner(banner, "error", t("error.weak_password")); return; }
+      if (f.password.value !== f.again.value) { W.banner(banner, "error", t("passwords_differ")); return; }
+      body.password = f.password.value;
+      body.again = f.again.value;
+    }
+    var res = await TB.api("POST", "/api/accounts", body);
+    if (!res.ok) { W.banner(banner, "error", W.errorText(res.error)); return; }
+    if (res.data.self) { window.location.href = "/login?ended=account"; return; } // its own session ended with the change
+    W.banner(banner, "ok", t("account_saved", { username: res.data.username, role: t("role." + res.data.role) }));
+    if (res.data.password) {
+      TB.fill(shown, [t("account_password", { username: res.data.username }), " ", el("code", { class: "big-password", text: res.data.password })]);
+      shown.classList.remove("hidden");
+    }
+    f.reset();
+    loadAccounts();
+    loadSessions();
+  }
+
   /** Copy a link; the clipboard API needs HTTPS, so fall back to selecting the text. */
   function copy(text, node, button) {
     var done = function () { button.textContent = t("copied"); setTimeout(function () { button.textContent = t("copy"); }, 1500); };
@@ -285,6 +350,9 @@
     if (role === "lead") {
       loadLinks();
       loadSessions();
+      loadAccounts();
+      TB.$("#account-form").addEventListener("submit", function (ev) { ev.preventDefault(); saveAccount(false); });
+      TB.$("#account-generate").addEventListener("click", function () { saveAccount(true); });
       TB.$("#end-all").addEventListener("click", confirmThen(function () { endSessions("/api/sessions/end-all"); }, t("end_all_confirm")));
       setInterval(loadSessions, 30000); // devices come and go; the list stays roughly current
     }

@@ -10,6 +10,12 @@
     box.textContent = text || "";
   }
 
+  /** "4 min 32 s", or "45 s" under a minute (as the bank's own message). */
+  function waitText(seconds) {
+    var m = Math.floor(seconds / 60), s = seconds % 60;
+    return m ? TB.t("min_s", { m: m, s: s }) : s + " s";
+  }
+
   /** While locked out, the message counts the seconds down and the button waits. */
   function lockedFor(error) {
     var left = (error.params && error.params.seconds_left) || 0;
@@ -17,7 +23,7 @@
     submit.disabled = true;
     var tick = function () {
       if (left <= 0) { clearInterval(lockTimer); submit.disabled = false; show(""); return; }
-      show(TB.errorText({ code: "locked_out", message: error.message.replace(/\d+ s\b/, left + " s"), params: { seconds_left: left } }));
+      show(TB.t("error.locked_out", { wait: waitText(left) }));
       left -= 1;
     };
     tick();
