@@ -89,8 +89,110 @@
     var c = board.clock;
     var names = { setup: t("clock_setup"), paused: t("clock_paused"), ended: t("clock_ended"), running: "" };
     var status = names.hasOwnProperty(c.status) ? names[c.status] : c.status;
-    return TB.clockText(TB.clock.elapsed()) + " / " + TB.clockText(c.duration) + " \u00b7 " +
-      t("session_n", { n: Math.max(1, c.session), of: c.sessions }) + (status ? " \u00b7 " + status : "");
+    var left = W.timeLeftText(board);
+    return W.gameTime(TB.clock.elapsed(), board) + " / " + W.gameTime(c.duration, board) + " \u00b7 " +
+      t("session_n", { n: Math.max(1, c.session), of: c.sessions }) + (status ? " \u00b7 " + status : "") +
+      (left ? " \u00b7 " + left : "");
+  };
+
+  /* ---- issue 12 (items 4, 5, 6, 8): time left, the end, event results, last harvests ---- */
+
+  /** One format for every game time on a page: h:mm:ss when the game lasts an hour or more. */
+  W.gameTime = function (seconds, board) {
+    var text = TB.clockText(seconds), long = board && board.clock && board.clock.duration >= 3600;
+    return long && text.split(":").length < 3 ? "0:" + (text.length < 5 ? "0" : "") + text : text;
+  };
+
+  /** {session, game}: game seconds left in this session and in the game (R34); null before the start. */
+  W.timeLeft = function (board) {
+    var c = board.clock, now = TB.clock.elapsed();
+    if (c.status === "setup" || c.status === "ended") return null;
+    var sessionEnd = Math.min(c.duration, (c.duration * Math.max(1, c.session)) / c.sessions);
+    return { session: Math.max(0, sessionEnd - now), game: Math.max(0, c.duration - now) };
+  };
+
+  /** "0:28:00 left in this session · 1:58:00 left in the game" (one part with a single session). */
+  W.timeLeftText = function (board) {
+    var left = W.timeLeft(board), c = board.clock;
+    if (!left) return "";
+    var game = t("left_game", { time: W.gameTime(left.game, board) });
+    if (c.sessions <= 1) return game;
+    // A session that reached its end waits for the lead's resume: say so rather than "0:00:00 left".
+    var session = left.session > 0 ? t("left_session", { time: W.gameTime(left.session, board) })
+      : t("session_over", { n: Math.max(1, c.session) });
+    return session + " \u00b7 " + game;
+  };
+
+  /** "1st", "2e": a rank as the page's language writes it. */
+  W.ordinal = function (n) {
+    var key = "ordinal_" + n;
+    return n <= 3 && t(key) !== key ? t(key) : t("ordinal_n", { n: n });
+  };
+
+  /** The final ranking as a list: rank, team chip, points; the winners marked. */
+  W.finalRanking = function (standings, ended, highlight) {
+    var winners = (ended && ended.winners) || [];
+    return el("ol", { class: "final-ranking" }, (standings || []).map(function (row) {
+      return el("li", { class: (winners.indexOf(row.team) >= 0 ? "won" : "") + (row.team === highlight ? " mine" : ""),
+        dataset: { team: row.team } },
+        el("span", { class: "fr-rank", text: W.ordinal(row.rank) }), " ", W.teamChip(row.team), " ",
+        el("b", { text: row.reputation }), " " + t("pts"));
+    }));
+  };
+
+  /** Facilitator pages: a banner at the top once the game is over, with the winners and the ranking.
+   * The standings come from the last public picture (TB.clock.base), which every page keeps. */
+  W.showEnded = function (board) {
+    var node = document.getElementById("ended-banner");
+    if (!node) {
+      node = el("div", { id: "ended-banner", class: "banner ended-banner hidden", role: "status" });
+      document.body.insertBefore(node, document.body.firstChild);
+    }
+    node.classList.toggle("hidden", !board.ended);
+    if (!board.ended || node.dataset.shown === JSON.stringify(board.ended)) return;
+    node.dataset.shown = JSON.stringify(board.ended);
+    var winners = board.ended.winners || [], base = TB.clock.base || {};
+    TB.fill(node, [
+      el("b", { class: "eb-title", text: t("game_over_title") + " \u00b7 " + t("winner_is", { teams: winners.map(W.teamLabel).join(", ") }) }),
+      el("span", { class: "eb-why", text: " " + t("ended." + board.ended.reason) }),
+      base.standings ? W.finalRanking(base.standings, board.ended) : null]);
+  };
+
+  /** "1st: 5 pts · 2nd: 2 jokers": what an open event gives by rank. */
+  W.rewardsText = function (rewards) {
+    return rewards.map(function (r, i) { return t("reward_rank", { rank: W.ordinal(i + 1), reward: W.rewardText(r) }); }).join(" \u00b7 ");
+  };
+
+  var RESULTS_FOR = 600; // game seconds a closed event's results stay on the big screen and the phones
+
+  /** Closed events worth showing now: the last two, and not those whose deadline passed long ago. */
+  W.recentResults = function (board) {
+    var now = TB.clock.elapsed();
+    return Object.keys(board.events).filter(function (id) {
+      var ev = board.events[id];
+      return ev.status !== "open" && (ev.deadline === null || ev.deadline === undefined || now - ev.deadline < RESULTS_FOR);
+    }).slice(-2).reverse();
+  };
+
+  /** A closed event's results: who ranked where, gave how much and received what. */
+  W.eventResults = function (id, ev, highlight) {
+    var ranking = ev.ranking || [];
+    var rows = ranking.map(function (r) {
+      var got = r.reward && (r.reward.points || r.reward.jokers) ? "+" + W.rewardText(r.reward) : t("no_reward");
+      return el("li", { class: r.team === highlight ? "mine" : "", dataset: { team: r.team } },
+        el("span", { class: "fr-rank", text: W.ordinal(r.rank) }), " ", W.teamChip(r.team), " ",
+        el("span", { class: "muted", text: t("given_n", { given: r.given }) }), " ", el("b", { class: "er-got", text: got }));
+    });
+    return el("div", { class: "event event-results", dataset: { event: id } },
+      el("div", { class: "event-head" }, el("b", { class: "event-title", text: ev.title }),
+        el("span", { class: "event-given", text: t("event_results") })),
+      rows.length ? el("ol", { class: "final-ranking" }, rows) : el("p", { class: "muted", text: t("nobody_gave") }));
+  };
+
+  /** "harvested 3 min ago" for a card harvested `ago` game seconds ago (R14), or "not harvested yet". */
+  W.harvestedText = function (ago) {
+    if (ago === undefined || ago === null) return t("not_harvested");
+    return ago < 60 ? t("harvested_now") : t("harvested_ago", { n: Math.floor(ago / 60) });
   };
 
   /** "+51 h", "-1 h 0 min", "+4 min": how far the machine's clock jumped (units read in French and English). */
@@ -111,6 +213,7 @@
       document.body.insertBefore(node, document.body.firstChild);
     }
     node.classList.toggle("hidden", !held || board.clock.status !== "paused");
+    W.showEnded(board); // every facilitator page calls this on each picture: the end shows there too
     if (!held) return;
     var key = held.kind === "clock_jump_at_start" ? "clock_held_start" : "clock_held";
     node.textContent = t(key, { jump: W.jumpText(held.seconds) });
@@ -165,11 +268,13 @@
   W.events = function (node, board, options) {
     var o = options || {};
     var open = Object.keys(board.events).filter(function (id) { return board.events[id].status === "open"; });
-    if (!open.length) { TB.fill(node, el("p", { class: "muted", text: t("no_events") })); return open; }
+    var results = o.results ? W.recentResults(board).map(function (id) { return W.eventResults(id, board.events[id], o.highlight); }) : [];
+    if (!open.length) { TB.fill(node, results.length ? results : el("p", { class: "muted", text: t("no_events") })); return open; }
+    var over = !!(board.clock && board.clock.status === "ended"); // nothing counts down once the game is over
     TB.fill(node, open.map(function (id) {
       var ev = board.events[id];
       var total = Object.keys(ev.given).reduce(function (s, team) { return s + ev.given[team]; }, 0);
-      var left = ev.deadline !== null && ev.deadline !== undefined ? ev.deadline - TB.clock.elapsed() : null;
+      var left = !over && ev.deadline !== null && ev.deadline !== undefined ? ev.deadline - TB.clock.elapsed() : null;
       var accepts = ev.accepts.length ? ev.accepts.map(W.resLabel).join(", ") : t("any_resource");
       var bar = ev.target ? el("div", { class: "progress" },
         el("span", { style: { width: Math.min(100, (100 * total) / ev.target) + "%" } })) : null;
@@ -183,10 +288,11 @@
         bar,
         el("div", { class: "event-meta" },
           el("span", { text: t("accepts", { list: accepts }) }),
-          left !== null ? el("span", { class: "event-left", text: t("time_left", { time: TB.clockText(left) }) }) : null,
-          o.rewards ? el("span", { text: t("rewards_list", { list: ev.rewards.map(W.rewardText).join(" / ") }) }) : null),
+          left !== null ? el("span", { class: "event-left", text: t("time_left", { time: W.gameTime(left, board) }) }) : null,
+          over ? el("span", { class: "event-left", text: t("event_game_over") }) : null,
+          o.rewards ? el("span", { class: "event-rewards", text: t("rewards_list", { list: W.rewardsText(ev.rewards) }) }) : null),
         givers.length ? el("div", { class: "givers" }, givers) : null);
-    }));
+    }).concat(results));
     return open;
   };
 
@@ -234,8 +340,8 @@
   W.cooldownMemory = function () { return { prev: {}, ended: {} }; };
 
   /** Show or hide the winner banner from board.ended ({reason, winners, elapsed}). */
-  W.winner = function (node, board) {
-    var ended = board.ended;
+  W.winner = function (node, board, options) {
+    var o = options || {}, ended = board.ended;
     // A tap puts the banner away, so a phone can still read the final scores.
     if (!node.dataset.tap) {
       node.dataset.tap = "1";
@@ -244,12 +350,19 @@
     node.classList.toggle("hidden", !ended || node.dataset.dismissed === "1");
     if (!ended) return;
     var winners = ended.winners || [];
+    // A team's phone: "Winner!" only for the winners; the others read their rank ("2nd of 4").
+    var lost = o.team && winners.indexOf(o.team) < 0;
+    var mine = o.team && (o.standings || []).filter(function (r) { return r.team === o.team; })[0];
+    var title = lost ? t("game_over_title") : t(winners.length > 1 ? "winners_title" : "winner_title");
     TB.fill(node, [
-      el("div", { class: "w-title", text: t(winners.length > 1 ? "winners_title" : "winner_title") }),
+      el("div", { class: "w-title", text: title }),
+      mine ? el("div", { class: "w-rank", text: t("your_rank", { rank: W.ordinal(mine.rank), n: o.standings.length }) }) : null,
       el("div", { class: "w-teams" }, winners.map(function (team) {
         var colour = W.teamColour(team);
         return el("div", { class: "w-team", style: { background: colour, color: TB.ink(colour) }, text: W.teamLabel(team) });
       })),
-      el("div", { class: "w-why", text: t("ended." + ended.reason) })]);
+      el("div", { class: "w-why", text: t("ended." + ended.reason) }),
+      o.standings ? W.finalRanking(o.standings, ended, o.team) : null,
+      o.team ? el("div", { class: "w-hint", text: t("tap_to_close") }) : null]);
   };
 })();

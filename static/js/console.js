@@ -17,7 +17,8 @@
   /* ---- loading and refreshing ---- */
 
   // The console's sockets get `public` and `journal`; team stocks come from /api/state.
-  var source = W.facilitatorState(function (data) { state = data; render(); });
+  var teamsAt = 0;           // game time at which the team views (their last harvests) were made
+  var source = W.facilitatorState(function (data) { state = data; teamsAt = data.board.clock.elapsed; render(); });
   var loadState = source.load, refreshSoon = source.refreshSoon;
 
   async function loadJournal() {
@@ -54,7 +55,7 @@
     TB.$("#clock-line").textContent = t("clock_tick") + ": " + W.clockText(board) + " \u00b7 " + W.rateText(board);
     var warn = TB.$("#clock-warning");
     warn.textContent = t("clock_warning");
-    warn.classList.toggle("hidden", board.clock.status === "running");
+    warn.classList.toggle("hidden", board.clock.status === "running" || board.clock.status === "ended"); // the end has its own banner
     W.showHeld(board);
   }
 
@@ -72,10 +73,13 @@
     }));
     var cds = TB.clock.cooldowns(team), left = {};
     cds.forEach(function (c) { left[c.card] = c.left; });
+    var since = Math.max(0, TB.clock.elapsed() - teamsAt);
     TB.fill(TB.$("#team-cards"), v.cards.map(function (c) {
-      var wait = left[c] > 0;
-      return el("span", { class: "card-chip" + (wait ? " cooling" : "") },
-        W.cardLabel(c), wait ? " \u00b7 " + t("waiting_s", { n: Math.ceil(left[c]) }) : "");
+      var wait = left[c] > 0, role = W.roleOf(c), harvests = role && W.config.roles[role].harvests;
+      var ago = v.last_harvest[c];
+      return el("span", { class: "card-chip" + (wait ? " cooling" : ""), dataset: { card: c } },
+        W.cardLabel(c), wait ? " \u00b7 " + t("waiting_s", { n: Math.ceil(left[c]) }) : "",
+        harvests ? el("small", { class: "harvested", text: " \u00b7 " + W.harvestedText(ago === undefined ? ago : ago + since) }) : null);
     }));
     TB.fill(TB.$("#team-buildings"), v.buildings.length ? v.buildings.map(W.buildingLabel).join(", ") : el("span", { class: "muted", text: t("owned_none") }));
     TB.fill(TB.$("#team-animals"), v.animals.length ? v.animals.map(W.animalLabel).join(", ") : el("span", { class: "muted", text: t("owned_none") }));

@@ -16,7 +16,7 @@
     W.standings(TB.$("#standings"), pub.standings, board, { animals: true });
     W.tracks(TB.$("#tracks"), board);
     W.unlockNote(TB.$("#unlock-note"), board);
-    W.winner(TB.$("#winner"), board);
+    W.winner(TB.$("#winner"), board, { standings: pub.standings });
     tick();
   }
 
@@ -24,12 +24,13 @@
   function tick() {
     if (!pub) return;
     var c = pub.board.clock;
-    TB.$("#clock").textContent = TB.clockText(TB.clock.elapsed()) + " / " + TB.clockText(c.duration) + " \u00b7 " +
-      t("session_n", { n: Math.max(1, c.session), of: c.sessions });
+    TB.$("#clock").textContent = W.gameTime(TB.clock.elapsed(), pub.board) + " / " + W.gameTime(c.duration, pub.board);
+    var left = W.timeLeftText(pub.board);
+    TB.$("#time-left").textContent = t("session_n", { n: Math.max(1, c.session), of: c.sessions }) + (left ? " \u00b7 " + left : "");
     var paused = TB.$("#paused");
     paused.classList.toggle("hidden", c.status === "running");
     paused.textContent = { setup: t("clock_setup"), paused: t("clock_paused"), ended: t("clock_ended") }[c.status] || "";
-    W.events(TB.$("#events"), pub.board);
+    W.events(TB.$("#events"), pub.board, { rewards: true, results: true });
     W.cooldowns(TB.$("#cooldowns"), null, memory);
   }
 
@@ -65,8 +66,8 @@
       svg.appendChild(TB.svg("line", { class: "axis", x1: left, x2: w - right, y1: sy(v), y2: sy(v) }));
       svg.appendChild(TB.svg("text", { x: left - 10, y: sy(v) + 7, "text-anchor": "end" }, String(v)));
     });
-    svg.appendChild(TB.svg("text", { x: left, y: h - 6 }, TB.clockText(x0)));
-    svg.appendChild(TB.svg("text", { x: w - right, y: h - 6, "text-anchor": "end" }, TB.clockText(x1)));
+    svg.appendChild(TB.svg("text", { x: left, y: h - 6 }, W.gameTime(x0, pub.board)));
+    svg.appendChild(TB.svg("text", { x: w - right, y: h - 6, "text-anchor": "end" }, W.gameTime(x1, pub.board)));
     W.teams().forEach(function (team) {
       var points = history.map(function (s) { return sx(s.x).toFixed(1) + "," + sy(s.rep[team] || 0).toFixed(1); });
       var lastRep = history[history.length - 1].rep[team] || 0;

@@ -6,7 +6,7 @@
   var TB = window.TB, W = window.W, el = TB.el, t = TB.t;
 
   var root = TB.$("#team-root"), token = root.dataset.token;
-  var view = null, viewSeq = 0, pub = null, memory = W.cooldownMemory();
+  var view = null, viewSeq = 0, viewAt = 0, pub = null, memory = W.cooldownMemory();
 
   function renderView() {
     if (!view) return;
@@ -60,15 +60,29 @@
     W.tracks(TB.$("#tracks"), board);
     W.unlockNote(TB.$("#unlock-note"), board);
     TB.$("#rate").textContent = W.rateText(board);
-    W.winner(TB.$("#winner"), board);
+    W.winner(TB.$("#winner"), board, { team: view && view.team, standings: pub.standings });
     tick();
+  }
+
+  /** Our harvester cards and when each last harvested (R14), counted on from the view's moment. */
+  function renderHarvests() {
+    var cards = view.cards.filter(function (c) { var role = W.roleOf(c); return role && W.config.roles[role].harvests; });
+    var since = TB.clock.running() ? (performance.now() - viewAt) / 1000 : 0;
+    TB.$("#harvests-panel").classList.toggle("hidden", !cards.length);
+    TB.fill(TB.$("#harvests"), cards.map(function (c) {
+      var ago = view.last_harvest[c];
+      return el("span", { class: "card-chip", dataset: { card: c } }, W.cardLabel(c) + " \u00b7 ",
+        el("span", { class: "harvested", text: W.harvestedText(ago === undefined ? ago : ago + since) }));
+    }));
   }
 
   /** Every half second: our cooldowns count down; at 0 the phone beeps and vibrates. */
   function tick() {
     if (!pub || !view) return;
     TB.$("#clock").textContent = W.clockText(pub.board);
-    W.events(TB.$("#events"), pub.board);
+    TB.$("#time-left").textContent = W.timeLeftText(pub.board);
+    W.events(TB.$("#events"), pub.board, { rewards: true, results: true, highlight: view.team });
+    renderHarvests();
     var ended = W.cooldowns(TB.$("#cooldowns"), view.team, memory);
     // The panel shows only while someone waits (or just finished), so the stock stays near the top.
     TB.$("#cooldowns-panel").classList.toggle("hidden", !TB.$("#cooldowns .cooldown"));
@@ -92,6 +106,7 @@
     if (first.ok) {
       view = first.data.view;
       viewSeq = first.data.seq;
+      viewAt = performance.now();
       pub = { seq: first.data.seq, board: first.data.board, standings: first.data.standings, cooldowns: first.data.cooldowns };
       TB.clock.set(pub);
       TB.seen(pub.seq);
@@ -109,6 +124,7 @@
           if (viewSeq && msg.seq < viewSeq) return;
           viewSeq = msg.seq;
           view = msg.view;
+          viewAt = performance.now();
           renderView();
         },
         public: function (p) {
