@@ -80,6 +80,9 @@ def handle(state: GameState, config: GameConfig, command: dict, ctx: Context) ->
     rule(turn, command)
     ended = end_event(state, turn.state, config, turn.clock)
     if ended:
+        # The winner is named by the condition met (R35.2, R35.3); open events still pay
+        # their rewards rather than keep the tokens given (R33, R35 Decision).
+        game_events.close_all(turn)
         turn.emit(ended)
     return turn.events, turn.state
 

@@ -7,7 +7,7 @@ from ..errors import RuleError
 from ..state import RESERVE, SUPPLY, GameState, team_account
 from ..turn import Turn
 from .endgame import most_reputation
-from .game_events import close
+from .game_events import close, close_all
 
 
 def setup(turn: Turn, cmd: dict) -> None:
@@ -70,6 +70,7 @@ def end_game(turn: Turn, cmd: dict) -> None:
     """The lead facilitator stops the game: most reputation wins, as when time is over (R35.1)."""
     if turn.state.clock["status"] == "setup":
         raise RuleError("clock_not_started", "the game has not started; there is nothing to end")
+    close_all(turn)  # event rewards count before the winner is named (R33, R35 Decision)
     turn.emit({"type": "game_ended", "reason": "stopped", "winners": most_reputation(turn.state), "elapsed": turn.clock})
 
 
@@ -89,7 +90,8 @@ def tick(turn: Turn, cmd: dict) -> None:
     if now < session_end:
         return
     if session >= config.sessions:
-        turn.emit({"type": "game_ended", "reason": "time", "winners": most_reputation(state), "elapsed": float(config.duration_seconds)})
+        close_all(turn)  # event rewards count before the winner is named (R33, R35 Decision)
+        turn.emit({"type": "game_ended", "reason": "time", "winners": most_reputation(turn.state), "elapsed": float(config.duration_seconds)})
     else:
         turn.emit({"type": "session_ended", "session": session, "elapsed": session_end})
 

@@ -101,6 +101,16 @@ def close(turn: Turn, event_id: str) -> None:
     turn.emit({"type": "event_closed", "event": event_id, "ranking": ranking})
 
 
+def close_all(turn: Turn) -> None:
+    """The game is ending: every open event closes now, rewards paid (R33, R35 Decision).
+
+    Teams gave their tokens for a rank; an event left open at the end would keep
+    them in its pot and pay nobody, and its rewards count in the final reputation.
+    """
+    for event_id in [e for e, record in turn.state.events.items() if record["status"] == "open"]:
+        close(turn, event_id)
+
+
 def rank(given: dict) -> list:
     """Competition ranking (1, 1, 3): equal givers share the better rank; zero givers get none."""
     ordered = sorted(((n, t) for t, n in given.items() if n > 0), key=lambda x: -x[0])

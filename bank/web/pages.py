@@ -15,6 +15,11 @@ def _render(template: str, **context):
     return render_template(template, lang=lang, csrf=csrf_token(), role=current_role(), user=session.get("user"), **context)
 
 
+def _notice(kind: str):
+    """404 with one sentence in the page's language: "page" (unknown address) or "team" (bad team link)."""
+    return _render("notice.html", kind=kind), 404
+
+
 def _facilitator_page(template: str):
     if not current_role():
         return redirect(url_for("pages.login"))
@@ -55,7 +60,7 @@ def display():
 @bp.get("/t/")
 def team_without_token():
     """A link cut short (a QR code half scanned, a typed address): the same sentence as a replaced link."""
-    return _render("team_unknown.html"), 404
+    return _notice("team")
 
 
 @bp.app_errorhandler(404)
@@ -68,12 +73,12 @@ def page_unknown(exc):
 
     if request.path.startswith("/api/"):
         return not_here(exc)
-    return _render("page_unknown.html"), 404
+    return _notice("page")
 
 
 @bp.get("/t/<token>")
 def team(token: str):
     services = current_app.extensions["terrabank"]
     if services.access.team_for(token) is None:
-        return _render("team_unknown.html"), 404
+        return _notice("team")
     return _render("team.html", token=token)
