@@ -1,4 +1,4 @@
-"""config.toml is the single source of truth: the defaults of RULES.md, and clear errors."""
+"""config.toml is the single source of truth: the defaults of docs/rules/field-game.md, and clear errors."""
 
 import pytest
 
@@ -8,7 +8,7 @@ from play import DEFAULT_CONFIG, config_with
 
 
 def test_default_config_holds_rules_defaults():
-    """R1, R2, R10, R21, R27, R30, R32: the numbers of RULES.md."""
+    """R1, R2, R10, R21, R27, R30, R32: the numbers of the rules pages."""
     c = load_config(DEFAULT_CONFIG)
     assert list(c.teams) == ["blue", "yellow", "red", "green"]
     assert {t: c.teams[t].resource for t in c.teams} == {"blue": "water", "yellow": "energy", "red": "dioxygen", "green": "flora"}

@@ -1,1 +1,1 @@
-"""The rules of RULES.md, one module per part; each handler decides one command type."""
+"""The rules of docs/rules/field-game.md, one module per part; each handler decides one command type."""
