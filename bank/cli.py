@@ -8,7 +8,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from bank import cli_print, cli_web, gamefile, views
+from bank import cli_print, cli_trias, cli_web, gamefile, views
 from bank.config import load_config
 from bank.errors import BankError, ConfigError
 from bank.export import FORMATS, export_journal, export_standings
@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_verify)
     cli_web.add_parsers(sub, _paths)
     cli_print.add_parser(sub, _paths)
+    cli_trias.add_parser(sub, _paths)
     return parser
 
 

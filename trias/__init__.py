@@ -1,6 +1,6 @@
 """Trias: a pure engine for Ralf Lehmkuhl's board game, with computer opponents.
 
-Rules are cited as T1-T21 from ../shared/TRIAS.md. The shape mirrors bank/:
+Rules are cited as T1-T21 from docs/rules/trias.md. The shape mirrors bank/:
 
     state, events = trias.new_game(players=4, seed=7)   # the shuffles are events
     trias.legal_actions(state)                          # every command the seat to play may send
@@ -18,6 +18,8 @@ play (`state.current`); an optional "player" field is checked against it.
 Commands: place {at}; play {tile, to} (hand card plus its drift, or {} when no
 drift is possible); draw; drift {tile, to}; move {from, to, fresh?};
 rescue {herds: [[from, to], ...]}; reproduce {at}; end_turn.
+Mirror games (`new_game(n, seed, mirror=True)`, a physical table's own cards):
+play and draw also carry {card}, and meteorite_drawn records T15 (README.md).
 """
 
 from . import bots

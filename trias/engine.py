@@ -60,7 +60,8 @@ def start_turn(work: Work, seat: int) -> None:
 def _play(work: Work, cmd: dict) -> None:
     s = work.state
     seat = s.current
-    work.emit({"type": "card_played", "player": seat, "card": s.hands[seat]})
+    # A mirror game plays the card the table shows; otherwise the engine knows the hand.
+    work.emit({"type": "card_played", "player": seat, "card": cmd["card"] if s.mirror else s.hands[seat]})
     if "tile" in cmd:
         drift(work, cmd["tile"], cmd["to"], cost=0)
     else:
@@ -70,7 +71,7 @@ def _play(work: Work, cmd: dict) -> None:
 
 def _draw(work: Work, cmd: dict) -> None:
     s = work.state
-    seat, card = s.current, s.deck[0]
+    seat, card = s.current, (cmd["card"] if s.mirror else s.deck[0])
     work.emit({"type": "card_drawn", "player": seat, "card": card})
     if card == METEORITE:
         # T9/T17: this turn is the first of the last round; no drift, 2 action points.
@@ -81,6 +82,18 @@ def _draw(work: Work, cmd: dict) -> None:
     else:
         work.emit({"type": "drift_skipped", "player": seat, "reason": "no legal drift (T11)"})
         work.emit({"type": "phase", "phase": "actions", "ap": s.rules.action_points})
+
+
+def _meteorite_drawn(work: Work, cmd: dict) -> None:
+    """Mirror, T15: the previous seat's phase-4 card was the Meteorite Impact, shown at once.
+
+    This seat's turn, already begun, becomes the first of the last round: no
+    phase 1 and 2 action points (T17); every other seat, the drawer last, has one more.
+    """
+    s = work.state
+    work.emit({"type": "hand_shown", "player": cmd["player"], "card": METEORITE})
+    work.emit({"type": "last_round", "first": s.current, "turns": s.players - 1})
+    work.emit({"type": "phase", "phase": "actions", "ap": s.rules.last_round_points})
 
 
 def _drift(work: Work, cmd: dict) -> None:
@@ -176,6 +189,7 @@ DECIDE = {
     "place": _place,
     "play": _play,
     "draw": _draw,
+    "meteorite_drawn": _meteorite_drawn,
     "drift": _drift,
     "move": _move,
     "rescue": _rescue,

@@ -41,6 +41,7 @@ def _setup(s: State, e: dict) -> None:
     s.deck = tuple(e["deck"])
     s.seen = ()
     s.phase, s.current, s.placements = "place", 0, 0
+    s.mirror, s.hand_draw = bool(e.get("mirror")), None
     s.geo = None
 
 
@@ -67,22 +68,33 @@ def _turn_started(s: State, e: dict) -> None:
 
 
 def _card_played(s: State, e: dict) -> None:
+    s.hand_draw = None
     s.hands = _set(s.hands, e["player"], None)
     s.seen = s.seen + (e["card"],)
     s.card, s.played_hand = e["card"], True
 
 
 def _card_drawn(s: State, e: dict) -> None:
+    s.hand_draw = None
     s.deck = s.deck[1:]
     s.seen = s.seen + (e["card"],)
     s.card = e["card"]
 
 
 def _hand_drawn(s: State, e: dict) -> None:
+    if s.mirror:  # the table may still say it was the Meteorite Impact (T15)
+        s.hand_draw = (e["player"], len(s.deck))
     s.deck = s.deck[1:]
     s.hands = _set(s.hands, e["player"], e["card"])
     if e["card"] == "meteorite":
         s.seen = s.seen + (e["card"],)  # T15: shown at once
+
+
+def _hand_shown(s: State, e: dict) -> None:
+    """Mirror: the card a seat drew in phase 4 was shown (the Meteorite Impact, T15)."""
+    s.hand_draw = None
+    s.hands = _set(s.hands, e["player"], e["card"])
+    s.seen = s.seen + (e["card"],)
 
 
 def _phase(s: State, e: dict) -> None:
@@ -196,6 +208,7 @@ FOLDS = {
     "card_played": _card_played,
     "card_drawn": _card_drawn,
     "hand_drawn": _hand_drawn,
+    "hand_shown": _hand_shown,
     "phase": _phase,
     "drifted": _drifted,
     "drift_skipped": _nothing,

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from .errors import BadCommand, IllegalMove
 from .hexes import POLE, distance, label, neighbours, parse
+from .mirror import check_meteorite_drawn, hidden_cards, possible_cards, table_card  # noqa: F401 (re-exported)
 from .state import CAPACITY, State
 
 PHASE_COMMANDS = {
     "place": {"place"},
-    "start": {"play", "draw"},
+    "start": {"play", "draw", "meteorite_drawn"},
     "drift": {"drift"},
     "actions": {"drift", "move", "rescue", "reproduce", "end_turn"},
 }
@@ -78,10 +79,13 @@ def random_drift(state: State, seat: int, landscape: str | None, rng) -> tuple |
     return None
 
 
-def drift_landscape(state: State) -> str | None:
-    """The landscape the pending drift must use: the hand card, the drawn card, or none (T9, T12)."""
+def drift_landscape(state: State, card: str | None = None) -> str | None:
+    """The landscape the pending drift must use: the hand card, the drawn card, or none (T9, T12).
+
+    `card`: in a mirror game, the hand card the table shows (the engine does not know it).
+    """
     if state.phase == "start":
-        return state.hands[state.current]
+        return card if state.mirror else state.hands[state.current]
     if state.phase == "drift":
         return state.card
     return None
@@ -123,8 +127,13 @@ def check(state: State, command: dict) -> dict:
     if state.phase == "over":
         raise IllegalMove("game_over", "the game is over; final scoring has been done (T18)")
     allowed = PHASE_COMMANDS.get(state.phase, set())
+    if not state.mirror:
+        allowed = allowed - {"meteorite_drawn"}
     if kind not in CHECKS:
         raise BadCommand("unknown_command", f"unknown command type {str(kind)[:40]!r}; known: {', '.join(sorted(CHECKS))}")
+    if kind == "meteorite_drawn" and not state.mirror:
+        raise IllegalMove("mirror_only", "'meteorite_drawn' only records a physical table's card in a mirror game; "
+                          "here the engine deals the cards itself (T15)")
     if kind not in allowed:
         raise IllegalMove("wrong_phase", f"'{kind}' is not possible now: the {state.phase} phase allows {', '.join(sorted(allowed)) or 'nothing'} (T9-T15)")
     if "player" in command and command["player"] != state.current:
@@ -143,18 +152,22 @@ def _check_place(state: State, command: dict) -> dict:
 
 def _check_play(state: State, command: dict) -> dict:
     seat = state.current
+    card = table_card(state, command, "play") if state.mirror else state.hands[seat]
+    done = {"type": "play", "card": card} if state.mirror else {"type": "play"}
     if "tile" not in command:
         if any_drift(state, seat):
             raise IllegalMove("drift_required", "a drift is possible, so playing the card needs a 'tile' and a 'to' place (T9, T11)")
-        return {"type": "play"}
+        return done
     tile, place = place_of(command, "tile"), place_of(command, "to")
-    check_drift(state, seat, tile, place, state.hands[seat])
-    return {"type": "play", "tile": tile, "to": place}
+    check_drift(state, seat, tile, place, card)
+    return {**done, "tile": tile, "to": place}
 
 
 def _check_draw(state: State, command: dict) -> dict:
     if not state.deck:
         raise IllegalMove("deck_empty", "the deck is empty; play the hand card (T9)")
+    if state.mirror:
+        return {"type": "draw", "card": table_card(state, command, "draw")}
     return {"type": "draw"}
 
 
@@ -239,6 +252,7 @@ CHECKS = {
     "place": _check_place,
     "play": _check_play,
     "draw": _check_draw,
+    "meteorite_drawn": check_meteorite_drawn,
     "drift": _check_drift,
     "move": _check_move,
     "rescue": _check_rescue,

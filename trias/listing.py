@@ -5,7 +5,9 @@ from __future__ import annotations
 from itertools import combinations_with_replacement
 
 from .hexes import neighbours
+from .errors import IllegalMove
 from .legal import DRIFT_COST, drift_landscape, drift_pairs
+from .mirror import check_meteorite_drawn, possible_cards
 from .state import CAPACITY, State
 
 
@@ -13,13 +15,16 @@ def _cmd_place(p: tuple) -> list:
     return [p[0], p[1]]
 
 
-def legal_drifts(state: State) -> list:
-    """Every legal drift now, as {"tile", "to"} (T10, T11; T12 for an action drift)."""
+def legal_drifts(state: State, card: str | None = None) -> list:
+    """Every legal drift now, as {"tile", "to"} (T10, T11; T12 for an action drift).
+
+    `card`: in a mirror game's phase 1, the hand card the table shows (the engine does not know it).
+    """
     if state.phase not in ("start", "drift", "actions"):
         return []
     if state.phase == "actions" and state.ap < DRIFT_COST:
         return []
-    pairs = drift_pairs(state, state.current, drift_landscape(state))
+    pairs = drift_pairs(state, state.current, drift_landscape(state, card))
     return [{"tile": _cmd_place(a), "to": _cmd_place(b)} for a, b in pairs]
 
 
@@ -28,6 +33,8 @@ def legal_actions(state: State) -> list:
     phase = state.phase
     if phase == "place":
         return [{"type": "place", "at": _cmd_place(p)} for p in state.tiles if not state.total(p)]
+    if phase == "start" and state.mirror:
+        return _mirror_start(state)
     if phase == "start":
         drifts = legal_drifts(state)
         plays = [dict(d, type="play") for d in drifts] or [{"type": "play"}]
@@ -108,3 +115,19 @@ def _rescue_fits(state: State, combo, have: dict) -> bool:
         if state.total(b) + added[b] > CAPACITY[state.tiles[b]]:
             return False
     return True
+
+
+def _mirror_start(state: State) -> list:
+    """Mirror phase 1: a play for each card the table may show, each card it may draw, and T15's meteorite."""
+    found = []
+    for card in possible_cards(state, "play"):
+        drifts = legal_drifts(state, card)
+        found += [dict(d, type="play", card=card) for d in drifts] or [{"type": "play", "card": card}]
+    if state.deck:
+        found += [{"type": "draw", "card": card} for card in possible_cards(state, "draw")]
+    try:
+        check_meteorite_drawn(state, {})
+        found.append({"type": "meteorite_drawn"})
+    except IllegalMove:
+        pass
+    return found

@@ -6,7 +6,7 @@ import random
 
 from .fold import replay
 from .hexes import POLE, ring
-from .state import METEORITE, MOUNTAIN, POLE_KIND, STEPPE, WOODS, rules_for
+from .state import METEORITE, MOUNTAIN, POLE_KIND, STEPPE, UNKNOWN, WOODS, rules_for
 
 WATER = "water"
 
@@ -47,22 +47,46 @@ def shuffled_deck(players: int, rng: random.Random) -> list:
     return deck1 + deck2
 
 
-def setup_events(players: int, seed) -> list:
-    """The events that set up a table of `players` from `seed`: board, deck, one card each (T7)."""
+def setup_events(players: int, seed, mirror: bool = False) -> list:
+    """The events that set up a table of `players` from `seed`: board, deck, one card each (T7).
+
+    `mirror`: a physical table's game. The board still comes from the seed (the
+    table lays its tiles to match), but the cards are the table's own: the deck
+    and the hands are unknown cards, and `play`/`draw` name the card shown.
+    """
     if not isinstance(players, int) or not 2 <= players <= 5:
         from .errors import BadCommand
         raise BadCommand("bad_players", f"Trias is for 2 to 5 players, not {players!r}")
     rng = random.Random(seed)
     tiles, water, unused = board_tiles(players, rng)
     deck = shuffled_deck(players, rng)
+    if mirror:
+        deck = [UNKNOWN] * len(deck)
     events = [{"type": "setup", "players": players, "herds": rules_for(players).herds, "tiles": tiles,
                "water": water, "unused": unused, "deck": deck}]
+    if mirror:
+        events[0]["mirror"] = True
     for seat in range(players):
         events.append({"type": "card_dealt", "player": seat, "card": deck[seat]})
     return events
 
 
-def new_game(players: int, seed=None) -> tuple:
-    """A new table: (state, events). Seat 0 is the start player; seats run clockwise (T8)."""
-    events = setup_events(players, seed)
+def new_game(players: int, seed=None, mirror: bool = False) -> tuple:
+    """A new table: (state, events). Seat 0 is the start player; seats run clockwise (T8).
+
+    With `mirror=True` the engine follows a physical table's cards (see setup_events).
+    """
+    events = setup_events(players, seed, mirror)
     return replay(events), events
+
+
+def all_cards(players: int) -> list:
+    """Every card of both decks (T6, T21), in listing order."""
+    return shuffled_deck(players, _InOrder())
+
+
+class _InOrder:
+    """Stands in for a Random to list the decks unshuffled."""
+
+    def shuffle(self, items) -> None:
+        """Leave the cards in the order they were listed."""

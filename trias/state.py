@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 POLE_KIND = "pole"
 MOUNTAIN, STEPPE, WOODS, METEORITE = "mountain", "steppe", "woods", "meteorite"
+UNKNOWN = "unknown"  # mirror games: a card the table holds face down, unknown to the engine
 LANDSCAPES = (MOUNTAIN, STEPPE, WOODS)
 
 # T2: herds a tile can hold; the pole holds 3 like the steppe.
@@ -57,6 +58,8 @@ class State:
     last_round: int | None = None               # turns of the last round still to start (T17)
     turn: int = 0                               # turns started, for screens and logs
     result: dict | None = None                  # final table and winners (T18, T19)
+    mirror: bool = False                        # a physical table's game: its cards are named in commands
+    hand_draw: tuple | None = None              # mirror: (seat, cards left before) of the phase-4 draw just made (T15)
     geo: object = field(default=None, compare=False, repr=False)  # cached board geometry
 
     @property

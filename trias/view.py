@@ -38,6 +38,7 @@ def view(state: State, seat: int | None) -> dict:
         "deck2_left": deck2,  # deck 2 lies under deck 1 (T6), so this count is public
         "seen": list(state.seen),
         "result": state.result,
+        "mirror": state.mirror,  # the table's own cards: play and draw name the card shown
     }
 
 

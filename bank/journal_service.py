@@ -1,0 +1,218 @@
+"""A game service on the bank's journal, for any engine: ids, one lock, rebuild, verify.
+
+The bank (bank/service.py) grew its own service around one engine; a second game
+(Trias, bank/trias_games.py) needs the same discipline without the bank's rules:
+an append-only journal in SQLite (WAL, synchronous=FULL, hash chain), a command
+applied at most once per id, one lock per game, and the live state rebuilt from
+the rows on open. The engine comes in as two functions:
+
+    decide(state, command, seq) -> (events, new_state)   # raises to refuse: nothing is written
+    rebuild(rows) -> state                               # the state a list of journal rows gives
+
+No Flask, no rules here.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from bank.errors import CommandError, IdConflict
+from bank.journal import Journal, StorageError, remove_database  # noqa: F401 (StorageError re-exported)
+from bank.service import check_command_id, fingerprint
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a command did: its journal seq, its events, and whether it was a retry of an earlier id."""
+
+    seq: int
+    events: list
+    duplicate: bool = False
+
+
+class JournalService:
+    """One game file: the live state, its journal and the lock that orders its commands."""
+
+    def __init__(self, journal: Journal, state, rebuild: Callable):
+        self._journal = journal
+        self._state = state
+        self._rebuild = rebuild
+        self._last_seq = journal.last_seq()
+        self._lock = threading.RLock()  # re-entrant: an engine's decide may read rows under it
+
+    @classmethod
+    def create(cls, path, identity: dict, rebuild: Callable, first: dict | None = None,
+               decide: Callable | None = None, kind: str = "") -> "JournalService":
+        """A new game file at `path` (0600, must not exist) whose meta holds `identity`.
+
+        `first`, when given, is journalled at once under its own "id" (a set-up row),
+        so a game never exists on disk without it: a failure removes the file.
+        """
+        journal = Journal.create(path, kind, identity)
+        service = cls(journal, rebuild([]), rebuild)
+        if first is not None:
+            try:
+                service.execute(first, first["id"], first.get("actor"), decide)
+            except BaseException:
+                service.close()
+                remove_database(path)
+                raise
+        return service
+
+    @classmethod
+    def open(cls, path, rebuild: Callable) -> "JournalService":
+        """Open an existing game file and rebuild its state from every row."""
+        journal = Journal.open(path)
+        try:
+            state = rebuild(list(journal.rows()))
+        except BaseException:
+            journal.close()
+            raise
+        return cls(journal, state, rebuild)
+
+    @property
+    def path(self) -> Path:
+        return self._journal.path
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The game's lock: hold it to read the state and rows as one consistent picture."""
+        return self._lock
+
+    @property
+    def state(self):
+        """The live state after the last committed row (never changed in place)."""
+        return self._state
+
+    @property
+    def last_seq(self) -> int:
+        return self._last_seq
+
+    def identity(self) -> dict:
+        """The identity dict the game was created with."""
+        return self._journal.identity()
+
+    def meta(self, key: str) -> str | None:
+        return self._journal.meta(key)
+
+    def execute(self, command: dict, command_id: str, actor: str | None, decide: Callable,
+                after_seq: int | None = None) -> Result:
+        """Journal and apply `command` once per id; a retry gets the first result again.
+
+        The same id with other content is refused (IdConflict); whatever `decide`
+        raises is re-raised with nothing written. `after_seq`: apply only if the last
+        row is still that one (a move chosen for a position that has not changed),
+        else CommandError "stale".
+        """
+        stored = {**command, "id": command_id, "actor": actor}
+        check_command_id(stored)
+        print_ = fingerprint(stored)
+        with self._lock:
+            with self._journal.transaction():
+                known = self._journal.find(command_id)
+                if known is not None:
+                    return _duplicate(known, print_)
+                self._catch_up()
+                if after_seq is not None and after_seq != self._last_seq:
+                    raise CommandError("stale", f"the game moved on (entry {self._last_seq}) since this command "
+                                       f"was chosen at entry {after_seq}: choose again", seq=self._last_seq)
+                seq = self._last_seq + 1
+                events, new_state = decide(self._state, stored, seq)
+                row = {"seq": seq, "command_id": command_id, "fingerprint": print_,
+                       "type": str(stored.get("type")), "actor": actor, "at": time.time(),
+                       "command": stored, "events": events}
+                seq = self._journal.append(row)
+            # Only a committed row reaches the live state.
+            self._last_seq, self._state = seq, new_state
+            return Result(seq, events)
+
+    def duplicate_of(self, command_id: str) -> Result | None:
+        """The result stored under `command_id`, as a retry, or None."""
+        known = self._journal.find(command_id)
+        return None if known is None else Result(known["seq"], known["events"], duplicate=True)
+
+    def _catch_up(self) -> None:
+        """Inside the write transaction: rebuild if another process (a CLI beside the server)
+        appended rows since, so a command is never decided on a stale state."""
+        on_disk = self._journal.last_seq()
+        if on_disk != self._last_seq:
+            self._state, self._last_seq = self._rebuild(list(self._journal.rows())), on_disk
+
+    def refresh(self) -> bool:
+        """Pick up rows another process appended; True if there were any."""
+        with self._lock:
+            before = self._last_seq
+            self._catch_up()
+            return self._last_seq != before
+
+    def find(self, command_id: str) -> dict | None:
+        """The row journalled under `command_id`, or None."""
+        return self._journal.find(command_id)
+
+    def row(self, seq: int) -> dict | None:
+        return self._journal.row(seq)
+
+    def rows(self, after_seq: int = 0) -> Iterator[dict]:
+        """Committed rows after `after_seq`, in order, streamed from a read-only connection."""
+        return self._journal.rows(after_seq)
+
+    def head(self) -> str:
+        """The hash chain's head (write it down to anchor the chain)."""
+        return self._journal.head()
+
+    def verify(self) -> list[str]:
+        """Every problem found: chain, missing seqs, rows unlike their print, replay != live."""
+        with self._lock:
+            self._catch_up()  # rows another process added are not a difference
+            problems = []
+            broken = self._journal.chain_problem()
+            if broken:
+                problems.append(broken)
+            rows, seq = list(self._journal.rows()), 0
+            for row in rows:
+                if row["seq"] != seq + 1:
+                    problems.append(f"seqs {seq + 1} to {row['seq'] - 1} are missing (rows deleted)")
+                seq = row["seq"]
+                problems += row_problems(row)
+            try:
+                if self._rebuild(rows) != self._state:
+                    problems.append("the live state differs from the replayed journal")
+            except Exception as exc:  # a tampered event may not even apply
+                problems.append(f"the journal cannot be replayed ({type(exc).__name__}: {exc})")
+            integrity = self._journal.integrity_check()
+            if integrity != "ok":
+                problems.append(f"SQLite integrity_check: {integrity}")
+            return problems
+
+    def settings(self) -> dict:
+        return self._journal.settings()
+
+    def close(self) -> None:
+        with self._lock:
+            self._journal.close()
+
+
+def _duplicate(known: dict, print_: str) -> Result:
+    """A retried id: the stored result if the content matches, else IdConflict."""
+    if known["fingerprint"] != print_:
+        raise IdConflict("id_conflict", f"The id '{known['command_id']}' was already used for another "
+                         f"command (journal seq {known['seq']}): use a new id for a new command.",
+                         id=known["command_id"], seq=known["seq"])
+    return Result(known["seq"], known["events"], duplicate=True)
+
+
+def row_problems(row: dict) -> list[str]:
+    """A row whose stored fingerprint, id or type no longer match its command."""
+    command, seq = row["command"], row["seq"]
+    problems = []
+    if command.get("id") != row["command_id"]:
+        problems.append(f"seq {seq}: command id differs from the row's id")
+    if fingerprint(command) != row["fingerprint"]:
+        problems.append(f"seq {seq}: command content differs from its fingerprint")
+    if str(command.get("type")) != row["type"]:
+        problems.append(f"seq {seq}: command type differs from the row's type")
+    return problems

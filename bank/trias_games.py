@@ -1,0 +1,357 @@
+"""Trias games on the journal service: one SQLite file per game in a folder, no Flask.
+
+A game's journal (bank/journal_service.py) starts with a `setup` row whose events
+are the engine's set-up (the shuffles are events, so a replay never re-shuffles);
+every move is one row with the events trias.handle gave. An undo is a new row
+naming the rows it takes back, and the state is the replay of the rows not taken
+back (never a deleted row). A rematch is a row in the old game naming the new one.
+
+Actors: "seat:N" (a phone, only on its own turn), "table" (the shared screen or
+the mirror tablet, for any human seat), "computer:N" (the server's bot for seat
+N), "cli" (the terminal, for any seat).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import secrets
+import threading
+from pathlib import Path
+
+import trias
+from bank.errors import BankError, CommandError, IdConflict
+from bank.journal_service import JournalService, Result, StorageError  # noqa: F401 (re-exported)
+from bank.trias_table import (LANGS, MODES, Table, check_actor, check_seats, decide_setup, fold_row,  # noqa: F401
+                              public_seat, rebuild, undo_seqs)
+from trias.errors import BadCommand, IllegalMove
+from trias.legal import CHECKS
+
+KIND = "trias"
+ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: ids are read aloud and typed
+ID_LENGTH = 8
+_ID_RE = re.compile(f"^[{ID_ALPHABET}]{{{ID_LENGTH}}}$")
+SETUP_ID = "setup"
+
+
+def default_folder(db) -> Path:
+    """Where the Trias games of a bank database live: `<stem>-trias/` beside it."""
+    db = Path(db)
+    return db.with_name(f"{db.stem}-trias")
+
+
+def _new_id() -> str:
+    return "".join(secrets.choice(ID_ALPHABET) for _ in range(ID_LENGTH))
+
+
+def _as_trias_error(exc: BankError) -> BadCommand:
+    """The bank's id refusals in the engine's terms, so callers catch one kind of refusal."""
+    return BadCommand(exc.code, exc.message, **exc.params)
+
+
+class TriasGame:
+    """One game: its journal service, its seats, the commands and the computer's moves."""
+
+    def __init__(self, games: "TriasGames", game_id: str, service: JournalService):
+        self._games = games
+        self._service = service
+        identity = service.identity()
+        self.id = game_id
+        self.mode = identity["mode"]
+        self.seed = identity["seed"]
+        self.lang = identity["lang"]
+        self.seats = identity["seats"]
+        self.rematch_of = identity.get("rematch_of")
+        self.created = float(service.meta("created_at") or 0)
+
+    # -- reading -----------------------------------------------------------------
+
+    @property
+    def table(self) -> Table:
+        return self._service.state
+
+    @property
+    def state(self) -> trias.State:
+        """The live engine state (read-only: never change it in place)."""
+        return self._service.state.state
+
+    @property
+    def last_seq(self) -> int:
+        return self._service.last_seq
+
+    @property
+    def next_game(self) -> str | None:
+        """The id of the rematch of this game, once made."""
+        return self._service.state.next_game
+
+    def refresh(self) -> bool:
+        """Pick up moves another process (the CLI) wrote since; True if there were any.
+
+        Commands always catch up by themselves before deciding; this is for screens.
+        """
+        return self._service.refresh()
+
+    def public_seats(self) -> list:
+        """The seats without their secret tokens."""
+        return [public_seat(s) for s in self.seats]
+
+    def view(self, seat: int | None) -> dict:
+        """trias.view for `seat` (None: the shared screen), with the game's id, mode, seats and last seq."""
+        with self._service.lock:
+            table, seq = self._service.state, self._service.last_seq
+        return {**trias.view(table.state, seat), "game": self.id, "mode": self.mode, "lang": self.lang,
+                "seats": self.public_seats(), "last_seq": seq, "next_game": table.next_game,
+                "can_undo": any(not str(m[1]).startswith("computer:") for m in table.moves)}
+
+    def summary(self) -> dict:
+        """What games.list() shows of this game: no tokens, no seed."""
+        s = self.state
+        return {"id": self.id, "created": self.created, "mode": self.mode, "lang": self.lang,
+                "seats": self.public_seats(), "turn": s.turn, "phase": s.phase, "over": s.phase == "over",
+                "winners": list(s.result["winners"]) if s.result else [], "score": list(s.score),
+                "last_seq": self.last_seq, "next_game": self.next_game}
+
+    def rows(self, after_seq: int = 0):
+        """Journal rows after `after_seq`: {"seq", "type", "actor", "command", "events", "at"}."""
+        for row in self._service.rows(after_seq):
+            yield {k: row[k] for k in ("seq", "type", "actor", "command", "events", "at")}
+
+    def public_rows(self, after_seq: int = 0, seat: int | None = None):
+        """The rows as `seat` (None: a spectator) may see them: no deck order, no other hand, no seed."""
+        for row in self.rows(after_seq):
+            command = row["command"]
+            if row["type"] == "setup":
+                command = {k: v for k, v in command.items() if k != "seed"}  # the seed gives the deck order
+            yield dict(row, command=command, events=[trias.public_event(e, seat) for e in row["events"]])
+
+    def seat_of_token(self, token: str) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat.get("token") and secrets.compare_digest(seat["token"], token):
+                return i
+        return None
+
+    # -- commands ----------------------------------------------------------------
+
+    def execute(self, command: dict, command_id: str, actor: str) -> Result:
+        """Apply one engine command for `actor`, at most once per id.
+
+        Raises a TriasError (refused: nothing written) or a StorageError.
+        """
+        if isinstance(command, dict) and command.get("type") == "undo":
+            return self.undo_last(command_id, actor)
+        if not isinstance(command, dict) or command.get("type") not in CHECKS:
+            kind = command.get("type") if isinstance(command, dict) else None
+            raise BadCommand("unknown_command", f"unknown command type {str(kind)[:40]!r}; known: "
+                             f"{', '.join(sorted(CHECKS))}, undo")
+        return self._run(command, command_id, actor)
+
+    def undo_last(self, command_id: str, actor: str = "table") -> Result:
+        """Take back the last move (and the computer's moves after it) as a new journal row."""
+        return self._run({"type": "undo"}, command_id, actor)
+
+    def _run(self, command: dict, command_id: str, actor, after_seq: int | None = None) -> Result:
+        try:
+            return self._service.execute(command, command_id, actor, self._decide, after_seq=after_seq)
+        except (IdConflict, CommandError) as exc:
+            raise _as_trias_error(exc) from None
+
+    def _decide(self, table: Table, command: dict, seq: int) -> tuple:
+        """The service's decide: (events, new table) for one stored command, or a TriasError."""
+        kind, actor = command.get("type"), command.get("actor")
+        if kind == "setup":
+            return decide_setup(table, command, seq)
+        if kind == "undo":
+            events = [{"type": "undone", "seqs": undo_seqs(self.seats, table, actor)}]
+        elif kind == "rematch":
+            if table.next_game:
+                raise IllegalMove("rematch_made", f"this game already has its rematch, game {table.next_game}")
+            events = [{"type": "rematch", "game": command["game"]}]
+        else:
+            check_actor(self.seats, table.state, actor)
+            body = {k: v for k, v in command.items() if k not in ("id", "actor")}
+            events, _ = trias.handle(table.state, body)
+        return events, fold_row(table, kind, actor, seq, events)
+
+    def computer_to_play(self) -> int | None:
+        """The seat to play if it is a computer opponent and the game goes on, else None."""
+        s = self.state
+        if s.phase in ("over", "setup") or not s.players:
+            return None
+        return s.current if self.seats[s.current]["kind"] == "computer" else None
+
+    def computer_command(self, budget: dict | None = None) -> dict:
+        """The computer's command for the seat to play, from that seat's view only.
+
+        The random generator is seeded from the game's seed and the last seq, so the
+        same position gives the same move (within an iterations budget).
+        """
+        return self._choose(budget)[2]
+
+    def _choose(self, budget) -> tuple:
+        """(seat, seq, command): the position is read under the lock, the search runs outside it."""
+        with self._service.lock:
+            seat = self.computer_to_play()
+            if seat is None:
+                raise IllegalMove("not_computer_turn", "no computer opponent is to play now")
+            seq, level = self.last_seq, self.seats[seat]["level"]
+            view = trias.view(self.state, seat)
+        rng = random.Random(f"{self.seed}:{seq}")
+        return seat, seq, trias.bots.choose(view, level, budget or trias.bots.DEFAULT_BUDGET.get(level), rng)
+
+    def play_computer(self, budget: dict | None = None) -> Result | None:
+        """Choose and apply one computer move; None if no computer is to play (or the position moved on).
+
+        The search runs without the game's lock (screens keep reading), and the move is
+        applied only on the position it was chosen for. Its command id names that
+        position, so two callers racing for it apply one move: the other gets it as a retry.
+        """
+        try:
+            seat, seq, command = self._choose(budget)
+        except IllegalMove:
+            return None
+        try:
+            return self._run(command, f"computer:{seat}:after:{seq}", f"computer:{seat}", after_seq=seq)
+        except BadCommand as exc:
+            if exc.code == "id_conflict":  # chosen twice with other timings: the first one stands
+                return self._service.duplicate_of(f"computer:{seat}:after:{seq}")
+            if exc.code == "stale":  # an undo or another process moved the game meanwhile
+                return None
+            raise
+
+    def rematch(self, command_id: str, actor: str = "table") -> "TriasGame":
+        """A new game with the same seats (same links) and a new seed; recorded in this game's journal.
+
+        Asked again (any id), it gives the same new game.
+        """
+        with self._service.lock:
+            self._service.refresh()  # another process may have made it already
+            known = self._service.find(command_id)
+            if self.next_game is None and known is None:
+                new = self._games.create(self.seats, None, self.mode, self.lang, rematch_of=self.id)
+                self._run({"type": "rematch", "game": new.id}, command_id, actor)
+            elif known is not None and known["type"] != "rematch":
+                self._run({"type": "rematch", "game": ""}, command_id, actor)  # raises the id conflict
+            return self._games.get(self.next_game)
+
+    def verify(self) -> list[str]:
+        """Chain, rows, and a replay that decides every command again: [] when sound."""
+        problems = self._service.verify()
+        table = Table(trias.State())
+        for row in self._service.rows():
+            try:
+                events, table = self._redecide(table, row)
+            except Exception as exc:  # an edited row may not even decide
+                problems.append(f"seq {row['seq']}: its command is refused on replay ({exc})")
+                break
+            if events != row["events"]:
+                problems.append(f"seq {row['seq']}: its events are not what its command gives (an edited row?)")
+                break
+        return problems
+
+    def _redecide(self, table: Table, row: dict) -> tuple:
+        command = row["command"]
+        if row["type"] == "rematch":
+            events = [{"type": "rematch", "game": command["game"]}]
+            return events, fold_row(table, "rematch", row["actor"], row["seq"], events)
+        return self._decide(table, command, row["seq"])
+
+    def close(self) -> None:
+        self._service.close()
+
+
+class TriasGames:
+    """The folder of Trias games: opened lazily, safe to share between threads."""
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        self._lock = threading.RLock()
+        self._open: dict = {}
+        self.broken: dict = {}  # game id -> why its file could not be opened
+        self._tokens: dict = {}  # seat token -> ids of the games holding it (a rematch chain)
+
+    def _path(self, game_id: str) -> Path:
+        return self.folder / f"{game_id}.db"
+
+    def create(self, seats, seed=None, mode: str = "play", lang: str = "fr", *, rematch_of: str | None = None) -> TriasGame:
+        """A new game; refuses bad seats, seed, mode or language with a BadCommand sentence."""
+        if mode not in MODES:
+            raise BadCommand("bad_mode", f"mode must be play or mirror, not {str(mode)[:20]!r}")
+        if lang not in LANGS:
+            raise BadCommand("bad_lang", f"lang must be fr or en, not {str(lang)[:20]!r}")
+        if seed is None:
+            seed = secrets.randbelow(10**9)
+        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise BadCommand("bad_seed", "the seed must be a whole number from 0 to 9223372036854775807, or none")
+        seats = check_seats(seats, mode, keep_tokens=rematch_of is not None)
+        with self._lock:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            game_id = _new_id()
+            while self._path(game_id).exists():
+                game_id = _new_id()
+            identity = {"kind": KIND, "id": game_id, "mode": mode, "seed": seed, "lang": lang, "seats": seats,
+                        "rematch_of": rematch_of}
+            setup = {"type": "setup", "id": SETUP_ID, "actor": None, "players": len(seats), "seed": seed, "mode": mode,
+                     "seats": [public_seat(s) for s in seats]}
+            service = JournalService.create(self._path(game_id), identity, rebuild, first=setup,
+                                            decide=decide_setup, kind=KIND)
+            return self._opened(TriasGame(self, game_id, service))
+
+    def get(self, game_id) -> TriasGame | None:
+        """The game with this id, opened on first use; None if there is none."""
+        if not isinstance(game_id, str) or not _ID_RE.match(game_id):
+            return None
+        with self._lock:
+            game = self._open.get(game_id)
+            if game is None and self._path(game_id).is_file():
+                game = self._opened(TriasGame(self, game_id, JournalService.open(self._path(game_id), rebuild)))
+            return game
+
+    def _opened(self, game: TriasGame) -> TriasGame:
+        """Keep an opened game and index its seats' links."""
+        self._open[game.id] = game
+        for seat in game.seats:
+            if seat.get("token"):
+                self._tokens.setdefault(seat["token"], set()).add(game.id)
+        return game
+
+    def _all(self) -> list:
+        """Every game of the folder, opened; a damaged file is left out of lists (see `broken`)."""
+        with self._lock:
+            if self.folder.is_dir():
+                for path in sorted(self.folder.glob("*.db")):
+                    if path.stem in self._open or path.stem in self.broken:
+                        continue
+                    try:
+                        self.get(path.stem)
+                    except (BankError, trias.TriasError, KeyError, ValueError) as exc:
+                        # One unreadable game must not hide the others; `get` still says what is wrong.
+                        self.broken[path.stem] = getattr(exc, "message", str(exc))
+            return list(self._open.values())
+
+    def list(self) -> list:
+        """Every game, newest first, as summaries (no tokens, no seed)."""
+        return [g.summary() for g in sorted(self._all(), key=lambda g: g.created, reverse=True)]
+
+    def seat_for(self, token) -> tuple | None:
+        """(game, seat) for a seat's secret link: the newest game of its rematch chain."""
+        if not isinstance(token, str) or not token:
+            return None
+        self._all()
+        with self._lock:
+            holding = [self._open[i] for i in self._tokens.get(token, ()) if i in self._open]
+        found = [(g, seat) for g in holding if (seat := g.seat_of_token(token)) is not None]
+        if not found:
+            return None
+        game, seat = max(found, key=lambda gs: gs[0].created)
+        while game.next_game and (nxt := self.get(game.next_game)) is not None and nxt.seat_of_token(token) is not None:
+            game, seat = nxt, nxt.seat_of_token(token)
+        return game, seat
+
+    def close(self) -> None:
+        with self._lock:
+            for game in self._open.values():
+                game.close()
+            self._open.clear()
+
+
+__all__ = ["TriasGames", "TriasGame", "Table", "Result", "StorageError", "default_folder", "rebuild"]

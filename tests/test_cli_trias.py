@@ -1,0 +1,166 @@
+"""`terrabank trias new|show|score|verify|play`, through main([...]) and once through run.py."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bank.cli import main
+from bank.trias_games import TriasGames
+from test_trias_calculator import example_3
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def games_dir(tmp_path):
+    return tmp_path / "terrabank-trias"
+
+
+@pytest.fixture
+def cli(tmp_path):
+    """main() with the test's database, so the games go beside it in terrabank-trias/."""
+    return lambda *args: main(["--db", str(tmp_path / "terrabank.db"), "trias", *args])
+
+
+def only_game(folder):
+    games = TriasGames(folder)
+    try:
+        (entry,) = games.list()
+        return entry["id"]
+    finally:
+        games.close()
+
+
+def test_new_prints_the_id_board_and_seat_links(cli, games_dir, capsys):
+    assert cli("new", "--seat", "Ana", "--seat", "Bot:easy", "--seat", "Chloé", "--seed", "5") == 0
+    out = capsys.readouterr().out
+    gid = only_game(games_dir)
+    assert f"Created Trias game {gid} (play, 3 seats, seed 5)" in out
+    assert f"Board: /trias/g/{gid}" in out
+    games = TriasGames(games_dir)
+    try:
+        seats = games.get(gid).seats
+    finally:
+        games.close()
+    assert f"Seat 0 Ana: /trias/s/{seats[0]['token']}" in out and "Seat 1 Bot: computer (easy)" in out
+    assert seats[2]["name"] == "Chloé"
+
+
+def test_new_without_seats_says_how(cli, capsys):
+    assert cli("new") == 2
+    assert "--players N" in capsys.readouterr().err
+
+
+def test_new_mirror_refuses_a_computer_seat(cli, games_dir, capsys):
+    assert cli("new", "--mirror", "--seat", "Ana", "--seat", "Bot:easy") == 2
+    assert "physical table" in capsys.readouterr().err
+    assert not games_dir.exists() or not list(games_dir.glob("*.db"))
+
+
+def test_show_and_verify_a_game(cli, games_dir, capsys):
+    cli("new", "--players", "3", "--seed", "2")
+    gid = only_game(games_dir)
+    capsys.readouterr()
+    assert cli("show") == 0 and gid in capsys.readouterr().out
+    assert cli("show", gid) == 0
+    out = capsys.readouterr().out
+    assert "Set-up (T8): Seat 1 places 2 herds" in out and "Deck: 36 cards (9 of deck 2)" in out
+    assert "P " in out  # the map shows the pole
+    assert cli("verify", gid) == 0 and capsys.readouterr().out.startswith("ok\njournal chain head: ")
+    assert cli("show", "nosuchid") == 2 and "no Trias game 'nosuchid'" in capsys.readouterr().err
+
+
+def test_verify_reports_an_edited_row_with_exit_code_1(cli, games_dir, capsys):
+    cli("new", "--players", "2", "--seed", "2")
+    gid = only_game(games_dir)
+    conn = sqlite3.connect(games_dir / f"{gid}.db")
+    conn.execute("DROP TRIGGER journal_no_update")
+    conn.execute("UPDATE journal SET actor='someone' WHERE seq=1")
+    conn.commit()
+    conn.close()
+    capsys.readouterr()
+    assert cli("verify", gid) == 1
+    assert "journal row 1 was changed" in capsys.readouterr().out
+
+
+def test_t18_score_prints_each_land_mass_totals_and_winner(cli, tmp_path, capsys):
+    path = tmp_path / "end.json"
+    path.write_text(json.dumps(example_3(stock={"Black": 2})), encoding="utf-8")
+    assert cli("score", str(path)) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("A (3 tiles): Black 2, Cross 1; Black first: 3")
+    assert out[-2] == "Totals: Black 19, Cross 15, White 15, Grey 8" and out[-1] == "Black wins with 19 points (T19)"
+
+
+def test_t18_score_json_has_exactly_the_issue_shape(cli, tmp_path, capsys):
+    path = tmp_path / "end.json"
+    path.write_text(json.dumps(example_3()), encoding="utf-8")
+    assert cli("score", str(path), "--json") == 0
+    result = json.loads(capsys.readouterr().out)
+    assert list(result) == ["points", "totals", "winners"]
+    assert result["points"]["A"] == {"Black": 3, "Cross": 2}
+    assert result["totals"] == {"Black": 19, "Cross": 15, "White": 15, "Grey": 8} and result["winners"] == ["Black"]
+
+
+@pytest.mark.parametrize("text, sentence", [
+    ('{"land_masses": [', "is not valid JSON (line 1, column 18"),
+    ('{"land_masses": [{"name": "A", "tiles": 40, "herds": {"Ana": 1}}]}',
+     "land_masses[0].tiles must be a whole number from 1 to 36"),
+    ('[1, 2]', "the description must be a JSON object"),
+])
+def test_score_refuses_a_malformed_file_with_one_sentence_and_code_2(cli, tmp_path, capsys, text, sentence):
+    path = tmp_path / "bad.json"
+    path.write_text(text, encoding="utf-8")
+    assert cli("score", str(path)) == 2
+    captured = capsys.readouterr()
+    assert sentence in captured.err and captured.out == ""
+    assert len(captured.err.strip().splitlines()) == 1 and "Traceback" not in captured.err
+
+
+def test_score_a_missing_file(cli, tmp_path, capsys):
+    assert cli("score", str(tmp_path / "none.json")) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_play_a_whole_game_against_the_computer_from_piped_input(cli, games_dir, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 3000))
+    assert cli("play", "--seed", "4", "--level", "easy") == 0
+    out = capsys.readouterr().out
+    assert "1. place 2 herds on" in out and "Computer 1: placed 2 herds" in out
+    assert "The game is over." in out and "Winner(s) (T19):" in out
+    gid = only_game(games_dir)
+    assert cli("verify", gid) == 0
+
+
+def test_play_stops_at_the_end_of_input_and_resumes(cli, games_dir, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\nb\nu\nx\n"))
+    assert cli("play", "--seed", "4") == 0
+    out = capsys.readouterr().out
+    gid = only_game(games_dir)
+    assert "Taken back." in out and "Type a number from 1 to" in out
+    assert f"resume with `terrabank trias play {gid}`" in out
+    monkeypatch.setattr(sys, "stdin", io.StringIO("2\nq\n"))
+    assert cli("play", gid) == 0
+    assert "You: placed 2 herds on" in capsys.readouterr().out
+
+
+def test_through_run_py_score_json_and_a_bad_file(tmp_path):
+    good, bad = tmp_path / "end.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(example_3()), encoding="utf-8")
+    bad.write_text("{not json", encoding="utf-8")
+    folder = str(tmp_path / "games")
+    ok = subprocess.run([sys.executable, "run.py", "trias", "--games", folder, "score", str(good), "--json"],
+                        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    # run.py may first say it (re)installs the project: the answer is the last line.
+    assert json.loads(ok.stdout.splitlines()[-1])["totals"] == {"Black": 19, "Cross": 15, "White": 15, "Grey": 8}
+    refused = subprocess.run([sys.executable, "run.py", "trias", "--games", folder, "score", str(bad)],
+                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "is not valid JSON" in refused.stderr and "Traceback" not in refused.stderr
