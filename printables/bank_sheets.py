@@ -1,43 +1,34 @@
-"""Bank sheets: the facilitators' one-page summary, and a paper ledger per team.
+"""Bank sheets: the facilitators' rules summary, and a paper ledger per team.
 
-The ledger is the fallback if the bank machine dies: the facilitators keep
-booking on paper and type it in later (inventory counts) when the bank is back.
+The summary says every rule and number the bank applies (from config.toml, see
+rule_lines.py), so the game can go on if the bank machine dies; the ledger is
+where the facilitators then keep booking, and type it in later (inventory counts).
 """
 
 from __future__ import annotations
 
-from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, colour, finish, ink_on, new_canvas, page, text
-from .labels import check_language, name, short
+from . import geometry as geo
+from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, colour, finish, ink_on, new_canvas, paragraph, text, wrap
+from .geometry import A4, MM, Box
+from .labels import check_language, name, short, typo
+from .rule_lines import sections
 
-A4 = (210.0, 297.0)
-MARGIN = 12.0
-LEDGER_ROWS = 32
+MARGIN = 10.0
+LEDGER_ROWS = 20
+SIZE = 9 * PT
 
 WORDS = {
-    "fr": {"title": "Banque : aide-mémoire", "harvest": "Récolte", "buildings": "Bâtiments", "animals": "Animaux",
-           "tracks": "Terraformation", "fights": "Combats (manches à gagner)", "end": "Fin de partie",
-           "base": "{n} jeton par récolte ; bâtiments : {doubling} ; bonus d'équipe (option) : +{bonus}, jamais doublé.",
-           "lab": "Dés bonus : {dice}.", "cap": "Au plus {cap} bâtiments avant : {lifters}.",
-           "step": "Un pas : {cost} {res}, +{rep} réputation.", "unlock": "Animaux : quand chaque piste atteint {level}.",
-           "rate": "Change : {tokens} jetons = {points} pt. Joker rendu : {joker} pt. Un joker remplace n'importe quel jeton.",
-           "cooldown": "Attente : pirate gagnant {pw} s, pirate perdant {pl} s ; « tout le monde se bat » : gagnant {ow} s.",
-           "ends": "Temps écoulé ({minutes} min), ou terraformation complète et une équipe à {rep} réputation ou {animals} animaux.",
-           "common": "commun", "unique": "unique", "requires": "exige", "ledger": "Registre papier",
-           "ledger_help": "Si la banque informatique s'arrête : notez chaque mouvement (+ reçu, - payé), puis recomptez la boîte quand elle revient.",
-           "time": "Heure", "what": "Quoi", "rep": "Rép.", "who": "Visa", "start": "Départ",
-           "dice_each": "{n} par jeton récolté", "dice_built": "{n} à la construction"},
-    "en": {"title": "Bank: quick reference", "harvest": "Harvest", "buildings": "Buildings", "animals": "Animals",
-           "tracks": "Terraforming", "fights": "Fights (rounds to win)", "end": "End of the game",
-           "base": "{n} token per harvest; buildings: {doubling}; team bonus (option): +{bonus}, never doubled.",
-           "lab": "Bonus dice: {dice}.", "cap": "At most {cap} buildings before: {lifters}.",
-           "step": "One step: {cost} {res}, +{rep} reputation.", "unlock": "Animals: once every track reaches {level}.",
-           "rate": "Exchange: {tokens} tokens = {points} pt. Redeemed joker: {joker} pt. A joker stands in for any token.",
-           "cooldown": "Waiting: winning pirate {pw} s, losing pirate {pl} s; \"everyone fights\": any winner {ow} s.",
-           "ends": "Time is up ({minutes} min), or terraforming complete and a team at {rep} reputation or {animals} animals.",
-           "common": "common", "unique": "unique", "requires": "needs", "ledger": "Paper ledger",
-           "ledger_help": "If the bank machine stops: write every movement (+ received, - paid), then count the box when it is back.",
-           "time": "Time", "what": "What", "rep": "Rep.", "who": "Initials", "start": "Start",
-           "dice_each": "{n} per harvested token", "dice_built": "{n} when built"},
+    "fr": {"title": "Banque : aide-mémoire", "page": "page {n}", "ledger": "Registre papier",
+           "ledger_help": "Si la banque informatique s'arrête : une ligne par mouvement, + reçu ou - payé, et le "
+                          "nouveau total à côté. Au retour de la banque, saisissez les totaux (inventaire).",
+           "time": "Heure", "what": "Quoi", "rep": "Réputation", "who": "Visa", "start": "Stock de départ",
+           "move": "±", "total": "total", "carry": "Report : recopiez ces totaux sur la ligne « Stock de "
+                                                   "départ » d'une nouvelle feuille."},
+    "en": {"title": "Bank: quick reference", "page": "page {n}", "ledger": "Paper ledger",
+           "ledger_help": "If the bank machine stops: one line per movement, + received or - paid, and the new "
+                          "total beside it. When the bank is back, type the totals in (inventory count).",
+           "time": "Time", "what": "What", "rep": "Reputation", "who": "Initials", "start": "Starting stock",
+           "move": "±", "total": "total", "carry": "Carry over: copy these totals onto the 'Starting stock' line of a new sheet."},
 }
 
 
@@ -47,106 +38,122 @@ def cost_text(config, cost: dict, lang: str) -> str:
 
 
 def render_bank_sheets(config, lang: str | None = None) -> bytes:
-    """The summary page, then one ledger page per team."""
+    """The summary pages, then one ledger page per team."""
     lang = check_language(lang or config.language)
     w = WORDS[lang]
-    c, buf = new_canvas(w["title"])
-    with page(c, A4):
-        _summary(c, config, lang, w)
+    c, buf = new_canvas(typo(lang, w["title"]))
+    _summary(c, config, lang, w)
     for team in config.teams.values():
-        with page(c, A4):
-            _ledger(c, config, team, lang, w)
+        _page(c, geo.landscape(A4))
+        _ledger(c, config, team, lang, w)
+        _end_page(c)
     return finish(c, buf)
 
 
-class _Lines:
-    """A column of text running down the page."""
+def _page(c, size: tuple) -> None:
+    c.setPageSize((size[0] * MM, size[1] * MM))
+    c.saveState()
+    c.scale(MM, MM)
 
-    def __init__(self, c, y: float):
-        self.c, self.y = c, y
 
-    def heading(self, value: str) -> None:
-        self.y -= 6
-        text(self.c, value, MARGIN, self.y, 11 * PT, BOLD)
-        self.y -= 1.5
-        self.c.setStrokeColor(GREY)
-        self.c.line(MARGIN, self.y, A4[0] - MARGIN, self.y)
-        self.y -= 4
-
-    def line(self, value: str, size: float = 9.5 * PT, font: str = FONT, x: float = MARGIN) -> None:
-        text(self.c, value, x, self.y, size, font, width=A4[0] - MARGIN - x)
-        self.y -= size * 1.35
+def _end_page(c) -> None:
+    c.restoreState()
+    c.showPage()
 
 
 def _summary(c, config, lang: str, w: dict) -> None:
-    out = _Lines(c, A4[1] - MARGIN)
-    text(c, w["title"], MARGIN, out.y - 4, 16 * PT, BOLD)
-    out.y -= 8
-    out.heading(w["harvest"])
-    doubling = ", ".join(f"{name(b.label, lang)} x{m} {short(config.resources[r].label, lang)}"
-                         for b in config.buildings.values() for r, m in b.harvest_multiplier.items())
-    out.line(w["base"].format(n=config.harvest_base, doubling=doubling or "-", bonus=config.team_bonus))
-    dice = ", ".join(f"{name(b.label, lang)} ({w['dice_each'].format(n=b.dice_per_harvested_token)}, "
-                     f"{w['dice_built'].format(n=b.dice_on_build)})"
-                     for b in config.buildings.values() if b.dice_per_harvested_token or b.dice_on_build)
-    out.line(w["lab"].format(dice=dice or "-"))
-    out.heading(w["buildings"])
-    lifters = ", ".join(name(b.label, lang) for b in config.buildings.values() if b.lifts_cap)
-    out.line(w["cap"].format(cap=config.building_cap, lifters=lifters or "-"))
-    for b in config.buildings.values():
-        needs = [name(config.buildings[r].label, lang) for r in b.requires_buildings]
-        needs += [f"{b.requires_animals} {w['animals'].lower()}"] if b.requires_animals else []
-        extra = f"  ({w['requires']} {', '.join(needs)})" if needs else ""
-        out.line(f"{name(b.label, lang)}: {cost_text(config, b.cost, lang)}  ->  +{b.reputation}{extra}")
-    out.heading(w["animals"])
-    for a in config.animals.values():
-        out.line(f"{name(a.label, lang)} ({w[a.kind]}): {cost_text(config, a.cost, lang)}  ->  +{a.reputation}")
-    out.heading(w["tracks"])
-    for t in config.tracks.values():
-        out.line(f"{name(t.label, lang)}: " + w["step"].format(cost=t.step_cost, res=short(config.resources[t.resource].label, lang),
-                                                             rep=t.reputation_per_step) + f" ({t.length})")
-    out.line(w["unlock"].format(level=config.animal_unlock_level))
-    out.heading(w["fights"])
-    for p in config.fight_pairs:
-        roles = " / ".join(name(config.roles[r].label, lang) for r in p.roles)
-        out.line(f"{roles}: {p.rounds[0]} / {p.rounds[1]}" + ("  *" if p.everyone_fights_only else ""))
-    base, every = config.cooldowns["base"], config.cooldowns["everyone_fights"]
-    out.line(w["cooldown"].format(pw=base.pirate_wins, pl=base.pirate_loses, ow=every.other_wins))
-    out.heading(w["end"])
-    out.line(w["rate"].format(tokens=config.exchange_tokens, points=config.exchange_points, joker=config.points_per_joker))
-    out.line(w["ends"].format(minutes=config.duration_seconds // 60, rep=config.reputation_threshold, animals=config.animals_threshold))
+    """Every section of rule_lines in two columns, on as many A4 pages as it takes."""
+    cols = geo.columns(Box(MARGIN, MARGIN, A4[0] - 2 * MARGIN, A4[1] - 2 * MARGIN - 12), 2, 6)
+    state = {"page": 0, "col": 2, "y": 0.0}
+
+    def room(height: float) -> None:
+        if state["col"] < 2 and state["y"] - height >= cols[0].y:
+            return
+        state["col"] += 1
+        if state["col"] >= 2:
+            if state["page"]:
+                _end_page(c)
+            _page(c, A4)
+            state["page"] += 1
+            state["col"] = 0
+            title = typo(lang, w["title"]) + (f" · {w['page'].format(n=state['page'])}" if state["page"] > 1 else "")
+            text(c, title, MARGIN, A4[1] - MARGIN - 6, 16 * PT, BOLD)
+        state["y"] = cols[state["col"]].top
+
+    for title, lines in sections(config, lang):
+        room(12)
+        box = cols[state["col"]]
+        text(c, title, box.x, state["y"] - 4.5, 11 * PT, BOLD)
+        c.setStrokeColor(GREY)
+        c.setLineWidth(0.3)
+        c.line(box.x, state["y"] - 6, box.right, state["y"] - 6)
+        state["y"] -= 8
+        for line in lines:
+            height = _height(line, box.w)
+            room(height)
+            box = cols[state["col"]]
+            paragraph(c, line, Box(box.x, state["y"] - height, box.w, height), SIZE, smallest=SIZE)
+            state["y"] -= height + 0.9
+        state["y"] -= 1
+    _end_page(c)
+
+
+def _height(line: str, width: float) -> float:
+    """The height a sentence takes, wrapped to the column at the summary's size."""
+    return len(wrap(line, FONT, SIZE, width)) * SIZE * 1.2
 
 
 def _ledger(c, config, team, lang: str, w: dict) -> None:
-    """A ruled table: time, what, one column per resource, reputation, initials."""
-    top = A4[1] - MARGIN
+    """Starting stock in its own row, then movements with a running total per resource and for reputation."""
+    size = geo.landscape(A4)
+    top, width = size[1] - MARGIN, size[0] - 2 * MARGIN
     c.setFillColor(colour(team.colour))
-    c.rect(MARGIN, top - 12, A4[0] - 2 * MARGIN, 12, stroke=0, fill=1)
-    text(c, f"{w['ledger']} - {name(team.label, lang)}", MARGIN + 3, top - 8.5, 14 * PT, BOLD, fill=ink_on(team.colour))
-    text(c, w["ledger_help"], MARGIN, top - 17, 8 * PT, fill=INK, width=A4[0] - 2 * MARGIN)
-    resources = list(config.resources.values())
-    columns = [(w["time"], 14), (w["what"], 52)] + [(short(r.label, lang), 15) for r in resources] + [(w["rep"], 12), (w["who"], 0)]
-    fixed = sum(width for _, width in columns)
-    columns[-1] = (w["who"], A4[0] - 2 * MARGIN - fixed)
-    row_h, y0 = 7.0, top - 24
-    for i in range(LEDGER_ROWS + 1):
-        y = y0 - i * row_h
-        if i % 2 == 0 and i:
+    c.rect(MARGIN, top - 11, width, 11, stroke=0, fill=1)
+    text(c, f"{w['ledger']} · {name(team.label, lang)}", MARGIN + 3, top - 7.8, 14 * PT, BOLD, fill=ink_on(team.colour))
+    paragraph(c, typo(lang, w["ledger_help"]), Box(MARGIN, top - 21, width, 9), 9 * PT, smallest=8 * PT)
+    kinds = [(short(r.label, lang), r.id) for r in config.resources.values()] + [(w["rep"], None)]
+    pair = 2 * 13.0
+    fixed = 16 + 22 + pair * len(kinds)
+    what_w = max(30.0, width - fixed)
+    x0, y0, row_h = MARGIN, top - 24, 6.6
+    heads = [(w["time"], 16), (w["what"], what_w)] + [(label, pair) for label, _ in kinds] + [(w["who"], 22)]
+    xs, x = [], x0
+    for label, cw in heads:  # the header row, then the '±' / 'total' row under each resource
+        text(c, label, x + cw / 2, y0 - 4.5, 9 * PT, BOLD, INK, "centre", width=cw - 1.5)
+        xs.append(x)
+        x += cw
+    right = x
+    sub = y0 - row_h
+    for i, (_, kind) in enumerate(kinds):
+        cx = xs[2 + i]
+        text(c, w["move"], cx + 6.5, sub - 4.5, 9 * PT, BOLD, INK, "centre")
+        text(c, w["total"], cx + 19.5, sub - 4.5, 8 * PT, BOLD, INK, "centre")
+    start_y = sub - row_h  # the starting stock: its own shaded, boxed row
+    c.setFillColor(LIGHT)
+    c.rect(x0, start_y - row_h, right - x0, row_h, stroke=0, fill=1)
+    text(c, w["start"], xs[1] + 1.5, start_y - 4.6, 9 * PT, BOLD, width=what_w - 3)
+    for i, (_, kind) in enumerate(kinds):
+        start = 0 if kind is None else config.own_colour_tokens * (kind == team.resource) + config.extra_start.get(kind, 0)
+        text(c, str(start), xs[2 + i] + 19.5, start_y - 4.6, 10 * PT, BOLD, INK, "centre")
+    body_top = start_y - row_h
+    rows = LEDGER_ROWS
+    bottom = body_top - rows * row_h
+    c.setStrokeColor(GREY)
+    c.setLineWidth(0.25)
+    for i in range(rows + 1):
+        c.line(x0, body_top - i * row_h, right, body_top - i * row_h)
+    for i in range(rows):
+        if i % 2:
             c.setFillColor(LIGHT)
-            c.rect(MARGIN, y - row_h, A4[0] - 2 * MARGIN, row_h, stroke=0, fill=1)
-    x = MARGIN
-    for label, width in columns:
-        text(c, label, x + 1, y0 - 5, 7 * PT, BOLD, width=width - 2)
-        x += width
-        c.setStrokeColor(GREY)
-        c.line(x, y0, x, y0 - (LEDGER_ROWS + 1) * row_h)
-    for i in range(LEDGER_ROWS + 2):
-        c.line(MARGIN, y0 - i * row_h, A4[0] - MARGIN, y0 - i * row_h)
-    c.line(MARGIN, y0, MARGIN, y0 - (LEDGER_ROWS + 1) * row_h)
-    text(c, w["start"], MARGIN + 15, y0 - row_h - 5, 8 * PT)
-    x = MARGIN + 14 + 52
-    for r in resources:
-        start = config.own_colour_tokens * (r.id == team.resource) + config.extra_start.get(r.id, 0)
-        if start:
-            text(c, str(start), x + 7.5, y0 - row_h - 5, 9 * PT, BOLD, align="centre")
-        x += 15
+            c.rect(x0, body_top - (i + 1) * row_h, right - x0, row_h, stroke=0, fill=1)
+    c.setStrokeColor(INK)
+    c.setLineWidth(0.6)
+    for y in (y0, start_y, body_top):
+        c.line(x0, y, right, y)
+    c.line(x0, bottom, right, bottom)
+    for x in [*xs, right]:
+        c.line(x, y0, x, bottom)
+    c.setLineWidth(0.2)
+    for i in range(len(kinds)):  # the thin line between a movement and its running total
+        c.line(xs[2 + i] + 13, sub, xs[2 + i] + 13, bottom)
+    text(c, typo(lang, w["carry"]), x0, bottom - 4.5, 9 * PT, FONT, INK, width=right - x0)

@@ -8,15 +8,15 @@ from __future__ import annotations
 from reportlab.lib.colors import white
 
 from . import geometry as geo
-from .drawing import (BOLD, FONT, GREY, INK, LIGHT, PT, colour, dashed_box, finish, ink_on,
+from .drawing import (BOLD, FONT, INK, LIGHT, PT, colour, dashed_box, finish, ink_on,
                       new_canvas, page, paragraph, rounded, text)
 from .geometry import A4, Box
 from .icons import block_middle, describe, token
-from .labels import name, short, t, word
+from .labels import name, short, t, typo, word
 
 BANK_COLOUR = "#55606b"
 CONTENT = Box(10, 10, A4[0] - 20, A4[1] - 20)
-BUILDING_COLUMNS = (9, 34, 60, 24, 49, 14)  # tick, name, cost, needs, effect, reputation
+BUILDING_COLUMNS = (9, 34, 55, 24, 50, 18)  # tick, name, cost, needs, effect, reputation
 ANIMAL_COLUMNS = (9, 40, 24, 93, 24)        # tick, name, kind, cost, reputation
 
 
@@ -28,8 +28,9 @@ def effects(config, building, lang: str) -> list:
     if building.lifts_cap:
         found.append(t(lang, "eff_lifts_cap"))
     for res, n in building.harvest_multiplier.items():
-        found.append(t(lang, "eff_double", res=short(config.resources[res].label, lang), n=n))
-    what = " + ".join(t(lang, f"what_{k}") for k in building.discount_applies_to)
+        key = {2: "eff_double", 3: "eff_triple"}.get(n, "eff_times")
+        found.append(t(lang, key, res=short(config.resources[res].label, lang), n=n))
+    what = f" {t(lang, 'and')} ".join(t(lang, f"what_{k}") for k in building.discount_applies_to)
     for res, n in building.discount.items():
         found.append(t(lang, "eff_discount", n=n, res=short(config.resources[res].label, lang), what=what))
     for key, n in (("eff_dice_harvest", building.dice_per_harvested_token), ("eff_dice_build", building.dice_on_build)):
@@ -58,7 +59,7 @@ def section(c, title: str, x: float, top: float, width: float, hint: str = "") -
     """A section title with a rule under it; returns the y below it."""
     text(c, title, x, top - 5, 12 * PT, BOLD)
     if hint:
-        text(c, hint, x + width, top - 5, 7.5 * PT, FONT, GREY, "right", width=width / 2)
+        text(c, hint, x + width, top - 5, 9 * PT, FONT, INK, "right", width=width * 0.6)
     c.setStrokeColor(INK)
     c.setLineWidth(0.3)
     c.line(x, top - 6.5, x + width, top - 6.5)
@@ -77,27 +78,27 @@ def _track_bonuses(c, config, top: float, lang: str) -> float:
     """Per track: its step price and the bonus at each level with an icon (R24, R25)."""
     y = section(c, t(lang, "board_bonuses"), CONTENT.x, top, CONTENT.w, t(lang, "bonus_hint"))
     for track in config.tracks.values():
-        row = Box(CONTENT.x, y - 17, CONTENT.w, 16)
+        row = Box(CONTENT.x, y - 21, CONTENT.w, 20)
         token(c, config, track.resource, row.x + 4, row.top - 5, 3.5)
         text(c, name(track.label, lang), row.x + 10, row.top - 6.5, 11 * PT, BOLD, width=44)
         step = t(lang, "step", n=track.step_cost, res=short(config.resources[track.resource].label, lang),
                  rep=track.reputation_per_step)
-        paragraph(c, step, Box(row.x, row.y, 53, row.h - 10), 7 * PT, FONT, GREY)
+        paragraph(c, step, Box(row.x, row.y, 53, row.h - 10), 9 * PT, FONT, INK, smallest=8 * PT)
         levels = sorted(track.icons)
         for level, cell in zip(levels, geo.columns(Box(row.x + 56, row.y, row.w - 56, row.h), len(levels), 1.5)):
             _bonus_cell(c, config, track.icons[level], level, cell, lang)
         y = row.y - 1.5
-    text(c, t(lang, "unlock_short", n=config.animal_unlock_level), CONTENT.x, y - 3.5, 7.5 * PT, BOLD)
-    return y - 6
+    text(c, t(lang, "unlock_short", n=config.animal_unlock_level), CONTENT.x, y - 3.8, 9 * PT, BOLD)
+    return y - 6.5
 
 
 def _bonus_cell(c, config, values: dict, level: int, cell: Box, lang: str) -> None:
     """One level's bonus: level number, icons, and the same in words."""
     rounded(c, cell, 1.5, fill=LIGHT)
-    text(c, f"{t(lang, 'level')} {level}", cell.x + 1.2, cell.top - 3, 6 * PT, BOLD, GREY, width=cell.w - 2)
-    block_middle(c, config, values, Box(cell.x + 1, cell.y + 3, cell.w - 2, cell.h - 7), 3, 11 * PT, centre=True)
-    text(c, describe(config, values, lang), cell.x + cell.w / 2, cell.y + 1.3, 5.5 * PT, FONT, INK, "centre",
-         width=cell.w - 1.5)
+    text(c, f"{t(lang, 'level')} {level}", cell.x + 1.2, cell.top - 3.3, 8 * PT, BOLD, INK, width=cell.w - 2)
+    block_middle(c, config, values, Box(cell.x + 1, cell.y + 7.5, cell.w - 2, cell.h - 11.5), 3, 11 * PT, centre=True)
+    paragraph(c, describe(config, values, lang), Box(cell.x + 0.5, cell.y + 0.3, cell.w - 1, 7), 8 * PT, FONT, INK,
+              smallest=8 * PT, leading=1.1, align="centre")
 
 
 def _resources(c, config, team_id, top: float, lang: str) -> float:
@@ -117,8 +118,9 @@ def _resources(c, config, team_id, top: float, lang: str) -> float:
         note = t(lang, "joker_note", n=config.points_per_joker) if res.joker else \
             t(lang, "your_colour") if res.id == own else ""
         if note:
-            paragraph(c, note, Box(cell.x, cell.y - 1, cell.w, 6), 6 * PT, FONT, GREY, align="centre")
-    return y - 36
+            paragraph(c, note, Box(cell.x, cell.y - 5, cell.w, 8), 8 * PT, FONT, INK, align="centre",
+                      smallest=8 * PT, leading=1.1)
+    return y - 40
 
 
 def _buildings(c, config, top: float, lang: str) -> None:
@@ -127,7 +129,7 @@ def _buildings(c, config, top: float, lang: str) -> None:
     heads = ("", t(lang, "board_buildings"), t(lang, "cost"), t(lang, "requires"), t(lang, "effect"), t(lang, "reputation"))
     cols = _cells(Box(CONTENT.x, y - 5, CONTENT.w, 5), BUILDING_COLUMNS)
     for head, cell in zip(heads, cols):
-        text(c, head, cell.x + 1, cell.y + 1.5, 7 * PT, BOLD, GREY, width=cell.w - 2)
+        text(c, head, cell.x + 1, cell.y + 1.5, 8 * PT, BOLD, INK, width=cell.w - 2)
     items = list(config.buildings.values())
     row_h = min(24.0, (y - 5 - CONTENT.y) / max(1, len(items)))
     for i, b in enumerate(items):
@@ -137,8 +139,9 @@ def _buildings(c, config, top: float, lang: str) -> None:
         _tick(c, tick)
         paragraph(c, name(b.label, lang), label.inset(1), 12 * PT, BOLD, middle=True)
         block_middle(c, config, b.cost, cost.inset(1), 2.8, 11 * PT)
-        paragraph(c, requirements(config, b, lang), needs.inset(1), 9 * PT, middle=True)
-        paragraph(c, "; ".join(effects(config, b, lang)) or "-", effect.inset(1), 9 * PT, middle=True)
+        paragraph(c, requirements(config, b, lang), needs.inset(1), 9 * PT, middle=True, smallest=8 * PT)
+        paragraph(c, typo(lang, " ; ".join(effects(config, b, lang))) or "-", effect.inset(1), 9 * PT, middle=True,
+                  smallest=8 * PT)
         text(c, f"+{b.reputation}", rep.x + rep.w / 2, row.y + row.h / 2 - 2, 16 * PT, BOLD, INK, "centre")
 
 
@@ -178,12 +181,12 @@ def draw_board_2(c, config, team_id, lang: str) -> None:
     header(c, Box(CONTENT.x, CONTENT.top - 13, CONTENT.w, 13), hex_value, title, t(lang, "board_2"))
     y = section(c, t(lang, "board_animals"), CONTENT.x, CONTENT.top - 16, CONTENT.w,
                 t(lang, "unlock_short", n=config.animal_unlock_level))
-    text(c, t(lang, "discounts_apply"), CONTENT.x, y - 3.5, 8 * PT, FONT, GREY)
+    text(c, t(lang, "discounts_apply"), CONTENT.x, y - 3.5, 9 * PT, FONT, INK)
     heads = ("", t(lang, "board_animals"), t(lang, "kind"), t(lang, "cost"), t(lang, "reputation"))
     for head, cell in zip(heads, _cells(Box(CONTENT.x, y - 10, CONTENT.w, 5), ANIMAL_COLUMNS)):
-        text(c, head, cell.x + 1, cell.y + 1.5, 7 * PT, BOLD, GREY, width=cell.w - 2)
+        text(c, head, cell.x + 1, cell.y + 1.5, 8 * PT, BOLD, INK, width=cell.w - 2)
     items = list(config.animals.values())
-    row_h = min(25.0, (y - 10 - CONTENT.y - 10) / max(1, len(items)))
+    row_h = min(25.0, (y - 10 - CONTENT.y - 13) / max(1, len(items)))
     for i, a in enumerate(items):
         row = Box(CONTENT.x, y - 10 - (i + 1) * row_h, CONTENT.w, row_h)
         tick, label, kind, cost, rep = _cells(row, ANIMAL_COLUMNS)
@@ -194,9 +197,11 @@ def draw_board_2(c, config, team_id, lang: str) -> None:
         text(c, t(lang, f"kind_{a.kind}"), kind.x + 1, middle - 1.3, 11 * PT, FONT, INK, width=kind.w - 2)
         block_middle(c, config, a.cost, cost.inset(1), 4, 14 * PT)
         text(c, f"+{a.reputation}", rep.x + rep.w / 2, middle - 2.2, 18 * PT, BOLD, INK, "centre")
-    goal = t(lang, "end_goal", rep=config.reputation_threshold, animals=config.animals_threshold)
-    rounded(c, Box(CONTENT.x, CONTENT.y, CONTENT.w, 8), 2, fill=white, stroke=INK)
-    text(c, goal, CONTENT.x + 3, CONTENT.y + 2.8, 9 * PT, BOLD, width=CONTENT.w - 6)
+    goal = t(lang, "end_goal", minutes=config.duration_seconds // 60, rep=config.reputation_threshold,
+             animals=config.animals_threshold)
+    box = Box(CONTENT.x, CONTENT.y, CONTENT.w, 11)
+    rounded(c, box, 2, fill=white, stroke=INK)
+    paragraph(c, goal, box.inset(1.5), 10 * PT, BOLD, smallest=8 * PT, middle=True)
 
 
 def render_team_boards(config, lang: str | None = None) -> bytes:

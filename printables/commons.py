@@ -23,7 +23,7 @@ def draw_tracks(c, config, lang: str) -> None:
     header(c, Box(AREA.x, AREA.top - 16, AREA.w, 16), DARK, t(lang, "tracks_title"),
            t(lang, "unlock_short", n=config.animal_unlock_level))
     tracks = list(config.tracks.values())
-    body = Box(AREA.x, AREA.y + 16, AREA.w, AREA.h - 16 - 18)
+    body = Box(AREA.x, AREA.y + 16, AREA.w, AREA.h - 16 - 26)  # 8 mm under the title bar for the unlock tab
     rows = geo.stack(body, [None] * len(tracks), gap=5)
     longest = max(tr.length for tr in tracks)
     for track, row in zip(tracks, rows):
@@ -145,8 +145,9 @@ def _on_halves(c, draw, lang: str) -> None:
             draw()
             c.restoreState()
             dashed_box(c, tile.overlap)
-            text(c, f"{tile.index + 1}/2 · {t(lang, 'glue')} ({tile.overlap.w:g} mm)",
-                 tile.overlap.x + tile.overlap.w / 2, 6.5, 8 * PT, FONT, GREY, "centre")
+            # Inside the page and away from the glue strip: which half this is and which goes on top.
+            text(c, t(lang, f"half_{tile.index + 1}"), A4[0] / 2, tile.clip.y - 4.5, 8.5 * PT, BOLD, INK, "centre",
+                 width=A4[0] - 2 * geo.MARGIN)
 
 
 def render_common(config, lang: str | None = None, halves: bool = False) -> bytes:

@@ -13,7 +13,6 @@ from functools import lru_cache
 
 from reportlab.graphics.barcode.qr import QrCodeWidget
 from reportlab.lib.colors import HexColor, black, white
-from reportlab.lib.utils import simpleSplit
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas as rl_canvas
 
@@ -95,8 +94,22 @@ def text(c, value: str, x: float, y: float, size: float, font: str = FONT, fill=
 
 
 def wrap(value: str, font: str, size: float, width: float) -> list:
-    """The lines of `value` wrapped to `width`."""
-    return simpleSplit(value, font, size, width)
+    """The lines of `value` wrapped to `width`, at ordinary spaces only.
+
+    A no-break space (French puts one before ':' and ';') never starts a line,
+    which ReportLab's simpleSplit would allow.
+    """
+    lines = []
+    for paragraph_text in value.split("\n"):
+        line = ""
+        for word_text in paragraph_text.split(" "):
+            trial = f"{line} {word_text}" if line else word_text
+            if line and stringWidth(trial, font, size) > width:
+                lines.append(line)
+                trial = word_text
+            line = trial
+        lines.append(line)
+    return lines
 
 
 def break_anywhere(value: str, font: str, size: float, width: float) -> list:
@@ -162,15 +175,32 @@ def qr_runs(payload: str) -> tuple:
     return tuple(runs), encoder.getModuleCount()
 
 
-def qr(c, payload: str, x: float, y: float, size: float, quiet: float = 1.5) -> None:
-    """A QR code `size` mm wide at (x, y), on a white square `quiet` mm wider on each side.
+QUIET_MODULES = 4  # the QR standard's quiet zone: phone readers miss codes with less
 
+
+def qr_quiet(payload: str, size: float) -> float:
+    """The white margin (mm) a code `size` mm wide needs around it: 4 of its modules."""
+    return QUIET_MODULES * size / qr_runs(payload)[1]
+
+
+def qr(c, payload: str, x: float, y: float, size: float, quiet: float | None = None) -> None:
+    """A QR code at (x, y), `size` mm wide, always with a white quiet zone of at least 4 modules.
+
+    Without `quiet` the white square grows 4 modules past the code on each side.
+    With `quiet`, the caller's layout keeps a `quiet` mm margin round a `size` code:
+    that footprint is kept, and a code whose 4 modules would not fit in it is
+    drawn a little smaller, centred, so nothing around it is covered.
     ReportLab's QR widget encodes; its dark runs are drawn here as one path,
     which is several times faster than rendering the widget's shapes one by one.
     """
-    c.setFillColor(white)
-    c.rect(x - quiet, y - quiet, size + 2 * quiet, size + 2 * quiet, stroke=0, fill=1)
     runs, count = qr_runs(payload)
+    if quiet is not None and quiet < qr_quiet(payload, size):
+        footprint = size + 2 * quiet
+        size = footprint / (1 + 2 * QUIET_MODULES / count)
+        x, y = x - quiet + QUIET_MODULES * size / count, y - quiet + QUIET_MODULES * size / count
+    margin = max(quiet or 0.0, qr_quiet(payload, size))
+    c.setFillColor(white)
+    c.rect(x - margin, y - margin, size + 2 * margin, size + 2 * margin, stroke=0, fill=1)
     module = size / count
     path = c.beginPath()
     for r, col, length in runs:
@@ -194,4 +224,25 @@ def dashed_box(c, box: Box, stroke=GREY) -> None:
     c.setStrokeColor(stroke)
     c.setLineWidth(0.3)
     c.rect(box.x, box.y, box.w, box.h, stroke=1, fill=0)
+    c.restoreState()
+
+
+RULER_MM = 100
+
+
+def ruler(c, x: float, y: float, label: str, vertical: bool = False) -> None:
+    """A 100 mm ruler from (x, y), ticked every 10 mm: measured at 100 mm, the sheet printed at full size.
+
+    `label` (e.g. "100 mm: check with a ruler") is written beside it, at 8 pt.
+    """
+    c.saveState()
+    c.translate(x, y)
+    if vertical:
+        c.rotate(90)
+    c.setStrokeColor(INK)
+    c.setLineWidth(0.3)
+    c.line(0, 0, RULER_MM, 0)
+    for mm in range(0, RULER_MM + 1, 10):
+        c.line(mm, 0, mm, 2.5 if mm in (0, RULER_MM) else 1.5)
+    text(c, label, RULER_MM / 2, -3.6, 8 * PT, FONT, INK, "centre")
     c.restoreState()

@@ -26,6 +26,12 @@ MARK_LENGTH = 3.0
 # Three rows of 94 mm (88 + 2 bleeds) fill 282 of A4's 297 mm: 7.5 mm are left
 # at top and bottom, enough for marks 1-4 mm off the bleed on most printers.
 GRID_MARGIN = 7.0
+# Many home inkjets cannot print the outer 5-10 mm of a sheet: cut marks stay this far in.
+HOME_EDGE = 10.0
+# Role cards share their cut lines (no gutter, no bleed between two cards): every card
+# of a sheet has the same team colour, so a cut a little off still shows no white, and
+# the 3 x 88 mm column leaves 13.5 mm at top and bottom for marks clear of HOME_EDGE.
+CARD_MARGIN = 13.5
 
 
 def landscape(page: tuple) -> tuple:
@@ -140,25 +146,42 @@ def grid_box(sheet: Sheet) -> Box:
     return Box(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
 
 
-def cut_marks(sheet: Sheet, offset: float = MARK_OFFSET, length: float = MARK_LENGTH) -> list:
+def card_sheet(page: tuple = A4) -> Sheet:
+    """The role cards' sheet: cards side by side on shared cut lines, outer bleed only."""
+    return impose(page, CARD, BLEED, gutter=-2 * BLEED, margin=CARD_MARGIN)
+
+
+def cut_marks(sheet: Sheet, offset: float = MARK_OFFSET, length: float = MARK_LENGTH,
+              edge: float = HOME_EDGE) -> list:
     """Short segments ((x1, y1), (x2, y2)) outside the grid, in line with every cut.
 
     Marks sit only around the whole grid, never between cards, so they never
-    print on a neighbour's bleed.
+    print on a neighbour's bleed. Each is shortened to stay `edge` mm inside the
+    sheet (home printers); one left shorter than 1 mm is not drawn.
     """
     if not sheet.slots:
         return []
     g = grid_box(sheet)
+    w, h = sheet.page
     xs = sorted({round(v, 4) for s in sheet.slots for v in (s.trim.x, s.trim.right)})
     ys = sorted({round(v, 4) for s in sheet.slots for v in (s.trim.y, s.trim.top)})
     marks = []
     for x in xs:
-        marks.append(((x, g.top + offset), (x, g.top + offset + length)))
-        marks.append(((x, g.y - offset), (x, g.y - offset - length)))
+        marks.append(((x, g.top + offset), (x, min(g.top + offset + length, h - edge))))
+        marks.append(((x, g.y - offset), (x, max(g.y - offset - length, edge))))
     for y in ys:
-        marks.append(((g.x - offset, y), (g.x - offset - length, y)))
-        marks.append(((g.right + offset, y), (g.right + offset + length, y)))
-    return marks
+        marks.append(((g.x - offset, y), (max(g.x - offset - length, edge), y)))
+        marks.append(((g.right + offset, y), (min(g.right + offset + length, w - edge), y)))
+    # A mark whose far end was pulled back past its start (no room outside the grid) is dropped.
+    return [(a, b) for a, b in marks if _outward(a, b, g) >= 1.0 - 1e-9]
+
+
+def _outward(a: tuple, b: tuple, grid: Box) -> float:
+    """Length of a mark running away from the grid (negative when it runs back into it)."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    if dx == 0:
+        return dy if a[1] >= grid.top else -dy
+    return dx if a[0] >= grid.right else -dx
 
 
 def back_slots(sheet: Sheet, flip: str = "long") -> list:

@@ -173,3 +173,52 @@ def block_middle(c, config, values: dict, box, r: float, size: float, centre: bo
     if centre and height <= 2 * r + 1e-6:
         x += (box.w - amounts(c, config, values, 0, 0, r, size, draw=False)) / 2
     block(c, config, values, x, box.top - (box.h - height) / 2, box.w, r, size)
+
+
+def _basket(c, x, y, r):
+    """Harvester: a basket with its handle."""
+    _polygon(c, [(x - 0.85 * r, y), (x + 0.85 * r, y), (x + 0.55 * r, y - 0.75 * r), (x - 0.55 * r, y - 0.75 * r)])
+    c.setLineWidth(0.16 * r)
+    c.arc(x - 0.6 * r, y - 0.55 * r, x + 0.6 * r, y + 0.75 * r, 0, 180)
+
+
+def _arrows(c, x, y, r):
+    """Merchant: two arrows going opposite ways (an exchange)."""
+    c.setLineWidth(0.18 * r)
+    for dy, sign in ((0.32, 1), (-0.32, -1)):
+        c.line(x - 0.7 * r * sign, y + dy * r, x + 0.45 * r * sign, y + dy * r)
+        tip = x + 0.85 * r * sign
+        _polygon(c, [(tip, y + dy * r), (tip - 0.42 * r * sign, y + (dy + 0.26) * r), (tip - 0.42 * r * sign, y + (dy - 0.26) * r)])
+
+
+def _house(c, x, y, r):
+    """Builder: a house."""
+    _polygon(c, [(x - 0.9 * r, y + 0.05 * r), (x, y + 0.85 * r), (x + 0.9 * r, y + 0.05 * r)])
+    c.rect(x - 0.62 * r, y - 0.8 * r, 1.24 * r, 0.85 * r, stroke=0, fill=1)
+    c.setFillColor(white)
+    c.rect(x - 0.18 * r, y - 0.8 * r, 0.36 * r, 0.5 * r, stroke=0, fill=1)
+
+
+def _swords(c, x, y, r):
+    """Pirate: two crossed swords."""
+    c.setLineWidth(0.16 * r)
+    for sign in (1, -1):
+        c.line(x - 0.8 * r * sign, y - 0.8 * r, x + 0.75 * r * sign, y + 0.75 * r)
+        gx, gy = x - 0.45 * r * sign, y - 0.45 * r
+        c.line(gx - 0.25 * r, gy + 0.25 * r * sign, gx + 0.25 * r, gy - 0.25 * r * sign)
+
+
+ROLE_GLYPHS = {"harvester": _basket, "merchant": _arrows, "builder": _house, "pirate": _swords}
+
+
+def role_icon(c, role, x: float, y: float, r: float) -> None:
+    """A role's picture centred on (x, y), in ink: read before the role's name is."""
+    c.saveState()
+    c.setFillColor(INK)
+    c.setStrokeColor(INK)
+    glyph = ROLE_GLYPHS.get(role.id) or (_swords if role.pirate else _basket if role.harvests else None)
+    if glyph:
+        glyph(c, x, y, r)
+    else:  # a role added in config.toml: its initial
+        text(c, role.id[:1].upper(), x, y - 0.35 * r * 1.6, r * 1.6, BOLD, INK, "centre")
+    c.restoreState()

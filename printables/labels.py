@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from bank.config_model import LANGUAGES
 
 # Texts written for the print pack (not copied from the rules). {name} fields are
@@ -14,12 +16,12 @@ TEXTS = {
                           "Rapportez-le à la base avant de récolter à nouveau.",
         "role_merchant": "Allez échanger dans la base d'une autre équipe. Sans accord : échange forcé, "
                          "un jeton contre un jeton.",
-        "role_builder": "À la banque : construisez, achetez des animaux et payez les pas des pistes de "
+        "role_builder": "À la banque : construisez, achetez des animaux et faites avancer les pistes de "
                         "terraformation.",
         "role_pirate": "Touchez un joueur d'une autre équipe : combat à la banque. Victoire : prenez ce qu'il porte.",
         "role_other": "Présentez cette carte à la banque.",
         "rounds": "Manches à gagner", "vs": "contre", "you": "vous", "them": "eux",
-        "everyone_only": "* seulement avec « tout le monde se bat »",
+        "everyone_only": "* option « tout le monde se bat »",
         "wait": "Attente après un combat", "base_rule": "Règle de base", "won": "gagné", "lost": "perdu",
         "at_once": "aussitôt", "no_wait": "aucune", "card_no": "n° {n}", "optional": "option", "extra_card": "Carte en option, achetée à la banque :",
         "back_hint": "Carte de rôle",
@@ -27,16 +29,17 @@ TEXTS = {
         "board_bonuses": "Bonus de terraformation", "board_resources": "Ressources",
         "board_buildings": "Bâtiments", "board_animals": "Animaux", "cost": "Coût",
         "requires": "Prérequis", "effect": "Effet", "reputation": "Réputation",
-        "level": "Niveau", "unlock": "Animaux débloqués quand les 3 pistes atteignent ce niveau",
+        "level": "Niveau", "unlock": "Animaux en vente quand toutes les pistes atteignent ce niveau",
         "step": "Un pas : {n} {res}, +{rep} réputation", "common": "Animaux communs : un par équipe",
         "unique": "Animaux uniques : un seul dans la partie", "glue": "coller ici",
         "dice": "dé", "dice_plural": "dés", "token": "jeton", "token_plural": "jetons", "tracks_title": "Pistes de terraformation",
         "cap": "Au plus {n} bâtiments tant que vous n'avez pas de bâtiment qui lève la limite.",
         "eff_cap_exempt": "se construit toujours", "eff_lifts_cap": "lève la limite de bâtiments",
-        "eff_double": "{res} : récolte ×{n}", "eff_discount": "-{n} {res} sur {what}",
+        "eff_double": "{res} : récolte doublée", "eff_triple": "{res} : récolte triplée",
+        "eff_times": "{res} : récolte multipliée par {n}", "eff_discount": "les {what} achetés ensuite coûtent {n} {res} de moins",
         "eff_dice_harvest": "{n} {dice} bonus par jeton récolté", "eff_dice_build": "{n} {dice} bonus à la construction",
-        "what_buildings": "bâtiments", "what_animals": "animaux",
-        "unlock_short": "Achat d'animaux dès que les 3 pistes sont au niveau {n}.",
+        "what_buildings": "bâtiments", "what_animals": "animaux", "and": "et",
+        "unlock_short": "Achat d'animaux dès que toutes les pistes sont au niveau {n}.",
         "join_wifi": "1. Wi-Fi", "join_page": "2. Page de l'équipe", "network": "Réseau", "password": "Mot de passe",
         "join_scan": "Scannez avec l'appareil photo du téléphone.", "join_title": "Rejoindre la partie",
         "wifi_ask": "Demandez le Wi-Fi à l'animation.", "join_type": "ou tapez l'adresse :",
@@ -50,20 +53,26 @@ TEXTS = {
         "rep_over_time": "Réputation au fil du temps", "track_progress": "Progression des pistes",
         "minutes": "minutes de jeu", "rank": "Rang", "team": "Équipe", "trades": "Échanges",
         "fights": "Combats", "contributions": "Contributions aux événements", "rate_changes": "Taux de change",
-        "rate": "{tokens} jetons = {points} point(s)", "fights_line": "{won} gagnés, {lost} perdus",
+        "rate": "{tokens} = {points}", "fights_line": "{won}, {lost}", "won_1": "{n} gagné", "won_n": "{n} gagnés", "lost_1": "{n} perdu",
+        "lost_n": "{n} perdus",
         "board_1": "Plateau d'équipe 1 : terraformation et bâtiments",
         "board_2": "Plateau d'équipe 2 : animaux", "bank_copy": "Exemplaire de la banque",
         "discounts_apply": "Les réductions de vos bâtiments s'appliquent aux animaux.",
-        "joker_note": "remplace une ressource, ou +{n} réputation", "your_colour": "votre couleur",
+        "joker_note": "remplace tout jeton, ou +{n} réputation", "your_colour": "votre couleur",
         "kind_common": "commun", "kind_unique": "unique", "animals_needed": "{n} animaux",
-        "end_goal": "Fin : terraformation complète et {rep} points ou {animals} animaux.",
-        "kind": "Type", "bonus_hint": "Quand votre pas atteint le niveau :",
+        "end_goal": "Fin : après {minutes} min de jeu (la meilleure réputation gagne), ou terraformation "
+                    "complète et une équipe à {rep} points ou {animals} animaux.",
+        "kind": "Type", "bonus_hint": "Bonus pour l'équipe qui amène la piste à ce niveau",
         "animals_title": "Animaux", "slot_hint": "Posez un jeton de votre équipe sur l'animal acheté.",
         "start": "Départ", "after": "après {n} min", "free": "libre", "forced": "forcé",
         "trade_line": "{m} min · avec {other} ({kind}) : donné {gave}, reçu {got}",
         "fight_line": "{m} min · {card} contre {other} ({other_card}) : {result}",
         "more": "… et {n} de plus", "rate_line": "{m} min : {was} devient {now}", "by": "par {actor}",
-        "tokens_given": "{n} jetons",
+        "unlock_mark": "animaux en vente (niveau {n})", "end_mark": "bout des pistes ({n})",
+        "tokens_given": "{n} {tokens}", "point": "point", "point_plural": "points",
+        "ruler": "100 mm : vérifiez à la règle (impression à 100 %)",
+        "half_1": "1/2 · moitié gauche, posée dessus : coupez-la le long du pointillé de droite.",
+        "half_2": "2/2 · moitié droite, dessous : encollez la bande en pointillés, posez la moitié gauche dessus.",
     },
     "en": {
         "strength": "Strength",
@@ -83,16 +92,17 @@ TEXTS = {
         "board_bonuses": "Terraforming bonuses", "board_resources": "Resources",
         "board_buildings": "Buildings", "board_animals": "Animals", "cost": "Cost",
         "requires": "Needs", "effect": "Effect", "reputation": "Reputation",
-        "level": "Level", "unlock": "Animals unlock when all 3 tracks reach this level",
+        "level": "Level", "unlock": "Animals on sale when every track reaches this level",
         "step": "One step: {n} {res}, +{rep} reputation", "common": "Common animals: one per team",
         "unique": "Unique animals: one in the whole game", "glue": "glue here",
         "dice": "die", "dice_plural": "dice", "token": "token", "token_plural": "tokens", "tracks_title": "Terraforming tracks",
         "cap": "At most {n} buildings until you own one that lifts the limit.",
         "eff_cap_exempt": "may always be built", "eff_lifts_cap": "lifts the building limit",
-        "eff_double": "{res} harvest ×{n}", "eff_discount": "-{n} {res} on {what}",
+        "eff_double": "{res} harvest doubled", "eff_triple": "{res} harvest tripled",
+        "eff_times": "{res} harvest multiplied by {n}", "eff_discount": "later {what} cost {n} {res} less",
         "eff_dice_harvest": "{n} bonus {dice} per harvested token", "eff_dice_build": "{n} bonus {dice} when built",
-        "what_buildings": "buildings", "what_animals": "animals",
-        "unlock_short": "Animals on sale once all 3 tracks reach level {n}.",
+        "what_buildings": "buildings", "what_animals": "animals", "and": "and",
+        "unlock_short": "Animals on sale once every track reaches level {n}.",
         "join_wifi": "1. Wi-Fi", "join_page": "2. Team page", "network": "Network", "password": "Password",
         "join_scan": "Scan with the phone's camera.", "join_title": "Join the game",
         "wifi_ask": "Ask the facilitators for the Wi-Fi.", "join_type": "or type the address:",
@@ -106,20 +116,27 @@ TEXTS = {
         "rep_over_time": "Reputation over time", "track_progress": "Track progress",
         "minutes": "minutes played", "rank": "Rank", "team": "Team", "trades": "Trades",
         "fights": "Fights", "contributions": "Event contributions", "rate_changes": "Exchange rate",
-        "rate": "{tokens} tokens = {points} point(s)", "fights_line": "{won} won, {lost} lost",
+        "rate": "{tokens} = {points}", "fights_line": "{won}, {lost}", "won_1": "{n} won", "won_n": "{n} won", "lost_1": "{n} lost",
+        "lost_n": "{n} lost",
         "board_1": "Team board 1: terraforming and buildings",
         "board_2": "Team board 2: animals", "bank_copy": "Bank's copy",
         "discounts_apply": "Your buildings' discounts apply to animals.",
-        "joker_note": "stands in for any resource, or +{n} reputation", "your_colour": "your colour",
+        "joker_note": "any token, or +{n} reputation", "your_colour": "your colour",
         "kind_common": "common", "kind_unique": "unique", "animals_needed": "{n} animals",
-        "end_goal": "End: terraforming complete and {rep} points or {animals} animals.",
-        "kind": "Kind", "bonus_hint": "When your step reaches the level:",
+        "end_goal": "End: after {minutes} min of play (most reputation wins), or terraforming complete "
+                    "and a team at {rep} points or {animals} animals.",
+        "kind": "Kind", "bonus_hint": "Bonus for the team whose step reaches the level",
         "animals_title": "Animals", "slot_hint": "Put one of your team's markers on the animal you buy.",
         "start": "Start", "after": "after {n} min", "free": "free", "forced": "forced",
         "trade_line": "{m} min · with {other} ({kind}): gave {gave}, got {got}",
         "fight_line": "{m} min · {card} against {other} ({other_card}): {result}",
         "more": "… and {n} more", "rate_line": "{m} min: {was} became {now}", "by": "by {actor}",
-        "tokens_given": "{n} tokens",
+        "unlock_mark": "animaux en vente (niveau {n})", "end_mark": "bout des pistes ({n})",
+        "unlock_mark": "animals on sale (level {n})", "end_mark": "end of the tracks ({n})",
+        "tokens_given": "{n} {tokens}", "point": "point", "point_plural": "points",
+        "ruler": "100 mm: check with a ruler (printed at 100%)",
+        "half_1": "1/2 · left half, on top: cut it along the dashed line on the right.",
+        "half_2": "2/2 · right half, underneath: glue the dashed strip, lay the left half on it.",
     },
 }
 
@@ -131,14 +148,31 @@ def check_language(lang: str) -> str:
     return lang
 
 
+NBSP = "\u00a0"  # in Helvetica's WinAnsi encoding, unlike the narrow U+202F
+_BEFORE_MARK = re.compile(r"[ \u00a0]*([:;!?»])(?=\s|$|[.,)])")
+_AFTER_GUILLEMET = re.compile(r"« *")
+
+
+def typo(lang: str, value: str) -> str:
+    """French spacing: a no-break space before : ; ! ? and », after «; other languages unchanged.
+
+    Only a mark followed by a space or the end is touched, so '10.0.0.2:5000' and
+    'http://' stay as they are.
+    """
+    if lang != "fr":
+        return value
+    value = _BEFORE_MARK.sub(lambda m: NBSP + m.group(1), value)
+    return _AFTER_GUILLEMET.sub("«" + NBSP, value)
+
+
 def t(lang: str, key: str, **fields) -> str:
-    """A printed sentence in `lang` with its fields filled in."""
-    return TEXTS[check_language(lang)][key].format(**fields)
+    """A printed sentence in `lang` with its fields filled in (French spacing applied)."""
+    return typo(lang, TEXTS[check_language(lang)][key].format(**fields))
 
 
 def colon(lang: str, left: str, right: str) -> str:
-    """'left: right', with the space French puts before a colon."""
-    return f"{left} : {right}" if lang == "fr" else f"{left}: {right}"
+    """'left: right', with the no-break space French puts before a colon."""
+    return f"{left}{NBSP}: {right}" if lang == "fr" else f"{left}: {right}"
 
 
 def name(label, lang: str) -> str:
@@ -156,3 +190,13 @@ def short(label, lang: str) -> str:
 def word(lang: str, key: str, n: int) -> str:
     """A noun agreeing with its number: word('en', 'dice', 2) -> 'dice'."""
     return t(lang, key if n == 1 else f"{key}_plural")
+
+
+def count(lang: str, key: str, n: int) -> str:
+    """'1 jeton', '3 jetons': a number with its agreeing noun."""
+    return f"{n} {word(lang, key, n)}"
+
+
+def rate_text(lang: str, tokens: int, points: int) -> str:
+    """An exchange rate in words: '10 jetons = 1 point'."""
+    return t(lang, "rate", tokens=count(lang, "token", tokens), points=count(lang, "point", points))

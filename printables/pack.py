@@ -10,11 +10,15 @@ from .bank_sheets import render_bank_sheets
 from .boards import render_team_boards
 from .cards import render_cards
 from .commons import render_common
+from .dice import render_dice
+from .game_aids import render_event_sheet, render_rate_sign, render_score_track
 from .join import render_join, render_poster
 from .labels import check_language
 from .report import render_report
+from .rules_summary import render_rules_summary
 
-# boards: each team's own A4 boards; sheets: the shared boards at the bank (A3, and two A4 halves each).
+# boards: each team's own A4 boards, the players' rules page, the bonus dice; sheets: the shared boards at
+# the bank (A3, and two A4 halves each), the score track, the rate sign, the event sheet, the bank's summary.
 KINDS = ("cards", "boards", "sheets", "join", "report", "all")
 SAFE_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*\.pdf$")
 
@@ -49,10 +53,15 @@ def documents(kind: str, config, lang: str, *, bank=None, team_urls=None, base=N
         docs.append((f"cards-{lang}.pdf", lambda: render_cards(config, lang)))
     if "boards" in wanted:
         docs.append((f"team-boards-{lang}.pdf", lambda: render_team_boards(config, lang)))
+        docs.append((f"rules-summary-{lang}.pdf", lambda: render_rules_summary(config, lang)))
+        docs.append((f"bonus-dice-{lang}.pdf", lambda: render_dice(config, lang)))
     if "sheets" in wanted:
         docs.append((f"bank-sheets-{lang}.pdf", lambda: render_bank_sheets(config, lang)))
         docs.append((f"shared-boards-a3-{lang}.pdf", lambda: render_common(config, lang)))
         docs.append((f"shared-boards-a4-halves-{lang}.pdf", lambda: render_common(config, lang, halves=True)))
+        docs.append((f"score-track-{lang}.pdf", lambda: render_score_track(config, lang)))
+        docs.append((f"exchange-rate-sign-{lang}.pdf", lambda: render_rate_sign(config, lang)))
+        docs.append((f"event-sheet-{lang}.pdf", lambda: render_event_sheet(config, lang)))
     if "join" in wanted and team_urls:
         docs.append((f"join-cards-{lang}.pdf", lambda: render_join(config, team_urls, lang, wifi)))
     if "join" in wanted and base:

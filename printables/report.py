@@ -9,10 +9,14 @@ from reportlab.lib.colors import white
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from .boards import BANK_COLOUR, header
-from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, colour, finish, new_canvas, paragraph, rounded, text
+from reportlab.graphics.widgets.markers import makeMarker
+
+from .drawing import (BOLD, FONT, INK, LIGHT, PT, colour, finish, new_canvas, paragraph, rounded, text,
+                      white_contrast)
 from .geometry import A4, MM, Box
 from .icons import in_words
-from .labels import colon, name, t
+from .labels import colon, count, name, rate_text, t
+from .report_moments import moments_section, sources_table
 from .report_data import Summary, summarise
 
 AREA = Box(14, 14, A4[0] - 28, A4[1] - 28)
@@ -68,47 +72,96 @@ def _standings(c, summary: Summary, config, top: float, lang: str) -> None:
     cols = (AREA.x, AREA.x + 18, AREA.x + 100, AREA.x + 135, AREA.x + 165)
     heads = (t(lang, "rank"), t(lang, "team"), t(lang, "reputation"), t(lang, "board_animals"), t(lang, "board_buildings"))
     for x, head in zip(cols, heads):
-        text(c, head, x, top - 4, 8 * PT, BOLD, GREY)
+        text(c, head, x, top - 4, 9 * PT, BOLD, INK)
     for i, row in enumerate(summary.standings):
         y = top - 6 - 7 * (i + 1)
         if i % 2 == 0:
             c.setFillColor(LIGHT)
             c.rect(AREA.x, y - 2, AREA.w, 7, stroke=0, fill=1)
         c.setFillColor(colour(row["colour"]))
-        c.circle(cols[1] + 2.5, y + 1.5, 2.2, stroke=0, fill=1)
+        c.setStrokeColor(INK)  # a dark rim: a yellow dot alone would fade into white paper
+        c.setLineWidth(0.2)
+        c.circle(cols[1] + 2.5, y + 1.5, 2.2, stroke=1, fill=1)
         values = (str(row["rank"]), name(row["label"], lang), str(row["reputation"]), str(row["animals"]), str(row["buildings"]))
         for j, (x, value) in enumerate(zip(cols, values)):
             text(c, value, x + (7 if j == 1 else 0), y, 11 * PT, BOLD if j < 3 else FONT, width=60 if j == 1 else None)
 
 
-def chart(c, box: Box, series: list, minutes: float, lang: str) -> None:
-    """A line chart of (label, colour, points) over game minutes, with its legend under it."""
-    plot_box = Box(box.x, box.y + 8, box.w, box.h - 8)
+MARKERS = ("FilledCircle", "FilledSquare", "FilledTriangle", "FilledDiamond", "Circle", "Square")
+DASHES = (None, (2, 1), (0.6, 0.8), (3, 1, 0.6, 1), (1.5, 1.5), (4, 1.5))
+
+
+def line_colour(hex_value: str):
+    """A team colour made dark enough to read as a line on white (yellow at 1.7:1 would vanish)."""
+    if white_contrast(hex_value) >= 3:
+        return colour(hex_value)
+    r, g, b = (int(hex_value[i:i + 2], 16) for i in (1, 3, 5))
+    return colour(f"#{int(r * 0.55):02x}{int(g * 0.55):02x}{int(b * 0.55):02x}")
+
+
+def spread(series: list, top: float) -> list:
+    """Each series lifted a hair above the one before, so equal step lines lie side by side, not on top."""
+    lift = top * 0.012
+    return [[(x, y + i * lift) for x, y in points] for i, (_, _, points) in enumerate(series)]
+
+
+def chart(c, box: Box, series: list, minutes: float, lang: str, top: float | None = None,
+          marks: tuple = ()) -> None:
+    """A line chart of (label, colour, points) over game minutes, its legend under it.
+
+    Lines differ by colour, dash and marker, and the legend shows all three with
+    the name, so no one needs to tell red from green. `marks` are (value, label)
+    horizontal lines (the unlock level, the end of a track).
+    """
+    plot_box = Box(box.x, box.y + 9, box.w, box.h - 9)
     drawing = Drawing(plot_box.w, plot_box.h)
     plot = LinePlot()
     plot.x, plot.y, plot.width, plot.height = 10, 8, plot_box.w - 14, plot_box.h - 10
-    plot.data = [points for _, _, points in series]
+    top = top or max([y for _, _, points in series for _, y in points] + [1])
+    plot.data = spread(series, top)
     for i, (_, hex_value, _) in enumerate(series):
-        plot.lines[i].strokeColor = colour(hex_value)
-        plot.lines[i].strokeWidth = 0.7
-    top = max([y for _, _, points in series for _, y in points] + [1])
+        plot.lines[i].strokeColor = line_colour(hex_value)
+        plot.lines[i].strokeWidth = 0.6
+        plot.lines[i].strokeDashArray = DASHES[i % len(DASHES)]
+        plot.lines[i].symbol = makeMarker(MARKERS[i % len(MARKERS)], size=1.6, fillColor=line_colour(hex_value),
+                                          strokeColor=line_colour(hex_value))
     plot.xValueAxis.valueMin, plot.xValueAxis.valueMax = 0, max(1.0, minutes)
-    plot.yValueAxis.valueMin, plot.yValueAxis.valueMax = 0, top
+    plot.yValueAxis.valueMin, plot.yValueAxis.valueMax = 0, top * 1.04
     for axis, ticks in ((plot.xValueAxis, "tickDown"), (plot.yValueAxis, "tickLeft")):
         setattr(axis, ticks, 1)
         axis.strokeWidth = 0.2
-        axis.labels.fontName, axis.labels.fontSize = FONT, 7 * PT
+        axis.labels.fontName, axis.labels.fontSize = FONT, 8 * PT
     plot.xValueAxis.labels.dy = -1
     plot.yValueAxis.labels.dx = -1
     drawing.add(plot)
     renderPDF.draw(drawing, c, plot_box.x, plot_box.y)
-    text(c, t(lang, "minutes"), plot_box.right - 4, plot_box.y + 1, 7 * PT, FONT, GREY, "right")
+    for value, label in marks:
+        y = plot_box.y + plot.y + plot.height * value / (top * 1.04)
+        c.saveState()
+        c.setDash(1.2, 1)
+        c.setStrokeColor(INK)
+        c.setLineWidth(0.3)
+        c.line(plot_box.x + plot.x, y, plot_box.x + plot.x + plot.width, y)
+        c.restoreState()
+        text(c, label, plot_box.x + plot.x + 1, y + 0.8, 8 * PT, FONT, INK)
+    text(c, t(lang, "minutes"), plot_box.right - 4, plot_box.y + 1, 8 * PT, FONT, INK, "right")
     x = box.x + 10
-    for label, hex_value, _ in series:
-        c.setFillColor(colour(hex_value))
-        c.rect(x, box.y + 1.5, 5, 2, stroke=0, fill=1)
-        text(c, label, x + 6.5, box.y + 1.5, 8 * PT)
-        x += 12 + stringWidth(label, FONT, 8 * PT)
+    for i, (label, hex_value, _) in enumerate(series):
+        ink = line_colour(hex_value)
+        c.saveState()
+        c.setStrokeColor(ink)
+        c.setLineWidth(0.6)
+        if DASHES[i % len(DASHES)]:
+            c.setDash(list(DASHES[i % len(DASHES)]))
+        c.line(x, box.y + 2.6, x + 8, box.y + 2.6)
+        c.restoreState()
+        marker = makeMarker(MARKERS[i % len(MARKERS)], size=1.8, fillColor=ink, strokeColor=ink)
+        marker.x, marker.y = 4, 0
+        small = Drawing(8, 3)
+        small.add(marker)
+        renderPDF.draw(small, c, x, box.y + 2.6)
+        text(c, label, x + 10, box.y + 1.5, 9 * PT)
+        x += 16 + stringWidth(label, FONT, 9 * PT)
 
 
 def _front_page(flow: Flow, summary: Summary, config, lang: str) -> None:
@@ -126,10 +179,14 @@ def _front_page(flow: Flow, summary: Summary, config, lang: str) -> None:
     teams = [(name(config.teams[tm].label, lang), config.teams[tm].colour, pts) for tm, pts in summary.reputation.items()]
     tracks = [(name(config.tracks[tr].label, lang), config.resources[config.tracks[tr].resource].colour, pts)
               for tr, pts in summary.tracks.items()]
-    for title, series, height in ((t(lang, "rep_over_time"), teams, 78), (t(lang, "track_progress"), tracks, 62)):
+    longest = max(tr.length for tr in config.tracks.values())
+    marks = ((config.animal_unlock_level, t(lang, "unlock_mark", n=config.animal_unlock_level)),
+             (longest, t(lang, "end_mark", n=longest)))
+    for title, series, height, top_value, lines in ((t(lang, "rep_over_time"), teams, 78, None, ()),
+                                                    (t(lang, "track_progress"), tracks, 62, longest, marks)):
         top = flow.need(height + 8)
         text(c, title, AREA.x, top - 5, 12 * PT, BOLD)
-        chart(c, Box(AREA.x, top - 8 - height, AREA.w, height), series, summary.minutes, lang)
+        chart(c, Box(AREA.x, top - 8 - height, AREA.w, height), series, summary.minutes, lang, top_value, lines)
 
 
 def _story_lines(config, story, lang: str) -> tuple:
@@ -144,6 +201,12 @@ def _story_lines(config, story, lang: str) -> tuple:
     trades = [t(lang, "trade_line", m=round(tr["minute"]), other=team_name(tr["other"]), kind=t(lang, tr["kind"]),
                 gave=in_words(config, tr["gave"], lang), got=in_words(config, tr["got"], lang)) for tr in story.trades]
     return fights, trades
+
+
+def _fight_count(lang: str, won: int, lost: int) -> str:
+    """'1 gagné, 2 perdus': each number with its agreeing word (French: singular for 0 and 1)."""
+    return t(lang, "fights_line", won=t(lang, "won_1" if won <= 1 else "won_n", n=won),
+             lost=t(lang, "lost_1" if lost <= 1 else "lost_n", n=lost))
 
 
 def _limited(lines: list, lang: str) -> list:
@@ -162,28 +225,28 @@ def _team_story(flow: Flow, config, team_id: str, summary: Summary, lang: str) -
     blocks = [
         (t(lang, "board_buildings"), [", ".join(name(config.buildings[b].label, lang) for b in story.buildings) or "-"]),
         (t(lang, "board_animals"), [", ".join(name(config.animals[a].label, lang) for a in story.animals) or "-"]),
-        (t(lang, "contributions"), [colon(lang, title, t(lang, "tokens_given", n=n))
+        (t(lang, "contributions"), [colon(lang, title, count(lang, "token", n))
                                     for title, n in story.contributions.items()] or ["-"]),
-        (f"{t(lang, 'fights')} ({t(lang, 'fights_line', won=won, lost=len(story.fights) - won)})", _limited(fights, lang) or ["-"]),
+        (f"{t(lang, 'fights')} ({_fight_count(lang, won, len(story.fights) - won)})", _limited(fights, lang) or ["-"]),
         (t(lang, "trades"), _limited(trades, lang) or ["-"]),
     ]
     height = 14 + sum(6 + 4 * len(lines) for _, lines in blocks)
     top = flow.need(height)
     points = next(r["reputation"] for r in summary.standings if r["team"] == team_id)
-    header(c, Box(AREA.x, top - 11, AREA.w, 11), team.colour, name(team.label, lang), f"{points} {t(lang, 'reputation').lower()}")
+    header(c, Box(AREA.x, top - 11, AREA.w, 11), team.colour, name(team.label, lang), count(lang, "point", points))
     y = top - 15
     for title, lines in blocks:
         text(c, title, AREA.x, y - 3.5, 10 * PT, BOLD)
         y -= 5.5
         for line in lines:
-            y -= paragraph(c, line, Box(AREA.x + 3, y - 4, AREA.w - 3, 4), 8.5 * PT, smallest=6 * PT)
+            y -= paragraph(c, line, Box(AREA.x + 3, y - 4, AREA.w - 3, 4), 9 * PT, smallest=8 * PT)
         y -= 0.5
     flow.y = min(flow.y, y - 2)
 
 
 def _rates(flow: Flow, summary: Summary, lang: str) -> None:
     """Every change of the exchange rate, when and by whom (R32)."""
-    lines = [t(lang, "rate_line", m=round(r["minute"]), was=t(lang, "rate", **r["was"]), now=t(lang, "rate", **r["now"]))
+    lines = [t(lang, "rate_line", m=round(r["minute"]), was=rate_text(lang, **r["was"]), now=rate_text(lang, **r["now"]))
              + (f" ({t(lang, 'by', actor=r['actor'])})" if r["actor"] else "") for r in summary.rates] or ["-"]
     top = flow.need(10 + 4.5 * len(lines))
     text(flow.c, t(lang, "rate_changes"), AREA.x, top - 5, 12 * PT, BOLD)
@@ -199,6 +262,8 @@ def render_report(bank, lang: str | None = None) -> bytes:
     c, buf = new_canvas(f"{name(config.title, lang)} - {t(lang, 'report_title')}")
     flow = Flow(c)
     _front_page(flow, summary, config, lang)
+    sources_table(flow, summary, config, lang)
+    moments_section(flow, summary, config, lang)
     flow.close()
     for team_id in config.teams:
         _team_story(flow, config, team_id, summary, lang)

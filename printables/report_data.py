@@ -17,6 +17,11 @@ class TeamStory:
     contributions: dict = field(default_factory=dict)  # event title -> tokens given
     trades: list = field(default_factory=list)         # {"minute", "other", "kind", "gave", "got"}
     fights: list = field(default_factory=list)         # {"minute", "other", "card", "other_card", "won"}
+    sources: dict = field(default_factory=dict)        # where the points came from: SOURCES key -> points (R31)
+
+
+# The reasons reputation is given for (bank/turn.py `points`), in the report's column order (R31).
+SOURCES = ("building", "track", "animal", "redeem_jokers", "exchange", "event", "award")
 
 
 @dataclass
@@ -30,6 +35,13 @@ class Summary:
     tracks: dict       # track -> [(minute, level)]
     rates: list        # {"minute", "was", "now", "actor"}
     teams: dict        # team -> TeamStory
+    moments: list = field(default_factory=list)  # {"minute", "type", ...}: what decided the game, in order
+    event_titles: dict = field(default_factory=dict)  # event id -> its title
+
+
+# Journal events that explain a result (R31-R35): told in the report's "moments" section.
+MOMENTS = ("award", "exchange", "option_set", "session_ended", "clock_resumed", "event_closed", "animal_bought",
+           "game_ended")
 
 
 def _step(curve: list, minute: float, value) -> None:
@@ -44,11 +56,13 @@ def summarise(config, rows) -> Summary:
     state = GameState.initial(config)
     reputation = {t: [(0.0, 0)] for t in config.teams}
     tracks = {t: [(0.0, 0)] for t in config.tracks}
-    records, minute = [], 0.0
+    records, minute, unlocked = [], 0.0, None
     for row in rows:
         for event in row["events"]:
             state.apply(event)
         minute = state.elapsed(row["at"]) / 60
+        if unlocked is None and all(state.tracks[t] >= config.animal_unlock_level for t in config.tracks):
+            unlocked = minute  # R26: the moment animals went on sale
         for team in config.teams:
             _step(reputation[team], minute, state.reputation[team])
         for track in config.tracks:
@@ -61,7 +75,14 @@ def summarise(config, rows) -> Summary:
     undone = set(state.reversed)
     kept = [(m, actor, e) for seq, m, actor, e in records if seq not in undone]
     rates = _tell(kept, stories, state)
-    return Summary(views.standings(state, config, 0), state.ended, minute, reputation, tracks, rates, stories)
+    moments = [{"minute": m, **e} for m, actor, e in kept if e["type"] in MOMENTS
+               and (e["type"] != "animal_bought" or config.animals[e["animal"]].kind != "common")]
+    if unlocked is not None:
+        moments.append({"minute": unlocked, "type": "animals_unlocked"})
+    moments.sort(key=lambda e: e["minute"])
+    titles = {e: record.get("title", e) for e, record in state.events.items()}
+    return Summary(views.standings(state, config, 0), state.ended, minute, reputation, tracks, rates, stories, moments,
+                   titles)
 
 
 def _tell(records: list, stories: dict, state: GameState) -> list:
@@ -82,6 +103,10 @@ def _tell(records: list, stories: dict, state: GameState) -> list:
             title = state.events.get(e["event"], {}).get("title", e["event"])
             given = stories[e["team"]].contributions
             given[title] = given.get(title, 0) + e["amount"]
+        elif kind == "reputation":
+            source = e["reason"].split(":")[0]
+            given = stories[e["team"]].sources
+            given[source] = given.get(source, 0) + e["points"]
         elif kind == "rate_set":
             rates.append({"minute": minute, "was": e["was"], "now": {"tokens": e["tokens"], "points": e["points"]},
                           "actor": actor})

@@ -43,13 +43,14 @@ def test_common_boards_on_a3_or_two_a4_halves(config, boards_en):
 
 def test_r21_buildings_with_cost_needs_effects_and_reputation(boards_en):
     board_1 = pages_text(boards_en[0])[0]
-    assert follows(board_1, "Power plant II", "10", "10", "10", "Power plant I", "-5 Energy on buildings + animals", "+5")
+    assert follows(board_1, "Power plant II", "10", "10", "10", "Power plant I", "later buildings and animals cost 5", "Energy less", "+5")
     assert follows(board_1, "Laboratory", "8", "8", "8", "10", "25", "3 animals")
     assert "At most 2 buildings until you own one that lifts the limit." in board_1
 
 
 def test_r12_r13_building_effects_in_words(config):
-    assert effects(config, config.buildings["purification_centre"], "en") == ["Water harvest ×2"]
+    assert effects(config, config.buildings["purification_centre"], "en") == ["Water harvest doubled"]
+    assert effects(config, config.buildings["reserve"], "fr") == ["les animaux achetés ensuite coûtent 5 Faune de moins"]
     assert effects(config, config.buildings["laboratory"], "en") == ["1 bonus die per harvested token", "6 bonus dice when built"]
     assert effects(config, config.buildings["power_plant_1"], "fr") == ["se construit toujours", "lève la limite de bâtiments"]
     assert requirements(config, config.buildings["greenhouse"], "en") == "-"
@@ -77,14 +78,14 @@ def test_r27_track_icons_on_team_and_shared_boards(boards_en):
 def test_r27_a_changed_icon_changes_the_boards():
     changed = config_with(("icons = { 2 = { fauna = 1 }", "icons = { 2 = { joker = 3, dice = 1 }"))
     team_boards, common = render_team_boards(changed, "en"), render_common(changed, "en")
-    assert follows(pages_text(team_boards)[0], "Phytosphere", "One step: 6 Flora, +1 reputation", "Level 2", "3", "1", "+3 Joker, +1 die")
+    assert follows(pages_text(team_boards)[0], "Phytosphere", "One step: 6 Flora, +1 reputation", "Level 2", "3", "1", "+3 Joker, +1", "die")
     assert follows(pages_text(common)[0], "2", "3", "1", "+3 Joker, +1 die")
 
 
 def test_r26_unlock_level_is_marked_and_follows_the_config(boards_en):
-    assert "Animals unlock when all 3 tracks reach this level" in all_text(boards_en[1])
+    assert "Animals on sale when every track reaches this level" in all_text(boards_en[1])
     changed = config_with(("animal_unlock_level = 4", "animal_unlock_level = 5"))
-    assert "Animals on sale once all 3 tracks reach level 5." in all_text(render_common(changed, "en"))
+    assert "Animals on sale once every track reaches level 5." in all_text(render_common(changed, "en"))
 
 
 def test_r28_r29_common_animals_have_a_slot_per_team_unique_ones_a_single_slot(config, boards_en):
@@ -96,4 +97,4 @@ def test_r28_r29_common_animals_have_a_slot_per_team_unique_ones_a_single_slot(c
 
 def test_french_boards_by_default(config):
     text = all_text(render_team_boards(config))
-    assert "Centrale II" in text and "Eau : récolte ×2" in text and "…" not in text
+    assert "Centrale II" in text and "Eau : récolte doublée" in text and "…" not in text

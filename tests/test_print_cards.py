@@ -9,7 +9,7 @@ from printkit import all_text, follows, page_count, page_sizes_mm, pages_text, s
 from printables import cards
 from printables.cards import card_ids, fight_rows, render_cards, wait_lines
 from printables.drawing import INK, ink_on
-from printables.geometry import Box, grid_box, impose
+from printables.geometry import Box, card_sheet, grid_box
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_r19_cooldowns_from_config(config):
     pirate, harvester = config.roles["pirate"], config.roles["harvester"]
     assert wait_lines(config, pirate, "en", False) == ["Base rule: won 30 s, lost 60 s"]
     assert wait_lines(config, harvester, "en", True) == ["Base rule: none", "*: won 30 s, lost at once"]
-    assert wait_lines(config, harvester, "fr", True) == ["Règle de base : aucune", "* : gagné 30 s, perdu aussitôt"]
+    assert wait_lines(config, harvester, "fr", True) == ["Règle de base\u00a0: aucune", "*\u00a0: gagné 30 s, perdu aussitôt"]
 
 
 def test_r19_a_changed_cooldown_changes_the_cards():
@@ -85,7 +85,8 @@ def test_r19_a_changed_cooldown_changes_the_cards():
 def test_r9_second_pirate_card_shows_its_price():
     changed = config_with(("second_pirate_cost = { energy = 5, fauna = 5 }", "second_pirate_cost = { energy = 8, fauna = 5 }"))
     front = pages_text(render_cards(changed, "en"))[0]
-    assert follows(front, "Optional card, bought at the bank:", "5", "8", "pirate-2")
+    assert follows(front, "Optional card, bought at the bank:", "5", "8")
+    assert "pirate-2" not in all_text(render_cards(changed, "fr"))  # no config id on a card (item 18)
 
 
 def test_qr_codes_name_team_and_card(config, monkeypatch):
@@ -112,7 +113,7 @@ def test_printed_qr_codes_scan_back_to_their_payloads(config, pdf_en, tmp_path):
 
 @pytest.mark.parametrize("lang", ["fr", "en"])
 def test_every_word_on_a_card_stays_inside_its_safe_zone(config, lang):
-    sheet, pdf = impose(), render_cards(config, lang)
+    sheet, pdf = card_sheet(), render_cards(config, lang)
     for page in (0, 1):  # a front sheet and its backs
         for text, (x0, y0, x1, y1), upright in text_boxes(pdf, page):
             if not upright:
@@ -121,7 +122,8 @@ def test_every_word_on_a_card_stays_inside_its_safe_zone(config, lang):
             assert any(slot.safe.inset(-0.01).contains(word) for slot in sheet.slots), f"{text!r} at {word}"
 
 
-def test_the_margin_note_stays_off_the_cards(pdf_en):
-    grid = grid_box(impose())
+def test_the_margin_note_and_the_ruler_stay_off_the_cards(pdf_en):
+    grid = grid_box(card_sheet())
     notes = [box for text, box, upright in text_boxes(pdf_en, 0) if not upright]
-    assert notes and all(x0 < grid.x - 10 for x0, y0, x1, y1 in notes)  # the baseline runs up the margin
+    # The baselines run up the margins: the printing note on the left, the ruler's words on the right.
+    assert len(notes) == 2 and all(x0 < grid.x - 10 or x0 > grid.right + 10 for x0, y0, x1, y1 in notes)

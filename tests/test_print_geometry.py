@@ -78,7 +78,7 @@ def _mark_boxes(marks):
 
 
 def test_cut_marks_line_up_with_every_trim_line():
-    sheet = g.impose()
+    sheet = g.card_sheet()
     marks = g.cut_marks(sheet)
     xs = {s.trim.x for s in sheet.slots} | {s.trim.right for s in sheet.slots}
     ys = {s.trim.y for s in sheet.slots} | {s.trim.top for s in sheet.slots}
@@ -155,13 +155,30 @@ def test_columns_and_stack_split_a_box():
 
 
 def test_cut_marks_only_for_the_cards_in_use():
-    sheet = g.impose()
+    sheet = g.card_sheet()
     one = g.first(sheet, 1)
     assert one.count == 1 and len(g.cut_marks(one)) == 8
 
 
+@pytest.mark.parametrize("sheet", [g.card_sheet(), g.impose(A4, (90.0, 130.0), bleed=0, gutter=6, margin=7, safe=5)],
+                         ids=["role cards", "join cards"])
+def test_cut_marks_stay_10_mm_from_the_sheet_edge_for_home_printers(sheet):
+    marks = g.cut_marks(sheet)
+    assert marks
+    for (x1, y1), (x2, y2) in marks:
+        for x, y in ((x1, y1), (x2, y2)):
+            assert 10 - 1e-9 <= x <= A4[0] - 10 + 1e-9 and 10 - 1e-9 <= y <= A4[1] - 10 + 1e-9
+
+
+def test_role_cards_share_their_cut_lines_and_keep_six_to_a_sheet():
+    sheet = g.card_sheet()
+    assert (sheet.cols, sheet.rows) == (2, 3)
+    assert sheet.slots[0].trim.y == pytest.approx(sheet.slots[2].trim.top)  # one cut between two rows
+    assert all(s.trim.w == 63 and s.trim.h == 88 for s in sheet.slots)
+
+
 def test_back_cut_marks_mirror_the_front_ones_on_a_partial_sheet():
-    sheet = g.impose()
+    sheet = g.card_sheet()
     front = g.first(sheet, 5)
     back = g.Sheet(sheet.page, sheet.cols, sheet.rows, tuple(g.back_slots(sheet)[:5]))
 

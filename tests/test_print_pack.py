@@ -22,9 +22,11 @@ def test_cards_kind_writes_one_pdf_named_by_language(config, tmp_path):
 
 
 def test_boards_and_sheets(config, tmp_path):
-    assert [p.name for p in build("boards", tmp_path, config)] == ["team-boards-fr.pdf"]
-    assert [p.name for p in build("sheets", tmp_path, config)] == ["bank-sheets-fr.pdf", "shared-boards-a3-fr.pdf",
-                                                                   "shared-boards-a4-halves-fr.pdf"]
+    assert [p.name for p in build("boards", tmp_path, config)] == ["team-boards-fr.pdf", "rules-summary-fr.pdf",
+                                                                   "bonus-dice-fr.pdf"]
+    assert [p.name for p in build("sheets", tmp_path, config)] == [
+        "bank-sheets-fr.pdf", "shared-boards-a3-fr.pdf", "shared-boards-a4-halves-fr.pdf", "score-track-fr.pdf",
+        "exchange-rate-sign-fr.pdf", "event-sheet-fr.pdf"]
 
 
 def test_all_with_a_game_writes_everything(config, tmp_path, bank):
@@ -33,13 +35,14 @@ def test_all_with_a_game_writes_everything(config, tmp_path, bank):
     written = build("all", out, config, "en", bank=bank, team_urls=TEAM_URLS, base="http://h:5000", wifi=("Net", "pw"))
     assert sorted(p.name for p in written) == sorted([
         "cards-en.pdf", "team-boards-en.pdf", "bank-sheets-en.pdf", "shared-boards-a3-en.pdf", "shared-boards-a4-halves-en.pdf",
-        "join-cards-en.pdf", "big-screen-poster-en.pdf", "report-en.pdf"])
+        "join-cards-en.pdf", "big-screen-poster-en.pdf", "report-en.pdf", "rules-summary-en.pdf", "bonus-dice-en.pdf",
+        "score-track-en.pdf", "exchange-rate-sign-en.pdf", "event-sheet-en.pdf"])
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in written)  # no temporary file left
 
 
 def test_all_without_a_game_skips_join_and_report(config, tmp_path):
     names = [p.name for p in build("all", tmp_path, config)]
-    assert "join-cards-fr.pdf" not in names and "report-fr.pdf" not in names and len(names) == 5
+    assert "join-cards-fr.pdf" not in names and "report-fr.pdf" not in names and len(names) == 10
 
 
 def test_the_pack_is_reproducible(config, tmp_path):

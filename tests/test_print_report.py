@@ -76,7 +76,7 @@ def test_report_pdf_tells_the_game(played):
     assert "12 min · Pirate 1 against Blue (Harvester 1): won" in text
     assert "9 min · with Yellow (free): gave 2 Water, got 2 Energy" in text
     assert "Drought: 6 tokens" in text
-    assert "34 min: 10 tokens = 1 point(s) became 5 tokens = 1 point(s)" in text
+    assert "34 min: 10 tokens = 1 point became 5 tokens = 1 point" in text
 
 
 def test_report_in_french_by_default(played):
@@ -93,7 +93,7 @@ def test_report_of_a_game_not_over(bank, config):
 def test_r35_a_tie_names_every_winner(config):
     ended = {"reason": "time", "winners": ["blue", "red"], "elapsed": 10800.0}
     assert winner_line(config, ended, "en") == "Tie: Blue, Red"
-    assert end_sentence(config, ended, "fr") == "Fin de la partie : temps écoulé, après 180 min"
+    assert end_sentence(config, ended, "fr") == "Fin de la partie\u00a0: temps écoulé, après 180 min"
 
 
 def test_long_lists_are_cut_with_a_count(started, run):
@@ -103,3 +103,52 @@ def test_long_lists_are_cut_with_a_count(started, run):
     text = all_text(render_report(started, "en"))
     assert text.count("with Red (free): gave 1 Water, got -") == 8
     assert "… and 2 more" in text
+
+
+def test_r31_r33_the_report_says_why_the_winner_won(played):
+    text = " ".join(all_text(render_report(played, "en")).split())
+    assert "What made the game" in text
+    assert "62 min · Red: 4 points from the facilitators, reason: 'fair play'" in text  # an award with its reason
+    assert "38 min · Blue exchanges 10 Water for 2 points" in text  # R32
+    assert "44 min · event 'Drought' closed: 1. Blue (3 points)" in text  # R33 results
+    assert "30 min · every track at the level needed: animals on sale" in text  # R26
+    assert "fair play" in text and "wrong team" not in text.split("What made the game")[1].split("Blue")[0]
+
+
+def test_french_report_agrees_its_plurals(played):
+    text = all_text(render_report(played))
+    assert "1 jetons" not in text and "(s)" not in text
+    assert "10 jetons = 1 point devient 5 jetons = 1 point" in text
+
+
+def test_r26_tracks_chart_runs_to_the_track_end_with_the_unlock_level_marked(played):
+    text = all_text(render_report(played, "en"))
+    assert "animals on sale (level 4)" in text and "end of the tracks (10)" in text
+
+
+def test_chart_lines_are_told_apart_without_colour():
+    from printables.report import DASHES, MARKERS, line_colour, spread
+    from printables.drawing import white_contrast
+
+    assert len(set(MARKERS[:4])) == 4 and len(set(DASHES[:4])) == 4
+    yellow = line_colour("#f2c230")
+    assert white_contrast(yellow.hexval().replace("0x", "#")) >= 3  # no yellow at 1.7:1 on white
+    a, b = spread([("A", "#000000", [(0, 0), (5, 0)]), ("B", "#000000", [(0, 0), (5, 0)])], 10)
+    assert a[0][1] != b[0][1]  # two teams at 0 do not hide each other
+
+
+def test_r31_points_by_source_add_up_to_each_teams_reputation(summary):
+    for row in summary.standings:
+        assert sum(summary.teams[row["team"]].sources.values()) == row["reputation"]
+    assert summary.teams["green"].sources == {"building": 5, "track": 6, "animal": 3}
+    assert summary.teams["red"].sources.get("award") == 4
+
+
+def test_r34_options_and_sessions_are_told(bank, run):
+    run({"type": "start_clock"}, now=1000.0)
+    run({"type": "set_option", "option": "everyone_fights", "value": True}, now=1000.0 + 600)
+    run({"type": "end_session"}, now=1000.0 + 1200)
+    run({"type": "resume"}, now=1000.0 + 1300)
+    text = " ".join(all_text(render_report(bank, "en")).split())
+    assert "10 min · option 'everyone fights' switched on" in text
+    assert "20 min · end of session 1" in text and "play resumes" in text

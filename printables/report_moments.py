@@ -1,0 +1,119 @@
+"""The report's "why": awards and penalties with their reasons, events, exchanges, options, sessions, animals (item 16)."""
+
+from __future__ import annotations
+
+from .drawing import BOLD, FONT, PT, paragraph, text
+from .geometry import Box
+from .icons import in_words
+from .labels import count, name, typo
+
+W = {
+    "fr": {"title": "Ce qui a fait la partie", "none": "Rien de plus à signaler.",
+           "award": "{team} : {points} par l'animation, raison : « {reason} »",
+           "penalty": "{team} : pénalité de {points}, raison : « {reason} »",
+           "exchange": "{team} change {tokens} contre {points}",
+           "option_on": "option « {option} » activée", "option_off": "option « {option} » désactivée",
+           "session_ended": "fin de la session {n}", "clock_resumed": "reprise du jeu",
+           "event_closed": "événement « {title} » clos : {ranks}", "rank": "{n}. {team} ({reward})",
+           "nothing": "rien", "animal_bought": "{team} achète l'animal unique {animal}",
+           "animals_unlocked": "toutes les pistes au niveau voulu : animaux en vente",
+           "game_ended": "fin de la partie",
+           "options": {"team_bonus": "bonus d'équipe", "everyone_fights": "tout le monde se bat",
+                       "second_pirate": "deuxième pirate"}},
+    "en": {"title": "What made the game", "none": "Nothing else to tell.",
+           "award": "{team}: {points} from the facilitators, reason: '{reason}'",
+           "penalty": "{team}: penalty of {points}, reason: '{reason}'",
+           "exchange": "{team} exchanges {tokens} for {points}",
+           "option_on": "option '{option}' switched on", "option_off": "option '{option}' switched off",
+           "session_ended": "end of session {n}", "clock_resumed": "play resumes",
+           "event_closed": "event '{title}' closed: {ranks}", "rank": "{n}. {team} ({reward})",
+           "nothing": "nothing", "animal_bought": "{team} buys the unique animal {animal}",
+           "animals_unlocked": "every track at the level needed: animals on sale",
+           "game_ended": "end of the game",
+           "options": {"team_bonus": "team bonus", "everyone_fights": "everyone fights",
+                       "second_pirate": "second pirate"}},
+}
+
+
+def moment_line(config, event: dict, titles: dict, lang: str) -> str:
+    """One moment of the game as a sentence starting with its game minute."""
+    w = W[lang]
+    team = name(config.teams[event["team"]].label, lang) if event.get("team") in config.teams else ""
+    kind = event["type"]
+    if kind == "award":
+        key = "award" if event["points"] >= 0 else "penalty"
+        said = w[key].format(team=team, points=count(lang, "point", abs(event["points"])), reason=event["reason"])
+    elif kind == "exchange":
+        said = w["exchange"].format(team=team, tokens=in_words(config, event["tokens"], lang),
+                                    points=count(lang, "point", event["points"]))
+    elif kind == "option_set":
+        option = w["options"].get(event["option"], event["option"])
+        said = w["option_on" if event["value"] else "option_off"].format(option=option)
+    elif kind == "session_ended":
+        said = w["session_ended"].format(n=event["session"])
+    elif kind == "event_closed":
+        said = w["event_closed"].format(title=titles.get(event["event"], event["event"]),
+                                        ranks=", ".join(_rank(config, entry, lang) for entry in event["ranking"]) or "-")
+    elif kind == "animal_bought":
+        said = w["animal_bought"].format(team=team, animal=name(config.animals[event["animal"]].label, lang))
+    else:
+        said = w.get(kind, kind)
+    return typo(lang, f"{round(event['minute'])} min · {said}")
+
+
+def _rank(config, entry: dict, lang: str) -> str:
+    """'1. Blue (3 points)' for one team in an event's ranking."""
+    reward = entry.get("reward") or {}
+    parts = ([count(lang, "point", reward["points"])] if reward.get("points") else []) + \
+            ([f"{reward['jokers']} {'joker' if reward['jokers'] == 1 else 'jokers'}"] if reward.get("jokers") else [])
+    return W[lang]["rank"].format(n=entry["rank"], team=name(config.teams[entry["team"]].label, lang),
+                                  reward=", ".join(parts) or W[lang]["nothing"])
+
+
+def moments_section(flow, summary, config, lang: str, titles: dict | None = None) -> None:
+    """The moments, in game order, under a title; a new page when they do not fit."""
+    titles = titles or summary.event_titles
+    from .report import AREA  # report.py imports this module: its page area is read at call time
+
+    lines = [moment_line(config, m, titles, lang) for m in summary.moments] or [W[lang]["none"]]
+    top = flow.need(10)
+    text(flow.c, W[lang]["title"], AREA.x, top - 5, 12 * PT, BOLD)
+    for line in lines:
+        top = flow.need(5)
+        paragraph(flow.c, line, Box(AREA.x + 3, top - 5, AREA.w - 3, 5), 9 * PT, smallest=8 * PT)
+        flow.y = top - 4.6
+
+
+HEADS = {
+    "fr": {"title": "D'où viennent les points", "building": "Bâtiments", "track": "Pistes", "animal": "Animaux",
+           "redeem_jokers": "Jokers", "exchange": "Change", "event": "Événements", "award": "Animation",
+           "total": "Total"},
+    "en": {"title": "Where the points came from", "building": "Buildings", "track": "Tracks", "animal": "Animals",
+           "redeem_jokers": "Jokers", "exchange": "Exchange", "event": "Events", "award": "Facilitators",
+           "total": "Total"},
+}
+
+
+def sources_table(flow, summary, config, lang: str) -> None:
+    """Each team's points by source, in ranking order: why the winner is ahead (R31)."""
+    from .report import AREA
+    from .report_data import SOURCES
+
+    heads = HEADS[lang]
+    rows = summary.standings
+    top = flow.need(14 + 6.5 * len(rows))
+    c = flow.c
+    text(c, heads["title"], AREA.x, top - 5, 12 * PT, BOLD)
+    first, step = AREA.x + 40, (AREA.w - 40) / (len(SOURCES) + 1)
+    y = top - 11
+    for i, key in enumerate((*SOURCES, "total")):
+        text(c, heads[key], first + (i + 0.5) * step, y, 9 * PT, BOLD, align="centre", width=step - 1)
+    for row in rows:
+        y -= 6.5
+        sources = summary.teams[row["team"]].sources
+        text(c, name(row["label"], lang), AREA.x, y, 10 * PT, BOLD, width=38)
+        values = [sources.get(key, 0) for key in SOURCES] + [row["reputation"]]
+        for i, value in enumerate(values):
+            text(c, str(value) if value else "·", first + (i + 0.5) * step, y, 10 * PT,
+                 BOLD if i == len(SOURCES) else FONT, align="centre")
+    flow.y = y - 4
