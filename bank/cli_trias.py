@@ -108,7 +108,8 @@ def _game(games: TriasGames, game_id: str | None):
     game = games.get(game_id) if game_id else None
     if game is None:
         known = ", ".join(g["id"] for g in games.list()[:5]) or "none yet"
-        raise CliError("unknown_game", f"there is no Trias game {game_id!r} in {games.folder} (latest: {known})")
+        raise CliError("unknown_game", f"there is no Trias game {str(game_id)[:40]!r} in {games.folder} "
+                       f"(latest: {known})")
     return game
 
 
@@ -157,6 +158,10 @@ def cmd_score(args, games: TriasGames) -> int:
     except json.JSONDecodeError as exc:
         raise CliError("bad_json", f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
                        f"{exc.msg.lower()})") from None
+    except RecursionError:
+        raise CliError("bad_json", f"{path} is too deeply nested to be a description of land masses") from None
+    except ValueError:  # Python refuses integers of thousands of digits
+        raise CliError("bad_json", f"{path} holds a number too long to be a count of tiles or herds") from None
     try:
         result = score_description(data, args.lang)
     except trias.TriasError as exc:
@@ -222,7 +227,8 @@ def cmd_play(args, games: TriasGames) -> int:
 
 def _human_turn(game) -> bool:
     """List the moves, read one answer and act on it; False when input ends or asks to stop."""
-    state = game.state
+    # The entry these moves were listed at: a server beside us may move the game while we read.
+    state, seen = game.state, game.last_seq
     actions = trias.legal_actions(state)
     name = game.seats[state.current]["name"]
     for i, action in enumerate(actions, 1):
@@ -241,10 +247,10 @@ def _human_turn(game) -> bool:
         return True
     try:
         if answer in ("u", "undo"):
-            game.undo_last(_cid(), "cli")
+            game.undo_last(_cid(), "cli", after_seq=seen)
             print("Taken back.")
-        elif answer.isdigit() and 1 <= int(answer) <= len(actions):
-            result = game.execute(actions[int(answer) - 1], _cid(), "cli")
+        elif answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(actions):  # not "²"
+            result = game.execute(actions[int(answer) - 1], _cid(), "cli", after_seq=seen)
             print(f"{name}: {narrate(game, [trias.public_event(e, state.current) for e in result.events])}")
         else:
             print(f"Type a number from 1 to {len(actions)}, u, b or q.")

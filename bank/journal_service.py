@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from bank.errors import CommandError, IdConflict
+from bank.errors import BankError, CommandError, IdConflict
 from bank.journal import Journal, StorageError, remove_database  # noqa: F401 (StorageError re-exported)
 from bank.service import check_command_id, fingerprint
+from bank.storage import backup_hint
 
 
 @dataclass(frozen=True)
@@ -64,11 +65,27 @@ class JournalService:
         return service
 
     @classmethod
-    def open(cls, path, rebuild: Callable) -> "JournalService":
-        """Open an existing game file and rebuild its state from every row."""
+    def open(cls, path, rebuild: Callable, kind: str | None = None) -> "JournalService":
+        """Open an existing game file and rebuild its state from every row.
+
+        `kind`: refuse a file created for another kind of game (as `create` names it)
+        before its rows are replayed, e.g. the bank's database copied among Trias games.
+        """
         journal = Journal.open(path)
         try:
+            found = journal.meta("config_text")
+            if kind is not None and found != kind:
+                raise StorageError("wrong_kind", f"{path} is a Terrabank file but not a {kind} game: move it "
+                                   "out of this folder", path=str(path), kind=kind)
             state = rebuild(list(journal.rows()))
+        except BankError:
+            journal.close()
+            raise
+        except Exception as exc:  # a row edited by hand may not even fold: a sentence, not a crash
+            journal.close()
+            raise StorageError("journal_unreplayable", f"The journal of {path} cannot be replayed "
+                               f"({type(exc).__name__}: {str(exc)[:80]}): it was changed by hand or damaged. "
+                               f"{backup_hint(path)}", path=str(path)) from None
         except BaseException:
             journal.close()
             raise

@@ -32,6 +32,9 @@ ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: ids are read a
 ID_LENGTH = 8
 _ID_RE = re.compile(f"^[{ID_ALPHABET}]{{{ID_LENGTH}}}$")
 SETUP_ID = "setup"
+# The computer's command ids name the position they answer (play_computer): a page sending
+# one of them for its own move would turn the computer's later move into a "retry" of it.
+COMPUTER_ID_PREFIX = "computer:"
 
 
 def default_folder(db) -> Path:
@@ -101,7 +104,7 @@ class TriasGame:
             table, seq = self._service.state, self._service.last_seq
         return {**trias.view(table.state, seat), "game": self.id, "mode": self.mode, "lang": self.lang,
                 "seats": self.public_seats(), "last_seq": seq, "next_game": table.next_game,
-                "can_undo": any(not str(m[1]).startswith("computer:") for m in table.moves)}
+                "can_undo": not table.next_game and any(not str(m[1]).startswith("computer:") for m in table.moves)}
 
     def summary(self) -> dict:
         """What games.list() shows of this game: no tokens, no seed."""
@@ -132,24 +135,30 @@ class TriasGame:
 
     # -- commands ----------------------------------------------------------------
 
-    def execute(self, command: dict, command_id: str, actor: str) -> Result:
+    def execute(self, command: dict, command_id: str, actor: str, after_seq: int | None = None) -> Result:
         """Apply one engine command for `actor`, at most once per id.
 
+        `after_seq`: the last entry the sending page showed; if the game has moved on since
+        (a double tap with a new id, two screens at once), BadCommand "stale" and nothing written.
         Raises a TriasError (refused: nothing written) or a StorageError.
         """
         if isinstance(command, dict) and command.get("type") == "undo":
-            return self.undo_last(command_id, actor)
+            return self.undo_last(command_id, actor, after_seq)
         if not isinstance(command, dict) or command.get("type") not in CHECKS:
             kind = command.get("type") if isinstance(command, dict) else None
             raise BadCommand("unknown_command", f"unknown command type {str(kind)[:40]!r}; known: "
                              f"{', '.join(sorted(CHECKS))}, undo")
-        return self._run(command, command_id, actor)
+        return self._run(command, command_id, actor, after_seq)
 
-    def undo_last(self, command_id: str, actor: str = "table") -> Result:
-        """Take back the last move (and the computer's moves after it) as a new journal row."""
-        return self._run({"type": "undo"}, command_id, actor)
+    def undo_last(self, command_id: str, actor: str = "table", after_seq: int | None = None) -> Result:
+        """Take back the last move (and the computer's moves after it) as a new journal row.
+
+        `after_seq` as in `execute`: two screens undoing at once take back one move, not two.
+        """
+        return self._run({"type": "undo"}, command_id, actor, after_seq)
 
     def _run(self, command: dict, command_id: str, actor, after_seq: int | None = None) -> Result:
+        _check_own_id(command_id, actor)
         try:
             return self._service.execute(command, command_id, actor, self._decide, after_seq=after_seq)
         except (IdConflict, CommandError) as exc:
@@ -161,6 +170,9 @@ class TriasGame:
         if kind == "setup":
             return decide_setup(table, command, seq)
         if kind == "undo":
+            if table.next_game:  # an old tab would revive a game every seat link has left
+                raise IllegalMove("rematch_made", f"this game has its rematch, game {table.next_game}: "
+                                  "play on there; its moves can no longer be taken back")
             events = [{"type": "undone", "seqs": undo_seqs(self.seats, table, actor)}]
         elif kind == "rematch":
             if table.next_game:
@@ -223,6 +235,7 @@ class TriasGame:
 
         Asked again (any id), it gives the same new game.
         """
+        _check_own_id(command_id, actor)  # before the new game is made
         with self._service.lock:
             self._service.refresh()  # another process may have made it already
             known = self._service.find(command_id)
@@ -259,6 +272,13 @@ class TriasGame:
         self._service.close()
 
 
+def _check_own_id(command_id, actor) -> None:
+    """Refuse a page's command id from the computer's namespace (see COMPUTER_ID_PREFIX)."""
+    if str(command_id).startswith(COMPUTER_ID_PREFIX) and not str(actor).startswith(COMPUTER_ID_PREFIX):
+        raise BadCommand("reserved_id", f"command ids starting with {COMPUTER_ID_PREFIX!r} are reserved for the "
+                         "computer opponents' moves: send your command with another id")
+
+
 class TriasGames:
     """The folder of Trias games: opened lazily, safe to share between threads."""
 
@@ -284,7 +304,12 @@ class TriasGames:
             raise BadCommand("bad_seed", "the seed must be a whole number from 0 to 9223372036854775807, or none")
         seats = check_seats(seats, mode, keep_tokens=rematch_of is not None)
         with self._lock:
-            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            try:
+                self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StorageError("games_folder_unusable", f"cannot keep Trias games in {self.folder} "
+                                   f"({exc.strerror or exc}): choose a folder that can be written to",
+                                   path=str(self.folder)) from None
             game_id = _new_id()
             while self._path(game_id).exists():
                 game_id = _new_id()
@@ -303,8 +328,36 @@ class TriasGames:
         with self._lock:
             game = self._open.get(game_id)
             if game is None and self._path(game_id).is_file():
-                game = self._opened(TriasGame(self, game_id, JournalService.open(self._path(game_id), rebuild)))
+                game = self._opened(self._load(game_id))
             return game
+
+    def _load(self, game_id: str) -> TriasGame:
+        """Open a game file, refusing one that is not this game: a stranger's file, a copy, a half-made game."""
+        path = self._path(game_id)
+        service = JournalService.open(path, rebuild, kind=KIND)
+        try:
+            identity = service.identity()
+            if identity.get("id") != game_id:  # a copy would give one seat link two games
+                raise StorageError("game_file_renamed", f"{path} holds game {str(identity.get('id'))[:20]!r}, "
+                                   f"not {game_id}: it is a copy or was renamed; move it out of {self.folder}",
+                                   path=str(path))
+            if service.last_seq == 0:
+                raise StorageError("game_without_setup", f"{path}: game {game_id} has no set-up row (it was being "
+                                   "created when the server stopped): delete the file and start the game again",
+                                   path=str(path))
+            game = TriasGame(self, game_id, service)
+            if not isinstance(game.seats, list) or len(game.seats) != game.state.players \
+                    or not all(isinstance(seat, dict) and "kind" in seat for seat in game.seats):
+                raise ValueError("its seats do not match its set-up")
+            return game
+        except StorageError:
+            service.close()
+            raise
+        except (KeyError, TypeError, ValueError) as exc:  # the identity was edited by hand
+            service.close()
+            raise StorageError("game_identity_damaged", f"{path}: the identity of game {game_id} is damaged "
+                               f"({type(exc).__name__}: {str(exc)[:60]}): restore the file from a backup copy",
+                               path=str(path)) from None
 
     def _opened(self, game: TriasGame) -> TriasGame:
         """Keep an opened game and index its seats' links."""

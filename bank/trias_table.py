@@ -112,7 +112,8 @@ def check_actor(seats: list, state: trias.State, actor) -> None:
             raise IllegalMove("computer_to_play", f"it is {name}'s turn, a computer opponent: it plays by itself")
         return
     kind, _, number = str(actor).partition(":")
-    if kind not in ("seat", "computer") or not number.isdigit():
+    # ASCII digits only: int() refuses "²", which str.isdigit() accepts.
+    if kind not in ("seat", "computer") or not (number.isascii() and number.isdigit()):
         raise BadCommand("bad_actor", f"unknown actor {str(actor)[:40]!r}: use seat:N, computer:N, table or cli")
     if int(number) != current:
         raise IllegalMove("not_your_turn", f"it is {name}'s turn (seat {current}), not seat {number}'s (T8, T9)")

@@ -70,6 +70,9 @@ def parse(data) -> dict:
     masses = data.get("land_masses")
     if not isinstance(masses, list) or not masses:
         raise _bad("land_masses must be a non-empty list of land masses, each with a name, tiles and herds")
+    if len(masses) > MAX_TILES:  # each has a tile at least; also bounds the work and the lines printed
+        raise _bad(f"{len(masses)} land masses are listed; a board of {MAX_TILES} tiles has at most {MAX_TILES} "
+                   "land masses (T2, T3)")
     players, parsed, names = [], [], set()
     for i, mass in enumerate(masses):
         where = f"land_masses[{i}]"
