@@ -39,7 +39,8 @@ class JournalService:
     """One game file: the live state, its journal and the lock that orders its commands."""
 
     def __init__(self, journal: Journal, state, rebuild: Callable):
-        self._journal = journal
+        self._file: Journal | None = journal
+        self._path = journal.path
         self._state = state
         self._rebuild = rebuild
         self._last_seq = journal.last_seq()
@@ -92,8 +93,38 @@ class JournalService:
         return cls(journal, state, rebuild)
 
     @property
+    def _journal(self) -> Journal:
+        """The open game file, opened again on first use after `release()`."""
+        with self._lock:
+            if self._file is None:
+                self._file = Journal.open(self._path)
+            return self._file
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the file's connections are open now (see `release`)."""
+        return self._file is not None
+
+    def release(self) -> bool:
+        """Close the file's connections until the next use; False if a command holds the game now.
+
+        A folder of games must not keep each one's writer and readers open (about 5 files
+        each): at the usual limit of 1,024 files a few hundred games would leave the server
+        unable to open anything, the bank's own database included. The state stays in memory.
+        """
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            return True
+        finally:
+            self._lock.release()
+
+    @property
     def path(self) -> Path:
-        return self._journal.path
+        return self._path
 
     @property
     def lock(self) -> threading.RLock:
@@ -111,10 +142,12 @@ class JournalService:
 
     def identity(self) -> dict:
         """The identity dict the game was created with."""
-        return self._journal.identity()
+        with self._lock:  # release() must not close the file under this read
+            return self._journal.identity()
 
     def meta(self, key: str) -> str | None:
-        return self._journal.meta(key)
+        with self._lock:  # release() must not close the file under this read
+            return self._journal.meta(key)
 
     def execute(self, command: dict, command_id: str, actor: str | None, decide: Callable,
                 after_seq: int | None = None) -> Result:
@@ -149,7 +182,8 @@ class JournalService:
 
     def duplicate_of(self, command_id: str) -> Result | None:
         """The result stored under `command_id`, as a retry, or None."""
-        known = self._journal.find(command_id)
+        with self._lock:  # release() must not close the file under this read
+            known = self._journal.find(command_id)
         return None if known is None else Result(known["seq"], known["events"], duplicate=True)
 
     def _catch_up(self) -> None:
@@ -168,18 +202,26 @@ class JournalService:
 
     def find(self, command_id: str) -> dict | None:
         """The row journalled under `command_id`, or None."""
-        return self._journal.find(command_id)
+        with self._lock:  # release() must not close the file under this read
+            return self._journal.find(command_id)
 
     def row(self, seq: int) -> dict | None:
-        return self._journal.row(seq)
+        with self._lock:  # release() must not close the file under this read
+            return self._journal.row(seq)
 
     def rows(self, after_seq: int = 0) -> Iterator[dict]:
-        """Committed rows after `after_seq`, in order, streamed from a read-only connection."""
-        return self._journal.rows(after_seq)
+        """Committed rows after `after_seq`, in order.
+
+        Read whole under the lock: a game's journal is short, and a stream left half read
+        would hold a connection that `release()` must be free to close.
+        """
+        with self._lock:
+            return iter(list(self._journal.rows(after_seq)))
 
     def head(self) -> str:
         """The hash chain's head (write it down to anchor the chain)."""
-        return self._journal.head()
+        with self._lock:  # release() must not close the file under this read
+            return self._journal.head()
 
     def verify(self) -> list[str]:
         """Every problem found: chain, missing seqs, rows unlike their print, replay != live."""
@@ -206,11 +248,14 @@ class JournalService:
             return problems
 
     def settings(self) -> dict:
-        return self._journal.settings()
+        with self._lock:  # release() must not close the file under this read
+            return self._journal.settings()
 
     def close(self) -> None:
         with self._lock:
-            self._journal.close()
+            if self._file is not None:
+                self._file.close()
+                self._file = None
 
 
 def _duplicate(known: dict, print_: str) -> Result:

@@ -32,6 +32,9 @@ ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: ids are read a
 ID_LENGTH = 8
 _ID_RE = re.compile(f"^[{ID_ALPHABET}]{{{ID_LENGTH}}}$")
 SETUP_ID = "setup"
+# Games whose file stays open at once; the others are closed until used again (each open
+# game holds about 5 files, and the process shares its limit with the bank and the phones).
+OPEN_FILES = 16
 # The computer's command ids name the position they answer (play_computer): a page sending
 # one of them for its own move would turn the computer's later move into a "retry" of it.
 COMPUTER_ID_PREFIX = "computer:"
@@ -286,6 +289,7 @@ class TriasGames:
         self.folder = Path(folder)
         self._lock = threading.RLock()
         self._open: dict = {}
+        self._recent: dict = {}  # game id -> game, least recently used first (dicts keep order)
         self.broken: dict = {}  # game id -> why its file could not be opened
         self._tokens: dict = {}  # seat token -> ids of the games holding it (a rematch chain)
 
@@ -299,7 +303,7 @@ class TriasGames:
         if lang not in LANGS:
             raise BadCommand("bad_lang", f"lang must be fr or en, not {str(lang)[:20]!r}")
         if seed is None:
-            seed = secrets.randbelow(10**9)
+            seed = secrets.randbelow(2**53)  # the seed gives the deck order: too many to try them all
         elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise BadCommand("bad_seed", "the seed must be a whole number from 0 to 9223372036854775807, or none")
         seats = check_seats(seats, mode, keep_tokens=rematch_of is not None)
@@ -319,7 +323,9 @@ class TriasGames:
                      "seats": [public_seat(s) for s in seats]}
             service = JournalService.create(self._path(game_id), identity, rebuild, first=setup,
                                             decide=decide_setup, kind=KIND)
-            return self._opened(TriasGame(self, game_id, service))
+            game = self._opened(TriasGame(self, game_id, service))
+            self._used(game)
+            return game
 
     def get(self, game_id) -> TriasGame | None:
         """The game with this id, opened on first use; None if there is none."""
@@ -329,7 +335,17 @@ class TriasGames:
             game = self._open.get(game_id)
             if game is None and self._path(game_id).is_file():
                 game = self._opened(self._load(game_id))
+            if game is not None:
+                self._used(game)
             return game
+
+    def _used(self, game: TriasGame) -> None:
+        """Mark `game` as the latest used; close the files of the least recently used beyond OPEN_FILES."""
+        self._recent.pop(game.id, None)
+        self._recent[game.id] = game
+        open_games = [g for g in self._recent.values() if g._service.is_open]
+        for old in open_games[:max(0, len(open_games) - OPEN_FILES)]:
+            old._service.release()  # a game in the middle of a command keeps its file: released later
 
     def _load(self, game_id: str) -> TriasGame:
         """Open a game file, refusing one that is not this game: a stranger's file, a copy, a half-made game."""
@@ -405,6 +421,7 @@ class TriasGames:
             for game in self._open.values():
                 game.close()
             self._open.clear()
+            self._recent.clear()
 
 
 __all__ = ["TriasGames", "TriasGame", "Table", "Result", "StorageError", "default_folder", "rebuild"]

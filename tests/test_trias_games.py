@@ -389,3 +389,29 @@ def test_t9_a_mirror_game_records_the_cards_the_table_shows(games):
     result = game.execute({"type": "draw", "card": "steppe"}, "d1", "table")
     assert result.events[0] == {"type": "card_drawn", "player": game.state.current, "card": "steppe"}
     assert game.state.seen == ("steppe",) and game.verify() == []
+
+
+def test_many_games_keep_only_a_few_files_open(tmp_path):
+    """A folder of hundreds of games must not exhaust the process's open files (each open game holds ~5)."""
+    import os
+
+    from bank import trias_games as tg
+
+    games = tg.TriasGames(tmp_path / "games")
+    seats = [{"name": "Ana", "kind": "human"}, {"name": "Bo", "kind": "human"}]
+    made = [games.create(seats, seed=i) for i in range(tg.OPEN_FILES + 24)]
+    assert sum(g._service.is_open for g in made) <= tg.OPEN_FILES
+    before = len(os.listdir("/proc/self/fd"))
+    # A game whose file was closed opens again on use, and its moves are still kept.
+    first = games.get(made[0].id)
+    seat = first.state.current
+    command = next(c for c in trias.legal_actions(first.state))
+    first.execute(command, "move-1", f"seat:{seat}")
+    assert first.last_seq == 2 and first.verify() == []
+    assert len(os.listdir("/proc/self/fd")) <= before + 6
+    games.close()
+    reopened = tg.TriasGames(tmp_path / "games")
+    assert reopened.get(made[0].id).last_seq == 2
+    assert len(reopened.list()) == len(made)
+    assert sum(g._service.is_open for g in reopened._open.values()) <= tg.OPEN_FILES
+    reopened.close()
