@@ -7,7 +7,6 @@ import getpass
 import os
 import secrets
 import socket
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -23,6 +22,8 @@ def add_parsers(sub, paths) -> None:
     p = sub.add_parser("serve", help="start the live bank (web pages and phones)")
     p.add_argument("--host", help="address to listen on (default: config [server] host)")
     p.add_argument("--port", type=int, help="port (default: config [server] port)")
+    p.add_argument("--base", help="the address phones use, e.g. http://192.168.4.1:5000 (default: this machine's "
+                                  "network address); the admin page's links and printed join cards use it")
     p.set_defaults(func=lambda args: cmd_serve(args, *paths(args)))
 
     p = sub.add_parser("user", help="create or replace a facilitator account")
@@ -48,19 +49,42 @@ def _app(config_path: str, db: str, **settings):
 
 
 def addresses() -> list:
-    """This machine's IPv4 addresses, to print the links phones can use."""
-    found = []
+    """This machine's network addresses phones can reach, else ["127.0.0.1"] (see loopback_warning)."""
+    from bank.web.addresses import lan_addresses  # bank.web loads Flask: only for the commands that need it
+
+    return lan_addresses() or ["127.0.0.1"]
+
+
+def loopback_warning(base: str) -> str | None:
+    """A warning line when the phones' address is one only this machine can open (issue 12, item 2)."""
+    from bank.web.addresses import is_loopback
+
+    if not is_loopback(base):
+        return None
+    return (f"Warning: {base} opens only on this machine; phones cannot reach it. Connect this machine "
+            f"to the game's Wi-Fi and start again, or give the address phones use: --base http://192.168.4.1:5000")
+
+
+def address_path(db) -> Path:
+    """Where `serve` notes the address it printed, for join cards printed on another machine."""
+    db = Path(db)
+    return db.with_name(f"{db.stem}-address.txt")
+
+
+def remember_address(db, base: str) -> None:
+    """Note the phones' address beside the game file; a read-only folder only loses the note."""
     try:
-        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=2).stdout
-        found = [a for a in out.split() if "." in a]
-    except (OSError, subprocess.SubprocessError):
+        address_path(db).write_text(base + "\n")
+    except OSError:
         pass
-    if not found:
-        try:
-            found = [a for a in socket.gethostbyname_ex(socket.gethostname())[2] if not a.startswith("127.")]
-        except OSError:
-            pass
-    return found or ["127.0.0.1"]
+
+
+def remembered_address(db) -> str | None:
+    """The address the bank last served phones on, if `serve` noted one."""
+    try:
+        return address_path(db).read_text().strip() or None
+    except OSError:
+        return None
 
 
 def print_qr(url: str) -> None:
@@ -114,11 +138,23 @@ def _serve(args, config_path: str, db: str) -> int:
     # stack pages use memory, and 512 KB is ample for Flask, Jinja and json. Set here, for
     # the server's process only, before any of its threads start.
     threading.stack_size(512 * 1024)
-    app = _app(config_path, db, TICKER=True)
+    base = None
+    if getattr(args, "base", None):
+        from bank.web.addresses import normalise
+
+        base = normalise(args.base)
+    app = _app(config_path, db, TICKER=True, PHONE_BASE=base)
     urls = [f"http://{a}:{port}" for a in (addresses() if host == "0.0.0.0" else [host])]
+    if base:
+        urls = [base] + [u for u in urls if u != base]
     print(f"Terrabank is running. Facilitators: {urls[0]}/console   Big screen: {urls[0]}/display")
     for url in urls[1:]:
         print(f"  also at {url}/console")
+    warning = loopback_warning(urls[0])
+    if warning:
+        print(warning)
+    else:  # join cards printed later, maybe on another machine, use the address the phones reach
+        remember_address(db, urls[0])
     access = app.extensions["terrabank"].access
     if not access.users():
         first_lead(access, db)
@@ -217,7 +253,12 @@ def _read_password(args) -> str:
 def cmd_links(args, config_path: str, db: str) -> int:
     """Each team's phone link; print the join cards for the QR codes."""
     services = _app(config_path, db).extensions["terrabank"]
-    base = (args.base or f"http://{addresses()[0]}:{services.config.port}").rstrip("/")
+    from bank.web.addresses import normalise
+
+    base = normalise(args.base or f"http://{addresses()[0]}:{services.config.port}")
+    warning = loopback_warning(base)
+    if warning:
+        print(warning, file=sys.stderr)
     for team, token in services.access.team_tokens().items():
         print(f"{team:10} {base}/t/{token}")
     return 0

@@ -3,7 +3,8 @@
 
 Starts the real server on a scratch game (a free local port, a temporary database),
 plays a short morning of the game so the pages have something to show, and saves
-console.png (1280x800), team.png (360x740) and display.png (1920x1080).
+console.png (1280x800), team.png (360x740) and display.png (1920x1080), then the console, fight,
+admin, team and big-screen pages at a phone's size and at 1280x720 ({page}-phone.png, {page}-1280x720.png).
 
     .venv/bin/python bench/screenshots.py [--out docs/screenshots] [--serve]
 
@@ -99,7 +100,26 @@ def login(page, url: str) -> None:
     page.wait_for_url("**/console")
 
 
+# Each page at a phone's size and at a projector's (issue 12): {page}-phone.png, {page}-1280x720.png.
+SIZES = {"phone": {"width": 360, "height": 740}, "1280x720": {"width": 1280, "height": 720}}
+
+
+def _console(page, url: str) -> None:
+    page.click('#team-picker [data-team="blue"]')
+    page.click('[data-panel="harvest"] [data-resource="water"]')
+    page.wait_for_selector("#banner.banner-ok")
+
+
+def _fight(page, url: str) -> None:
+    page.click('#attacker [data-team="green"]')
+    page.click('#attacker [data-card="pirate-1"]')
+    page.click('#defender [data-team="yellow"]')
+    page.click('#defender [data-card="harvester-1"]')
+    page.click("#win-attacker")
+
+
 def shoot(url: str, app, out: Path) -> None:
+    """console.png, team.png and display.png for the README, then every page at both sizes."""
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
@@ -108,9 +128,7 @@ def shoot(url: str, app, out: Path) -> None:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         console = browser.new_page(viewport={"width": 1280, "height": 800})
         login(console, url)
-        console.click('#team-picker [data-team="blue"]')
-        console.click('[data-panel="harvest"] [data-resource="water"]')
-        console.wait_for_selector("#banner.banner-ok")
+        _console(console, url)
         console.wait_for_timeout(600)
         console.screenshot(path=str(out / "console.png"))
         team = browser.new_page(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
@@ -123,6 +141,30 @@ def shoot(url: str, app, out: Path) -> None:
         display.wait_for_selector(".badge-live")
         display.wait_for_timeout(600)
         display.screenshot(path=str(out / "display.png"))
+        for size, viewport in SIZES.items():
+            phone = size == "phone"
+            page = browser.new_page(viewport=viewport, is_mobile=phone, has_touch=phone)
+            page.goto(f"{url}/t/{token}")
+            page.wait_for_selector(".badge-live")
+            page.wait_for_timeout(600)
+            page.screenshot(path=str(out / f"team-{size}.png"))
+            page.goto(url + "/display")
+            page.wait_for_selector(".badge-live")
+            page.wait_for_timeout(900)
+            page.screenshot(path=str(out / f"display-{size}.png"))
+            login(page, url)
+            for name, prepare in (("console", _console), ("fight", _fight), ("admin", None)):
+                page.goto(f"{url}/{name}")
+                page.wait_for_selector(".badge-live")
+                page.wait_for_timeout(400)
+                if prepare:
+                    prepare(page, url)
+                page.wait_for_timeout(600)
+                page.screenshot(path=str(out / f"{name}-{size}.png"))
+            page.locator("#links .link-qr").first.scroll_into_view_if_needed()  # the team links and their QR codes
+            page.wait_for_timeout(400)
+            page.screenshot(path=str(out / f"admin-links-{size}.png"))
+            page.close()
         browser.close()
 
 
@@ -142,7 +184,7 @@ def main(argv=None) -> int:
             except KeyboardInterrupt:
                 return 0
         shoot(url, app, args.out)
-        print(f"saved console.png, team.png and display.png in {args.out}")
+        print(f"saved console.png, team.png, display.png and each page at {', '.join(SIZES)} in {args.out}")
     return 0
 
 

@@ -10,7 +10,7 @@ from ..engine import COMMANDS
 from ..history import reputation_history
 from ..errors import BankError, CommandError, NotAllowed
 from ..journal import StorageError
-from . import live, payloads
+from . import addresses, live, payloads
 from .auth import (CLIENT, Busy, csrf_ok, csrf_token, current_login, current_role, error, facilitator_required,
                    lead_required, lockout, sessions)
 from .body import BodyError, read_object
@@ -217,6 +217,42 @@ def team_links():
     return jsonify(services().access.team_tokens())
 
 
+@bp.get("/teams/address")
+@lead_required
+def phone_address():
+    """The address the team links use (issue 12, item 2): serve --base, the page's own if phones can reach
+    it, else this machine's network address; `loopback` says when only this machine could open them."""
+    chosen = request.args.get("base") or current_app.config.get("PHONE_BASE")  # ?base=: the lead typed one
+    try:
+        return jsonify(addresses.choose(chosen, request.host_url, services().config.port))
+    except BankError as exc:
+        return error(400, exc.code, exc.message, exc.params)
+
+
+def _phone_base() -> str:
+    """?base= (the lead's choice on the admin page), else the bank's choice; BankError if it is malformed."""
+    chosen = request.args.get("base")
+    if chosen is not None:
+        return addresses.normalise(chosen)
+    return addresses.choose(current_app.config.get("PHONE_BASE"), request.host_url, services().config.port)["base"]
+
+
+@bp.get("/teams/<team>/qr.svg")
+@lead_required
+def team_qr(team: str):
+    """A team link's QR code, drawn here (no CDN): the admin page shows it, also right after a new link."""
+    s = services()
+    token = s.access.team_tokens().get(team)
+    if token is None:
+        return error(404, "unknown_team", f"there is no team {team!r}")
+    try:
+        base = _phone_base()
+    except BankError as exc:
+        return error(400, exc.code, exc.message, exc.params)
+    return Response(addresses.qr_svg(f"{base}/t/{token}"), mimetype="image/svg+xml",
+                    headers={"Cache-Control": "no-store"})  # a replaced link must never show its old code
+
+
 @bp.get("/export/<what>.<fmt>")
 @lead_required
 def download(what: str, fmt: str):
@@ -239,7 +275,13 @@ def print_pack(kind: str):
              "sheets-a4": "shared-boards-a4-halves", "bank-sheets": "bank-sheets", "join": "join-cards", "poster": "big-screen-poster", "report": "report"}
     if kind not in names:
         return error(404, "unknown_document", f"documents: {', '.join(names)}")
-    base = request.host_url.rstrip("/")
+    try:
+        base = _phone_base()
+        if kind in ("join", "poster"):  # refuse codes that open the scanning phone itself (issue 12, item 2)
+            addresses.require_reachable(base, request.args.get("loopback") == "1",
+                                        "tick \"use it anyway\" under the team links")
+    except BankError as exc:
+        return error(409 if exc.code == "loopback_address" else 400, exc.code, exc.message, exc.params)
     urls = {team: f"{base}/t/{token}" for team, token in s.access.team_tokens().items()}
     wifi = (s.config.wifi_ssid, s.config.wifi_password) if s.config.wifi_ssid else None
     group = {"sheets-a3": "sheets", "sheets-a4": "sheets", "bank-sheets": "sheets", "poster": "join"}.get(kind, kind)

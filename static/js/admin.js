@@ -230,26 +230,6 @@
     }));
   }
 
-  /* ---- team links ---- */
-
-  async function loadLinks() {
-    var r = await TB.get("/api/teams/links");
-    if (!r.ok) return;
-    TB.fill(TB.$("#links"), Object.keys(r.data).map(function (team) {
-      var url = window.location.origin + "/t/" + r.data[team];
-      var code = el("code", { text: url });
-      return el("div", { class: "link-row", dataset: { team: team } }, W.teamChip(team), code,
-        el("span", { class: "row" },
-          el("button", { type: "button", class: "btn btn-small", text: t("copy"), onclick: function (ev) { copy(url, code, ev.currentTarget); } }),
-          el("button", { type: "button", class: "btn btn-small btn-danger", text: t("rotate"), onclick: confirmThen(async function () {
-            var res = await TB.api("POST", "/api/teams/" + encodeURIComponent(team) + "/rotate", {});
-            if (res.ok) W.banner(banner, "ok", t("rotated", { team: W.teamLabel(team) }));
-            else W.banner(banner, "error", W.errorText(res.error));
-            loadLinks();
-          }, t("rotate_confirm")) })));
-    }));
-  }
-
   /* ---- who is logged in (lead only) ---- */
 
   async function loadSessions() {
@@ -321,18 +301,6 @@
     loadSessions();
   }
 
-  /** Copy a link; the clipboard API needs HTTPS, so fall back to selecting the text. */
-  function copy(text, node, button) {
-    var done = function () { button.textContent = t("copied"); setTimeout(function () { button.textContent = t("copy"); }, 1500); };
-    if (navigator.clipboard && window.isSecureContext) { navigator.clipboard.writeText(text).then(done); return; }
-    var range = document.createRange();
-    range.selectNodeContents(node);
-    var sel = window.getSelection();
-    sel.removeAllRanges();
-    sel.addRange(range);
-    try { if (document.execCommand("copy")) done(); } catch (e) { /* the text stays selected for a manual copy */ }
-  }
-
   /* ---- start ---- */
 
   async function start() {
@@ -348,7 +316,7 @@
     setupForms();
     await loadState();
     if (role === "lead") {
-      loadLinks();
+      W.teamLinks(banner, confirmThen); // static/js/links.js
       loadSessions();
       loadAccounts();
       TB.$("#account-form").addEventListener("submit", function (ev) { ev.preventDefault(); saveAccount(false); });

@@ -155,7 +155,7 @@
     var can = !item.blocked && !Object.keys(item.missing).length;
     var why = null;
     if (item.blocked && quiet) why = null; // the panel already says why, once
-    else if (item.blocked) why = el("span", { class: "why-blocked", text: item.blocked });
+    else if (item.blocked) why = el("span", { class: "why-blocked", text: W.errorText({ code: item.blocked_code, message: item.blocked, params: item.blocked_params }) });
     else if (!can) why = el("span", { class: "why-missing" }, t("missing", { list: "" }), W.tokens(item.missing, { missing: true }));
     else if (item.pays && JSON.stringify(item.pays) !== JSON.stringify(item.cost)) why = el("span", {}, t("pays_with", { list: "" }), W.tokens(item.pays));
     return el("div", { class: "buy" + (can ? " can" : "") + (item.blocked ? " blocked" : ""), dataset: { item: item.id } },
@@ -232,7 +232,7 @@
   function exchangePanel(v) {
     var rate = state.board.rate, summary = el("p", { class: "sum-line" });
     var button = el("button", { type: "button", class: "btn btn-primary btn-big act", text: t("exchange_it"), disabled: true });
-    var form = W.amountsForm(W.plainResources(), { max: function (r) { return v.stock[r] || 0; }, onchange: update });
+    var form = W.amountsForm(W.plainResources(), { max: function (r) { return v.stock[r] || 0; }, onchange: update, owner: team });
     function update() {
       var n = form.total(), ok = n > 0 && n % rate.tokens === 0;
       summary.textContent = !n ? "" : ok ? t("exchange_sum", { tokens: n, points: (n / rate.tokens) * rate.points })
@@ -251,7 +251,7 @@
     var ev = state.board.events[chosenEvent];
     var accepted = (ev.accepts.length ? ev.accepts : W.plainResources()).concat([W.joker()]);
     var button = el("button", { type: "button", class: "btn btn-primary btn-big act", text: t("contribute_it"), disabled: true });
-    var form = W.amountsForm(accepted, { max: function (r) { return v.stock[r] || 0; }, onchange: function () { button.disabled = !form.total(); } });
+    var form = W.amountsForm(accepted, { max: function (r) { return v.stock[r] || 0; }, owner: team, onchange: function () { button.disabled = !form.total(); } });
     button.addEventListener("click", function () { send({ type: "contribute", event: chosenEvent, team: team, tokens: form.amounts() }); });
     var eventButtons = open.map(function (id) {
       return el("button", { type: "button", "aria-pressed": String(id === chosenEvent), text: state.board.events[id].title,
@@ -268,11 +268,16 @@
     if (others.indexOf(visited) < 0) visited = others[0];
     var visitedView = state.teams[visited];
     var button = el("button", { type: "button", class: "btn btn-primary btn-big act", text: t("trade_it") });
-    var gives = W.amountsForm(W.resources(), { max: function (r) { return v.stock[r] || 0; } });
+    var gives = W.amountsForm(W.resources(), { max: function (r) { return v.stock[r] || 0; }, owner: team });
     var takes = W.amountsForm(W.resources(function (info) { return tradeKind === "free" || !info.joker; }),
-      { max: function (r) { return (visitedView.stock[r]) || 0; } });
+      { max: function (r) { return (visitedView.stock[r]) || 0; }, owner: visited });
     button.addEventListener("click", function () {
-      send({ type: "trade", kind: tradeKind, merchant_team: team, visited_team: visited, give: gives.amounts(), take: takes.amounts() });
+      var give = gives.amounts(), take = takes.amounts();
+      var oneWay = Object.keys(give).length + Object.keys(take).length > 0 && !(Object.keys(give).length && Object.keys(take).length);
+      // Tokens going one way only are more often a slip than a gift: a second tap, a moment later, books it (issue 12, item 11).
+      if (oneWay && !W.secondTap(button, t(Object.keys(give).length ? "one_way_gives" : "one_way_takes",
+        { merchant: W.teamLabel(team), visited: W.teamLabel(visited) }))) return;
+      send({ type: "trade", kind: tradeKind, merchant_team: team, visited_team: visited, give: give, take: take });
     });
     var kinds = ["free", "forced"].map(function (k) {
       return el("button", { type: "button", "aria-pressed": String(k === tradeKind), text: t("trade_" + k),

@@ -16,6 +16,8 @@
     W.standings(TB.$("#standings"), pub.standings, board, { animals: true });
     W.tracks(TB.$("#tracks"), board);
     W.unlockNote(TB.$("#unlock-note"), board);
+    TB.$("#unlock-note").classList.toggle("hidden", !board.animals_unlocked); // until then the legend frames the level
+    legend(TB.$("#bonus-legend"), board);
     W.winner(TB.$("#winner"), board, { standings: pub.standings });
     tick();
   }
@@ -45,37 +47,90 @@
     if (history.length > 2000) history = history.slice(-2000);
   }
 
-  /** Reputation over game time, one line per team in its colour, drawn in the inline SVG. */
+  /** What the icons on the tracks mean: each kind of bonus once, in the order the tracks show them. */
+  function legend(node, board) {
+    var kinds = [];
+    Object.keys(W.config.tracks).forEach(function (id) {
+      var icons = W.config.tracks[id].icons || {};
+      Object.keys(icons).forEach(function (level) {
+        Object.keys(icons[level]).forEach(function (kind) { if (kinds.indexOf(kind) < 0) kinds.push(kind); });
+      });
+    });
+    var sample = {};
+    TB.fill(node, [el("span", { text: t("legend_title") })].concat(kinds.map(function (kind) {
+      sample = {};
+      sample[kind] = 1;
+      return el("span", { class: "legend-item", dataset: { kind: kind } }, W.icon(sample),
+        kind === "dice" ? t("legend_dice") : W.resLabel(kind));
+    }), board.animals_unlocked ? [] : [el("span", { class: "legend-item" }, el("span", { class: "unlock-sample" }),
+      t("legend_unlock", { level: W.config.animal_unlock_level }))]));
+  }
+
+  /** A name short enough for the end of a chart line. */
+  function shortName(team) {
+    var name = W.teamLabel(team);
+    return name.length > 12 ? name.slice(0, 11) + "\u2026" : name;
+  }
+
+  /**
+   * Reputation over game time, one line per team in its colour, each labelled with the team's
+   * name and points at its end. Lines on the same value are drawn side by side (a few pixels
+   * apart), and their labels pushed apart, so teams tied at 0 stay visible (issue 12, item 10).
+   */
   function drawChart() {
     var svg = TB.$("#chart");
     var w = svg.clientWidth || 800, h = svg.clientHeight || 220;
+    var rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     if (!history.length) return;
-    var now = TB.clock.elapsed(), x0 = history[0].x, x1 = Math.max(now, x0 + 60);
-    if (now - x0 < 60) {
-      svg.appendChild(TB.svg("text", { x: w / 2, y: h / 2, "text-anchor": "middle", class: "chart-hint" }, t("chart_empty")));
-    }
+    var teams = W.teams(), now = TB.clock.elapsed(), x0 = history[0].x, x1 = Math.max(now, x0 + 60);
+    if (!teams.length) return;
+    var last = history[history.length - 1].rep;
+    // The labels first, to know how much room their longest needs on the right.
+    var labels = teams.map(function (team) {
+      var node = TB.svg("text", { class: "line-label", fill: W.teamColour(team) },
+        shortName(team) + " " + (last[team] || 0));
+      node.setAttribute("data-team", team);
+      svg.appendChild(node);
+      return { team: team, node: node, width: node.getComputedTextLength ? node.getComputedTextLength() : 8 * rem };
+    });
+    var widest = Math.max.apply(null, labels.map(function (l) { return l.width; }));
     var max = 10;
-    history.forEach(function (s) { W.teams().forEach(function (team) { max = Math.max(max, s.rep[team] || 0); }); });
+    history.forEach(function (s) { teams.forEach(function (team) { max = Math.max(max, s.rep[team] || 0); }); });
     max = Math.ceil(max / 10) * 10;
-    var left = 56, right = 80, top = 14, bottom = 34;
+    var left = 4.5 * rem, right = widest + 1.2 * rem, top = 1.4 * rem, bottom = 3 * rem;
+    if (w - left - right < 10 * rem) right = Math.max(2 * rem, w - left - 10 * rem); // a narrow chart: labels may overlap the end
     var sx = function (x) { return left + ((x - x0) / (x1 - x0)) * (w - left - right); };
     var sy = function (y) { return top + (1 - y / max) * (h - top - bottom); };
     [0, max / 2, max].forEach(function (v) {
-      svg.appendChild(TB.svg("line", { class: "axis", x1: left, x2: w - right, y1: sy(v), y2: sy(v) }));
-      svg.appendChild(TB.svg("text", { x: left - 10, y: sy(v) + 7, "text-anchor": "end" }, String(v)));
+      svg.insertBefore(TB.svg("line", { class: "axis", x1: left, x2: w - right, y1: sy(v), y2: sy(v) }), svg.firstChild);
+      svg.appendChild(TB.svg("text", { x: left - 0.6 * rem, y: sy(v) + 0.8 * rem, "text-anchor": "end" }, String(v)));
     });
-    svg.appendChild(TB.svg("text", { x: left, y: h - 6 }, W.gameTime(x0, pub.board)));
-    svg.appendChild(TB.svg("text", { x: w - right, y: h - 6, "text-anchor": "end" }, W.gameTime(x1, pub.board)));
-    W.teams().forEach(function (team) {
-      var points = history.map(function (s) { return sx(s.x).toFixed(1) + "," + sy(s.rep[team] || 0).toFixed(1); });
-      var lastRep = history[history.length - 1].rep[team] || 0;
-      points.push(sx(now).toFixed(1) + "," + sy(lastRep).toFixed(1));
-      svg.appendChild(TB.svg("polyline", { points: points.join(" "), fill: "none", stroke: W.teamColour(team), "stroke-width": 5,
-        "stroke-linejoin": "round", "stroke-linecap": "round" }));
-      svg.appendChild(TB.svg("text", { x: sx(now) + 8, y: sy(lastRep) + 5, fill: W.teamColour(team), "font-weight": "800", style: "font-size: 1.6rem" },
-        String(lastRep)));
+    if (now - x0 < 60) {
+      svg.appendChild(TB.svg("text", { x: (left + w - right) / 2, y: top + (h - top - bottom) / 3, "text-anchor": "middle", class: "chart-hint" }, t("chart_empty")));
+    }
+    svg.appendChild(TB.svg("text", { x: left, y: h - 0.4 * rem }, W.gameTime(x0, pub.board)));
+    svg.appendChild(TB.svg("text", { x: w - right, y: h - 0.4 * rem, "text-anchor": "end" }, W.gameTime(x1, pub.board)));
+    var stroke = Math.max(3, 0.45 * rem);
+    teams.forEach(function (team, i) {
+      var shift = (i - (teams.length - 1) / 2) * stroke; // equal values: side by side, not on top of each other
+      var points = history.map(function (s) { return sx(s.x).toFixed(1) + "," + (sy(s.rep[team] || 0) + shift).toFixed(1); });
+      points.push(sx(now).toFixed(1) + "," + (sy(last[team] || 0) + shift).toFixed(1));
+      svg.insertBefore(TB.svg("polyline", { points: points.join(" "), fill: "none", stroke: W.teamColour(team), "stroke-width": stroke,
+        "stroke-linejoin": "round", "stroke-linecap": "round", "data-team": team }), labels[0].node);
+    });
+    // Labels at the lines' ends, highest first, pushed apart so none covers another.
+    var gap = 2.5 * rem, order = labels.slice().sort(function (a, b) { return (last[b.team] || 0) - (last[a.team] || 0); });
+    var y = -Infinity;
+    order.forEach(function (l) {
+      y = Math.max(sy(last[l.team] || 0) + 0.8 * rem, y + gap);
+      l.y = y;
+    });
+    var overflow = y - (h - 0.2 * rem); // the lowest label below the chart: move the whole column up
+    order.forEach(function (l) {
+      l.node.setAttribute("x", sx(now) + 0.6 * rem);
+      l.node.setAttribute("y", l.y - Math.max(0, overflow));
     });
   }
 

@@ -78,7 +78,7 @@
     if (!loser.team) { TB.fill(box, []); return; }
     var stock = state.teams[loser.team].stock;
     if (tokensForm && tokensForm.loser === loser.team) return; // keep what the referee typed
-    tokensForm = W.amountsForm(W.resources(), { max: function (r) { return stock[r] || 0; } });
+    tokensForm = W.amountsForm(W.resources(), { max: function (r) { return stock[r] || 0; }, owner: loser.team });
     tokensForm.loser = loser.team;
     TB.fill(box, [el("h3", { style: { marginTop: "12px" }, text: t("tokens_hint") }), tokensForm.el]);
   }

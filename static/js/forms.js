@@ -28,15 +28,18 @@
       input: input,
       value: function () { var v = parseInt(input.value, 10); return isNaN(v) ? 0 : Math.max(o.min, Math.min(o.max, v)); },
       set: function (v) {
+        if (v > o.max && o.onlimit) o.onlimit(o.max); // say why the counter stops (issue 12, item 11)
         input.value = Math.max(o.min, Math.min(o.max, v));
         input.classList.remove("invalid");
         if (o.onchange) o.onchange(api.value());
       },
       setMax: function (m) { o.max = m; input.max = m; if (api.value() > m) api.set(m); },
+      max: function () { return o.max; },
     };
     input.addEventListener("input", function () {
       var typed = parseInt(input.value, 10);
       input.classList.toggle("invalid", typed > o.max || typed < o.min);
+      if (typed > o.max && o.onlimit) o.onlimit(o.max);
       if (o.onchange) o.onchange(api.value());
     });
     // Leaving the field shows the number that counts (never more than the maximum).
@@ -48,14 +51,23 @@
     return api;
   };
 
-  /** One stepper per resource; returns {el, amounts(), reset()}. */
+  /**
+   * One stepper per resource; returns {el, amounts(), reset()}. With `owner` (a team), a counter
+   * stopped by `max` says under its row that the team holds no more, rather than stopping mutely.
+   */
   W.amountsForm = function (resources, options) {
     var o = options || {}, steppers = {};
     var rows = resources.map(function (r) {
-      steppers[r] = W.stepper({ label: W.resLabel(r), max: o.max ? o.max(r) : 999, onchange: o.onchange });
+      var note = el("small", { class: "limit-note hidden", role: "status" });
+      var onlimit = o.owner ? function (max) {
+        note.textContent = t(max ? "limit_stock" : "limit_none", { team: W.teamLabel(o.owner), n: max, resource: W.resLabel(r) });
+        note.classList.remove("hidden");
+      } : null;
+      steppers[r] = W.stepper({ label: W.resLabel(r), max: o.max ? o.max(r) : 999, onlimit: onlimit,
+        onchange: function (v) { if (v < steppers[r].max()) note.classList.add("hidden"); if (o.onchange) o.onchange(v); } });
       return el("label", { class: "amount-row", dataset: { resource: r } },
         el("span", { class: "amount-name" }, el("i", { class: "dot", style: { background: W.resColour(r) } }), " ", W.resLabel(r)),
-        steppers[r].el);
+        steppers[r].el, note);
     });
     return {
       el: el("div", { class: "amounts" }, rows),
@@ -134,22 +146,37 @@
   W.UNDOABLE = ["harvest", "build", "buy_animal", "buy_second_pirate", "raise_tracks", "redeem_jokers", "exchange",
     "trade", "fight", "contribute", "award", "refill", "inventory"];
 
+  /* ---- a second tap for what is more often a slip than meant (issue 12, item 11) ---- */
+
+  // As the admin page's buttons: the second tap must come a moment after the first, so a double
+  // click (or a double tap on a wet screen) only arms the button.
+  var CONFIRM_AFTER_MS = 700;
+
+  /** True on the second tap, a moment after the first; the first tap shows `question` on the button. */
+  W.secondTap = function (button, question) {
+    var armed = Number(button.dataset.armed || 0);
+    if (armed && Date.now() - armed >= CONFIRM_AFTER_MS) {
+      delete button.dataset.armed;
+      button.textContent = button.dataset.label;
+      button.classList.remove("btn-confirm");
+      return true;
+    }
+    if (armed) return false;
+    button.dataset.armed = String(Date.now());
+    button.dataset.label = button.textContent;
+    button.textContent = question;
+    button.classList.add("btn-confirm");
+    setTimeout(function () {
+      if (button.dataset.armed) { delete button.dataset.armed; button.textContent = button.dataset.label; button.classList.remove("btn-confirm"); }
+    }, 5000);
+    return false;
+  };
+
   /* ---- sending a command: one at a time, result or error in the banner, then Undo ---- */
 
   var busy = false;
 
-  /** Error text with the bank's params made readable (tokens missing, card names...). */
-  W.errorText = function (error) {
-    if (!error) return "";
-    var params = Object.assign({}, error.params || {});
-    if (params.missing && typeof params.missing === "object") {
-      params.missing = W.resources().filter(function (r) { return params.missing[r]; })
-        .map(function (r) { return params.missing[r] + " " + W.resLabel(r); }).join(", ");
-    }
-    if (params.card) params.card = W.cardLabel(params.card);
-    if (params.team) params.team = W.teamLabel(params.team);
-    return TB.errorText(Object.assign({}, error, { params: params }));
-  };
+  // W.errorText, the refusal as a sentence in the page's language: static/js/refusals.js.
 
   /**
    * Send `command`; show "sending", then the result or the refusal in `opts.banner`.

@@ -39,7 +39,7 @@
       var label = i.kind === "building" ? W.buildingLabel(i.id) : W.animalLabel(i.id);
       var why;
       if (can) why = el("span", { class: "ok-text", text: "\u2714 " + t("can_buy") });
-      else if (i.blocked) why = el("span", { class: "why-blocked", text: i.kind === "animal" && !unlocked ? t("animals_unlock_at", { level: W.config.animal_unlock_level }) : i.blocked });
+      else if (i.blocked) why = el("span", { class: "why-blocked", text: i.kind === "animal" && !unlocked ? t("animals_unlock_at", { level: W.config.animal_unlock_level }) : W.errorText({ code: i.blocked_code, message: i.blocked, params: i.blocked_params }) });
       else why = el("span", { class: "why-missing" }, t("missing", { list: "" }), W.tokens(i.missing, { missing: true }));
       return el("div", { class: "buy" + (can ? " can" : "") + (i.blocked ? " blocked" : ""), dataset: { item: i.id } },
         el("span", {}, el("span", { class: "buy-name", text: label }), " ", el("small", { class: "muted", text: t(i.kind) })),

@@ -1,0 +1,32 @@
+/* The bank's refusals as sentences in the page's language (issue 12, item 7). The bank's own
+ * messages are English; a page shows the sentence of the refusal's code from its strings
+ * (templates/_error_strings.html, _strings.html) with the parameters made readable: ids
+ * become the game's labels. Every page that shows a refusal loads it after board.js.
+ */
+(function () {
+  "use strict";
+  var TB = window.TB, W = window.W;
+
+  /** Error text with the bank's params made readable (tokens missing, card, building and team names...). */
+  W.errorText = function (error) {
+    if (!error) return "";
+    var params = Object.assign({}, error.params || {});
+    if (params.missing && typeof params.missing === "object") {
+      params.missing = W.resources().filter(function (r) { return params.missing[r]; })
+        .map(function (r) { return params.missing[r] + " " + W.resLabel(r); }).join(", ");
+    }
+    if (params.card) params.card = W.cardLabel(params.card);
+    if (params.team) params.team = W.teamLabel(params.team);
+    // The rules' other parameters, as the page's words (issue 12, item 7): ids become labels.
+    if (params.building) params.building = W.buildingLabel(params.building);
+    if (Array.isArray(params.requires)) params.requires = params.requires.map(W.buildingLabel).join(", ");
+    if (params.animal) params.animal = W.animalLabel(params.animal);
+    if (params.owner) params.owner = W.teamLabel(params.owner);
+    if (params.track) params.track = W.trackLabel(params.track);
+    if (params.resource) params.resource = W.resLabel(params.resource);
+    if (Array.isArray(params.accepts)) params.accepts = params.accepts.map(W.resLabel).join(", ");
+    var code = error.code || "", locked = /^animals_locked_until_all_tracks_reach_(\d+)$/.exec(code);
+    if (locked) { code = "animals_locked"; params.level = locked[1]; } // the unlock level is part of the code
+    return TB.errorText(Object.assign({}, error, { code: code, params: params }));
+  };
+})();
