@@ -153,7 +153,9 @@ def test_the_end_shows_the_winner_and_the_ranking_everywhere(server, open_page):
     run(app, type="award", team="green", points=9, reason="fair play")
     run(app, type="award", team="yellow", points=7, reason="fair play")
     run(app, type="open_event", title="Dernier défi", accepts=[], rewards=[{"points": 3}], deadline_minutes=20)
-    run(app, type="end_game")
+    event = max(app.extensions["terrabank"].bank.state.events)
+    run(app, type="contribute", event=event, team="green", tokens={"flora": 1})
+    run(app, type="end_game")  # closes the open event first: green's 3 points count (R33, R35)
     for size in SIZES:
         for path in FACILITATOR_PAGES:
             page = facilitator(open_page, url, size, path)
@@ -167,7 +169,9 @@ def test_the_end_shows_the_winner_and_the_ranking_everywhere(server, open_page):
         big = display(open_page, url, size)
         expect(big.locator("#winner")).to_contain_text("Victoire")
         expect(big.locator('#winner .final-ranking [data-team="yellow"]')).to_contain_text("2e")
-        expect(big.locator("#events .event-left")).to_have_text(["arrêté par la fin de la partie"])  # no countdown
+        results = big.locator(f'#events .event-results[data-event="{event}"]')  # closed, no countdown left
+        expect(results).to_contain_text("Résultats")
+        expect(results.locator('[data-team="green"]')).to_contain_text(re.compile(r"1er.*\+3 pts"))
         shot(big, f"end-display-{size}")
         loser = phone(open_page, app, url, size, "yellow")
         expect(loser.locator("#winner")).to_contain_text("Votre équipe est 2e sur 4")
@@ -190,5 +194,5 @@ def test_a_losing_phone_reads_its_rank_in_english_too(server, open_page):
     expect(loser.locator("#winner")).to_contain_text("Your team is 2nd of 4")
     expect(loser.locator("#winner .w-title")).to_have_text("Game over")
     expect(loser.locator("#winner .final-ranking")).to_contain_text("1st")
-    expect(loser.locator("#events .event-rewards")).to_have_text("Rewards: 1st: 3 pts")
+    expect(loser.locator("#events .event-results").last).to_contain_text("Results")
     shot(loser, "end-phone-loser-english")
