@@ -46,7 +46,7 @@ def _qr_panel(c, box: Box, title: str, payload: str | None, lines: list, lang: s
     for size, font, line in lines:
         if " " not in line and "/" in line:  # an address: cut anywhere, never shrink it unreadable
             line = "\n".join(break_anywhere(line, font, size, words.w))
-        y -= paragraph(c, line, Box(words.x, words.y, words.w, y - words.y), size, font, INK, smallest=5 * PT) + 1
+        y -= paragraph(c, line, Box(words.x, words.y, words.w, y - words.y), size, font, INK, smallest=8 * PT) + 1  # 8 pt: read outdoors
 
 
 def draw_join_card(c, config, team_id: str, slot, url: str, wifi, lang: str) -> None:
@@ -65,13 +65,13 @@ def draw_join_card(c, config, team_id: str, slot, url: str, wifi, lang: str) -> 
         lines = [(8 * PT, BOLD, colon(lang, t(lang, "network"), ssid))]
         if password:
             lines.append((8 * PT, FONT, colon(lang, t(lang, "password"), password)))
-        lines.append((7 * PT, FONT, t(lang, "join_scan")))
+        lines.append((8 * PT, FONT, t(lang, "join_scan")))
         _qr_panel(c, wifi_box, t(lang, "join_wifi"), wifi_payload(ssid, password), lines, lang)
     else:
         _qr_panel(c, wifi_box, t(lang, "join_wifi"), None, [(9 * PT, FONT, t(lang, "wifi_ask"))], lang)
     _qr_panel(c, page_box, t(lang, "join_page"), url,
-              [(7 * PT, FONT, t(lang, "join_scan")), (6.5 * PT, FONT, t(lang, "join_type")), (8 * PT, BOLD, url)], lang)
-    paragraph(c, t(lang, "join_keep"), foot, 7 * PT, FONT, GREY)
+              [(8 * PT, FONT, t(lang, "join_scan")), (8 * PT, FONT, t(lang, "join_type")), (8 * PT, BOLD, url)], lang)
+    paragraph(c, t(lang, "join_keep"), foot, 8 * PT, FONT, INK, smallest=8 * PT)
 
 
 def render_join(config, urls: dict, lang: str | None = None, wifi: tuple | None = None) -> bytes:
