@@ -243,6 +243,9 @@ class TriasGame:
             self._service.refresh()  # another process may have made it already
             known = self._service.find(command_id)
             if self.next_game is None and known is None:
+                if self.state.phase != "over":  # one tap must not pull every phone out of a game under way
+                    raise IllegalMove("game_not_over", "a rematch starts once this game is over (T18); to start "
+                                      "afresh now, begin a new game from the Trias start page")
                 new = self._games.create(self.seats, None, self.mode, self.lang, rematch_of=self.id)
                 self._run({"type": "rematch", "game": new.id}, command_id, actor)
             elif known is not None and known["type"] != "rematch":

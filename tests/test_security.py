@@ -26,6 +26,13 @@ ROUTES = {
     "/api/sessions/end-all": {"lead"},
     "/api/accounts": {"lead"},
     "/api/accounts/delete": {"lead"},
+    # Trias at the table (bank/web/trias_routes.py): no log-in, like a team link; every POST needs the page's CSRF token.
+    "/trias/api/games": "anyone (a new Trias game, not the bank's)",
+    "/trias/api/s/<token>/commands": "the seat's secret link, on that seat's turn only (T8, T9)",
+    "/trias/api/g/<game_id>/commands": "the game's board, in mirror games only, for the human seat to play",
+    "/trias/api/g/<game_id>/undo": "the game's board (the table agrees; a new journal row)",
+    "/trias/api/g/<game_id>/rematch": "the game's board",
+    "/trias/api/score": "anyone (a calculation, nothing stored)",
 }
 # connect and sync only read: they send the current picture to the caller; disconnect forgets the socket.
 SOCKET_HANDLERS = {"connect", "sync", "disconnect"}
@@ -257,7 +264,9 @@ def test_a_cross_site_form_with_the_right_token_still_cannot_post_a_command(web,
 GETS = ["/", "/login", "/console", "/fight", "/admin", "/display", "/api/config", "/api/public", "/api/history",
         "/api/state", "/api/journal", "/api/me", "/api/csrf", "/api/teams/links", "/api/export/journal.csv",
         "/api/export/standings.json", "/api/print/join.pdf", "/api/sessions", "/api/accounts",
-        "/t", "/t/"]
+        "/api/teams/address", "/api/teams/red/qr.svg", "/t", "/t/", "/trias/", "/trias/api/games",
+        "/trias/g/nosuchgm", "/trias/s/no-such-seat", "/trias/api/g/nosuchgm", "/trias/api/s/no-such-seat",
+        "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf"]
 
 
 def test_a_get_never_changes_anything(web, app, tokens):
@@ -266,7 +275,10 @@ def test_a_get_never_changes_anything(web, app, tokens):
     before = snapshot(app)
     rules = {rule.rule for rule in app.url_map.iter_rules() if "GET" in rule.methods}
     covered = set(GETS) | {"/t/<token>", "/api/team/<token>", "/static/<path:filename>",
-                           "/api/export/<what>.<fmt>", "/api/print/<kind>.pdf"}
+                           "/api/export/<what>.<fmt>", "/api/print/<kind>.pdf",
+                           "/api/teams/<team>/qr.svg", "/trias/g/<game_id>", "/trias/s/<token>",
+                           "/trias/g/<game_id>/qr/<int:number>.svg", "/trias/api/g/<game_id>", "/trias/api/s/<token>",
+                           "/trias/print/<doc>.pdf"}
     assert rules <= covered, f"GET routes not exercised here: {rules - covered}"
     for path in GETS + [f"/t/{tokens['blue']}", f"/api/team/{tokens['blue']}", "/static/js/live.js",
                         "/api/commands", "/api/logout", "/api/teams/red/rotate"]:

@@ -329,6 +329,10 @@ def test_a_game_against_the_computer_plays_to_the_end_and_verifies(games):
 
 def test_rematch_keeps_the_seats_links_and_is_recorded_in_the_old_game(games):
     game = games.create(VS_BOT, seed=12, lang="en")
+    with pytest.raises(IllegalMove, match="once this game is over"):
+        game.rematch("too soon")  # one tap must not pull every phone out of a game under way
+    assert game.next_game is None and len(games.list()) == 1
+    finish(game)
     new = game.rematch("again")
     assert new.id != game.id
     assert [s.get("token") for s in new.seats] == [s.get("token") for s in game.seats]
@@ -415,3 +419,13 @@ def test_many_games_keep_only_a_few_files_open(tmp_path):
     assert len(reopened.list()) == len(made)
     assert sum(g._service.is_open for g in reopened._open.values()) <= tg.OPEN_FILES
     reopened.close()
+
+
+def finish(game) -> None:
+    """Play the game to its end (ending each turn as soon as it may), as the terminal would."""
+    n = 0
+    while game.state.phase != "over":
+        legal = trias.legal_actions(game.state)
+        command = next((c for c in legal if c["type"] == "end_turn"), legal[0])
+        n += 1
+        game.execute(command, f"finish-{n}", "cli")

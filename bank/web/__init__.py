@@ -32,7 +32,9 @@ class Services:
 
 
 def create_app(settings: dict | None = None) -> Flask:
-    """Build the app. settings: DB, CONFIG (path or GameConfig), TESTING, TICKER, SECRET_KEY_FILE."""
+    """Build the app. settings: DB, CONFIG (path or GameConfig), TESTING, TICKER, SECRET_KEY_FILE;
+    Trias: TRIAS_DIR (default <db stem>-trias), TRIAS_PACE (seconds between computer moves, 1.0),
+    TRIAS_COMPUTER (start the computer player without TICKER, for tests)."""
     settings = dict(settings or {})
     app = Flask(__name__, template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"))
     db = Path(settings.pop("DB", os.environ.get("TERRABANK_DB", "terrabank.db")))
@@ -56,6 +58,7 @@ def create_app(settings: dict | None = None) -> Flask:
     # clock neither logs every facilitator out nor stretches a lock.
     app.extensions["terrabank_lockout"] = Lockout(db, clock=bank.now)  # failed log-ins survive a restart
     app.extensions["terrabank_sessions"] = Sessions(access.conn, db, clock=bank.now)  # log-ins are rows: they can be ended
+    _init_trias(app, db)
     _register(app)
     # A short heartbeat so a phone that lost the Wi-Fi shows "offline" within about 20 s.
     # cors_allowed_origins=None: only the page's own origin (whatever address the phones use), since
@@ -69,15 +72,33 @@ def create_app(settings: dict | None = None) -> Flask:
         # start pauses a running game clock before anyone books (R34).
         bank.hold_if_suspect()
         start_ticker(app)
+    if app.config.get("TICKER") or app.config.get("TRIAS_COMPUTER"):
+        app.extensions["trias_computer"].start()  # computer seats play on the server (trias_computer.py)
     return app
 
 
+def _init_trias(app: Flask, db: Path) -> None:
+    """Trias games in their own folder beside the bank's file (TRIAS_DIR, default <db stem>-trias)."""
+    from .trias_computer import Computer
+
+    games = app.config.get("TRIAS_GAMES")  # tests may hand in a ready-made one
+    if games is None:
+        from ..trias_games import TriasGames, default_folder
+
+        games = TriasGames(Path(app.config.get("TRIAS_DIR") or default_folder(db)))
+    app.extensions["trias_games"] = games
+    app.extensions["trias_computer"] = Computer(app, float(app.config.get("TRIAS_PACE", 1.0)))
+
+
 def _register(app: Flask) -> None:
-    from . import account_routes, api, live, pages, session_routes  # noqa: F401  (live registers the socket handlers)
+    from . import account_routes, api, live, pages, session_routes, trias_live, trias_routes  # noqa: F401  (*live register socket handlers)
 
     app.before_request(load_login)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(trias_routes.bp)
+    from . import trias_score_routes
+    app.register_blueprint(trias_score_routes.bp)  # the Trias score calculator and print downloads
     app.after_request(_security_headers)
     app.jinja_env.globals["_"] = _gettext
 

@@ -1,0 +1,112 @@
+"""What each screen of a Trias game receives: the board (anyone at the table) or one seat's phone.
+
+Nothing here leaves a seat's hand card or the deck's order to anyone but that seat:
+the picture is built from `trias.view(state, seat)` and rows from `public_rows`,
+and the lists of legal moves for the shared screen never depend on a hidden card.
+"""
+
+from __future__ import annotations
+
+import trias
+from trias.legal import drift_pairs
+from trias.scoring import presence
+from trias.state import LANDSCAPES
+
+MAX_ROWS = 500  # a page catching up gets at most this many rows at once; the picture itself is always whole
+
+
+def seat_list(game) -> list:
+    """Each seat's name, kind and level; never its secret link."""
+    return [{"name": s.get("name") or f"#{i + 1}", "kind": s.get("kind", "human"), "level": s.get("level")}
+            for i, s in enumerate(game.seats)]
+
+
+def snapshot(game, seat: int | None, after: int | None = None) -> dict:
+    """The picture for the shared screen (seat None) or for `seat`'s phone, with the rows after `after`.
+
+    The state and its journal number match; a page keeps whichever picture has the highest number.
+    """
+    view = game.view(seat)  # the state and its number, read together under the game's lock
+    state = game.state
+    if game.last_seq != view["last_seq"]:  # a move landed in between: keep state and number matched
+        return snapshot(game, seat, after)
+    payload = {
+        "game": game.id,
+        "seq": view["last_seq"],
+        "mode": game.mode,
+        "seats": seat_list(game),
+        "seat": seat,
+        "view": view,
+        "can_undo": view.get("can_undo", False),
+        "next_game": view.get("next_game"),
+        "legal": _legal(game, state, seat),
+        "by_card": _by_card(state),
+        "table_cards": _table_cards(state) if game.mode == "mirror" else None,
+        "end": _end(state),
+    }
+    if after is not None:
+        payload["rows"] = rows_after(game, after, seat)
+    return payload
+
+
+def rows_after(game, after: int, seat: int | None) -> list:
+    """Journal rows after `after` as `seat` may see them (events through trias.public_event)."""
+    rows = []
+    for row in game.public_rows(after, seat):
+        rows.append({"seq": row["seq"], "type": row.get("type"), "actor": row.get("actor"),
+                     "command": row.get("command"), "events": row.get("events", [])})
+        if len(rows) >= MAX_ROWS:
+            break
+    return rows
+
+
+def _legal(game, state, seat: int | None) -> list:
+    """The moves this screen may offer or preview.
+
+    A phone gets every legal move on its own turn (its hand card is its own). The shared
+    screen never gets the seat's phase-1 moves, which would tell its hand card; in mirror
+    mode it records the card shown at the table and uses `by_card` instead.
+    """
+    if state.phase in ("over", "setup"):
+        return []
+    if seat is not None:
+        return trias.legal_actions(state) if seat == state.current else []
+    if state.phase == "start":
+        return []
+    return trias.legal_actions(state)
+
+
+def _by_card(state) -> dict:
+    """Phase 1: where each landscape's card would let the seat to play drift (T10, T11).
+
+    This depends on the board only, not on anyone's hand, so every screen may have it:
+    the board shows it when a tile is tapped, the mirror tablet once the card is named.
+    """
+    if state.phase != "start":
+        return {}
+    return {kind: [{"tile": list(a), "to": list(b)} for a, b in drift_pairs(state, state.current, kind)]
+            for kind in LANDSCAPES}
+
+
+def _table_cards(state) -> dict | None:
+    """Mirror, phase 1: the cards the table may name for a play or a draw (T6 counts minus those seen)."""
+    if state.phase != "start":
+        return None
+    from trias.legal import possible_cards
+
+    return {"play": possible_cards(state, "play"), "draw": possible_cards(state, "draw"),
+            "meteorite_drawn": trias.is_legal(state, {"type": "meteorite_drawn"})}
+
+
+def _end(state) -> dict | None:
+    """The final scoring (T18 per land mass) and what decided the winners (T19)."""
+    if not state.result:
+        return None
+    return {**state.result, "stock": list(state.stock), "presence": presence(state)}
+
+
+def game_summary(entry: dict) -> dict:
+    """A line of the resume list, without any secret."""
+    keep = ("id", "created", "mode", "turn", "over", "winners")
+    seats = [{k: s.get(k) for k in ("name", "kind", "level")} for s in entry.get("seats", [])]
+    return {**{k: entry.get(k) for k in keep}, "seats": seats}

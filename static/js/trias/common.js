@@ -1,0 +1,217 @@
+/* Trias pages: the /trias socket, the picture with the highest journal number, rows shown once,
+ * commands sent with a key kept across retries, and the panels every Trias page shares.
+ * Needs live.js (window.TB) first. Defines window.TT.
+ */
+(function () {
+  "use strict";
+  var TB = window.TB, el = TB.el, t = TB.t;
+  var TT = (window.TT = {});
+
+  // Herd colours: far apart in hue and lightness, each with its own ink for the count.
+  TT.COLOURS = ["#d62828", "#1f5fbf", "#f4c20d", "#7b2cbf", "#ff7f0e"];
+  TT.colour = function (seat) { return TT.COLOURS[seat % TT.COLOURS.length]; };
+  TT.seatName = function (p, seat) { return p && p.seats[seat] ? p.seats[seat].name : "#" + (seat + 1); };
+  TT.key = function (place) { return place[0] + "," + place[1]; };
+  TT.kindName = function (kind) { return t("landscape." + kind); };
+
+  /** A command as a sentence for a button or the log; actionDrift: a drift bought with 3 points (T12). */
+  TT.describe = function (cmd, actionDrift) {
+    var k = TT.key;
+    switch (cmd.type) {
+      case "place": return t("cmd.place", { at: k(cmd.at) });
+      case "play": return cmd.tile ? t("cmd.play", { tile: k(cmd.tile), to: k(cmd.to) }) : t("cmd.play_none");
+      case "draw": return t("cmd.draw");
+      case "drift": return t(actionDrift ? "cmd.action_drift" : "cmd.drift", { tile: k(cmd.tile), to: k(cmd.to) });
+      case "move": return t(cmd.fresh ? "cmd.move_fresh" : "cmd.move", { from: k(cmd.from), to: k(cmd.to) });
+      case "rescue": return t("cmd.rescue", { list: cmd.herds.map(function (h) { return k(h[0]) + "→" + k(h[1]); }).join(", ") });
+      case "reproduce": return t("cmd.reproduce", { at: k(cmd.at) });
+      case "end_turn": return t("cmd.end_turn");
+      case "meteorite_drawn": return t("cmd.meteorite_drawn");
+      default: return cmd.type;
+    }
+  };
+
+  /* ---- the live picture ---- */
+
+  TT.current = null;
+  var seenRows = {}, handlers = {};
+
+  /** Keep the picture with the highest number; show each row's news once, whatever order they come in. */
+  TT.accept = function (payload) {
+    if (!payload || typeof payload.seq !== "number") return;
+    (payload.rows || []).forEach(function (row) {
+      if (seenRows[row.seq]) return;
+      seenRows[row.seq] = true;
+      if (handlers.row) handlers.row(row, payload);
+    });
+    if (TT.current && payload.seq < TT.current.seq) return;
+    TT.current = payload;
+    document.body.dataset.seq = payload.seq;
+    if (handlers.state) handlers.state(payload);
+  };
+
+  TT.lastSeq = function () { return TT.current ? TT.current.seq : null; };
+
+  function setBadge(live) {
+    var badge = document.getElementById("conn-badge");
+    if (!badge) return;
+    badge.textContent = t(live ? "live" : "offline");
+    badge.className = "badge " + (live ? "badge-live" : "badge-offline");
+  }
+
+  /**
+   * Open the /trias socket. opts.auth: {game} (the shared screen) or {seat: token} (a phone);
+   * opts.state(payload), opts.row(row), opts.rematch(newGameId), opts.refused().
+   * Each (re)connection sends the last number seen, so the server sends what was missed.
+   */
+  TT.connect = function (opts) {
+    handlers = opts;
+    if (!window.io) { setBadge(false); return null; }
+    var socket = window.io("/trias", {
+      auth: function (cb) { cb(Object.assign({ after: TT.lastSeq() }, opts.auth)); },
+      reconnectionDelayMax: 3000,
+    });
+    socket.on("connect", function () { setBadge(true); });
+    socket.on("disconnect", function () { setBadge(false); });
+    socket.on("connect_error", function () {
+      setBadge(false);
+      if (!socket.active && opts.refused) opts.refused();
+    });
+    socket.on("state", TT.accept);
+    socket.on("rematch", function (msg) { if (opts.rematch) opts.rematch(msg.game); });
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "visible" && socket.connected) socket.emit("sync", Object.assign({ after: TT.lastSeq() }, opts.auth));
+    });
+    TT.socket = socket;
+    return socket;
+  };
+
+  /* ---- commands ---- */
+
+  /** POST a command; one key for all its retries. Shows the refusal's sentence (with its rule) in #error. */
+  TT.send = async function (url, command) {
+    var box = TB.$("#error");
+    if (box) box.classList.add("hidden");
+    document.body.classList.add("trias-sending");
+    // The entry this page showed: the server refuses a tap decided on a position that has moved on.
+    var body = Object.assign({}, command);
+    if (TT.lastSeq() !== null) body.after_seq = TT.lastSeq();
+    var reply = await TB.api("POST", url, body, { key: TB.uuid() });
+    document.body.classList.remove("trias-sending");
+    if (!reply.ok && box) {
+      box.textContent = t("refused") + " " + TB.errorText(reply.error);
+      box.classList.remove("hidden");
+    }
+    if (reply.ok && reply.data && TT.current && reply.data.seq > TT.current.seq && TT.refresh) TT.refresh();
+    return reply;
+  };
+
+  /* ---- shared panels ---- */
+
+  /** Whose turn, which phase, action points, the last round. */
+  TT.renderTurn = function (node, p, mySeat) {
+    var v = p.view, who = v.current, bits = [];
+    if (v.phase === "over") {
+      TB.fill(node, el("b", { text: t("phase.over") }));
+      node.style.setProperty("--c", "#444");
+      return;
+    }
+    node.style.setProperty("--c", TT.colour(who));
+    var name = TT.seatName(p, who) + (p.seats[who].kind === "computer" ? " (" + t("computer") + ")" : "");
+    bits.push(el("b", { class: "trias-who", text: mySeat === who ? t("your_turn") : t("to_play", { name: name }) }));
+    bits.push(el("span", { text: t("phase." + v.phase) }));
+    if (v.phase === "actions" || v.phase === "start" || v.phase === "drift") bits.push(el("span", { class: "trias-ap", text: t("ap_left", { n: v.ap }) }));
+    if (v.last_round !== null && v.last_round !== undefined) bits.push(el("span", { class: "trias-last", text: t("last_round") }));
+    bits.push(el("span", { class: "muted", text: t("turn_n", { n: v.turn }) }));
+    TB.fill(node, bits);
+  };
+
+  /** The score track: each seat's points as a bar, with its herds in stock. */
+  TT.renderScores = function (node, p, mySeat) {
+    var v = p.view, top = Math.max(10, Math.max.apply(null, v.score));
+    TB.fill(node, v.score.map(function (pts, seat) {
+      return el("li", { class: "trias-score" + (seat === mySeat ? " mine" : ""), style: { "--c": TT.colour(seat), "--w": (100 * pts / top) + "%" }, dataset: { seat: seat } },
+        el("span", { class: "trias-cube-sm" }),
+        el("span", { class: "trias-score-name", text: TT.seatName(p, seat) }),
+        el("b", { class: "trias-score-pts", text: t("points", { n: pts }) }),
+        el("small", { class: "muted", text: t("stock_n", { n: v.stock[seat] }) }),
+        el("span", { class: "trias-bar" }));
+    }));
+    var deck = TB.$("#deck");
+    if (deck) deck.textContent = t("deck_left", { n: v.deck_size });
+  };
+
+  /** The final table: points per land mass (T18), totals, winners and the tie-break (T19). */
+  TT.renderEnd = function (panel, p) {
+    var end = p.end;
+    panel.hidden = !end;
+    if (!end) return;
+    var n = p.seats.length, head = el("tr", {}, el("th", { text: "" }));
+    for (var s = 0; s < n; s++) head.appendChild(el("th", { scope: "col", style: { "--c": TT.colour(s) } }, el("span", { class: "trias-cube-sm" }), " ", TT.seatName(p, s)));
+    var rows = end.table.map(function (row, i) {
+      var name = String.fromCharCode(65 + i % 26) + (i >= 26 ? Math.floor(i / 26) : "");
+      var tr = el("tr", {}, el("th", { scope: "row", title: row.tiles.join(" ") }, name + " ", el("small", { class: "muted", text: t("tiles_n", { n: row.size }) })));
+      row.points.forEach(function (pts, seat) { tr.appendChild(el("td", { text: pts ? pts + " (" + row.herds[seat] + ")" : "–" })); });
+      return tr;
+    });
+    // The totals include the interim scorings of the game (T16): shown on their own line so the sums add up.
+    var earlier = el("tr", {}, el("th", { scope: "row", text: t("interim_total") }));
+    end.scores.forEach(function (pts, seat) {
+      var final = end.table.reduce(function (sum, row) { return sum + row.points[seat]; }, 0);
+      earlier.appendChild(el("td", { text: pts - final ? String(pts - final) : "–" }));
+    });
+    var total = el("tr", { class: "trias-total" }, el("th", { scope: "row", text: t("total") }));
+    end.scores.forEach(function (pts) { total.appendChild(el("td", {}, el("b", { text: pts }))); });
+    var names = end.winners.map(function (s) { return TT.seatName(p, s); }).join(", ");
+    var best = Math.max.apply(null, end.scores), tiedOnPoints = end.scores.filter(function (x) { return x === best; }).length;
+    var why = null;
+    if (tiedOnPoints > 1 && end.winners.length < tiedOnPoints) {
+      var stocks = end.scores.map(function (x, s) { return x === best ? end.stock[s] : -1; });
+      var bestStock = Math.max.apply(null, stocks);
+      why = stocks.filter(function (x) { return x === bestStock; }).length > end.winners.length ? t("tie_presence") : t("tie_stock");
+    }
+    TB.fill(TB.$("#end", panel), [
+      el("p", { class: "trias-winner", text: t(end.winners.length > 1 ? "winners_many" : "winners", { names: names }) }),
+      why ? el("p", { class: "muted", text: why }) : null,
+      el("div", { class: "trias-table-wrap" }, el("table", { class: "trias-final" }, el("thead", {}, head), el("tbody", {}, rows, earlier, total))),
+      el("p", { class: "muted", text: t("points_herds") }),
+    ]);
+  };
+
+  /** A row's news as a sentence, or null: interim scorings (T16), the final scoring, an undo. */
+  TT.news = function (row, p) {
+    var out = [];
+    (row.events || []).forEach(function (e) {
+      if (e.type === "scored" && e.reason === "interim") {
+        var got = e.points.map(function (pts, seat) { return pts ? TT.seatName(p, seat) + " +" + pts : null; }).filter(Boolean);
+        out.push(t("interim", { tiles: e.tiles.join(" "), list: got.length ? got.join(", ") : t("nobody_scored") }));
+      } else if (e.type === "game_over") {
+        out.push(t("final_done"));
+      } else if (e.type === "undone") {
+        out.push(t("undone"));
+      }
+    });
+    return out.length ? out.join(" · ") : null;
+  };
+
+  /** Show a news line on the page for a while (every screen gets the same rows). */
+  TT.announce = function (text) {
+    var box = TB.$("#announce");
+    if (!box || !text) return;
+    box.textContent = text;
+    box.classList.remove("hidden");
+    clearTimeout(TT._announceTimer);
+    TT._announceTimer = setTimeout(function () { box.classList.add("hidden"); }, 12000);
+  };
+
+  /** The plain list of legal moves as buttons (playable without precise taps). */
+  TT.renderMoves = function (node, legal, send) {
+    if (!node) return;
+    var order = { end_turn: 1, draw: 2, play: 3, place: 4, reproduce: 5, move: 6, drift: 7, rescue: 8 };
+    var list = legal.slice().sort(function (a, b) { return (order[a.type] || 9) - (order[b.type] || 9); });
+    TB.fill(node, list.map(function (cmd) {
+      return el("button", { type: "button", class: "btn trias-move" + (cmd.type === "end_turn" ? " btn-primary" : ""), dataset: { type: cmd.type },
+        onclick: function () { send(cmd); } }, TT.describe(cmd, TT.current && TT.current.view.phase === "actions"));
+    }));
+  };
+})();

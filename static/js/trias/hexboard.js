@@ -1,0 +1,144 @@
+/* The Trias board as SVG: pointy-top hexes in axial coordinates (Red Blob Games' layout), the
+ * South Pole at the centre. Tiles show their capacity (T2), places of water their distance
+ * from the pole (T4) and the ring edges are drawn, herds are coloured cubes with their count,
+ * swimmers float on water. Every place is tappable; the page decides what a tap means.
+ */
+(function () {
+  "use strict";
+  var TB = window.TB, TT = window.TT, S = 10, R3 = Math.sqrt(3);
+  var FILL = { mountain: "#a08f7b", steppe: "#ecd9a0", woods: "#5f9a48", pole: "#f4f8fb" };
+  var CAP = { mountain: 2, steppe: 3, woods: 4, pole: 3 };
+  var DIRS = [[1, 0], [1, -1], [0, -1], [-1, 0], [-1, 1], [0, 1]];
+
+  function dist(q, r) { return (Math.abs(q) + Math.abs(r) + Math.abs(q + r)) / 2; }
+  function centre(q, r) { return [S * R3 * (q + r / 2), S * 1.5 * r]; }
+  function corner(c, k, scale) {
+    var a = Math.PI / 180 * (60 * k - 30), s = S * (scale || 1);
+    return [c[0] + s * Math.cos(a), c[1] + s * Math.sin(a)];
+  }
+  function points(c, scale) {
+    var out = [];
+    for (var k = 0; k < 6; k++) out.push(corner(c, k, scale).map(function (x) { return x.toFixed(2); }).join(","));
+    return out.join(" ");
+  }
+  // The edge shared with the neighbour in direction i (DIRS order) lies between these two corners.
+  var EDGE = [[0, 1], [5, 0], [4, 5], [3, 4], [2, 3], [1, 2]];
+
+  /** new TT.HexBoard(svg, onTap(place)); .render(payload, marks{selected, targets, soft}) */
+  TT.HexBoard = function (svg, onTap) {
+    this.svg = svg;
+    svg.addEventListener("click", function (event) {
+      var g = event.target.closest ? event.target.closest("[data-place]") : null;
+      if (g) onTap(g.dataset.place.split(",").map(Number));
+    });
+  };
+
+  TT.HexBoard.prototype.render = function (p, marks) {
+    marks = marks || {};
+    var v = p.view, svg = this.svg, tiles = {}, herds = {}, radius = 3;
+    v.tiles.forEach(function (t) { tiles[t[0] + "," + t[1]] = t[2]; radius = Math.max(radius, dist(t[0], t[1])); });
+    v.herds.forEach(function (h) { herds[h[0] + "," + h[1]] = h[2]; radius = Math.max(radius, dist(h[0], h[1])); });
+    (marks.targets || []).forEach(function (k) { var qr = k.split(",").map(Number); radius = Math.max(radius, dist(qr[0], qr[1])); });
+    radius += 1;  // a ring of water round the land: where tiles may drift (T4: the board is unbounded)
+    // Only the water next to land (or lit up) is drawn, and the view is cropped to it, so the
+    // hexes are as big as the screen allows (a 360 px phone).
+    var shown = {};
+    Object.keys(tiles).concat(Object.keys(herds)).forEach(function (k) {
+      var qr = k.split(",").map(Number);
+      shown[k] = true;
+      DIRS.forEach(function (d) { shown[(qr[0] + d[0]) + "," + (qr[1] + d[1])] = true; });
+    });
+    (marks.targets || []).concat(marks.soft || []).forEach(function (k) { shown[k] = true; });
+    var box = [Infinity, Infinity, -Infinity, -Infinity];
+    Object.keys(shown).forEach(function (k) {
+      var qr = k.split(",").map(Number), c = centre(qr[0], qr[1]);
+      box = [Math.min(box[0], c[0] - S * R3 / 2), Math.min(box[1], c[1] - S), Math.max(box[2], c[0] + S * R3 / 2), Math.max(box[3], c[1] + S)];
+    });
+    // Wider than 8 hexes: on a phone the board pans inside its box (trias.css) rather than shrinking.
+    var wasWide = svg.classList.contains("wide"), wide = box[2] - box[0] > 8 * S * R3;
+    svg.classList.toggle("wide", wide);
+    if (wide && !wasWide && svg.parentNode) {
+      var wrap = svg.parentNode;
+      setTimeout(function () { wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2; }, 0);
+    }
+    svg.setAttribute("viewBox", [box[0] - 1, box[1] - 1, box[2] - box[0] + 2, box[3] - box[1] + 2].map(function (x) { return x.toFixed(1); }).join(" "));
+    var layers = { water: [], rings: [], land: [], marks: [], herds: [] };
+    // Tiles and water change only with a drift or a herd swimming somewhere new: that layer is
+    // kept between pictures, and only the herds and the highlights are drawn again.
+    var sig = radius + "|" + Object.keys(shown).sort().join(";") + "|" + JSON.stringify(v.tiles) + "|" + TB.lang;
+    var rebuild = this.baseSig !== sig;
+    var targets = {}, soft = {};
+    (marks.targets || []).forEach(function (k) { targets[k] = true; });
+    (marks.soft || []).forEach(function (k) { soft[k] = true; });
+    for (var q = -radius; q <= radius; q++) {
+      for (var r = Math.max(-radius, -q - radius); r <= Math.min(radius, -q + radius); r++) {
+        var key = q + "," + r, c = centre(q, r), kind = tiles[key], d = dist(q, r);
+        if (!shown[key]) continue;
+        if (rebuild) this.drawPlace(layers, key, q, r, c, kind, d, radius);
+        if (targets[key] || soft[key] || marks.selected === key) {
+          var cls = marks.selected === key ? "mark-selected" : targets[key] ? "mark-target" : "mark-soft";
+          layers.marks.push(TB.svg("polygon", { points: points(c, 0.86), class: cls, "data-place": key }));
+        }
+        if (herds[key]) layers.herds.push(cubes(herds[key], c, !kind, key));
+      }
+    }
+    if (rebuild) {
+      this.base = TB.svg("g", { class: "base" }, layers.water, layers.land, layers.rings);
+      this.baseSig = sig;
+    }
+    TB.fill(svg, [this.base].concat(layers.marks, layers.herds));
+  };
+
+  /** One place of the kept layer: the hex, a tile's capacity and landscape sign, or water's distance. */
+  TT.HexBoard.prototype.drawPlace = function (layers, key, q, r, c, kind, d, radius) {
+    var g = TB.svg("g", { "data-place": key, class: "hex" + (kind ? " tile tile-" + kind : " water") });
+    g.appendChild(TB.svg("polygon", { points: points(c, 0.97), fill: kind ? FILL[kind] : "#cfe6f5", stroke: kind ? "#5b5245" : "#a9cde6", "stroke-width": kind ? 0.6 : 0.3 }));
+    if (kind) {
+      g.appendChild(TB.svg("circle", { cx: c[0], cy: (c[1] - 5.6).toFixed(2), r: 2.3, fill: "#fff", stroke: "#5b5245", "stroke-width": 0.3 }));
+      g.appendChild(TB.svg("text", { x: c[0], y: (c[1] - 4.5).toFixed(2), class: "cap" }, String(CAP[kind])));
+      if (kind === "pole") g.appendChild(TB.svg("text", { x: c[0], y: (c[1] + 6.8).toFixed(2), class: "pole-mark" }, "S"));
+      else g.appendChild(glyph(kind, c));
+    } else {
+      g.appendChild(TB.svg("text", { x: c[0], y: (c[1] + 1.6).toFixed(2), class: "dist" }, String(d)));
+    }
+    g.appendChild(TB.svg("title", {}, (kind ? TT.kindName(kind) + " " : "") + key + " · " + d));
+    (kind ? layers.land : layers.water).push(g);
+    ringEdges(q, r, d, radius, layers.rings);
+  };
+
+  /** Ring edges between distance d and d+1, so "farther from the pole" (T10) can be read off. */
+  function ringEdges(q, r, d, radius, out) {
+    if (d >= radius - 1) return;
+    var c = centre(q, r);
+    DIRS.forEach(function (dir, i) {
+      if (dist(q + dir[0], r + dir[1]) !== d + 1) return;
+      var a = corner(c, EDGE[i][0]), b = corner(c, EDGE[i][1]);
+      out.push(TB.svg("line", { x1: a[0].toFixed(2), y1: a[1].toFixed(2), x2: b[0].toFixed(2), y2: b[1].toFixed(2), class: "ring" }));
+    });
+  }
+
+  /** A small sign of the landscape, so it reads without colour too. */
+  function glyph(kind, c) {
+    var x = c[0], y = c[1] + 6.2;
+    if (kind === "mountain") return TB.svg("polygon", { points: [x - 2, y + 1.2, x, y - 2, x + 2, y + 1.2].join(" "), class: "glyph" });
+    if (kind === "woods") return TB.svg("circle", { cx: x, cy: y - 0.4, r: 1.5, class: "glyph" });
+    return TB.svg("path", { d: "M" + (x - 2.2) + " " + (y - 1) + "h4.4M" + (x - 2.2) + " " + (y + 0.6) + "h4.4", class: "glyph-line" });
+  }
+
+  /** Each seat's herds on one place as a cube with its count; swimmers get a wave under them. */
+  function cubes(counts, c, swimming, key) {
+    var g = TB.svg("g", { class: "herds" + (swimming ? " swimmers" : ""), "data-place": key });
+    var present = [];
+    counts.forEach(function (n, seat) { if (n) present.push([seat, n]); });
+    var size = 4.8, gap = 0.6, perRow = present.length > 3 ? 3 : present.length;
+    present.forEach(function (item, i) {
+      var row = Math.floor(i / 3), col = i % 3, inRow = row ? present.length - 3 : perRow;
+      var x = c[0] - (inRow * size + (inRow - 1) * gap) / 2 + col * (size + gap), y = c[1] - 2.2 + row * (size + gap);
+      var colour = TT.colour(item[0]);
+      g.appendChild(TB.svg("rect", { x: x.toFixed(2), y: y.toFixed(2), width: size, height: size, rx: 0.8, fill: colour, class: "cube", "data-seat": item[0] }));
+      g.appendChild(TB.svg("text", { x: (x + size / 2).toFixed(2), y: (y + size * 0.78).toFixed(2), class: "count", fill: TB.ink(colour) }, String(item[1])));
+    });
+    if (swimming) g.appendChild(TB.svg("path", { d: "M" + (c[0] - 6) + " " + (c[1] + 5.5) + " q1.5 -1.5 3 0 t3 0 t3 0 t3 0", class: "wave" }));
+    return g;
+  }
+})();

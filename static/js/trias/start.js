@@ -1,0 +1,63 @@
+/* The Trias start page: seats (2-5, each a person or a computer of a level), a seed, play or
+ * mirror; then the board opens. Also the list of games to resume.
+ */
+(function () {
+  "use strict";
+  var TB = window.TB, el = TB.el, t = TB.t;
+  var levels = document.currentScript.dataset.levels.split(",");
+  var list = TB.$("#seats");
+
+  function seatRow(name, kind, level) {
+    var kindSel = el("select", { name: "kind", "aria-label": t("seat_n", { n: "" }) },
+      el("option", { value: "human", text: t("human") }), el("option", { value: "computer", text: t("computer") }));
+    kindSel.value = kind;
+    var levelSel = el("select", { name: "level" }, levels.map(function (l) { return el("option", { value: l, text: t("level." + l) }); }));
+    levelSel.value = level || "easy";
+    var row = el("li", { class: "trias-seat-row" },
+      el("input", { type: "text", name: "name", value: name, maxLength: 40, required: true, "aria-label": t("seat_n", { n: "" }) }),
+      kindSel, levelSel,
+      el("button", { type: "button", class: "btn btn-small", onclick: function () { if (list.children.length > 2) { row.remove(); renumber(); } } }, t("remove")));
+    var sync = function () { levelSel.hidden = kindSel.value !== "computer"; };
+    kindSel.addEventListener("change", sync);
+    sync();
+    return row;
+  }
+
+  function renumber() {
+    Array.prototype.forEach.call(list.children, function (li, i) { li.dataset.n = i + 1; });
+    TB.$("#add-seat").disabled = list.children.length >= 5;
+  }
+
+  function add(name, kind, level) { list.appendChild(seatRow(name, kind, level)); renumber(); }
+
+  add(t("seat_n", { n: 1 }), "human");
+  add(t("computer"), "computer", "easy");
+  TB.$("#add-seat").addEventListener("click", function () { if (list.children.length < 5) add(t("seat_n", { n: list.children.length + 1 }), "human"); });
+
+  TB.$("#new-game").addEventListener("submit", async function (event) {
+    event.preventDefault();
+    var form = event.target, box = TB.$("#new-error");
+    var seats = Array.prototype.map.call(list.children, function (li) {
+      var kind = TB.$("[name=kind]", li).value, seat = { name: TB.$("[name=name]", li).value.trim(), kind: kind };
+      if (kind === "computer") seat.level = TB.$("[name=level]", li).value;
+      return seat;
+    });
+    var body = { seats: seats, mode: form.querySelector("[name=mode]:checked").value, seed: TB.$("#seed").value.trim() };
+    box.classList.add("hidden");
+    var reply = await TB.api("POST", "/trias/api/games", body, { key: TB.uuid() });
+    if (reply.ok) { window.location.href = reply.data.board; return; }
+    box.textContent = TB.errorText(reply.error);
+    box.classList.remove("hidden");
+  });
+
+  (async function games() {
+    var reply = await TB.get("/trias/api/games"), box = TB.$("#games");
+    if (!reply.ok) return;
+    var items = reply.data.games.map(function (g) {
+      var who = g.seats.map(function (s) { return s.name; }).join(", ");
+      return el("li", {}, el("a", { class: "btn", href: "/trias/g/" + g.id }, t("resume")),
+        " ", el("span", { text: who }), " ", el("small", { class: "muted", text: t("mode." + g.mode) + " · " + (g.over ? t("over") : "#" + g.turn) }));
+    });
+    TB.fill(box, items.length ? items : el("li", { class: "muted", text: t("no_games") }));
+  })();
+})();

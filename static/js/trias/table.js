@@ -1,0 +1,143 @@
+/* The board page: the shared screen of a game (tablet on the table, TV). Taps preview where a
+ * tile may drift or a herd may move. In mirror mode it also records the physical table's moves:
+ * name the card shown, tap the tile, tap its new place; an illegal move is refused with its rule.
+ */
+(function () {
+  "use strict";
+  var TB = window.TB, TT = window.TT, el = TB.el, t = TB.t;
+  var root = TB.$("#trias-root"), gameId = root.dataset.game, mirror = root.dataset.mode === "mirror";
+  var api = "/trias/api/g/" + gameId;
+  var sel = { tile: null, card: null };
+  var board = new TT.HexBoard(TB.$("#board"), tap);
+
+  function p() { return TT.current; }
+  function tileAt(key) {
+    var found = null;
+    p().view.tiles.forEach(function (x) { if (x[0] + "," + x[1] === key) found = x[2]; });
+    return found;
+  }
+  function legalOf(type) { return p().legal.filter(function (c) { return c.type === type; }); }
+
+  /** The places lit up for the current selection, and the hint under the board. */
+  function marks() {
+    var v = p().view, out = { selected: sel.tile, targets: [], soft: [] }, hint = t("tap_tile");
+    if (v.phase === "start" && mirror && sel.card) {
+      var pairs = p().by_card[sel.card] || [];
+      if (sel.tile) out.targets = pairs.filter(function (d) { return TT.key(d.tile) === sel.tile; }).map(function (d) { return TT.key(d.to); });
+      else out.soft = pairs.map(function (d) { return TT.key(d.tile); });
+      hint = sel.tile ? t("choose_target") : t("mirror_tile", { card: TT.kindName(sel.card) });
+    } else if (sel.tile && v.phase === "start") {
+      var kind = tileAt(sel.tile), mine = (p().by_card[kind] || []).filter(function (d) { return TT.key(d.tile) === sel.tile; });
+      out.soft = mine.map(function (d) { return TT.key(d.to); });
+      hint = mine.length ? t("drift_if", { card: TT.kindName(kind), tile: sel.tile }) : t("no_drift", { tile: sel.tile });
+    } else if (sel.tile) {
+      var drifts = p().legal.filter(function (c) { return (c.type === "drift") && TT.key(c.tile) === sel.tile; });
+      var moves = legalOf("move").filter(function (c) { return TT.key(c.from) === sel.tile; });
+      out.targets = drifts.map(function (c) { return TT.key(c.to); }).concat(moves.map(function (c) { return TT.key(c.to); }));
+      if (moves.length) hint = t("move_places");
+      else if (drifts.length) hint = t("drift_places", { tile: sel.tile });
+      else hint = t("no_drift", { tile: sel.tile });
+      if (mirror && out.targets.length) hint += " " + t("choose_target");
+    }
+    TB.$("#hint").textContent = hint;
+    return out;
+  }
+
+  function tap(place) {
+    if (!p()) return;
+    var key = TT.key(place), v = p().view, isTile = tileAt(key) !== null;
+    if (mirror && v.phase === "place" && isTile) return send({ type: "place", at: place });
+    if (mirror && sel.tile && !isTile && sel.tile !== key) {
+      var from = sel.tile.split(",").map(Number);
+      if (v.phase === "start" && sel.card) return send({ type: "play", card: sel.card, tile: from, to: place });
+      if (v.phase === "drift" || v.phase === "actions") return send({ type: "drift", tile: from, to: place });
+    }
+    if (mirror && sel.tile && isTile && v.phase === "actions") {
+      var move = legalOf("move").filter(function (c) { return TT.key(c.from) === sel.tile && TT.key(c.to) === key; })[0];
+      if (move) return send(move);
+    }
+    sel.tile = isTile && sel.tile !== key ? key : null;
+    draw();
+  }
+
+  async function send(command) {
+    var reply = await TT.send(api + "/commands", command);
+    if (reply.ok) { sel.tile = null; sel.card = null; }
+    draw();
+  }
+
+  /** Mirror, phase 1: which card the player showed (played from the hand, or drawn), from those still possible. */
+  function renderMirror() {
+    var box = TB.$("#mirror");
+    if (!box) return;
+    var v = p().view, cards = p().table_cards;
+    if (v.phase !== "start" || !cards) { TB.fill(box, null); return; }
+    var pick = function (kind) {
+      return cards[kind].map(function (card) {
+        return el("button", { type: "button", class: "btn trias-card-btn card-" + card, dataset: { card: card, kind: kind }, "aria-pressed": sel.card === card && kind === "play" ? "true" : "false",
+          onclick: function () {
+            if (kind === "draw") return send({ type: "draw", card: card });
+            sel.card = card; sel.tile = null; draw();
+          } }, TT.kindName(card));
+      });
+    };
+    var extra = [];
+    if (sel.card && !(p().by_card[sel.card] || []).length) extra.push(el("button", { type: "button", class: "btn btn-primary", onclick: function () { send({ type: "play", card: sel.card }); } }, t("play_no_drift")));
+    if (cards.meteorite_drawn) extra.push(el("button", { type: "button", class: "btn", onclick: function () { send({ type: "meteorite_drawn" }); } }, t("cmd.meteorite_drawn")));
+    if (sel.card) extra.push(el("button", { type: "button", class: "btn btn-small", onclick: function () { sel.card = null; sel.tile = null; draw(); } }, t("cancel")));
+    TB.fill(box, [el("p", { class: "muted", text: t("mirror_pick") }),
+      el("p", {}, el("b", { text: t("card_played") + " " }), pick("play")),
+      el("p", {}, el("b", { text: t("card_drawn") + " " }), pick("draw")), extra]);
+  }
+
+  function draw() {
+    if (!p()) return;
+    board.render(p(), marks());
+    TT.renderTurn(TB.$("#turn"), p(), null);
+    TT.renderScores(TB.$("#scores"), p(), null);
+    TT.renderEnd(TB.$("#end-panel"), p());
+    renderMirror();
+    if (mirror) TT.renderMoves(TB.$("#moves"), p().view.phase === "start" ? [] : p().legal, send);
+    TB.$("#undo").disabled = !p().can_undo;
+    document.body.dataset.phase = p().view.phase;
+  }
+
+  function logRow(row, payload) {
+    var log = TB.$("#log"), cmd = row.command || {};
+    if (row.type === "setup" || !log) return;
+    var seatNo = /^(seat|computer):(\d+)$/.exec(row.actor || "");
+    var first = (row.events || [])[0] || {};  // a mirror tablet's row ("table") names the seat in its events
+    var who = seatNo ? TT.seatName(payload, +seatNo[2]) : typeof first.player === "number" ? TT.seatName(payload, first.player) : "";
+    var text = row.type === "undo" ? t("undone") : row.type === "rematch" ? t("rematch_going")
+      : TT.describe(cmd, (row.events || []).some(function (e) { return e.type === "drifted" && e.cost; }));
+    var item = el("li", { dataset: { seq: row.seq } }, el("small", { class: "muted", text: "#" + row.seq + " " }), who ? el("b", { text: who + " · " }) : null, text);
+    var after = Array.prototype.filter.call(log.children, function (li) { return +li.dataset.seq < row.seq; })[0];
+    log.insertBefore(item, after || null);  // newest first, whatever order the rows arrive in
+    while (log.children.length > 12) log.removeChild(log.lastChild);
+    var news = TT.news(row, payload);
+    if (news) TT.announce(news);
+  }
+
+  TT.refresh = async function () {
+    var reply = await TB.get(api + "?after=" + (TT.lastSeq() || 0));
+    if (reply.ok) TT.accept(reply.data);
+  };
+
+  TB.$("#undo").addEventListener("click", async function () {
+    if (!window.confirm(t("undo_confirm"))) return;
+    var reply = await TT.send(api + "/undo", {});
+    if (reply.ok) { sel.tile = null; sel.card = null; }
+  });
+  TB.$("#rematch").addEventListener("click", async function () {
+    var reply = await TT.send(api + "/rematch", {});
+    if (reply.ok) window.location.href = reply.data.board;
+  });
+
+  TT.connect({
+    auth: { game: gameId },
+    state: function () { if (sel.tile && p().view.phase !== "start") sel.card = null; draw(); },
+    row: logRow,
+    rematch: function (id) { window.location.href = "/trias/g/" + id; },
+  });
+  TT.refresh();
+})();
