@@ -22,7 +22,7 @@ from typing import Callable, Iterator
 
 from bank.errors import BankError, CommandError, IdConflict
 from bank.journal import Journal, StorageError, remove_database  # noqa: F401 (StorageError re-exported)
-from bank.service import check_command_id, fingerprint
+from bank.service import check_command_id, fingerprint, row_problems
 from bank.storage import backup_hint
 
 
@@ -265,16 +265,3 @@ def _duplicate(known: dict, print_: str) -> Result:
                          f"command (journal seq {known['seq']}): use a new id for a new command.",
                          id=known["command_id"], seq=known["seq"])
     return Result(known["seq"], known["events"], duplicate=True)
-
-
-def row_problems(row: dict) -> list[str]:
-    """A row whose stored fingerprint, id or type no longer match its command."""
-    command, seq = row["command"], row["seq"]
-    problems = []
-    if command.get("id") != row["command_id"]:
-        problems.append(f"seq {seq}: command id differs from the row's id")
-    if fingerprint(command) != row["fingerprint"]:
-        problems.append(f"seq {seq}: command content differs from its fingerprint")
-    if str(command.get("type")) != row["type"]:
-        problems.append(f"seq {seq}: command type differs from the row's type")
-    return problems

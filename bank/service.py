@@ -379,7 +379,7 @@ def _verify(journal: Journal, config, live: GameState) -> list[str]:
         if row["seq"] != seq + 1:
             problems.append(f"seqs {seq + 1} to {row['seq'] - 1} are missing (rows deleted)")
         seq = row["seq"]
-        problems += _row_problems(row)
+        problems += row_problems(row)
         try:
             state = fold(state, row["events"])
         except Exception as exc:  # a tampered event may not even apply
@@ -406,7 +406,7 @@ def _same_state(snapshot: dict, state: GameState) -> bool:
         return False
 
 
-def _row_problems(row: dict) -> list[str]:
+def row_problems(row: dict) -> list[str]:
     """A row whose stored fingerprint, id or type no longer match its command."""
     command, seq = row["command"], row["seq"]
     problems = []

@@ -23,26 +23,9 @@ from bank.journal import Journal
 from bank.trias_games import StorageError, TriasGames
 from trias.calculator import score_description
 from trias.errors import BadCommand, IllegalMove, TriasError
+from trias_kit import HUMANS, VS_BOT, finish, first_legal, folder, games  # noqa: F401 (fixtures)
 
-HUMANS = [{"name": "Ana", "kind": "human"}, {"name": "Ben", "kind": "human"}, {"name": "Céline", "kind": "human"}]
-VS_BOT = [{"name": "Ana", "kind": "human"}, {"name": "Bot", "kind": "computer", "level": "easy"}]
 FAST = {"iterations": 5}
-
-
-@pytest.fixture
-def folder(tmp_path):
-    return tmp_path / "terrabank-trias"
-
-
-@pytest.fixture
-def games(folder):
-    opened = TriasGames(folder)
-    yield opened
-    opened.close()
-
-
-def first_legal(game) -> dict:
-    return trias.legal_actions(game.state)[0]
 
 
 def run_together(*jobs):
@@ -509,13 +492,3 @@ def test_play_never_applies_a_listed_move_to_a_position_another_screen_changed(c
         assert game.refresh() is False and game.last_seq == 2 and game.state.placements == 1
     finally:
         server.close()
-
-
-def finish(game) -> None:
-    """Play the game to its end (ending each turn as soon as it may), as the terminal would."""
-    n = 0
-    while game.state.phase != "over":
-        legal = trias.legal_actions(game.state)
-        command = next((c for c in legal if c["type"] == "end_turn"), legal[0])
-        n += 1
-        game.execute(command, f"finish-{n}", "cli")

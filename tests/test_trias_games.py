@@ -14,29 +14,12 @@ from bank import chain
 from bank.journal_service import JournalService
 from bank.trias_games import StorageError, TriasGames, default_folder
 from trias.errors import BadCommand, IllegalMove, TriasError
+from trias_kit import HUMANS, VS_BOT, finish, first_legal, folder, games  # noqa: F401 (fixtures)
 
-HUMANS = [{"name": "Ana", "kind": "human"}, {"name": "Ben", "kind": "human"}, {"name": "Céline", "kind": "human"}]
-VS_BOT = [{"name": "Ana", "kind": "human"}, {"name": "Bot", "kind": "computer", "level": "easy"}]
-
-
-@pytest.fixture
-def folder(tmp_path):
-    return tmp_path / "terrabank-trias"
-
-
-@pytest.fixture
-def games(folder):
-    opened = TriasGames(folder)
-    yield opened
-    opened.close()
 
 
 def seat_actor(game) -> str:
     return f"seat:{game.state.current}"
-
-
-def first_legal(game) -> dict:
-    return trias.legal_actions(game.state)[0]
 
 
 def place_all(game) -> None:
@@ -419,13 +402,3 @@ def test_many_games_keep_only_a_few_files_open(tmp_path):
     assert len(reopened.list()) == len(made)
     assert sum(g._service.is_open for g in reopened._open.values()) <= tg.OPEN_FILES
     reopened.close()
-
-
-def finish(game) -> None:
-    """Play the game to its end (ending each turn as soon as it may), as the terminal would."""
-    n = 0
-    while game.state.phase != "over":
-        legal = trias.legal_actions(game.state)
-        command = next((c for c in legal if c["type"] == "end_turn"), legal[0])
-        n += 1
-        game.execute(command, f"finish-{n}", "cli")

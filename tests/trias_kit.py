@@ -1,0 +1,37 @@
+"""What the Trias service tests share: seats, opened games, a game played to its end."""
+
+from __future__ import annotations
+
+import pytest
+
+import trias
+from bank.trias_games import TriasGames
+
+HUMANS = [{"name": "Ana", "kind": "human"}, {"name": "Ben", "kind": "human"}, {"name": "Céline", "kind": "human"}]
+VS_BOT = [{"name": "Ana", "kind": "human"}, {"name": "Bot", "kind": "computer", "level": "easy"}]
+
+
+@pytest.fixture
+def folder(tmp_path):
+    return tmp_path / "terrabank-trias"
+
+
+@pytest.fixture
+def games(folder):
+    opened = TriasGames(folder)
+    yield opened
+    opened.close()
+
+
+def first_legal(game) -> dict:
+    return trias.legal_actions(game.state)[0]
+
+
+def finish(game) -> None:
+    """Play the game to its end (ending each turn as soon as it may), as the terminal would."""
+    n = 0
+    while game.state.phase != "over":
+        legal = trias.legal_actions(game.state)
+        command = next((c for c in legal if c["type"] == "end_turn"), legal[0])
+        n += 1
+        game.execute(command, f"finish-{n}", "cli")
