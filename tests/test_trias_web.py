@@ -1,6 +1,6 @@
 """Trias at the table over HTTP and Socket.IO: pages, seats' privacy, catch-up, mirror refusals, undo, rematch.
 
-Rules cited as in ../shared/TRIAS.md (T1-T21). The computer player is stepped by hand
+Rules cited as in docs/rules/trias.md (T1-T21). The computer player is stepped by hand
 (`Computer.step`) so nothing here waits on a clock.
 """
 
