@@ -272,7 +272,9 @@ def print_pack(kind: str):
 
     s = services()
     names = {"cards": "cards", "boards": "team-boards", "sheets-a3": "shared-boards-a3",
-             "sheets-a4": "shared-boards-a4-halves", "bank-sheets": "bank-sheets", "join": "join-cards", "poster": "big-screen-poster", "report": "report"}
+             "sheets-a4": "shared-boards-a4-halves", "bank-sheets": "bank-sheets", "join": "join-cards", "poster": "big-screen-poster", "report": "report",
+             "score-track": "score-track", "rate-sign": "exchange-rate-sign", "event-sheet": "event-sheet",
+             "rules-summary": "rules-summary", "bonus-dice": "bonus-dice"}
     if kind not in names:
         return error(404, "unknown_document", f"documents: {', '.join(names)}")
     try:
@@ -284,7 +286,8 @@ def print_pack(kind: str):
         return error(409 if exc.code == "loopback_address" else 400, exc.code, exc.message, exc.params)
     urls = {team: f"{base}/t/{token}" for team, token in s.access.team_tokens().items()}
     wifi = (s.config.wifi_ssid, s.config.wifi_password) if s.config.wifi_ssid else None
-    group = {"sheets-a3": "sheets", "sheets-a4": "sheets", "bank-sheets": "sheets", "poster": "join"}.get(kind, kind)
+    group = {"sheets-a3": "sheets", "sheets-a4": "sheets", "bank-sheets": "sheets", "poster": "join", "score-track": "sheets",
+             "rate-sign": "sheets", "event-sheet": "sheets", "rules-summary": "boards", "bonus-dice": "boards"}.get(kind, kind)
     docs = dict(pack.documents(group, s.config, lang(), bank=s.bank, team_urls=urls, base=base, wifi=wifi))
     filename = f"{names[kind]}-{lang()}.pdf"
     return Response(docs[filename](), mimetype="application/pdf",
