@@ -105,7 +105,7 @@ def test_the_lead_creates_an_account_with_a_generated_password(server, phone):
     shown.wait_for()
     password = shown.inner_text()
     assert len(password) >= 8
-    assert phone.locator('[data-account="dora"]').count() == 1
+    _expect(phone.locator('[data-account="dora"]')).to_have_count(1)  # the list is drawn again after the reply
     assert server[0].extensions["terrabank"].access.check("dora", password) == "referee"
     assert _overflowing(phone) == []
 
