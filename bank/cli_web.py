@@ -24,6 +24,8 @@ def add_parsers(sub, paths) -> None:
     p.add_argument("--port", type=int, help="port (default: config [server] port)")
     p.add_argument("--base", help="the address phones use, e.g. http://192.168.4.1:5000 (default: this machine's "
                                   "network address); the admin page's links and printed join cards use it")
+    p.add_argument("--dev", action="store_true", help="Flask's development server (Werkzeug) instead of the "
+                                                     "production one (Gunicorn); for development only")
     p.set_defaults(func=lambda args: cmd_serve(args, *paths(args)))
 
     p = sub.add_parser("user", help="create or replace a facilitator account")
@@ -143,7 +145,10 @@ def _serve(args, config_path: str, db: str) -> int:
         from bank.web.addresses import normalise
 
         base = normalise(args.base)
-    app = _app(config_path, db, TICKER=True, PHONE_BASE=base)
+    dev = getattr(args, "dev", False)
+    # Production: the app that serves is made in Gunicorn's worker, after the fork (the ticker's
+    # threads must start there); this one only answers the start-up questions below, ticker off.
+    app = _app(config_path, db, TICKER=dev, PHONE_BASE=base)
     urls = [f"http://{a}:{port}" for a in (addresses() if host == "0.0.0.0" else [host])]
     if base:
         urls = [base] + [u for u in urls if u != base]
@@ -163,7 +168,14 @@ def _serve(args, config_path: str, db: str) -> int:
               "delete it once the password is written down.")
     print_qr(f"{urls[0]}/console")
     print(f"Team phone links: {launcher()} links.  Stop with Ctrl+C.", flush=True)
-    socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, log_output=False)
+    from bank.web import serving
+
+    if dev:
+        socketio.run(serving.prepare(app), host=host, port=port, allow_unsafe_werkzeug=True, log_output=False)
+        return 0
+    app.extensions["terrabank"].bank.close()  # the worker opens its own; none crosses the fork
+    access.close()
+    serving.run(lambda: _app(config_path, db, TICKER=True, PHONE_BASE=base), host, port)
     return 0
 
 

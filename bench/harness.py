@@ -173,6 +173,11 @@ class Api:
             self.conn.close()
             self.conn = None
 
+    def __del__(self) -> None:
+        # Gunicorn keeps connections alive (Werkzeug closed each one): an Api dropped
+        # without close() must not leave its socket to the garbage collector's warning.
+        self.close()
+
 
 def machine() -> str:
     """One line naming the machine, for the reports."""

@@ -1,0 +1,310 @@
+"""Serving like production (issue 13): bank/web/serving.py, Gunicorn's threaded worker, guarded.
+
+A real server in its own process on 127.0.0.1, attacked by one "laptop" (source
+127.0.0.2) with the slow clients of bench/slow_clients.py; the big screen and a
+facilitator (127.0.0.1) must still be answered. Then the caps, the deadlines, the
+compression and the static cache headers, through the app as phones meet it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import select
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from harness import Api, Server, rss_mb, wait_for_port  # noqa: E402
+from slow_clients import Attack, probe  # noqa: E402
+
+from bank.web import serving  # noqa: E402
+
+LAUNCH = """
+import json, sys
+from bank.cli_web import _app
+from bank.web import serving
+config, db, port, limits = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
+serving.run(lambda: _app(config, db, TICKER=True), "127.0.0.1", port, serving.Limits(**limits))
+"""
+
+
+class Production(Server):
+    """harness.Server, started on bank/web/serving.py with the given limits."""
+
+    def __init__(self, folder, **limits):
+        super().__init__(folder)
+        self.limits = limits
+
+    def start(self):
+        log = open(self.log, "ab")
+        self.proc = subprocess.Popen([sys.executable, "-c", LAUNCH, self.config, str(self.db), str(self.port),
+                                      json.dumps(self.limits)], stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        log.close()
+        wait_for_port(self.port, timeout=60, proc=self.proc)
+        return self
+
+    def rss_total(self) -> float:
+        """Gunicorn's master and its worker together."""
+        kids = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
+        return sum(rss_mb(p) for p in [self.pid, *map(int, kids)])
+
+
+def wait_until(condition, seconds: float = 20.0):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    return condition()
+
+
+def harvest(i: int) -> dict:
+    return {"type": "harvest", "team": ["blue", "yellow", "red", "green"][i % 4], "card": "harvester-1",
+            "resource": ["water", "flora", "dioxygen", "fauna", "energy"][i % 5]}
+
+
+@pytest.fixture(scope="module")
+def production(tmp_path_factory):
+    with Production(tmp_path_factory.mktemp("production") / "bank").prepare().start() as server:
+        yield server
+
+
+def test_slow_clients_from_one_laptop_leave_the_big_screen_and_facilitators_answered(production):
+    """1,100 half-open connections and 200 slow-header ones from one address, for ~14 s."""
+    lead = Api(production.url, timeout=10).login()
+    assert lead.command("start", type="start_clock")[0] == 200
+    # rate: reopened at most 200 a second, so the attacker (in this process) leaves the server its CPU.
+    attack = Attack("127.0.0.1", production.port, half_open=1100, slow=200, seconds=14, source="127.0.0.2",
+                    rate=200)
+    attack.start()
+    try:
+        assert wait_until(lambda: attack.stats["refused 429 (per address)"] > 0), attack.stats
+        peak = []
+        sampler = threading.Thread(target=lambda: [peak.append(production.rss_total()) or time.sleep(0.5)
+                                                   for _ in range(16)], daemon=True)
+        sampler.start()
+        result = probe(production.url, 6, every=0.3, facilitator=lead, command=harvest)
+        sampler.join()
+    finally:
+        attack.stop()
+        lead.close()
+    assert result["failures"] == []
+    for kind, seconds in result["times"].items():
+        assert max(seconds) < 1.0, f"{kind}: {max(seconds):.2f} s under attack"
+    assert set(result["times"]) == {"display page", "public data", "console page", "command"}
+    assert max(peak) < 150, f"server memory {max(peak):.0f} MB under attack"
+    assert attack.stats["opened"] >= 1300  # the laptop really opened its 1,300 (and more, again and again)
+
+
+@pytest.fixture(scope="module")
+def capped(tmp_path_factory):
+    limits = {"max_connections": 12, "per_address": 5, "header_seconds": 3, "threads": 8}
+    with Production(tmp_path_factory.mktemp("capped") / "bank", **limits).prepare().start() as server:
+        yield server
+
+
+def idle(port: int, source: str) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+    return sock
+
+
+def reply_of(sock: socket.socket) -> bytes:
+    sock.settimeout(5)
+    data = b""
+    try:
+        while chunk := sock.recv(4096):
+            data += chunk
+    except OSError:
+        pass
+    return data
+
+
+def get(port: int, path: str = "/api/public", source: str = "127.0.0.1") -> int:
+    sock = idle(port, source)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+    data = reply_of(sock)
+    sock.close()
+    return int(data.split()[1]) if data.startswith(b"HTTP/") else 0
+
+
+def test_one_address_over_its_cap_is_refused_with_a_sentence_others_still_get_in(capped):
+    held = [idle(capped.port, "127.0.0.3") for _ in range(5)]
+    try:
+        time.sleep(0.3)  # the worker's loop has counted them
+        extra = idle(capped.port, "127.0.0.3")
+        answer = reply_of(extra).decode()
+        extra.close()
+        assert answer.startswith("HTTP/1.1 429")
+        assert "try again in a few seconds" in answer and "réessayez" in answer
+        assert get(capped.port) == 200  # another address (the big screen) still gets in
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_over_the_connection_cap_a_new_client_is_refused_then_gets_in_once_idle_ones_expire(capped):
+    time.sleep(1.5)  # connections closed by the test before are released by the server
+    held = [idle(capped.port, f"127.0.0.{4 + i // 4}") for i in range(12)]  # 3 addresses, 4 each
+    try:
+        time.sleep(0.3)
+        assert not select.select(held, [], [], 0.2)[0], "all 12 were let in"
+        late = idle(capped.port, "127.0.0.1")
+        answer = reply_of(late).decode()
+        late.close()
+        assert answer.startswith("HTTP/1.1 503") and "try again" in answer
+        # They never sent their headers: closed after header_seconds (3 s), and the bank is open again.
+        assert wait_until(lambda: get(capped.port) == 200, 10)
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_a_client_dripping_its_headers_is_cut_at_the_header_deadline(capped):
+    sock = idle(capped.port, "127.0.0.9")
+    sock.sendall(b"GET /display HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+    started, closed = time.monotonic(), False
+    sock.settimeout(0.5)
+    while time.monotonic() - started < 15:
+        try:
+            sock.send(b"a")  # one byte every half second: a per-read timeout alone never fires
+            if sock.recv(100) == b"":
+                closed = True
+                break
+        except TimeoutError:
+            continue
+        except OSError:
+            closed = True
+            break
+    sock.close()
+    assert closed and time.monotonic() - started < 8  # header_seconds is 3, checked about every second
+
+
+# --- compression and static caching, through the app as a phone's browser meets it ------------
+
+@pytest.fixture
+def served(app):
+    return serving.prepare(app)
+
+
+def transferred(reply) -> int:
+    """Bytes on the wire for a reply: status line, headers, body as sent."""
+    head = f"HTTP/1.1 {reply.status}\r\n" + "".join(f"{k}: {v}\r\n" for k, v in reply.headers.items()) + "\r\n"
+    return len(head.encode()) + len(reply.get_data())
+
+
+def test_team_phone_first_load_is_under_60_kb_as_transferred(served, tokens):
+    client = served.test_client()
+    token = tokens["blue"]
+    page = client.get(f"/t/{token}", headers={"Accept-Encoding": "gzip, deflate"})
+    assert page.headers["Content-Encoding"] == "gzip"
+    total = transferred(page)
+    html = gzip.decompress(page.get_data())
+    assets = re.findall(rb'(?:src|href)="(/static/[^"]+)"', html)
+    assert assets and all(b"?v=" in a for a in assets)
+    for url in [a.decode() for a in assets] + ["/api/config", f"/api/team/{token}"]:
+        reply = client.get(url, headers={"Accept-Encoding": "gzip, deflate"})
+        assert reply.status_code == 200, url
+        total += transferred(reply)
+        reply.close()
+    assert total < 60 * 1024, f"{total} bytes"
+
+
+def test_pages_scripts_and_json_are_gzipped_and_unchanged_once_unzipped(served, tokens):
+    client = served.test_client()
+    for url in ["/login", "/static/vendor/socket.io.min.js", "/static/css/terrabank.css", "/api/config"]:
+        plain = client.get(url)
+        zipped = client.get(url, headers={"Accept-Encoding": "gzip"})
+        assert "Content-Encoding" not in plain.headers, url
+        assert zipped.headers["Content-Encoding"] == "gzip", url
+        assert "Accept-Encoding" in zipped.headers["Vary"]
+        assert gzip.decompress(zipped.get_data()) == plain.get_data(), url
+        assert len(zipped.get_data()) < len(plain.get_data()) / 2, url
+        plain.close()
+        zipped.close()
+
+
+def test_static_files_are_cached_for_a_year_only_under_their_content_hash(served):
+    client = served.test_client()
+    html = client.get("/login").get_data(as_text=True)
+    url = re.search(r'src="(/static/js/live\.js\?v=([0-9a-f]{12}))"', html)
+    assert url, "the page names its script by content hash"
+    data = (ROOT / "static" / "js" / "live.js").read_bytes()
+    import hashlib
+
+    assert url.group(2) == hashlib.sha256(data).hexdigest()[:12]
+    hashed = client.get(url.group(1))
+    assert "immutable" in hashed.headers["Cache-Control"] and "max-age=31536000" in hashed.headers["Cache-Control"]
+    for other in ["/static/js/live.js", "/static/js/live.js?v=000000000000"]:
+        reply = client.get(other)
+        assert "immutable" not in reply.headers.get("Cache-Control", ""), other  # may change: revalidated
+        reply.close()
+    hashed.close()
+
+
+def test_a_changed_static_file_gets_a_new_address(tmp_path):
+    (tmp_path / "a.js").write_text("one")
+    versions = serving._StaticVersions(tmp_path)
+    first = versions.get("a.js")
+    (tmp_path / "a.js").write_text("two!")
+    assert versions.get("a.js") != first
+    assert versions.get("../etc/passwd") is None and versions.get("missing.js") is None
+
+
+def test_fd_limit_is_raised_or_the_caps_shrink_with_a_warning(monkeypatch):
+    import resource
+
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (1024, 1024))
+    monkeypatch.setattr(resource, "setrlimit", lambda *_: None)
+    limits, warning = serving.fit_limits(serving.Limits())
+    assert limits.max_connections == 768 and limits.per_address <= 192
+    assert "LimitNOFILE" in warning
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (1024, 65536))
+    limits, warning = serving.fit_limits(serving.Limits())
+    assert limits == serving.Limits() and warning is None
+
+
+
+# --- `terrabank serve` itself -------------------------------------------------------------------
+
+class DevServer(Server):
+    """`terrabank serve --dev`: Werkzeug, for development."""
+
+    def start(self):
+        log = open(self.log, "ab")
+        self.proc = subprocess.Popen([sys.executable, "-m", "bank.cli", "--config", self.config, "--db", str(self.db),
+                                      "serve", "--dev", "--host", "127.0.0.1", "--port", str(self.port)],
+                                     stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        log.close()
+        wait_for_port(self.port, timeout=60, proc=self.proc)
+        return self
+
+
+def server_header(url: str) -> str:
+    with urllib.request.urlopen(url + "/display", timeout=10) as reply:
+        assert reply.status == 200
+        return reply.headers["Server"]
+
+
+def test_terrabank_serve_runs_the_production_server_without_the_development_warning(tmp_path):
+    with Server(tmp_path / "bank").prepare().start() as server:  # the real `terrabank serve`
+        assert server_header(server.url).startswith("gunicorn")
+        time.sleep(1)  # what the start prints after the first request
+        log = server.log.read_text()
+    assert "Terrabank is running" in log
+    assert "development server" not in log.lower() and "Werkzeug" not in log
+
+
+def test_serve_dev_keeps_werkzeug_for_development(tmp_path):
+    with DevServer(tmp_path / "bank").prepare().start() as server:
+        assert server_header(server.url).startswith("Werkzeug")
