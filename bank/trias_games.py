@@ -408,8 +408,11 @@ class TriasGames:
         """(game, seat) for a seat's secret link: the newest game of its rematch chain."""
         if not isinstance(token, str) or not token:
             return None
-        self._all()
         with self._lock:
+            # Every seat command comes through here: the folder is read only for a link the
+            # index does not know yet (games not opened since the start, or made by the CLI).
+            if token not in self._tokens:
+                self._all()
             holding = [self._open[i] for i in self._tokens.get(token, ()) if i in self._open]
         found = [(g, seat) for g in holding if (seat := g.seat_of_token(token)) is not None]
         if not found:
