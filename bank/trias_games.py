@@ -35,6 +35,9 @@ SETUP_ID = "setup"
 # Games whose file stays open at once; the others are closed until used again (each open
 # game holds about 5 files, and the process shares its limit with the bank and the phones).
 OPEN_FILES = 16
+# Every game stays in memory once opened and keeps a file: a folder holding more than this
+# is refused new games (a bank runs a few tables an evening, not thousands).
+MAX_GAMES = 500
 # The computer's command ids name the position they answer (play_computer): a page sending
 # one of them for its own move would turn the computer's later move into a "retry" of it.
 COMPUTER_ID_PREFIX = "computer:"
@@ -317,6 +320,12 @@ class TriasGames:
                 raise StorageError("games_folder_unusable", f"cannot keep Trias games in {self.folder} "
                                    f"({exc.strerror or exc}): choose a folder that can be written to",
                                    path=str(self.folder)) from None
+            held = sum(1 for _ in self.folder.glob("*.db"))
+            if held >= MAX_GAMES:
+                raise StorageError("games_folder_full", f"{self.folder} already holds {held} Trias games, the most "
+                                   "one bank keeps: move finished games to another folder (still readable there with "
+                                   "`terrabank trias --games FOLDER show`), then start the new one",
+                                   path=str(self.folder), games=held)
             game_id = _new_id()
             while self._path(game_id).exists():
                 game_id = _new_id()

@@ -19,11 +19,17 @@ from trias.bots import LEVELS
 from . import addresses
 from .auth import csrf_ok, csrf_token, error
 from .body import BodyError, read_object
+from .lockout import wait_text
+from .rate import Window
 from .trias_live import announce_rematch, publish
 from .trias_payloads import game_summary, seat_list, snapshot
 
 bp = Blueprint("trias", __name__, url_prefix="/trias")
 MAX_BODY = 8 * 1024
+# A table starts a few games an evening; a script on the Wi-Fi could start thousands and fill
+# the games folder (trias_games.MAX_GAMES). Twenty per device in ten minutes is plenty for
+# a tablet setting up several tables.
+NEW_GAMES_PER_DEVICE, NEW_GAMES_WINDOW = 20, 600
 
 
 def games():
@@ -107,6 +113,11 @@ def list_games():
 @bp.post("/api/games")
 def create_game():
     """A new game from {seats: [{name, kind, level}], seed, mode}; answers its board and seat links."""
+    wait = _creations().take(request.remote_addr or "?")
+    if wait:
+        return error(429, "too_many_games", f"this device started {NEW_GAMES_PER_DEVICE} games in the last "
+                     f"{NEW_GAMES_WINDOW // 60} minutes; wait {wait_text(wait + 1)} and try again, or continue a "
+                     "game already started", {"wait": int(wait + 1)})
     try:
         body = read_object(MAX_BODY, "new game")
         seats, seed, mode = parse_new_game(body)
@@ -122,6 +133,11 @@ def create_game():
                     "seats": [{"name": s["name"], "kind": s["kind"],
                                "link": url_for("trias.seat", token=game.seats[i]["token"]) if game.seats[i].get("token") else None}
                               for i, s in enumerate(seat_list(game))]}), 201
+
+
+def _creations() -> Window:
+    """The app's count of new games per device (one per app, so tests and apps do not share it)."""
+    return current_app.extensions.setdefault("trias_creations", Window(NEW_GAMES_PER_DEVICE, NEW_GAMES_WINDOW))
 
 
 def parse_new_game(body: dict) -> tuple:

@@ -1,0 +1,99 @@
+"""A device on the Wi-Fi cannot fill the Trias games folder: new games per device are
+limited, and the folder has a cap, each refused with a sentence that changes nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bank import trias_games
+from bank.storage import StorageError
+from bank.web import rate, trias_routes
+from test_trias_web import Table, app  # noqa: F401  (the app fixture)
+
+SEATS = {"seats": [{"name": "Ana", "kind": "human"}, {"name": "Bo", "kind": "human"}], "mode": "play"}
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_window_allows_the_limit_then_says_how_long_to_wait_and_counts_no_refusal():
+    clock = Clock()
+    window = rate.Window(3, 60, clock)
+    assert [window.take("a") for _ in range(3)] == [0.0, 0.0, 0.0]
+    clock.now += 10
+    assert window.take("a") == pytest.approx(50)
+    assert window.take("b") == 0.0  # another device is not held back
+    clock.now += 40
+    assert window.take("a") == pytest.approx(10)  # the refusals above were not counted
+    clock.now += 10
+    assert window.take("a") == 0.0
+
+
+def test_window_forgets_idle_devices_so_random_addresses_cannot_grow_it(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(rate.Window, "SWEEP_AT", 50)
+    window = rate.Window(1, 5, clock)
+    for i in range(500):
+        window.take(f"10.0.{i // 250}.{i % 250}")
+        clock.now += 1
+    assert len(window._uses) <= 51
+
+
+def created(table) -> int:
+    return len(table.client.get("/trias/api/games").get_json()["games"])
+
+
+def test_one_device_starting_game_after_game_is_told_to_wait_other_devices_still_start(app, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(trias_routes, "NEW_GAMES_PER_DEVICE", 3)
+    table = Table(app)
+    for _ in range(3):
+        assert table.post("/trias/api/games", SEATS).status_code == 201
+    reply = table.post("/trias/api/games", SEATS)
+    assert reply.status_code == 429
+    refusal = reply.get_json()["error"]
+    assert refusal["code"] == "too_many_games"
+    assert "wait" in refusal["message"] and 0 < refusal["params"]["wait"] <= trias_routes.NEW_GAMES_WINDOW + 1
+    assert created(table) == 3  # nothing was made
+    other = Table(app)
+    other.client.environ_base["REMOTE_ADDR"] = "192.168.4.23"
+    assert other.post("/trias/api/games", SEATS).status_code == 201
+
+
+def test_the_refusal_has_a_french_sentence_on_the_start_page(app):  # noqa: F811
+    page = Table(app).client.get("/trias/").get_data(as_text=True)
+    assert "error.too_many_games" in page and "error.games_folder_full" in page
+    # The strings are embedded as JSON, accents escaped as json.dumps does.
+    assert json.dumps("Trop de parties ont été lancées depuis cet appareil")[1:-1] in page
+
+
+def test_a_full_games_folder_refuses_a_new_game_with_what_to_do(app, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(trias_games, "MAX_GAMES", 2)
+    table = Table(app)
+    for _ in range(2):
+        assert table.post("/trias/api/games", SEATS).status_code == 201
+    reply = table.post("/trias/api/games", SEATS)
+    assert reply.status_code == 503
+    refusal = reply.get_json()["error"]
+    assert refusal["code"] == "games_folder_full"
+    assert "another folder" in refusal["message"] and refusal["params"]["games"] == 2
+    folder = app.extensions["trias_games"].folder
+    assert len(list(folder.glob("*.db"))) == 2
+
+
+def test_the_cap_counts_games_made_by_the_cli_too(tmp_path, monkeypatch):
+    monkeypatch.setattr(trias_games, "MAX_GAMES", 1)
+    games = trias_games.TriasGames(tmp_path / "games")
+    games.create([{"name": "A", "kind": "human"}, {"name": "B", "kind": "human"}])
+    again = trias_games.TriasGames(tmp_path / "games")  # another process: the server after the CLI
+    with pytest.raises(StorageError) as refused:
+        again.create([{"name": "A", "kind": "human"}, {"name": "B", "kind": "human"}])
+    assert refused.value.code == "games_folder_full"
+    games.close()
+    again.close()
