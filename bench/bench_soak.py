@@ -5,7 +5,8 @@ A real `terrabank serve` (bench/harness.Server), 200 Socket.IO clients
 command every 0.5-1 s: harvests, builds, free trades, fights, and commands the
 bank must refuse (unknown card, unknown building). Counted as errors: an HTTP
 status the command should not get, a client disconnected, a client whose last
-seq differs from the bank's at the end. Every 10 s: server RSS and thread count;
+seq differs from the bank's at the end. Every 10 s: the server's RSS, PSS and thread count, summed over
+Gunicorn's master and worker (bench/proctree.py);
 the memory slope (MB/hour, least squares) over the whole run and its second half.
 Fan-out (reply -> last client) is also measured for every booked command, under load.
 
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from clients import Fleet, lead_cookie_and_tokens
 from harness import Api, Server, machine
+from proctree import rss_mb, pss_mb, threads
 
 RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
 BUILDINGS = ["power_plant_1", "purification_centre", "greenhouse", "reserve"]
@@ -86,13 +88,6 @@ class Facilitator(threading.Thread):
             self.crash = exc
 
 
-def threads_of(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("Threads:"):
-            return int(line.split()[1])
-    return -1
-
-
 def slope_mb_per_hour(samples: list) -> float:
     """Least-squares slope of (seconds, MB) samples, in MB per hour."""
     if len(samples) < 3:
@@ -124,7 +119,7 @@ def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0)
             lead.command("start", type="start_clock")
             cookie, tokens = lead_cookie_and_tokens(lead)
             teams = list(tokens)
-            idle_rss = server.rss_mb()
+            idle_rss = rss_mb(server.pid)
             fleet = Fleet(server.url, tokens, cookie, n=clients).start()
             stop = threading.Event()
             workers = [Facilitator(server.url, f"fac{i}", teams, stop, seed=i, pace=pace) for i in range(facilitators)]
@@ -137,7 +132,7 @@ def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0)
                 while time.monotonic() < end and server.proc.poll() is None:
                     stop.wait(min(10, max(0.0, end - time.monotonic())))
                     now = time.monotonic()
-                    samples.append((now - started, server.rss_mb(), threads_of(server.pid)))
+                    samples.append((now - started, rss_mb(server.pid), threads(server.pid), pss_mb(server.pid)))
                     # Fan-out under load for acks at least 2 s old; then forget what is measured.
                     for w in workers:
                         n = len(w.acks)  # the worker may append meanwhile: take exactly n
@@ -150,7 +145,7 @@ def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0)
                     late = sum(1 for r in results if r is None)
                     if ripe:
                         fleet.forget_before(max(s for s, _ in ripe) - 5)
-                    print(f"{samples[-1][0]:7.0f} s  RSS {samples[-1][1]:6.1f} MB  threads {samples[-1][2]:4d}  "
+                    print(f"{samples[-1][0]:7.0f} s  RSS {samples[-1][1]:6.1f} MB  PSS {samples[-1][3]:6.1f} MB  threads {samples[-1][2]:4d}  "
                           f"commands {sum(sum(w.statuses.values()) for w in workers):6d}  "
                           f"unexpected {sum(len(w.unexpected) for w in workers)}  "
                           f"disconnects {fleet.disconnects()}  out of order {fleet.regressions()}  late {late}",
@@ -201,6 +196,9 @@ def report(r: dict, args: list) -> str:
              f"| server RSS idle / first sample / last / max (MB) | {r['idle_rss']:.1f} / {rss[0]:.1f} / {rss[-1]:.1f} / {max(rss):.1f} | < 150 |",
              f"| RSS slope, whole run (MB/hour) | {slope_mb_per_hour([(x[0], x[1]) for x in s]):+.2f} | about 0 |",
              f"| RSS slope, second half (MB/hour) | {slope_mb_per_hour([(x[0], x[1]) for x in half]):+.2f} | about 0 |",
+             f"| PSS (shared pages split between master and worker) first / last / max (MB); slope second half (MB/hour) | "
+             f"{s[0][3]:.1f} / {s[-1][3]:.1f} / {max(x[3] for x in s):.1f}; "
+             f"{slope_mb_per_hour([(x[0], x[3]) for x in half]):+.2f} | < 150 |",
              f"| server threads first / last / max | {threads[0]} / {threads[-1]} / {max(threads)} | steady |",
              f"| fan-out reply -> last client p50 / p99 / max (ms), {len(fan)} commands | "
              f"{statistics.median(fan):.0f} / {percentile(fan, 99):.0f} / {max(fan):.0f} | p99 < 250 |", "",
