@@ -84,7 +84,7 @@ def handle(state: GameState, config: GameConfig, command: dict, ctx: Context) ->
         # their rewards rather than keep the tokens given (R33, R35 Decision).
         game_events.close_all(turn)
         turn.emit(ended)
-    return turn.events, turn.state
+    return turn.events, turn.commit()
 
 
 def _check_phase(state: GameState, kind: str, phase: str) -> None:

@@ -3,11 +3,18 @@
 `GameState.apply(event)` is the only place where state changes, live or on
 replay. Events carry every number they need (amounts, die faces, levels), so
 the fold never reads config.toml and never rolls a die.
+
+A committed state is never changed again (issue 14): a command decides on a
+`Draft`, which copies a top-level field only when the rules first touch it, and
+its `commit()` is a new state sharing every untouched field with the old one.
+For that to be safe the fold changes the top-level containers only, never what
+they hold: an account, a team's building list or an event record is replaced
+by a new one, not edited, because the old one may belong to a committed state.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 from .config_model import GameConfig
 
@@ -87,6 +94,16 @@ class GameState:
             return clock["elapsed"]
         return clock["elapsed"] + max(0.0, now - clock["since"])
 
+    def open_event_ids(self) -> tuple:
+        """Ids of the game events still open, in opening order (R33).
+
+        Asked before every command (are deadlines due?) and for every page's board, so
+        it must not read the whole history of a long game each time: a committed state
+        keeps the answer, handed on by `Draft.commit` while commands leave the events alone.
+        """
+        known = self.__dict__.get("_open_ids")
+        return _open_ids(self.events) if known is None else known
+
     def owns_animal(self, animal: str) -> str | None:
         """The team owning a unique animal, if any (R29)."""
         return next((t for t, owned in self.animals.items() if animal in owned), None)
@@ -104,17 +121,82 @@ class GameState:
         handler(self, event)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields as plain JSON data, an independent copy (the caller may change it)."""
+        return _clone(self.plain())
+
+    def plain(self) -> dict:
+        """The fields as a dict sharing this state's data: to encode (snapshots), never to change."""
+        return {name: getattr(self, name) for name in FIELDS}
 
     @classmethod
     def from_dict(cls, data: dict) -> "GameState":
         return cls(**_clone(data))
 
     def copy(self) -> "GameState":
-        """An independent copy: every command decides on one (bank/turn.py)."""
+        """An independent deep copy (tests keep one to compare with after a command)."""
         twin = object.__new__(GameState)
-        twin.__dict__ = _clone(self.__dict__)
+        twin.__dict__ = _clone(self.plain())
         return twin
+
+    def draft(self) -> "Draft":
+        """A working state for one command: copies each field the first time it is read."""
+        return Draft(self)
+
+
+FIELDS = tuple(f.name for f in fields(GameState))
+
+
+class Draft(GameState):
+    """A command's working state over a committed `base`, copied field by field on first touch.
+
+    Deciding a command then costs what the command touches, not what the game has
+    accumulated (closed events, reversals...): a harvest never copies the events.
+    Each field is copied one level deep (a new dict or list holding the same items),
+    enough because the fold replaces the items it changes (module docstring). The base
+    is never written to, so a refused command, whose draft is dropped, changed nothing.
+    """
+
+    def __init__(self, base: GameState):  # no dataclass __init__: fields come from the base
+        self.__dict__["_base"] = base
+        # A field with a plain default (event_counter, ended) is also a class attribute, which
+        # Python finds before __getattr__: take those from the base now (a number, or a dict
+        # the fold replaces whole).
+        for name in _CLASS_DEFAULTS:
+            self.__dict__[name] = base.__dict__[name]
+
+    def __getattr__(self, name: str):
+        # Python calls this only for a name not yet in the instance: the field's first touch.
+        if name not in _FIELD_SET:
+            raise AttributeError(name)
+        value = getattr(self.__dict__["_base"], name)
+        if type(value) is dict:
+            value = dict(value)
+        elif type(value) is list:
+            value = list(value)
+        self.__dict__[name] = value
+        return value
+
+    def commit(self) -> GameState:
+        """The new state: the fields this command touched, the others shared with the base."""
+        mine, base = self.__dict__, self.__dict__["_base"].__dict__
+        state = object.__new__(GameState)
+        state.__dict__ = {name: mine[name] if name in mine else base[name] for name in FIELDS}
+        # Derived, kept only on states that never change again (open_event_ids).
+        known = base.get("_open_ids")
+        state.__dict__["_open_ids"] = known if known is not None and "events" not in mine else _open_ids(state.events)
+        return state
+
+    def touched(self) -> set:
+        """The container fields copied so far (tests check a refused command shares none of them)."""
+        return set(self.__dict__) - {"_base"} - set(_CLASS_DEFAULTS)
+
+
+def _open_ids(events: dict) -> tuple:
+    return tuple(e for e, record in events.items() if record["status"] == "open")
+
+
+_FIELD_SET = frozenset(FIELDS)
+_CLASS_DEFAULTS = tuple(name for name in FIELDS if hasattr(GameState, name))
 
 
 def _clone(value):
@@ -137,16 +219,25 @@ _ATOMS = frozenset({str, int, float, bool, type(None)})  # immutable: shared, no
 
 
 def _transfer(s: GameState, e: dict) -> None:
-    res, n = e["resource"], e["amount"]
-    src = s.balances.setdefault(e["from"], {})
-    dst = s.balances.setdefault(e["to"], {})
-    src[res] = src.get(res, 0) - n
-    dst[res] = dst.get(res, 0) + n
-    for name, account in ((e["from"], src), (e["to"], dst)):
-        if account.get(res) == 0:
-            del account[res]
-        if not account:
-            del s.balances[name]  # an emptied account is no account: equal tokens, equal states
+    res, n, balances = e["resource"], e["amount"], s.balances
+    for name, change in ((e["from"], -n), (e["to"], n)):
+        account = dict(balances.get(name, ()))  # a new record: the old one may be a committed state's
+        held = account.get(res, 0) + change
+        if held:
+            account[res] = held
+        else:
+            account.pop(res, None)
+        if account:
+            balances[name] = account
+        else:
+            balances.pop(name, None)  # an emptied account is no account: equal tokens, equal states
+
+
+def _without(items: list, item) -> list:
+    """A new list without the first `item` (ValueError if absent, as list.remove)."""
+    rest = list(items)
+    rest.remove(item)
+    return rest
 
 
 def _reputation(s: GameState, e: dict) -> None:
@@ -154,19 +245,19 @@ def _reputation(s: GameState, e: dict) -> None:
 
 
 def _building_built(s: GameState, e: dict) -> None:
-    s.buildings[e["team"]].append(e["building"])
+    s.buildings[e["team"]] = [*s.buildings[e["team"]], e["building"]]
 
 
 def _building_removed(s: GameState, e: dict) -> None:
-    s.buildings[e["team"]].remove(e["building"])
+    s.buildings[e["team"]] = _without(s.buildings[e["team"]], e["building"])
 
 
 def _animal_bought(s: GameState, e: dict) -> None:
-    s.animals[e["team"]].append(e["animal"])
+    s.animals[e["team"]] = [*s.animals[e["team"]], e["animal"]]
 
 
 def _animal_returned(s: GameState, e: dict) -> None:
-    s.animals[e["team"]].remove(e["animal"])
+    s.animals[e["team"]] = _without(s.animals[e["team"]], e["animal"])
 
 
 def _track_raised(s: GameState, e: dict) -> None:
@@ -186,11 +277,11 @@ def _cooldown(s: GameState, e: dict) -> None:
 
 
 def _card_added(s: GameState, e: dict) -> None:
-    s.extra_cards[e["team"]].append(e["card"])
+    s.extra_cards[e["team"]] = [*s.extra_cards[e["team"]], e["card"]]
 
 
 def _card_removed(s: GameState, e: dict) -> None:
-    s.extra_cards[e["team"]].remove(e["card"])
+    s.extra_cards[e["team"]] = _without(s.extra_cards[e["team"]], e["card"])
 
 
 def _option_set(s: GameState, e: dict) -> None:
@@ -213,16 +304,16 @@ def _event_opened(s: GameState, e: dict) -> None:
 
 
 def _contributed(s: GameState, e: dict) -> None:
-    given = s.events[e["event"]]["given"]
+    record = s.events[e["event"]]
+    given = dict(record["given"])
     given[e["team"]] = given.get(e["team"], 0) + e["amount"]
     if given[e["team"]] == 0:
         del given[e["team"]]
+    s.events[e["event"]] = {**record, "given": given}
 
 
 def _event_closed(s: GameState, e: dict) -> None:
-    record = s.events[e["event"]]
-    record["status"] = "closed"
-    record["ranking"] = e["ranking"]
+    s.events[e["event"]] = {**s.events[e["event"]], "status": "closed", "ranking": e["ranking"]}
 
 
 def _clock_started(s: GameState, e: dict) -> None:

@@ -1,9 +1,11 @@
-"""One command being decided: a private copy of the state plus the events so far.
+"""One command being decided: a private working state plus the events so far.
 
 Rules call the helpers here (pay, issue, roll dice, award points); each helper
-emits events and applies them to the copy at once, so later checks in the same
-command see their effect. Nothing reaches the live state unless the whole
-command succeeds.
+emits events and applies them to the working state at once, so later checks in
+the same command see their effect. The working state is a `Draft` of the live
+one (bank/state.py): it copies a field the first time the rules touch it, so a
+command costs what it touches, however long the game (issue 14). Nothing reaches
+the live state unless the whole command succeeds and `commit()` is taken.
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ class Turn:
 
     def __init__(self, state: GameState, config: GameConfig, ctx: Context, read_only: bool = False):
         self.before = state
-        # A read-only turn (views asking "could this team build X?") never emits, so it
-        # can skip the copy, which is the costly part of a turn and runs on every broadcast.
-        self.state = state if read_only else state.copy()
+        # A read-only turn (views asking "could this team build X?") never emits: it reads
+        # the committed state itself, no draft needed.
+        self.state = state if read_only else state.draft()
         self.config = config
         self.ctx = ctx
         self.events: list[dict] = []
@@ -42,6 +44,10 @@ class Turn:
         assert self.state is not self.before, "a read-only turn must not emit events"
         self.state.apply(event)
         self.events.append(event)
+
+    def commit(self) -> GameState:
+        """The state after this command, sharing what it did not touch with `before`."""
+        return self.state if self.state is self.before else self.state.commit()
 
     @property
     def clock(self) -> float:

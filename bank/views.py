@@ -82,8 +82,20 @@ def shown_events(state: GameState) -> dict:
     The board goes to every page on every command: a long game opens hundreds of
     events, and the pages show only the open ones and the last few results.
     """
-    closed = [e for e, r in state.events.items() if r["status"] != "open"][-RECENT_CLOSED_EVENTS:]
-    return {e: dict(r) for e, r in state.events.items() if r["status"] == "open" or e in closed}
+    # Read from the newest back to the last few closed ones; the older open ones come
+    # from the state's list of open events, so a long game's history is not read (issue 14).
+    events, open_ids = state.events, state.open_event_ids()
+    newest, closed, open_seen = [], 0, 0
+    for event_id in reversed(events):
+        if closed == RECENT_CLOSED_EVENTS:
+            break
+        if events[event_id]["status"] == "open":
+            open_seen += 1
+        else:
+            closed += 1
+        newest.append(event_id)
+    older_open = open_ids[:len(open_ids) - open_seen]
+    return {e: dict(events[e]) for e in (*older_open, *reversed(newest))}
 
 
 def board(state: GameState, config: GameConfig, now: float) -> dict:

@@ -117,5 +117,5 @@ def _session_time(state: GameState, config: GameConfig, clock: float) -> tuple[i
 
 def _deadlines_passed(state: GameState, now: float) -> list:
     """Open game events whose deadline is reached at game time `now` (R33)."""
-    return [event_id for event_id, record in state.events.items()
-            if record["status"] == "open" and record.get("deadline") is not None and record["deadline"] <= now]
+    deadlines = ((event_id, state.events[event_id].get("deadline")) for event_id in state.open_event_ids())
+    return [event_id for event_id, deadline in deadlines if deadline is not None and deadline <= now]
