@@ -112,7 +112,7 @@ def cmd_init(args) -> int:
         if args.force and Path(db).exists():
             _replace_game(db, config, args.keep_links)
         else:
-            Bank.create(db, config).close()
+            Bank.create(db, config, force=args.force).close()  # force: a game in PostgreSQL has no file (issue 15)
     print(f"Created a new game in {os.path.abspath(db)} from {config_path}.")
     return 0
 

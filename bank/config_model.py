@@ -128,6 +128,7 @@ class GameConfig:
     port: int = 5000
     wifi_ssid: str = ""
     wifi_password: str = ""
+    storage_url: str = ""  # [storage] url: PostgreSQL for the journal (bank/storage_url.py); "" = the SQLite file
 
     @property
     def joker(self) -> str:

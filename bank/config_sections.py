@@ -20,6 +20,27 @@ from .config_reader import Reader
 MAX_AMOUNT = 100_000  # no real game gets near this; it keeps typos like 1000000 out
 
 
+def _storage_url(storage: Reader) -> str:
+    """[storage] url: a PostgreSQL URL without a password (issue 15); absent = the SQLite file.
+
+    The config's text is kept in every game's journal, so a password written here would be
+    copied into each game: it belongs in ~/.pgpass or the TERRABANK_DATABASE_URL variable.
+    """
+    from urllib.parse import urlsplit
+
+    if storage.get("url", None) is None:
+        return ""
+    url = storage.str("url").strip()
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("postgresql", "postgres"):
+        storage.fail("url", "must be a PostgreSQL URL such as postgresql://terrabank@localhost/terrabank "
+                     "(leave it out to keep the game in the SQLite file)")
+    if parts.password is not None or "password=" in parts.query:
+        storage.fail("url", "must not contain a password: config.toml is copied into every game's journal; "
+                     "put the password in ~/.pgpass or give the whole URL in TERRABANK_DATABASE_URL")
+    return url
+
+
 def read_all(root: Reader, text: str) -> GameConfig:
     """Read every section in dependency order: resources first, then what cites them."""
     game = root.sub("game")
@@ -35,7 +56,7 @@ def read_all(root: Reader, text: str) -> GameConfig:
     dice, jokers, exchange = root.sub("dice"), root.sub("jokers"), root.sub("exchange")
     options, fights, end = root.sub("options"), root.sub("fights"), root.sub("end")
     cap, track_rules = root.sub("building_rules"), root.sub("track_rules")
-    server, wifi = root.sub("server", {}), root.sub("wifi", {})
+    server, wifi, storage = root.sub("server", {}), root.sub("wifi", {}), root.sub("storage", {})
     config = GameConfig(
         text=text,
         title=game.label("title"),
@@ -74,8 +95,9 @@ def read_all(root: Reader, text: str) -> GameConfig:
         port=server.int("port", 5000, minimum=1, maximum=65535),
         wifi_ssid=_plain_text(wifi, "ssid"),
         wifi_password=_plain_text(wifi, "password"),
+        storage_url=_storage_url(storage),
     )
-    for section in (server, wifi, game, bank, start, harvest, dice, jokers, exchange, options, fights, end, cap, track_rules, root):
+    for section in (server, wifi, storage, game, bank, start, harvest, dice, jokers, exchange, options, fights, end, cap, track_rules, root):
         section.done()
     _cross_checks(root, config)
     return config

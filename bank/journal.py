@@ -88,7 +88,9 @@ def _row_dict(r) -> dict:
 
 
 class Journal:
-    """One game's database: meta, the append-only journal, state snapshots."""
+    """One game's database: meta, the append-only journal, state snapshots (bank/journal_api.py)."""
+
+    check_name = "SQLite integrity_check"  # what `verify` calls integrity_check()'s findings
 
     def __init__(self, conn: sqlite3.Connection, path):
         self._conn = conn

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from bank.errors import BankError, CommandError, IdConflict
-from bank.journal import Journal, StorageError, remove_database  # noqa: F401 (StorageError re-exported)
+from bank.journal import Journal, StorageError  # noqa: F401 (StorageError re-exported)
+from bank.storage_url import as_target
 from bank.service import check_command_id, fingerprint, row_problems
 from bank.storage import backup_hint
 
@@ -38,9 +39,10 @@ class Result:
 class JournalService:
     """One game file: the live state, its journal and the lock that orders its commands."""
 
-    def __init__(self, journal: Journal, state, rebuild: Callable):
+    def __init__(self, journal: Journal, state, rebuild: Callable, where=None):
         self._file: Journal | None = journal
         self._path = journal.path
+        self._where = as_target(where if where is not None else journal.path)  # to open it again
         self._state = state
         self._rebuild = rebuild
         self._last_seq = journal.last_seq()
@@ -54,14 +56,15 @@ class JournalService:
         `first`, when given, is journalled at once under its own "id" (a set-up row),
         so a game never exists on disk without it: a failure removes the file.
         """
-        journal = Journal.create(path, kind, identity)
-        service = cls(journal, rebuild([]), rebuild)
+        where = as_target(path)  # a file path, or a storage_url target (PostgreSQL)
+        journal = where.create(kind, identity)
+        service = cls(journal, rebuild([]), rebuild, where)
         if first is not None:
             try:
                 service.execute(first, first["id"], first.get("actor"), decide)
             except BaseException:
                 service.close()
-                remove_database(path)
+                where.remove()
                 raise
         return service
 
@@ -72,7 +75,8 @@ class JournalService:
         `kind`: refuse a file created for another kind of game (as `create` names it)
         before its rows are replayed, e.g. the bank's database copied among Trias games.
         """
-        journal = Journal.open(path)
+        where = as_target(path)
+        journal = where.open()
         try:
             found = journal.meta("config_text")
             if kind is not None and found != kind:
@@ -90,14 +94,14 @@ class JournalService:
         except BaseException:
             journal.close()
             raise
-        return cls(journal, state, rebuild)
+        return cls(journal, state, rebuild, where)
 
     @property
     def _journal(self) -> Journal:
         """The open game file, opened again on first use after `release()`."""
         with self._lock:
             if self._file is None:
-                self._file = Journal.open(self._path)
+                self._file = self._where.open()
             return self._file
 
     @property
@@ -244,7 +248,7 @@ class JournalService:
                 problems.append(f"the journal cannot be replayed ({type(exc).__name__}: {exc})")
             integrity = self._journal.integrity_check()
             if integrity != "ok":
-                problems.append(f"SQLite integrity_check: {integrity}")
+                problems.append(f"{self._journal.check_name}: {integrity}")
             return problems
 
     def settings(self) -> dict:

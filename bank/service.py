@@ -7,13 +7,11 @@ import random
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterator
 
-from bank import engine, invariants, timeline
+from bank import engine, invariants, storage_url, timeline
 from bank.errors import BankError, CommandError, IdConflict, NotAllowed
-from bank.journal import (Journal, StorageError, canonical_json, move_database,
-                          remove_database)
+from bank.journal import Journal, StorageError, canonical_json
 from bank.state import GameState
 
 SNAPSHOT_EVERY = 500
@@ -61,7 +59,10 @@ def check_command_id(command) -> str:
 
 
 def fold(state: GameState, events) -> GameState:
-    """Apply `events` in order to `state`, in place (GameState.apply), and return it."""
+    """Apply `events` in order to `state`, in place (GameState.apply), and return it.
+
+    Only for a state nobody else holds (a replay's own): the live state is never changed.
+    """
     for event in events:
         state.apply(event)
     return state
@@ -97,20 +98,22 @@ class Bank:
 
     @classmethod
     def create(cls, path, config, *, force: bool = False, wall=time.time, mono=time.monotonic) -> "Bank":
-        """Create a new game at `path` and journal its setup; refuse an existing file."""
-        path = Path(path)
-        if path.exists() and not force:
-            raise StorageError("database_exists", f"A game already exists at {path}: use "
+        """Create a new game at `path` and journal its setup; refuse an existing game.
+
+        `path` names the SQLite file, or the game in PostgreSQL when a database URL is
+        configured (bank/storage_url.py).
+        """
+        where = storage_url.target(path, config)
+        if not force and where.exists():
+            raise StorageError("database_exists", f"A game already exists at {where.name}: use "
                                "`terrabank init --force` to replace it (a dated copy of the "
                                "old game is kept beside it), or choose another --db path.", path=str(path))
-        if not path.parent.is_dir():
-            raise StorageError("database_unreachable", f"Cannot create {path}: the folder "
-                               f"{path.parent} does not exist.", path=str(path))
-        # Build the game beside the target and rename it into place, so a crash
+        where.check_creatable()
+        # Build the game beside the target and put it in place when complete, so a crash
         # never leaves a half-created game where the bank will look for one.
-        tmp = path.with_name(path.name + ".creating")
-        remove_database(tmp)
-        bank = cls(Journal.create(tmp, config.text, config.identity()), config,
+        tmp = where.temporary()
+        tmp.remove()
+        bank = cls(tmp.create(config.text, config.identity()), config,
                    GameState.initial(config), timeline.BankClock(wall(), config.clock_tolerance, wall=wall, mono=mono))
         try:
             bank._execute({**engine.setup_command(config), "id": SETUP_ID}, bank.now(),
@@ -118,10 +121,10 @@ class Bank:
             bank._journal.checkpoint()
         except BaseException:
             bank.close()
-            remove_database(tmp)
+            tmp.remove()
             raise
         bank.close()
-        move_database(tmp, path)
+        tmp.replace(where)
         return cls.open(path, config, wall=wall, mono=mono)
 
     @classmethod
@@ -130,7 +133,7 @@ class Bank:
 
         `wall` and `mono` are the system and monotonic clocks (injected by tests).
         """
-        journal = Journal.open(path)
+        journal = storage_url.target(path, config).open()
         try:
             problems = identity_problems(journal.identity(), config.identity())
             if problems:
@@ -305,7 +308,8 @@ class Bank:
         self._journal.save_checkpoint(point.timeline, point.wall)
         self._last_beat = point.timeline
         if seq % SNAPSHOT_EVERY == 0:
-            self._journal.write_snapshot(seq, new_state.to_dict())
+            # A committed state is never changed (bank/state.py): encode its data as it is, no copy.
+            self._journal.write_snapshot(seq, new_state.plain())
         return seq
 
     def _commit_state(self, seq: int, state: GameState) -> None:
@@ -394,7 +398,7 @@ def _verify(journal: Journal, config, live: GameState) -> list[str]:
     problems += [f"invariant: {p}" for p in invariants.check(live, config)]
     integrity = journal.integrity_check()
     if integrity != "ok":
-        problems.append(f"SQLite integrity_check: {integrity}")
+        problems.append(f"{journal.check_name}: {integrity}")
     return problems
 
 

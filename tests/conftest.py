@@ -1,8 +1,14 @@
-"""Shared fixtures: the repo's config, a fresh game database, a created bank."""
+"""Shared fixtures: the repo's config, a fresh game database, a created bank.
+
+The journal's store (issue 15): the suites in BOTH_STORES run twice, on the SQLite file
+and on PostgreSQL (a throwaway server, tests/postgres_kit.py); every other test, and
+the SQLite run, see no database URL at all.
+"""
 
 from __future__ import annotations
 
 import itertools
+import os
 import uuid
 from pathlib import Path
 
@@ -13,6 +19,58 @@ from bank.service import Bank
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG_PATH = ROOT / "config.toml"
+
+# Module names (or their beginnings) whose tests run on both stores of the journal.
+BOTH_STORES = ("test_journal", "test_journal_chain", "test_service", "test_rules_", "test_properties")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sqlite_file: the test works on the SQLite file itself "
+                            "(opens it with sqlite3, reads its PRAGMAs); not run on PostgreSQL")
+
+
+def pytest_generate_tests(metafunc):
+    name = metafunc.module.__name__.rpartition(".")[2]
+    if "storage_backend" in metafunc.fixturenames and name.startswith(BOTH_STORES):
+        metafunc.parametrize("storage_backend", ["sqlite", "postgresql"], indirect=True, scope="module")
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One throwaway PostgreSQL server for the session; skips (saying why) where it cannot run."""
+    import postgres_kit
+
+    reason = postgres_kit.missing_reason()
+    if reason:
+        pytest.skip(reason)
+    server = postgres_kit.Server()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def storage_backend(request):
+    """"sqlite" (no database URL) or "postgresql" (TERRABANK_DATABASE_URL set to the test server).
+    Module-scoped and set by hand, not monkeypatched: hypothesis refuses function-scoped fixtures."""
+    from bank.storage_url import ENV_VAR
+
+    backend = getattr(request, "param", "sqlite")
+    before = os.environ.pop(ENV_VAR, None)
+    if backend == "postgresql":
+        os.environ[ENV_VAR] = request.getfixturevalue("postgres_server").url
+    yield backend
+    os.environ.pop(ENV_VAR, None)
+    if before is not None:
+        os.environ[ENV_VAR] = before
+
+
+def pytest_runtest_setup(item):
+    """Skip a test marked sqlite_file in its PostgreSQL run, with its reason (a hook, not a
+    fixture: hypothesis refuses function-scoped fixtures)."""
+    mark = item.get_closest_marker("sqlite_file")
+    callspec = getattr(item, "callspec", None)
+    if mark and callspec and callspec.params.get("storage_backend") == "postgresql":
+        pytest.skip(f"works on the SQLite file itself{': ' + mark.args[0] if mark.args else ''}")
 
 
 @pytest.fixture

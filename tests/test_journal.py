@@ -1,4 +1,10 @@
-"""The SQLite journal: append-only rows, durability settings, readable storage errors."""
+"""The journal: append-only rows, durability settings, readable storage errors.
+
+Run on both stores (tests/conftest.py BOTH_STORES): the journal comes from
+storage_url.target(), the SQLite file or a game in PostgreSQL. Tests of the file
+itself (its PRAGMAs, its bytes, sqlite3 beside the bank) are marked sqlite_file; their
+PostgreSQL counterparts are in tests/test_postgres_*.py.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ import types
 import pytest
 
 from bank.journal import Journal, StorageError
+from bank.storage_url import target
 
 IDENTITY = {"teams": ["blue", "red"]}
 
@@ -23,7 +30,7 @@ def _row(seq: int, **extra) -> dict:
 @pytest.fixture
 def journal(tmp_path):
     """A journal with three rows and a snapshot at seq 2."""
-    created = Journal.create(tmp_path / "j.db", "config text", IDENTITY)
+    created = target(tmp_path / "j.db").create("config text", IDENTITY)
     with created.transaction():
         for seq in (1, 2, 3):
             created.append(_row(seq))
@@ -32,6 +39,7 @@ def journal(tmp_path):
     created.close()
 
 
+@pytest.mark.sqlite_file("sqlite3 beside the bank (PostgreSQL: test_postgres_attacks.py)")
 @pytest.mark.parametrize("statement", [
     "UPDATE journal SET events='[]' WHERE seq=1",
     "DELETE FROM journal WHERE seq=1",
@@ -48,6 +56,7 @@ def test_rows_cannot_be_updated_or_deleted(journal, statement):
     assert [r["seq"] for r in journal.rows()] == [1, 2, 3]
 
 
+@pytest.mark.sqlite_file("its PRAGMAs (PostgreSQL: test_postgres_journal.py)")
 def test_wal_and_synchronous_full(journal):
     assert journal.settings() == {"journal_mode": "wal", "synchronous": 2,
                                   "busy_timeout": 5000, "foreign_keys": 1}
@@ -106,20 +115,21 @@ def test_integrity_check_ok(journal):
     assert journal.integrity_check() == "ok"
 
 
-def test_create_refuses_an_existing_file(journal):
+def test_create_refuses_an_existing_file(journal, tmp_path):
     with pytest.raises(StorageError) as err:
-        Journal.create(journal.path, "", {})
+        target(tmp_path / "j.db").create("", {})
     assert err.value.code == "database_exists"
 
 
 def test_missing_file_says_to_run_init(tmp_path):
     with pytest.raises(StorageError) as err:
-        Journal.open(tmp_path / "none.db")
+        target(tmp_path / "none.db").open()
     assert err.value.code == "database_missing"
     assert "terrabank init" in err.value.message
     assert not (tmp_path / "none.db").exists()  # opening never creates a file
 
 
+@pytest.mark.sqlite_file("its bytes")
 def test_garbage_file_is_reported_corrupt_with_the_backup(tmp_path):
     path = tmp_path / "game.db"
     path.write_bytes(b"this is not sqlite at all" * 100)
@@ -130,6 +140,7 @@ def test_garbage_file_is_reported_corrupt_with_the_backup(tmp_path):
     assert "Backup and restore" in err.value.message
 
 
+@pytest.mark.sqlite_file("its bytes")
 def test_damaged_pages_are_reported_corrupt(journal, tmp_path):
     journal.checkpoint()
     journal.close()
@@ -142,6 +153,7 @@ def test_damaged_pages_are_reported_corrupt(journal, tmp_path):
     assert "backup" in err.value.message
 
 
+@pytest.mark.sqlite_file("another SQLite file")
 def test_other_sqlite_file_is_not_a_terrabank_database(tmp_path):
     path = tmp_path / "other.db"
     raw = sqlite3.connect(path)
@@ -153,6 +165,7 @@ def test_other_sqlite_file_is_not_a_terrabank_database(tmp_path):
     assert err.value.code == "not_a_terrabank_database"
 
 
+@pytest.mark.sqlite_file("SQLite's max_page_count")
 def test_full_disk_is_reported_and_nothing_is_recorded(journal):
     pages = journal._fetch("PRAGMA page_count")[0]
     journal._fetch(f"PRAGMA max_page_count={pages}")  # SQLite's own "disk full"
@@ -164,6 +177,7 @@ def test_full_disk_is_reported_and_nothing_is_recorded(journal):
     assert journal.last_seq() == 3
 
 
+@pytest.mark.sqlite_file("SQLite's query_only")
 def test_read_only_database_is_reported(journal):
     journal._fetch("PRAGMA query_only=ON")
     with pytest.raises(StorageError) as err:

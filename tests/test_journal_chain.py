@@ -38,6 +38,7 @@ def _harvests(bank, n=5):
     return bank.last_seq
 
 
+@pytest.mark.sqlite_file("sqlite3 beside the bank (PostgreSQL: test_postgres_attacks.py)")
 def test_an_edited_row_after_the_last_snapshot_is_named_by_verify_and_at_start(config, bank_path):
     bank = Bank.create(bank_path, config)
     last = _harvests(bank)
@@ -57,6 +58,7 @@ def test_an_edited_row_after_the_last_snapshot_is_named_by_verify_and_at_start(c
     assert refused.value.code == "database_corrupt" and f"journal row {last}" in refused.value.message
 
 
+@pytest.mark.sqlite_file("sqlite3 beside the bank (PostgreSQL: test_postgres_attacks.py)")
 def test_a_deleted_last_row_is_named(config, bank_path):
     bank = Bank.create(bank_path, config)
     last = _harvests(bank, 3)
@@ -77,6 +79,7 @@ def test_an_untouched_game_verifies_and_verify_prints_the_chain_head(config, ban
     assert capsys.readouterr().out.splitlines() == ["ok", f"journal chain head: {head} (entry {seq})"]
 
 
+@pytest.mark.sqlite_file("sqlite3 beside the bank (PostgreSQL: test_postgres_attacks.py)")
 def test_a_chain_rebuilt_by_a_forger_shows_against_the_head_written_down(config, bank_path, capsys):
     """The lead wrote down entry N's hash; someone edits row 3 and recomputes the whole chain."""
     from bank import chain
@@ -97,6 +100,7 @@ def test_a_chain_rebuilt_by_a_forger_shows_against_the_head_written_down(config,
     assert capsys.readouterr().out.splitlines()[0] != f"journal chain at entry {seq}: {written_down}"
 
 
+@pytest.mark.sqlite_file("sqlite3 beside the bank (PostgreSQL: test_postgres_attacks.py)")
 def test_dropping_the_chain_tables_by_hand_does_not_get_a_clean_chain(config, bank_path):
     """Edit a row, then drop the chain and the checkpoint table: the bank must not take the file
     for one made before the chain and compute a fresh, clean chain over the edited rows."""
@@ -126,6 +130,7 @@ def _as_made_before_the_chain(path) -> None:
     conn.close()
 
 
+@pytest.mark.sqlite_file("sqlite3 beside the bank (PostgreSQL: test_postgres_attacks.py)")
 def test_a_game_from_before_the_chain_gains_it_on_open(config, bank_path):
     """A game file made by an earlier Terrabank keeps working: its chain is computed once."""
     bank = Bank.create(bank_path, config)
@@ -140,6 +145,7 @@ def test_a_game_from_before_the_chain_gains_it_on_open(config, bank_path):
         assert reopened.verify() == []
 
 
+@pytest.mark.sqlite_file("the file's permissions")
 def test_the_game_file_is_readable_by_its_owner_only(config, bank_path):
     """It holds the facilitators' password hashes and the team links' tokens."""
     Bank.create(bank_path, config).close()

@@ -177,6 +177,7 @@ def test_reopen_without_snapshot_gives_the_live_state(started, config, bank_path
         assert again._journal.latest_snapshot() is None
 
 
+@pytest.mark.sqlite_file("patches the SQLite Journal class (PostgreSQL: test_postgres_journal.py)")
 def test_reopen_from_a_snapshot_gives_the_live_state(started, config, bank_path, monkeypatch):
     _harvests(started, SNAPSHOT_EVERY + 20)
     live, seq = started.state, started.last_seq
@@ -209,6 +210,7 @@ def _tamper(path, seq: int, change) -> None:
     raw.close()
 
 
+@pytest.mark.sqlite_file("edits it with sqlite3 (PostgreSQL: test_postgres_attacks.py)")
 def test_verify_reports_a_tampered_row(started, bank_path):
     result = started.execute({"id": "t1", **HARVEST})
     _tamper(bank_path, result.seq, lambda ev: ev.replace('"amount":1', '"amount":7'))
@@ -216,6 +218,7 @@ def test_verify_reports_a_tampered_row(started, bank_path):
     assert any("live state differs" in p for p in problems), problems
 
 
+@pytest.mark.sqlite_file("edits it with sqlite3 (PostgreSQL: test_postgres_attacks.py)")
 def test_verify_reports_a_row_tampered_before_a_snapshot(started, config, bank_path):
     _harvests(started, SNAPSHOT_EVERY)
     started.close()
@@ -225,6 +228,7 @@ def test_verify_reports_a_row_tampered_before_a_snapshot(started, config, bank_p
     assert any(f"snapshot at seq {SNAPSHOT_EVERY} differs" in p for p in problems), problems
 
 
+@pytest.mark.sqlite_file("edits it with sqlite3 (PostgreSQL: test_postgres_attacks.py)")
 def test_verify_reports_deleted_rows(started, config, bank_path):
     _harvests(started, 5)
     started.close()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from flask import Flask, current_app, session
 
+from .. import storage_url
 from ..config import GameConfig, load_config
 from ..service import Bank
 from ..storage import private_file
@@ -50,7 +51,9 @@ def create_app(settings: dict | None = None) -> Flask:
     app.json.sort_keys = False  # keep the config's order: teams, resources, tracks as written
     # CLOCKS: (system clock, monotonic clock) functions, for tests that jump the machine's clock.
     wall, mono = settings.pop("CLOCKS", (time.time, time.monotonic))
-    bank = Bank.open(db, config, wall=wall, mono=mono) if db.exists() else Bank.create(db, config, wall=wall, mono=mono)
+    # The file at --db, or the game of that name in PostgreSQL when a database URL is set (issue 15).
+    exists = storage_url.target(db, config).exists()
+    bank = Bank.open(db, config, wall=wall, mono=mono) if exists else Bank.create(db, config, wall=wall, mono=mono)
     access = Access(db, app.config.get("PASSWORD_HASH", "scrypt"))
     access.ensure_team_tokens(config.teams)
     app.extensions["terrabank"] = Services(bank, config, access)
