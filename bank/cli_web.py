@@ -11,7 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
-from bank import fields, gamefile
+from bank import fields, gamefile, storage_url
 from bank.config import load_config
 from bank.errors import BankError
 from bank.journal import Journal, known_failure, writable
@@ -21,7 +21,8 @@ def add_parsers(sub, paths) -> None:
     """Register serve, user and links on the main parser; `paths(args)` gives (config, db)."""
     p = sub.add_parser("serve", help="start the live bank (web pages and phones)")
     p.add_argument("--host", help="address to listen on (default: config [server] host)")
-    p.add_argument("--port", type=int, help="port (default: config [server] port)")
+    p.add_argument("--port", type=int, help="port (default: config [server] port); 0: any free port, the one "
+                                            "chosen is in the printed address")
     p.add_argument("--base", help="the address phones use, e.g. http://192.168.4.1:5000 (default: this machine's "
                                   "network address); the admin page's links and printed join cards use it")
     p.add_argument("--dev", action="store_true", help="Flask's development server (Werkzeug) instead of the "
@@ -129,10 +130,19 @@ def cmd_serve(args, config_path: str, db: str) -> int:
 def _serve(args, config_path: str, db: str) -> int:
     from bank.web.extensions import socketio
 
-    check_database(db)
     config = load_config(config_path)
-    host, port = args.host or config.host, args.port or config.port
-    check_port(host, port)  # before the ticker starts or anything is printed
+    check_database(db, config)
+    host, port = args.host or config.host, config.port if args.port is None else args.port
+    dev = getattr(args, "dev", False)
+    listener = None
+    if port == 0:  # any free port: bound here and kept, so no other program can take it meanwhile
+        if dev:
+            raise BankError("port_zero_dev", "--port 0 (any free port) works with the production server only: "
+                            "leave out --dev, or give a port number")
+        listener = listen_any(host)
+        port = listener.getsockname()[1]
+    else:
+        check_port(host, port)  # before the ticker starts or anything is printed
     # Threading mode costs four threads per connected page (Werkzeug's handler, the WebSocket
     # reader, the Engine.IO writer and its ping timer): 800 for 200 phones. At the default
     # 8 MB of stack each that is 6.4 GB of address space, more than a 32-bit Raspberry Pi OS
@@ -145,7 +155,6 @@ def _serve(args, config_path: str, db: str) -> int:
         from bank.web.addresses import normalise
 
         base = normalise(args.base)
-    dev = getattr(args, "dev", False)
     # Production: the app that serves is made in Gunicorn's worker, after the fork (the ticker's
     # threads must start there); this one only answers the start-up questions below, ticker off.
     app = _app(config_path, db, TICKER=dev, PHONE_BASE=base)
@@ -175,8 +184,26 @@ def _serve(args, config_path: str, db: str) -> int:
         return 0
     app.extensions["terrabank"].bank.close()  # the worker opens its own; none crosses the fork
     access.close()
-    serving.run(lambda: _app(config_path, db, TICKER=True, PHONE_BASE=base), host, port)
+    serving.run(lambda: _app(config_path, db, TICKER=True, PHONE_BASE=base), host, port, listener=listener)
     return 0
+
+
+def listen_any(host: str) -> socket.socket:
+    """A socket listening on `host` at a port the system chooses (`serve --port 0`)."""
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        # As Gunicorn sets up a listener it binds itself, before bind() and listen() so that
+        # every connection inherits them: no Nagle delay on the replies, and the port free
+        # for a restart at once (the closed connections' TIME_WAIT allows an address reuse).
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        listener.bind((host, 0))
+        listener.listen(2048)
+    except OSError as exc:
+        listener.close()
+        raise BankError("bad_address", f"cannot listen on {host} ({exc.strerror}); check [server] host "
+                        "in config.toml or give --host 0.0.0.0") from None
+    return listener
 
 
 def lead_password_path(db) -> Path:
@@ -206,7 +233,7 @@ def first_lead(access, db) -> None:
           f"this user only; delete the file once it is written down; {more})")
 
 
-def check_database(db) -> None:
+def check_database(db, config=None) -> None:
     """Refuse to serve a game file that is damaged or cannot be written, with the way out.
 
     Opening the bank reads only the rows after the last snapshot, so damage in older
@@ -214,6 +241,10 @@ def check_database(db) -> None:
     own check reads every page (milliseconds for a long game). A read-only file would
     open, then refuse every command: better said once, before anyone plays.
     """
+    where = storage_url.target(db, config)
+    if isinstance(where, storage_url.PostgresTarget):  # the journal is in PostgreSQL (issue 15)
+        from bank.journal_pg import check_before_serving
+        return check_before_serving(where.url, where.game)
     if not Path(db).is_file():
         return  # a new game is created on the first start
     if not writable(db):

@@ -1,31 +1,39 @@
 """Command latency through the HTTP API, against the floor of one durable SQLite insert.
 
-Subject: a real `terrabank serve` (bench/harness.Server: SQLite WAL +
-synchronous=FULL, ticker running), a facilitator posting `harvest` and `build`
-commands to /api/commands over one keep-alive connection (harness.Api).
+Subject: a real `terrabank serve` (bench/harness.Server: Gunicorn's guarded threaded
+worker, SQLite WAL + synchronous=FULL, ticker running), a facilitator posting `harvest`
+and `build` commands to /api/commands over one keep-alive connection (harness.Api).
 
 Third, for the record: the same `terrabank serve` with the Socket.IO broadcast
 after each command switched off (bench/serve_quiet.py), to show its share.
 
 Floor: bench/floor_server.py, a bare Flask endpoint doing one BEGIN IMMEDIATE /
 INSERT / COMMIT of a row of about the same size with the same PRAGMAs, served by
-the same stack (socketio.run on threaded Werkzeug) in its own process, talked to
-by the same client. Floor and bank requests alternate (and swap order every
+the same stack (bank/web/serving.run: Gunicorn gthread, guarded) in its own process,
+talked to by the same client. Floor and bank requests alternate (and swap order every
 iteration), so the machine's drift hits both alike.
+
+Late in the game (issue 14): `--rows 0,20000,50000` measures on games of that many
+journal rows, built before the servers start by bench/late_game.py (the soak's mix
+with events and reversals, booked on bank.service.Bank directly); each size gets its
+own servers and its own floor, measured in the same rotation. `--games DIR` keeps the
+built games between runs (a 50,000-row game takes minutes to build).
 
 Builds need tokens and a team builds each building once: before each measured
 build an `inventory` command gives the team the tokens, and after it a `reverse`
 takes the building back (neither is measured). Harvests rotate teams, cards and
 resources (config.toml has no minimum interval between harvests).
 
-    .venv/bin/python bench/bench_latency.py            # 500 samples per kind
+    .venv/bin/python bench/bench_latency.py            # 500 samples per kind, fresh game
     .venv/bin/python bench/bench_latency.py --quick    # 100 samples per kind
+    .venv/bin/python bench/bench_latency.py --rows 0,20000,50000 --games /tmp/late-games
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -34,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import Api, Server, free_port, machine, wait_for_port
+from harness import PASSWORD, TERRABANK, USER, Api, Server, launch, machine, wait_for_port
 
 HERE = Path(__file__).resolve().parent
 TEAMS = ["blue", "yellow", "red", "green"]
@@ -48,33 +56,36 @@ STOCK = {r: 30 for r in RESOURCES}  # enough for any of BUILDINGS
 class QuietServer(Server):
     """The same `terrabank serve`, with the broadcast after each command switched off (serve_quiet.py)."""
 
-    def start(self) -> "QuietServer":
-        log = open(self.log, "ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, str(HERE / "serve_quiet.py"), "--config", self.config, "--db", str(self.db), "serve",
-             "--host", "127.0.0.1", "--port", str(self.port)], stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        wait_for_port(self.port, proc=self.proc)
-        return self
+    def serve_command(self) -> list:
+        return [sys.executable, str(HERE / "serve_quiet.py"), *super().serve_command()[1:]]
 
 
 class Floor:
-    """bench/floor_server.py in its own process."""
+    """bench/floor_server.py in its own process, on a port it chose."""
 
     def __init__(self, folder: Path, row_bytes: int):
-        self.port = free_port()
+        self.proc, self.port = launch([sys.executable, str(HERE / "floor_server.py"), "--db", str(folder / "floor.db"),
+                                       "--row-bytes", str(row_bytes)], folder / "floor.log")
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(folder / "floor.log", "ab")
-        self.proc = subprocess.Popen([sys.executable, str(HERE / "floor_server.py"), "--db", str(folder / "floor.db"),
-                                      "--port", str(self.port), "--row-bytes", str(row_bytes)],
-                                     stdout=self.log, stderr=subprocess.STDOUT)
         wait_for_port(self.port, proc=self.proc)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(timeout=10)
-        self.log.close()
+
+
+def served_copy(game: Path, folder: Path, server_class=Server) -> Server:
+    """A server on a copy of a built game, with this run's facilitator account."""
+    from late_game import settle
+
+    server = server_class(folder)
+    folder.mkdir(parents=True)
+    shutil.copy(game, server.db)
+    settle(server.db)
+    subprocess.run([TERRABANK, "--config", server.config, "--db", str(server.db), "user", USER, "--role", "lead",
+                    "--password-stdin"], input=PASSWORD + "\n", text=True, check=True, capture_output=True)
+    return server
 
 
 def timed(api: Api, key: str, command: dict) -> float:
@@ -150,7 +161,7 @@ def row_sizes(db: Path) -> dict:
     return {t: round(n) for t, n in rows}
 
 
-def report(times: dict, sizes: dict, row_bytes: int, argv: list) -> str:
+def report_rows(times: dict, sizes: dict) -> list:
     lines = ["| command | server | samples | p50 ms | p50 / floor | p99 ms | p99 / floor |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     labels = {"floor": "floor: bare Flask + 1 durable insert", "bank": "**terrabank serve**",
@@ -162,13 +173,69 @@ def report(times: dict, sizes: dict, row_bytes: int, argv: list) -> str:
             bold = "**" if side == "bank" else ""
             lines.append(f"| {kind} | {labels[side]} | {len(ms)} | {p50:.2f} | {bold}{p50 / f50:.2f}x{bold} | "
                          f"{p99:.2f} | {bold}{p99 / f99:.2f}x{bold} |")
-    command = " ".join(["bench/bench_latency.py", *argv])
     lines += ["", "Journal row (command + events) mean bytes: "
-              + ", ".join(f"{k} {v}" for k, v in sorted(sizes.items())) + f"; floor row: about {row_bytes + 60} bytes.",
-              "", "Target: terrabank serve's p50 and p99 within 1.5x of the floor.",
+              + ", ".join(f"{k} {v}" for k, v in sorted(sizes.items()))]
+    return lines
+
+
+def ratios(times: dict) -> dict:
+    """{kind: (p50 ratio, p99 ratio)} of the bank against the floor."""
+    return {kind: (statistics.median(t["bank"]) / statistics.median(t["floor"]),
+                   percentile(t["bank"], 99) / percentile(t["floor"], 99)) for kind, t in times.items()}
+
+
+def report(runs: dict, row_bytes: int, argv: list, target: float) -> str:
+    """runs: {rows: (times, sizes, load average)}."""
+    lines = []
+    for rows, (times, sizes, load) in runs.items():
+        if len(runs) > 1 or rows:
+            lines += [f"### Game of {rows:,} journal rows (load average before: {load})", ""]
+        lines += report_rows(times, sizes) + [""]
+    if len(runs) > 1:
+        lines += ["| game rows | harvest p50 / floor | harvest p99 / floor | build p50 / floor | build p99 / floor |",
+                  "| ---: | ---: | ---: | ---: | ---: |"]
+        for rows, (times, _, _) in runs.items():
+            r = ratios(times)
+            lines.append(f"| {rows:,} | {r['harvest'][0]:.2f}x | {r['harvest'][1]:.2f}x | "
+                         f"{r['build'][0]:.2f}x | {r['build'][1]:.2f}x |")
+        lines.append("")
+    command = " ".join(["bench/bench_latency.py", *argv])
+    lines += [f"Floor row: about {row_bytes + 60} bytes.",
+              "", f"Target: terrabank serve's p50 and p99 within {target}x of the floor"
+              + (" at every size." if len(runs) > 1 else "."),
               "", f"Command: `.venv/bin/python {command}`",
               "", f"Machine: {machine()}"]
     return "\n".join(lines)
+
+
+def measure_size(rows: int, games: Path, folder: Path, samples: int, warmup: int, args) -> tuple:
+    """(times, row sizes, load average) for one game size, with its own servers and floor."""
+    from late_game import game_file
+
+    folder.mkdir(parents=True)
+    if rows:
+        game = game_file(rows, games, log=sys.stderr)
+        bank, quiet = served_copy(game, folder / "bank"), served_copy(game, folder / "quiet", QuietServer)
+    else:
+        bank, quiet = Server(folder / "bank").prepare(), QuietServer(folder / "quiet").prepare()
+    floor = None
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    with bank.start() as server, (quiet.start() if not args.no_quiet else quiet) as quiet:
+        try:
+            floor = Floor(folder, args.row_bytes)
+            sides = {"floor": Api(floor.url).login(), "bank": Api(server.url).login()}
+            if not args.no_quiet:
+                sides["quiet"] = Api(quiet.url).login()
+            for side, api in sides.items():
+                if side != "floor":
+                    ok(api, "start", {"type": "resume" if rows else "start_clock"})
+            times = measure(sides, samples, warmup)
+            for api in sides.values():
+                api.close()
+        finally:
+            if floor is not None:
+                floor.stop()
+    return times, row_sizes(server.db), load
 
 
 def main() -> None:
@@ -177,33 +244,18 @@ def main() -> None:
     parser.add_argument("--samples", type=int, help="samples per kind (default 500, 100 with --quick)")
     parser.add_argument("--row-bytes", type=int, default=400, help="bytes of the floor's stand-in events column")
     parser.add_argument("--no-quiet", action="store_true", help="skip the third server (broadcast off)")
+    parser.add_argument("--rows", default="0", help="game sizes in journal rows, e.g. 0,20000,50000 (issue 14)")
+    parser.add_argument("--games", type=Path, help="folder keeping the built games between runs")
     args = parser.parse_args()
     samples = args.samples or (100 if args.quick else 500)
-    warmup = 20
+    sizes = [int(r) for r in args.rows.split(",")]
+    target = 1.2 if sizes != [0] else 1.5
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="terrabank-latency-") as tmp:
-        folder = Path(tmp)
-        floor = None
-        with Server(folder / "bank").prepare().start() as server, \
-                QuietServer(folder / "quiet").prepare().start() as quiet:
-            try:
-                floor = Floor(folder, args.row_bytes)
-                sides = {"floor": Api(floor.url).login(), "bank": Api(server.url).login()}
-                if not args.no_quiet:
-                    sides["quiet"] = Api(quiet.url).login()
-                for side, api in sides.items():
-                    if side != "floor":
-                        ok(api, "start", {"type": "start_clock"})
-                started = time.monotonic()
-                times = measure(sides, samples, warmup)
-                elapsed = time.monotonic() - started
-                for api in sides.values():
-                    api.close()
-            finally:
-                if floor is not None:
-                    floor.stop()
-        sizes = row_sizes(server.db)
-    print(report(times, sizes, args.row_bytes, sys.argv[1:]))
-    print(f"\n(run took {elapsed:.0f} s)")
+        games = args.games or Path(tmp) / "games"
+        runs = {rows: measure_size(rows, games, Path(tmp) / f"rows-{rows}", samples, 20, args) for rows in sizes}
+    print(report(runs, args.row_bytes, sys.argv[1:], target))
+    print(f"\n(run took {time.monotonic() - started:.0f} s)")
 
 
 if __name__ == "__main__":

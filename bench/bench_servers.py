@@ -34,7 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import harness  # noqa: E402
-from harness import Api, Server, machine, wait_for_port  # noqa: E402
+from harness import Api, Server, free_port, machine, wait_for_port  # noqa: E402
 
 KINDS = ("dev", "gthread", "gevent")
 BENCHES = {"latency": "bench_latency", "fanout": "bench_fanout", "footprint": "bench_footprint",
@@ -76,6 +76,7 @@ def patch_harness(kind: str, nofile: int = 0) -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, hard))
 
     def start(self):
+        self.port = self.port or free_port()  # its --serve entry binds a given port (harness.Server lets it choose)
         log = open(self.log, "ab")
         self.proc = subprocess.Popen(preexec_fn=limit, args=
             [sys.executable, str(Path(__file__).resolve()), "--serve", kind, "--config", self.config,

@@ -20,11 +20,9 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import logging
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -34,7 +32,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import trias  # noqa: E402
-from harness import Api, free_port, machine, wait_for_port  # noqa: E402
+from harness import Api, machine  # noqa: E402
 
 # Notes when each journal number was drawn; runs before the page's own scripts.
 RECORD = """
@@ -73,12 +71,11 @@ def floor_app(payload: dict):
     return app, sio
 
 
-def serve(app, sio) -> str:
-    port = free_port()
-    threading.Thread(target=sio.run, args=(app,), daemon=True,
-                     kwargs={"host": "127.0.0.1", "port": port, "allow_unsafe_werkzeug": True, "use_reloader": False}).start()
-    wait_for_port(port)
-    return f"http://127.0.0.1:{port}"
+def serve(app) -> str:
+    """The floor on the bank's own server (bank/web/serving.py, as `terrabank serve`): only the app differs."""
+    from bank.web import serving
+
+    return serving.serve_in_thread(app).url
 
 
 def drawn_at(pages, seq: int) -> float:
@@ -128,7 +125,6 @@ def main(argv=None) -> int:
     from bank.web import create_app
     from browserkit import ARGS, CHROMIUM, serve_in_thread
 
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     folder = Path(tempfile.mkdtemp(prefix="bench-trias-"))
     app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml")})
     url, _ = serve_in_thread(app)
@@ -141,7 +137,7 @@ def main(argv=None) -> int:
 
     game = new_game()
     from bank.web.trias_payloads import snapshot
-    floor_url = serve(*floor_app(snapshot(game, None, 0)))
+    floor_url = serve(floor_app(snapshot(game, None, 0))[0])
     print(f"machine: {machine()}")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

@@ -3,6 +3,12 @@
 
 Nothing here is a test; scripts under bench/ import it to measure the bank as a
 facilitator's browser meets it (a separate process, over TCP, durable database).
+
+Two runs on one machine must not meet (issue 14): a server binds a free port itself
+(`serve --port 0`) and prints it, and `launch` reads it from its output, so no port
+is ever picked, released and taken by another run meanwhile; each run (process) logs
+in with its own random user and password, and each Server keeps its files in the
+folder it is given (callers pass a temporary one).
 """
 
 from __future__ import annotations
@@ -10,6 +16,8 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
+import secrets
 import signal
 import socket
 import subprocess
@@ -21,13 +29,43 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 TERRABANK = str(Path(sys.executable).with_name("terrabank"))
 CONFIG = str(ROOT / "config.toml")
-USER, PASSWORD = "bench", "bench-password-1"
+# This run's facilitator account: another run's clients cannot log in to this run's bank.
+USER, PASSWORD = f"bench-{secrets.token_hex(4)}", secrets.token_urlsafe(18)
+RUNNING = re.compile(rb"http://127\.0\.0\.1:(\d+)/")  # the address a server prints once it listens
 
 
 def free_port() -> int:
+    """A port free now, released at once: another program may take it before the caller binds it.
+    Only for servers that cannot bind port 0 themselves; `launch` is the safe way."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def launch(argv: list, log: Path, timeout: float = 30.0, env: dict | None = None) -> tuple[subprocess.Popen, int]:
+    """Start a server that binds its own port and prints its address; (process, port).
+
+    Its output goes to `log` (appended); the first http://127.0.0.1:PORT/ it prints after
+    this start is the port it listens on; returns once that port accepts connections.
+    """
+    start = log.stat().st_size if log.exists() else 0
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
+    deadline = time.monotonic() + timeout
+    while True:
+        with open(log, "rb") as f:
+            f.seek(start)
+            found = RUNNING.search(f.read())
+        if found:  # printed before it listens when given a port: wait until it accepts
+            wait_for_port(int(found.group(1)), timeout=max(1.0, deadline - time.monotonic()), proc=proc)
+            return proc, int(found.group(1))
+        if proc.poll() is not None:
+            raise RuntimeError(f"{argv[0]} exited with {proc.returncode}: {log.read_text(errors='replace')[-2000:]}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise TimeoutError(f"{argv[0]} printed no address after {timeout} s (see {log})")
+        time.sleep(0.05)
 
 
 def wait_for_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:
@@ -62,10 +100,14 @@ class Server:
     def __init__(self, folder: Path, port: int | None = None, config: str = CONFIG):
         self.folder, self.config = Path(folder), config
         self.db = self.folder / "bench.db"
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.port = port  # None: the first start lets the server choose (serve --port 0); restarts keep it
         self.proc: subprocess.Popen | None = None
         self.log = self.folder / "server.log"
+
+    @property
+    def url(self) -> str:
+        assert self.port is not None, "the server's address is known once it has started"
+        return f"http://127.0.0.1:{self.port}"
 
     def _cli(self, *args: str, stdin: str | None = None) -> None:
         subprocess.run([TERRABANK, "--config", self.config, "--db", str(self.db), *args],
@@ -78,13 +120,13 @@ class Server:
         self._cli("user", USER, "--role", "lead", "--password-stdin", stdin=PASSWORD + "\n")
         return self
 
+    def serve_command(self) -> list:
+        """The command line that serves this game (subclasses serve it another way)."""
+        return [TERRABANK, "--config", self.config, "--db", str(self.db), "serve",
+                "--host", "127.0.0.1", "--port", str(self.port or 0)]
+
     def start(self) -> "Server":
-        log = open(self.log, "ab")
-        self.proc = subprocess.Popen(
-            [TERRABANK, "--config", self.config, "--db", str(self.db), "serve",
-             "--host", "127.0.0.1", "--port", str(self.port)],
-            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        log.close()
+        self.proc, self.port = launch(self.serve_command(), self.log)
         wait_for_port(self.port, proc=self.proc)
         return self
 

@@ -16,11 +16,8 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import logging
-import socket
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -33,33 +30,13 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 USER, PASSWORD = "lea", "password1"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(folder: Path):
-    """The real app and Socket.IO server on a free port, in a daemon thread: (app, base URL)."""
-    from bank.web import create_app
-    from bank.web.extensions import socketio
+    """The real app on `terrabank serve`'s server (bank/web/serving.py), in a thread of this process: (app, base URL)."""
+    from bank.web import create_app, serving
 
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
     app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml")})
     app.extensions["terrabank"].access.add_user(USER, PASSWORD, "lead")
-    port = free_port()
-    thread = threading.Thread(target=socketio.run, args=(app,), daemon=True,
-                              kwargs={"host": "127.0.0.1", "port": port, "allow_unsafe_werkzeug": True,
-                                      "use_reloader": False, "log_output": False})
-    thread.start()
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return app, url
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("the server did not start")
+    return app, serving.serve_in_thread(app).url
 
 
 def seed(app) -> None:

@@ -12,7 +12,6 @@ trias-seat-phone.png (360 px wide, whole page).
 from __future__ import annotations
 
 import argparse
-import logging
 import random
 import sys
 import tempfile
@@ -54,7 +53,6 @@ def main(argv=None) -> int:
     from bank.web import create_app
     from browserkit import ARGS, CHROMIUM, serve_in_thread
 
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     folder = Path(tempfile.mkdtemp(prefix="trias-shots-"))
     app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml")})
     url, _ = serve_in_thread(app)

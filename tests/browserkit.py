@@ -16,9 +16,34 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
+SERVERS: list = []  # the production servers started by this process, newest last (stop_servers ends them)
 
-def serve_in_thread(app) -> tuple[str, int]:
-    """Serve `app` with Socket.IO on a free port in a daemon thread; (base url, port) once it listens."""
+
+def serve_in_thread(app, dev: bool = False, limits=None) -> tuple[str, int]:
+    """Serve `app` with Socket.IO on a free port in a daemon thread; (base url, port) once it listens.
+
+    The production server (issue 13): `terrabank serve`'s Gunicorn worker with its caps,
+    deadlines, gzip and versioned static URLs (bank/web/serving.serve_in_thread), in this
+    process so a test can read the app's bank; `limits` (serving.Limits) to test a cap.
+    `dev=True` is Werkzeug, as `serve --dev`; no test needs it today: keep it for a test of
+    the development server itself.
+    """
+    if dev:
+        return _serve_werkzeug(app)
+    from bank.web import serving
+
+    server = serving.serve_in_thread(app, limits=limits)
+    SERVERS.append(server)
+    return server.url, server.port
+
+
+def stop_servers() -> None:
+    """End every production server this process started (a fixture's teardown may call it)."""
+    while SERVERS:
+        SERVERS.pop().stop()
+
+
+def _serve_werkzeug(app) -> tuple[str, int]:
     from bank.web.extensions import socketio
 
     port = free_port()

@@ -13,7 +13,6 @@ import json
 import re
 import select
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -24,17 +23,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from harness import Api, Server, rss_mb, wait_for_port  # noqa: E402
+from harness import Api, Server, free_port, rss_mb  # noqa: E402
 from slow_clients import Attack, probe  # noqa: E402
 
 from bank.web import serving  # noqa: E402
 
 LAUNCH = """
 import json, sys
-from bank.cli_web import _app
+from bank.cli_web import _app, listen_any
 from bank.web import serving
 config, db, port, limits = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
-serving.run(lambda: _app(config, db, TICKER=True), "127.0.0.1", port, serving.Limits(**limits))
+listener = listen_any("127.0.0.1") if port == 0 else None  # any free port, held from here on
+print(f"http://127.0.0.1:{listener.getsockname()[1] if listener else port}/", flush=True)  # what harness.launch reads
+serving.run(lambda: _app(config, db, TICKER=True), "127.0.0.1", port, serving.Limits(**limits), listener=listener)
 """
 
 
@@ -45,13 +46,8 @@ class Production(Server):
         super().__init__(folder)
         self.limits = limits
 
-    def start(self):
-        log = open(self.log, "ab")
-        self.proc = subprocess.Popen([sys.executable, "-c", LAUNCH, self.config, str(self.db), str(self.port),
-                                      json.dumps(self.limits)], stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-        log.close()
-        wait_for_port(self.port, timeout=60, proc=self.proc)
-        return self
+    def serve_command(self) -> list:
+        return [sys.executable, "-c", LAUNCH, self.config, str(self.db), str(self.port or 0), json.dumps(self.limits)]
 
     def rss_total(self) -> float:
         """Gunicorn's master and its worker together."""
@@ -278,16 +274,13 @@ def test_fd_limit_is_raised_or_the_caps_shrink_with_a_warning(monkeypatch):
 # --- `terrabank serve` itself -------------------------------------------------------------------
 
 class DevServer(Server):
-    """`terrabank serve --dev`: Werkzeug, for development."""
+    """`terrabank serve --dev`: Werkzeug, for development (it cannot take --port 0: a free port is picked)."""
 
-    def start(self):
-        log = open(self.log, "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "bank.cli", "--config", self.config, "--db", str(self.db),
-                                      "serve", "--dev", "--host", "127.0.0.1", "--port", str(self.port)],
-                                     stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-        log.close()
-        wait_for_port(self.port, timeout=60, proc=self.proc)
-        return self
+    def __init__(self, folder):
+        super().__init__(folder, port=free_port())
+
+    def serve_command(self) -> list:
+        return [*super().serve_command(), "--dev"]
 
 
 def server_header(url: str) -> str:
@@ -308,3 +301,66 @@ def test_terrabank_serve_runs_the_production_server_without_the_development_warn
 def test_serve_dev_keeps_werkzeug_for_development(tmp_path):
     with DevServer(tmp_path / "bank").prepare().start() as server:
         assert server_header(server.url).startswith("Werkzeug")
+
+
+# --- the browser tests' server: the same worker, in the test process (tests/browserkit.py) ----
+
+def test_browser_tests_are_served_by_the_production_worker_gzipped_with_versioned_static(app):
+    import browserkit
+
+    url, _port = browserkit.serve_in_thread(app)
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url + "/login", headers={"Accept-Encoding": "gzip"}),
+                                    timeout=10) as reply:
+            assert reply.headers["Server"].startswith("gunicorn")  # not Werkzeug's development server
+            assert reply.headers["Content-Encoding"] == "gzip"
+            html = gzip.decompress(reply.read()).decode()
+        script = re.search(r'src="(/static/js/live\.js\?v=[0-9a-f]{12})"', html)
+        assert script, "the page names its script by content hash, as `terrabank serve` does"
+        with urllib.request.urlopen(urllib.request.Request(url + script.group(1), headers={"Accept-Encoding": "gzip"}),
+                                    timeout=10) as reply:
+            assert "immutable" in reply.headers["Cache-Control"]
+            assert reply.headers["Content-Encoding"] == "gzip"
+    finally:
+        browserkit.stop_servers()
+
+
+def test_browser_kit_server_refuses_one_address_over_its_cap_with_the_sentence(app):
+    import browserkit
+
+    _url, port = browserkit.serve_in_thread(app, limits=serving.Limits(per_address=3, max_connections=20, threads=8))
+    held = [idle(port, "127.0.0.1") for _ in range(3)]
+    try:
+        extra = idle(port, "127.0.0.1")  # accepted after the three (the listener's queue is in order)
+        answer = reply_of(extra).decode()
+        extra.close()
+        assert answer.startswith("HTTP/1.1 429")
+        assert "réessayez dans quelques secondes" in answer and "try again in a few seconds" in answer
+        assert get(port, source="127.0.0.2") == 200  # another address still gets in
+    finally:
+        for sock in held:
+            sock.close()
+        try:
+            # Once they are closed the address is let in again.
+            assert wait_until(lambda: get(port) == 200, 10)
+        finally:
+            browserkit.stop_servers()
+
+
+def test_a_stopped_in_thread_server_closes_its_websockets_and_its_port(app):
+    import simple_websocket
+
+    server = serving.serve_in_thread(app)
+    ws = simple_websocket.Client.connect(f"ws://127.0.0.1:{server.port}/socket.io/?EIO=4&transport=websocket")
+    try:
+        assert ws.receive(timeout=10).startswith("0{")  # Engine.IO's open packet, over a real WebSocket
+        server.stop()
+        assert not server.thread.is_alive()
+        with pytest.raises(simple_websocket.ConnectionClosed):
+            ws.receive(timeout=10)  # the live page sees its connection end, it is not left hanging
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", server.port), timeout=5).close()
+    finally:
+        if ws.connected:
+            ws.close()
+        server.stop()
