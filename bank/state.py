@@ -130,7 +130,11 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: dict) -> "GameState":
-        return cls(**_clone(data))
+        state = cls(**_clone(data))
+        # Snapshots are stored with sorted keys ("ev10" before "ev2"): the board lists events in
+        # opening order (R33), so put them back in it.
+        state.events = dict(sorted(state.events.items(), key=lambda item: _opening_number(item[0])))
+        return state
 
     def copy(self) -> "GameState":
         """An independent deep copy (tests keep one to compare with after a command)."""
@@ -292,6 +296,12 @@ def _option_set(s: GameState, e: dict) -> None:
 
 def _rate_set(s: GameState, e: dict) -> None:
     s.rate = {"tokens": e["tokens"], "points": e["points"]}
+
+
+def _opening_number(event_id: str) -> tuple:
+    """Sort key of an event id "ev<n>" (bank/rules/game_events.py) by n; any other id after them."""
+    number = event_id[2:]
+    return (0, int(number), "") if event_id.startswith("ev") and number.isdigit() else (1, 0, event_id)
 
 
 def _event_opened(s: GameState, e: dict) -> None:
