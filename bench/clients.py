@@ -12,8 +12,10 @@ main thread can keep sending HTTP commands with the synchronous harness.Api.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -33,6 +35,35 @@ def update_seq(event: str, payload) -> int | None:
     return payload.get("seq")
 
 
+def frame_bytes(text: str) -> int:
+    """Bytes of the WebSocket frame a server sends for this text: the text plus a 2-10 byte header."""
+    n = len(text.encode())
+    return n + (2 if n < 126 else 4 if n < 65536 else 10)
+
+
+def socketio_text(event: str, payload) -> str:
+    """The Engine.IO/Socket.IO text of an event as python-socketio encodes it ('4' message, '2' event)."""
+    return "42" + json.dumps([event, payload], separators=(",", ":"))
+
+
+class Deflated:
+    """What permessage-deflate would put on the wire for one connection's messages.
+
+    A browser offers it and simple-websocket (wsproto) accepts it, with context takeover:
+    one raw deflate stream per connection, each message flushed and its final 4 bytes
+    (00 00 ff ff) left out (RFC 7692). python-socketio's client does not offer it, so the
+    benchmark computes it beside the plain bytes.
+    """
+
+    def __init__(self):
+        self.stream = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -15)
+
+    def size(self, text: str) -> int:
+        data = self.stream.compress(text.encode()) + self.stream.flush(zlib.Z_SYNC_FLUSH)
+        n = len(data) - 4
+        return n + (2 if n < 126 else 4 if n < 65536 else 10)
+
+
 @dataclass
 class Client:
     kind: str                 # phone, display, facilitator
@@ -45,6 +76,9 @@ class Client:
     reason: str = ""  # why the last disconnect happened, as python-socketio tells it
     regressions: int = 0  # messages older than one already shown: the page would show a stale picture
     sio: socketio.AsyncClient | None = None
+    wire: int = 0        # bytes of the update frames received (public, team, journal), as sent
+    deflated: int = 0    # the same frames had the connection negotiated permessage-deflate
+    deflate: Deflated = field(default_factory=Deflated)
 
     def last_seq(self) -> int:
         """The newest seq this page has seen on every message it is due."""
@@ -80,8 +114,11 @@ class Fleet:
     """N clients on one asyncio loop in a thread: start(), wait_for(seq), stop()."""
 
     def __init__(self, url: str, tokens: dict, cookie: str, n: int = 200, displays: int = 2,
-                 facilitators: int = 3):
+                 facilitators: int = 3, count_bytes: bool = False):
         self.url, self.tokens, self.cookie = url, tokens, cookie
+        # Counting bytes encodes and deflates every message again here: only for the benchmarks
+        # that report them (bench_fanout), so the others' clients stay as quick as before.
+        self.count_bytes = count_bytes
         self.clients: list[Client] = []
         for kind, team in mix(n, list(tokens), displays, facilitators):
             auth = {"team": tokens[team]} if kind == "phone" else {"display": True} if kind == "display" else {}
@@ -126,6 +163,10 @@ class Fleet:
 
         def recorder(event):
             async def on(payload=None):
+                if self.count_bytes:
+                    text = socketio_text(event, payload)
+                    client.wire += frame_bytes(text)
+                    client.deflated += client.deflate.size(text)
                 seq = update_seq(event, payload)
                 if seq is not None:
                     entries = client.received[event]
@@ -156,6 +197,10 @@ class Fleet:
 
     def regressions(self) -> int:
         return sum(c.regressions for c in self.clients)
+
+    def wire_bytes(self) -> tuple[int, int]:
+        """(plain, deflated) bytes of updates received by every client so far."""
+        return sum(c.wire for c in self.clients), sum(c.deflated for c in self.clients)
 
     def disconnects(self) -> int:
         return sum(c.disconnects for c in self.clients)

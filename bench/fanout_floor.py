@@ -5,7 +5,9 @@ bank/web/__init__.py, and no bank at all: POST /api/commands only stamps the nex
 seq on payloads captured from a real bank (bench_fanout.py writes them), emits
 them to the same rooms as bank/web/live.py (public to all, each team's to its
 room, journal rows to facilitators), then replies. Whatever the bank costs on
-top of this is ours to explain.
+top of this is ours to explain. Since issue 14 the captured messages are the
+bank's patches, so both put the same bytes on the wire. The floor emits before it
+replies and the bank after: compare "send -> last client", not "reply -> last client".
 
     python bench/floor_server.py --port 5123 --payloads /tmp/payloads.json
 """

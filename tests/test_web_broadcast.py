@@ -2,6 +2,8 @@
 
 import threading
 
+from delta_page import Page
+
 from bank.web.extensions import socketio
 
 TEAMS = ("blue", "yellow", "red", "green")
@@ -29,8 +31,7 @@ def _book_together(web, per_console: int = 8) -> None:
 def test_phones_end_on_the_newest_stock_when_three_consoles_book_at_once(app, web, tokens):
     web("lead").command(type="start_clock")
     phones = {team: socketio.test_client(app, auth={"team": tokens[team]}) for team in TEAMS}
-    for phone in phones.values():
-        phone.get_received()
+    pages = {team: Page().feed(phone.get_received()) for team, phone in phones.items()}
     _book_together(web)
     bank = app.extensions["terrabank"].bank
     for team, phone in phones.items():
@@ -38,7 +39,9 @@ def test_phones_end_on_the_newest_stock_when_three_consoles_book_at_once(app, we
         seqs = [u["seq"] for u in updates]
         assert seqs == sorted(seqs), f"{team}'s phone got an older picture after a newer one: {seqs}"
         assert seqs[-1] == bank.last_seq
-        assert updates[-1]["view"]["stock"]["water"] == bank.state.balance(f"team:{team}", "water")
+        page = pages[team].feed([{"name": "team", "args": [u]} for u in updates])
+        assert page.asks == 0, "each patch applied to the version the phone held"
+        assert page.picture("team")["view"]["stock"]["water"] == bank.state.balance(f"team:{team}", "water")
 
 
 def test_the_console_gets_every_journal_entry_once_when_commands_arrive_together(app, web):
@@ -50,3 +53,77 @@ def test_the_console_gets_every_journal_entry_once_when_commands_arrive_together
     rows = [row["seq"] for m in console.get_received() if m["name"] == "journal" for row in m["args"][0]["rows"]]
     last = app.extensions["terrabank"].bank.last_seq
     assert rows == list(range(rows[0], last + 1))
+
+
+def _pictures(client, event: str) -> list:
+    return [m["args"][0] for m in client.get_received() if m["name"] == event]
+
+
+def test_a_harvest_reaches_the_team_phone_as_a_small_patch_carrying_the_new_stock(app, web, tokens):
+    """Issue 14: tens of bytes on the Wi-Fi, not the team's whole view again."""
+    from bank.delta import size
+
+    lead = web("lead")
+    lead.command(type="start_clock")
+    phone = socketio.test_client(app, auth={"team": tokens["blue"]})
+    page = Page().feed(phone.get_received())
+    whole = size({**page.picture("team"), "v": page.version("team")})
+    lead.command(type="harvest", team="blue", card="harvester-1", resource="water")
+    [update] = _pictures(phone, "team")
+    assert update["base"] == page.version("team") and update["v"] != update["base"]
+    assert ["s", ["view", "stock", "water"], 6] in update["patch"]
+    # The harvest changes the stock, the harvest time and what each building still lacks: ~0.5 KB of 5 KB.
+    assert size(update) * 5 < whole, f"a patch of {size(update)} bytes against a whole view of {whole}"
+    assert page.receive("team", update)["view"]["stock"]["water"] == 6
+
+
+def test_a_phone_that_joined_since_the_last_round_gets_the_whole_picture_then_all_hold_one_version(
+        app, web, tokens, monkeypatch):
+    """One base per room, not per phone: after each round every phone of the room holds the same version."""
+    bank = app.extensions["terrabank"].bank
+    lead = web("lead")
+    lead.command(type="start_clock")
+    early = socketio.test_client(app, auth={"team": tokens["red"]})
+    lead.command(type="harvest", team="red", card="harvester-1", resource="flora")  # a round: the room's base
+    pages = {"early": Page().feed(early.get_received())}
+    real_now = bank.now
+    monkeypatch.setattr(bank, "now", lambda: real_now() + 5)  # the late phone joins 5 s on: "harvested 5 s ago"
+    late = socketio.test_client(app, auth={"team": tokens["red"]})
+    pages["late"] = Page().feed(late.get_received())
+    assert pages["late"].version("team") != pages["early"].version("team")
+    lead.command(type="harvest", team="red", card="harvester-2", resource="flora")
+    early_msgs, late_msgs = _pictures(early, "team"), _pictures(late, "team")
+    assert "patch" in early_msgs[-1]
+    assert "patch" not in late_msgs[-1], "a phone holding another version than the room's gets the whole picture"
+    base = app.extensions["terrabank_broadcaster"].base_of("team:red")
+    for name, msgs in (("early", early_msgs), ("late", late_msgs)):
+        page = pages[name].feed([{"name": "team", "args": [m]} for m in msgs])
+        assert page.version("team") == base.version and page.picture("team") == base.picture, name
+        assert page.picture("team")["view"]["stock"]["flora"] == bank.state.balance("team:red", "flora")
+
+
+def test_a_refused_command_sends_nothing(app, web, tokens):
+    lead = web("lead")
+    lead.command(type="start_clock")
+    phone = socketio.test_client(app, auth={"team": tokens["blue"]})
+    display = socketio.test_client(app, auth={"display": True})
+    phone.get_received(), display.get_received()
+    reply = lead.command(type="harvest", team="blue", card="harvester-9", resource="water")
+    assert reply.status_code in (400, 409)
+    assert phone.get_received() == [] and display.get_received() == []
+
+
+def test_the_whole_picture_goes_when_a_patch_would_not_be_smaller(app, web, tokens):
+    from bank.web.broadcaster import PUBLIC, Base
+
+    lead = web("lead")
+    lead.command(type="start_clock")
+    display = socketio.test_client(app, auth={"display": True})
+    page = Page().feed(display.get_received())
+    sender = app.extensions["terrabank_broadcaster"]
+    with sender.lock:  # a base that shares nothing with the next picture: every key would be in the patch
+        sender._bases[PUBLIC] = Base(page.version("public"), {"other": list(range(400))})
+    lead.command(type="harvest", team="blue", card="harvester-1", resource="water")
+    [update] = _pictures(display, "public")
+    assert "patch" not in update and update["board"]["reserve"]
+    assert page.receive("public", update) == sender.base_of(PUBLIC).picture

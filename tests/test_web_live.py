@@ -1,5 +1,7 @@
 """Live updates over Socket.IO: rooms, privacy between teams, catch-up after a missed update."""
 
+from delta_page import Page
+
 from bank.web.extensions import socketio
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
@@ -15,15 +17,14 @@ def test_console_action_reaches_the_team_and_the_display_but_not_other_teams(app
     blue = socketio.test_client(app, auth={"team": tokens["blue"]})
     red = socketio.test_client(app, auth={"team": tokens["red"]})
     display = socketio.test_client(app, auth={"display": True})
-    for c in (blue, red, display):
-        c.get_received()
+    pages = {c: Page().feed(c.get_received()) for c in (blue, red, display)}
     lead.command(**HARVEST)
     blue_msgs = blue.get_received()
     red_msgs = red.get_received()
-    team_updates = [m["args"][0] for m in blue_msgs if m["name"] == "team"]
-    assert team_updates and team_updates[-1]["view"]["stock"]["water"] == 6
-    assert all(m["args"][0]["view"]["team"] == "red" for m in red_msgs if m["name"] == "team")
-    assert "blue" not in str([m["args"][0].get("view") for m in red_msgs if m["name"] == "team"])
+    assert [m for m in blue_msgs if m["name"] == "team"]
+    assert pages[blue].feed(blue_msgs).picture("team")["view"]["stock"]["water"] == 6
+    assert pages[red].feed(red_msgs).picture("team")["view"]["team"] == "red"
+    assert '"blue"' not in str([m["args"][0] for m in red_msgs if m["name"] == "team"])
     assert "public" in names(display)
 
 
@@ -40,11 +41,11 @@ def test_resync_after_a_missed_update(app, web, tokens):
     phone.disconnect()
     lead.command(**HARVEST)                         # the phone misses this one
     phone = socketio.test_client(app, auth={"team": tokens["blue"]})
-    phone.get_received()
+    page = Page().feed(phone.get_received())
     phone.emit("sync", {"after": 2, "team": tokens["blue"]})
-    msgs = [m for m in phone.get_received() if m["name"] == "team"]
-    assert msgs[-1]["args"][0]["view"]["stock"]["water"] == 6
-    assert msgs[-1]["args"][0]["seq"] == app.extensions["terrabank"].bank.last_seq
+    page.feed(phone.get_received())
+    assert page.picture("team")["view"]["stock"]["water"] == 6
+    assert page.picture("team")["seq"] == app.extensions["terrabank"].bank.last_seq
 
 
 def test_facilitators_receive_journal_rows(app, web):

@@ -13,7 +13,6 @@ from itertools import islice
 from flask import current_app, request
 from flask_socketio import emit, join_room
 
-from . import payloads
 from .auth import current_login
 from .broadcaster import FACILITATORS, Broadcaster, team_room
 from .extensions import socketio
@@ -76,26 +75,33 @@ def on_connect(auth=None):
     A team token that is not valid is refused, so an old QR code says so at once.
     """
     auth = auth if isinstance(auth, dict) else {}
-    owner = _join(auth)
-    if auth.get("team") and owner.team is None:
-        return False
-    owners(current_app).add(request.sid, owner)  # so a logout or a new link can close it (end_*_sockets)
-    _send_current(owner.team)
+    sender = broadcaster(current_app._get_current_object())
+    with sender.lock:  # no round between joining the rooms and noting which versions this page holds
+        owner = _join(auth)
+        if auth.get("team") and owner.team is None:
+            return False
+        owners(current_app).add(request.sid, owner)  # so a logout or a new link can close it (end_*_sockets)
+        sender.send_current(request.sid, owner.team)
 
 
 @socketio.on("disconnect")
 def on_disconnect(reason=None):
     """Any page's socket closed (by the page, the network or end_*_sockets): forget who it was."""
     owners(current_app).remove(request.sid)
+    broadcaster(current_app._get_current_object()).forget(request.sid)
 
 
 @socketio.on("sync")
 def on_sync(data=None):
-    """A page that reconnects asks to catch up from the last entry it saw; sent to it alone."""
+    """A page that reconnects, or holds another version than a patch applies to, asks for the
+    whole picture and the journal after the last entry it saw; sent to it alone."""
     services = current_app.extensions["terrabank"]
-    token = (data or {}).get("team") if isinstance(data, dict) else None
-    team = services.access.team_for(str(token)) if token else None
-    _send_current(team)
+    # The team this socket joined with, not one named in the message: a team's stock goes to its
+    # own room only, and only its members' sockets get its versions (the link still valid).
+    token = owners(current_app).tokens().get(request.sid)
+    team = services.access.team_for(token) if token else None
+    if not (isinstance(data, dict) and data.get("pictures") is False):  # a reconnect got them on connect
+        broadcaster(current_app._get_current_object()).send_current(request.sid, team)
     if current_login() and isinstance(data, dict):
         after = _seq(data.get("after"))
         emit("journal", {"rows": list(islice(services.bank.journal_rows(after), 500))})
@@ -106,13 +112,6 @@ def _seq(value) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10**12:
         return 0
     return value
-
-
-def _send_current(team: str | None) -> None:
-    services = current_app.extensions["terrabank"]
-    emit("public", payloads.public(services.bank, services.config), to=request.sid)
-    if team:
-        emit("team", payloads.team(services.bank, services.config, team), to=request.sid)
 
 
 def owners(app) -> SocketOwners:

@@ -241,10 +241,12 @@
     }
     var socket = window.io({ auth: opts.auth || {}, reconnectionDelayMax: 5000 });
     var first = true;
+    var pictures = TB.pictures = new Pictures(function () { socket.emit("sync", syncBody(opts)); });
     socket.on("connect", function () {
       connected = true;
       updateBadge();
-      if (!first) socket.emit("sync", syncBody(opts)); // catch up on what was missed while away
+      // The connect itself brings the whole pictures; `sync` catches up the journal missed while away.
+      if (!first) socket.emit("sync", Object.assign(syncBody(opts), { pictures: false }));
       first = false;
     });
     socket.on("disconnect", function () { connected = false; updateBadge(); });
@@ -263,7 +265,10 @@
     Object.keys(opts.on || {}).forEach(function (name) {
       socket.on(name, function (payload) {
         TB.touch();
-        if (payload) TB.seen(payload.seq);
+        // A picture (public, team) comes whole or as a patch of the version the page holds.
+        if (payload && payload.v !== undefined) payload = pictures.receive(name, payload);
+        if (!payload) return; // an older or repeated message, or a patch waiting for the whole picture
+        TB.seen(payload.seq);
         opts.on[name](payload);
       });
     });
@@ -275,6 +280,54 @@
     updateBadge();
     return socket;
   };
+
+  /**
+   * The pictures this page holds, each with the server's version of it (bank/web/broadcaster.py).
+   * receive(event, message) returns the new picture, or null for a message to ignore: older than
+   * the one held (today's guarantee), the same one again, or a patch of another version than the
+   * one held (a message was lost or overtaken): then it asks once for the whole pictures (`sync`).
+   */
+  function Pictures(askWhole) {
+    this.held = {};        // event -> {v, picture}
+    this.askWhole = askWhole;
+    this.asked = 0;        // when the whole pictures were last asked for (0: not waiting)
+  }
+  Pictures.prototype.receive = function (event, msg) {
+    var mine = this.held[event], picture;
+    if (msg.patch === undefined) {
+      if (mine && (msg.seq < mine.picture.seq || before(msg.v, mine.v, false))) return null;
+      picture = Object.assign({}, msg);
+      delete picture.v;
+      this.asked = 0;
+    } else if (mine && mine.v === msg.base) {
+      try {
+        picture = window.TBDelta.apply(mine.picture, msg.patch);
+        picture.seq = msg.seq; // the message names it; the patch leaves it out
+      } catch (e) {
+        return this.resync();
+      }
+    } else if (mine && (msg.seq < mine.picture.seq || before(msg.v, mine.v, true))) {
+      return null; // an old or repeated patch: the picture held is already newer
+    } else {
+      return this.resync();
+    }
+    this.held[event] = { v: msg.v, picture: picture };
+    document.body.dataset[event + "Version"] = msg.v; // for whoever debugs, and for tests
+    return picture;
+  };
+  Pictures.prototype.resync = function () {
+    // One request at a time; asked again if no whole picture came within 5 s.
+    if (!this.asked || Date.now() - this.asked > 5000) {
+      this.asked = Date.now();
+      this.askWhole();
+    }
+    return null;
+  };
+  /** Versions are "<boot>.<n>": is `a` older than `b` (or the same, when orSame) in one server start? */
+  function before(a, b, orSame) {
+    var x = String(a).split("."), y = String(b).split(".");
+    return x[0] === y[0] && (+x[1] < +y[1] || (orSame && +x[1] === +y[1]));
+  }
 
   function syncBody(opts) {
     var body = { after: opts.after ? opts.after() : 0 };
