@@ -10,6 +10,9 @@ and in Bank.execute.
     .venv/bin/python bench/profile_command.py --late 0,20000,50000 [--games DIR]
         # issue 14: on games of 0, 20,000 and 50,000 journal rows (bench/late_game.py), which
         # state fields grow and what a command costs in Bank.execute, part by part
+
+The fixed cost of a command over bench_latency's floor, part by part (session, body,
+rules, hash chain, COMMIT...): bench/profile_overhead.py.
 """
 
 from __future__ import annotations
