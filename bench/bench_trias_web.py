@@ -73,9 +73,9 @@ def floor_app(payload: dict):
 
 def serve(app) -> str:
     """The floor on the bank's own server (bank/web/serving.py, as `terrabank serve`): only the app differs."""
-    from bank.web import serving
+    from bank.web import serving_thread
 
-    return serving.serve_in_thread(app).url
+    return serving_thread.serve_in_thread(app).url
 
 
 def drawn_at(pages, seq: int) -> float:

@@ -46,7 +46,7 @@ def launch(argv: list, log: Path, timeout: float = 30.0, env: dict | None = None
     """Start a server that binds its own port and prints its address; (process, port).
 
     Its output goes to `log` (appended); the first http://127.0.0.1:PORT/ it prints after
-    this start is the port it listens on; returns once that port accepts connections.
+    this start is the port it listens on; returns once the server answers HTTP on it.
     """
     start = log.stat().st_size if log.exists() else 0
     with open(log, "ab") as out:
@@ -57,8 +57,10 @@ def launch(argv: list, log: Path, timeout: float = 30.0, env: dict | None = None
         with open(log, "rb") as f:
             f.seek(start)
             found = RUNNING.search(f.read())
-        if found:  # printed before it listens when given a port: wait until it accepts
-            wait_for_port(int(found.group(1)), timeout=max(1.0, deadline - time.monotonic()), proc=proc)
+        if found:
+            # With --port 0 the port is bound (and accepts into its backlog) before the rest of
+            # the start-up is printed and before the worker serves: wait for an HTTP answer.
+            wait_for_http(int(found.group(1)), timeout=max(1.0, deadline - time.monotonic()), proc=proc)
             return proc, int(found.group(1))
         if proc.poll() is not None:
             raise RuntimeError(f"{argv[0]} exited with {proc.returncode}: {log.read_text(errors='replace')[-2000:]}")
@@ -81,6 +83,24 @@ def wait_for_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | Non
             if time.monotonic() > deadline:
                 raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
             time.sleep(0.05)
+
+
+def wait_for_http(port: int, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:
+    """Block until a server on 127.0.0.1:port answers an HTTP request (any status)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1.0) as sock:
+                sock.sendall(b"GET /health-check HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+                if sock.recv(5) == b"HTTP/":
+                    return
+        except OSError:
+            pass
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no HTTP answer on 127.0.0.1:{port} after {timeout} s")
+        time.sleep(0.05)
 
 
 def rss_mb(pid: int) -> float:

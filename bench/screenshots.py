@@ -32,11 +32,11 @@ USER, PASSWORD = "lea", "password1"
 
 def start_server(folder: Path):
     """The real app on `terrabank serve`'s server (bank/web/serving.py), in a thread of this process: (app, base URL)."""
-    from bank.web import create_app, serving
+    from bank.web import create_app, serving_thread
 
     app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml")})
     app.extensions["terrabank"].access.add_user(USER, PASSWORD, "lead")
-    return app, serving.serve_in_thread(app).url
+    return app, serving_thread.serve_in_thread(app).url
 
 
 def seed(app) -> None:

@@ -23,16 +23,16 @@ def serve_in_thread(app, dev: bool = False, limits=None) -> tuple[str, int]:
     """Serve `app` with Socket.IO on a free port in a daemon thread; (base url, port) once it listens.
 
     The production server (issue 13): `terrabank serve`'s Gunicorn worker with its caps,
-    deadlines, gzip and versioned static URLs (bank/web/serving.serve_in_thread), in this
+    deadlines, gzip and versioned static URLs (bank/web/serving_thread.serve_in_thread), in this
     process so a test can read the app's bank; `limits` (serving.Limits) to test a cap.
     `dev=True` is Werkzeug, as `serve --dev`; no test needs it today: keep it for a test of
     the development server itself.
     """
     if dev:
         return _serve_werkzeug(app)
-    from bank.web import serving
+    from bank.web import serving_thread
 
-    server = serving.serve_in_thread(app, limits=limits)
+    server = serving_thread.serve_in_thread(app, limits=limits)
     SERVERS.append(server)
     return server.url, server.port
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from harness import Api, Server, free_port, rss_mb  # noqa: E402
 from slow_clients import Attack, probe  # noqa: E402
 
-from bank.web import serving  # noqa: E402
+from bank.web import serving, serving_thread  # noqa: E402
 
 LAUNCH = """
 import json, sys
@@ -350,7 +350,7 @@ def test_browser_kit_server_refuses_one_address_over_its_cap_with_the_sentence(a
 def test_a_stopped_in_thread_server_closes_its_websockets_and_its_port(app):
     import simple_websocket
 
-    server = serving.serve_in_thread(app)
+    server = serving_thread.serve_in_thread(app)
     ws = simple_websocket.Client.connect(f"ws://127.0.0.1:{server.port}/socket.io/?EIO=4&transport=websocket")
     try:
         assert ws.receive(timeout=10).startswith("0{")  # Engine.IO's open packet, over a real WebSocket
