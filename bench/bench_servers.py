@@ -33,8 +33,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import harness  # noqa: E402
 from harness import Api, Server, free_port, machine, wait_for_port  # noqa: E402
+from proctree import children, pss_mb  # noqa: E402
+import proctree  # noqa: E402
 
 KINDS = ("dev", "gthread", "gevent")
 BENCHES = {"latency": "bench_latency", "fanout": "bench_fanout", "footprint": "bench_footprint",
@@ -92,27 +93,12 @@ def patch_harness(kind: str, nofile: int = 0) -> None:
 
     def rss(self) -> float:
         # Resident memory of Gunicorn's master and worker added up: pages they share since the
-        # fork count twice, so this overstates; pss_mb() below is the fair split.
-        return sum(harness.rss_mb(p) for p in [self.proc.pid, *children(self.proc.pid)])
+        # fork count twice, so this overstates; pss_mb() is the fair split.
+        return proctree.rss_mb(self.proc.pid)
 
     Server.start, Server.pid, Server.rss_mb = start, property(worker_pid), rss
 
 
-def pss_mb(pid: int) -> float:
-    """Proportional set size of a process and its children, MB: shared pages split between them."""
-    total = 0
-    for p in [pid, *children(pid)]:
-        for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                total += int(line.split()[1])
-    return total / 1024
-
-
-def children(pid: int) -> list:
-    try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
 
 
 # --- the slow-client attack, with the big screen and a facilitator probing ---------------------
