@@ -36,9 +36,9 @@ def add_parser(sub, paths) -> None:
 
 def _team_urls(db: str, config, base: str) -> dict:
     """Each team's phone page address, from the tokens kept in the game's database."""
-    from bank.web.access import Access  # the web layer keeps the tokens; loaded only for join cards
+    from bank.web.access import open_access  # the web layer keeps the tokens; loaded only for join cards
 
-    access = Access(db)
+    access = open_access(db, config)  # the SQLite file, or the game's rows in PostgreSQL
     try:
         tokens = access.ensure_team_tokens(config.teams)
     finally:

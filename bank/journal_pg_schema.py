@@ -79,6 +79,16 @@ GUARDS = {f"{t}_append_only" for t in APPEND_ONLY} | {f"{t}_no_truncate" for t i
     | {"games_rename_only"}
 
 
+def ensure_tables(conn, probe: str, lock_key: int, ddl: str) -> None:
+    """Create tables added beside the journal's (accounts, Trias starts) once per database: `probe`
+    names one of them; a concurrent creator waits on the lock `lock_key`, then finds them (IF NOT EXISTS)."""
+    if conn.execute("SELECT to_regclass(%s)", (probe,)).fetchone()[0] is not None:
+        return
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, lock_key))
+        conn.execute(ddl)
+
+
 def ensure_schema(conn) -> None:
     """Create the tables once per database; a concurrent creator waits on the schema lock."""
     if conn.execute("SELECT to_regclass('terrabank.version')").fetchone()[0] is None:

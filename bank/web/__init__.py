@@ -14,11 +14,10 @@ from .. import storage_url
 from ..config import GameConfig, load_config
 from ..service import Bank
 from ..storage import private_file
-from .access import Access
-from .auth import Lockout, load_login
+from .access import AccessRules, open_access
+from .auth import load_login
 from .extensions import socketio
 from .i18n import translate
-from .sessions import Sessions
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -29,11 +28,12 @@ class Services:
 
     bank: Bank
     config: GameConfig
-    access: Access
+    access: AccessRules
 
 
 def create_app(settings: dict | None = None) -> Flask:
-    """Build the app. settings: DB, CONFIG (path or GameConfig), TESTING, TICKER, SECRET_KEY_FILE;
+    """Build the app. settings: DB, CONFIG (path or GameConfig), TESTING, TICKER, SECRET_KEY_FILE (default:
+    <db>.secret beside the SQLite file; a game in PostgreSQL keeps its key in the database);
     Trias: TRIAS_DIR (default <db stem>-trias), TRIAS_PACE (seconds between computer moves, 1.0),
     TRIAS_COMPUTER (start the computer player without TICKER, for tests)."""
     settings = dict(settings or {})
@@ -41,8 +41,8 @@ def create_app(settings: dict | None = None) -> Flask:
     db = Path(settings.pop("DB", os.environ.get("TERRABANK_DB", "terrabank.db")))
     config = settings.pop("CONFIG", os.environ.get("TERRABANK_CONFIG", "config.toml"))
     config = config if isinstance(config, GameConfig) else load_config(config)
+    key_file = settings.pop("SECRET_KEY_FILE", None)
     app.config.update(
-        SECRET_KEY=_secret_key(Path(settings.pop("SECRET_KEY_FILE", db.with_suffix(".secret")))),
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         MAX_CONTENT_LENGTH=64 * 1024,
@@ -54,13 +54,17 @@ def create_app(settings: dict | None = None) -> Flask:
     # The file at --db, or the game of that name in PostgreSQL when a database URL is set (issue 15).
     exists = storage_url.target(db, config).exists()
     bank = Bank.open(db, config, wall=wall, mono=mono) if exists else Bank.create(db, config, wall=wall, mono=mono)
-    access = Access(db, app.config.get("PASSWORD_HASH", "scrypt"))
+    # Beside the journal: in the SQLite file, or in PostgreSQL shared by every process of the game.
+    access = open_access(db, config, app.config.get("PASSWORD_HASH", "scrypt"))
     access.ensure_team_tokens(config.teams)
+    if "SECRET_KEY" not in settings:  # every process of a game in PostgreSQL signs cookies with its one key
+        shared = None if key_file else access.shared_secret()
+        app.config["SECRET_KEY"] = shared or _secret_key(Path(key_file or db.with_suffix(".secret")))
     app.extensions["terrabank"] = Services(bank, config, access)
     # Both measure time on the bank's time line (bank/timeline.py): a jump of the machine's
     # clock neither logs every facilitator out nor stretches a lock.
-    app.extensions["terrabank_lockout"] = Lockout(db, clock=bank.now)  # failed log-ins survive a restart
-    app.extensions["terrabank_sessions"] = Sessions(access.conn, db, clock=bank.now)  # log-ins are rows: they can be ended
+    app.extensions["terrabank_lockout"] = access.lockout(clock=bank.now)  # failed log-ins survive a restart
+    app.extensions["terrabank_sessions"] = access.sessions(clock=bank.now)  # log-ins are rows: they can be ended
     _init_trias(app, db)
     _register(app)
     # A short heartbeat so a phone that lost the Wi-Fi shows "offline" within about 20 s.
@@ -81,15 +85,22 @@ def create_app(settings: dict | None = None) -> Flask:
 
 
 def _init_trias(app: Flask, db: Path) -> None:
-    """Trias games in their own folder beside the bank's file (TRIAS_DIR, default <db stem>-trias)."""
+    """Trias games in their own folder beside the bank's file (TRIAS_DIR, default <db stem>-trias), or,
+    with a database URL, in that database beside the bank's game (bank/trias_store.py chooses)."""
     from .trias_computer import Computer
 
     games = app.config.get("TRIAS_GAMES")  # tests may hand in a ready-made one
     if games is None:
-        from ..trias_games import TriasGames, default_folder
+        from ..trias_games import open_games
 
-        games = TriasGames(Path(app.config.get("TRIAS_DIR") or default_folder(db)))
+        games = open_games(db, app.extensions["terrabank"].config, app.config.get("TRIAS_DIR"))
     app.extensions["trias_games"] = games
+    from .trias_routes import NEW_GAMES_PER_DEVICE, NEW_GAMES_WINDOW
+
+    # In a database every server process counts a device's new games in the same rows.
+    window = games.store.creation_window(NEW_GAMES_PER_DEVICE, NEW_GAMES_WINDOW)
+    if window is not None:
+        app.extensions["trias_creations"] = window
     app.extensions["trias_computer"] = Computer(app, float(app.config.get("TRIAS_PACE", 1.0)))
 
 
@@ -123,7 +134,8 @@ def _security_headers(response):
 
 
 def _secret_key(path: Path) -> str:
-    """Generated on the first run and kept beside the database: no secret in code."""
+    """Generated on the first run and kept beside the SQLite file: no secret in code (a game in
+    PostgreSQL keeps its key there instead: AccessRules.shared_secret)."""
     if path.exists():
         private_file(path)  # a secret left readable by everyone by an earlier version
         return path.read_text().strip()

@@ -1,4 +1,5 @@
-"""Facilitator accounts and team tokens, kept in the game's SQLite file beside the journal.
+"""Facilitator accounts and team tokens, kept in the game's SQLite file beside the journal,
+or in PostgreSQL beside the game's journal there (access_pg.py, chosen by access_stores.py).
 
 These rows are access data, not the ledger: a password change or a token
 rotation updates them, and they are not part of the replayed journal.
@@ -17,7 +18,8 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from ..errors import BankError
 from ..journal import storage_errors
 from .permissions import ROLES
-from .sessions import end_user_sessions
+from .lockout import Lockout
+from .sessions import Sessions, end_user_sessions
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS facilitators (
@@ -26,7 +28,52 @@ CREATE TABLE IF NOT EXISTS team_tokens (team TEXT PRIMARY KEY, token TEXT NOT NU
 """
 
 
-class Access:
+class AccessRules:
+    """What the accounts and team tokens do, whichever store keeps them: the SQLite file (Access, below)
+    or PostgreSQL (access_pg.PostgresAccess). A store adds the rows' reads and writes (_put_user,
+    _password, _add_tokens, _set_token) and the rest of the interface: remove_user, since, users,
+    team_tokens, team_for, sessions(clock), lockout(clock), close."""
+
+    hash_method = "scrypt"
+
+    def add_user(self, username: str, password: str, role: str) -> None:
+        """Create or replace a facilitator account; its sessions end (the old password or role logs nobody in)."""
+        username = username.strip()
+        if not username or len(username) > 40:
+            raise BankError("bad_username", "a username is 1 to 40 characters")
+        if role not in ROLES:
+            raise BankError("bad_role", f"role must be one of {', '.join(ROLES)}, got {role!r}")
+        if len(password) < 8:
+            raise BankError("weak_password", "a password needs at least 8 characters")
+        self._put_user(username, generate_password_hash(password, method=self.hash_method), role, time.time())
+
+    def check(self, username: str, password: str) -> str | None:
+        """The user's role if the password is right, else None."""
+        found = self._password(username)
+        # Exactly one hash on every path, with the accounts' own method for an unknown
+        # username: a wrong username must take as long as a wrong password.
+        stored, role = found or (_dummy_hash(self.hash_method), None)
+        matches = check_password_hash(stored, password)
+        return role if matches else None
+
+    def ensure_team_tokens(self, teams) -> dict:
+        """Give every team a secret token the first time; keep existing ones."""
+        self._add_tokens([(team, secrets.token_urlsafe(12)) for team in teams], time.time())
+        return self.team_tokens()
+
+    def rotate(self, team: str) -> str:
+        """A new secret for a team whose link leaked; the old link stops working at once."""
+        token = secrets.token_urlsafe(12)
+        self._set_token(team, token, time.time())
+        return token
+
+    def shared_secret(self) -> str | None:
+        """The key that signs cookies when the store holds it (every process of the game signs alike);
+        None: the file beside the game (create_app's _secret_key)."""
+        return None
+
+
+class Access(AccessRules):
     """Accounts and team tokens in one SQLite file, safe to share between threads."""
 
     def __init__(self, path, hash_method: str = "scrypt"):
@@ -42,28 +89,14 @@ class Access:
         with storage_errors(self.path):
             return self.conn.execute(query, params).fetchall()
 
-    def add_user(self, username: str, password: str, role: str) -> None:
-        """Create or replace a facilitator account."""
-        username = username.strip()
-        if not username or len(username) > 40:
-            raise BankError("bad_username", "a username is 1 to 40 characters")
-        if role not in ROLES:
-            raise BankError("bad_role", f"role must be one of {', '.join(ROLES)}, got {role!r}")
-        if len(password) < 8:
-            raise BankError("weak_password", "a password needs at least 8 characters")
-        self._sql("INSERT OR REPLACE INTO facilitators VALUES (?, ?, ?, ?)",
-                  (username, generate_password_hash(password, method=self.hash_method), role, time.time()))
+    def _put_user(self, username: str, password_hash: str, role: str, at: float) -> None:
+        self._sql("INSERT OR REPLACE INTO facilitators VALUES (?, ?, ?, ?)", (username, password_hash, role, at))
         with storage_errors(self.path):  # the old password or role logs nobody in any more (sessions.py)
             end_user_sessions(self.conn, username)
 
-    def check(self, username: str, password: str) -> str | None:
-        """The user's role if the password is right, else None."""
+    def _password(self, username: str) -> tuple | None:
         rows = self._sql("SELECT password_hash, role FROM facilitators WHERE username = ?", (username,))
-        # Exactly one hash on every path, with the accounts' own method for an unknown
-        # username: a wrong username must take as long as a wrong password.
-        stored, role = rows[0] if rows else (_dummy_hash(self.hash_method), None)
-        matches = check_password_hash(stored, password)
-        return role if matches else None
+        return rows[0] if rows else None
 
     def remove_user(self, username: str) -> bool:
         """Delete an account and end its sessions; never the last lead (False if nothing was deleted)."""
@@ -85,11 +118,9 @@ class Access:
     def users(self) -> list:
         return [{"username": u, "role": r} for u, r in self._sql("SELECT username, role FROM facilitators ORDER BY username")]
 
-    def ensure_team_tokens(self, teams) -> dict:
-        """Give every team a secret token the first time; keep existing ones."""
-        for team in teams:
-            self._sql("INSERT OR IGNORE INTO team_tokens VALUES (?, ?, ?)", (team, secrets.token_urlsafe(12), time.time()))
-        return self.team_tokens()
+    def _add_tokens(self, tokens, at: float) -> None:
+        for team, token in tokens:
+            self._sql("INSERT OR IGNORE INTO team_tokens VALUES (?, ?, ?)", (team, token, at))
 
     def team_tokens(self) -> dict:
         return dict(self._sql("SELECT team, token FROM team_tokens ORDER BY rowid"))
@@ -98,11 +129,16 @@ class Access:
         rows = self._sql("SELECT team FROM team_tokens WHERE token = ?", (token,))
         return rows[0][0] if rows else None
 
-    def rotate(self, team: str) -> str:
-        """A new secret for a team whose link leaked; the old link stops working at once."""
-        token = secrets.token_urlsafe(12)
-        self._sql("UPDATE team_tokens SET token = ?, rotated_at = ? WHERE team = ?", (token, time.time(), team))
-        return token
+    def _set_token(self, team: str, token: str, at: float) -> None:
+        self._sql("UPDATE team_tokens SET token = ?, rotated_at = ? WHERE team = ?", (token, at, team))
+
+    def sessions(self, clock=None) -> Sessions:
+        """The log-in sessions kept beside these accounts, on the same connection (sessions.py)."""
+        return Sessions(self.conn, self.path, clock=clock)
+
+    def lockout(self, clock=None) -> Lockout:
+        """The failed log-ins counted in the same file (lockout.py)."""
+        return Lockout(self.path, clock=clock)
 
     def close(self) -> None:
         self.conn.close()
@@ -112,3 +148,17 @@ class Access:
 def _dummy_hash(method: str) -> str:
     """Made on the first unknown username, not at import: a scrypt hash costs about 0.1 s of every start."""
     return generate_password_hash(secrets.token_urlsafe(16), method=method)
+
+
+def open_access(db, config=None, hash_method: str = "scrypt") -> AccessRules:
+    """The accounts of the game named by --db, where its journal is: in PostgreSQL when a database URL
+    is set (bank/storage_url.py), else in the SQLite file itself. The one place the store is chosen;
+    its sessions(clock) and lockout(clock) follow it."""
+    from .. import storage_url
+
+    where = storage_url.target(db, config)
+    if isinstance(where, storage_url.PostgresTarget):
+        from .access_pg import PostgresAccess  # psycopg is loaded only for a game in PostgreSQL
+
+        return PostgresAccess(where.url, where.game, hash_method)
+    return Access(db, hash_method)

@@ -1,4 +1,5 @@
-"""Facilitator log-in sessions kept on the server: one row per logged-in device, in the game's SQLite file.
+"""Facilitator log-in sessions kept on the server: one row per logged-in device, in the game's SQLite file
+(or in PostgreSQL with the game's journal: sessions_pg.py).
 
 The signed cookie holds only a random session id; the row says who it is. A row
 is valid while the account it was opened for exists unchanged (same role, not
@@ -54,7 +55,44 @@ def end_user_sessions(conn: sqlite3.Connection, username: str) -> None:
     conn.execute("DELETE FROM sessions WHERE username = ?", (username,))
 
 
-class Sessions:
+class SessionRules:
+    """What a session store does, whichever keeps the rows: the SQLite file (Sessions, below) or
+    PostgreSQL (sessions_pg.PostgresSessions). A store adds _open, _row, _touch, valid, end,
+    end_all and listing; `clock` is its time."""
+
+    clock = staticmethod(time.time)
+
+    def start(self, username: str, role: str, address: str, agent: str, since: float | None) -> str | None:
+        """Open a session for an account just checked; the new session id, or None if the account changed meanwhile.
+
+        `since` is the account's created_at read before its password was checked: a replace
+        during the check (a password change) makes it differ, and no session is opened.
+        """
+        session_id = secrets.token_urlsafe(32)
+        made = self._open(digest(session_id), self.clock(), address[:45], device(agent), username, role, since)
+        return session_id if made else None
+
+    def check(self, session_id: str) -> Login | None:
+        """The session's login if it is still valid, else None (an idle one is ended here)."""
+        if not isinstance(session_id, str) or not session_id:
+            return None
+        row = self._row(digest(session_id))
+        if row is None:
+            return None
+        key, user, role, seen = row
+        now = self.clock()
+        if now - seen > IDLE_LIMIT:
+            self.end(key)
+            return None
+        if now - seen > SEEN_EVERY:
+            try:
+                self._touch(key, now)
+            except StorageError:  # a full or read-only disk: the bank still shows its pages; the time can wait
+                pass
+        return Login(key, user, role)
+
+
+class Sessions(SessionRules):
     """The sessions table, on the accounts' connection (Access.conn: autocommit, shared between threads).
 
     Sharing it means no second handle on the game file to leave open: closing the accounts closes this.
@@ -71,37 +109,19 @@ class Sessions:
         with storage_errors(self.path):
             return self.conn.execute(query, params).fetchall()
 
-    def start(self, username: str, role: str, address: str, agent: str, since: float | None) -> str | None:
-        """Open a session for an account just checked; the new session id, or None if the account changed meanwhile.
-
-        `since` is the account's created_at read before its password was checked: a replace
-        during the check (a password change) makes it differ, and no session is opened.
-        """
-        session_id, now = secrets.token_urlsafe(32), self.clock()
+    def _open(self, id_hash: str, now: float, address: str, device_name: str, username: str, role: str,
+              since: float | None) -> bool:
         self._sql("DELETE FROM sessions WHERE last_seen < ?", (now - IDLE_LIMIT,))
-        made = self._sql("""INSERT INTO sessions SELECT ?, username, role, created_at, ?, ?, ?, ?
-                            FROM facilitators WHERE username = ? AND role = ? AND created_at = ? RETURNING id_hash""",
-                         (digest(session_id), now, now, address[:45], device(agent), username, role, since))
-        return session_id if made else None
+        return bool(self._sql("""INSERT INTO sessions SELECT ?, username, role, created_at, ?, ?, ?, ?
+                                 FROM facilitators WHERE username = ? AND role = ? AND created_at = ? RETURNING id_hash""",
+                              (id_hash, now, now, address, device_name, username, role, since)))
 
-    def check(self, session_id: str) -> Login | None:
-        """The session's login if it is still valid, else None (an idle one is ended here)."""
-        if not isinstance(session_id, str) or not session_id:
-            return None
-        rows = self._sql(_VALID + " WHERE s.id_hash = ?", (digest(session_id),))
-        if not rows:
-            return None
-        key, user, role, seen = rows[0]
-        now = self.clock()
-        if now - seen > IDLE_LIMIT:
-            self.end(key)
-            return None
-        if now - seen > SEEN_EVERY:
-            try:
-                self._sql("UPDATE sessions SET last_seen = ? WHERE id_hash = ?", (now, key))
-            except StorageError:  # a full or read-only disk: the bank still shows its pages; the time can wait
-                pass
-        return Login(key, user, role)
+    def _row(self, id_hash: str) -> tuple | None:
+        rows = self._sql(_VALID + " WHERE s.id_hash = ?", (id_hash,))
+        return rows[0] if rows else None
+
+    def _touch(self, key: str, now: float) -> None:
+        self._sql("UPDATE sessions SET last_seen = ? WHERE id_hash = ?", (now, key))
 
     def valid(self, keys) -> set:
         """Which of these row keys are still valid sessions (for the socket sweep)."""
