@@ -16,7 +16,8 @@ from pathlib import Path
 import trias
 from bank.cli_trias_text import command_text, describe, narrate
 from bank.errors import BankError
-from bank.trias_games import TriasGames, default_folder
+from bank.trias_games import TriasGames, open_games
+from bank.trias_store import cli_url
 from trias.calculator import score_description
 
 LEVELS = trias.bots.LEVELS
@@ -27,7 +28,8 @@ SEAT_HELP = ("a seat, in turn order: NAME for a person, NAME:LEVEL for a compute
 def add_parser(sub, paths) -> None:
     """Register `trias` and its subcommands; `paths(args)` gives (config path, database path)."""
     p = sub.add_parser("trias", help="Trias games: new, show, score, verify, play in the terminal")
-    p.add_argument("--games", help="folder of the Trias games (default: <db name>-trias beside the database)")
+    p.add_argument("--games", help="folder of the Trias games (default: <db name>-trias beside the database, or "
+                   "the database itself when a database URL is set)")
     tsub = p.add_subparsers(dest="trias_command", required=True, metavar="TRIAS_COMMAND")
 
     q = tsub.add_parser("new", help="create a game and print its board and seat links")
@@ -67,9 +69,10 @@ def add_parser(sub, paths) -> None:
 
 
 def _run(command, args, paths) -> int:
-    """Open the games folder, run the subcommand, close; a refusal is one line and exit code 2."""
-    folder = Path(args.games) if args.games else default_folder(paths(args)[1])
-    games = TriasGames(folder)
+    """Open the games (folder, or database: bank/trias_store.py), run the subcommand, close; a refusal
+    is one line and exit code 2."""
+    config_path, db = paths(args)
+    games = open_games(db, folder=args.games, url=None if args.games else cli_url(config_path))
     try:
         return command(args, games) or 0
     except trias.TriasError as exc:
@@ -108,7 +111,7 @@ def _game(games: TriasGames, game_id: str | None):
     game = games.get(game_id) if game_id else None
     if game is None:
         known = ", ".join(g["id"] for g in games.list()[:5]) or "none yet"
-        raise CliError("unknown_game", f"there is no Trias game {str(game_id)[:40]!r} in {games.folder} "
+        raise CliError("unknown_game", f"there is no Trias game {str(game_id)[:40]!r} in {games.where} "
                        f"(latest: {known})")
     return game
 
@@ -117,7 +120,7 @@ def cmd_new(args, games: TriasGames) -> int:
     """Create a game; print its id, board page and each person's seat link."""
     game = games.create(_seats(args.seat, args.players), args.seed, "mirror" if args.mirror else "play", args.lang)
     base = (args.base or "").rstrip("/")
-    print(f"Created Trias game {game.id} ({game.mode}, {len(game.seats)} seats, seed {game.seed}) in {games.folder}.")
+    print(f"Created Trias game {game.id} ({game.mode}, {len(game.seats)} seats, seed {game.seed}) in {games.where}.")
     print(f"Board: {base}/trias/g/{game.id}")
     for i, seat in enumerate(game.seats):
         if seat["kind"] == "computer":
@@ -134,7 +137,7 @@ def cmd_show(args, games: TriasGames) -> int:
     if not args.game:
         listed = games.list()
         if not listed:
-            print(f"No Trias games in {games.folder}: start one with `terrabank trias new` or `trias play`.")
+            print(f"No Trias games in {games.where}: start one with `terrabank trias new` or `trias play`.")
         for g in listed:
             state = "over" if g["over"] else f"turn {g['turn']}, {g['phase']}"
             print(f"{g['id']}  {g['mode']:6}  {', '.join(s['name'] for s in g['seats'])}  ({state})")

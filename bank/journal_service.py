@@ -115,6 +115,8 @@ class JournalService:
         A folder of games must not keep each one's writer and readers open (about 5 files
         each): at the usual limit of 1,024 files a few hundred games would leave the server
         unable to open anything, the bank's own database included. The state stays in memory.
+        A journal on shared PostgreSQL connections (bank/journal_pg_pool.py) holds none between
+        uses: releasing it only forgets its handle, and the next use finds the game by name again.
         """
         if not self._lock.acquire(blocking=False):
             return False

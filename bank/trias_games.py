@@ -1,4 +1,7 @@
-"""Trias games on the journal service: one SQLite file per game in a folder, no Flask.
+"""Trias games on the journal service: one SQLite file per game in a folder, or PostgreSQL, no Flask.
+
+Where the games are kept (a folder, or the bank's database when a URL is set) is
+chosen in one place, bank/trias_store.py `choose`.
 
 A game's journal (bank/journal_service.py) starts with a `setup` row whose events
 are the engine's set-up (the shuffles are events, so a replay never re-shuffles);
@@ -17,11 +20,11 @@ import random
 import re
 import secrets
 import threading
-from pathlib import Path
 
 import trias
 from bank.errors import BankError, CommandError, IdConflict
 from bank.journal_service import JournalService, Result, StorageError  # noqa: F401 (re-exported)
+from bank.trias_store import ID_LENGTH, FolderStore, choose, default_folder  # noqa: F401 (re-exported)
 from bank.trias_table import (LANGS, MODES, Table, check_actor, check_seats, decide_setup, fold_row,  # noqa: F401
                               public_seat, rebuild, undo_seqs)
 from trias.errors import BadCommand, IllegalMove
@@ -29,7 +32,6 @@ from trias.legal import CHECKS
 
 KIND = "trias"
 ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: ids are read aloud and typed
-ID_LENGTH = 8
 _ID_RE = re.compile(f"^[{ID_ALPHABET}]{{{ID_LENGTH}}}$")
 SETUP_ID = "setup"
 # Games whose file stays open at once; the others are closed until used again (each open
@@ -43,10 +45,9 @@ MAX_GAMES = 500
 COMPUTER_ID_PREFIX = "computer:"
 
 
-def default_folder(db) -> Path:
-    """Where the Trias games of a bank database live: `<stem>-trias/` beside it."""
-    db = Path(db)
-    return db.with_name(f"{db.stem}-trias")
+def open_games(db, config=None, folder=None, url: str | None = None) -> "TriasGames":
+    """The Trias games of the bank game at `db`, where bank/trias_store.py `choose` keeps them."""
+    return TriasGames(choose(db, config, folder, url))
 
 
 def _new_id() -> str:
@@ -289,18 +290,19 @@ def _check_own_id(command_id, actor) -> None:
 
 
 class TriasGames:
-    """The folder of Trias games: opened lazily, safe to share between threads."""
+    """The Trias games of a folder (or of a database, bank/trias_store.py): opened lazily, safe to
+    share between threads."""
 
-    def __init__(self, folder):
-        self.folder = Path(folder)
+    def __init__(self, store):
+        """`store`: a folder (path) of game files, or a store made by trias_store.choose."""
+        self.store = store if hasattr(store, "heads") else FolderStore(store)
+        self.folder = self.store.folder  # None when the games are in a database
+        self.where = self.store.where  # for sentences: the folder, or the database and the games' names
         self._lock = threading.RLock()
         self._open: dict = {}
         self._recent: dict = {}  # game id -> game, least recently used first (dicts keep order)
         self.broken: dict = {}  # game id -> why its file could not be opened
         self._tokens: dict = {}  # seat token -> ids of the games holding it (a rematch chain)
-
-    def _path(self, game_id: str) -> Path:
-        return self.folder / f"{game_id}.db"
 
     def create(self, seats, seed=None, mode: str = "play", lang: str = "fr", *, rematch_of: str | None = None) -> TriasGame:
         """A new game; refuses bad seats, seed, mode or language with a BadCommand sentence."""
@@ -314,64 +316,73 @@ class TriasGames:
             raise BadCommand("bad_seed", "the seed must be a whole number from 0 to 9223372036854775807, or none")
         seats = check_seats(seats, mode, keep_tokens=rematch_of is not None)
         with self._lock:
-            try:
-                self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StorageError("games_folder_unusable", f"cannot keep Trias games in {self.folder} "
-                                   f"({exc.strerror or exc}): choose a folder that can be written to",
-                                   path=str(self.folder)) from None
-            held = sum(1 for _ in self.folder.glob("*.db"))
+            self.store.prepare()
+            # Counted, not locked, across processes: two starting the 500th game at once may make a 501st.
+            held = self.store.count()
             if held >= MAX_GAMES:
-                raise StorageError("games_folder_full", f"{self.folder} already holds {held} Trias games, the most "
-                                   "one bank keeps: move finished games to another folder (still readable there with "
-                                   "`terrabank trias --games FOLDER show`), then start the new one",
-                                   path=str(self.folder), games=held)
+                raise self.store.full(held)
             game_id = _new_id()
-            while self._path(game_id).exists():
+            while self.store.exists(game_id):
                 game_id = _new_id()
             identity = {"kind": KIND, "id": game_id, "mode": mode, "seed": seed, "lang": lang, "seats": seats,
                         "rematch_of": rematch_of}
             setup = {"type": "setup", "id": SETUP_ID, "actor": None, "players": len(seats), "seed": seed, "mode": mode,
                      "seats": [public_seat(s) for s in seats]}
-            service = JournalService.create(self._path(game_id), identity, rebuild, first=setup,
+            service = JournalService.create(self.store.target(game_id), identity, rebuild, first=setup,
                                             decide=decide_setup, kind=KIND)
             game = self._opened(TriasGame(self, game_id, service))
             self._used(game)
             return game
 
     def get(self, game_id) -> TriasGame | None:
-        """The game with this id, opened on first use; None if there is none."""
+        """The game with this id, opened on first use; None if there is none.
+
+        In a database other server processes move the games all the time: a game opened
+        before is brought up to date (one query when nothing changed) so pages show it now.
+        """
+        game, loaded = self._get(game_id)
+        if game is not None and not loaded and self.store.shared:
+            game.refresh()
+        return game
+
+    def _get(self, game_id) -> tuple:
+        """(game or None, whether it was read from its journal just now)."""
         if not isinstance(game_id, str) or not _ID_RE.match(game_id):
-            return None
+            return None, False
         with self._lock:
-            game = self._open.get(game_id)
-            if game is None and self._path(game_id).is_file():
-                game = self._opened(self._load(game_id))
+            game, loaded = self._open.get(game_id), False
+            if game is None and self.store.exists(game_id):
+                game, loaded = self._opened(self._load(game_id)), True
             if game is not None:
                 self._used(game)
-            return game
+            return game, loaded
 
     def _used(self, game: TriasGame) -> None:
-        """Mark `game` as the latest used; close the files of the least recently used beyond OPEN_FILES."""
+        """Mark `game` as the latest used; close the files of the least recently used beyond OPEN_FILES.
+
+        Only files: a game in the database holds no connection between uses (trias_store.py)."""
         self._recent.pop(game.id, None)
         self._recent[game.id] = game
+        if not self.store.holds_files:
+            return
         open_games = [g for g in self._recent.values() if g._service.is_open]
         for old in open_games[:max(0, len(open_games) - OPEN_FILES)]:
             old._service.release()  # a game in the middle of a command keeps its file: released later
 
     def _load(self, game_id: str) -> TriasGame:
         """Open a game file, refusing one that is not this game: a stranger's file, a copy, a half-made game."""
-        path = self._path(game_id)
-        service = JournalService.open(path, rebuild, kind=KIND)
+        where = self.store.target(game_id)
+        path = self.store.name(game_id)
+        service = JournalService.open(where, rebuild, kind=KIND)
         try:
             identity = service.identity()
             if identity.get("id") != game_id:  # a copy would give one seat link two games
                 raise StorageError("game_file_renamed", f"{path} holds game {str(identity.get('id'))[:20]!r}, "
-                                   f"not {game_id}: it is a copy or was renamed; move it out of {self.folder}",
+                                   f"not {game_id}: it is a copy or was renamed; move it out of {self.where}",
                                    path=str(path))
             if service.last_seq == 0:
                 raise StorageError("game_without_setup", f"{path}: game {game_id} has no set-up row (it was being "
-                                   "created when the server stopped): delete the file and start the game again",
+                                   "created when the server stopped): it can never be played, start the game again",
                                    path=str(path))
             game = TriasGame(self, game_id, service)
             if not isinstance(game.seats, list) or len(game.seats) != game.state.players \
@@ -396,18 +407,26 @@ class TriasGames:
         return game
 
     def _all(self) -> list:
-        """Every game of the folder, opened; a damaged file is left out of lists (see `broken`)."""
+        """Every game of the store, opened and up to date; a damaged one is left out of lists (see `broken`)."""
+        stale = []
         with self._lock:
-            if self.folder.is_dir():
-                for path in sorted(self.folder.glob("*.db")):
-                    if path.stem in self._open or path.stem in self.broken:
-                        continue
-                    try:
-                        self.get(path.stem)
-                    except (BankError, trias.TriasError, KeyError, ValueError) as exc:
-                        # One unreadable game must not hide the others; `get` still says what is wrong.
-                        self.broken[path.stem] = getattr(exc, "message", str(exc))
-            return list(self._open.values())
+            for game_id, head in self.store.heads().items():
+                game = self._open.get(game_id)
+                if game is not None:
+                    if head is not None and head != game.last_seq:  # moved by another process
+                        stale.append(game)
+                    continue
+                if game_id in self.broken:
+                    continue
+                try:
+                    self._get(game_id)
+                except (BankError, trias.TriasError, KeyError, ValueError) as exc:
+                    # One unreadable game must not hide the others; `get` still says what is wrong.
+                    self.broken[game_id] = getattr(exc, "message", str(exc))
+            games = list(self._open.values())
+        for game in stale:  # outside the lock of all games: each catches up under its own
+            game.refresh()
+        return games
 
     def list(self) -> list:
         """Every game, newest first, as summaries (no tokens, no seed)."""
@@ -418,11 +437,18 @@ class TriasGames:
         if not isinstance(token, str) or not token:
             return None
         with self._lock:
-            # Every seat command comes through here: the folder is read only for a link the
-            # index does not know yet (games not opened since the start, or made by the CLI).
-            if token not in self._tokens:
-                self._all()
+            known = token in self._tokens
+        # Every seat command comes through here: the store is read only for a link the index
+        # does not know yet (games not opened since the start, made by the CLI or another server).
+        # Not under the lock of all games: _all() brings games up to date under each one's lock,
+        # which a rematch holds while it makes its new game under the lock of all games.
+        if not known:
+            self._all()
+        with self._lock:
             holding = [self._open[i] for i in self._tokens.get(token, ()) if i in self._open]
+        if self.store.shared:  # another process may have made the rematch the link now leads to
+            for game in holding:
+                game.refresh()
         found = [(g, seat) for g in holding if (seat := g.seat_of_token(token)) is not None]
         if not found:
             return None
@@ -437,6 +463,7 @@ class TriasGames:
                 game.close()
             self._open.clear()
             self._recent.clear()
+            self.store.close()
 
 
 __all__ = ["TriasGames", "TriasGame", "Table", "Result", "StorageError", "default_folder", "rebuild"]

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIG_PATH = ROOT / "config.toml"
 
 # Module names (or their beginnings) whose tests run on both stores of the journal.
-BOTH_STORES = ("test_journal", "test_journal_chain", "test_service", "test_rules_", "test_properties")
+BOTH_STORES = ("test_journal", "test_journal_chain", "test_service", "test_rules_", "test_properties",
+               "test_trias_games")
 
 
 def pytest_configure(config):
@@ -35,17 +36,29 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("storage_backend", ["sqlite", "postgresql"], indirect=True, scope="module")
 
 
-@pytest.fixture(scope="session")
-def postgres_server():
-    """One throwaway PostgreSQL server for the session; skips (saying why) where it cannot run."""
-    import postgres_kit
+def _throwaway(kit_name: str):
+    """A server from tests/<kit_name>.py for the whole session; skips (saying why) where it cannot run."""
+    import importlib
 
-    reason = postgres_kit.missing_reason()
+    kit = importlib.import_module(kit_name)
+    reason = kit.missing_reason()
     if reason:
         pytest.skip(reason)
-    server = postgres_kit.Server()
+    server = kit.Server()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One throwaway PostgreSQL server for the session (tests/postgres_kit.py)."""
+    yield from _throwaway("postgres_kit")
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """One throwaway Redis for the session (tests/redis_kit.py): several server processes (issue 15)."""
+    yield from _throwaway("redis_kit")
 
 
 @pytest.fixture(scope="module", autouse=True)

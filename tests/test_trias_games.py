@@ -1,4 +1,7 @@
-"""Trias games on the journal service (bank/trias_games.py): storage, ids, seats, undo, restart, verify."""
+"""Trias games on the journal service (bank/trias_games.py): storage, ids, seats, undo, restart, verify.
+
+Runs on both stores (conftest.BOTH_STORES): the folder of files, and PostgreSQL; the tests
+marked sqlite_file open the game files themselves."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from bank import chain
 from bank.journal_service import JournalService
 from bank.trias_games import StorageError, TriasGames, default_folder
 from trias.errors import BadCommand, IllegalMove, TriasError
-from trias_kit import HUMANS, VS_BOT, finish, first_legal, folder, games  # noqa: F401 (fixtures)
+from trias_kit import HUMANS, VS_BOT, finish, first_legal, folder, games, reopen  # noqa: F401 (fixtures)
 
 
 
@@ -33,20 +36,22 @@ def place_all(game) -> None:
         n += 1
 
 
-def table_rows(path) -> int:
-    return sqlite3.connect(path).execute("SELECT COUNT(*) FROM journal").fetchone()[0]
+def stored_rows(game) -> int:
+    """The rows in the game's store (the file or the database), not the ones in memory."""
+    return len(list(game._service.rows()))
 
 
 def test_default_folder_sits_beside_the_bank_database(tmp_path):
     assert default_folder(tmp_path / "terrabank.db") == tmp_path / "terrabank-trias"
 
 
+@pytest.mark.sqlite_file("the game file's mode and PRAGMAs")
 def test_create_writes_one_private_file_with_the_setup_row(games, folder):
     game = games.create(HUMANS, seed=7, mode="play", lang="en")
     path = folder / f"{game.id}.db"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # seat tokens are inside, like team tokens
     assert stat.S_IMODE(folder.stat().st_mode) & 0o077 == 0
-    assert game.last_seq == 1 and table_rows(path) == 1
+    assert game.last_seq == 1 and sqlite3.connect(path).execute("SELECT COUNT(*) FROM journal").fetchone()[0] == 1
     assert (game.mode, game.seed, game.lang) == ("play", 7, "en")
     assert game.state.phase == "place" and game.state.players == 3
     # T3/T6: the same seed gives the engine's own set-up.
@@ -74,11 +79,11 @@ def test_seat_tokens_are_secret_and_resolve_to_their_seat(games):
     ([{"name": "Ana"}, {"name": "Bot", "kind": "computer"}], "mirror", "physical table"),
     (HUMANS, "replay", "mode must be play or mirror"),
 ])
-def test_bad_new_game_is_refused_with_a_sentence_and_writes_nothing(games, folder, seats, mode, words):
+def test_bad_new_game_is_refused_with_a_sentence_and_writes_nothing(games, reopen, seats, mode, words):
     with pytest.raises(BadCommand) as err:
         games.create(seats, seed=None, mode=mode)
     assert words in err.value.message
-    assert not list(folder.glob("*.db")) if folder.exists() else True
+    assert games.list() == [] and reopen().list() == []
 
 
 def test_same_id_same_content_gives_the_first_result_and_applies_once(games):
@@ -89,7 +94,7 @@ def test_same_id_same_content_gives_the_first_result_and_applies_once(games):
     again = game.execute(command, "tap-1", "seat:0")  # a phone retrying after a lost reply
     assert again.duplicate and again.seq == first.seq and again.events == first.events
     assert game.state == state and game.last_seq == seq
-    assert table_rows(game._service.path) == 2
+    assert stored_rows(game) == 2
 
 
 def test_same_id_other_content_is_refused(games):
@@ -108,7 +113,7 @@ def test_a_refused_move_changes_nothing(games):
     with pytest.raises(IllegalMove) as err:
         game.execute({"type": "move", "from": [9, 9], "to": [9, 8]}, "bad-1", seat_actor(game))
     assert "(T9-T15)" in err.value.message  # phase 1 first
-    assert game.state == state and game.last_seq == seq and table_rows(game._service.path) == seq
+    assert game.state == state and game.last_seq == seq and stored_rows(game) == seq
     # The refused id stays free for a real command.
     game.execute(first_legal(game), "bad-1", seat_actor(game))
     assert game.last_seq == seq + 1
@@ -172,8 +177,8 @@ def test_a_seat_may_not_undo_another_seats_move(games):
     game.undo_last("u2", "seat:0")
 
 
-def test_a_game_survives_a_restart_mid_turn(folder):
-    games = TriasGames(folder)
+def test_a_game_survives_a_restart_mid_turn(reopen):
+    games = reopen()
     game = games.create(HUMANS, seed=8)
     place_all(game)
     game.execute(first_legal(game), "phase-1", seat_actor(game))  # mid-turn: phase 1 done
@@ -182,7 +187,7 @@ def test_a_game_survives_a_restart_mid_turn(folder):
     state, seq, gid, token = game.state, game.last_seq, game.id, game.seats[2]["token"]
     games.close()
 
-    reopened = TriasGames(folder)
+    reopened = reopen()
     try:
         again = reopened.get(gid)
         assert again.state == state and again.last_seq == seq
@@ -193,9 +198,9 @@ def test_a_game_survives_a_restart_mid_turn(folder):
         reopened.close()
 
 
-def test_a_second_process_writing_the_same_game_is_caught_up_before_deciding(folder):
-    """The CLI beside a running server: each decides on what is on disk, never on a stale state."""
-    server, cli = TriasGames(folder), TriasGames(folder)
+def test_a_second_process_writing_the_same_game_is_caught_up_before_deciding(reopen):
+    """The CLI beside a running server: each decides on what is stored, never on a stale state."""
+    server, cli = reopen(), reopen()
     try:
         game = server.create(HUMANS, seed=14)
         other = cli.get(game.id)
@@ -210,6 +215,7 @@ def test_a_second_process_writing_the_same_game_is_caught_up_before_deciding(fol
         cli.close()
 
 
+@pytest.mark.sqlite_file("writes a damaged file into the folder")
 def test_a_damaged_game_file_does_not_hide_the_others(games, folder):
     game = games.create(HUMANS, seed=1)
     (folder / "abcdefgh.db").write_bytes(b"not a database at all" * 100)
@@ -224,6 +230,7 @@ def test_get_refuses_ids_that_are_not_game_ids(games, folder):
     assert games.get("../../etc/passwd") is None and games.get("zzzzzzzz") is None
 
 
+@pytest.mark.sqlite_file("edits the file with sqlite3 (tests/test_postgres_attacks.py edits the database)")
 def test_verify_names_an_edited_row(games):
     game = games.create(HUMANS, seed=6)
     game.execute(first_legal(game), "m1", "seat:0")
@@ -238,6 +245,7 @@ def test_verify_names_an_edited_row(games):
     assert any("journal row 2 was changed" in p for p in problems)
 
 
+@pytest.mark.sqlite_file("edits the file with sqlite3")
 def test_verify_replays_the_commands_even_when_the_chain_was_rebuilt(games):
     game = games.create(HUMANS, seed=6)
     game.execute(first_legal(game), "m1", "seat:0")
@@ -345,6 +353,7 @@ def test_parallel_taps_apply_once(games):
     assert game.last_seq == 2
 
 
+@pytest.mark.sqlite_file("a service on a file path")
 def test_journal_service_is_engine_agnostic(tmp_path):
     """A counter as the engine: the same ids, rebuild and verify, nothing about Trias."""
     def rebuild(rows):
@@ -378,6 +387,7 @@ def test_t9_a_mirror_game_records_the_cards_the_table_shows(games):
     assert game.state.seen == ("steppe",) and game.verify() == []
 
 
+@pytest.mark.sqlite_file("counts open files (tests/test_postgres_trias.py counts connections)")
 def test_many_games_keep_only_a_few_files_open(tmp_path):
     """A folder of hundreds of games must not exhaust the process's open files (each open game holds ~5)."""
     import os

@@ -1,11 +1,16 @@
-"""What the Trias service tests share: seats, opened games, a game played to its end."""
+"""What the Trias service tests share: seats, opened games, a game played to its end.
+
+`games` keeps its games where the app would for a bank at `<tmp>/terrabank.db`
+(bank/trias_store.py): the folder beside it, or, in the PostgreSQL run of a module in
+conftest.BOTH_STORES, the test server's database under that bank game's name.
+"""
 
 from __future__ import annotations
 
 import pytest
 
 import trias
-from bank.trias_games import TriasGames
+from bank.trias_games import open_games
 
 HUMANS = [{"name": "Ana", "kind": "human"}, {"name": "Ben", "kind": "human"}, {"name": "Céline", "kind": "human"}]
 VS_BOT = [{"name": "Ana", "kind": "human"}, {"name": "Bot", "kind": "computer", "level": "easy"}]
@@ -17,8 +22,21 @@ def folder(tmp_path):
 
 
 @pytest.fixture
-def games(folder):
-    opened = TriasGames(folder)
+def reopen(tmp_path):
+    """Another TriasGames on the same games, as a second process (the CLI, another server) opens them."""
+    opened = []
+
+    def make():
+        opened.append(open_games(tmp_path / "terrabank.db"))
+        return opened[-1]
+    yield make
+    for games in opened:
+        games.close()
+
+
+@pytest.fixture
+def games(tmp_path):
+    opened = open_games(tmp_path / "terrabank.db")
     yield opened
     opened.close()
 
