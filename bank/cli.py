@@ -8,11 +8,12 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from bank import cli_print, cli_trias, cli_web, gamefile, views
+from bank import cli_migrate, cli_print, cli_trias, cli_web, gamefile, storage_url, views
 from bank.config import load_config
 from bank.errors import BankError, ConfigError
 from bank.export import FORMATS, export_journal, export_standings
 from bank.service import Bank
+from bank.storage import StorageError
 
 DEFAULT_CONFIG = "config.toml"
 DEFAULT_DB = "terrabank.db"
@@ -30,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("init", help="create a new game from the config")
     p.add_argument("--force", action="store_true",
                    help="replace an existing game (refused while the bank runs; a dated copy of the old "
-                   "game is kept beside it, and the facilitator accounts are carried over)")
+                   "game is kept beside it, or in PostgreSQL the old game keeps its rows under a dated name; "
+                   "the facilitator accounts are carried over)")
     p.add_argument("--keep-links", action="store_true",
                    help="with --force: keep the teams' phone links too, so printed join cards still work")
     p.set_defaults(func=cmd_init)
@@ -53,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_web.add_parsers(sub, _paths)
     cli_print.add_parser(sub, _paths)
     cli_trias.add_parser(sub, _paths)
+    cli_migrate.add_parser(sub, _paths)
     return parser
 
 
@@ -107,14 +110,44 @@ def cmd_init(args) -> int:
     """Create the game database from the config; with --force, replace one no server is using."""
     config_path, db = _paths(args)
     config = load_config(config_path)
+    where = storage_url.target(db, config)
     # Held until the new game is in place: a `serve` started meanwhile is refused, not fed a dying file.
     with gamefile.hold(db, "terrabank init"):
+        if isinstance(where, storage_url.PostgresTarget):  # the journal is in PostgreSQL (issue 15)
+            _init_in_database(where, db, config, args.force, args.keep_links)
+            print(f"Created a new {where.name} from {config_path}.")
+            return 0
         if args.force and Path(db).exists():
             _replace_game(db, config, args.keep_links)
         else:
-            Bank.create(db, config, force=args.force).close()  # force: a game in PostgreSQL has no file (issue 15)
+            Bank.create(db, config, force=args.force).close()
     print(f"Created a new game in {os.path.abspath(db)} from {config_path}.")
     return 0
+
+
+def _init_in_database(where, db: str, config, force: bool, keep_links: bool) -> None:
+    """init on PostgreSQL: the replaced game is renamed, never copied nor deleted (journal_pg.rename_game);
+    the new one gets copies of its accounts (and links, if asked), as for a file."""
+    old = where.summary()
+    if old is not None and not force:
+        raise StorageError("database_exists", f"A {where.name} already exists: use `terrabank init --force` to "
+                           f"replace it ({where.kept_note}), or choose another --db name.", path=where.game)
+    if old is not None:
+        print(f"Replacing the {where.name} ({_n(old[1], 'booked command')}): the old game stays in the "
+              "database under a dated name; nothing is deleted.")
+    Bank.create(db, config, force=force).close()
+    if old is None:
+        return
+    from bank.web.access_pg import carry_over  # the accounts' store (bank/web/access_pg.py)
+
+    accounts, _ = carry_over(where.url, old[0], where.game, config.teams, links=keep_links)
+    kept = where.name_of(old[0])
+    if kept is not None:
+        print(f"The old game is kept as {kept!r} (terrabank --db {kept} standings shows it).")
+    links = "kept, so printed join cards still work" if keep_links else \
+        "new: show them with `terrabank links` or print the join cards again (terrabank print --kind join)"
+    print(f"The new game has the old one's {_n(accounts, 'facilitator account')}; the teams' phone links are {links}."
+          if accounts else f"The old game had no facilitator account to carry over; the teams' phone links are {links}.")
 
 
 def _replace_game(db: str, config, keep_links: bool) -> None:

@@ -84,9 +84,11 @@ def pg_errors(where: str):
         if "command_id" in str(exc):
             raise StorageError("id_taken", f"Another process booked this command id in {where} at the same "
                                "moment: send the command again, it is answered as the retry it is.") from None
-        raise StorageError("journal_moved_on", f"Another process wrote to {where} since this one read it "
-                           f"({first_line(exc)}): nothing was recorded; restart this process (issue 15: "
-                           "a second process on a game must read the rows it has not seen).") from None
+        # Each command folds, under the game's lock, the rows other processes wrote (Bank._catch_up):
+        # a taken seq means something outside the bank wrote to the game. The database refused it.
+        raise StorageError("journal_moved_on", f"Another program wrote to {where} while this one was booking "
+                           f"({first_line(exc)}): nothing was recorded; send the command again, and run "
+                           "`terrabank verify` if it happens twice.") from None
     except psycopg.OperationalError as exc:
         raise StorageError("database_connection_lost", f"The connection to {where} failed ({first_line(exc)}): "
                            "the command may not have been recorded; send it again with the same id, "
@@ -119,11 +121,31 @@ def game_exists(url: str, name: str) -> bool:
 
 
 def list_games(url: str) -> list[str]:
-    """The names of the games in the database, in creation order (for a host's game list)."""
+    """The names of the bank games in the database, in creation order (for a host's game list)."""
     with short_connection(url) as conn:
         # A name with a line break is a game being created (storage_url.PostgresTarget.temporary).
-        return [r[0] for r in conn.execute("SELECT name FROM terrabank.games WHERE name IS NOT NULL "
-                                           "AND strpos(name, E'\\n') = 0 ORDER BY id")]
+        # A Trias game (its kind "trias", bank/trias_store.py) belongs to the bank game it is named after.
+        return [r[0] for r in conn.execute("SELECT name FROM terrabank.games g WHERE name IS NOT NULL "
+                                           "AND strpos(name, E'\\n') = 0 AND NOT EXISTS (SELECT 1 FROM "
+                                           "terrabank.meta m WHERE m.game = g.id AND m.key = 'config_text' "
+                                           "AND m.value = 'trias') ORDER BY id")]
+
+
+def game_summary(url: str, name: str) -> tuple[int, int] | None:
+    """(number, commands booked by people: not the setup, not the clock's ticks) of the game named
+    `name`, for what `init --force` says it replaces; None when there is no such game."""
+    with short_connection(url) as conn:
+        r = conn.execute("SELECT g.id, (SELECT count(*) FROM terrabank.journal j WHERE j.game = g.id "
+                         "AND j.type NOT IN ('setup', 'tick')) FROM terrabank.games g WHERE g.name = %s",
+                         (name,)).fetchone()
+        return (r[0], r[1]) if r else None
+
+
+def game_name_by_number(url: str, number: int) -> str | None:
+    """The name a game carries now (a replaced game is kept under a dated name); None if retired."""
+    with short_connection(url) as conn:
+        r = conn.execute("SELECT name FROM terrabank.games WHERE id = %s", (number,)).fetchone()
+        return r[0] if r else None
 
 
 def retire_game(url: str, name: str, why: str) -> None:

@@ -4,8 +4,8 @@ The URL comes from the environment variable TERRABANK_DATABASE_URL, else from
 `[storage] url` in config.toml; neither means the SQLite file named by --db, as
 always. With a PostgreSQL URL, --db names the game inside the database: its value
 without a final ".db" (`--db terrabank.db` is the game "terrabank"), so one database
-holds many games. Accounts, sessions and team links stay in the SQLite file at --db
-for now (bank/web/access.py): only the journal moves.
+holds many games. The game's accounts, log-ins and team links follow it there
+(bank/web/access.py open_access), and so do its Trias games (bank/trias_store.py).
 """
 
 from __future__ import annotations
@@ -78,6 +78,9 @@ def as_target(where):
 class SqliteTarget:
     """One game in one SQLite file (bank/journal.py): today's store, the default."""
 
+    # What `init --force` does with the game it replaces, for its messages.
+    kept_note = "a dated copy of the old game is kept beside it"
+
     def __init__(self, path):
         self.path = Path(path)
         self.name = str(path)
@@ -113,6 +116,9 @@ class SqliteTarget:
 class PostgresTarget:
     """One game, by name, among the games of one PostgreSQL database (bank/journal_pg.py)."""
 
+    # What `init --force` does with the game it replaces (journal_pg.rename_game), for its messages.
+    kept_note = "the old game stays in the database under a dated name; nothing is deleted"
+
     def __init__(self, url: str, game: str):
         self.url, self.game = url, game
         self.name = f"game {game!r} in {display_url(url)}"
@@ -147,6 +153,16 @@ class PostgresTarget:
     def replace(self, destination: "PostgresTarget") -> None:
         from bank import journal_pg
         journal_pg.rename_game(self.url, self.game, destination.game)
+
+    def summary(self) -> tuple[int, int] | None:
+        """(the game's number, commands booked by people), or None if there is no such game."""
+        from bank import journal_pg_connect
+        return journal_pg_connect.game_summary(self.url, self.game)
+
+    def name_of(self, number: int) -> str | None:
+        """The name the game numbered `number` carries now: where `init --force` kept the old one."""
+        from bank import journal_pg_connect
+        return journal_pg_connect.game_name_by_number(self.url, number)
 
 
 def display_url(url: str) -> str:
