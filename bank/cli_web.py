@@ -123,7 +123,14 @@ def cmd_serve(args, config_path: str, db: str) -> int:
     """Start the server on all interfaces; print the addresses and a QR code of the console."""
     # Held for the server's whole life (the OS lets go when the process ends, even killed):
     # a second server, or an `init --force`, on this file is refused while it runs.
-    with gamefile.hold(db, "terrabank serve"):
+    # Several servers of one game may run together only when they hear each other through a queue
+    # (issue 15, bank/web/peers.py): then each holds the lock shared.
+    from bank.web.peers import queue_url
+    from bank.web.proxies import trusted_proxies
+
+    trusted_proxies()  # a wrong TERRABANK_PROXIES is refused here with its sentence, not in the worker
+    shared = queue_url(load_config(config_path)) is not None
+    with gamefile.hold(db, "terrabank serve" + (" (with a queue)" if shared else ""), shared=shared):
         return _serve(args, config_path, db)
 
 

@@ -129,6 +129,7 @@ class GameConfig:
     wifi_ssid: str = ""
     wifi_password: str = ""
     storage_url: str = ""  # [storage] url: PostgreSQL for the journal (bank/storage_url.py); "" = the SQLite file
+    storage_queue: str = ""  # [storage] queue: Redis, so several server processes hear of each row (web/peers.py)
 
     @property
     def joker(self) -> str:

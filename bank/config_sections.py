@@ -41,6 +41,24 @@ def _storage_url(storage: Reader) -> str:
     return url
 
 
+def _storage_queue(storage: Reader) -> str:
+    """[storage] queue: the Redis URL through which several server processes of one game tell
+    each other of each booked row (issue 15); absent = one process. No password, as for url."""
+    from urllib.parse import urlsplit
+
+    if storage.get("queue", None) is None:
+        return ""
+    url = storage.str("queue").strip()
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("redis", "rediss", "unix"):
+        storage.fail("queue", "must be a Redis URL such as redis://localhost:6379/0 (leave it out when "
+                     "one server process runs the game)")
+    if parts.password is not None:
+        storage.fail("queue", "must not contain a password: config.toml is copied into every game's journal; "
+                     "give the whole URL in TERRABANK_QUEUE_URL instead")
+    return url
+
+
 def read_all(root: Reader, text: str) -> GameConfig:
     """Read every section in dependency order: resources first, then what cites them."""
     game = root.sub("game")
@@ -96,6 +114,7 @@ def read_all(root: Reader, text: str) -> GameConfig:
         wifi_ssid=_plain_text(wifi, "ssid"),
         wifi_password=_plain_text(wifi, "password"),
         storage_url=_storage_url(storage),
+        storage_queue=_storage_queue(storage),
     )
     for section in (server, wifi, storage, game, bank, start, harvest, dice, jokers, exchange, options, fights, end, cap, track_rules, root):
         section.done()

@@ -52,10 +52,10 @@ class GameLock:
         self.close()
 
 
-def _try_lock(fd: int) -> bool:
+def _try_lock(fd: int, shared: bool = False) -> bool:
     try:
         if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         else:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
     except OSError:
@@ -71,8 +71,12 @@ def _holder(path: Path) -> str:
         return ""
 
 
-def hold(db, who: str) -> GameLock:
-    """Take the game file for `who` ("terrabank serve"), or BankError("bank_running") if someone has it."""
+def hold(db, who: str, shared: bool = False) -> GameLock:
+    """Take the game file for `who` ("terrabank serve"), or BankError("bank_running") if someone has it.
+
+    `shared`: several servers of one game that hear each other through a queue (issue 15) each
+    hold it shared; `init` and a server without a queue still need it alone, so they are refused
+    while any of those runs, and those are refused while one of them runs."""
     path = lock_path(db)
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -80,13 +84,16 @@ def hold(db, who: str) -> GameLock:
         # A folder we cannot write cannot hold a game a server could book into either;
         # the database checks say so with their own sentence.
         return GameLock(None)
-    if not _try_lock(fd):
+    if not _try_lock(fd, shared):
         os.close(fd)
         holder = _holder(path) or "another terrabank process"
         raise BankError("bank_running", f"the bank is already running on {db} ({holder}): {STOP_HINT}, then run this "
                         "command again; nothing was changed", path=str(db))
     try:
-        os.ftruncate(fd, 0)
+        if not shared:  # several holders would overwrite each other's note: keep the first one's
+            os.ftruncate(fd, 0)
+        elif os.fstat(fd).st_size:
+            return GameLock(fd)
         os.write(fd, f"{who}, process {os.getpid()}\n".encode())
     except OSError:
         pass  # the note is only a courtesy for the next refusal's sentence

@@ -334,6 +334,10 @@ class Journal:
         """The highest seq in the journal, 0 when empty."""
         return self._fetch("SELECT COALESCE(MAX(seq), 0) FROM journal")[0]
 
+    def committed_seq(self) -> int:
+        """The last seq committed by any process (inside BEGIN IMMEDIATE: before this one writes)."""
+        return self.last_seq()
+
     def latest_snapshot(self) -> tuple[int, dict] | None:
         """(seq, state dict) of the newest snapshot, or None."""
         r = self._fetch("SELECT seq, state FROM snapshots ORDER BY seq DESC LIMIT 1")

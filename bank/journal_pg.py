@@ -71,15 +71,19 @@ class PostgresJournal:
 
     check_name = "PostgreSQL check"  # what `verify` calls integrity_check()'s findings
 
-    def __init__(self, url: str, conn, game_id: int, name: str):
+    def __init__(self, url: str, conn, game_id: int, name: str, pool=None):
         self._url = url
-        self._conn = conn
+        self._conn = conn  # with a pool: None, except inside transaction()
+        # Connections shared with other games (bank/journal_pg_pool.py: hundreds of Trias games):
+        # taken for one transaction or one read, never held between them.
+        self._pool = pool
         self.game_id = game_id
         self.game = name
         self.path = f"game {name!r} in {display_url(url)}"
         self._tx_thread: int | None = None  # the thread inside transaction(), which alone uses the writer
         self._begun = False  # whether this transaction's BEGIN (and the game's lock) went to the server
         self._head = (0, chain.GENESIS)  # (seq, hash) of the chain's last row, read when a transaction starts
+        self._committed_head = 0  # the head's seq as BEGIN read it: rows committed before this transaction
         self._pending: list[tuple] = []  # (sql, params) written in this transaction, sent with the COMMIT
         self._pending_checkpoint: tuple[float, float] | None = None  # written with the COMMIT
         self._readers: list = []
@@ -87,9 +91,9 @@ class PostgresJournal:
         self._closed = False
 
     @classmethod
-    def create(cls, url: str, name: str, config_text: str, identity: dict) -> "PostgresJournal":
+    def create(cls, url: str, name: str, config_text: str, identity: dict, pool=None) -> "PostgresJournal":
         """A new game named `name`; StorageError if the database already has one of that name."""
-        conn = connect(url)
+        conn = pool.take() if pool else connect(url)
         try:
             with pg_errors(display_url(url)):
                 ensure_schema(conn)
@@ -112,25 +116,39 @@ class PostgresJournal:
                                         [(game_id[0], k, v) for k, v in meta.items()])
         except BaseException:
             conn.close()
+            if pool:
+                pool.give(conn)
             raise
-        return cls(url, conn, game_id[0], name)
+        return cls._made(url, conn, game_id[0], name, pool)
 
     @classmethod
-    def open(cls, url: str, name: str) -> "PostgresJournal":
+    def _made(cls, url: str, conn, game_id: int, name: str, pool) -> "PostgresJournal":
+        """The journal on its own connection `conn`, or, with a pool, on none: `conn` goes back to it."""
+        if pool is None:
+            return cls(url, conn, game_id, name)
+        pool.give(conn)
+        return cls(url, None, game_id, name, pool)
+
+    @classmethod
+    def open(cls, url: str, name: str, pool=None) -> "PostgresJournal":
         """The game named `name`; StorageError if there is none."""
-        conn = connect(url)
+        conn = pool.take() if pool else connect(url)
         try:
             with pg_errors(display_url(url)):
                 ensure_schema(conn)
                 game_id = game_id_of(conn, name)
         except BaseException:
             conn.close()
+            if pool:
+                pool.give(conn)
             raise
         if game_id is None:
             conn.close()
+            if pool:
+                pool.give(conn)
             raise StorageError("database_missing", f"No game named {name!r} in {display_url(url)}: run "
                                f"`terrabank init` (with --db {name}) to create it, or check --db.", path=name)
-        return cls(url, conn, game_id, name)
+        return cls._made(url, conn, game_id, name, pool)
 
     # --- the write side: one transaction at a time, under the game's advisory lock ---------
 
@@ -144,6 +162,8 @@ class PostgresJournal:
         line) wait and go with the COMMIT as one pipeline, unless a read needs them first. A refused
         row (an id taken meanwhile) then fails the COMMIT, and nothing of the transaction is kept.
         """
+        if self._pool is not None:
+            self._conn = self._pool.take()
         if self._conn.broken:  # the server restarted since: start again on a new connection
             self._conn.close()
             self._conn = connect(self._url)
@@ -168,6 +188,10 @@ class PostgresJournal:
                 with pg_errors(self.path):
                     self._conn.execute("ROLLBACK")
             raise
+        finally:
+            if self._pool is not None:  # back to the games' shared connections
+                conn, self._conn = self._conn, None
+                self._pool.give(conn)
 
     def _begin(self, then: tuple | None = None, one: bool = True):
         """BEGIN, take the game's lock, read the chain's head, and run `then` (sql, params): one round trip.
@@ -191,6 +215,7 @@ class PostgresJournal:
                 cur.nextset()
                 result = cur.fetchone() if one else cur.fetchall()
         self._head = (last[0], last[1]) if last else (0, chain.GENESIS)
+        self._committed_head = self._head[0]
         return result
 
     def _flush(self, commit: bool = False) -> None:
@@ -283,12 +308,16 @@ class PostgresJournal:
     def _reader(self) -> tuple:
         """(connection, taken from the idle ones?): never the writer's, whose open transaction
         would show rows not yet committed (or be aborted by a failed read)."""
+        if self._pool is not None:
+            return self._pool.take(), True
         with self._readers_lock:
             if self._readers:
                 return self._readers.pop(), True
         return connect(self._url), False
 
     def _release(self, conn, healthy: bool) -> None:
+        if self._pool is not None:
+            return self._pool.give(conn, healthy)
         with self._readers_lock:
             if healthy and not self._closed and not conn.broken and len(self._readers) < _IDLE_READERS:
                 self._readers.append(conn)
@@ -322,6 +351,17 @@ class PostgresJournal:
     def last_seq(self) -> int:
         return self._fetch("SELECT COALESCE(MAX(seq), 0) FROM terrabank.journal WHERE game = %s",
                            (self.game_id,))[0]
+
+    def committed_seq(self) -> int:
+        """The last seq committed by any process, as the game's lock holder sees it.
+
+        Inside a transaction it costs no round trip: the chain's head is read with BEGIN and the
+        lock (`_begin`), before this transaction appended anything. Outside, a plain read."""
+        if not self._in_tx:
+            return self.last_seq()
+        if not self._begun:
+            self._begin()
+        return self._committed_head
 
     def rows(self, after_seq: int = 0) -> Iterator[dict]:
         """Rows with seq > after_seq in order, a page at a time (no connection held between pages)."""
@@ -404,7 +444,8 @@ class PostgresJournal:
             readers, self._readers = self._readers, []
         for reader in readers:
             reader.close()
-        self._conn.close()
+        if self._conn is not None:  # a pooled journal holds none between transactions
+            self._conn.close()
 
 
 def check_before_serving(url: str, name: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import secrets
 import threading
 import time
 from dataclasses import dataclass
@@ -95,6 +96,9 @@ class Bank:
         self._start_jump = start_jump
         self._unheld_jump: timeline.Jump | None = None
         self._last_beat = float("-inf")
+        # Names this process in the ids of its own system commands: two processes seeing the same
+        # jump of the machine's clock must not book the same id with different contents.
+        self._process_tag = secrets.token_hex(3)
 
     @classmethod
     def create(cls, path, config, *, force: bool = False, wall=time.time, mono=time.monotonic) -> "Bank":
@@ -106,8 +110,8 @@ class Bank:
         where = storage_url.target(path, config)
         if not force and where.exists():
             raise StorageError("database_exists", f"A game already exists at {where.name}: use "
-                               "`terrabank init --force` to replace it (a dated copy of the "
-                               "old game is kept beside it), or choose another --db path.", path=str(path))
+                               f"`terrabank init --force` to replace it ({where.kept_note}), or choose "
+                               "another --db name.", path=str(path))
         where.check_creatable()
         # Build the game beside the target and put it in place when complete, so a crash
         # never leaves a half-created game where the bank will look for one.
@@ -220,7 +224,8 @@ class Bank:
         if self._state.clock["status"] != "running":
             self._beat()  # the new reading of the system clock is the reference from now on
             return None
-        command = {**engine.hold_command(jump.as_cause()), "id": f"{TICK_PREFIX}hold:{self._last_seq + 1}"}
+        command = {**engine.hold_command(jump.as_cause()),
+                   "id": f"{TICK_PREFIX}hold:{self._last_seq + 1}:{self._process_tag}"}
         return self._execute(command, self.now(), tick=True)
 
     def _beat(self) -> None:
@@ -237,13 +242,53 @@ class Bank:
         with self._lock:
             # Decided on the live state first: a timer calling this every second
             # touches the database only when time actually changed something.
-            events, new_state = self._decide_tick(self._state, now)
+            events, _ = self._decide_tick(self._state, now)
             if not events:
                 return None
             with self._journal.transaction():
+                # Decided again under the game's lock, on every row committed so far: another
+                # process may have booked this very tick a moment ago (issue 15).
+                now = self._catch_up(now)
+                events, new_state = self._decide_tick(self._state, now)
+                if not events:
+                    return None
                 seq = self._append_tick(events, new_state, now)
             self._commit_state(seq, new_state)
             return Result(seq, events)
+
+    def catch_up(self) -> int | None:
+        """Fold the rows other processes committed since this one last looked (issue 15).
+
+        Several server processes may run one game; each keeps its own live state, and
+        each command already catches up under the game's lock before it decides. This
+        is for the rest: a notice from another process, the once-a-second look, a page
+        connecting. Returns the new last seq, or None when nothing was new.
+        """
+        with self._lock:
+            before = self._last_seq
+            self._catch_up(self.now())
+            return self._last_seq if self._last_seq != before else None
+
+    def _catch_up(self, now: float) -> float:
+        """Under the lock: make the live state that of every committed row; returns `now`, moved
+        forward if another process journalled a later time (one time line for all processes).
+
+        The rows are committed (by another process), so the new state goes live at once, even
+        if the command being decided is then refused or rolled back."""
+        if self._journal.committed_seq() <= self._last_seq:
+            return now  # the usual case: one indexed read (PostgreSQL: none, it came with BEGIN)
+        draft, seq, at = self._state.draft(), self._last_seq, None
+        for row in self._journal.rows(seq):
+            if row["seq"] != seq + 1:
+                raise StorageError("journal_gap", f"The journal of {self._journal.path} jumps from entry {seq} "
+                                   f"to {row['seq']}: run `terrabank verify`; nothing was recorded.")
+            for event in row["events"]:
+                draft.apply(event)
+            seq, at = row["seq"], row["at"]
+        self._commit_state(seq, draft.commit())
+        if at is not None and self._clock.advance_to(at):
+            return max(now, at)
+        return now
 
     def _execute(self, command: dict, now: float, *, tick: bool, may_undo=None) -> Result:
         """The check-and-append transaction behind execute() and the setup."""
@@ -251,6 +296,7 @@ class Bank:
         with self._lock:
             with self._journal.transaction():
                 known = self._journal.find(cid)
+                now = self._catch_up(now)  # rows another process committed: decide on them too
                 if known is not None:
                     return self._duplicate(known, print_)
                 if may_undo is not None and command.get("type") == "reverse":
@@ -313,8 +359,10 @@ class Bank:
         return seq
 
     def _commit_state(self, seq: int, state: GameState) -> None:
-        """After COMMIT: make the new state live."""
-        self._last_seq, self._state = seq, state
+        """After COMMIT: make the new state live. The state first: a reader takes the seq, then
+        the state (web/payloads.current), so a picture's seq is never newer than its state."""
+        self._state = state
+        self._last_seq = seq
 
     def _context(self, now: float):
         """The engine's view of the world for one decision."""

@@ -71,6 +71,22 @@ class BankClock:
         anchor, mono0, _ = self._base
         return anchor + (self._mono() - mono0)
 
+    def advance_to(self, moment: float) -> bool:
+        """Never be behind `moment`, a time another process of the same game wrote (issue 15).
+
+        Several processes share one time line: each runs its own monotonic clock, anchored
+        at the same checkpoint, so they agree to a few milliseconds, but none may book a row
+        before one already journalled. A process that sees a later row moves forward to it;
+        the fastest clock leads and the others follow. Never moves back. True if it moved.
+        """
+        anchor, mono0, wall0 = self._base
+        behind = moment - (anchor + (self._mono() - mono0))
+        if behind <= 0:
+            return False
+        # Only the time line moves: the system clock did not jump, so what jumped() expects of it stays.
+        self._base = (anchor + behind, mono0, wall0)
+        return True
+
     def checkpoint(self) -> Checkpoint:
         """Where the time line is, with the system clock's reading, to store in the game file."""
         return Checkpoint(self.now(), self._wall())

@@ -2,8 +2,9 @@
 
 - the app's own role cannot UPDATE, DELETE or TRUNCATE a booked row (triggers);
 - the same command id sent through two connections at once is booked once;
-- two Bank objects on one game (two processes, later) never interleave a decision:
-  the second waits on the game's advisory lock until the first commits;
+- two Bank objects on one game (two processes) never interleave a decision: the second
+  waits on the game's advisory lock until the first commits, then decides on its rows
+  (tests/test_service_processes.py, on both stores);
 - a DBA who disables the guards and edits a row is named by `verify` and by `serve`'s check.
 """
 
@@ -140,22 +141,6 @@ def test_a_second_writer_waits_on_the_games_lock_until_the_first_commits(game, p
         assert seen_by_b == []  # still waiting while A holds the game
     thread.join()
     assert seen_by_b == [5]  # A's row, committed before B went on
-    a.close()
-    b.close()
-
-
-def test_a_second_bank_with_a_stale_state_is_refused_not_misled(game, pg_config):
-    """Today's limit (issue 15 continues): a Bank folds only the rows it wrote itself. A second
-    Bank on the same game, deciding after the first booked, is refused by the (game, seq)
-    key with a sentence, so a stale decision is never stored; folding the unseen rows first
-    (as JournalService._catch_up does) is the next step for several processes."""
-    a, b = Bank.open(game, pg_config), Bank.open(game, pg_config)
-    booked = a.execute({"id": "by-a", "type": "refill", "resource": "water", "amount": 2})
-    with pytest.raises(StorageError) as err:
-        b.execute({"id": "by-b", "type": "refill", "resource": "water", "amount": 5})
-    assert err.value.code == "journal_moved_on" and "nothing was recorded" in err.value.message
-    assert [r["command_id"] for r in a.journal_rows(booked.seq - 1)] == ["by-a"]
-    assert a.verify() == []
     a.close()
     b.close()
 

@@ -24,6 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from harness import Api, Server, free_port, rss_mb  # noqa: E402
+from sio_kit import RawWebSocket  # noqa: E402
 from slow_clients import Attack, probe  # noqa: E402
 
 from bank.web import serving, serving_thread  # noqa: E402
@@ -347,59 +348,9 @@ def test_browser_kit_server_refuses_one_address_over_its_cap_with_the_sentence(a
             browserkit.stop_servers()
 
 
-class _RawWebSocket:
-    """A WebSocket client on a plain socket and wsproto, reading frames as they come.
-
-    Not simple_websocket.Client: its handshake (1.1.0) reads the 101 reply and leaves any
-    frame that came in the same TCP segment unparsed until more bytes arrive. On a loaded
-    machine Engine.IO's open packet rides with the 101, so it surfaced 10 s late, with the
-    first ping: the test then read that instead of the connection's end.
-    """
-
-    def __init__(self, port: int, path: str):
-        from wsproto import ConnectionType, WSConnection
-        from wsproto.events import Request
-
-        self.ws = WSConnection(ConnectionType.CLIENT)
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        self.sock.sendall(self.ws.send(Request(host=f"127.0.0.1:{port}", target=path)))
-        self.texts: list[str] = []
-        self.accepted = self.closed = False
-
-    def _read(self) -> None:
-        from wsproto.events import AcceptConnection, CloseConnection, TextMessage
-
-        try:
-            data = self.sock.recv(65536)
-        except (ConnectionResetError, BrokenPipeError):
-            data = b""
-        if not data:
-            self.closed = True
-            return
-        self.ws.receive_data(data)
-        for event in self.ws.events():
-            if isinstance(event, AcceptConnection):
-                self.accepted = True
-            elif isinstance(event, TextMessage):
-                self.texts.append(event.data)
-            elif isinstance(event, CloseConnection):
-                self.closed = True
-
-    def first_text(self) -> str:
-        while not self.texts and not self.closed:
-            self._read()
-        return self.texts[0] if self.texts else ""
-
-    def wait_closed(self) -> bool:
-        """True once the server ended the connection; a socket timeout (10 s) if it never does."""
-        while not self.closed:
-            self._read()
-        return True
-
-
 def test_a_stopped_in_thread_server_closes_its_websockets_and_its_port(app):
     server = serving_thread.serve_in_thread(app)
-    client = _RawWebSocket(server.port, "/socket.io/?EIO=4&transport=websocket")
+    client = RawWebSocket(server.port)  # not simple_websocket's client: see sio_kit
     try:
         assert client.first_text().startswith("0{")  # Engine.IO's open packet, over a real WebSocket
         assert client.accepted

@@ -60,6 +60,7 @@ def team_view(token: str):
 @facilitator_required
 def state_view():
     s = services()
+    live.catch_up(current_app._get_current_object())  # another server process may have booked (issue 15)
     return jsonify(payloads.facilitators(s.bank, s.config))
 
 

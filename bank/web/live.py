@@ -32,8 +32,24 @@ def broadcast(services, journal_after: int | None = None) -> None:
     app = current_app._get_current_object()
     sender = broadcaster(app, journal_after)
     ticket = sender.ask()
+    tell_peers(app)
     if app.config.get("TESTING"):
         sender.flush(ticket)
+
+
+def tell_peers(app) -> None:
+    """Other server processes of this game (issue 15) hear of the rows just booked."""
+    peers = app.extensions.get("terrabank_peers")
+    if peers is not None:
+        peers.announce(app.extensions["terrabank"].bank.last_seq)
+
+
+def catch_up(app) -> bool:
+    """Fold what other server processes booked (issue 15); start a round if there was any."""
+    if app.extensions["terrabank"].bank.catch_up() is None:
+        return False
+    broadcaster(app).ask()
+    return True
 
 
 def broadcaster(app, journal_after: int | None = None) -> Broadcaster:
@@ -75,7 +91,9 @@ def on_connect(auth=None):
     A team token that is not valid is refused, so an old QR code says so at once.
     """
     auth = auth if isinstance(auth, dict) else {}
-    sender = broadcaster(current_app._get_current_object())
+    app = current_app._get_current_object()
+    catch_up(app)  # a phone moving from another server process sees at least what it saw there
+    sender = broadcaster(app)
     with sender.lock:  # no round between joining the rooms and noting which versions this page holds
         owner = _join(auth)
         if auth.get("team") and owner.team is None:
@@ -101,7 +119,9 @@ def on_sync(data=None):
     token = owners(current_app).tokens().get(request.sid)
     team = services.access.team_for(token) if token else None
     if not (isinstance(data, dict) and data.get("pictures") is False):  # a reconnect got them on connect
-        broadcaster(current_app._get_current_object()).send_current(request.sid, team)
+        app = current_app._get_current_object()
+        catch_up(app)
+        broadcaster(app).send_current(request.sid, team)
     if current_login() and isinstance(data, dict):
         after = _seq(data.get("after"))
         emit("journal", {"rows": list(islice(services.bank.journal_rows(after), 500))})
@@ -156,16 +176,51 @@ def sweep(app) -> int:
     return cut + _cut(app, [sid for sid, token in phones.items() if token not in links], "link_replaced", "rotated")
 
 
+def start_peers(app) -> None:
+    """With a queue URL (several server processes, issue 15): announce rows, listen for the others'."""
+    from .peers import Peers, queue_url
+
+    url = queue_url(app.extensions["terrabank"].config)
+    if url is None or "terrabank_peers" in app.extensions:
+        return
+    bank = app.extensions["terrabank"].bank
+    game = bank.chain_at(1) or "empty"  # the hash of the game's first row: unique to this game
+    peers = Peers(url, game, lambda notice: _heard(app, notice), app.logger)
+    app.extensions["terrabank_peers"] = peers
+    socketio.start_background_task(peers.listen_forever)
+
+
+def _heard(app, notice: dict) -> None:
+    """Another server process booked something (bank/web/peers.py)."""
+    if "seq" in notice:
+        if app.extensions["terrabank"].bank.last_seq < notice["seq"]:
+            catch_up(app)
+        return
+    from .trias_live import publish
+
+    with app.app_context():
+        game = app.extensions["trias_games"].get(notice["trias"])  # read again: the move is in the database
+        if game is not None:
+            publish(app, game, notice["after"], tell_peers=False)
+
+
 def start_ticker(app, every: float = 1.0) -> None:
-    """Let game time pass: end sessions, close events at their deadline, end the game (R33-R35); sweep sockets."""
+    """Let game time pass: end sessions, close events at their deadline, end the game (R33-R35); sweep sockets.
+
+    With several server processes (issue 15) it also looks each second for rows the others booked:
+    the Redis notice (bank/web/peers.py) is faster, this look is what makes a lost notice harmless."""
+    start_peers(app)
+
     def loop():
         services = app.extensions["terrabank"]
         while True:
             socketio.sleep(every)
             try:
+                catch_up(app)
                 held = services.bank.watch_clock()  # a jump of the machine's clock pauses the game (R34)
                 if services.bank.tick() is not None or held is not None:
                     broadcaster(app).ask()
+                    tell_peers(app)
             except Exception:  # a tick must never kill the loop; the next one retries
                 app.logger.exception("tick failed")
             try:

@@ -19,6 +19,7 @@ for the browser tests and the screenshots.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import gzip
 import hashlib
@@ -127,7 +128,12 @@ MIN_GZIP = 512  # below this gzip's header costs more than it saves
 
 def prepare(app: Flask, limits: Limits | None = None) -> Flask:
     """Compression and static caching for any server; the body deadline for the guarded worker."""
+    from .proxies import behind, trusted_proxies
+
     done = app.extensions.setdefault("terrabank_serving", set())
+    if "proxies" not in done:  # once: each ProxyFix layer trusts one more forwarded address
+        behind(app, trusted_proxies())
+        done.add("proxies")
     if limits is not None and "body_deadline" not in done:
         app.wsgi_app = _BodyDeadline(app.wsgi_app, limits.body_seconds)
         done.add("body_deadline")
@@ -423,7 +429,12 @@ def run(factory, host: str, port: int, limits: Limits | None = None, worker: str
     """
     from gunicorn.app.base import BaseApplication
 
-    limits, warning = fit_limits(limits or Limits())
+    from .proxies import trusted_proxies
+
+    limits = limits or Limits()
+    if trusted_proxies():  # every connection comes from the proxy: the cap per address is nginx's job
+        limits = dataclasses.replace(limits, per_address=limits.max_connections)
+    limits, warning = fit_limits(limits)
     if warning:
         print(warning, flush=True)
 

@@ -35,16 +35,20 @@ def games():
     return current_app.extensions["trias_games"]
 
 
-def publish(app, game, after: int) -> None:
+def publish(app, game, after: int, tell_peers: bool = True) -> None:
     """After a commit: every screen of `game` gets its new picture and the rows after `after`.
 
     Called by the route or the computer thread that committed, in commit order per game
     (each game's commands hold its lock); a page ignores a picture older than one it has.
+    With several server processes (issue 15) the others are told, and push it to theirs.
     """
     socketio.emit("state", snapshot(game, None, after), to=board_room(game.id), namespace=NAMESPACE)
     for seat, info in enumerate(game.seats):
         if info.get("kind") == "human":
             socketio.emit("state", snapshot(game, seat, after), to=seat_room(game.id, seat), namespace=NAMESPACE)
+    peers = app.extensions.get("terrabank_peers")
+    if tell_peers and peers is not None:
+        peers.announce_trias(game.id, after)
 
 
 def announce_rematch(game, new_id: str) -> None:

@@ -1,0 +1,56 @@
+"""A throwaway Redis server for the tests of several server processes (issue 15).
+
+Debian's redis-server on a free port of 127.0.0.1, nothing saved to disk, stopped at the
+end of the test session. `.ci/run` installs it; without it those tests skip and say why.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+from postgres_kit import _free_port as free_port
+
+
+def missing_reason() -> str | None:
+    if shutil.which("redis-server") is None:
+        return "redis-server is not installed (apt-get install redis-server; .ci/run does it)"
+    try:
+        import redis  # noqa: F401
+    except ImportError:
+        return "the Python package redis is not installed (pip install redis, or the extra terrabank[queue])"
+    return None
+
+
+class Server:
+    def __init__(self):
+        self.folder = tempfile.mkdtemp(prefix="terrabank-redis-")
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", self.folder, "--protected-mode", "yes"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server did not start on port {self.port}")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        shutil.rmtree(self.folder, ignore_errors=True)

@@ -1,0 +1,299 @@
+"""Two `terrabank serve` processes on one game, over PostgreSQL and Redis (issue 15).
+
+Real processes, as an association would run them behind nginx: a command booked on one
+reaches a phone connected to the other; the same command id sent to both is booked once;
+killing one in the middle of a burst loses no acknowledged command; with Redis gone,
+the other process still shows every row within a couple of seconds (the journal is the
+truth, the notice only a wake-up).
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from harness import CONFIG, PASSWORD, TERRABANK, USER, Api, launch  # noqa: E402
+from sio_kit import Phone  # noqa: E402
+
+HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
+
+
+class Cluster:
+    """One game in PostgreSQL, and `terrabank serve` processes on it sharing a Redis queue."""
+
+    def __init__(self, folder: Path, database_url: str, queue_url: str):
+        self.folder = folder
+        self.env = {"TERRABANK_DATABASE_URL": database_url, "TERRABANK_QUEUE_URL": queue_url}
+        self.db = str(folder / "field.db")
+        self.procs: list[subprocess.Popen] = []
+        self._cli("init")
+        self._cli("user", USER, "--role", "lead", "--password-stdin", stdin=PASSWORD + "\n")
+
+    def _cli(self, *args: str, stdin: str | None = None) -> None:
+        subprocess.run([TERRABANK, "--config", CONFIG, "--db", self.db, *args], input=stdin, text=True,
+                       check=True, capture_output=True, cwd=self.folder, env={**os.environ, **self.env})
+
+    def serve(self, name: str, env: dict | None = None) -> tuple[subprocess.Popen, int]:
+        cwd = os.getcwd()
+        os.chdir(self.folder)  # the accounts and the secret key beside --db, as on one host
+        try:
+            proc, port = launch([TERRABANK, "--config", CONFIG, "--db", self.db, "serve", "--host", "127.0.0.1",
+                                 "--port", "0"], self.folder / f"{name}.log", timeout=60,
+                                env={**self.env, **(env or {})})
+        finally:
+            os.chdir(cwd)
+        self.procs.append(proc)
+        return proc, port
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
+@pytest.fixture
+def cluster(tmp_path, postgres_server, redis_server):
+    made = Cluster(tmp_path, postgres_server.url, redis_server.url)
+    yield made
+    made.stop()
+
+
+def lead(port: int) -> Api:
+    return Api(f"http://127.0.0.1:{port}").login()
+
+
+def sees(phone: Phone, seq: int) -> bool:
+    """Whether the phone is sent its team's picture (whole or patch) at entry `seq` or later within 10 s."""
+    return phone.wait_for(lambda name, data: name == "team" and isinstance(data, dict)
+                          and data.get("seq", 0) >= seq, timeout=10)
+
+
+def state_seq(api: Api) -> int:
+    status, body = api.request("GET", "/api/state")
+    assert status == 200, body
+    return body["seq"]
+
+
+def test_a_command_booked_on_one_process_reaches_a_phone_on_the_other(cluster):
+    (_, port_a), (_, port_b) = cluster.serve("a"), cluster.serve("b")
+    on_a = lead(port_a)
+    status, links = on_a.request("GET", "/api/teams/links")
+    assert status == 200
+    assert on_a.command("start", type="start_clock")[0] == 200
+    phone = Phone(port_b, {"team": links["blue"]})
+    try:
+        status, booked = on_a.command("harvest-1", **HARVEST)
+        assert status == 200, booked
+        seq = booked["seq"]
+        assert sees(phone, seq), phone.events[-3:]
+        on_b = lead(port_b)  # the same session store: the lead's account works on both
+        assert state_seq(on_b) == state_seq(on_a) == seq
+        _, stock_a = on_a.request("GET", "/api/state")
+        _, stock_b = on_b.request("GET", "/api/state")
+        # What the harvest booked; "seconds since the last harvest" may differ by the second between reads.
+        for key in ("stock", "reputation", "buildings", "animals"):
+            assert stock_a["teams"]["blue"][key] == stock_b["teams"]["blue"][key]
+    finally:
+        phone.close()
+
+
+def test_the_same_command_id_sent_to_both_processes_is_booked_once(cluster):
+    (_, port_a), (_, port_b) = cluster.serve("a"), cluster.serve("b")
+    on_a, on_b = lead(port_a), lead(port_b)
+    assert on_a.command("start", type="start_clock")[0] == 200
+    replies = {}
+
+    def send(api, name):
+        replies[name] = api.command("phone-retry-7", **HARVEST)
+
+    threads = [threading.Thread(target=send, args=(api, name)) for api, name in ((on_a, "a"), (on_b, "b"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    (status_a, body_a), (status_b, body_b) = replies["a"], replies["b"]
+    assert status_a == status_b == 200, replies
+    assert body_a["seq"] == body_b["seq"]
+    _, rows = on_b.request("GET", f"/api/journal?after={body_a['seq'] - 1}")
+    assert [r["command_id"] for r in rows["rows"]].count("phone-retry-7") == 1
+
+
+def test_killing_one_process_during_a_burst_loses_no_acknowledged_command(cluster):
+    (proc_a, port_a), (_, port_b) = cluster.serve("a"), cluster.serve("b")
+    on_b = lead(port_b)
+    assert on_b.command("start", type="start_clock")[0] == 200
+    acknowledged: list[str] = []
+    lock = threading.Lock()
+
+    def burst(port: int, name: str) -> None:
+        try:
+            api = lead(port)
+        except OSError:
+            return  # killed before this device even logged in
+        for n in range(60):
+            key = f"{name}-{n}"
+            try:
+                status, _ = api.command(key, type="award", team="green", points=1, reason="burst")
+            except OSError:
+                return  # the process is gone: this command was never acknowledged
+            if status == 200:
+                with lock:
+                    acknowledged.append(key)
+
+    threads = [threading.Thread(target=burst, args=(port, name)) for port, name in ((port_a, "a"), (port_b, "b"))]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 20
+    while sum(k.startswith("a-") for k in acknowledged) < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)  # in the middle of the burst, whatever the machine's speed
+    os.kill(proc_a.pid, signal.SIGKILL)  # a power cut on one host
+    for t in threads:
+        t.join()
+    _, rows = on_b.request("GET", "/api/journal?after=0&limit=500")
+    booked = [r["command_id"] for r in rows["rows"]]
+    missing = [key for key in acknowledged if key not in booked]
+    assert missing == [] and len(booked) == len(set(booked))
+    assert any(k.startswith("a-") for k in acknowledged) and any(k.startswith("b-") for k in acknowledged)
+    assert state_seq(on_b) == rows["rows"][-1]["seq"]
+
+
+def test_with_redis_unreachable_the_other_process_still_shows_every_row(cluster):
+    """The notice is lost (nothing listens at the queue URL): the once-a-second look catches up."""
+    nowhere = {"TERRABANK_QUEUE_URL": "redis://127.0.0.1:9/0"}
+    (_, port_a), (_, port_b) = cluster.serve("a", nowhere), cluster.serve("b", nowhere)
+    on_a = lead(port_a)
+    _, links = on_a.request("GET", "/api/teams/links")
+    assert on_a.command("start", type="start_clock")[0] == 200
+    phone = Phone(port_b, {"team": links["blue"]})
+    try:
+        status, booked = on_a.command("harvest-1", **HARVEST)
+        assert status == 200
+        assert sees(phone, booked["seq"])
+    finally:
+        phone.close()
+
+
+class FromAddress(Api):
+    """A device with its own address (127.0.0.2 and the like all reach this machine's loopback)."""
+
+    def __init__(self, url: str, source: str):
+        super().__init__(url)
+        self.source = source
+
+    def request(self, *args, **kwargs):
+        if self.conn is None:
+            self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout,
+                                                   source_address=(self.source, 0))
+        return super().request(*args, **kwargs)
+
+
+def _nginx_in_front(folder: Path, backends: list[int]) -> tuple[subprocess.Popen, int]:
+    """deploy/nginx-terrabank.conf as shipped, its ports changed to this test's, in a throwaway nginx."""
+    import re
+    import shutil
+    import socket
+
+    if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
+        pytest.skip("nginx is not installed (apt-get install nginx; .ci/run does it)")
+    shipped = (ROOT / "deploy" / "nginx-terrabank.conf").read_text()
+    servers = re.findall(r"^\s*server 127\.0\.0\.1:\d+ .*;$", shipped, flags=re.M)
+    assert len(servers) == len(backends)
+    for line, port in zip(servers, backends):
+        shipped = shipped.replace(line, re.sub(r":\d+ ", f":{port} ", line))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    shipped = shipped.replace("listen 80;", f"listen 127.0.0.1:{port};")
+    (folder / "terrabank.conf").write_text(shipped)
+    (folder / "nginx.conf").write_text(
+        f"{'user root;' if os.geteuid() == 0 else ''}\nworker_processes 1;\npid {folder}/nginx.pid;\n"
+        f"error_log {folder}/nginx-error.log;\nevents {{ worker_connections 512; }}\n"
+        f"http {{ access_log off; client_body_temp_path {folder}/body; proxy_temp_path {folder}/proxy;\n"
+        f"include {folder}/terrabank.conf; }}\n")
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    proc = subprocess.Popen([nginx, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-g", "daemon off;"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return proc, port
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"nginx did not start: {(folder / 'nginx-error.log').read_text(errors='replace')}")
+            time.sleep(0.05)
+
+
+def test_the_shipped_nginx_config_serves_two_processes_and_keeps_each_phones_address(cluster, tmp_path):
+    """deploy/nginx-terrabank.conf in front of two processes (TERRABANK_PROXIES=1): pages, commands
+    and a phone's live updates pass through it, and a log-in lock-out stays with the address that
+    earned it: the proxy's address is not everyone's."""
+    behind = {"TERRABANK_PROXIES": "1"}
+    (_, port_a), (_, port_b) = cluster.serve("a", behind), cluster.serve("b", behind)
+    proxy, port = _nginx_in_front(tmp_path, [port_a, port_b])
+    try:
+        on_proxy = lead(port)
+        _, links = on_proxy.request("GET", "/api/teams/links")
+        assert on_proxy.command("start", type="start_clock")[0] == 200
+        phone = Phone(port, {"team": links["blue"]})
+        try:
+            status, booked = on_proxy.command("harvest-1", **HARVEST)
+            assert status == 200
+            assert sees(phone, booked["seq"])
+        finally:
+            phone.close()
+        # Someone on another device guesses the lead's password until locked out, forging the
+        # header to pass for somebody else; the lead, on its own device, still logs in (behind a
+        # proxy read naively, both would be the proxy's address: the lead locked out too).
+        guesser = FromAddress(f"http://127.0.0.1:{port}", "127.0.0.2")
+        _, body = guesser.request("GET", "/api/csrf")
+        guesser.csrf = body["csrf"]
+        statuses = [guesser.request("POST", "/api/login", {"username": USER, "password": "wrong guess"},
+                                    {"X-Forwarded-For": "10.0.0.66"})[0] for _ in range(7)]
+        assert statuses[:5] == [401] * 5 and statuses[-1] == 429, statuses
+        assert lead(port).request("GET", "/api/me")[0] == 200
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=10)
+
+
+def test_a_trias_move_made_on_one_process_reaches_the_board_on_the_other(cluster):
+    """Trias games live in the database too: the shared screen, connected to the other process,
+    is pushed the move at once (the Redis notice), not at its next reconnection."""
+    (_, port_a), (_, port_b) = cluster.serve("a"), cluster.serve("b")
+    table = Api(f"http://127.0.0.1:{port_a}")
+    _, body = table.request("GET", "/api/csrf")
+    table.csrf = body["csrf"]
+    status, made = table.request("POST", "/trias/api/games", {"seats": [{"name": "Ana", "kind": "human"},
+                                                                      {"name": "Bo", "kind": "human"}], "seed": 7},
+                                 {"Idempotency-Key": "new-game"})
+    assert status == 201, made
+    board = Phone(port_b, {"game": made["id"]}, namespace="/trias")
+    try:
+        assert board.wait_for(lambda name, data: name == "state")  # the picture on connect
+        token = made["seats"][0]["link"].rsplit("/", 1)[1]
+        _, seat = table.request("GET", f"/trias/api/s/{token}")
+        if not seat["legal"]:  # the other seat starts
+            token = made["seats"][1]["link"].rsplit("/", 1)[1]
+            _, seat = table.request("GET", f"/trias/api/s/{token}")
+        before = seat["seq"]
+        move = next((c for c in seat["legal"] if c["type"] != "end_turn"), seat["legal"][0])
+        status, reply = table.request("POST", f"/trias/api/s/{token}/commands", move, {"Idempotency-Key": "move-1"})
+        assert status == 200, reply
+        assert board.wait_for(lambda name, data: name == "state" and data["seq"] > before, timeout=10)
+    finally:
+        board.close()
