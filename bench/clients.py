@@ -19,6 +19,7 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 
+import aiohttp
 import socketio
 
 # What each kind of page must receive before it shows a command's result.
@@ -74,6 +75,7 @@ class Client:
     disconnects: int = 0
     last: dict = field(default_factory=dict)  # the newest payload of each event, to capture real ones
     reason: str = ""  # why the last disconnect happened, as python-socketio tells it
+    source: str | None = None  # the local address it connects from (a phone behind another access point)
     regressions: int = 0  # messages older than one already shown: the page would show a stale picture
     sio: socketio.AsyncClient | None = None
     wire: int = 0        # bytes of the update frames received (public, team, journal), as sent
@@ -114,7 +116,7 @@ class Fleet:
     """N clients on one asyncio loop in a thread: start(), wait_for(seq), stop()."""
 
     def __init__(self, url: str, tokens: dict, cookie: str, n: int = 200, displays: int = 2,
-                 facilitators: int = 3, count_bytes: bool = False):
+                 facilitators: int = 3, count_bytes: bool = False, sources: list | None = None):
         self.url, self.tokens, self.cookie = url, tokens, cookie
         # Counting bytes encodes and deflates every message again here: only for the benchmarks
         # that report them (bench_fanout), so the others' clients stay as quick as before.
@@ -124,6 +126,10 @@ class Fleet:
             auth = {"team": tokens[team]} if kind == "phone" else {"display": True} if kind == "display" else {}
             headers = {"Cookie": cookie} if kind == "facilitator" else {}
             self.clients.append(Client(kind, auth, headers, team))
+        # Local addresses (127.x.y.z) the clients connect from, client i from sources[i % len]: the bank
+        # caps connections per address (bank/web/serving.py), as phones behind one access point share one.
+        for i, client in enumerate(self.clients):
+            client.source = sources[i % len(sources)] if sources else None
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="fleet", daemon=True)
 
@@ -158,7 +164,11 @@ class Fleet:
             await asyncio.gather(*(self._connect(c) for c in self.clients[i:i + batch]))
 
     async def _connect(self, client: Client) -> None:
-        sio = socketio.AsyncClient(reconnection=False)
+        options = {}
+        if client.source:  # a factory: each client still owns (and closes) its aiohttp session
+            options["http_session"] = lambda: aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(local_addr=(client.source, 0)))
+        sio = socketio.AsyncClient(reconnection=False, **options)
         client.sio = sio
 
         def recorder(event):
