@@ -221,6 +221,7 @@ class Bank:
 
     def _hold(self, jump: timeline.Jump) -> Result | None:
         """Journal the bank's hold_clock command (it pauses only a running clock)."""
+        self.catch_up()  # another process of the game may have paused it already: no empty row then
         if self._state.clock["status"] != "running":
             self._beat()  # the new reading of the system clock is the reference from now on
             return None
