@@ -17,7 +17,7 @@ SCHEMA_LOCK = 0  # second key while the tables are created; a game's lock uses i
 
 APPEND_ONLY = ("journal", "snapshots", "meta", "chain")
 
-_SCHEMA = f"""
+_SCHEMA = """
 CREATE SCHEMA IF NOT EXISTS terrabank;
 CREATE TABLE terrabank.version(version TEXT NOT NULL);
 CREATE TABLE terrabank.games(

@@ -20,7 +20,7 @@ from bank.service import Bank
 from bank.state import FIELDS, GameState
 from bank.turn import Turn
 from play import Game
-from test_properties import CONFIG, PLAIN, TEAMS, steps
+from test_properties import PLAIN, TEAMS, steps
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
