@@ -297,3 +297,29 @@ def test_a_trias_move_made_on_one_process_reaches_the_board_on_the_other(cluster
         assert board.wait_for(lambda name, data: name == "state" and data["seq"] > before, timeout=10)
     finally:
         board.close()
+
+
+def test_a_phone_whose_process_died_reconnects_through_nginx_and_sees_every_booked_row(cluster, tmp_path):
+    """The host of one process loses power: nginx sends the phone's reconnection to the other
+    process, whose first picture already holds what the dead one booked, and the game goes on."""
+    behind = {"TERRABANK_PROXIES": "1"}
+    (proc_a, port_a), (_, port_b) = cluster.serve("a", behind), cluster.serve("b", behind)
+    proxy, port = _nginx_in_front(tmp_path, [port_a, port_b])
+    try:
+        on_a = lead(port_a)
+        _, links = on_a.request("GET", "/api/teams/links")
+        assert on_a.command("start", type="start_clock")[0] == 200
+        last = on_a.command("on-a", **HARVEST)[1]["seq"]  # booked by the process about to die
+        os.kill(proc_a.pid, signal.SIGKILL)
+        proc_a.wait(timeout=10)
+        phone = Phone(port, {"team": links["blue"]})  # through nginx, whichever process it picked first
+        try:
+            first = next(data for name, data in phone.events if name == "team")
+            assert first["seq"] >= last and "v" in first and "patch" not in first  # the whole picture, caught up
+            status, booked = lead(port_b).command("on-b", **{**HARVEST, "card": "harvester-2"})
+            assert status == 200 and sees(phone, booked["seq"])
+        finally:
+            phone.close()
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=10)
