@@ -363,3 +363,19 @@ def test_a_stopped_in_thread_server_closes_its_websockets_and_its_port(app):
     finally:
         client.sock.close()
         server.stop()
+
+
+def test_behind_a_proxy_the_cap_per_address_is_left_to_it_and_a_wrong_count_is_refused(monkeypatch):
+    """Behind nginx every connection comes from nginx's address: a cap of 250 per address would
+    turn the 251st phone of the whole game away (deploy/nginx-terrabank.conf caps per phone)."""
+    from bank.errors import BankError
+
+    monkeypatch.delenv("TERRABANK_PROXIES", raising=False)
+    assert serving.behind_proxies(serving.Limits()).per_address == 250
+    monkeypatch.setenv("TERRABANK_PROXIES", "1")
+    limits = serving.behind_proxies(serving.Limits())
+    assert limits.per_address == limits.max_connections == 1000
+    monkeypatch.setenv("TERRABANK_PROXIES", "nginx")
+    with pytest.raises(BankError) as err:
+        serving.behind_proxies(serving.Limits())
+    assert "1 for one nginx" in err.value.message

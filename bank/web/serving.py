@@ -385,6 +385,16 @@ def raise_fd_limit(needed: int) -> int:
     return soft
 
 
+def behind_proxies(limits: Limits) -> Limits:
+    """With TERRABANK_PROXIES set every connection comes from the proxy: the cap per address is
+    the proxy's job (deploy/nginx-terrabank.conf limit_conn), the total cap stays the bank's."""
+    from .proxies import trusted_proxies
+
+    if trusted_proxies():
+        return dataclasses.replace(limits, per_address=limits.max_connections)
+    return limits
+
+
 def fit_limits(limits: Limits) -> tuple[Limits, str | None]:
     """Limits the file-descriptor limit allows, and a warning line when they had to shrink."""
     soft = raise_fd_limit(limits.fd_needed())
@@ -429,12 +439,7 @@ def run(factory, host: str, port: int, limits: Limits | None = None, worker: str
     """
     from gunicorn.app.base import BaseApplication
 
-    from .proxies import trusted_proxies
-
-    limits = limits or Limits()
-    if trusted_proxies():  # every connection comes from the proxy: the cap per address is nginx's job
-        limits = dataclasses.replace(limits, per_address=limits.max_connections)
-    limits, warning = fit_limits(limits)
+    limits, warning = fit_limits(behind_proxies(limits or Limits()))
     if warning:
         print(warning, flush=True)
 
