@@ -4,7 +4,7 @@ Several facilitator clients (each its own keep-alive HTTP connection and session
 a stream of harvests, each with a new Idempotency-Key. At a random moment the server
 is killed with SIGKILL (no clean shutdown: the power went) and started again on the
 same database and port. A client whose request got no reply does what the pages do
-(static/js/live.js TB.api): it sends the SAME body with the SAME key again until it
+(static/js/api.js TB.api): it sends the SAME body with the SAME key again until it
 gets an answer. At the end every acknowledged command must be in the journal exactly
 once, every retry must have been answered with the first booking, and the replayed
 journal must equal the live state (Bank.verify()).
@@ -31,7 +31,7 @@ from pathlib import Path
 from harness import CONFIG, Api, Server, machine
 
 NO_REPLY = (OSError, http.client.HTTPException)  # refused, reset, closed without an answer
-RETRY_STATUSES = (502, 503, 504)  # the pages retry these too (live.js)
+RETRY_STATUSES = (502, 503, 504)  # the pages retry these too (api.js)
 CARDS = ("harvester-1", "harvester-2")
 RESOURCES = ("water", "flora", "dioxygen", "fauna", "energy")
 

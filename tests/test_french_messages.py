@@ -64,7 +64,7 @@ def test_the_scan_finds_the_refusals_a_player_meets():
 
 
 def _strings(client, path: str) -> dict:
-    """Every data-strings block of a page, merged as live.js merges them."""
+    """Every data-strings block of a page, merged as page.js merges them."""
     html = client.get(path).get_data(as_text=True)
     merged = {}
     for block in re.findall(r'<script type="application/json" data-strings>(.*?)</script>', html, re.S):

@@ -35,7 +35,7 @@ def login(client, username="lead", password="correct horse"):
 
 
 def strings(html: str) -> dict:
-    """The JSON string blocks a page gives its scripts, merged as live.js merges them."""
+    """The JSON string blocks a page gives its scripts, merged as page.js merges them."""
     merged = {}
     for block in re.findall(r'<script type="application/json" data-strings>(.*?)</script>', html, re.S):
         merged.update(json.loads(block))

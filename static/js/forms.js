@@ -1,6 +1,6 @@
 /* Terrabank's controls for facilitators: steppers, team pickers, role-card scans, sending a
  * command with its result and Undo, and journal entries told in a few words.
- * Needs live.js and board.js (window.W).
+ * Needs page.js, api.js and board_labels.js (window.W).
  */
 (function () {
   "use strict";

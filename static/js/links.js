@@ -2,7 +2,7 @@
  * on the address the phones can reach. The bank proposes its network address (never the
  * 127.0.0.1 the lead's own browser may be using); the lead may type another. A loopback
  * address is shown with a warning, and the join cards and poster are printed for it only
- * after "use it anyway" is ticked. Needs board.js and forms.js; admin.js calls W.teamLinks.
+ * after "use it anyway" is ticked. Needs board_labels.js and forms.js; admin.js calls W.teamLinks.
  */
 (function () {
   "use strict";

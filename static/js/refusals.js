@@ -1,7 +1,7 @@
 /* The bank's refusals as sentences in the page's language (issue 12, item 7). The bank's own
  * messages are English; a page shows the sentence of the refusal's code from its strings
  * (templates/_error_strings.html, _strings.html) with the parameters made readable: ids
- * become the game's labels. Every page that shows a refusal loads it after board.js.
+ * become the game's labels. Every page that shows a refusal loads it after board_labels.js.
  */
 (function () {
   "use strict";

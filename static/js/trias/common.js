@@ -1,6 +1,6 @@
 /* Trias pages: the /trias socket, the picture with the highest journal number, rows shown once,
  * commands sent with a key kept across retries, and the panels every Trias page shares.
- * Needs live.js (window.TB) first. Defines window.TT.
+ * Needs page.js and api.js (window.TB) first. Defines window.TT.
  */
 (function () {
   "use strict";

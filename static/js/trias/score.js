@@ -1,7 +1,7 @@
 /* Trias score calculator (/trias/score): the form, checks with a sentence next to each field,
  * and the server's final scoring (T18, T19) shown as a table with its arithmetic.
  *
- * Plain ES2017 on top of live.js (TB.el, TB.t, TB.api). Entries are kept in localStorage so a
+ * Plain ES2017 on top of page.js and api.js (TB.el, TB.t, TB.api). Entries are kept in localStorage so a
  * reload or a phone that sleeps loses nothing. Text from the form is set with textContent only.
  */
 (function () {
