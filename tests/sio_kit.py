@@ -28,6 +28,7 @@ class RawWebSocket:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         self.sock.sendall(self.ws.send(Request(host=f"127.0.0.1:{port}", target=path)))
         self.texts: list[str] = []
+        self._partial = ""  # a long message comes in several frames (wsproto: message_finished)
         self.accepted = self.closed = False
 
     def send_text(self, text: str) -> None:
@@ -53,8 +54,11 @@ class RawWebSocket:
             if isinstance(event, AcceptConnection):
                 self.accepted = True
             elif isinstance(event, TextMessage):
-                self.texts.append(event.data)
-                self.on_text(event.data)
+                self._partial += event.data
+                if event.message_finished:
+                    text, self._partial = self._partial, ""
+                    self.texts.append(text)
+                    self.on_text(text)
             elif isinstance(event, CloseConnection):
                 self.closed = True
 
@@ -95,9 +99,13 @@ class Phone(RawWebSocket):
         super().__init__(port, ENGINE_IO, timeout)
         self.prefix = "" if namespace == "/" else f"{namespace},"
         self.events: list[tuple[str, object]] = []
-        self.wait(lambda: any(t.startswith("0") for t in self.texts), timeout)
-        self.send_text("40" + self.prefix + json.dumps(auth))
-        self.wait(lambda: any(t.startswith("40" + self.prefix) for t in self.texts), timeout)
+        try:
+            self.wait(lambda: any(t.startswith("0") for t in self.texts), timeout)
+            self.send_text("40" + self.prefix + json.dumps(auth))
+            self.wait(lambda: any(t.startswith("40" + self.prefix) for t in self.texts), timeout)
+        except BaseException:
+            self.close()  # no socket left for the garbage collector to warn about in a later test
+            raise
 
     def on_text(self, text: str) -> None:
         if text == "2":  # Engine.IO ping: answer, or the server drops the phone
