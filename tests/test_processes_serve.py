@@ -183,6 +183,13 @@ def test_with_redis_unreachable_the_other_process_still_shows_every_row(cluster)
         status, booked = on_a.command("harvest-1", **HARVEST)
         assert status == 200
         assert sees(phone, booked["seq"])
+        # A command refused on b folds a's new row (under the game's lock) and books nothing:
+        # b's phones must still be sent that row, not wait for b's next booking.
+        on_b = lead(port_b)
+        status, booked = on_a.command("harvest-2", **{**HARVEST, "card": "harvester-2"})
+        assert status == 200
+        assert on_b.command("refused", type="build", team="blue", building="purification_centre")[0] == 409
+        assert sees(phone, booked["seq"])
     finally:
         phone.close()
 

@@ -67,6 +67,11 @@ class Broadcaster:
         self._holds: dict[str, dict[str, str]] = {}  # sid -> {audience: version that page holds}
         socketio.start_background_task(self._loop)
 
+    @property
+    def journal_seq(self) -> int:
+        """The last journal entry a round has sent (the pages are behind the bank while it is lower)."""
+        return self._journal_seq
+
     def ask(self) -> int:
         """A commit happened: make sure a round starts after this moment. Returns a ticket for flush()."""
         with self._wake:

@@ -45,10 +45,17 @@ def tell_peers(app) -> None:
 
 
 def catch_up(app) -> bool:
-    """Fold what other server processes booked (issue 15); start a round if there was any."""
-    if app.extensions["terrabank"].bank.catch_up() is None:
+    """Fold what other server processes booked (issue 15); start a round if the pages are behind.
+
+    Compared with what the broadcaster last sent, not with what this call folded: a command
+    refused here (or a retry) also folds the others' rows, under the game's lock, and books
+    nothing, so no round follows it; the next look must still send them."""
+    bank = app.extensions["terrabank"].bank
+    bank.catch_up()
+    sender = broadcaster(app)
+    if bank.last_seq <= sender.journal_seq:
         return False
-    broadcaster(app).ask()
+    sender.ask()
     return True
 
 
