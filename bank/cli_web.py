@@ -129,15 +129,15 @@ def cmd_serve(args, config_path: str, db: str) -> int:
     from bank.web.proxies import trusted_proxies
 
     trusted_proxies()  # a wrong TERRABANK_PROXIES is refused here with its sentence, not in the worker
-    shared = queue_url(load_config(config_path)) is not None
+    config = load_config(config_path)
+    shared = queue_url(config) is not None
     with gamefile.hold(db, "terrabank serve" + (" (with a queue)" if shared else ""), shared=shared):
-        return _serve(args, config_path, db)
+        return _serve(args, config_path, config, db)
 
 
-def _serve(args, config_path: str, db: str) -> int:
+def _serve(args, config_path: str, config, db: str) -> int:
     from bank.web.extensions import socketio
 
-    config = load_config(config_path)
     check_database(db, config)
     host, port = args.host or config.host, config.port if args.port is None else args.port
     dev = getattr(args, "dev", False)

@@ -76,6 +76,14 @@ def lead(port: int) -> Api:
     return Api(f"http://127.0.0.1:{port}").login()
 
 
+def start_game(api: Api) -> dict:
+    """Start the game clock through `api` (a lead's); returns each team's phone link."""
+    status, links = api.request("GET", "/api/teams/links")
+    assert status == 200, links
+    assert api.command("start", type="start_clock")[0] == 200
+    return links
+
+
 def sees(phone: Phone, seq: int) -> bool:
     """Whether the phone is sent its team's picture (whole or patch) at entry `seq` or later within 10 s."""
     return phone.wait_for(lambda name, data: name == "team" and isinstance(data, dict)
@@ -91,9 +99,7 @@ def state_seq(api: Api) -> int:
 def test_a_command_booked_on_one_process_reaches_a_phone_on_the_other(cluster):
     (_, port_a), (_, port_b) = cluster.serve("a"), cluster.serve("b")
     on_a = lead(port_a)
-    status, links = on_a.request("GET", "/api/teams/links")
-    assert status == 200
-    assert on_a.command("start", type="start_clock")[0] == 200
+    links = start_game(on_a)
     phone = Phone(port_b, {"team": links["blue"]})
     try:
         status, booked = on_a.command("harvest-1", **HARVEST)
@@ -176,8 +182,7 @@ def test_with_redis_unreachable_the_other_process_still_shows_every_row(cluster)
     nowhere = {"TERRABANK_QUEUE_URL": "redis://127.0.0.1:9/0"}
     (_, port_a), (_, port_b) = cluster.serve("a", nowhere), cluster.serve("b", nowhere)
     on_a = lead(port_a)
-    _, links = on_a.request("GET", "/api/teams/links")
-    assert on_a.command("start", type="start_clock")[0] == 200
+    links = start_game(on_a)
     phone = Phone(port_b, {"team": links["blue"]})
     try:
         status, booked = on_a.command("harvest-1", **HARVEST)
@@ -254,8 +259,7 @@ def test_the_shipped_nginx_config_serves_two_processes_and_keeps_each_phones_add
     proxy, port = _nginx_in_front(tmp_path, [port_a, port_b])
     try:
         on_proxy = lead(port)
-        _, links = on_proxy.request("GET", "/api/teams/links")
-        assert on_proxy.command("start", type="start_clock")[0] == 200
+        links = start_game(on_proxy)
         phone = Phone(port, {"team": links["blue"]})
         try:
             status, booked = on_proxy.command("harvest-1", **HARVEST)
@@ -314,8 +318,7 @@ def test_a_phone_whose_process_died_reconnects_through_nginx_and_sees_every_book
     proxy, port = _nginx_in_front(tmp_path, [port_a, port_b])
     try:
         on_a = lead(port_a)
-        _, links = on_a.request("GET", "/api/teams/links")
-        assert on_a.command("start", type="start_clock")[0] == 200
+        links = start_game(on_a)
         last = on_a.command("on-a", **HARVEST)[1]["seq"]  # booked by the process about to die
         os.kill(proc_a.pid, signal.SIGKILL)
         proc_a.wait(timeout=10)
