@@ -136,8 +136,12 @@ def test_a_phone_that_loses_one_patch_asks_for_the_whole_picture_and_shows_the_e
     version = lambda: page.evaluate("() => document.body.dataset.teamVersion")  # noqa: E731
     base = lambda: broadcaster(app).base_of("team:blue")  # noqa: E731
     _wait(lambda: proxy.websockets and version(), "the phone's socket upgraded and its team picture arrived")
+    earlier = base().version if base() else None  # a round the phone's own connection may have made
     _book(app, 0)  # a round: from now on the phone holds the room's version and gets patches
-    _wait(lambda: base() and version() == base().version, "the phone holds the room's version")
+    # Wait for this round's version, not an earlier one: the round runs on the broadcaster's thread
+    # (CI: the earlier base matched at once and the harvest was not yet shown).
+    _wait(lambda: base() and base().version != earlier and version() == base().version,
+          "the phone holds the room's version after the first harvest")
     stock = lambda: {r: bank.state.balance("team:blue", r) for r in _shown_stock(page)}  # noqa: E731
     before = _shown_stock(page)
     assert before == stock()
@@ -153,9 +157,10 @@ def test_a_phone_that_loses_one_patch_asks_for_the_whole_picture_and_shows_the_e
     _wait(lambda: len([t for t in proxy.sent if t.startswith('42["sync"')]) > syncs, "the phone asked for `sync`")
     _wait(lambda: _shown_stock(page) == stock(), "the phone shows the bank's stock")
 
+    earlier = base().version
     _book(app, 3)  # the next round makes it hold the room's one version again, patch or whole
-    _wait(lambda: version() == base().version,
-          "the phone holds the room's version")
+    _wait(lambda: base().version != earlier and version() == base().version,
+          "the phone holds the room's version after the last harvest")
     held = page.evaluate("() => TB.pictures.held.team.picture")
     assert json_equal(held, base().picture), "the phone's picture is exactly the server's for its version"
     assert _shown_stock(page) == stock()
