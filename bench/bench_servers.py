@@ -53,11 +53,11 @@ def serve(kind: str, config: str, db: str, host: str, port: int) -> None:
     with gamefile.hold(db, "terrabank serve"):
         if kind == "dev":
             from bank.web import serving
-            from bank.web.extensions import socketio
+            from bank.web.extensions import socketio_of
 
             threading.stack_size(serving.STACK_SIZE)
             app = serving.prepare(factory())
-            socketio.run(app, host=host, port=port, allow_unsafe_werkzeug=True, log_output=False)
+            socketio_of(app).run(app, host=host, port=port, allow_unsafe_werkzeug=True, log_output=False)
         else:
             from bank.web import serving
 

@@ -44,10 +44,10 @@ def stop_servers() -> None:
 
 
 def _serve_werkzeug(app) -> tuple[str, int]:
-    from bank.web.extensions import socketio
+    from bank.web.extensions import socketio_of
 
     port = free_port()
-    threading.Thread(target=socketio.run, args=(app,), daemon=True,
+    threading.Thread(target=socketio_of(app).run, args=(app,), daemon=True,
                      kwargs={"host": "127.0.0.1", "port": port, "allow_unsafe_werkzeug": True,
                              "use_reloader": False}).start()
     wait_for_port(port)

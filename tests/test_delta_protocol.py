@@ -17,7 +17,7 @@ from delta_page import Page
 from bank import delta
 from bank.web import broadcaster as broadcaster_module
 from bank.web.broadcaster import PUBLIC, team_room
-from bank.web.extensions import socketio
+from bank.web.extensions import socketio_of
 from bank.web.live import broadcaster
 
 TEAMS = ("blue", "yellow", "red", "green")
@@ -51,7 +51,7 @@ class Phone:
         self.connect()
 
     def connect(self) -> None:
-        self.client = socketio.test_client(self.app, auth=self.auth)
+        self.client = socketio_of(self.app).test_client(self.app, auth=self.auth)
         assert self.client.is_connected()
 
     def collect(self) -> None:

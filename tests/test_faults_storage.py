@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from bank.web.extensions import socketio
+from bank.web.extensions import socketio_of
 from conftest import WebClient
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
@@ -39,9 +39,9 @@ def picture(app, lead, token) -> dict:
 
 def listeners(app, lead, tokens) -> list:
     """A console, a team phone and a big screen, connected and with their first messages read."""
-    clients = [socketio.test_client(app, flask_test_client=lead.client),
-               socketio.test_client(app, auth={"team": tokens["blue"]}),
-               socketio.test_client(app, auth={"display": True})]
+    clients = [socketio_of(app).test_client(app, flask_test_client=lead.client),
+               socketio_of(app).test_client(app, auth={"team": tokens["blue"]}),
+               socketio_of(app).test_client(app, auth={"display": True})]
     for c in clients:
         c.get_received()
     return clients

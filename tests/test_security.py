@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bank.web import auth
-from bank.web.extensions import socketio
+from bank.web.extensions import socketio_of
 from bank.web.permissions import PERMISSIONS
 from security_kit import CALLERS, KINDS, is_sentence, prepare, refusal, services, snapshot, valid_command
 
@@ -51,12 +51,12 @@ def test_every_state_changing_route_has_a_decided_permission(app):
 
 
 def test_every_socket_handler_is_known_and_changes_nothing(app, web, tokens):
-    assert {event for event, _, _ in socketio.handlers} == SOCKET_HANDLERS
+    assert {event for event, _, _ in socketio_of(app).handlers} == SOCKET_HANDLERS
     prepare(app)
     before = snapshot(app)
     for who in CALLERS:
         client = _client(web, tokens, who)
-        sock = socketio.test_client(app, flask_test_client=client.client, auth={"team": tokens["blue"]} if who == "team" else {})
+        sock = socketio_of(app).test_client(app, flask_test_client=client.client, auth={"team": tokens["blue"]} if who == "team" else {})
         sock.emit("sync", {"after": 0, "team": tokens["red"]})
         assert sock.get_received(), "a sync gets the current picture back"
         sock.disconnect()

@@ -11,7 +11,7 @@ import itertools
 import pytest
 
 import trias
-from bank.web.extensions import socketio
+from bank.web.extensions import socketio_of
 from trias.hexes import distance
 
 NS = "/trias"
@@ -134,8 +134,8 @@ def test_in_a_played_game_the_shared_screen_cannot_move_for_a_player(table):
 
 def test_t7_each_phone_gets_its_own_hand_card_and_never_another(app, table):
     game, _ = table.new_game(HUMAN, HUMAN, computer(), computer("random"))
-    phones = [socketio.test_client(app, namespace=NS, auth={"seat": game.seats[s]["token"]}) for s in (0, 1)]
-    board = socketio.test_client(app, namespace=NS, auth={"game": game.id})
+    phones = [socketio_of(app).test_client(app, namespace=NS, auth={"seat": game.seats[s]["token"]}) for s in (0, 1)]
+    board = socketio_of(app).test_client(app, namespace=NS, auth={"game": game.id})
     play_humans(table, game, 24)
     assert game.state.turn >= 2
     for seat, phone in enumerate(phones):
@@ -159,11 +159,11 @@ def test_t7_each_phone_gets_its_own_hand_card_and_never_another(app, table):
 def test_a_phone_that_reconnects_gets_what_it_missed_once(app, table):
     game, _ = table.new_game(HUMAN, HUMAN)
     token = game.seats[0]["token"]
-    phone = socketio.test_client(app, namespace=NS, auth={"seat": token})
+    phone = socketio_of(app).test_client(app, namespace=NS, auth={"seat": token})
     seen = states(phone)[-1]["seq"]
     phone.disconnect(namespace=NS)
     play_humans(table, game, 3)  # the phone is off the network meanwhile
-    phone = socketio.test_client(app, namespace=NS, auth={"seat": token, "after": seen})
+    phone = socketio_of(app).test_client(app, namespace=NS, auth={"seat": token, "after": seen})
     got = states(phone)
     assert got[-1]["seq"] == game.last_seq
     assert [r["seq"] for r in got[-1]["rows"]] == list(range(seen + 1, game.last_seq + 1))
@@ -172,8 +172,8 @@ def test_a_phone_that_reconnects_gets_what_it_missed_once(app, table):
 
 
 def test_a_wrong_link_is_refused_at_connect(app):
-    assert not socketio.test_client(app, namespace=NS, auth={"seat": "nope"}).is_connected(NS)
-    assert not socketio.test_client(app, namespace=NS, auth={"game": "nope"}).is_connected(NS)
+    assert not socketio_of(app).test_client(app, namespace=NS, auth={"seat": "nope"}).is_connected(NS)
+    assert not socketio_of(app).test_client(app, namespace=NS, auth={"game": "nope"}).is_connected(NS)
 
 
 def _not_farther_drift(state) -> dict:
@@ -197,7 +197,7 @@ def test_t10_the_mirror_tablet_refuses_a_drift_not_farther_from_the_pole(app, ta
     game, _ = table.new_game(HUMAN, HUMAN, HUMAN, mode="mirror")
     while game.state.phase == "place":
         assert table.post(f"/trias/api/g/{game.id}/commands", trias.legal_actions(game.state)[0]).status_code == 200
-    board = socketio.test_client(app, namespace=NS, auth={"game": game.id})
+    board = socketio_of(app).test_client(app, namespace=NS, auth={"game": game.id})
     cards = states(board)[-1]["table_cards"]
     assert set(cards["play"]) <= {"mountain", "steppe", "woods"}
     before, state = game.last_seq, game.state
@@ -210,7 +210,7 @@ def test_t10_the_mirror_tablet_refuses_a_drift_not_farther_from_the_pole(app, ta
 
 def test_undo_is_a_new_row_and_every_screen_goes_back(app, table):
     game, _ = table.new_game(HUMAN, HUMAN)
-    board = socketio.test_client(app, namespace=NS, auth={"game": game.id})
+    board = socketio_of(app).test_client(app, namespace=NS, auth={"game": game.id})
     start = game.state
     play_humans(table, game, 1)
     seq = game.last_seq
@@ -227,7 +227,7 @@ def test_computer_seats_wait_their_pace_then_play_and_screens_follow(app, table)
     player = app.extensions["trias_computer"]
     player.pace = 3600
     assert game.computer_to_play() is not None and player.step() == 0  # too soon: screens could not follow
-    board = socketio.test_client(app, namespace=NS, auth={"game": game.id})
+    board = socketio_of(app).test_client(app, namespace=NS, auth={"game": game.id})
     player.pace = 0
     assert player.step() == 1 and game.computer_to_play() is None
     assert states(board)[-1]["seq"] == game.last_seq
@@ -236,7 +236,7 @@ def test_computer_seats_wait_their_pace_then_play_and_screens_follow(app, table)
 def test_t18_t19_the_end_shows_the_table_per_land_mass_and_a_rematch_moves_everyone(app, table):
     game, _ = table.new_game(computer("random"), computer("random"), HUMAN)
     token = game.seats[2]["token"]
-    phone = socketio.test_client(app, namespace=NS, auth={"seat": token})
+    phone = socketio_of(app).test_client(app, namespace=NS, auth={"seat": token})
     for _ in range(2000):
         if game.state.phase == "over":
             break

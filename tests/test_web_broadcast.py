@@ -4,7 +4,7 @@ import threading
 
 from delta_page import Page
 
-from bank.web.extensions import socketio
+from bank.web.extensions import socketio_of
 
 TEAMS = ("blue", "yellow", "red", "green")
 
@@ -30,7 +30,7 @@ def _book_together(web, per_console: int = 8) -> None:
 
 def test_phones_end_on_the_newest_stock_when_three_consoles_book_at_once(app, web, tokens):
     web("lead").command(type="start_clock")
-    phones = {team: socketio.test_client(app, auth={"team": tokens[team]}) for team in TEAMS}
+    phones = {team: socketio_of(app).test_client(app, auth={"team": tokens[team]}) for team in TEAMS}
     pages = {team: Page().feed(phone.get_received()) for team, phone in phones.items()}
     _book_together(web)
     bank = app.extensions["terrabank"].bank
@@ -46,7 +46,7 @@ def test_phones_end_on_the_newest_stock_when_three_consoles_book_at_once(app, we
 
 def test_the_console_gets_every_journal_entry_once_when_commands_arrive_together(app, web):
     lead = web("lead")
-    console = socketio.test_client(app, flask_test_client=lead.client)
+    console = socketio_of(app).test_client(app, flask_test_client=lead.client)
     console.get_received()
     lead.command(type="start_clock")
     _book_together(web)
@@ -65,7 +65,7 @@ def test_a_harvest_reaches_the_team_phone_as_a_small_patch_carrying_the_new_stoc
 
     lead = web("lead")
     lead.command(type="start_clock")
-    phone = socketio.test_client(app, auth={"team": tokens["blue"]})
+    phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
     page = Page().feed(phone.get_received())
     whole = size({**page.picture("team"), "v": page.version("team")})
     lead.command(type="harvest", team="blue", card="harvester-1", resource="water")
@@ -83,12 +83,12 @@ def test_a_phone_that_joined_since_the_last_round_gets_the_whole_picture_then_al
     bank = app.extensions["terrabank"].bank
     lead = web("lead")
     lead.command(type="start_clock")
-    early = socketio.test_client(app, auth={"team": tokens["red"]})
+    early = socketio_of(app).test_client(app, auth={"team": tokens["red"]})
     lead.command(type="harvest", team="red", card="harvester-1", resource="flora")  # a round: the room's base
     pages = {"early": Page().feed(early.get_received())}
     real_now = bank.now
     monkeypatch.setattr(bank, "now", lambda: real_now() + 5)  # the late phone joins 5 s on: "harvested 5 s ago"
-    late = socketio.test_client(app, auth={"team": tokens["red"]})
+    late = socketio_of(app).test_client(app, auth={"team": tokens["red"]})
     pages["late"] = Page().feed(late.get_received())
     assert pages["late"].version("team") != pages["early"].version("team")
     lead.command(type="harvest", team="red", card="harvester-2", resource="flora")
@@ -105,8 +105,8 @@ def test_a_phone_that_joined_since_the_last_round_gets_the_whole_picture_then_al
 def test_a_refused_command_sends_nothing(app, web, tokens):
     lead = web("lead")
     lead.command(type="start_clock")
-    phone = socketio.test_client(app, auth={"team": tokens["blue"]})
-    display = socketio.test_client(app, auth={"display": True})
+    phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
+    display = socketio_of(app).test_client(app, auth={"display": True})
     phone.get_received(), display.get_received()
     reply = lead.command(type="harvest", team="blue", card="harvester-9", resource="water")
     assert reply.status_code in (400, 409)
@@ -118,7 +118,7 @@ def test_the_whole_picture_goes_when_a_patch_would_not_be_smaller(app, web, toke
 
     lead = web("lead")
     lead.command(type="start_clock")
-    display = socketio.test_client(app, auth={"display": True})
+    display = socketio_of(app).test_client(app, auth={"display": True})
     page = Page().feed(display.get_received())
     sender = app.extensions["terrabank_broadcaster"]
     with sender.lock:  # a base that shares nothing with the next picture: every key would be in the patch

@@ -2,7 +2,7 @@
 
 from delta_page import Page
 
-from bank.web.extensions import socketio
+from bank.web.extensions import socketio_of
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
 
@@ -14,9 +14,9 @@ def names(client) -> list:
 def test_console_action_reaches_the_team_and_the_display_but_not_other_teams(app, web, tokens):
     lead = web("lead")
     lead.command(type="start_clock")
-    blue = socketio.test_client(app, auth={"team": tokens["blue"]})
-    red = socketio.test_client(app, auth={"team": tokens["red"]})
-    display = socketio.test_client(app, auth={"display": True})
+    blue = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
+    red = socketio_of(app).test_client(app, auth={"team": tokens["red"]})
+    display = socketio_of(app).test_client(app, auth={"display": True})
     pages = {c: Page().feed(c.get_received()) for c in (blue, red, display)}
     lead.command(**HARVEST)
     blue_msgs = blue.get_received()
@@ -29,18 +29,18 @@ def test_console_action_reaches_the_team_and_the_display_but_not_other_teams(app
 
 
 def test_invalid_team_token_is_refused_at_connect(app):
-    client = socketio.test_client(app, auth={"team": "not-a-token"})
+    client = socketio_of(app).test_client(app, auth={"team": "not-a-token"})
     assert not client.is_connected()
 
 
 def test_resync_after_a_missed_update(app, web, tokens):
     lead = web("lead")
     lead.command(type="start_clock")
-    phone = socketio.test_client(app, auth={"team": tokens["blue"]})
+    phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
     phone.get_received()
     phone.disconnect()
     lead.command(**HARVEST)                         # the phone misses this one
-    phone = socketio.test_client(app, auth={"team": tokens["blue"]})
+    phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
     page = Page().feed(phone.get_received())
     phone.emit("sync", {"after": 2, "team": tokens["blue"]})
     page.feed(phone.get_received())
@@ -50,7 +50,7 @@ def test_resync_after_a_missed_update(app, web, tokens):
 
 def test_facilitators_receive_journal_rows(app, web):
     lead = web("lead")
-    console = socketio.test_client(app, flask_test_client=lead.client)
+    console = socketio_of(app).test_client(app, flask_test_client=lead.client)
     console.get_received()
     lead.command(type="start_clock")
     journal = [m["args"][0] for m in console.get_received() if m["name"] == "journal"]
@@ -58,7 +58,7 @@ def test_facilitators_receive_journal_rows(app, web):
 
 
 def test_a_team_phone_gets_no_journal(app, web, tokens):
-    phone = socketio.test_client(app, auth={"team": tokens["blue"]})
+    phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
     phone.get_received()
     web("lead").command(type="start_clock")
     assert "journal" not in names(phone)

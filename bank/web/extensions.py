@@ -6,3 +6,7 @@ from flask_socketio import SocketIO
 # and real WebSocket transport (long-polling remains the fallback for old phones).
 socketio = SocketIO(async_mode="threading")
 
+
+def socketio_of(app) -> SocketIO:
+    """The Socket.IO server bound to `app` (Flask-SocketIO keeps it in app.extensions)."""
+    return app.extensions["socketio"]
