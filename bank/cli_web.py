@@ -136,7 +136,7 @@ def cmd_serve(args, config_path: str, db: str) -> int:
 
 
 def _serve(args, config_path: str, config, db: str) -> int:
-    from bank.web.extensions import socketio
+    from bank.web.extensions import socketio_of
 
     check_database(db, config)
     host, port = args.host or config.host, config.port if args.port is None else args.port
@@ -187,7 +187,7 @@ def _serve(args, config_path: str, config, db: str) -> int:
     from bank.web import serving
 
     if dev:
-        socketio.run(serving.prepare(app), host=host, port=port, allow_unsafe_werkzeug=True, log_output=False)
+        socketio_of(app).run(serving.prepare(app), host=host, port=port, allow_unsafe_werkzeug=True, log_output=False)
         return 0
     app.extensions["terrabank"].bank.close()  # the worker opens its own; none crosses the fork
     access.close()

@@ -16,7 +16,7 @@ from ..service import Bank
 from ..storage import private_file
 from .access import AccessRules, open_access
 from .auth import load_login
-from .extensions import socketio
+from .extensions import make_socketio
 from .i18n import translate
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -67,11 +67,7 @@ def create_app(settings: dict | None = None) -> Flask:
     app.extensions["terrabank_sessions"] = access.sessions(clock=bank.now)  # log-ins are rows: they can be ended
     _init_trias(app, db)
     _register(app)
-    # A short heartbeat so a phone that lost the Wi-Fi shows "offline" within about 20 s.
-    # cors_allowed_origins=None: only the page's own origin (whatever address the phones use), since
-    # [] would turn engineio's origin check off and let any site open a facilitator's socket.
-    socketio.init_app(app, async_mode="threading", cors_allowed_origins=None, max_http_buffer_size=64 * 1024,
-                      ping_interval=10, ping_timeout=10)
+    make_socketio(app, _register_sockets)
     if app.config.get("TICKER", False):
         from .live import start_ticker
 
@@ -105,7 +101,7 @@ def _init_trias(app: Flask, db: Path) -> None:
 
 
 def _register(app: Flask) -> None:
-    from . import account_routes, api, live, pages, session_routes, trias_live, trias_routes  # noqa: F401  (*live register socket handlers)
+    from . import account_routes, api, pages, session_routes, trias_routes  # noqa: F401  (their routes join the blueprints)
 
     app.before_request(load_login)
     app.register_blueprint(api.bp)
@@ -115,6 +111,13 @@ def _register(app: Flask) -> None:
     app.register_blueprint(trias_score_routes.bp)  # the Trias score calculator and print downloads
     app.after_request(_security_headers)
     app.jinja_env.globals["_"] = _gettext
+
+
+def _register_sockets(server) -> None:
+    from . import live, trias_live
+
+    live.register(server)
+    trias_live.register(server)
 
 
 def _gettext(text: str, **params) -> str:

@@ -1,10 +1,22 @@
-"""Flask extensions, created once here and bound to an app in create_app()."""
+"""The app's Socket.IO server: one per app (several games may be served by one process, issue 15)."""
 
 from flask_socketio import SocketIO
 
-# Threading mode with simple-websocket: no eventlet/gevent to install on a Raspberry Pi,
-# and real WebSocket transport (long-polling remains the fallback for old phones).
-socketio = SocketIO(async_mode="threading")
+
+def make_socketio(app, register) -> SocketIO:
+    """A Socket.IO server for `app`; `register(server)` attaches the handlers before it is bound.
+
+    Threading mode with simple-websocket: no eventlet/gevent to install on a Raspberry Pi,
+    and real WebSocket transport (long-polling remains the fallback for old phones).
+    A short heartbeat so a phone that lost the Wi-Fi shows "offline" within about 20 s.
+    cors_allowed_origins=None: only the page's own origin (whatever address the phones use), since
+    [] would turn engineio's origin check off and let any site open a facilitator's socket.
+    """
+    server = SocketIO(async_mode="threading")
+    register(server)
+    server.init_app(app, async_mode="threading", cors_allowed_origins=None, max_http_buffer_size=64 * 1024,
+                    ping_interval=10, ping_timeout=10)
+    return server
 
 
 def socketio_of(app) -> SocketIO:

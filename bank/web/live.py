@@ -15,11 +15,18 @@ from flask_socketio import emit, join_room
 
 from .auth import current_login
 from .broadcaster import FACILITATORS, Broadcaster, team_room
-from .extensions import socketio
+from .extensions import socketio_of
 from .socket_owners import Owner, SocketOwners
 
 DISPLAY = "display"
 _STARTING = threading.Lock()
+
+
+def register(server) -> None:
+    """The handlers of the bank's pages, on the app's Socket.IO server (extensions.make_socketio)."""
+    server.on_event("connect", on_connect)
+    server.on_event("disconnect", on_disconnect)
+    server.on_event("sync", on_sync)
 
 
 def broadcast(services, journal_after: int | None = None) -> None:
@@ -68,7 +75,7 @@ def broadcaster(app, journal_after: int | None = None) -> Broadcaster:
             if sender is None:
                 bank = app.extensions["terrabank"].bank
                 after = journal_after if journal_after is not None else max(0, bank.last_seq - 1)
-                sender = Broadcaster(app.extensions["terrabank"], socketio, app.logger, after)
+                sender = Broadcaster(app.extensions["terrabank"], socketio_of(app), app.logger, after)
                 app.extensions["terrabank_broadcaster"] = sender
     return sender
 
@@ -91,7 +98,6 @@ def _join(auth) -> Owner:
     return Owner(login.key if login else None, team, token if team else None)
 
 
-@socketio.on("connect")
 def on_connect(auth=None):
     """Any page connects; a team phone sends its token, the big screen display=true.
 
@@ -109,14 +115,12 @@ def on_connect(auth=None):
         sender.send_current(request.sid, owner.team)
 
 
-@socketio.on("disconnect")
 def on_disconnect(reason=None):
     """Any page's socket closed (by the page, the network or end_*_sockets): forget who it was."""
     owners(current_app).remove(request.sid)
     broadcaster(current_app._get_current_object()).forget(request.sid)
 
 
-@socketio.on("sync")
 def on_sync(data=None):
     """A page that reconnects, or holds another version than a patch applies to, asks for the
     whole picture and the journal after the last entry it saw; sent to it alone."""
@@ -151,8 +155,8 @@ def _cut(app, sids, event: str, reason: str) -> int:
     for sid in sids:
         owners(app).remove(sid)
         try:
-            socketio.emit(event, {"reason": reason}, to=sid, namespace="/")
-            socketio.server.disconnect(sid, namespace="/")
+            socketio_of(app).emit(event, {"reason": reason}, to=sid, namespace="/")
+            socketio_of(app).server.disconnect(sid, namespace="/")
         except Exception:  # a socket that closed meanwhile: nothing left to cut
             app.logger.debug("socket %s already gone", sid)
     return len(sids)
@@ -194,7 +198,7 @@ def start_peers(app) -> None:
     game = bank.chain_at(1) or "empty"  # the hash of the game's first row: unique to this game
     peers = Peers(url, game, lambda notice: _heard(app, notice), app.logger)
     app.extensions["terrabank_peers"] = peers
-    socketio.start_background_task(peers.listen_forever)
+    socketio_of(app).start_background_task(peers.listen_forever)
 
 
 def _heard(app, notice: dict) -> None:
@@ -221,7 +225,7 @@ def start_ticker(app, every: float = 1.0) -> None:
     def loop():
         services = app.extensions["terrabank"]
         while True:
-            socketio.sleep(every)
+            socketio_of(app).sleep(every)
             try:
                 catch_up(app)
                 held = services.bank.watch_clock()  # a jump of the machine's clock pauses the game (R34)
@@ -234,4 +238,4 @@ def start_ticker(app, every: float = 1.0) -> None:
                 sweep(app)  # so a session ended by the CLI loses its sockets within a second or two
             except Exception:
                 app.logger.exception("socket sweep failed")
-    socketio.start_background_task(loop)
+    socketio_of(app).start_background_task(loop)

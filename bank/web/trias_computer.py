@@ -15,7 +15,7 @@ import time
 from bank.storage import StorageError
 from trias import TriasError
 
-from .extensions import socketio
+from .extensions import socketio_of
 from .trias_live import publish
 
 
@@ -92,7 +92,7 @@ class Computer:
                         self.step()
                 except Exception:
                     self.app.logger.exception("trias computer step failed")
-        socketio.start_background_task(loop)
+        socketio_of(self.app).start_background_task(loop)
 
 
 def computer(app) -> Computer:

@@ -1,4 +1,4 @@
-"""Socket.IO for Trias games: namespace /trias on the app's one `socketio`.
+"""Socket.IO for Trias games: namespace /trias on the app's Socket.IO server.
 
 Rooms: "trias:<game>" (the shared screen: board, TV, mirror tablet) and
 "trias:<game>:seat:<n>" (that seat's phone). The board room gets the public
@@ -15,11 +15,17 @@ from __future__ import annotations
 from flask import current_app, request
 from flask_socketio import emit, join_room
 
-from .extensions import socketio
+from .extensions import socketio_of
 from .trias_payloads import snapshot
 
 NAMESPACE = "/trias"
 RECENT_ROWS = 30  # rows a freshly opened page gets for its log and announcements
+
+
+def register(server) -> None:
+    """The handlers of Trias pages, on the app's Socket.IO server (extensions.make_socketio)."""
+    server.on_event("connect", on_connect, namespace=NAMESPACE)
+    server.on_event("sync", on_sync, namespace=NAMESPACE)
 
 
 def board_room(game_id: str) -> str:
@@ -42,10 +48,11 @@ def publish(app, game, after: int, tell_peers: bool = True) -> None:
     (each game's commands hold its lock); a page ignores a picture older than one it has.
     With several server processes (issue 15) the others are told, and push it to theirs.
     """
-    socketio.emit("state", snapshot(game, None, after), to=board_room(game.id), namespace=NAMESPACE)
+    server = socketio_of(app)
+    server.emit("state", snapshot(game, None, after), to=board_room(game.id), namespace=NAMESPACE)
     for seat, info in enumerate(game.seats):
         if info.get("kind") == "human":
-            socketio.emit("state", snapshot(game, seat, after), to=seat_room(game.id, seat), namespace=NAMESPACE)
+            server.emit("state", snapshot(game, seat, after), to=seat_room(game.id, seat), namespace=NAMESPACE)
     peers = app.extensions.get("terrabank_peers")
     if tell_peers and peers is not None:
         peers.announce_trias(game.id, after)
@@ -53,9 +60,10 @@ def publish(app, game, after: int, tell_peers: bool = True) -> None:
 
 def announce_rematch(game, new_id: str) -> None:
     """Every screen of the old game goes to the new one (the phones keep their links, T-core's chain)."""
-    socketio.emit("rematch", {"game": new_id}, to=board_room(game.id), namespace=NAMESPACE)
+    server = socketio_of(current_app)
+    server.emit("rematch", {"game": new_id}, to=board_room(game.id), namespace=NAMESPACE)
     for seat in range(len(game.seats)):
-        socketio.emit("rematch", {"game": new_id}, to=seat_room(game.id, seat), namespace=NAMESPACE)
+        server.emit("rematch", {"game": new_id}, to=seat_room(game.id, seat), namespace=NAMESPACE)
 
 
 def _after(value, last: int) -> int:
@@ -78,7 +86,6 @@ def _whose(auth) -> tuple:
     return None, None
 
 
-@socketio.on("connect", namespace=NAMESPACE)
 def on_connect(auth=None):
     """A board or a phone opens its socket; a wrong link is refused so the page says so at once."""
     game, seat = _whose(auth)
@@ -89,7 +96,6 @@ def on_connect(auth=None):
     emit("state", snapshot(game, seat, after), to=request.sid)
 
 
-@socketio.on("sync", namespace=NAMESPACE)
 def on_sync(data=None):
     """A page back on the network sends the last row it saw; it alone gets the picture and what it missed."""
     game, seat = _whose(data)
