@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import getpass
 import os
@@ -27,6 +28,8 @@ def add_parsers(sub, paths) -> None:
                                   "network address); the admin page's links and printed join cards use it")
     p.add_argument("--dev", action="store_true", help="Flask's development server (Werkzeug) instead of the "
                                                      "production one (Gunicorn); for development only")
+    p.add_argument("--games", metavar="FOLDER", help="also serve the games of FOLDER, each under /g/<name>/; the "
+                                                     "lead of this game creates and lists them on the admin page")
     p.set_defaults(func=lambda args: cmd_serve(args, *paths(args)))
 
     p = sub.add_parser("user", help="create or replace a facilitator account")
@@ -131,8 +134,35 @@ def cmd_serve(args, config_path: str, db: str) -> int:
     trusted_proxies()  # a wrong TERRABANK_PROXIES is refused here with its sentence, not in the worker
     config = load_config(config_path)
     shared = queue_url(config) is not None
-    with gamefile.hold(db, "terrabank serve" + (" (with a queue)" if shared else ""), shared=shared):
+    who = "terrabank serve" + (" (with a queue)" if shared else "")
+    with gamefile.hold(db, who, shared=shared), _hold_games(args, who, shared):
         return _serve(args, config_path, config, db)
+
+
+@contextlib.contextmanager
+def _hold_games(args, who: str, shared: bool):
+    """`--games FOLDER`: its games are this server's too; a second server on the folder is refused."""
+    if not getattr(args, "games", None):
+        yield
+        return
+    folder = Path(args.games)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BankError("games_folder", f"cannot use {folder} for the hosted games ({exc.strerror}): give a folder "
+                        "this user may write, e.g. --games /var/lib/terrabank/games", path=str(folder)) from exc
+    with gamefile.hold(folder / "hosted", who, shared=shared):
+        yield
+
+
+def _hosting_settings(args, config_path: str) -> dict:
+    """create_app's settings for `--games` (bank/web/hosting.py); none without it."""
+    if not getattr(args, "games", None):
+        return {}
+    from bank.web.hosting import prepare_hosted
+
+    # A new game starts from this server's config.toml (copied into its folder, to edit there).
+    return {"GAMES_DIR": str(Path(args.games)), "GAMES_CONFIG": config_path, "PREPARE_HOSTED": prepare_hosted}
 
 
 def _serve(args, config_path: str, config, db: str) -> int:
@@ -164,7 +194,8 @@ def _serve(args, config_path: str, config, db: str) -> int:
         base = normalise(args.base)
     # Production: the app that serves is made in Gunicorn's worker, after the fork (the ticker's
     # threads must start there); this one only answers the start-up questions below, ticker off.
-    app = _app(config_path, db, TICKER=dev, PHONE_BASE=base)
+    hosted = _hosting_settings(args, config_path)
+    app = _app(config_path, db, TICKER=dev, PHONE_BASE=base, **hosted)
     urls = [f"http://{a}:{port}" for a in (addresses() if host == "0.0.0.0" else [host])]
     if base:
         urls = [base] + [u for u in urls if u != base]
@@ -182,6 +213,10 @@ def _serve(args, config_path: str, config, db: str) -> int:
     elif lead_password_path(db).exists():
         print(f"Reminder: {lead_password_path(db).resolve()} still holds the first lead password; "
               "delete it once the password is written down.")
+    if hosted:
+        games = app.extensions["terrabank_hosted"]
+        print(f"Hosting {len(games.names())} other game(s) from {Path(args.games).resolve()}, each at "
+              f"{urls[0]}/g/<name>/; the lead of this game creates them on {urls[0]}/admin")
     print_qr(f"{urls[0]}/console")
     print(f"Team phone links: {launcher()} links.  Stop with Ctrl+C.", flush=True)
     from bank.web import serving
@@ -191,7 +226,7 @@ def _serve(args, config_path: str, config, db: str) -> int:
         return 0
     app.extensions["terrabank"].bank.close()  # the worker opens its own; none crosses the fork
     access.close()
-    serving.run(lambda: _app(config_path, db, TICKER=True, PHONE_BASE=base), host, port, listener=listener)
+    serving.run(lambda: _app(config_path, db, TICKER=True, PHONE_BASE=base, **hosted), host, port, listener=listener)
     return 0
 
 

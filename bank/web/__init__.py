@@ -40,7 +40,9 @@ def create_app(settings: dict | None = None) -> Flask:
     app = Flask(__name__, template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"))
     db = Path(settings.pop("DB", os.environ.get("TERRABANK_DB", "terrabank.db")))
     config = settings.pop("CONFIG", os.environ.get("TERRABANK_CONFIG", "config.toml"))
-    config = config if isinstance(config, GameConfig) else load_config(config)
+    if not isinstance(config, GameConfig):
+        settings.setdefault("GAMES_CONFIG", config)  # what a hosted game starts from (hosting.py)
+        config = load_config(config)
     key_file = settings.pop("SECRET_KEY_FILE", None)
     app.config.update(
         SESSION_COOKIE_HTTPONLY=True,
@@ -68,6 +70,8 @@ def create_app(settings: dict | None = None) -> Flask:
     _init_trias(app, db)
     _register(app)
     make_socketio(app, _register_sockets)
+    if app.config.get("GAMES_DIR"):  # several games on this server, each under /g/<name>/ (issue 15)
+        _host_games(app)
     if app.config.get("TICKER", False):
         from .live import start_ticker
 
@@ -78,6 +82,25 @@ def create_app(settings: dict | None = None) -> Flask:
     if app.config.get("TICKER") or app.config.get("TRIAS_COMPUTER"):
         app.extensions["trias_computer"].start()  # computer seats play on the server (trias_computer.py)
     return app
+
+
+def _host_games(app: Flask) -> None:
+    """This app (the game of --db, at /) also serves the games of GAMES_DIR under /g/<name>/; its lead
+    lists and creates them on the admin page (hosting.py). Each is made by create_app with this app's
+    settings (the ticker, the password hashing, the phones' address) and its own files."""
+    from . import hosting
+
+    inherited = {k: v for k, v in app.config.items() if k in ("TICKER", "PASSWORD_HASH", "PHONE_BASE", "TESTING",
+                                                           "TRIAS_PACE", "TRIAS_COMPUTER", "CLOCKS")}
+    prepare = app.config.get("PREPARE_HOSTED") or (lambda hosted: hosted)  # serving.prepare in the server
+
+    def make(own: dict) -> Flask:
+        return prepare(create_app({**inherited, **own}))
+
+    games = hosting.install(app, Path(app.config["GAMES_DIR"]), Path(app.config.get("GAMES_CONFIG") or ROOT / "config.toml"),
+                            make)
+    if app.config.get("TICKER"):
+        games.open_all()  # every game's clock runs, not only the ones somebody opened (R34)
 
 
 def _init_trias(app: Flask, db: Path) -> None:
@@ -101,7 +124,7 @@ def _init_trias(app: Flask, db: Path) -> None:
 
 
 def _register(app: Flask) -> None:
-    from . import account_routes, api, pages, session_routes, trias_routes  # noqa: F401  (their routes join the blueprints)
+    from . import account_routes, api, host_routes, pages, session_routes, trias_routes  # noqa: F401  (their routes join the blueprints)
 
     app.before_request(load_login)
     app.register_blueprint(api.bp)

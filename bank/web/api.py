@@ -231,11 +231,13 @@ def phone_address():
 
 
 def _phone_base() -> str:
-    """?base= (the lead's choice on the admin page), else the bank's choice; BankError if it is malformed."""
+    """?base= (the lead's choice on the admin page), else the bank's choice; BankError if it is malformed.
+    With the game's own path: a game hosted beside others lives under /g/<name> (issue 15)."""
     chosen = request.args.get("base")
     if chosen is not None:
-        return addresses.normalise(chosen)
-    return addresses.choose(current_app.config.get("PHONE_BASE"), request.host_url, services().config.port)["base"]
+        return addresses.normalise(chosen) + request.script_root
+    port = services().config.port
+    return addresses.choose(current_app.config.get("PHONE_BASE"), request.host_url, port)["base"] + request.script_root
 
 
 @bp.get("/teams/<team>/qr.svg")

@@ -20,10 +20,10 @@ def _notice(kind: str):
     return _render("notice.html", kind=kind), 404
 
 
-def _facilitator_page(template: str):
+def _facilitator_page(template: str, **context):
     if not current_role():
         return redirect(url_for("pages.login"))
-    return _render(template)
+    return _render(template, **context)
 
 
 @bp.get("/")
@@ -48,7 +48,9 @@ def fight():
 
 @bp.get("/admin")
 def admin():
-    return _facilitator_page("admin.html")
+    # The games served beside this one (hosting.py): only on the host's own game, at /.
+    hosting = "terrabank_hosted" in current_app.extensions and not request.script_root
+    return _facilitator_page("admin.html", hosting=hosting)
 
 
 @bp.get("/display")

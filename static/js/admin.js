@@ -290,7 +290,7 @@
     }
     var res = await TB.api("POST", "/api/accounts", body);
     if (!res.ok) { W.banner(banner, "error", W.errorText(res.error)); return; }
-    if (res.data.self) { window.location.href = "/login?ended=account"; return; } // its own session ended with the change
+    if (res.data.self) { window.location.href = TB.url("/login?ended=account"); return; } // its own session ended with the change
     W.banner(banner, "ok", t("account_saved", { username: res.data.username, role: t("role." + res.data.role) }));
     if (res.data.password) {
       TB.fill(shown, [t("account_password", { username: res.data.username }), " ", el("code", { class: "big-password", text: res.data.password })]);

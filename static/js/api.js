@@ -32,7 +32,7 @@
     var abort = window.AbortController ? new AbortController() : null;
     var timer = abort ? setTimeout(function () { abort.abort(); }, TIMEOUT_MS) : null;
     try {
-      return await fetch(url, {
+      return await fetch(TB.url(url), {
         method: method, headers: headers, credentials: "same-origin", cache: "no-store",
         body: body === undefined ? undefined : JSON.stringify(body), signal: abort ? abort.signal : undefined,
       });

@@ -12,7 +12,7 @@
     var timer = null;
     async function load() {
       var r = await TB.get("/api/state");
-      if (r.status === 401) { window.location.href = "/login"; return; }
+      if (r.status === 401) { window.location.href = TB.url("/login"); return; }
       if (!r.ok) return;
       TB.clock.set(r.data);
       onState(r.data);

@@ -26,7 +26,7 @@
     warn.classList.toggle("hidden", !address.loopback);
     warn.textContent = address.loopback ? t("address_loopback", { base: address.base }) : "";
     TB.$("#loopback-ok").classList.toggle("hidden", !address.loopback);
-    ["join", "poster"].forEach(function (kind) { TB.$("#print-" + kind).href = "/api/print/" + kind + ".pdf" + query(); });
+    ["join", "poster"].forEach(function (kind) { TB.$("#print-" + kind).href = TB.url("/api/print/" + kind + ".pdf" + query()); });
   }
 
   /** Ask the bank which address to use; `typed` is the lead's own (remembered on this device). */
@@ -44,11 +44,11 @@
     var r = await TB.get("/api/teams/links");
     if (!r.ok || !address) return;
     TB.fill(TB.$("#links"), Object.keys(r.data).map(function (team) {
-      var url = address.base + "/t/" + r.data[team];
+      var url = address.base + TB.root + "/t/" + r.data[team];
       var code = el("code", { text: url });
       // The token in the address makes a new link load a new picture (the bank also says no-store).
       var qr = el("img", { class: "link-qr", alt: t("qr_of", { team: W.teamLabel(team) }), width: 132, height: 132,
-        src: "/api/teams/" + encodeURIComponent(team) + "/qr.svg" + query("&v=" + encodeURIComponent(r.data[team])) });
+        src: TB.url("/api/teams/" + encodeURIComponent(team) + "/qr.svg" + query("&v=" + encodeURIComponent(r.data[team]))) });
       return el("div", { class: "link-row", dataset: { team: team } }, qr,
         el("div", { class: "link-text" }, W.teamChip(team), code,
           el("span", { class: "row" },

@@ -42,7 +42,7 @@
       updateBadge();
       return null;
     }
-    var socket = window.io({ auth: opts.auth || {}, reconnectionDelayMax: 5000 });
+    var socket = window.io({ path: TB.url("/socket.io"), auth: opts.auth || {}, reconnectionDelayMax: 5000 });
     var first = true;
     var pictures = TB.pictures = new Pictures(function () { socket.emit("sync", syncBody(opts)); });
     socket.on("connect", function () {
@@ -60,7 +60,7 @@
     });
     socket.on("session_ended", function () {
       // Sent only to facilitator pages; this page's own log-out goes to the log-in form anyway.
-      if (!TB.loggingOut) window.location.href = "/login?ended=1";
+      if (!TB.loggingOut) window.location.href = TB.url("/login?ended=1");
     });
     socket.on("link_replaced", function () {
       if (opts.onRefused) opts.onRefused("replaced");

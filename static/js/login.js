@@ -37,7 +37,7 @@
     var result = await TB.api("POST", "/api/login", { username: form.username.value.trim(), password: form.password.value });
     if (result.ok) {
       // A referee works at the fight area; everyone else at the bank counter.
-      window.location.href = result.data.role === "referee" ? "/fight" : "/console";
+      window.location.href = TB.url(result.data.role === "referee" ? "/fight" : "/console");
       return;
     }
     submit.disabled = false;

@@ -8,6 +8,13 @@
   var TB = (window.TB = {});
   TB.lang = document.documentElement.lang || "fr";
 
+  /* ---- paths: a game hosted beside others lives under /g/<name>/ (issue 15), so every path the
+     scripts use is the page's root plus the path; the root is "" for the one game of a Pi. ---- */
+  var rootMeta = document.querySelector('meta[name="root"]');
+  TB.root = rootMeta ? rootMeta.content : "";
+  /** "/api/me" -> "/g/camp/api/me" on a hosted game; full addresses are left alone. */
+  TB.url = function (path) { return path.charAt(0) === "/" && path.charAt(1) !== "/" ? TB.root + path : path; };
+
   /* ---- strings: filled by the templates in <script type="application/json" data-strings> ---- */
 
   TB.strings = {};
@@ -126,7 +133,7 @@
     if (target.hasAttribute("data-logout")) {
       TB.loggingOut = true;
       await TB.api("POST", "/api/logout", {}, { retry: false });
-      window.location.href = "/login";
+      window.location.href = TB.url("/login");
       return;
     }
     window.location.reload();
@@ -134,7 +141,7 @@
 
   // A log-in starts afresh: keys of commands left unconfirmed by whoever used this tab before
   // belong to another facilitator (the bank fingerprints the sender too), so they are dropped.
-  if (window.location.pathname === "/login") {
+  if (window.location.pathname === TB.url("/login")) {
     try { window.sessionStorage.removeItem("tb.pending"); } catch (e) { /* no storage: nothing kept */ }
   }
 })();

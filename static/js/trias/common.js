@@ -68,6 +68,7 @@
     handlers = opts;
     if (!window.io) { setBadge(false); return null; }
     var socket = window.io("/trias", {
+      path: TB.url("/socket.io"),
       auth: function (cb) { cb(Object.assign({ after: TT.lastSeq() }, opts.auth)); },
       reconnectionDelayMax: 3000,
     });

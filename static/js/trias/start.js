@@ -55,7 +55,7 @@
     if (!reply.ok) return;
     var items = reply.data.games.map(function (g) {
       var who = g.seats.map(function (s) { return s.name; }).join(", ");
-      return el("li", {}, el("a", { class: "btn", href: "/trias/g/" + g.id }, t("resume")),
+      return el("li", {}, el("a", { class: "btn", href: TB.url("/trias/g/" + g.id) }, t("resume")),
         " ", el("span", { text: who }), " ", el("small", { class: "muted", text: t("mode." + g.mode) + " · " + (g.over ? t("over") : "#" + g.turn) }));
     });
     TB.fill(box, items.length ? items : el("li", { class: "muted", text: t("no_games") }));

@@ -137,7 +137,7 @@
     auth: { game: gameId },
     state: function () { if (sel.tile && p().view.phase !== "start") sel.card = null; draw(); },
     row: logRow,
-    rematch: function (id) { window.location.href = "/trias/g/" + id; },
+    rematch: function (id) { window.location.href = TB.url("/trias/g/" + id); },
   });
   TT.refresh();
 })();
