@@ -194,3 +194,52 @@ def test_games_in_the_folder_are_served_again_after_a_restart(tmp_path, host):
     again = create_app({"DB": tmp_path / "host.db", "CONFIG": str(ROOT / "config.toml"), "TESTING": True,
                         "PASSWORD_HASH": HASH, "GAMES_DIR": str(tmp_path / "games")})
     assert Browser(again, "/g/camp").login("lead", password).status_code == 200
+
+
+def test_a_hosted_games_qr_codes_and_links_carry_its_path(host):
+    from bank.web import addresses
+
+    lead = _host_lead(host)
+    password = lead.post("/api/host/games", {"name": "camp"}).get_json()["lead_password"]
+    camp = Browser(host, "/g/camp")
+    camp.login("lead", password)
+    token = host.extensions["terrabank_hosted"].app("camp").extensions["terrabank"].access.team_tokens()["red"]
+    svg = camp.get("/api/teams/red/qr.svg?base=http://192.168.4.1:5000")
+    assert svg.status_code == 200
+    assert svg.data == addresses.qr_svg(f"http://192.168.4.1:5000/g/camp/t/{token}")  # what a phone's camera reads
+
+
+def test_trias_pages_of_a_hosted_game_stay_under_its_path(host):
+    lead = _host_lead(host)
+    lead.post("/api/host/games", {"name": "camp"})
+    html = Browser(host, "/g/camp").get("/trias/").get_data(as_text=True)
+    links = re.findall(r'(?:href|src|action)="(/[^"]*)"', html)
+    assert links and all(link.startswith("/g/camp/") for link in links), links
+
+
+def test_a_game_held_by_another_server_says_so_and_the_others_are_served(tmp_path):
+    """The serving process holds each hosted game's file: a second server on the same folder (or a
+    `serve --db` of one game) is refused for that game with a sentence, never two writers."""
+    from bank import gamefile
+
+    settings = {"CONFIG": str(ROOT / "config.toml"), "TESTING": True, "PASSWORD_HASH": HASH,
+                "GAMES_DIR": str(tmp_path / "games")}
+    first = create_app({**settings, "DB": tmp_path / "host.db"})
+    games = first.extensions["terrabank_hosted"]
+    games.create("camp"), games.create("moor")
+    held = gamefile.hold(tmp_path / "games" / "camp" / "game.db", "terrabank serve")  # another server has it
+    try:
+        from bank.web.hosting import HostedGames
+
+        second = HostedGames(tmp_path / "games", ROOT / "config.toml",
+                             lambda own: create_app({**settings, **own, "GAMES_DIR": None}), holder="test")
+        serving = create_app({**settings, "DB": tmp_path / "other-host.db"})
+        from bank.web.hosting import GameDispatch
+
+        serving.wsgi_app = GameDispatch(serving.wsgi_app.default_wsgi, second)
+        client = serving.test_client()
+        refused = client.get("/g/camp/login")
+        assert refused.status_code == 503 and "already running" in refused.get_data(as_text=True)
+        assert client.get("/g/moor/login").status_code == 200
+    finally:
+        held.close()

@@ -89,6 +89,7 @@ def _host_games(app: Flask) -> None:
     lists and creates them on the admin page (hosting.py). Each is made by create_app with this app's
     settings (the ticker, the password hashing, the phones' address) and its own files."""
     from . import hosting
+    from .peers import queue_url
 
     inherited = {k: v for k, v in app.config.items() if k in ("TICKER", "PASSWORD_HASH", "PHONE_BASE", "TESTING",
                                                            "TRIAS_PACE", "TRIAS_COMPUTER", "CLOCKS")}
@@ -97,10 +98,12 @@ def _host_games(app: Flask) -> None:
     def make(own: dict) -> Flask:
         return prepare(create_app({**inherited, **own}))
 
+    serving = bool(app.config.get("TICKER"))  # the process that serves (not a test, not the CLI's questions)
+    shared = queue_url(app.extensions["terrabank"].config) is not None
     games = hosting.install(app, Path(app.config["GAMES_DIR"]), Path(app.config.get("GAMES_CONFIG") or ROOT / "config.toml"),
-                            make)
-    if app.config.get("TICKER"):
-        games.open_all()  # every game's clock runs, not only the ones somebody opened (R34)
+                            make, holder="terrabank serve --games" if serving else None, shared=shared)
+    if serving:
+        games.open_all(app.logger)  # every game's clock runs, not only the ones somebody opened (R34)
 
 
 def _init_trias(app: Flask, db: Path) -> None:

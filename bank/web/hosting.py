@@ -43,9 +43,13 @@ class Made:
 class HostedGames:
     """The games of a host folder: FOLDER/<name>/game.db, config.toml, game.secret, game-trias/."""
 
-    def __init__(self, folder: Path, config_path: Path, make_app, max_games: int = MAX_GAMES):
+    def __init__(self, folder: Path, config_path: Path, make_app, max_games: int = MAX_GAMES,
+                 holder: str | None = None, shared: bool = False):
+        """`holder`: the serving process takes each game's file as `terrabank serve` does (gamefile.hold),
+        so a `serve --db FOLDER/<name>/game.db` or an `init --force` on it is refused while it runs;
+        `shared` when several processes serve the folder through a queue (peers.py)."""
         self.folder, self.config_path, self.make_app = Path(folder), Path(config_path), make_app
-        self.max_games = max_games
+        self.max_games, self.holder, self.shared = max_games, holder, shared
         self._apps: dict = {}
         self._lock = threading.Lock()  # one creation or first opening at a time
 
@@ -64,14 +68,31 @@ class HostedGames:
                 self._apps[name] = self._open(name)
             return self._apps.get(name)
 
-    def open_all(self) -> None:
+    def open_all(self, log) -> None:
+        """Every game of the folder; one that cannot open (held by another server, damaged) is logged
+        and answers its sentence, the others are served."""
         for name in self.names():
-            self.app(name)
+            try:
+                self.app(name)
+            except BankError as exc:
+                log.error("hosted game %s not served: %s", name, exc.message)
 
     def _open(self, name: str):
         where = self.folder / name
-        return self.make_app({"DB": str(where / GAME_FILE), "CONFIG": str(where / "config.toml"),
-                              "SESSION_COOKIE_NAME": f"terrabank-{name}", "SESSION_COOKIE_PATH": f"{PREFIX}{name}/"})
+        lock = None
+        if self.holder:
+            from .. import gamefile
+
+            lock = gamefile.hold(where / GAME_FILE, self.holder, shared=self.shared)
+        try:
+            app = self.make_app({"DB": str(where / GAME_FILE), "CONFIG": str(where / "config.toml"),
+                                 "SESSION_COOKIE_NAME": f"terrabank-{name}", "SESSION_COOKIE_PATH": f"{PREFIX}{name}/"})
+        except BaseException:
+            if lock is not None:
+                lock.close()
+            raise
+        app.extensions["terrabank_game_lock"] = lock  # held for the process's life
+        return app
 
     def create(self, name: str) -> Made:
         """A new game from the host's config.toml (edit FOLDER/<name>/config.toml before it starts),
@@ -97,6 +118,9 @@ class HostedGames:
                 password = secrets.token_urlsafe(9)
                 app.extensions["terrabank"].access.add_user("lead", password, "lead")
             except Exception:
+                lock = locals().get("app") and app.extensions.get("terrabank_game_lock")
+                if lock:
+                    lock.close()
                 shutil.rmtree(where, ignore_errors=True)  # no half-made game left in the list
                 raise
             self._apps[name] = app
@@ -128,7 +152,10 @@ class GameDispatch:
         if not path.startswith(PREFIX):
             return self.default_wsgi(environ, start_response)
         name, _, rest = path[len(PREFIX):].partition("/")
-        app = self.games.app(name)
+        try:
+            app = self.games.app(name)
+        except BankError as exc:  # its file is held by another server, or cannot be opened: say so
+            return _unavailable(start_response, name, exc.message)
         if app is None:
             return _not_found(start_response, name)
         if not _ and not rest:  # /g/camp -> /g/camp/ so that the page's relative root is right
@@ -138,6 +165,14 @@ class GameDispatch:
         environ = dict(environ, SCRIPT_NAME=environ.get("SCRIPT_NAME", "") + f"{PREFIX}{name}",
                        PATH_INFO="/" + rest)
         return app(environ, start_response)
+
+
+def _unavailable(start_response, name: str, why: str):
+    body = (f"La partie « {name[:40]} » ne peut pas être servie pour l'instant ; prévenez l'organisateur.\n"
+            f"Game '{name[:40]}' cannot be served now; tell the organiser. Why: {why}\n").encode()
+    start_response("503 Service Unavailable", [("Content-Type", "text/plain; charset=utf-8"),
+                                               ("Content-Length", str(len(body))), ("Retry-After", "30")])
+    return [body]
 
 
 def _not_found(start_response, name: str):
@@ -158,9 +193,9 @@ def prepare_hosted(app):
     return serving.prepare(app)
 
 
-def install(app, folder: Path, config_path: Path, make_app) -> HostedGames:
-    """Serve the games of `folder` beside `app` (the host's own game, at /)."""
-    games = HostedGames(folder, config_path, make_app)
+def install(app, folder: Path, config_path: Path, make_app, **options) -> HostedGames:
+    """Serve the games of `folder` beside `app` (the host's own game, at /); options: HostedGames'."""
+    games = HostedGames(folder, config_path, make_app, **options)
     app.extensions["terrabank_hosted"] = games
     app.wsgi_app = GameDispatch(app.wsgi_app, games)
     return games
