@@ -26,6 +26,8 @@ ROUTES = {
     "/api/sessions/end-all": {"lead"},
     "/api/accounts": {"lead"},
     "/api/accounts/delete": {"lead"},
+    # Games hosted beside this one (serve --games, bank/web/host_routes.py): the lead of the game at /.
+    "/api/host/games": {"lead"},
     # Trias at the table (bank/web/trias_routes.py): no log-in, like a team link; every POST needs the page's CSRF token.
     "/trias/api/games": "anyone (a new Trias game, not the bank's)",
     "/trias/api/s/<token>/commands": "the seat's secret link, on that seat's turn only (T8, T9)",
@@ -264,7 +266,7 @@ def test_a_cross_site_form_with_the_right_token_still_cannot_post_a_command(web,
 GETS = ["/", "/login", "/console", "/fight", "/admin", "/display", "/api/config", "/api/public", "/api/history",
         "/api/state", "/api/journal", "/api/me", "/api/csrf", "/api/teams/links", "/api/export/journal.csv",
         "/api/export/standings.json", "/api/print/join.pdf", "/api/sessions", "/api/accounts",
-        "/api/teams/address", "/api/teams/red/qr.svg", "/t", "/t/", "/trias/", "/trias/api/games",
+        "/api/teams/address", "/api/teams/red/qr.svg", "/api/host/games", "/t", "/t/", "/trias/", "/trias/api/games",
         "/trias/g/nosuchgm", "/trias/s/no-such-seat", "/trias/api/g/nosuchgm", "/trias/api/s/no-such-seat",
         "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf"]
 
