@@ -14,11 +14,14 @@ the floor's and the twin's: in a tight loop the broadcaster thread runs beside t
 next request and takes the GIL from it (`--broadcast` shows that too). The numbers
 are inflated on a loaded machine, the split between parts much less.
 
+`--flask-cookie` serves with Flask's own cookie session instead of the bank's
+(bank/web/cookie_session.py, keys derived once): the same run measures both.
+
 `--cold` touches 32 MB between requests, as other processes do between two bank
 requests of bench_latency (it rotates floor, bank and a twin): the bank's longer code
 and data path then starts from cold CPU caches, which a tight loop hides.
 
-    .venv/bin/python bench/profile_overhead.py [--requests 2000] [--broadcast] [--cold]
+    .venv/bin/python bench/profile_overhead.py [--requests 2000] [--broadcast] [--cold] [--flask-cookie]
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ import floor_server
 import harness  # noqa: F401  (puts the repo on sys.path)
 from bench_latency import harvest_command
 from profile_command import client_for
+
+from flask.sessions import SecureCookieSessionInterface
 
 from bank.config import load_config
 from bank.web import create_app, serving
@@ -126,6 +131,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--broadcast", action="store_true", help="keep the live broadcast on (its thread runs meanwhile)")
     parser.add_argument("--cold", action="store_true", help="evict the CPU caches before each request")
+    parser.add_argument("--flask-cookie", action="store_true",
+                        help="Flask's own cookie session (a serializer and key derivation per request), for comparison")
     args = parser.parse_args()
     if not args.broadcast:
         from bank.web import live
@@ -133,6 +140,8 @@ def main() -> None:
     spent = Counter()
     with tempfile.TemporaryDirectory(prefix="terrabank-overhead-") as tmp:
         app = serving.prepare(create_app({"DB": Path(tmp) / "game.db", "CONFIG": load_config(harness.CONFIG)}))
+        if args.flask_cookie:
+            app.session_interface = SecureCookieSessionInterface()
         app.extensions["terrabank"].access.add_user("bench", "bench-password-1", "lead")
         post = client_for(app)
         post("start", type="start_clock")
@@ -169,7 +178,8 @@ def main() -> None:
         per_request = (time.perf_counter() - started - evicting) / args.requests * 1000
         app.extensions["terrabank"].bank.close()
     bank_ms, floor_ms = (statistics.median(times[s]) * 1000 for s in ("bank", "floor"))
-    print(f"Harvests through Flask's test client, broadcast {'on' if args.broadcast else 'off'}, "
+    print(f"Harvests through Flask's test client, {'Flask' if args.flask_cookie else 'the bank'}'s session cookie, "
+          f"broadcast {'on' if args.broadcast else 'off'}, "
           f"{'cold' if args.cold else 'warm'} CPU caches, "
           f"{args.requests} each, interleaved:\n")
     print(f"- bank p50 {bank_ms:.3f} ms, floor p50 {floor_ms:.3f} ms: **{bank_ms - floor_ms:.3f} ms over the floor** "

@@ -38,6 +38,8 @@ def create_app(settings: dict | None = None) -> Flask:
     TRIAS_COMPUTER (start the computer player without TICKER, for tests)."""
     settings = dict(settings or {})
     app = Flask(__name__, template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"))
+    from .cookie_session import CookieSessions
+    app.session_interface = CookieSessions()  # Flask's signed cookie, its keys derived once (issue 14)
     db = Path(settings.pop("DB", os.environ.get("TERRABANK_DB", "terrabank.db")))
     config = settings.pop("CONFIG", os.environ.get("TERRABANK_CONFIG", "config.toml"))
     if not isinstance(config, GameConfig):

@@ -1,0 +1,107 @@
+"""The session cookie signed with keys derived once (bank/web/cookie_session.py, issue 14): a tampered,
+foreign, expired or old-format cookie logs nobody in and books nothing; the cookie keeps the
+path, name and flags app.config gives it (a game hosted under /g/<name>/ has its own)."""
+
+from __future__ import annotations
+
+from flask.sessions import SecureCookieSessionInterface
+
+from bank.web.cookie_session import CookieSessions, CookieSigner
+from security_kit import refusal, snapshot
+
+START = {"type": "start_clock"}
+
+
+def cookie(web_client) -> str:
+    return web_client.client.get_cookie("session").value
+
+
+def sending(web, value: str):
+    """Another device sending this cookie value, with the CSRF token the server gives that cookie."""
+    other = web()
+    other.client.set_cookie("session", value)
+    other.csrf = other.client.get("/api/csrf").get_json()["csrf"]
+    return other
+
+
+def assert_logged_out_and_nothing_booked(app, client) -> None:
+    before = snapshot(app)
+    reply = client.command(**START)
+    assert reply.status_code == 401 and refusal(reply)["code"] == "login_required"
+    assert client.client.get("/api/me").get_json()["role"] is None
+    assert snapshot(app) == before
+
+
+def test_the_app_uses_the_cookie_interface_and_logs_in_with_it(web, app):
+    assert isinstance(app.session_interface, CookieSessions)
+    lead = web("lead")
+    assert lead.command(**START).status_code == 200
+    assert lead.client.get("/api/me").get_json()["role"] == "lead"
+
+
+def test_a_tampered_cookie_logs_nobody_in(web, app):
+    value = cookie(web("lead"))
+    body, at, signature = value.split(".")
+    flipped = signature[:5] + ("A" if signature[5] != "A" else "B") + signature[6:]
+    for forged in (f"{body}.{at}.{flipped}", f"{body}x.{at}.{signature}", f"{body}.{int(at) + 1}.{signature}",
+                   value[:-3], "garbage", "a.b.c.d", ".", ""):
+        assert_logged_out_and_nothing_booked(app, sending(web, forged))
+
+
+def test_a_cookie_signed_with_another_key_logs_nobody_in(web, app):
+    lead = web("lead")
+    with lead.client.session_transaction() as sess:
+        data = dict(sess)
+    foreign = CookieSigner(["another game's secret key"]).dumps(data)
+    assert_logged_out_and_nothing_booked(app, sending(web, foreign))
+
+
+def test_a_cookie_in_flasks_old_format_logs_out_cleanly(web, app):
+    """A device that logged in before this change keeps a cookie Flask signed (same key, valid session row):
+    it is logged out, its next page asks for the log-in, and logging in again works."""
+    lead = web("lead")
+    with lead.client.session_transaction() as sess:
+        data = dict(sess)
+    old = SecureCookieSessionInterface().get_signing_serializer(app).dumps(data)
+    device = sending(web, old)
+    assert_logged_out_and_nothing_booked(app, device)
+    assert device.login("lead").status_code == 200
+    assert device.command(**START).status_code == 200
+
+
+def test_a_cookie_older_than_the_session_lifetime_is_refused(web, app):
+    lead = web("lead")
+    with lead.client.session_transaction() as sess:
+        data = dict(sess)
+    lifetime = app.permanent_session_lifetime.total_seconds()
+    keys = [app.secret_key]
+    stale = CookieSigner(keys, clock=lambda: 1_000_000.0).dumps(data)
+    assert CookieSigner(keys, clock=lambda: 1_000_000.0 + lifetime - 1).loads(stale, int(lifetime)) == data
+    assert_logged_out_and_nothing_booked(app, sending(web, stale))
+
+
+def test_a_rotated_key_keeps_devices_logged_in_while_it_is_a_fallback(web, app):
+    lead = web("lead")
+    old_key = app.secret_key
+    app.config.update(SECRET_KEY="a new key for this game", SECRET_KEY_FALLBACKS=[old_key])
+    assert lead.command(**START).status_code == 200  # signed with the old key: accepted while it is a fallback
+    app.config["SECRET_KEY_FALLBACKS"] = []
+    assert lead.client.get("/api/me").get_json()["role"] is None  # the old key dropped: that cookie opens nothing
+
+def test_the_cookie_keeps_the_path_name_and_flags_of_the_config(tmp_path, config):
+    """What a game hosted under /g/<name>/ sets (bank/web/hosting.py): its cookie stays on its path."""
+    from bank.web import create_app
+
+    app = create_app({"DB": tmp_path / "g.db", "CONFIG": config, "TESTING": True, "PASSWORD_HASH": "pbkdf2:sha256:1000",
+                      "SESSION_COOKIE_NAME": "terrabank-north", "SESSION_COOKIE_PATH": "/g/north/",
+                      "SESSION_COOKIE_SECURE": True})
+    try:
+        reply = app.test_client().get("/api/csrf")
+        header = reply.headers["Set-Cookie"]
+        assert header.startswith("terrabank-north=")
+        assert "Path=/g/north/" in header and "Secure" in header and "HttpOnly" in header
+        assert "SameSite=Lax" in header
+        assert "Cookie" in reply.headers["Vary"]
+    finally:
+        app.extensions["terrabank"].bank.close()
+        app.extensions["terrabank"].access.close()
