@@ -10,6 +10,8 @@ What Gunicorn's `gthread` worker does not do by itself, and this module adds:
   thread only that long; a half-open connection that sent nothing holds no thread);
 - a cap on open connections and a per-address cap, refused at once with a short
   page that says to try again (not left waiting in the kernel's queue);
+- threads no live page may take (`Limits.live_reserve`, `LiveSlots`): a new live page
+  beyond the others gets a 503 with a sentence, and a facilitator's command an answer;
 - gzip of pages, scripts, styles and JSON, and static files named by content hash
   (`?v=<hash>`, cached for a year), so a reload downloads almost nothing.
 `--dev` keeps Werkzeug (bank/cli_web.py); `prepare(app)` applies to both.
@@ -31,6 +33,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from urllib.parse import parse_qs
 
 from flask import Flask, request, url_for
 
@@ -49,7 +52,9 @@ class Limits:
     connections while a page loads (a browser opens at most 6 per site, for about a
     second, then keeps them 5 s): 100 + 150 in a burst. One laptop therefore takes at
     most 250 of the 500 threads and 250 of the 1,000 connections; the rest stays for
-    the big screen, the facilitators and the other phones.
+    the big screen, the facilitators and the other phones. Live pages together take at
+    most `threads - reserve()` threads (`live_slots`), so that with every phone of the game
+    connected, a command still finds a thread (issue 15).
     """
 
     threads: int = 500
@@ -59,6 +64,28 @@ class Limits:
     body_seconds: float = 30.0       # from the end of the headers until the app starts its reply
     read_seconds: float = 30.0       # any single read or write of a plain request (not of a WebSocket)
     keepalive_seconds: int = 5       # an idle kept-alive connection, then closed
+    # Threads no live page may take (issue 15): a console command, a page load, the API always find
+    # one. None: a tenth of the threads, at least 4 (500 threads: 450 live pages, 50 in reserve).
+    live_reserve: int | None = None
+
+    def __post_init__(self):
+        from bank.errors import BankError
+
+        if self.live_reserve is not None and not 0 <= self.live_reserve < self.threads:
+            raise BankError("bad_live_reserve",
+                            f"live_reserve is {self.live_reserve}, but it must be from 0 to threads - 1 "
+                            f"({self.threads - 1}) so that at least one live page fits; leave it out for "
+                            "a tenth of the threads.")
+
+    def reserve(self) -> int:
+        """Threads kept for plain requests: never taken by a live page."""
+        if self.live_reserve is not None:
+            return self.live_reserve
+        return min(max(4, self.threads // 10), self.threads - 1)
+
+    def live_slots(self) -> int:
+        """Live pages (WebSockets, long polls) served at once; a new one beyond is refused with a 503."""
+        return self.threads - self.reserve()
 
     def fd_needed(self) -> int:
         """One descriptor per connection, plus SQLite files, the listener, pipes and margin."""
@@ -67,6 +94,12 @@ class Limits:
 
 REFUSAL = ("La banque a trop de connexions ouvertes{who} ; réessayez dans quelques secondes.\n"
            "The bank has too many open connections{who_en}; try again in a few seconds.\n")
+
+
+LIVE_REFUSAL = ("Trop de pages en direct sont ouvertes sur la banque : fermez la page de la banque sur un "
+                "autre téléphone ou écran, ou prévenez l'animateur principal. Cette page réessaie toute seule.\n"
+                "Too many live pages are open on the bank: close the bank's page on another phone or screen, "
+                "or tell the lead facilitator. This page tries again by itself.\n")
 
 
 def refusal_bytes(per_address: bool) -> bytes:
@@ -137,6 +170,10 @@ def prepare(app: Flask, limits: Limits | None = None) -> Flask:
     if limits is not None and "body_deadline" not in done:
         app.wsgi_app = _BodyDeadline(app.wsgi_app, limits.body_seconds)
         done.add("body_deadline")
+    if limits is not None and "live_slots" not in done:
+        app.wsgi_app = LiveSlots(app.wsgi_app, limits.live_slots())
+        app.extensions["terrabank_live_slots"] = app.wsgi_app  # for whoever debugs, and for tests
+        done.add("live_slots")
     if "compress" in done:
         return app  # prepared before (`serve --dev`, a test serving the same app twice): not twice
     done.add("compress")
@@ -252,6 +289,75 @@ class _BodyDeadline:
             return self.app(environ, started)
         finally:
             DEADLINES.clear(sock)
+
+
+def live_kind(environ) -> str | None:
+    """What a Socket.IO request does to the pool (any game's: /socket.io/ or /g/<name>/socket.io/).
+
+    "open": a new page's Engine.IO handshake (a GET poll without sid): answered at once, but
+    the start of a page that will hold a thread, so it is refused when the slots are full.
+    "socket": a WebSocket (new, or an open page's upgrade): holds a thread for its life.
+    "poll": an open page's long poll (GET with its sid): holds a thread until data or the ping,
+    and is never refused, or a page on long polling would die (its slot was counted at "open").
+    None: anything else (a page, the API, a POST of a poll, which is answered at once).
+    """
+    if not environ.get("PATH_INFO", "").rstrip("/").endswith("/socket.io"):
+        return None
+    if environ.get("HTTP_UPGRADE", "").lower() == "websocket":
+        return "socket"
+    if environ.get("REQUEST_METHOD") != "GET":
+        return None
+    query = parse_qs(environ.get("QUERY_STRING", ""))
+    if query.get("transport") == ["websocket"]:
+        return "socket"  # without the Upgrade header Engine.IO answers at once, but do not count on it
+    return "poll" if query.get("sid") else "open"
+
+
+class LiveSlots:
+    """WSGI wrapper: live pages take at most `slots` pool threads; the rest stay for plain requests.
+
+    A live page's WebSocket holds a thread of the pool for its whole life: at as many live pages
+    as threads, a console command waited for a thread for ever (issue 15). Beyond `slots` a new
+    live page gets a 503 and a sentence instead (its Socket.IO client tries again every few
+    seconds, and gets in once another page closes). The count goes down in `finally`, however
+    the request ends: a page closed, a client gone mid-handshake, an error in the app.
+    """
+
+    def __init__(self, app, slots: int):
+        self.app, self.slots = app, slots
+        self.lock = threading.Lock()
+        self.held = 0      # requests holding a thread now
+        self.refused = 0   # since the start
+
+    def __call__(self, environ, start_response):
+        kind = live_kind(environ)
+        if kind is None:
+            return self.app(environ, start_response)
+        with self.lock:
+            full = self.held >= self.slots
+            if full and kind != "poll":
+                self.refused += 1
+            elif kind != "open":
+                self.held += 1
+        if full and kind != "poll":
+            return _refuse_live(start_response)
+        if kind == "open":
+            return self.app(environ, start_response)
+        try:
+            # The thread is held inside this call: Engine.IO answers a long poll, and runs a
+            # WebSocket to its end, before returning (or raising StopIteration under Gunicorn).
+            return self.app(environ, start_response)
+        finally:
+            with self.lock:
+                self.held -= 1
+
+
+def _refuse_live(start_response) -> list:
+    body = LIVE_REFUSAL.encode()
+    start_response("503 Service Unavailable", [
+        ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body))),
+        ("Retry-After", "5"), ("Cache-Control", "no-store")])
+    return [body]
 
 
 # --- the server side: Gunicorn's threaded worker with deadlines and caps ----------------------

@@ -8,6 +8,7 @@
   var TB = window.TB;
 
   var lastMessageAt = 0, connected = false, badgeTimer = null;
+  var refusal = ""; // the server's sentence when it turned this page's live connection away
 
   function updateBadge() {
     var badge = document.getElementById("conn-badge");
@@ -15,6 +16,7 @@
     var age = lastMessageAt ? Math.round((Date.now() - lastMessageAt) / 1000) : null;
     var text;
     if (connected) text = TB.t("live");
+    else if (refusal) text = refusal;
     else if (age === null) text = TB.t("offline");
     else text = TB.t("offline_ago", { age: age < 120 ? age + " s" : Math.round(age / 60) + " min" });
     badge.textContent = text;
@@ -47,14 +49,16 @@
     var pictures = TB.pictures = new Pictures(function () { socket.emit("sync", syncBody(opts)); });
     socket.on("connect", function () {
       connected = true;
+      refusal = "";
       updateBadge();
       // The connect itself brings the whole pictures; `sync` catches up the journal missed while away.
       if (!first) socket.emit("sync", Object.assign(syncBody(opts), { pictures: false }));
       first = false;
     });
     socket.on("disconnect", function () { connected = false; updateBadge(); });
-    socket.on("connect_error", function () {
+    socket.on("connect_error", function (err) {
       connected = false;
+      refusal = refusalOf(err);
       updateBadge();
       if (!socket.active && opts.onRefused) opts.onRefused(); // refused by the server, not a network fault
     });
@@ -83,6 +87,20 @@
     updateBadge();
     return socket;
   };
+
+  /**
+   * The sentence of a server that answered the live connection with an error status (503: too many
+   * live pages, bank/web/serving.py LIVE_REFUSAL; the bank too full, or a game held elsewhere):
+   * the French line, or the English one on an English page. "" for a network fault. Read at once:
+   * Socket.IO aborts the request, and with it its text, right after this event.
+   */
+  function refusalOf(err) {
+    var xhr = err && err.context;
+    if (!err || typeof err.description !== "number" || err.description < 400 || !xhr) return "";
+    if (!/^text\/plain/.test(xhr.getResponseHeader("Content-Type") || "")) return ""; // the bank's sentences only
+    var lines = String(xhr.responseText).split("\n").filter(function (line) { return line.trim(); });
+    return (TB.lang === "en" && lines[1]) || lines[0] || "";
+  }
 
   function syncBody(opts) {
     var body = { after: opts.after ? opts.after() : 0 };
