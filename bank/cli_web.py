@@ -135,7 +135,7 @@ def cmd_serve(args, config_path: str, db: str) -> int:
     config = load_config(config_path)
     shared = queue_url(config) is not None
     who = "terrabank serve" + (" (with a queue)" if shared else "")
-    with gamefile.hold(db, who, shared=shared), _hold_games(args, who, shared):
+    with storage_url.hold(db, config, who, shared=shared), _hold_games(args, who, shared):
         return _serve(args, config_path, config, db)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -68,6 +69,25 @@ def target(path, config=None, url: str | None = None):
         return SqliteTarget(path)
     where = ENV_VAR if os.environ.get(ENV_VAR, "").strip() else "[storage] url in config.toml"
     return PostgresTarget(check_url(url, where), game_name(path))
+
+
+@contextmanager
+def hold(path, config, who: str, shared: bool = False):
+    """Hold the game named by `path` for `who` while the block runs (a server for its whole life), or
+    BankError("bank_running"): the file beside it on this host and, for a game in PostgreSQL, the
+    game in the database, so that a server on another host refuses an `init --force` too
+    (bank/journal_pg_hold.py). `shared`: several servers hearing each other through a queue."""
+    from bank import gamefile
+
+    with gamefile.hold(path, who, shared=shared):
+        where = target(path, config)
+        if not isinstance(where, PostgresTarget):
+            yield
+            return
+        from bank.journal_pg_hold import hold as hold_in_database
+
+        with hold_in_database(where.url, where.game, who, shared=shared):
+            yield
 
 
 def as_target(where):
