@@ -82,3 +82,16 @@ def refusal(reply) -> dict:
     error = body["error"]
     assert isinstance(error.get("code"), str) and is_sentence(error.get("message")), error
     return error
+
+
+def cookie(web_client) -> str:
+    """The session cookie's value a test client holds."""
+    return web_client.client.get_cookie("session").value
+
+
+def replay(web, value: str):
+    """Another device (or a stolen copy) sending this cookie value, with the CSRF token the server gives it."""
+    other = web()
+    other.client.set_cookie("session", value)
+    other.csrf = other.client.get("/api/csrf").get_json()["csrf"]
+    return other

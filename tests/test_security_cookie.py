@@ -7,21 +7,11 @@ from __future__ import annotations
 from flask.sessions import SecureCookieSessionInterface
 
 from bank.web.cookie_session import CookieSessions, CookieSigner
-from security_kit import refusal, snapshot
+from security_kit import cookie, refusal, replay, snapshot
 
 START = {"type": "start_clock"}
 
 
-def cookie(web_client) -> str:
-    return web_client.client.get_cookie("session").value
-
-
-def sending(web, value: str):
-    """Another device sending this cookie value, with the CSRF token the server gives that cookie."""
-    other = web()
-    other.client.set_cookie("session", value)
-    other.csrf = other.client.get("/api/csrf").get_json()["csrf"]
-    return other
 
 
 def assert_logged_out_and_nothing_booked(app, client) -> None:
@@ -45,7 +35,7 @@ def test_a_tampered_cookie_logs_nobody_in(web, app):
     flipped = signature[:5] + ("A" if signature[5] != "A" else "B") + signature[6:]
     for forged in (f"{body}.{at}.{flipped}", f"{body}x.{at}.{signature}", f"{body}.{int(at) + 1}.{signature}",
                    value[:-3], "garbage", "a.b.c.d", ".", ""):
-        assert_logged_out_and_nothing_booked(app, sending(web, forged))
+        assert_logged_out_and_nothing_booked(app, replay(web, forged))
 
 
 def test_a_cookie_signed_with_another_key_logs_nobody_in(web, app):
@@ -53,7 +43,7 @@ def test_a_cookie_signed_with_another_key_logs_nobody_in(web, app):
     with lead.client.session_transaction() as sess:
         data = dict(sess)
     foreign = CookieSigner(["another game's secret key"]).dumps(data)
-    assert_logged_out_and_nothing_booked(app, sending(web, foreign))
+    assert_logged_out_and_nothing_booked(app, replay(web, foreign))
 
 
 def test_a_cookie_in_flasks_old_format_logs_out_cleanly(web, app):
@@ -63,7 +53,7 @@ def test_a_cookie_in_flasks_old_format_logs_out_cleanly(web, app):
     with lead.client.session_transaction() as sess:
         data = dict(sess)
     old = SecureCookieSessionInterface().get_signing_serializer(app).dumps(data)
-    device = sending(web, old)
+    device = replay(web, old)
     assert_logged_out_and_nothing_booked(app, device)
     assert device.login("lead").status_code == 200
     assert device.command(**START).status_code == 200
@@ -77,7 +67,7 @@ def test_a_cookie_older_than_the_session_lifetime_is_refused(web, app):
     keys = [app.secret_key]
     stale = CookieSigner(keys, clock=lambda: 1_000_000.0).dumps(data)
     assert CookieSigner(keys, clock=lambda: 1_000_000.0 + lifetime - 1).loads(stale, int(lifetime)) == data
-    assert_logged_out_and_nothing_booked(app, sending(web, stale))
+    assert_logged_out_and_nothing_booked(app, replay(web, stale))
 
 
 def test_a_rotated_key_keeps_devices_logged_in_while_it_is_a_fallback(web, app):

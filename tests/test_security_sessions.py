@@ -14,7 +14,7 @@ import pytest
 from bank.web import live
 from bank.web.extensions import socketio_of
 from conftest import CONFIG_PATH, WebClient
-from security_kit import CALLERS, refusal, services, snapshot
+from security_kit import CALLERS, cookie, refusal, replay, services, snapshot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import harness  # noqa: E402
@@ -23,16 +23,6 @@ START = {"type": "start_clock"}
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
 
 
-def cookie(web_client) -> str:
-    return web_client.client.get_cookie("session").value
-
-
-def replay(web, value: str):
-    """Another device (or a stolen copy) sending this cookie value."""
-    other = web()
-    other.client.set_cookie("session", value)
-    other.csrf = other.client.get("/api/csrf").get_json()["csrf"]
-    return other
 
 
 def received(sock) -> list:
