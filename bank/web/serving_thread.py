@@ -127,7 +127,25 @@ def _in_thread_worker():
 
         def run(self):
             self.started.set()
-            super().run()
+            try:
+                super().run()
+            finally:
+                self.close_left()
+
+        def close_left(self):
+            """Close what the loop left open: it ends after graceful_timeout with connections still
+            open, and a forked worker's exit would close them; this process lives on. Left to the
+            garbage collector they would stay in DEADLINES (one table per process) until a later
+            server's loop dropped them, and warn in whichever test was running then."""
+            left = list(self.open_conns) + list(self.pending_conns) + list(self.keepalived_conns)
+            self.open_conns.clear()
+            self.pending_conns.clear()
+            self.keepalived_conns.clear()
+            for conn in left:
+                try:
+                    conn.close()
+                except OSError:
+                    pass
 
         def get_thread_pool(self):
             return _DaemonPool(self.cfg.threads)
