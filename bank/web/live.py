@@ -13,6 +13,7 @@ from itertools import islice
 from flask import current_app, request
 from flask_socketio import emit, join_room
 
+from . import after_reply
 from .auth import current_login
 from .broadcaster import FACILITATORS, Broadcaster, team_room
 from .extensions import socketio_of
@@ -33,15 +34,21 @@ def broadcast(services, journal_after: int | None = None) -> None:
     """Tell every room what changed; called only after a command is committed.
 
     The app's broadcaster thread sends it (bank/web/broadcaster.py), so the reply
-    does not wait for 200 phones. Under TESTING the call waits until it is sent,
-    so a test sees the messages as soon as the request returns.
+    does not wait for 200 phones; under a server the thread is woken once the reply
+    is written (bank/web/after_reply.py), so the reply does not share the GIL with it
+    either. Under TESTING the round is waited for, so a test sees the messages as soon
+    as the request returns (under a server: as soon as its reply is closed).
     """
     app = current_app._get_current_object()
     sender = broadcaster(app, journal_after)
-    ticket = sender.ask()
-    tell_peers(app)
-    if app.config.get("TESTING"):
-        sender.flush(ticket)
+
+    def wake():
+        ticket = sender.ask()
+        tell_peers(app)
+        if app.config.get("TESTING"):
+            sender.flush(ticket)
+
+    after_reply.later(wake)
 
 
 def tell_peers(app) -> None:

@@ -37,6 +37,8 @@ from urllib.parse import parse_qs
 
 from flask import Flask, request, url_for
 
+from .after_reply import AfterReply
+
 STACK_SIZE = 512 * 1024  # per thread; why: bank/cli_web.py (32-bit Raspberry Pi OS, four threads a page)
 
 
@@ -174,6 +176,9 @@ def prepare(app: Flask, limits: Limits | None = None) -> Flask:
         app.wsgi_app = LiveSlots(app.wsgi_app, limits.live_slots())
         app.extensions["terrabank_live_slots"] = app.wsgi_app  # for whoever debugs, and for tests
         done.add("live_slots")
+    if "after_reply" not in done:  # a command's live updates start once its reply is written
+        app.wsgi_app = AfterReply(app.wsgi_app)
+        done.add("after_reply")
     if "compress" in done:
         return app  # prepared before (`serve --dev`, a test serving the same app twice): not twice
     done.add("compress")
