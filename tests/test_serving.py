@@ -200,21 +200,55 @@ def transferred(reply) -> int:
     return len(head.encode()) + len(reply.get_data())
 
 
-def test_team_phone_first_load_is_under_60_kb_as_transferred(served, tokens):
-    client = served.test_client()
-    token = tokens["blue"]
-    page = client.get(f"/t/{token}", headers={"Accept-Encoding": "gzip, deflate"})
-    assert page.headers["Content-Encoding"] == "gzip"
-    total = transferred(page)
-    html = gzip.decompress(page.get_data())
-    assets = re.findall(rb'(?:src|href)="(/static/[^"]+)"', html)
-    assert assets and all(b"?v=" in a for a in assets)
-    for url in [a.decode() for a in assets] + ["/api/config", f"/api/team/{token}"]:
-        reply = client.get(url, headers={"Accept-Encoding": "gzip, deflate"})
-        assert reply.status_code == 200, url
-        total += transferred(reply)
-        reply.close()
+def test_team_phone_first_load_is_under_60_kb_as_transferred(app, tokens):
+    """Counted as a phone receives it from the production server: status lines, every header
+    (Gunicorn's Date and Server too) and the gzipped bodies of the page, its files and its data."""
+    import http.client
+
+    server = serving_thread.serve_in_thread(app)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        def get(url: str) -> tuple[bytes, int]:
+            conn.request("GET", url, headers={"Accept-Encoding": "gzip, deflate"})
+            reply = conn.getresponse()
+            body = reply.read()
+            assert reply.status == 200, url
+            head = f"HTTP/1.1 {reply.status} {reply.reason}\r\n" + "".join(
+                f"{k}: {v}\r\n" for k, v in reply.getheaders()) + "\r\n"
+            return (gzip.decompress(body) if reply.getheader("Content-Encoding") == "gzip" else body,
+                    len(head.encode("latin-1")) + len(body))
+
+        token = tokens["blue"]
+        html, total = get(f"/t/{token}")
+        assets = re.findall(rb'(?:src|href)="(/static/[^"]+)"', html)
+        assert assets and all(b"?v=" in a for a in assets)
+        for url in [a.decode() for a in assets] + ["/api/config", f"/api/team/{token}"]:
+            total += get(url)[1]
+    finally:
+        conn.close()
+        server.stop()
     assert total < 60 * 1024, f"{total} bytes"
+
+
+def test_a_versioned_file_carries_no_validators_or_policy_but_the_page_keeps_its_policy(served, tokens):
+    """A hashed static URL is never revalidated, and a script's own CSP is ignored by browsers:
+    those headers would only cost bytes. nosniff stays; the page's policy stays."""
+    client = served.test_client()
+    page = client.get(f"/t/{tokens['blue']}")
+    assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+    script = re.search(r'src="(/static/[^"]+\.js\?v=[^"]+)"', page.get_data(as_text=True)).group(1)
+    for headers in ({}, {"Accept-Encoding": "gzip"}):
+        reply = client.get(script, headers=headers)
+        assert reply.status_code == 200
+        assert "immutable" in reply.headers["Cache-Control"]
+        assert reply.headers["X-Content-Type-Options"] == "nosniff"
+        for gone in ("ETag", "Last-Modified", "Content-Disposition", "Content-Security-Policy"):
+            assert gone not in reply.headers, gone
+        reply.close()
+    unversioned = client.get(script.split("?")[0])
+    assert "ETag" in unversioned.headers  # without the hash a browser still revalidates
+    unversioned.close()
+    page.close()
 
 
 def test_pages_scripts_and_json_are_gzipped_and_unchanged_once_unzipped(served, tokens):

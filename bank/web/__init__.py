@@ -154,11 +154,18 @@ def _gettext(text: str, **params) -> str:
     return translate(lang, text, **params)
 
 
+# A stylesheet's or a script's own CSP header is ignored: the policy is the page's (these
+# pages start no workers, whose policy would come from their script). Left off them, it
+# saves 170 bytes on each of the dozen files a phone loads first.
+_NO_POLICY_NEEDED = ("text/css", "text/javascript", "application/javascript")
+
+
 def _security_headers(response):
     """No CDN, no framing, no token leaking through the Referer header."""
-    response.headers.setdefault("Content-Security-Policy",
-                                "default-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; "
-                                "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
+    if response.mimetype not in _NO_POLICY_NEEDED:
+        response.headers.setdefault("Content-Security-Policy",
+                                    "default-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; "
+                                    "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "no-referrer")
     return response
