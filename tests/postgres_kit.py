@@ -59,13 +59,21 @@ class Server:
         self.bin = binaries()
         self.folder = Path(tempfile.mkdtemp(prefix="terrabank-pg-"))
         self.data = self.folder / "data"
-        self.port = _free_port()
         self._as_postgres = os.geteuid() == 0
         if self._as_postgres:
             os.chown(self.folder, _uid("postgres"), -1)
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", ADMIN, "-E", "UTF8", "--no-sync")
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-t", "60", "-o",
-                  f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=400", "start")
+        for attempt in range(3):  # the port is picked, released, then bound by postgres: another may take it between
+            self.port = _free_port()
+            try:
+                self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-t", "60", "-o",
+                          f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=400",
+                          "start")
+                break
+            except RuntimeError:
+                log = (self.folder / "log").read_text(errors="replace") if (self.folder / "log").exists() else ""
+                if "already in use" not in log or attempt == 2:
+                    raise
         self.admin_url = f"postgresql://{ADMIN}@127.0.0.1:{self.port}/postgres"
         self.url = f"postgresql://{APP_ROLE}@127.0.0.1:{self.port}/{DATABASE}"
         self.admin(f"CREATE ROLE {APP_ROLE} LOGIN", f"CREATE DATABASE {DATABASE} OWNER {APP_ROLE}")

@@ -28,23 +28,32 @@ def missing_reason() -> str | None:
 class Server:
     def __init__(self):
         self.folder = tempfile.mkdtemp(prefix="terrabank-redis-")
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", self.folder, "--protected-mode", "yes"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        self.url = f"redis://127.0.0.1:{self.port}/0"
+        for _ in range(3):  # the port is picked, released, then bound by redis: another may take it between
+            self.port = free_port()
+            self.proc = subprocess.Popen(
+                ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                 "--dir", self.folder, "--protected-mode", "yes"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+            self.url = f"redis://127.0.0.1:{self.port}/0"
+            if self._answers():
+                return
+            self.proc.kill()
+            self.proc.wait()
+        raise RuntimeError(f"redis-server did not start (last port tried: {self.port})")
+
+    def _answers(self) -> bool:
+        """Whether this redis-server answers PING within 20 s (False at once if it exited)."""
         deadline = time.monotonic() + 20
         while True:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
                     s.sendall(b"PING\r\n")
                     if s.recv(16).startswith(b"+PONG"):
-                        return
+                        return True
             except OSError:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"redis-server did not start on port {self.port}")
+                return False
             time.sleep(0.05)
 
     def stop(self) -> None:

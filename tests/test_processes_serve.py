@@ -226,28 +226,34 @@ def _nginx_in_front(folder: Path, backends: list[int]) -> tuple[subprocess.Popen
     assert len(servers) == len(backends)
     for line, port in zip(servers, backends):
         shipped = shipped.replace(line, re.sub(r":\d+ ", f":{port} ", line))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    shipped = shipped.replace("listen 80;", f"listen 127.0.0.1:{port};")
-    (folder / "terrabank.conf").write_text(shipped)
-    (folder / "nginx.conf").write_text(
-        f"{'user root;' if os.geteuid() == 0 else ''}\nworker_processes 1;\npid {folder}/nginx.pid;\n"
-        f"error_log {folder}/nginx-error.log;\nevents {{ worker_connections 512; }}\n"
-        f"http {{ access_log off; client_body_temp_path {folder}/body; proxy_temp_path {folder}/proxy;\n"
-        f"include {folder}/terrabank.conf; }}\n")
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-    proc = subprocess.Popen([nginx, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-g", "daemon off;"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return proc, port
-        except OSError:
+    for attempt in range(3):  # the port is picked, released, then bound by nginx: another may take it between
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        (folder / "terrabank.conf").write_text(shipped.replace("listen 80;", f"listen 127.0.0.1:{port};"))
+        (folder / "nginx.conf").write_text(
+            f"{'user root;' if os.geteuid() == 0 else ''}\nworker_processes 1;\npid {folder}/nginx.pid;\n"
+            f"error_log {folder}/nginx-error.log;\nevents {{ worker_connections 512; }}\n"
+            f"http {{ access_log off; client_body_temp_path {folder}/body; proxy_temp_path {folder}/proxy;\n"
+            f"include {folder}/terrabank.conf; }}\n")
+        proc = subprocess.Popen([nginx, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-g", "daemon off;"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                return proc, port
+            except OSError:
+                pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"nginx did not start: {(folder / 'nginx-error.log').read_text(errors='replace')}")
+                break
             time.sleep(0.05)
+        proc.kill()
+        proc.wait()
+        log = (folder / "nginx-error.log").read_text(errors="replace")
+        if "Address already in use" not in log or attempt == 2:
+            raise RuntimeError(f"nginx did not start: {log}")
 
 
 def test_the_shipped_nginx_config_serves_two_processes_and_keeps_each_phones_address(cluster, tmp_path):
