@@ -81,7 +81,9 @@ def send_until_answered(api: Api, key: str, body: dict, tally: Tally, stop_at: f
 def client(url: str, name: str, teams: list, tally: Tally, stop: threading.Event,
            ready: threading.Barrier, give_up_after: float) -> None:
     """One facilitator's stream of commands until `stop` is set (the current one is finished)."""
-    api = Api(url, timeout=10.0).login()
+    api = Api(url, timeout=30.0).login()  # four password checks at once on a busy machine
+    api.close()
+    api.timeout = 10.0  # the commands' connections: a killed server must not hold a client long
     ready.wait()  # the kills start once every client is logged in
     try:
         for n in itertools.count():
@@ -117,7 +119,12 @@ def run(folder: Path, kills: int, clients: int = 4, seed: int | None = None,
         threads = [threading.Thread(target=guarded, args=(f"c{i}",)) for i in range(clients)]
         for t in threads:
             t.start()
-        ready.wait()
+        try:
+            ready.wait()
+        except threading.BrokenBarrierError:
+            for t in threads:
+                t.join(timeout=30)
+            raise RuntimeError(f"a client could not start: {errors or 'none said why (120 s)'}") from None
         for k in range(1, kills + 1):
             time.sleep(rng.uniform(0.1, 0.8))  # a burst is on its way
             server.kill()
