@@ -217,10 +217,16 @@ class Api:
         except ValueError:
             return response.status, text
 
-    def login(self, user: str = USER, password: str = PASSWORD) -> "Api":
+    def login(self, user: str = USER, password: str = PASSWORD, busy_tries: int = 10) -> "Api":
         _, body = self.request("GET", "/api/csrf")
         self.csrf = body["csrf"]
-        status, body = self.request("POST", "/api/login", {"username": user, "password": password})
+        for _ in range(busy_tries):
+            status, body = self.request("POST", "/api/login", {"username": user, "password": password})
+            # 429 "busy": the bank hashes two passwords at a time (bank/web/lockout.py HASH_SLOTS); on a
+            # busy machine a third log-in at once waits out its 3 s. Try again, as the log-in page says.
+            if not (status == 429 and isinstance(body, dict) and (body.get("error") or {}).get("code") == "busy"):
+                break
+            time.sleep(1.0)
         if status != 200:
             raise RuntimeError(f"login failed: {status} {body}")
         self.csrf = body["csrf"]
