@@ -52,6 +52,21 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+class PortTaken(Exception):
+    """A server could not bind the port picked for it: somebody took it meanwhile."""
+
+
+def on_a_free_port(start, tries: int = 3):
+    """`start(port)` on a free port; another port when it raises PortTaken (the port is picked,
+    released, then bound by a program this process cannot hand a socket to: PostgreSQL, Redis, nginx)."""
+    for attempt in range(tries):
+        try:
+            return start(_free_port())
+        except PortTaken:
+            if attempt == tries - 1:
+                raise
+
+
 class Server:
     """One running cluster; `url` is what TERRABANK_DATABASE_URL gets."""
 
@@ -63,20 +78,21 @@ class Server:
         if self._as_postgres:
             os.chown(self.folder, _uid("postgres"), -1)
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", ADMIN, "-E", "UTF8", "--no-sync")
-        for attempt in range(3):  # the port is picked, released, then bound by postgres: another may take it between
-            self.port = _free_port()
-            try:
-                self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-t", "60", "-o",
-                          f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=400",
-                          "start")
-                break
-            except RuntimeError:
-                log = (self.folder / "log").read_text(errors="replace") if (self.folder / "log").exists() else ""
-                if "already in use" not in log or attempt == 2:
-                    raise
+        self.port = on_a_free_port(self._start)
         self.admin_url = f"postgresql://{ADMIN}@127.0.0.1:{self.port}/postgres"
         self.url = f"postgresql://{APP_ROLE}@127.0.0.1:{self.port}/{DATABASE}"
         self.admin(f"CREATE ROLE {APP_ROLE} LOGIN", f"CREATE DATABASE {DATABASE} OWNER {APP_ROLE}")
+
+    def _start(self, port: int) -> int:
+        try:
+            self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-t", "60", "-o",
+                      f"-p {port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=400", "start")
+        except RuntimeError:
+            log = self.folder / "log"
+            if log.exists() and "already in use" in log.read_text(errors="replace"):
+                raise PortTaken() from None
+            raise
+        return port
 
     def _run(self, tool: str, *args: str) -> None:
         command = [str(self.bin / tool), *args]

@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 import time
 
-from postgres_kit import _free_port as free_port
+from postgres_kit import PortTaken, on_a_free_port
 
 
 def missing_reason() -> str | None:
@@ -28,18 +28,23 @@ def missing_reason() -> str | None:
 class Server:
     def __init__(self):
         self.folder = tempfile.mkdtemp(prefix="terrabank-redis-")
-        for _ in range(3):  # the port is picked, released, then bound by redis: another may take it between
-            self.port = free_port()
-            self.proc = subprocess.Popen(
-                ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                 "--dir", self.folder, "--protected-mode", "yes"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-            self.url = f"redis://127.0.0.1:{self.port}/0"
-            if self._answers():
-                return
-            self.proc.kill()
-            self.proc.wait()
-        raise RuntimeError(f"redis-server did not start (last port tried: {self.port})")
+        self.port = on_a_free_port(self._start)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def _start(self, port: int) -> int:
+        self.port = port
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", self.folder, "--protected-mode", "yes"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        if self._answers():
+            return port
+        exited = self.proc.poll() is not None
+        self.proc.kill()
+        self.proc.wait()
+        if exited:
+            raise PortTaken()  # redis-server exits at once when it cannot bind
+        raise RuntimeError(f"redis-server did not answer on port {port} within 20 s")
 
     def _answers(self) -> bool:
         """Whether this redis-server answers PING within 20 s (False at once if it exited)."""

@@ -23,6 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from harness import CONFIG, PASSWORD, TERRABANK, USER, Api, launch  # noqa: E402
+from postgres_kit import PortTaken, on_a_free_port  # noqa: E402
 from sio_kit import Phone  # noqa: E402
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
@@ -227,10 +228,8 @@ def _nginx_in_front(folder: Path, backends: list[int]) -> tuple[subprocess.Popen
     for line, port in zip(servers, backends):
         shipped = shipped.replace(line, re.sub(r":\d+ ", f":{port} ", line))
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-    for attempt in range(3):  # the port is picked, released, then bound by nginx: another may take it between
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+
+    def start(port: int) -> tuple[subprocess.Popen, int]:
         (folder / "terrabank.conf").write_text(shipped.replace("listen 80;", f"listen 127.0.0.1:{port};"))
         (folder / "nginx.conf").write_text(
             f"{'user root;' if os.geteuid() == 0 else ''}\nworker_processes 1;\npid {folder}/nginx.pid;\n"
@@ -252,8 +251,12 @@ def _nginx_in_front(folder: Path, backends: list[int]) -> tuple[subprocess.Popen
         proc.kill()
         proc.wait()
         log = (folder / "nginx-error.log").read_text(errors="replace")
-        if "Address already in use" not in log or attempt == 2:
-            raise RuntimeError(f"nginx did not start: {log}")
+        if "Address already in use" in log:
+            (folder / "nginx-error.log").unlink()
+            raise PortTaken()
+        raise RuntimeError(f"nginx did not start: {log}")
+
+    return on_a_free_port(start)
 
 
 def test_the_shipped_nginx_config_serves_two_processes_and_keeps_each_phones_address(cluster, tmp_path):
