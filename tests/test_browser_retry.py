@@ -138,6 +138,8 @@ def test_pressing_again_after_not_confirmed_books_once(server, console):
     # Confirmed: the next identical press is a genuine second harvest, with a new key.
     console.click('[data-panel="harvest"] [data-resource="flora"]')
     expect(banner).to_contain_text(f"Fait (écriture {seq + 1})")
+    # French puts a no-break space before a colon ("Verts : +1 Flore"), as the printed pack does.
+    assert "\u00a0: +1 " in banner.evaluate("node => node.textContent")
     second = wifi.keys()[-1]
     assert second != key and len(booked(bank, second)) == 1
     assert bank.last_seq == seq + 1

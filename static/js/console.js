@@ -48,7 +48,7 @@
 
   function renderClock() {
     var board = state.board;
-    TB.$("#clock-line").textContent = t("clock_tick") + ": " + W.clockText(board) + " \u00b7 " + W.rateText(board);
+    TB.$("#clock-line").textContent = TB.colon(t("clock_tick"), W.clockText(board)) + " \u00b7 " + W.rateText(board);
     var warn = TB.$("#clock-warning");
     warn.textContent = t("clock_warning");
     warn.classList.toggle("hidden", board.clock.status === "running" || board.clock.status === "ended"); // the end has its own banner

@@ -125,7 +125,7 @@
 
   function tick() {
     if (!state) return;
-    TB.$("#clock-line").textContent = t("clock_tick") + ": " + W.clockText(state.board);
+    TB.$("#clock-line").textContent = TB.colon(t("clock_tick"), W.clockText(state.board));
     W.showHeld(state.board);
     var ended = W.cooldowns(TB.$("#cooldowns"), null, memory);
     if (ended.length) TB.sound.beep(2);

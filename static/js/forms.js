@@ -120,9 +120,9 @@
       bits.push(t(c.winner === "attacker" ? "attacker_won" : "defender_won"));
       find(events, "cooldown").forEach(function (e) { bits.push(t("waits", { card: W.teamLabel(e.team) + " " + W.cardLabel(e.card), n: e.seconds })); });
     }
-    if (c.type === "trade") bits.push(t("trade_" + c.kind) + ": " + W.teamLabel(c.merchant_team) + " \u2194 " + W.teamLabel(c.visited_team));
+    if (c.type === "trade") bits.push(TB.colon(t("trade_" + c.kind), W.teamLabel(c.merchant_team) + " \u2194 " + W.teamLabel(c.visited_team)));
     if (c.type === "set_rate") bits.push(t("rate_text", { tokens: c.tokens, points: c.points }));
-    if (c.type === "set_option") bits.push(t("option." + c.option) + ": " + (c.value ? t("on") : t("off")));
+    if (c.type === "set_option") bits.push(TB.colon(t("option." + c.option), c.value ? t("on") : t("off")));
     if (c.type === "open_event") bits.push((find(events, "event_opened")[0] || c).title);
     if (c.type === "close_event" || c.type === "contribute") bits.push(W.eventTitle(c.event));
     if (c.type === "refill") bits.push(c.amount + " " + W.resLabel(c.resource));
@@ -137,7 +137,7 @@
       var d = deltas[team], parts = [];
       W.resources().forEach(function (r) { if (d[r]) parts.push((d[r] > 0 ? "+" : "\u2212") + Math.abs(d[r]) + " " + W.resLabel(r)); });
       if (d._rep) parts.push((d._rep > 0 ? "+" : "\u2212") + Math.abs(d._rep) + " " + t("pts"));
-      return parts.length ? W.teamLabel(team) + ": " + parts.join(", ") : null;
+      return parts.length ? TB.colon(W.teamLabel(team), parts.join(", ")) : null;
     }).filter(Boolean);
     return { label: label, detail: bits.join(" \u00b7 "), moves: moves.join(" ; ") };
   };

@@ -34,6 +34,9 @@
     });
   };
 
+  /** "label: value" as each language writes it: French puts a no-break space before the colon. */
+  TB.colon = function (label, value) { return label + (TB.lang === "fr" ? "\u00a0: " : ": ") + value; };
+
   /** A label from the API: a plain string, or {fr, en} picked in the page's language. */
   TB.pick = function (label) {
     if (label === null || label === undefined) return "";
