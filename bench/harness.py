@@ -42,32 +42,76 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def launch(argv: list, log: Path, timeout: float = 30.0, env: dict | None = None) -> tuple[subprocess.Popen, int]:
-    """Start a server that binds its own port and prints its address; (process, port).
+def spawn(argv: list, log: Path, timeout: float = 30.0, env: dict | None = None,
+          **popen) -> tuple[subprocess.Popen, int]:
+    """Start a server that binds its own port and prints its address; (process, port) as soon as
+    it has printed it, read from its output as it comes.
 
-    Its output goes to `log` (appended); the first http://127.0.0.1:PORT/ it prints after
-    this start is the port it listens on; returns once the server answers HTTP on it.
+    Its output goes to `log` (appended); the first http://127.0.0.1:PORT/ it prints after this
+    start is the port it listens on. It may not serve yet: `launch` waits for HTTP, a benchmark
+    timing the start waits for what it times. `popen`: more arguments for subprocess.Popen.
     """
     start = log.stat().st_size if log.exists() else 0
     with open(log, "ab") as out:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
+                                env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}, **popen)
     deadline = time.monotonic() + timeout
     while True:
         with open(log, "rb") as f:
             f.seek(start)
             found = RUNNING.search(f.read())
         if found:
-            # With --port 0 the port is bound (and accepts into its backlog) before the rest of
-            # the start-up is printed and before the worker serves: wait for an HTTP answer.
-            wait_for_http(int(found.group(1)), timeout=max(1.0, deadline - time.monotonic()), proc=proc)
             return proc, int(found.group(1))
         if proc.poll() is not None:
             raise RuntimeError(f"{argv[0]} exited with {proc.returncode}: {log.read_text(errors='replace')[-2000:]}")
         if time.monotonic() > deadline:
-            proc.kill()
+            end(proc)
             raise TimeoutError(f"{argv[0]} printed no address after {timeout} s (see {log})")
-        time.sleep(0.05)
+        time.sleep(0.01)  # fine enough for a start timed from here (bench_recovery: the port is read well before it serves)
+
+
+def launch(argv: list, log: Path, timeout: float = 30.0, env: dict | None = None,
+           **popen) -> tuple[subprocess.Popen, int]:
+    """Start a server that binds its own port and prints its address; (process, port) once it
+    answers HTTP on that port (`spawn` reads the port; `popen`: more arguments for Popen)."""
+    deadline = time.monotonic() + timeout
+    proc, port = spawn(argv, log, timeout, env, **popen)
+    try:
+        # With --port 0 the port is bound (and accepts into its backlog) before the rest of
+        # the start-up is printed and before the worker serves: wait for an HTTP answer.
+        wait_for_http(port, timeout=max(1.0, deadline - time.monotonic()), proc=proc)
+    except BaseException:
+        end(proc)
+        raise
+    return proc, port
+
+
+def end(proc: subprocess.Popen, timeout: float = 10.0) -> None:
+    """SIGTERM, SIGKILL if it has not ended after `timeout` seconds; returns once it has ended."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def werkzeug_server(app, host: str = "127.0.0.1", port: int = 0):
+    """The server `socketio.run(app, allow_unsafe_werkzeug=True)` runs in threading mode (Werkzeug's
+    threaded dev server, same classes), made directly so that it is bound on return (port 0: a
+    free port the system chooses, read from `.port`). Nothing served until its serve_forever()."""
+    from werkzeug.serving import make_server
+
+    return make_server(host, port, app, threaded=True)
+
+
+def serve_werkzeug(app, name: str, host: str = "127.0.0.1", port: int = 0) -> None:
+    """Serve `app` on `werkzeug_server` until the process ends, its address printed first
+    (what `launch` reads): the Werkzeug servers of the benchmarks take --port 0 this way."""
+    server = werkzeug_server(app, host, port)
+    print(f"{name} listening on http://{host}:{server.port}/", flush=True)
+    server.serve_forever()
 
 
 def wait_for_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:
@@ -165,12 +209,8 @@ class Server:
             self.proc.wait(timeout=10)
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        if self.proc:
+            end(self.proc)
 
     def __enter__(self) -> "Server":
         return self
