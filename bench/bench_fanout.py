@@ -30,7 +30,6 @@ import argparse
 import json
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +37,7 @@ from pathlib import Path
 
 from bench_soak import pick_command
 from clients import Fleet, lead_cookie_and_tokens
-from harness import Api, Server, free_port, machine, rss_mb, wait_for_port
+from harness import Api, Server, end, launch, machine, rss_mb
 
 HERE = Path(__file__).resolve().parent
 HARVESTERS = ["harvester-1", "harvester-2"]
@@ -57,26 +56,17 @@ def harvest(i: int, teams: list) -> dict:
 
 
 class FloorServer:
-    """bench/fanout_floor.py in its own process."""
+    """bench/fanout_floor.py in its own process, on a port it binds itself (harness.launch reads it)."""
 
     def __init__(self, folder: Path, payloads: dict):
         path = folder / "payloads.json"
         path.write_text(json.dumps(payloads))
-        self.port = free_port()
+        self.proc, self.port = launch([sys.executable, str(HERE / "fanout_floor.py"), "--payloads", str(path)],
+                                      folder / "floor.log")
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(folder / "floor.log", "ab")
-        self.proc = subprocess.Popen([sys.executable, str(HERE / "fanout_floor.py"), "--port", str(self.port),
-                                      "--payloads", str(path)], stdout=self.log, stderr=subprocess.STDOUT)
-        wait_for_port(self.port, proc=self.proc)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.log.close()
+        end(self.proc)
 
 
 def capture(fleet: Fleet) -> dict:

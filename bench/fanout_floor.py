@@ -9,7 +9,11 @@ top of this is ours to explain. Since issue 14 the captured messages are the
 bank's patches, so both put the same bytes on the wire. The floor emits before it
 replies and the bank after: compare "send -> last client", not "reply -> last client".
 
-    python bench/floor_server.py --port 5123 --payloads /tmp/payloads.json
+Like `terrabank serve --port 0`, it binds a free port itself and prints its address
+(harness.launch reads it): Werkzeug's threaded server as socketio.run makes it, bound
+first (harness.serve_werkzeug).
+
+    python bench/fanout_floor.py --payloads /tmp/payloads.json   # [--port N]
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import threading
 
 from flask import Flask, jsonify, request
 from flask_socketio import SocketIO, join_room
+
+from harness import serve_werkzeug
 
 
 def make_app(payloads: dict):
@@ -63,13 +69,13 @@ def make_app(payloads: dict):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--port", type=int, default=0, help="0 (the default): any free port, printed")
     parser.add_argument("--payloads", required=True, help="JSON file: {public, team: {id: payload}, journal}")
     args = parser.parse_args()
     with open(args.payloads) as f:
         payloads = json.load(f)
-    app, socketio = make_app(payloads)
-    socketio.run(app, host="127.0.0.1", port=args.port, allow_unsafe_werkzeug=True, log_output=False)
+    app, _ = make_app(payloads)
+    serve_werkzeug(app, "fanout floor", "127.0.0.1", args.port)
 
 
 if __name__ == "__main__":
