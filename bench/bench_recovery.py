@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import CONFIG, TERRABANK, free_port
+from harness import CONFIG, TERRABANK, end, spawn
 
 from bank.config import load_config
 from bank.errors import BankError
@@ -165,11 +165,16 @@ def tail(db: Path) -> int:
 
 
 def serve_until_public(db: Path, config: str) -> float:
-    """Seconds from launching `terrabank serve` to the first 200 of GET /api/public."""
-    port = free_port()
+    """Seconds from launching `terrabank serve` to the first 200 of GET /api/public.
+
+    The server binds a free port itself (--port 0) and prints it, read from its output as it
+    comes (harness.spawn): the address is printed before the server can answer, so the
+    clock still runs from the launch to the first 200.
+    """
+    log = db.with_name("serve.log")
     start = time.perf_counter()
-    proc = subprocess.Popen([TERRABANK, "--config", config, "--db", str(db), "serve", "--host", "127.0.0.1",
-                             "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc, port = spawn([TERRABANK, "--config", config, "--db", str(db), "serve", "--host", "127.0.0.1",
+                        "--port", "0"], log, timeout=60)
     try:
         while True:
             try:
@@ -183,18 +188,12 @@ def serve_until_public(db: Path, config: str) -> float:
             except OSError:
                 pass
             if proc.poll() is not None:
-                raise RuntimeError(f"terrabank serve exited: {proc.stderr.read().decode()[-2000:]}")
+                raise RuntimeError(f"terrabank serve exited: {log.read_text(errors='replace')[-2000:]}")
             if time.perf_counter() - start > 60:
                 raise TimeoutError("no 200 from /api/public after 60 s")
             time.sleep(0.005)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        proc.stderr.close()
+        end(proc)
 
 
 def open_once(db: Path, config) -> float:
