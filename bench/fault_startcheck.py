@@ -1,7 +1,13 @@
 """What the start-up check of `terrabank serve` costs: SQLite's integrity_check of the
 whole game file (bank/cli_web.py check_database), on games of growing length, against
 two floors: opening the bank (reading the last snapshot and folding the rows after it)
-and the whole `terrabank serve` start until it accepts connections (check included).
+and the whole `terrabank serve` start until it answers HTTP (check included).
+
+The server binds a free port itself (--port 0) and prints it (harness.launch reads it).
+Such a port accepts connections as soon as it is bound, right after the check, so the
+start now ends at the first HTTP answer. Before issue 14 it ended when a fixed port
+accepted, i.e. when Gunicorn bound it before its worker started: the worker's start
+is now included (+35-55 ms on a 2-vCPU machine, --quick, same run).
 
     .venv/bin/python bench/fault_startcheck.py           # 1 000, 10 000 and 30 000 entries
     .venv/bin/python bench/fault_startcheck.py --quick   # 1 000 and 5 000
@@ -18,9 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import subprocess
-
-from harness import CONFIG, TERRABANK, free_port, machine, wait_for_port
+from harness import CONFIG, TERRABANK, end, launch, machine
 
 from bank.config import load_config
 from bank.journal import Journal
@@ -59,19 +63,14 @@ def check_file(db):
         journal.close()
 
 
-def serve_start(db) -> float:
-    """Seconds from launching `terrabank serve` to its port accepting connections."""
-    port = free_port()
+def serve_start(db: Path) -> float:
+    """Seconds from launching `terrabank serve` to its first HTTP answer."""
     started = time.perf_counter()
-    proc = subprocess.Popen([TERRABANK, "--config", CONFIG, "--db", str(db), "serve", "--host",
-                             "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, proc=proc)
-        return time.perf_counter() - started
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    proc, _ = launch([TERRABANK, "--config", CONFIG, "--db", str(db), "serve", "--host", "127.0.0.1",
+                      "--port", "0"], db.with_name("serve.log"))
+    seconds = time.perf_counter() - started
+    end(proc)
+    return seconds
 
 
 def main() -> int:
