@@ -10,8 +10,8 @@ bank's patches, so both put the same bytes on the wire. The floor emits before i
 replies and the bank after: compare "send -> last client", not "reply -> last client".
 
 Like `terrabank serve --port 0`, it binds a free port itself and prints its address
-(harness.launch reads it): Werkzeug's threaded server as socketio.run makes it, bound
-first (harness.serve_werkzeug).
+(harness.launch reads it): it makes the Werkzeug server that socketio.run would run
+(threaded), so that it is bound and its port known before it serves.
 
     python bench/fanout_floor.py --payloads /tmp/payloads.json   # [--port N]
 """
@@ -24,8 +24,7 @@ import threading
 
 from flask import Flask, jsonify, request
 from flask_socketio import SocketIO, join_room
-
-from harness import serve_werkzeug
+from werkzeug.serving import make_server
 
 
 def make_app(payloads: dict):
@@ -75,7 +74,10 @@ def main() -> None:
     with open(args.payloads) as f:
         payloads = json.load(f)
     app, _ = make_app(payloads)
-    serve_werkzeug(app, "fanout floor", "127.0.0.1", args.port)
+    # What socketio.run(app, allow_unsafe_werkzeug=True) runs in threading mode, made here: bound on return.
+    server = make_server("127.0.0.1", args.port, app, threaded=True)
+    print(f"fanout floor listening on http://127.0.0.1:{server.port}/", flush=True)
+    server.serve_forever()
 
 
 if __name__ == "__main__":

@@ -97,23 +97,6 @@ def end(proc: subprocess.Popen, timeout: float = 10.0) -> None:
             proc.wait()
 
 
-def werkzeug_server(app, host: str = "127.0.0.1", port: int = 0):
-    """The server `socketio.run(app, allow_unsafe_werkzeug=True)` runs in threading mode (Werkzeug's
-    threaded dev server, same classes), made directly so that it is bound on return (port 0: a
-    free port the system chooses, read from `.port`). Nothing served until its serve_forever()."""
-    from werkzeug.serving import make_server
-
-    return make_server(host, port, app, threaded=True)
-
-
-def serve_werkzeug(app, name: str, host: str = "127.0.0.1", port: int = 0) -> None:
-    """Serve `app` on `werkzeug_server` until the process ends, its address printed first
-    (what `launch` reads): the Werkzeug servers of the benchmarks take --port 0 this way."""
-    server = werkzeug_server(app, host, port)
-    print(f"{name} listening on http://{host}:{server.port}/", flush=True)
-    server.serve_forever()
-
-
 def wait_for_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:
     """Block until something accepts TCP connections on 127.0.0.1:port."""
     deadline = time.monotonic() + timeout
