@@ -33,7 +33,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from harness import Api, Server, free_port, machine, wait_for_port  # noqa: E402
+from harness import Api, Server, launch, machine  # noqa: E402
 from proctree import children, pss_mb  # noqa: E402
 import proctree  # noqa: E402
 
@@ -45,23 +45,26 @@ BENCHES = {"latency": "bench_latency", "fanout": "bench_fanout", "footprint": "b
 # --- serving one kind (the child process harness.Server starts) --------------------------------
 
 def serve(kind: str, config: str, db: str, host: str, port: int) -> None:
+    """Serve the bank on `kind`; port 0: any free port, bound here and printed (harness.launch reads it)."""
+    from werkzeug.serving import make_server
+
     from bank import gamefile
-    from bank.cli_web import _app, check_database
+    from bank.cli_web import _app, check_database, listen_any
+    from bank.web import serving
 
     check_database(db)
     factory = lambda: _app(config, db, TICKER=True)  # noqa: E731
     with gamefile.hold(db, "terrabank serve"):
-        if kind == "dev":
-            from bank.web import serving
-            from bank.web.extensions import socketio_of
-
+        if kind == "dev":  # the Werkzeug server socketio.run(app, allow_unsafe_werkzeug=True) runs, bound here
             threading.stack_size(serving.STACK_SIZE)
-            app = serving.prepare(factory())
-            socketio_of(app).run(app, host=host, port=port, allow_unsafe_werkzeug=True, log_output=False)
-        else:
-            from bank.web import serving
-
-            serving.run(factory, host, port, worker=kind)
+            server = make_server(host, port, serving.prepare(factory()), threaded=True)
+            port, run = server.port, server.serve_forever
+        else:  # as `terrabank serve --port 0`: a listener bound here, handed to Gunicorn
+            listener = listen_any(host) if port == 0 else None
+            port = listener.getsockname()[1] if listener else port
+            run = lambda: serving.run(factory, host, port, worker=kind, listener=listener)  # noqa: E731
+        print(f"bench_servers {kind} listening on http://{host}:{port}/", flush=True)
+        run()
 
 
 def patch_harness(kind: str, nofile: int = 0) -> None:
@@ -77,14 +80,11 @@ def patch_harness(kind: str, nofile: int = 0) -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, hard))
 
     def start(self):
-        self.port = self.port or free_port()  # its --serve entry binds a given port (harness.Server lets it choose)
-        log = open(self.log, "ab")
-        self.proc = subprocess.Popen(preexec_fn=limit, args=
+        # The --serve entry binds port 0 itself and prints its address; a restart keeps the port.
+        self.proc, self.port = launch(
             [sys.executable, str(Path(__file__).resolve()), "--serve", kind, "--config", self.config,
-             "--db", str(self.db), "--host", "127.0.0.1", "--port", str(self.port)],
-            stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        wait_for_port(self.port, timeout=60, proc=self.proc)
+             "--db", str(self.db), "--host", "127.0.0.1", "--port", str(self.port or 0)],
+            self.log, timeout=60, preexec_fn=limit)
         return self
 
     def worker_pid(self) -> int:
