@@ -55,6 +55,11 @@ def pss_mb(pid: int) -> float:
     return total / 1024
 
 
+def largest_vmsize_mb(pid: int) -> float:
+    """Address space (VmSize) of the tree's largest process, MB: what a 32-bit system must fit in one process."""
+    return max((_status_field(p, "VmSize") for p in tree(pid)), default=0) / 1024
+
+
 def threads(pid: int) -> int:
     """Threads in the whole tree."""
     return sum(_status_field(p, "Threads") for p in tree(pid))
