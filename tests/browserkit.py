@@ -9,7 +9,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from harness import free_port, wait_for_port  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 # Without the background-networking flags Chromium keeps calling Google, which this closed network refuses.
@@ -44,11 +43,10 @@ def stop_servers() -> None:
 
 
 def _serve_werkzeug(app) -> tuple[str, int]:
-    from bank.web.extensions import socketio_of
+    from werkzeug.serving import make_server
 
-    port = free_port()
-    threading.Thread(target=socketio_of(app).run, args=(app,), daemon=True,
-                     kwargs={"host": "127.0.0.1", "port": port, "allow_unsafe_werkzeug": True,
-                             "use_reloader": False}).start()
-    wait_for_port(port)
-    return f"http://127.0.0.1:{port}", port
+    # The server socketio.run(app, allow_unsafe_werkzeug=True) runs in threading mode (Werkzeug's,
+    # threaded), made here: bound to a free port the system chooses, and listening, on return.
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.port}", server.port
