@@ -36,7 +36,8 @@ RUNNING = re.compile(rb"http://127\.0\.0\.1:(\d+)/")  # the address a server pri
 
 def free_port() -> int:
     """A port free now, released at once: another program may take it before the caller binds it.
-    Only for servers that cannot bind port 0 themselves; `launch` is the safe way."""
+    Only for servers that cannot bind port 0 themselves; `launch` is the safe way. One user is
+    left: tests/test_serving.py's DevServer, as `terrabank serve --dev` refuses --port 0."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

@@ -89,7 +89,7 @@ def test_init_force_is_refused_while_the_bank_serves_the_file(served):
 
 
 def test_a_second_server_on_the_same_file_is_refused(served):
-    done = terrabank(served.db, "serve", "--host", "127.0.0.1", "--port", str(harness.free_port()))
+    done = terrabank(served.db, "serve", "--host", "127.0.0.1", "--port", "0")  # refused before it binds any
     assert done.returncode == 2
     assert "already running" in one_line(done.stderr)
     status, reply = served.api.command("a2", type="award", team="blue", points=1, reason="helped")

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIG = str(ROOT / "config.toml")
 TERRABANK = str(Path(sys.executable).with_name("terrabank"))
 sys.path.insert(0, str(ROOT / "bench"))
-from harness import free_port, wait_for_port  # noqa: E402
+from harness import end, launch  # noqa: E402
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
 
@@ -40,7 +40,7 @@ def terrabank(db: Path, *args, timeout: float = 60) -> subprocess.CompletedProce
 def serve_refuses(db: Path) -> str:
     """Run `terrabank serve`; it must stop by itself with exit code 2. Returns stderr."""
     try:
-        done = terrabank(db, "serve", "--host", "127.0.0.1", "--port", str(free_port()), timeout=60)
+        done = terrabank(db, "serve", "--host", "127.0.0.1", "--port", "0", timeout=60)  # any free port, if it started
     except subprocess.TimeoutExpired:
         pytest.fail(f"terrabank serve started on the damaged {db.name}")
     assert done.returncode == 2, done.stderr
@@ -102,7 +102,7 @@ def test_run_py_serve_says_the_same(game):
     smash(game, "header")
     env = {**os.environ, "TERRABANK_DB": str(game), "TERRABANK_CONFIG": CONFIG}
     code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import run; "
-            f"sys.exit(run.serve(['--host', '127.0.0.1', '--port', '{free_port()}']))")
+            "sys.exit(run.serve(['--host', '127.0.0.1', '--port', '0']))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode != 0
     assert_one_clear_sentence(done.stderr, game)
@@ -144,18 +144,10 @@ def test_the_documented_backup_brings_the_game_back_after_damage(game, way):
     restore(game)
     verified = terrabank(game, "verify")
     assert (verified.returncode, verified.stdout.splitlines()[0]) == (0, "ok")
-    port = free_port()
-    bank = subprocess.Popen([TERRABANK, "--config", CONFIG, "--db", str(game), "serve",
-                             "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=game.parent)
+    bank, port = launch([TERRABANK, "--config", CONFIG, "--db", str(game), "serve", "--host", "127.0.0.1",
+                         "--port", "0"], game.with_name("serve.log"), timeout=60, cwd=game.parent)
     try:
-        wait_for_port(port, proc=bank)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/public", timeout=10) as reply:
             assert json.load(reply)["seq"] == backed_up
     finally:
-        bank.terminate()
-        try:
-            bank.communicate(timeout=20)
-        except subprocess.TimeoutExpired:  # a loaded machine: do not leave the pipe open
-            bank.kill()
-            bank.communicate()
+        end(bank, timeout=20)

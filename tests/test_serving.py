@@ -309,9 +309,11 @@ def test_fd_limit_is_raised_or_the_caps_shrink_with_a_warning(monkeypatch):
 # --- `terrabank serve` itself -------------------------------------------------------------------
 
 class DevServer(Server):
-    """`terrabank serve --dev`: Werkzeug, for development (it cannot take --port 0: a free port is picked)."""
+    """`terrabank serve --dev`: Werkzeug, for development."""
 
     def __init__(self, folder):
+        # A port picked and released (harness.free_port), not --port 0: `serve --dev` refuses 0
+        # (bank/cli_web.py, "port_zero_dev"), so another program could take it meanwhile.
         super().__init__(folder, port=free_port())
 
     def serve_command(self) -> list:
