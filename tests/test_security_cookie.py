@@ -4,6 +4,8 @@ path, name and flags app.config gives it (a game hosted under /g/<name>/ has its
 
 from __future__ import annotations
 
+import time
+
 from flask.sessions import SecureCookieSessionInterface
 
 from bank.web.cookie_session import CookieSessions, CookieSigner
@@ -56,6 +58,31 @@ def test_a_cookie_in_flasks_old_format_logs_out_cleanly(web, app):
     device = replay(web, old)
     assert_logged_out_and_nothing_booked(app, device)
     assert device.login("lead").status_code == 200
+    assert device.command(**START).status_code == 200
+
+
+def test_a_device_logged_in_before_the_plain_json_signer_stays_logged_in(web, app):
+    """Until this session the signed part was Flask's tagged JSON (sorted keys, ASCII escapes); the
+    signer now writes plain JSON. Both are the same JSON for a session of texts, so a facilitator who
+    logged in on the earlier version is not sent back to the log-in page by the upgrade."""
+    import base64
+    import hmac
+
+    from flask.sessions import session_json_serializer
+
+    from bank.web.cookie_session import PURPOSE
+
+    lead = web("lead")
+    with lead.client.session_transaction() as sess:
+        data = {**sess, "lang": "fr"}
+    with app.test_request_context():  # as the old signer ran: inside a request, Flask's JSON settings
+        text = session_json_serializer.dumps(data)
+    b64 = lambda raw: base64.urlsafe_b64encode(raw).rstrip(b"=").decode()  # noqa: E731
+    payload = f"{b64(text.encode())}.{int(time.time())}"
+    key = hmac.digest(app.secret_key.encode(), PURPOSE, "sha256")
+    earlier = f"{payload}.{b64(hmac.digest(key, payload.encode(), 'sha256'))}"
+    device = replay(web, earlier)
+    assert device.client.get("/api/me").get_json()["role"] == "lead"
     assert device.command(**START).status_code == 200
 
 
