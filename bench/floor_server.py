@@ -9,7 +9,11 @@ can log in, and POST /api/commands doing BEGIN IMMEDIATE / INSERT / COMMIT of a 
 Like `terrabank serve --port 0`, it binds a free port itself and prints its address
 (harness.launch reads it).
 
-    python bench/floor_server.py --db /tmp/floor.db --row-bytes 600   # [--port N]
+`--bank-core CONFIG` (for latency_layers.py): the same bare endpoint, but what it does with
+the command is the bank's `Bank.execute` on a new game at --db (the rules, the journal row,
+the hash chain, idempotency, the time line): the bank without its web layer.
+
+    python bench/floor_server.py --db /tmp/floor.db --row-bytes 600   # [--port N] [--bank-core config.toml]
 """
 
 from __future__ import annotations
@@ -27,9 +31,24 @@ from flask import Flask, jsonify, request
 from flask_socketio import SocketIO
 
 
-def make_app(db: str, row_bytes: int):
+def _bare(name: str):
+    """Flask and Flask-SocketIO with the two routes harness.Api calls to log in: (app, socketio)."""
     app = Flask(__name__)
     socketio = SocketIO(app, async_mode="threading")
+
+    @app.get("/api/csrf")
+    def csrf():
+        return jsonify({"csrf": name})
+
+    @app.post("/api/login")
+    def login():
+        return jsonify({"user": name, "role": "lead", "csrf": name})
+
+    return app, socketio
+
+
+def make_app(db: str, row_bytes: int):
+    app, socketio = _bare("floor")
     conn = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout=5000")
     conn.execute("PRAGMA journal_mode=WAL").fetchone()
@@ -37,14 +56,6 @@ def make_app(db: str, row_bytes: int):
     conn.execute("CREATE TABLE IF NOT EXISTS journal(seq INTEGER PRIMARY KEY, command_id TEXT UNIQUE NOT NULL,"
                  " at REAL NOT NULL, command TEXT NOT NULL, events TEXT NOT NULL)")
     lock, filler = threading.Lock(), "x" * row_bytes
-
-    @app.get("/api/csrf")
-    def csrf():
-        return jsonify({"csrf": "floor"})
-
-    @app.post("/api/login")
-    def login():
-        return jsonify({"user": "floor", "role": "lead", "csrf": "floor"})
 
     @app.post("/api/commands")
     def command():
@@ -64,6 +75,23 @@ def make_app(db: str, row_bytes: int):
     return app, socketio
 
 
+def make_core_app(db: str, config_path: str):
+    """The floor's endpoint doing Bank.execute instead of its one insert (no session, cookie or hooks)."""
+    from bank.config import load_config
+    from bank.service import Bank
+
+    bank = Bank.create(db, load_config(config_path))
+    app, _ = _bare("core")
+
+    @app.post("/api/commands")
+    def command():
+        body = request.get_json(silent=True) or {}
+        result = bank.execute({**body, "id": request.headers.get("Idempotency-Key") or str(time.time_ns())})
+        return jsonify({"seq": result.seq, "events": result.events, "duplicate": result.duplicate})
+
+    return app
+
+
 def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from bank.web import serving
@@ -72,6 +100,7 @@ def main() -> None:
     parser.add_argument("--db", required=True)
     parser.add_argument("--port", type=int, default=0, help="0 (the default): any free port, printed")
     parser.add_argument("--row-bytes", type=int, default=600)
+    parser.add_argument("--bank-core", metavar="CONFIG", help="Bank.execute on a new game instead of one insert")
     args = parser.parse_args()
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Gunicorn's own listener, before bind()
@@ -81,7 +110,10 @@ def main() -> None:
     port = listener.getsockname()[1]
     print(f"floor listening on http://127.0.0.1:{port}/", flush=True)
     # The app is made in Gunicorn's worker, after the fork, as the bank's is (its SQLite connection with it).
-    serving.run(lambda: make_app(args.db, args.row_bytes)[0], "127.0.0.1", port, listener=listener)
+    if args.bank_core:
+        serving.run(lambda: make_core_app(args.db, args.bank_core), "127.0.0.1", port, listener=listener)
+    else:
+        serving.run(lambda: make_app(args.db, args.row_bytes)[0], "127.0.0.1", port, listener=listener)
 
 
 if __name__ == "__main__":
