@@ -280,6 +280,14 @@ def _cooldown(s: GameState, e: dict) -> None:
     s.cooldowns[f"{e['team']}/{e['card']}"] = e["until"]
 
 
+def _harvest_undone(s: GameState, e: dict) -> None:
+    s.last_harvest.pop(f"{e['team']}/{e['card']}", None)
+
+
+def _cooldown_ended(s: GameState, e: dict) -> None:
+    s.cooldowns.pop(f"{e['team']}/{e['card']}", None)
+
+
 def _card_added(s: GameState, e: dict) -> None:
     s.extra_cards[e["team"]] = [*s.extra_cards[e["team"]], e["card"]]
 
@@ -368,6 +376,8 @@ _APPLY = {
     "track_lowered": _track_lowered,
     "harvested": _harvested,
     "cooldown": _cooldown,
+    "harvest_undone": _harvest_undone,
+    "cooldown_ended": _cooldown_ended,
     "card_added": _card_added,
     "card_removed": _card_removed,
     "option_set": _option_set,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from play import Game, refused
+from play import Game, config_with, refused
 
 
 
@@ -161,6 +161,52 @@ def test_reversing_a_fight_moves_the_tokens_back():
          defender_card="harvester-1", winner="attacker", tokens={"dioxygen": 2})
     undo(g, last_seq(g))
     assert g.stock("blue") == {"water": 5} and g.stock("red") == {"dioxygen": 5}
+
+
+PIRATES = dict(type="fight", attacker_team="blue", attacker_card="pirate-1", defender_team="red",
+               defender_card="pirate-1", tokens={})
+
+
+def test_r19_reversing_a_fight_ends_the_waits_it_started():
+    g = Game()
+    g.do(**PIRATES, winner="attacker")
+    assert set(g.state.cooldowns) == {"blue/pirate-1", "red/pirate-1"}
+    undo(g, last_seq(g), "the referee tapped the wrong winner")
+    assert g.state.cooldowns == {}
+    g.do(**PIRATES, winner="defender")  # the right result, at once: nobody is still waiting
+    assert g.replay() == g.state
+
+
+def test_r19_reversing_an_old_fight_keeps_the_wait_of_a_later_one():
+    g = Game()
+    g.do(**PIRATES, winner="attacker")
+    first = last_seq(g)
+    g.wait(61)  # both waits have run out
+    g.do(**PIRATES, winner="defender")
+    later = dict(g.state.cooldowns)
+    undo(g, first, "booked twice")
+    assert g.state.cooldowns == later
+
+
+def test_r14_reversing_a_harvest_frees_the_harvester_from_the_interval():
+    g = Game(config_with(("min_interval_seconds = 0", "min_interval_seconds = 120")))
+    g.do(type="harvest", team="blue", card="harvester-1", resource="flora")
+    undo(g, last_seq(g), "it was water")
+    assert "blue/harvester-1" not in g.state.last_harvest
+    g.do(type="harvest", team="blue", card="harvester-1", resource="water")
+    assert g.replay() == g.state
+
+
+def test_r14_reversing_an_old_harvest_keeps_the_later_one():
+    g = Game(config_with(("min_interval_seconds = 0", "min_interval_seconds = 120")))
+    g.do(type="harvest", team="blue", card="harvester-1", resource="flora")
+    first = last_seq(g)
+    g.wait(121)
+    g.do(type="harvest", team="blue", card="harvester-1", resource="water")
+    later = g.state.last_harvest["blue/harvester-1"]
+    undo(g, first, "booked on the wrong day")
+    assert g.state.last_harvest["blue/harvester-1"] == later
+    assert refused(g, "harvest_too_soon", type="harvest", team="blue", card="harvester-1", resource="water")
 
 
 def test_reversing_a_contribution_while_the_event_is_open():

@@ -17,8 +17,14 @@ _INVERSE = {
     "card_added": lambda e: {"type": "card_removed", "team": e["team"], "card": e["card"]},
     "contributed": lambda e: {**e, "amount": -e["amount"]},
 }
+# Undone only while nothing came after them (_UNDO_IF_LAST): a card's last harvest (R14) and its wait
+# after a fight (R19). A mistaken harvest or fight, undone, holds nobody back.
+_UNDO_IF_LAST = {
+    "harvested": lambda e: ("last_harvest", e["clock"], {"type": "harvest_undone", "team": e["team"], "card": e["card"]}),
+    "cooldown": lambda e: ("cooldowns", e["until"], {"type": "cooldown_ended", "team": e["team"], "card": e["card"]}),
+}
 # Records of what happened: nothing to undo in the state.
-_KEPT = {"harvested", "cooldown", "dice_rolled", "low_stock", "shortfall", "fight", "trade", "exchange",
+_KEPT = {"dice_rolled", "low_stock", "shortfall", "fight", "trade", "exchange",
          "joker_redeemed", "award", "inventory"}
 
 
@@ -31,7 +37,7 @@ def reverse(turn: Turn, cmd: dict) -> None:
         raise CommandError("unknown_entry", f"there is no journal entry number {seq}", seq=seq)
     if seq in turn.state.reversed:
         raise RuleError("already_reversed", f"entry {seq} was already reversed", seq=seq)
-    kinds = {e["type"] for e in row["events"]} - _KEPT - set(_INVERSE)
+    kinds = {e["type"] for e in row["events"]} - _KEPT - set(_INVERSE) - set(_UNDO_IF_LAST)
     if kinds or row["command"].get("type") in ("setup", "reverse"):
         what = row["command"].get("type")
         raise RuleError("cannot_reverse", f"a {what} entry cannot be undone; correct it with a new command "
@@ -40,11 +46,24 @@ def reverse(turn: Turn, cmd: dict) -> None:
         if event["type"] in _INVERSE:
             _check_reversible(turn, event)
             turn.emit(_INVERSE[event["type"]](event))
+        elif event["type"] in _UNDO_IF_LAST:
+            _undo_if_last(turn, event)
     problems = negative_balances(turn.state) + [f"{t} with {n} reputation" for t, n in turn.state.reputation.items() if n < 0]
     if problems:
         raise RuleError("cannot_reverse", f"undoing entry {seq} would leave {problems[0]}; "
                         "the tokens were spent since: correct it with an inventory count", seq=seq)
     turn.emit({"type": "reversed", "seq": seq, "reason": reason})
+
+
+def _undo_if_last(turn: Turn, event: dict) -> None:
+    """Forget the card's last harvest, or end its wait, if it is still the one this entry set.
+
+    A later harvest of the card (the interval had passed) or a later fight (its wait had run
+    out) has replaced it since: that one stays. Forgetting an undone harvest also forgets the
+    one before it, which no longer matters: it was at least the interval ago (R14)."""
+    field, value, undo = _UNDO_IF_LAST[event["type"]](event)
+    if getattr(turn.state, field).get(f"{event['team']}/{event['card']}") == value:
+        turn.emit(undo)
 
 
 def _check_reversible(turn: Turn, event: dict) -> None:
