@@ -65,10 +65,11 @@ def create_app(settings: dict | None = None) -> Flask:
         shared = None if key_file else access.shared_secret()
         app.config["SECRET_KEY"] = shared or _secret_key(Path(key_file or db.with_suffix(".secret")))
     app.extensions["terrabank"] = Services(bank, config, access)
-    # Both measure time on the bank's time line (bank/timeline.py): a jump of the machine's
+    # All three measure time on the bank's time line (bank/timeline.py): a jump of the machine's
     # clock neither logs every facilitator out nor stretches a lock.
     app.extensions["terrabank_lockout"] = access.lockout(clock=bank.now)  # failed log-ins survive a restart
     app.extensions["terrabank_sessions"] = access.sessions(clock=bank.now)  # log-ins are rows: they can be ended
+    app.session_interface.clock = bank.now  # the cookie's age too (before any request makes its signer)
     _init_trias(app, db)
     _register(app)
     make_socketio(app, _register_sockets)

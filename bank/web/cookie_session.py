@@ -87,9 +87,16 @@ class CookieSigner:
 
 
 class CookieSessions(SecureCookieSessionInterface):
-    """Flask's cookie session with a CookieSigner made once per set of secret keys, not per request."""
+    """Flask's cookie session with a CookieSigner made once per set of secret keys, not per request.
 
-    def __init__(self):
+    `clock` dates the cookies and measures their age: the app gives it the bank's time line
+    (bank/timeline.py), so setting the machine's date right (+40 days on a Pi that booted with
+    the date it was put away with) does not age every facilitator's cookie past the session
+    lifetime and log them out in the middle of a game (R34).
+    """
+
+    def __init__(self, clock=time.time):
+        self.clock = clock
         self._cached = ((), None)  # (the keys, their signer): one attribute, so threads never see a mixed pair
 
     def get_signing_serializer(self, app):
@@ -98,6 +105,6 @@ class CookieSessions(SecureCookieSessionInterface):
         keys = (app.secret_key, *(app.config.get("SECRET_KEY_FALLBACKS") or ()))
         made_for, signer = self._cached
         if keys != made_for:  # the first request, or a key set (or rotated) after the app was made
-            signer = CookieSigner(list(keys))
+            signer = CookieSigner(list(keys), self.clock)
             self._cached = (keys, signer)
         return signer
