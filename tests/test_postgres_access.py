@@ -28,6 +28,7 @@ from test_accounts_admin import (test_a_generated_password_is_shown_once_and_wor
                                  test_deleting_an_account_logs_its_devices_out, test_replacing_an_account_logs_its_devices_out,
                                  test_the_lead_cannot_delete_itself_nor_the_last_lead,
                                  test_the_lead_lists_the_accounts_with_their_roles)
+from test_attacks_review import test_two_leads_changing_each_other_at_once_never_leave_the_game_without_a_lead  # noqa: F401
 from test_security import (test_a_good_log_in_clears_the_count,  # noqa: F401
                            test_a_username_cannot_be_used_to_lock_someone_elses_device,
                            test_brute_force_of_a_facilitator_is_locked_out_even_with_the_right_password,

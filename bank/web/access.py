@@ -30,8 +30,8 @@ CREATE TABLE IF NOT EXISTS team_tokens (team TEXT PRIMARY KEY, token TEXT NOT NU
 
 class AccessRules:
     """What the accounts and team tokens do, whichever store keeps them: the SQLite file (Access, below)
-    or PostgreSQL (access_pg.PostgresAccess). A store adds the rows' reads and writes (_put_user,
-    _password, _add_tokens, _set_token) and the rest of the interface: remove_user, since, users,
+    or PostgreSQL (access_pg.PostgresAccess). A store adds the rows' reads and writes (_put_user, which
+    never demotes the last lead, _password, _add_tokens, _set_token) and the rest of the interface: remove_user, since, users,
     team_tokens, team_for, sessions(clock), lockout(clock), close."""
 
     hash_method = "scrypt"
@@ -45,7 +45,8 @@ class AccessRules:
             raise BankError("bad_role", f"role must be one of {', '.join(ROLES)}, got {role!r}")
         if len(password) < 8:
             raise BankError("weak_password", "a password needs at least 8 characters")
-        self._put_user(username, generate_password_hash(password, method=self.hash_method), role, time.time())
+        if not self._put_user(username, generate_password_hash(password, method=self.hash_method), role, time.time()):
+            raise BankError("last_lead", f"{username} is the only lead account; make another lead first")
 
     def check(self, username: str, password: str) -> str | None:
         """The user's role if the password is right, else None."""
@@ -89,10 +90,18 @@ class Access(AccessRules):
         with storage_errors(self.path):
             return self.conn.execute(query, params).fetchall()
 
-    def _put_user(self, username: str, password_hash: str, role: str, at: float) -> None:
-        self._sql("INSERT OR REPLACE INTO facilitators VALUES (?, ?, ?, ?)", (username, password_hash, role, at))
-        with storage_errors(self.path):  # the old password or role logs nobody in any more (sessions.py)
-            end_user_sessions(self.conn, username)
+    def _put_user(self, username: str, password_hash: str, role: str, at: float) -> bool:
+        """Write the account unless it would demote the last lead (False then, nothing written)."""
+        # One statement, as remove_user: two leads demoting each other at once (or one deleting the
+        # other) cannot both see two leads and leave the game with none.
+        written = self._sql("""INSERT OR REPLACE INTO facilitators SELECT ?, ?, ?, ? WHERE ? = 'lead'
+                               OR COALESCE((SELECT role FROM facilitators WHERE username = ?), '') != 'lead'
+                               OR (SELECT COUNT(*) FROM facilitators WHERE role = 'lead') > 1 RETURNING username""",
+                            (username, password_hash, role, at, role, username))
+        if written:
+            with storage_errors(self.path):  # the old password or role logs nobody in any more (sessions.py)
+                end_user_sessions(self.conn, username)
+        return bool(written)
 
     def _password(self, username: str) -> tuple | None:
         rows = self._sql("SELECT password_hash, role FROM facilitators WHERE username = ?", (username,))

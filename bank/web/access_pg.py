@@ -25,13 +25,21 @@ class PostgresAccess(AccessRules):
         self.db = GameConnections(url, name)
         self.game = self.db.game
 
-    def _put_user(self, username: str, password_hash: str, role: str, at: float) -> None:
+    def _put_user(self, username: str, password_hash: str, role: str, at: float) -> bool:
+        """Write the account unless it would demote the last lead (False then, nothing written)."""
         with self.db.transaction() as conn:  # the account and the end of its sessions, together
+            # The lead rows are locked first, as in remove_user: two leads demoting each other from
+            # two processes wait in turn, and the second counts the leads the first one left.
+            leads = [u for (u,) in conn.execute("SELECT username FROM terrabank.facilitators WHERE game = %s "
+                                                 "AND role = 'lead' FOR UPDATE", (self.game,)).fetchall()]
+            if role != "lead" and leads == [username]:
+                return False
             conn.execute("""INSERT INTO terrabank.facilitators(game, username, password_hash, role, created_at)
                             VALUES (%s, %s, %s, %s, %s) ON CONFLICT (game, username) DO UPDATE SET
                             password_hash = EXCLUDED.password_hash, role = EXCLUDED.role,
                             created_at = EXCLUDED.created_at""", (self.game, username, password_hash, role, at))
             conn.execute("DELETE FROM terrabank.sessions WHERE game = %s AND username = %s", (self.game, username))
+        return True
 
     def _password(self, username: str) -> tuple | None:
         rows = self.db.rows("SELECT password_hash, role FROM terrabank.facilitators WHERE game = %s AND username = %s",

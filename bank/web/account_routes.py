@@ -74,8 +74,8 @@ def account_save():
     keys = _keys_of(username)
     try:
         _access().add_user(username, password, role)  # ends the sessions of a replaced account
-    except BankError as exc:
-        return error(400, exc.code, exc.message)
+    except BankError as exc:  # last_lead: another lead was demoted or deleted meanwhile (checked as it is written)
+        return error(409 if exc.code == "last_lead" else 400, exc.code, exc.message)
     _end_sockets(keys)
     # Replacing one's own account ends this session too: the page must send the lead to the log-in.
     reply = {"username": username, "role": role, "replaced": username in users, "self": username == me}
