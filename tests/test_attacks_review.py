@@ -203,6 +203,59 @@ def test_r14_undoing_a_harvest_of_the_wrong_resource_lets_the_right_one_be_booke
     assert g.stock("blue") == {"water": 6}
 
 
+def test_log_ins_and_log_outs_beside_commands_and_phones_never_answer_busy(web, app, tokens):
+    """Load: two devices logging in and out in a loop while two consoles book harvests and a phone
+    polls its team's page, for four seconds.
+
+    Before the fix: the accounts' connection (shared by every thread, and by the sessions) let a
+    write start inside another thread's read whose snapshot was out of date; SQLite refused it,
+    and a log-out answered 503 database_busy, or a log-in waited the 5 s busy timeout (2 to 10
+    log-ins in four seconds).
+
+    Expected: every request answered, none busy, and log-ins as quick as the machine allows.
+    """
+    lead = web("lead")
+    assert lead.command(type="start_clock").status_code == 200
+    stop, problems, done = threading.Event(), [], []
+    consoles, phone = [web("lead") for _ in range(2)], app.test_client()
+
+    def log_in_and_out():
+        device = web()
+        for name, reply in (("log-in", device.login("banker")),
+                            ("log-out", device.client.post("/api/logout", headers={"X-CSRF-Token": device.csrf}))):
+            if reply.status_code != 200:
+                problems.append((name, reply.status_code, reply.get_json()))
+        done.append(1)
+
+    def harvest():
+        for console in consoles:
+            reply = console.command(**HARVEST)
+            if reply.status_code != 200:
+                problems.append(("harvest", reply.status_code, reply.get_json()))
+
+    def poll():
+        reply = phone.get(f"/api/team/{tokens['blue']}")
+        if reply.status_code != 200:
+            problems.append(("phone", reply.status_code))
+
+    def loop(step):
+        try:
+            while not stop.is_set():
+                step()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            problems.append(repr(exc))
+
+    threads = [threading.Thread(target=loop, args=(step,)) for step in (log_in_and_out, log_in_and_out, harvest, poll, poll)]
+    for thread in threads:
+        thread.start()
+    time.sleep(4)
+    stop.set()
+    for thread in threads:
+        thread.join(15)
+    assert not problems, problems[:3]
+    assert len(done) >= 20, f"only {len(done)} log-ins and log-outs in four seconds"
+
+
 # =====================================================================================================
 # Part 2: attacks the bank already resisted (not covered by another test)
 # =====================================================================================================

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import secrets
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -74,6 +75,25 @@ class AccessRules:
         return None
 
 
+class SharedConnection(sqlite3.Connection):
+    """The accounts' connection, shared by the server's threads (and by the sessions, sessions.py).
+
+    Every statement runs to its end under one lock. Without it, a write could start on this
+    connection while another thread's read was still open on it, inside that read's snapshot:
+    SQLite refuses the write once the snapshot is out of date (SQLITE_BUSY_SNAPSHOT), and a
+    log-in, a log-out or a link replacement answered 503 now and then under load.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lock = threading.RLock()
+
+    def rows(self, query: str, params=()) -> list:
+        """One statement, run to its end: its rows."""
+        with self.lock:
+            return self.execute(query, params).fetchall()
+
+
 class Access(AccessRules):
     """Accounts and team tokens in one SQLite file, safe to share between threads."""
 
@@ -81,14 +101,15 @@ class Access(AccessRules):
         self.hash_method = hash_method  # tests use a cheap method; real accounts use scrypt
         self.path = Path(path)
         with storage_errors(self.path):
-            self.conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=5)
+            self.conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=5,
+                                        factory=SharedConnection)
             self.conn.execute("PRAGMA busy_timeout=5000")
             self.conn.executescript(_SCHEMA)
 
     def _sql(self, query: str, params=()) -> list:
         """Run one statement; a full, read-only or damaged file is a StorageError with a sentence, not a 500."""
         with storage_errors(self.path):
-            return self.conn.execute(query, params).fetchall()
+            return self.conn.rows(query, params)
 
     def _put_user(self, username: str, password_hash: str, role: str, at: float) -> bool:
         """Write the account unless it would demote the last lead (False then, nothing written)."""

@@ -51,8 +51,9 @@ def digest(session_id: str) -> str:
 
 def end_user_sessions(conn: sqlite3.Connection, username: str) -> None:
     """End every session of a user: Access calls it when it replaces the account (also from the CLI)."""
-    conn.executescript(SCHEMA)
-    conn.execute("DELETE FROM sessions WHERE username = ?", (username,))
+    with conn.lock:  # access.SharedConnection: one statement at a time on it
+        conn.executescript(SCHEMA)
+        conn.execute("DELETE FROM sessions WHERE username = ?", (username,))
 
 
 class SessionRules:
@@ -93,7 +94,8 @@ class SessionRules:
 
 
 class Sessions(SessionRules):
-    """The sessions table, on the accounts' connection (Access.conn: autocommit, shared between threads).
+    """The sessions table, on the accounts' connection (Access.conn: autocommit, shared between threads
+    under its lock: access.SharedConnection).
 
     Sharing it means no second handle on the game file to leave open: closing the accounts closes this.
     """
@@ -101,13 +103,13 @@ class Sessions(SessionRules):
     def __init__(self, conn: sqlite3.Connection, path, clock=None):
         # The app passes the bank's time line (bank/timeline.py); the system clock otherwise.
         self.conn, self.path, self.clock = conn, Path(path), clock or time.time
-        with storage_errors(self.path):
+        with storage_errors(self.path), self.conn.lock:
             self.conn.executescript(SCHEMA)
 
     def _sql(self, query: str, params=()) -> list:
         """Run one statement; a full, read-only or damaged file is a StorageError with a sentence, not a 500."""
         with storage_errors(self.path):
-            return self.conn.execute(query, params).fetchall()
+            return self.conn.rows(query, params)  # under the shared connection's lock (access.SharedConnection)
 
     def _open(self, id_hash: str, now: float, address: str, device_name: str, username: str, role: str,
               since: float | None) -> bool:
