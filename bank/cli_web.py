@@ -166,16 +166,11 @@ def _hosting_settings(args, config_path: str) -> dict:
 
 
 def _serve(args, config_path: str, config, db: str) -> int:
-    from bank.web.extensions import socketio_of
-
     check_database(db, config)
     host, port = args.host or config.host, config.port if args.port is None else args.port
     dev = getattr(args, "dev", False)
     listener = None
     if port == 0:  # any free port: bound here and kept, so no other program can take it meanwhile
-        if dev:
-            raise BankError("port_zero_dev", "--port 0 (any free port) works with the production server only: "
-                            "leave out --dev, or give a port number")
         listener = listen_any(host)
         port = listener.getsockname()[1]
     else:
@@ -222,7 +217,12 @@ def _serve(args, config_path: str, config, db: str) -> int:
     from bank.web import serving
 
     if dev:
-        socketio_of(app).run(serving.prepare(app), host=host, port=port, allow_unsafe_werkzeug=True, log_output=False)
+        # What Flask-SocketIO's run() does in threading mode (Werkzeug's threaded server), made
+        # here so that it can serve on the socket `--port 0` bound above.
+        from werkzeug.serving import make_server
+
+        make_server(host, port, serving.prepare(app), threaded=True,
+                    fd=listener.fileno() if listener is not None else None).serve_forever()
         return 0
     app.extensions["terrabank"].bank.close()  # the worker opens its own; none crosses the fork
     access.close()

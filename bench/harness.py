@@ -34,15 +34,6 @@ USER, PASSWORD = f"bench-{secrets.token_hex(4)}", secrets.token_urlsafe(18)
 RUNNING = re.compile(rb"http://127\.0\.0\.1:(\d+)/")  # the address a server prints once it listens
 
 
-def free_port() -> int:
-    """A port free now, released at once: another program may take it before the caller binds it.
-    Only for servers that cannot bind port 0 themselves; `launch` is the safe way. One user is
-    left: tests/test_serving.py's DevServer, as `terrabank serve --dev` refuses --port 0."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def spawn(argv: list, log: Path, timeout: float = 30.0, env: dict | None = None,
           **popen) -> tuple[subprocess.Popen, int]:
     """Start a server that binds its own port and prints its address; (process, port) as soon as

@@ -23,7 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from harness import Api, Server, free_port, rss_mb  # noqa: E402
+from harness import Api, Server, rss_mb  # noqa: E402
 from sio_kit import RawWebSocket  # noqa: E402
 from slow_clients import Attack, probe  # noqa: E402
 
@@ -310,11 +310,6 @@ def test_fd_limit_is_raised_or_the_caps_shrink_with_a_warning(monkeypatch):
 
 class DevServer(Server):
     """`terrabank serve --dev`: Werkzeug, for development."""
-
-    def __init__(self, folder):
-        # A port picked and released (harness.free_port), not --port 0: `serve --dev` refuses 0
-        # (bank/cli_web.py, "port_zero_dev"), so another program could take it meanwhile.
-        super().__init__(folder, port=free_port())
 
     def serve_command(self) -> list:
         return [*super().serve_command(), "--dev"]
