@@ -196,3 +196,17 @@ def test_a_losing_phone_reads_its_rank_in_english_too(server, open_page):
     expect(loser.locator("#winner .final-ranking")).to_contain_text("1st")
     expect(loser.locator("#events .event-results").last).to_contain_text("Results")
     shot(loser, "end-phone-loser-english")
+
+
+def test_an_english_page_gives_its_own_sentence_for_a_refusal_not_the_banks_message(server, open_page):
+    """The bank's messages are English but name things by their ids ("yellow harvester-1 ... (R14)");
+    an English page shows its own sentence for the refusal's code, as a French page does."""
+    _, url = server
+    page = open_page("phone")
+    page.goto(url + "/login")
+    page.click("[data-lang=en]")
+    expect(page.locator("#login-submit")).to_have_text("Log in")
+    page.fill("#username", "lea")
+    page.fill("#password", "not her password")
+    page.click("#login-submit")
+    expect(page.locator("#login-error")).to_have_text("Wrong username or password.")  # the bank says "wrong username or password"

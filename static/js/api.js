@@ -86,8 +86,9 @@
   TB.errorText = function (error) {
     if (!error) return "";
     var key = "error." + error.code;
-    // The bank's own sentences are English and say the most; other languages use the page's strings.
-    if (TB.lang === "en" && error.message && error.code !== "network") return error.message;
+    // The page's sentence for the refusal, in its language. The bank's own messages are English
+    // and name things by their ids ("yellow harvester-1 ... (R14)"): shown only for a code the page
+    // has no sentence for.
     if (Object.prototype.hasOwnProperty.call(TB.strings, key)) return TB.t(key, error.params || {});
     return error.message || error.code;
   };
