@@ -138,8 +138,8 @@ def test_a_full_disk_does_not_log_anyone_out(tmp_path, app, monkeypatch):
 def test_device_names_are_short():
     from bank.web.sessions import device
 
-    assert device("Mozilla/5.0 (Linux; Android 14; SM-A546B) AppleWebKit/537.36 Chrome/126.0 Mobile Safari/537.36") == "Chrome on Android"
-    assert device("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Version/17.5 Safari/604.1") == "Safari on iPhone"
+    assert device("Mozilla/5.0 (Linux; Android 14; SM-A546B) AppleWebKit/537.36 Chrome/126.0 Mobile Safari/537.36") == "Chrome, Android"
+    assert device("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Version/17.5 Safari/604.1") == "Safari, iPhone"
     assert device("") == "?" and len(device("x" * 500)) <= 40
 
 

@@ -160,10 +160,11 @@ _SYSTEMS = (("Android", "Android"), ("iPhone", "iPhone"), ("iPad", "iPad"), ("Wi
 
 
 def device(agent: str) -> str:
-    """A short name for a User-Agent ("Chrome on Android"), so the lead can tell devices apart."""
+    """A short name for a User-Agent ("Chrome, Android"), so the lead can tell devices apart; no word of
+    either language in it, since it is stored at log-in and shown on the French and English admin pages."""
     agent = agent or ""
     browser = next((name for key, name in _BROWSERS if key in agent), None)
     system = next((name for key, name in _SYSTEMS if key in agent), None)
     if browser and system:
-        return f"{browser} on {system}"
+        return f"{browser}, {system}"
     return browser or system or re.sub(r"[^\w./ -]", "", agent)[:40] or "?"

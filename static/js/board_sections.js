@@ -12,7 +12,8 @@
   };
 
   W.rewardText = function (reward) {
-    return reward.points ? t("n_points", { n: reward.points }) : t("n_jokers", { n: reward.jokers });
+    if (reward.points) return t(TB.one(reward.points) ? "n_point" : "n_points", { n: reward.points });
+    return t(TB.one(reward.jokers) ? "n_joker" : "n_jokers", { n: reward.jokers });
   };
 
   var RESULTS_FOR = 600; // game seconds a closed event's results stay on the big screen and the phones
@@ -88,7 +89,7 @@
           el("span", { class: "name", text: TB.pick(row.label) || W.teamLabel(row.team) }),
           el("span", { class: "sub", text: t("buildings_n", { n: row.buildings }) + " \u00b7 " + t("animals_n", { n: row.animals }) }),
           o.animals && animals.length ? el("span", { class: "animal-list", text: animals.map(W.animalLabel).join(", ") }) : null),
-        el("span", { class: "rep", title: t("reputation") }, el("b", { text: row.reputation }), el("small", { text: t("pts") })));
+        el("span", { class: "rep", title: t("reputation") }, el("b", { text: row.reputation }), el("small", { text: t(TB.one(row.reputation) ? "pt" : "pts") })));
     }));
   };
 
@@ -153,11 +154,20 @@
       var go = c.left <= 0;
       return el("div", { class: "cooldown" + (go ? " cooldown-go" : ""), dataset: { key: c.team + "/" + c.card } },
         onlyTeam ? null : W.teamChip(c.team),
-        el("span", { class: "cd-card", text: W.cardLabel(c.card) }),
+        cardName(W.cardLabel(c.card)),
         el("span", { class: "cd-left", text: go ? t("may_go") : Math.ceil(c.left) + " s" }),
         !go && TB.clock.base.board.clock.status === "paused" ? el("span", { class: "cd-paused", text: t("clock_paused") }) : null);
     }));
     return ended;
   };
   W.cooldownMemory = function () { return { prev: {}, ended: {} }; };
+
+  /** "Constructeur 1" as the role and its number apart: a narrow tile shortens the role ("Constr… 1"),
+   * never the number that tells two cards of a team apart (terrabank.css, big screen). */
+  function cardName(label) {
+    var parts = /^(.*?)(\s*\d+)$/.exec(label);
+    if (!parts) return el("span", { class: "cd-card", text: label });
+    return el("span", { class: "cd-card" }, el("span", { class: "cd-role", text: parts[1] }),
+      el("span", { class: "cd-num", text: parts[2] }));
+  }
 })();

@@ -27,8 +27,15 @@
 
   function view() { return state && team ? state.teams[team] : null; }
 
+  /** A refusal was about the team and tab it was sent from: it goes when either changes (a done
+   * command's banner stays, with its Undo button). */
+  function dropRefusal() {
+    if (banner.classList.contains("banner-error")) W.banner(banner, "");
+  }
+
   function selectTeam(id, cardId) {
     if (!W.config.teams[id]) return;
+    if (id !== team) dropRefusal();
     team = id;
     sessionStorage.setItem("tb.team", id);
     picker.select(id);
@@ -96,6 +103,7 @@
   }
 
   function showTab(name) {
+    if (name !== tab) dropRefusal();
     tab = name;
     if (name) sessionStorage.setItem("tb.tab", name);
     Array.prototype.forEach.call(document.querySelectorAll("#tabs [data-tab]"), function (b) {

@@ -55,8 +55,8 @@
     var button = el("button", { type: "button", class: "btn btn-primary btn-big act", text: t("exchange_it"), disabled: true });
     var form = W.amountsForm(W.plainResources(), { max: function (r) { return v.stock[r] || 0; }, onchange: update, owner: team });
     function update() {
-      var n = form.total(), ok = n > 0 && n % rate.tokens === 0;
-      summary.textContent = !n ? "" : ok ? t("exchange_sum", { tokens: n, points: (n / rate.tokens) * rate.points })
+      var n = form.total(), ok = n > 0 && n % rate.tokens === 0, points = (n / rate.tokens) * rate.points;
+      summary.textContent = !n ? "" : ok ? t(TB.one(points) ? "exchange_sum_one" : "exchange_sum", { tokens: n, points: points })
         : t("exchange_not_multiple", { tokens: n, rate: rate.tokens });
       button.disabled = !ok;
     }

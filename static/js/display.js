@@ -34,6 +34,31 @@
     paused.textContent = { setup: t("clock_setup"), paused: t("clock_paused"), ended: t("clock_ended") }[c.status] || "";
     W.events(TB.$("#events"), pub.board, { rewards: true, results: true });
     W.cooldowns(TB.$("#cooldowns"), null, memory);
+    inTurns(TB.$("#cooldowns"), true); // first: the events have what the cooldowns leave (terrabank.css)
+    inTurns(TB.$("#events"), false);
+  }
+
+  var TURN_MS = 5000;
+
+  /** A list longer than its panel is shown a page at a time, each page for 5 s, with "1/3" beside
+   * the panel's title. Before, what passed the panel's edge was cut off: with six players waiting
+   * after fights the big screen showed two, and a second event never appeared. A panel sized by its
+   * content (`sizedByContent`) keeps the height of a full page on a shorter last one. */
+  function inTurns(list, sizedByContent) {
+    var panel = list.parentElement, items = Array.prototype.slice.call(list.children);
+    var title = panel.querySelector("h2"), marker = title.querySelector(".in-turns");
+    if (marker) title.removeChild(marker);
+    if (sizedByContent) panel.style.minHeight = "";
+    if (items.length < 2 || panel.scrollHeight <= panel.clientHeight + 1) return;
+    var fit = items.length;
+    while (fit > 1 && panel.scrollHeight > panel.clientHeight + 1) {
+      fit -= 1;
+      items[fit].style.display = "none";
+    }
+    if (sizedByContent) panel.style.minHeight = panel.offsetHeight + "px"; // a short last page keeps its height
+    var pages = Math.ceil(items.length / fit), page = Math.floor(Date.now() / TURN_MS) % pages;
+    items.forEach(function (item, i) { item.style.display = Math.floor(i / fit) === page ? "" : "none"; });
+    title.appendChild(el("span", { class: "in-turns", text: (page + 1) + "/" + pages }));
   }
 
   function remember(p) {

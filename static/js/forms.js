@@ -127,7 +127,7 @@
     if (c.type === "close_event" || c.type === "contribute") bits.push(W.eventTitle(c.event));
     if (c.type === "refill") bits.push(c.amount + " " + W.resLabel(c.resource));
     if (c.type === "reverse") bits.push(t("undo_of", { seq: c.seq }));
-    if (c.reason) bits.push("\u00ab " + c.reason + " \u00bb");
+    if (c.reason) bits.push(TB.quote(c.reason));
     find(events, "game_ended").forEach(function (e) { bits.push(t("winner_is", { teams: e.winners.map(W.teamLabel).join(", ") })); });
     if (c.type !== "close_event") {
       find(events, "event_closed").forEach(function (e) { bits.push(t("event_closed_n", { event: W.eventTitle(e.event) })); });
@@ -136,10 +136,10 @@
     var moves = Object.keys(deltas).map(function (team) {
       var d = deltas[team], parts = [];
       W.resources().forEach(function (r) { if (d[r]) parts.push((d[r] > 0 ? "+" : "\u2212") + Math.abs(d[r]) + " " + W.resLabel(r)); });
-      if (d._rep) parts.push((d._rep > 0 ? "+" : "\u2212") + Math.abs(d._rep) + " " + t("pts"));
+      if (d._rep) parts.push((d._rep > 0 ? "+" : "\u2212") + Math.abs(d._rep) + " " + t(TB.one(d._rep) ? "pt" : "pts"));
       return parts.length ? TB.colon(W.teamLabel(team), parts.join(", ")) : null;
     }).filter(Boolean);
-    return { label: label, detail: bits.join(" \u00b7 "), moves: moves.join(" ; ") };
+    return { label: label, detail: bits.join(" \u00b7 "), moves: moves.join(TB.lang === "fr" ? "\u00a0; " : "; ") };
   };
 
   /** Commands whose journal entry the bank can undo (it refuses the others with a reason anyway). */

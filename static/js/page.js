@@ -34,6 +34,12 @@
     });
   };
 
+  /** Whether `n` takes the singular: French says "0 pt", "1 pt"; English "1 pt" but "0 pts". */
+  TB.one = function (n) { n = Math.abs(n); return TB.lang === "fr" ? n < 2 : n === 1; };
+
+  /** A quoted text as each language quotes: « with no-break spaces » in French, “as so” in English. */
+  TB.quote = function (text) { return TB.lang === "fr" ? "\u00ab\u00a0" + text + "\u00a0\u00bb" : "\u201c" + text + "\u201d"; };
+
   /** "label: value" as each language writes it: French puts a no-break space before the colon. */
   TB.colon = function (label, value) { return label + (TB.lang === "fr" ? "\u00a0: " : ": ") + value; };
 

@@ -1,0 +1,80 @@
+"""The big screen with more to show than fits (game-day review, session 22): six players waiting
+after fights and two open events at 1280x720. What does not fit a panel is shown in turns, a page
+every 5 s with "1/2" by the title, instead of being cut off at the panel's edge (before: two of the
+waiting players and half of the first event were all anyone could see).
+
+Needs Playwright and Debian's Chromium; skipped without them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api")
+from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[1]
+FIGHTS = [("blue", "pirate-1", "yellow", "pirate-1"), ("red", "harvester-2", "green", "harvester-1"),
+          ("green", "pirate-1", "red", "pirate-1"), ("yellow", "builder-1", "blue", "merchant-1")]
+
+
+@pytest.fixture
+def busy_screen(tmp_path, chromium):
+    from bank.web import create_app
+
+    app = create_app({"DB": str(tmp_path / "game.db"), "CONFIG": str(ROOT / "config.toml"),
+                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    bank, ids = app.extensions["terrabank"].bank, itertools.count()
+
+    def run(**command):
+        bank.execute({"id": f"busy-{next(ids)}", **command})
+
+    run(type="start_clock")
+    run(type="set_option", option="everyone_fights", value=True)
+    for title in ("Drought: bring water to the bank before noon, every drop counts",
+                  "The great spring collection for the village forest"):
+        run(type="open_event", title=title, accepts=[], rewards=[{"points": 5}, {"jokers": 2}], target=20)
+    for attacker, a_card, defender, d_card in FIGHTS:  # both sides of a pirate's fight wait, a winner too
+        run(type="fight", attacker_team=attacker, attacker_card=a_card, defender_team=defender, defender_card=d_card,
+            winner="attacker", tokens={})
+    waiting = set(bank.state.cooldowns)  # "team/card", as the tiles name themselves
+    url, _ = serve_in_thread(app)
+    context = chromium.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(url + "/display")
+    sync_api.expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
+    yield page, waiting
+    context.close()
+    bank.close()
+    app.extensions["terrabank"].access.close()
+
+
+def shown(page, panel_list: str, part: str | None = None) -> set:
+    """The items of a list whose `part` (the whole item by default) is drawn inside their panel:
+    not hidden, not cut at the panel's bottom edge. Named by their key, or their first line."""
+    return set(page.evaluate("""([sel, part]) => {
+        const list = document.querySelector(sel), panel = list.parentElement.getBoundingClientRect();
+        return [...list.children].filter(item => {
+            const r = (part ? item.querySelector(part) : item).getBoundingClientRect();
+            return r.height > 0 && r.bottom <= panel.bottom + 1;
+        }).map(item => item.dataset.key || item.innerText.split("\\n")[0]);
+    }""", [panel_list, part]))
+
+
+def test_every_waiting_player_and_every_event_title_is_shown_within_two_turns(busy_screen):
+    page, waiting = busy_screen
+    assert len(waiting) >= 6
+    marker = page.locator("#cooldowns").locator("xpath=..").locator("h2 .in-turns")
+    sync_api.expect(marker).to_have_text(re.compile(r"^\d/2$"))
+    seen_waiting, seen_events = shown(page, "#cooldowns"), shown(page, "#events", ".event-title")
+    assert 0 < len(seen_waiting) < len(waiting)  # a page at a time, none cut in half
+    page.wait_for_timeout(5200)  # the next turn
+    seen_waiting |= shown(page, "#cooldowns")
+    seen_events |= shown(page, "#events", ".event-title")
+    assert seen_waiting == waiting
+    assert len(seen_events) == 2
