@@ -225,6 +225,7 @@
       } }, el("option", { value: "points", text: t("points"), selected: kind === "points" }),
         el("option", { value: "jokers", text: t("jokers"), selected: kind === "jokers" }));
       var number = el("input", { type: "number", min: 1, max: 100, value: reward[kind], inputmode: "numeric", style: { width: "90px" },
+        "aria-label": t("rank_n", { n: i + 1 }),
         oninput: function () { reward[kind] = parseInt(number.value, 10) || 1; } });
       return el("div", { class: "reward-row" }, el("b", { text: t("rank_n", { n: i + 1 }) }), number, select);
     }));
