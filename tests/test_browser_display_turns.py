@@ -78,3 +78,27 @@ def test_every_waiting_player_and_every_event_title_is_shown_within_two_turns(bu
     seen_events |= shown(page, "#events", ".event-title")
     assert seen_waiting == waiting
     assert len(seen_events) == 2
+
+
+def test_a_team_phone_says_at_the_top_that_the_game_is_paused(tmp_path, chromium):
+    """Review, session 22: while the lead (or the bank, after a clock jump: R34) has paused the game,
+    a phone said so only in its Bank panel at the bottom of the page; players played on."""
+    from bank.web import create_app
+
+    app = create_app({"DB": str(tmp_path / "game.db"), "CONFIG": str(ROOT / "config.toml")})
+    bank = app.extensions["terrabank"].bank
+    bank.execute({"id": "start", "type": "start_clock"})
+    bank.execute({"id": "pause", "type": "pause"})
+    url, _ = serve_in_thread(app)
+    context = chromium.new_context(viewport={"width": 360, "height": 740})
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/t/{app.extensions['terrabank'].access.team_tokens()['blue']}")
+        line = page.locator("#time-left")
+        sync_api.expect(line).to_have_text(re.compile(r"^en pause · encore "))
+        sync_api.expect(line).to_have_class(re.compile("is-paused"))
+        assert line.bounding_box()["y"] < 200  # at the top of the page, not below the fold
+    finally:
+        context.close()
+        bank.close()
+        app.extensions["terrabank"].access.close()
