@@ -14,13 +14,20 @@
   TT.key = function (place) { return place[0] + "," + place[1]; };
   TT.kindName = function (kind) { return t("landscape." + kind); };
 
-  /** A command as a sentence for a button or the log; actionDrift: a drift bought with 3 points (T12). */
-  TT.describe = function (cmd, actionDrift) {
+  /**
+   * A command as a sentence for a button or the log; actionDrift: a drift bought with 3 points (T12);
+   * card: the card a row played or drew (public once shown, T9). Places are named as the board writes them.
+   */
+  TT.describe = function (cmd, actionDrift, card) {
     var k = TT.key;
+    card = card || cmd.card;
+    var named = card ? { card: TT.kindName(card) } : {};
     switch (cmd.type) {
       case "place": return t("cmd.place", { at: k(cmd.at) });
-      case "play": return cmd.tile ? t("cmd.play", { tile: k(cmd.tile), to: k(cmd.to) }) : t("cmd.play_none");
-      case "draw": return t("cmd.draw");
+      case "play":
+        if (!cmd.tile) return t(card ? "cmd.play_card_none" : "cmd.play_none", named);
+        return t(card ? "cmd.play_card" : "cmd.play", Object.assign({ tile: k(cmd.tile), to: k(cmd.to) }, named));
+      case "draw": return t(card ? "cmd.draw_card" : "cmd.draw", named);
       case "drift": return t(actionDrift ? "cmd.action_drift" : "cmd.drift", { tile: k(cmd.tile), to: k(cmd.to) });
       case "move": return t(cmd.fresh ? "cmd.move_fresh" : "cmd.move", { from: k(cmd.from), to: k(cmd.to) });
       case "rescue": return t("cmd.rescue", { list: cmd.herds.map(function (h) { return k(h[0]) + "→" + k(h[1]); }).join(", ") });
@@ -29,6 +36,12 @@
       case "meteorite_drawn": return t("cmd.meteorite_drawn");
       default: return cmd.type;
     }
+  };
+
+  /** The card a journal row played or drew, from its events (the view gives others' hand cards as "hidden"). */
+  TT.rowCard = function (row) {
+    var found = (row.events || []).filter(function (e) { return (e.type === "card_drawn" || e.type === "card_played") && e.card !== "hidden"; })[0];
+    return found ? found.card : null;
   };
 
   /* ---- the live picture ---- */
@@ -121,6 +134,11 @@
     var name = TT.seatName(p, who) + (p.seats[who].kind === "computer" ? " (" + t("computer") + ")" : "");
     bits.push(el("b", { class: "trias-who", text: mySeat === who ? t("your_turn") : t("to_play", { name: name }) }));
     bits.push(el("span", { text: t("phase." + v.phase) }));
+    // The card of this turn, once played or drawn (T9): everyone sees which landscape drifts.
+    if (v.card && (v.phase === "drift" || v.phase === "actions")) {
+      bits.push(el("span", { class: "trias-turn-card card-" + v.card, dataset: { card: v.card } },
+        t(v.played_hand ? "card_played_is" : "card_drawn_is", { card: TT.kindName(v.card) })));
+    }
     if (v.phase === "actions" || v.phase === "start" || v.phase === "drift") bits.push(el("span", { class: "trias-ap", text: t("ap_left", { n: v.ap }) }));
     if (v.last_round !== null && v.last_round !== undefined) bits.push(el("span", { class: "trias-last", text: t("last_round") }));
     bits.push(el("span", { class: "muted", text: t("turn_n", { n: v.turn }) }));

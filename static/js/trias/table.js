@@ -109,7 +109,7 @@
     var first = (row.events || [])[0] || {};  // a mirror tablet's row ("table") names the seat in its events
     var who = seatNo ? TT.seatName(payload, +seatNo[2]) : typeof first.player === "number" ? TT.seatName(payload, first.player) : "";
     var text = row.type === "undo" ? t("undone") : row.type === "rematch" ? t("rematch_going")
-      : TT.describe(cmd, (row.events || []).some(function (e) { return e.type === "drifted" && e.cost; }));
+      : TT.describe(cmd, (row.events || []).some(function (e) { return e.type === "drifted" && e.cost; }), TT.rowCard(row));
     var item = el("li", { dataset: { seq: row.seq } }, el("small", { class: "muted", text: "#" + row.seq + " " }), who ? el("b", { text: who + " · " }) : null, text);
     var after = Array.prototype.filter.call(log.children, function (li) { return +li.dataset.seq < row.seq; })[0];
     log.insertBefore(item, after || null);  // newest first, whatever order the rows arrive in
