@@ -44,6 +44,17 @@
     return found ? found.card : null;
   };
 
+  /** The places a command acts on, as the board's marks: where from (selected, then soft) and where to (targets). */
+  TT.marksOf = function (cmd) {
+    var k = TT.key, from = [], to = [];
+    if (cmd.at) to.push(k(cmd.at));
+    if (cmd.tile) from.push(k(cmd.tile));
+    if (cmd.from) from.push(k(cmd.from));
+    if (cmd.to) to.push(k(cmd.to));
+    (cmd.herds || []).forEach(function (h) { from.push(k(h[0])); to.push(k(h[1])); });
+    return { selected: from[0] || null, soft: from.slice(1), targets: to };
+  };
+
   /* ---- the live picture ---- */
 
   TT.current = null;
@@ -223,14 +234,19 @@
     TT._announceTimer = setTimeout(function () { box.classList.add("hidden"); }, 12000);
   };
 
-  /** The plain list of legal moves as buttons (playable without precise taps). */
-  TT.renderMoves = function (node, legal, send) {
+  /**
+   * The plain list of legal moves as buttons (playable without precise taps). preview(cmd or null):
+   * a button pointed at or focused lights up its places on the board, and stops when left.
+   */
+  TT.renderMoves = function (node, legal, send, preview) {
     if (!node) return;
     var order = { end_turn: 1, draw: 2, play: 3, place: 4, reproduce: 5, move: 6, drift: 7, rescue: 8 };
     var list = legal.slice().sort(function (a, b) { return (order[a.type] || 9) - (order[b.type] || 9); });
+    var show = function (cmd) { return function () { if (preview) preview(cmd); }; };
     TB.fill(node, list.map(function (cmd) {
       return el("button", { type: "button", class: "btn trias-move" + (cmd.type === "end_turn" ? " btn-primary" : ""), dataset: { type: cmd.type },
-        onclick: function () { send(cmd); } }, TT.describe(cmd, TT.current && TT.current.view.phase === "actions"));
+        onclick: function () { send(cmd); }, onmouseenter: show(cmd), onfocus: show(cmd), onmouseleave: show(null), onblur: show(null) },
+        TT.describe(cmd, TT.current && TT.current.view.phase === "actions"));
     }));
   };
 })();

@@ -1,7 +1,8 @@
 /* The Trias board as SVG: pointy-top hexes in axial coordinates (Red Blob Games' layout), the
- * South Pole at the centre. Tiles show their capacity (T2), places of water their distance
- * from the pole (T4) and the ring edges are drawn, herds are coloured cubes with their count,
- * swimmers float on water. Every place is tappable; the page decides what a tap means.
+ * South Pole at the centre. Every place shows its coordinates (how moves and the log name it),
+ * tiles their capacity (T2), places of water their distance from the pole (T4) and the ring
+ * edges are drawn, herds are coloured cubes with their count, swimmers float on water. Every
+ * place is tappable; the page decides what a tap means.
  */
 (function () {
   "use strict";
@@ -9,6 +10,7 @@
   var FILL = { mountain: "#a08f7b", steppe: "#ecd9a0", woods: "#5f9a48", pole: "#f4f8fb" };
   var CAP = { mountain: 2, steppe: 3, woods: 4, pole: 3 };
   var DIRS = [[1, 0], [1, -1], [0, -1], [-1, 0], [-1, 1], [0, 1]];
+  var PX_PER_UNIT = 3.6;  // a phone's wide board: a hex 62 px across, its coordinates 12 px high
 
   function dist(q, r) { return (Math.abs(q) + Math.abs(r) + Math.abs(q + r)) / 2; }
   function centre(q, r) { return [S * R3 * (q + r / 2), S * 1.5 * r]; }
@@ -57,6 +59,11 @@
     // Wider than 8 hexes: on a phone the board pans inside its box (trias.css) rather than shrinking.
     var wasWide = svg.classList.contains("wide"), wide = box[2] - box[0] > 8 * S * R3;
     svg.classList.toggle("wide", wide);
+    // On a phone a wide board keeps hexes about 60 px across, however far tiles have drifted, so
+    // each place's coordinates stay readable (trias.css uses this width below 600 px only).
+    svg.style.setProperty("--board-w", Math.round((box[2] - box[0]) * PX_PER_UNIT) + "px");
+    var panHint = document.getElementById("pan-hint");
+    if (panHint) panHint.hidden = !wide;  // trias.css shows it on a phone only, where the board pans
     if (wide && !wasWide && svg.parentNode) {
       var wrap = svg.parentNode;
       setTimeout(function () { wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2; }, 0);
@@ -89,15 +96,21 @@
     TB.fill(svg, [this.base].concat(layers.marks, layers.herds));
   };
 
-  /** One place of the kept layer: the hex, a tile's capacity and landscape sign, or water's distance. */
+  /**
+   * One place of the kept layer: the hex with its name on top (the coordinates the moves, the log and
+   * the printed set-up map use), a tile's capacity (bottom left) and landscape sign (bottom right),
+   * or water's distance from the pole.
+   */
   TT.HexBoard.prototype.drawPlace = function (layers, key, q, r, c, kind, d, radius) {
     var g = TB.svg("g", { "data-place": key, class: "hex" + (kind ? " tile tile-" + kind : " water") });
     g.appendChild(TB.svg("polygon", { points: points(c, 0.97), fill: kind ? FILL[kind] : "#cfe6f5", stroke: kind ? "#5b5245" : "#a9cde6", "stroke-width": kind ? 0.6 : 0.3 }));
+    g.appendChild(TB.svg("text", { x: c[0], y: (c[1] - 4.4).toFixed(2), class: "label" }, key));
     if (kind) {
-      g.appendChild(TB.svg("circle", { cx: c[0], cy: (c[1] - 5.6).toFixed(2), r: 2.3, fill: "#fff", stroke: "#5b5245", "stroke-width": 0.3 }));
-      g.appendChild(TB.svg("text", { x: c[0], y: (c[1] - 4.5).toFixed(2), class: "cap" }, String(CAP[kind])));
-      if (kind === "pole") g.appendChild(TB.svg("text", { x: c[0], y: (c[1] + 6.8).toFixed(2), class: "pole-mark" }, "S"));
-      else g.appendChild(glyph(kind, c));
+      var x = c[0] - 3.2, y = c[1] + 5.4;
+      g.appendChild(TB.svg("circle", { cx: x.toFixed(2), cy: y.toFixed(2), r: 2.3, fill: "#fff", stroke: "#5b5245", "stroke-width": 0.3 }));
+      g.appendChild(TB.svg("text", { x: x.toFixed(2), y: (y + 1.1).toFixed(2), class: "cap" }, String(CAP[kind])));
+      if (kind === "pole") g.appendChild(TB.svg("text", { x: c[0] + 3.2, y: (y + 1.4).toFixed(2), class: "pole-mark" }, "S"));
+      else g.appendChild(glyph(kind, [c[0] + 3.2, c[1] - 0.8]));
     } else {
       g.appendChild(TB.svg("text", { x: c[0], y: (c[1] + 1.6).toFixed(2), class: "dist" }, String(d)));
     }

@@ -30,6 +30,10 @@
     draw();
   }
 
+  /** A move button pointed at or focused: its places lit up on the board; left: the taps' marks again. */
+  var shown = {};
+  function preview(cmd) { if (p()) board.render(p(), cmd ? TT.marksOf(cmd) : shown); }
+
   async function send(command) {
     sel = null;
     await TT.send(api + "/commands", command);
@@ -52,11 +56,12 @@
     TT.renderTurn(TB.$("#turn"), pay, mySeat);
     TT.renderScores(TB.$("#scores"), pay, mySeat);
     TT.renderEnd(TB.$("#end-panel"), pay);
-    TT.renderMoves(TB.$("#moves"), mine(), send);
+    TT.renderMoves(TB.$("#moves"), mine(), send, preview);
     TB.$("#moves-panel").hidden = !mine().length;
     var targets = sel ? targetsOf(sel).map(function (c) { return TT.key(c.to); }) : [];
     var soft = sel ? [] : mine().map(fromOf).filter(Boolean).map(TT.key);
-    board.render(pay, { selected: sel, targets: targets, soft: soft });
+    shown = { selected: sel, targets: targets, soft: soft };
+    board.render(pay, shown);
     TB.$("#hint").textContent = sel ? (targets.length ? t("choose_target") : t("no_drift", { tile: sel })) : "";
     document.body.dataset.phase = v.phase;
     document.body.dataset.myturn = v.current === mySeat && v.phase !== "over" ? "1" : "0";

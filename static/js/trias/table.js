@@ -90,6 +90,9 @@
       el("p", {}, el("b", { text: t("card_drawn") + " " }), pick("draw")), extra]);
   }
 
+  /** A move button pointed at or focused: its places lit up on the board; left: the selection's marks again. */
+  function preview(cmd) { if (p()) board.render(p(), cmd ? TT.marksOf(cmd) : marks()); }
+
   function draw() {
     if (!p()) return;
     board.render(p(), marks());
@@ -97,7 +100,7 @@
     TT.renderScores(TB.$("#scores"), p(), null);
     TT.renderEnd(TB.$("#end-panel"), p());
     renderMirror();
-    if (mirror) TT.renderMoves(TB.$("#moves"), p().view.phase === "start" ? [] : p().legal, send);
+    if (mirror) TT.renderMoves(TB.$("#moves"), p().view.phase === "start" ? [] : p().legal, send, preview);
     TB.$("#undo").disabled = !p().can_undo;
     document.body.dataset.phase = p().view.phase;
   }
