@@ -8,23 +8,28 @@
   var list = TB.$("#seats");
 
   function seatRow(name, kind, level) {
-    var kindSel = el("select", { name: "kind", "aria-label": t("seat_n", { n: "" }) },
+    var kindSel = el("select", { name: "kind" },
       el("option", { value: "human", text: t("human") }), el("option", { value: "computer", text: t("computer") }));
     kindSel.value = kind;
     var levelSel = el("select", { name: "level" }, levels.map(function (l) { return el("option", { value: l, text: t("level." + l) }); }));
     levelSel.value = level || "easy";
     var row = el("li", { class: "trias-seat-row" },
-      el("input", { type: "text", name: "name", value: name, maxLength: 40, required: true, "aria-label": t("seat_n", { n: "" }) }),
+      el("input", { type: "text", name: "name", value: name, maxLength: 40, required: true }),
       kindSel, levelSel,
-      el("button", { type: "button", class: "btn btn-small", onclick: function () { if (list.children.length > 2) { row.remove(); renumber(); } } }, t("remove")));
+      el("button", { type: "button", class: "btn btn-small", name: "remove", onclick: function () { if (list.children.length > 2) { row.remove(); renumber(); } } }, t("remove")));
     var sync = function () { levelSel.hidden = kindSel.value !== "computer"; };
     kindSel.addEventListener("change", sync);
     sync();
     return row;
   }
 
+  /** Each control says which seat it is for (the numbers follow a removed seat). */
+  var LABELS = { name: "seat_name", kind: "seat_kind", level: "seat_level", remove: "seat_remove" };
   function renumber() {
-    Array.prototype.forEach.call(list.children, function (li, i) { li.dataset.n = i + 1; });
+    Array.prototype.forEach.call(list.children, function (li, i) {
+      li.dataset.n = i + 1;
+      Object.keys(LABELS).forEach(function (field) { TB.$("[name=" + field + "]", li).setAttribute("aria-label", t(LABELS[field], { n: i + 1 })); });
+    });
     TB.$("#add-seat").disabled = list.children.length >= 5;
   }
 
@@ -56,7 +61,7 @@
     var items = reply.data.games.map(function (g) {
       var who = g.seats.map(function (s) { return s.name; }).join(", ");
       return el("li", {}, el("a", { class: "btn", href: TB.url("/trias/g/" + g.id) }, t("resume")),
-        " ", el("span", { text: who }), " ", el("small", { class: "muted", text: t("mode." + g.mode) + " · " + (g.over ? t("over") : "#" + g.turn) }));
+        " ", el("span", { text: who }), " ", el("small", { class: "muted", text: t("game." + g.mode) + " · " + (g.over ? t("phase.over") : g.turn ? t("turn_n", { n: g.turn }) : t("phase.place")) }));
     });
     TB.fill(box, items.length ? items : el("li", { class: "muted", text: t("no_games") }));
   })();
