@@ -192,6 +192,7 @@ def test_a_losing_phone_reads_its_rank_in_english_too(server, open_page):
     loser.click("#winner")  # the overlay steps aside so the header's language switch can be tapped
     loser.click("[data-lang=en]")
     expect(loser.locator("#winner")).to_contain_text("Your team is 2nd of 4")
+    expect(loser.locator("#winner .w-label")).to_have_text("Winner:")  # the big chip is the winner's, not this team's
     expect(loser.locator("#winner .w-title")).to_have_text("Game over")
     expect(loser.locator("#winner .final-ranking")).to_contain_text("1st")
     expect(loser.locator("#events .event-results").last).to_contain_text("Results")

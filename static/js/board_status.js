@@ -125,6 +125,8 @@
     TB.fill(node, [
       el("div", { class: "w-title", text: title }),
       mine ? el("div", { class: "w-rank", text: t("your_rank", { rank: W.ordinal(mine.rank), n: o.standings.length }) }) : null,
+      // Under "Game over" a losing phone's big chip needs its word: it is the winner, not this team.
+      lost ? el("div", { class: "w-label", text: t(winners.length > 1 ? "winners_label" : "winner_label") }) : null,
       el("div", { class: "w-teams" }, winners.map(function (team) {
         var colour = W.teamColour(team);
         return el("div", { class: "w-team", style: { background: colour, color: TB.ink(colour) }, text: W.teamLabel(team) });
