@@ -102,3 +102,17 @@ def test_a_team_phone_says_at_the_top_that_the_game_is_paused(tmp_path, chromium
         context.close()
         bank.close()
         app.extensions["terrabank"].access.close()
+
+
+def test_at_the_start_the_chart_labels_of_teams_tied_at_0_leave_the_time_under_the_axis_readable(busy_screen):
+    """Review, session 22: the four labels of teams tied at 0 were stacked down to the chart's foot and
+    covered "0:00:01", the time written under the axis, for the first minute of every game."""
+    page, _ = busy_screen
+    page.wait_for_selector("#chart .line-label")
+    overlaps = page.evaluate("""() => {
+        const texts = [...document.querySelectorAll('#chart text')], box = e => e.getBoundingClientRect();
+        const times = texts.filter(e => /^\\d+:\\d\\d/.test(e.textContent)), labels = texts.filter(e => e.classList.contains('line-label'));
+        const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+        return labels.flatMap(l => times.filter(t => hit(box(l), box(t))).map(t => l.textContent + ' / ' + t.textContent));
+    }""")
+    assert overlaps == []

@@ -152,7 +152,9 @@
       y = Math.max(sy(last[l.team] || 0) + 0.8 * rem, y + gap);
       l.y = y;
     });
-    var overflow = y - (h - 0.2 * rem); // the lowest label below the chart: move the whole column up
+    // The lowest label's baseline stays just above the zero line: the whole column moves up. Lower,
+    // early in a game (short lines, labels at the left), teams tied at 0 covered the time under the axis.
+    var overflow = y - (sy(0) - 0.3 * rem);
     order.forEach(function (l) {
       l.node.setAttribute("x", sx(now) + 0.6 * rem);
       l.node.setAttribute("y", l.y - Math.max(0, overflow));
