@@ -5,7 +5,7 @@ worker, SQLite WAL + synchronous=FULL, ticker running), a facilitator posting `h
 and `build` commands to /api/commands over one keep-alive connection (harness.Api).
 
 Third, for the record: the same `terrabank serve` with the Socket.IO broadcast
-after each command switched off (bench/serve_quiet.py), to show its share.
+after each command switched off (bench/serve_without.py broadcast), to show its share.
 
 Floor: bench/floor_server.py, a bare Flask endpoint doing one BEGIN IMMEDIATE /
 INSERT / COMMIT of a row of about the same size with the same PRAGMAs, served by
@@ -42,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import PASSWORD, TERRABANK, USER, Api, Server, launch, machine, wait_for_port
+from harness import PASSWORD, TERRABANK, USER, Api, Server, launch, machine
 
 HERE = Path(__file__).resolve().parent
 TEAMS = ["blue", "yellow", "red", "green"]
@@ -53,11 +53,22 @@ BUILDINGS = ["power_plant_1", "purification_centre", "greenhouse", "reserve"]
 STOCK = {r: 30 for r in RESOURCES}  # enough for any of BUILDINGS
 
 
-class QuietServer(Server):
-    """The same `terrabank serve`, with the broadcast after each command switched off (serve_quiet.py)."""
+class Without(Server):
+    """`terrabank serve` with the parts in `off` switched off (bench/serve_without.py)."""
+
+    def __init__(self, folder: Path, off: str):
+        super().__init__(folder)
+        self.off = off
 
     def serve_command(self) -> list:
-        return [sys.executable, str(HERE / "serve_quiet.py"), *super().serve_command()[1:]]
+        return [sys.executable, str(HERE / "serve_without.py"), self.off, *super().serve_command()[1:]]
+
+
+class QuietServer(Without):
+    """The same `terrabank serve`, with the broadcast after each command switched off."""
+
+    def __init__(self, folder: Path):
+        super().__init__(folder, "broadcast")
 
 
 class Floor:
@@ -66,8 +77,7 @@ class Floor:
     def __init__(self, folder: Path, row_bytes: int):
         self.proc, self.port = launch([sys.executable, str(HERE / "floor_server.py"), "--db", str(folder / "floor.db"),
                                        "--row-bytes", str(row_bytes)], folder / "floor.log")
-        self.url = f"http://127.0.0.1:{self.port}"
-        wait_for_port(self.port, proc=self.proc)
+        self.url = f"http://127.0.0.1:{self.port}"  # launch returned once it answered HTTP
 
     def stop(self) -> None:
         if self.proc.poll() is None:

@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_latency import harvest_command, percentile
+from bench_latency import Without, harvest_command, percentile
 from harness import CONFIG, Api, Server, end, launch, machine
 
 HERE = Path(__file__).resolve().parent
@@ -39,17 +39,6 @@ HERE = Path(__file__).resolve().parent
 STEPS = [("broadcast", "the live broadcast"), ("broadcast,hooks,body", "+ security headers, body checks"),
          ("broadcast,hooks,body,login,csrf", "+ session row, CSRF token"),
          ("broadcast,hooks,body,login,csrf,cookie", "+ signed session cookie")]
-
-
-class Without(Server):
-    """`terrabank serve` with the parts in `off` switched off (bench/serve_without.py)."""
-
-    def __init__(self, folder: Path, off: str):
-        super().__init__(folder)
-        self.off = off
-
-    def serve_command(self) -> list:
-        return [sys.executable, str(HERE / "serve_without.py"), self.off, *super().serve_command()[1:]]
 
 
 def bare(folder: Path, name: str, *args: str):

@@ -1,10 +1,11 @@
-"""`terrabank serve` with parts of a facilitator's request path switched off, for latency_layers.py only.
+"""`terrabank serve` with parts of a facilitator's request path switched off, for bench_latency.py and
+latency_layers.py only.
 
     python bench/serve_without.py broadcast,hooks,body,login,csrf,cookie --config config.toml --db game.db serve ...
 
 The first argument names what to switch off (comma-separated; the rest is the CLI's):
 
-- broadcast: the live update after each command (as bench/serve_quiet.py);
+- broadcast: the live update after each command (bench_latency.py's third server);
 - hooks: the security headers added to every reply;
 - body: the body's checks (duplicate keys, depth, finite numbers, known type): `request.get_json()`;
 - login: the session row's check (every request is the lead); csrf: the CSRF token's check;

@@ -73,6 +73,9 @@
     }));
   };
 
+  /** "pt" or "pts" after the number n, as the page's language says it (TB.one). */
+  W.ptsWord = function (n) { return t(TB.one(n) ? "pt" : "pts"); };
+
   /** Show a message in a banner element: kind is "ok", "error", "info" or "" to hide it. */
   W.banner = function (node, kind, content) {
     node.className = "banner" + (kind ? " banner-" + kind : " hidden");

@@ -89,7 +89,7 @@
           el("span", { class: "name", text: TB.pick(row.label) || W.teamLabel(row.team) }),
           el("span", { class: "sub", text: t("buildings_n", { n: row.buildings }) + " \u00b7 " + t("animals_n", { n: row.animals }) }),
           o.animals && animals.length ? el("span", { class: "animal-list", text: animals.map(W.animalLabel).join(", ") }) : null),
-        el("span", { class: "rep", title: t("reputation") }, el("b", { text: row.reputation }), el("small", { text: t(TB.one(row.reputation) ? "pt" : "pts") })));
+        el("span", { class: "rep", title: t("reputation") }, el("b", { text: row.reputation }), el("small", { text: W.ptsWord(row.reputation) })));
     }));
   };
 

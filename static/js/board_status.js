@@ -70,7 +70,7 @@
       return el("li", { class: (winners.indexOf(row.team) >= 0 ? "won" : "") + (row.team === highlight ? " mine" : ""),
         dataset: { team: row.team } },
         el("span", { class: "fr-rank", text: W.ordinal(row.rank) }), " ", W.teamChip(row.team), " ",
-        el("b", { text: row.reputation }), " " + t(TB.one(row.reputation) ? "pt" : "pts"));
+        el("b", { text: row.reputation }), " " + W.ptsWord(row.reputation));
     }));
   };
 

@@ -44,7 +44,7 @@
     var team = desk.team, send = desk.send;
     var items = v.affordable.filter(function (i) { return i.kind === "building"; });
     return el("div", { class: "buy-list" }, items.map(function (i) {
-      var rep = W.config.buildings[i.id] ? " (+" + W.config.buildings[i.id].reputation + " " + t(TB.one(W.config.buildings[i.id].reputation) ? "pt" : "pts") + ")" : "";
+      var rep = W.config.buildings[i.id] ? " (+" + W.config.buildings[i.id].reputation + " " + W.ptsWord(W.config.buildings[i.id].reputation) + ")" : "";
       return buyRow(send, i, W.buildingLabel(i.id) + rep, t("build_it"), { type: "build", team: team, building: i.id });
     }));
   };
@@ -56,7 +56,7 @@
     var items = v.affordable.filter(function (i) { return i.kind === "animal"; });
     out.push(el("div", { class: "buy-list" }, items.map(function (i) {
       var info = W.config.animals[i.id] || {};
-      return buyRow(send, i, W.animalLabel(i.id) + " (+" + info.reputation + " " + t(TB.one(info.reputation) ? "pt" : "pts") + ")", t("buy_it"),
+      return buyRow(send, i, W.animalLabel(i.id) + " (+" + info.reputation + " " + W.ptsWord(info.reputation) + ")", t("buy_it"),
         { type: "buy_animal", team: team, animal: i.id }, !state.board.animals_unlocked);
     })));
     if (desk.may.indexOf("buy_second_pirate") >= 0 && state.board.options.second_pirate) {

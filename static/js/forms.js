@@ -136,7 +136,7 @@
     var moves = Object.keys(deltas).map(function (team) {
       var d = deltas[team], parts = [];
       W.resources().forEach(function (r) { if (d[r]) parts.push((d[r] > 0 ? "+" : "\u2212") + Math.abs(d[r]) + " " + W.resLabel(r)); });
-      if (d._rep) parts.push((d._rep > 0 ? "+" : "\u2212") + Math.abs(d._rep) + " " + t(TB.one(d._rep) ? "pt" : "pts"));
+      if (d._rep) parts.push((d._rep > 0 ? "+" : "\u2212") + Math.abs(d._rep) + " " + W.ptsWord(d._rep));
       return parts.length ? TB.colon(W.teamLabel(team), parts.join(", ")) : null;
     }).filter(Boolean);
     return { label: label, detail: bits.join(" \u00b7 "), moves: moves.join(TB.lang === "fr" ? "\u00a0; " : "; ") };
