@@ -51,7 +51,7 @@ class Block:
             raise ImportError('not installed on the Pi')
 if sys.argv[1] == 'block':
     sys.meta_path.insert(0, Block())
-import bank.web, bank.cli  # noqa
+import bank.web, bank.cli.main  # noqa
 print(next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmRSS')) / 1024)
 """
 

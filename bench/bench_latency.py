@@ -15,7 +15,7 @@ iteration), so the machine's drift hits both alike.
 
 Late in the game (issue 14): `--rows 0,20000,50000` measures on games of that many
 journal rows, built before the servers start by bench/late_game.py (the soak's mix
-with events and reversals, booked on bank.service.Bank directly); each size gets its
+with events and reversals, booked on bank.services.bank.Bank directly); each size gets its
 own servers and its own floor, measured in the same rotation. `--games DIR` keeps the
 built games between runs (a 50,000-row game takes minutes to build).
 

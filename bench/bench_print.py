@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 from reportlab.pdfgen import canvas
 
-from bank.config import load_config
-from bank.service import Bank
+from bank.game.config import load_config
+from bank.services.bank import Bank
 from printables import pack
 from printables.drawing import qr_runs
 from printables.pack import documents

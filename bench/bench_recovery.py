@@ -37,17 +37,17 @@ from pathlib import Path
 
 from harness import CONFIG, TERRABANK, end, spawn
 
-from bank.config import load_config
+from bank.game.config import load_config
 from bank.errors import BankError
-from bank.journal import Journal
-from bank.service import SNAPSHOT_EVERY, Bank
-from bank.web.access import Access
+from bank.store.journal import Journal
+from bank.services.bank import SNAPSHOT_EVERY, Bank
+from bank.store.accounts.access import Access
 
 TEAMS = ["blue", "yellow", "red", "green"]
 PLAIN = ["water", "flora", "dioxygen", "fauna", "energy"]
 DT = 0.05  # game seconds between two commands
 # Every module `terrabank serve` loads before it answers (the web layer's routes included).
-SERVE_IMPORTS = "python -c 'import bank.cli, bank.cli_web, bank.web, bank.web.api, bank.web.live, bank.web.pages'"
+SERVE_IMPORTS = "python -c 'import bank.cli.main, bank.cli.serve, bank.web, bank.web.field.api, bank.web.push.live, bank.web.field.pages'"
 
 
 class Player:

@@ -1,8 +1,8 @@
 """Which server should `terrabank serve` run on? The project's benchmarks, once per server (issue 13).
 
-Servers compared (all serving the same app, `bank.cli_web._app(..., TICKER=True)`):
+Servers compared (all serving the same app, `bank.cli.serve._app(..., TICKER=True)`):
 - dev:     Werkzeug's development server, threaded (socketio.run, allow_unsafe_werkzeug): before issue 13;
-- gthread: Gunicorn's threaded worker as bank/web/serving.py guards it (deadlines, caps, gzip);
+- gthread: Gunicorn's threaded worker as bank/web/serving/server.py guards it (deadlines, caps, gzip);
 - gevent:  Gunicorn's gevent worker (monkey-patched; simple-websocket on gevent), same gzip, caps
            only as Gunicorn's worker_connections.
 
@@ -48,9 +48,9 @@ def serve(kind: str, config: str, db: str, host: str, port: int) -> None:
     """Serve the bank on `kind`; port 0: any free port, bound here and printed (harness.launch reads it)."""
     from werkzeug.serving import make_server
 
-    from bank import gamefile
-    from bank.cli_web import _app, check_database, listen_any
-    from bank.web import serving
+    from bank.store import gamefile
+    from bank.cli.serve import _app, check_database, listen_any
+    from bank.web.serving import server as serving
 
     check_database(db)
     factory = lambda: _app(config, db, TICKER=True)  # noqa: E731

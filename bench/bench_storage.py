@@ -1,6 +1,6 @@
 """Command latency through Bank on the SQLite file and on PostgreSQL, each against its own floor (issue 15).
 
-Subject: Bank.execute (bank/service.py) of `harvest` commands, rotating teams, cards and
+Subject: Bank.execute (bank/services/bank.py) of `harvest` commands, rotating teams, cards and
 resources, in this process (no HTTP: the store is what differs). On SQLite: the game file
 (WAL, synchronous=FULL). On PostgreSQL: a game in a throwaway server started from Debian's
 binaries (tests/postgres_kit.py: fsync on, synchronous_commit on, TCP on 127.0.0.1), or
@@ -33,9 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from bank.config import load_config  # noqa: E402
-from bank.journal import canonical_json  # noqa: E402
-from bank.service import Bank  # noqa: E402
+from bank.game.config import load_config  # noqa: E402
+from bank.store.journal import canonical_json  # noqa: E402
+from bank.services.bank import Bank  # noqa: E402
 
 TEAMS = ["blue", "yellow", "red", "green"]
 HARVESTERS = ["harvester-1", "harvester-2"]

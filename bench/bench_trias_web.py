@@ -72,8 +72,8 @@ def floor_app(payload: dict):
 
 
 def serve(app) -> str:
-    """The floor on the bank's own server (bank/web/serving.py, as `terrabank serve`): only the app differs."""
-    from bank.web import serving_thread
+    """The floor on the bank's own server (bank/web/serving/server.py, as `terrabank serve`): only the app differs."""
+    from bank.web.serving import thread as serving_thread
 
     return serving_thread.serve_in_thread(app).url
 
@@ -136,7 +136,7 @@ def main(argv=None) -> int:
         return games.create(seats=[{"name": "Ana", "kind": "human"}, {"name": "Bob", "kind": "human"}], seed=3)
 
     game = new_game()
-    from bank.web.trias_payloads import snapshot
+    from bank.web.trias.payloads import snapshot
     floor_url = serve(floor_app(snapshot(game, None, 0))[0])
     print(f"machine: {machine()}")
     with sync_playwright() as p:

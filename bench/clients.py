@@ -1,6 +1,6 @@
 """Many Socket.IO clients in one process, connecting as the real pages do.
 
-static/js/live.js and bank/web/live.py: a team phone sends auth={"team": token},
+static/js/live.js and bank/web/push/live.py: a team phone sends auth={"team": token},
 the big screen auth={"display": true}, a facilitator's console sends its session
 cookie. Each client notes the monotonic time and the seq of every update, so a
 benchmark can ask "when did the LAST client get seq S?".
@@ -127,7 +127,7 @@ class Fleet:
             headers = {"Cookie": cookie} if kind == "facilitator" else {}
             self.clients.append(Client(kind, auth, headers, team))
         # Local addresses (127.x.y.z) the clients connect from, client i from sources[i % len]: the bank
-        # caps connections per address (bank/web/serving.py), as phones behind one access point share one.
+        # caps connections per address (bank/web/serving/server.py), as phones behind one access point share one.
         for i, client in enumerate(self.clients):
             client.source = sources[i % len(sources)] if sources else None
         self.loop = asyncio.new_event_loop()

@@ -3,7 +3,7 @@
 Threading mode + simple-websocket on Werkzeug, the same Socket.IO settings as
 bank/web/__init__.py, and no bank at all: POST /api/commands only stamps the next
 seq on payloads captured from a real bank (bench_fanout.py writes them), emits
-them to the same rooms as bank/web/live.py (public to all, each team's to its
+them to the same rooms as bank/web/push/live.py (public to all, each team's to its
 room, journal rows to facilitators), then replies. Whatever the bank costs on
 top of this is ours to explain. Since issue 14 the captured messages are the
 bank's patches, so both put the same bytes on the wire. The floor emits before it

@@ -98,8 +98,8 @@ def client(url: str, name: str, teams: list, tally: Tally, stop: threading.Event
 def run(folder: Path, kills: int, clients: int = 4, seed: int | None = None,
         config: str = CONFIG, log=print) -> dict:
     """Kill the server `kills` times under load; return the figures and the problems found."""
-    from bank.config import load_config
-    from bank.service import Bank
+    from bank.game.config import load_config
+    from bank.services.bank import Bank
 
     rng = random.Random(seed)
     server = Server(folder, config=config).prepare().start()

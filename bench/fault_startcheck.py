@@ -1,5 +1,5 @@
 """What the start-up check of `terrabank serve` costs: SQLite's integrity_check of the
-whole game file (bank/cli_web.py check_database), on games of growing length, against
+whole game file (bank/cli/serve.py check_database), on games of growing length, against
 two floors: opening the bank (reading the last snapshot and folding the rows after it)
 and the whole `terrabank serve` start until it answers HTTP (check included).
 
@@ -26,9 +26,9 @@ from pathlib import Path
 
 from harness import CONFIG, TERRABANK, end, launch, machine
 
-from bank.config import load_config
-from bank.journal import Journal
-from bank.service import Bank
+from bank.game.config import load_config
+from bank.store.journal import Journal
+from bank.services.bank import Bank
 
 CARDS = ("harvester-1", "harvester-2")
 RESOURCES = ("water", "flora", "dioxygen", "fauna", "energy")

@@ -77,8 +77,8 @@ def make_app(db: str, row_bytes: int):
 
 def make_core_app(db: str, config_path: str):
     """The floor's endpoint doing Bank.execute instead of its one insert (no session, cookie or hooks)."""
-    from bank.config import load_config
-    from bank.service import Bank
+    from bank.game.config import load_config
+    from bank.services.bank import Bank
 
     bank = Bank.create(db, load_config(config_path))
     app, _ = _bare("core")
@@ -94,7 +94,7 @@ def make_core_app(db: str, config_path: str):
 
 def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from bank.web import serving
+    from bank.web.serving import server as serving
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True)

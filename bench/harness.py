@@ -236,7 +236,7 @@ class Api:
         self.csrf = body["csrf"]
         for _ in range(busy_tries):
             status, body = self.request("POST", "/api/login", {"username": user, "password": password})
-            # 429 "busy": the bank hashes two passwords at a time (bank/web/lockout.py HASH_SLOTS); on a
+            # 429 "busy": the bank hashes two passwords at a time (bank/store/accounts/lockout.py HASH_SLOTS); on a
             # busy machine a third log-in at once waits out its 3 s. Try again, as the log-in page says.
             if not (status == 429 and isinstance(body, dict) and (body.get("error") or {}).get("code") == "busy"):
                 break

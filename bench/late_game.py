@@ -1,5 +1,5 @@
 """A long game built fast, for the late-game benchmarks (issue 14): N journal rows of a
-realistic afternoon, booked directly on bank.service.Bank (no HTTP, no server).
+realistic afternoon, booked directly on bank.services.bank.Bank (no HTTP, no server).
 
 The mix is the soak's (bench_soak.pick_command: harvests, builds, free trades, fights and
 commands the bank refuses) plus what a real afternoon also has and the soak lacks: game
@@ -24,9 +24,9 @@ from pathlib import Path
 import harness  # noqa: F401  (puts the repo on sys.path)
 from bench_soak import BUILDINGS, pick_command
 
-from bank.config import load_config
+from bank.game.config import load_config
 from bank.errors import BankError
-from bank.service import Bank
+from bank.services.bank import Bank
 
 EVENT_EVERY = 150      # rows between two game events opened (issue 14's game: 318 events in 50,000 rows)
 EVENT_OPEN_ROWS = 60   # rows an event stays open before it is closed

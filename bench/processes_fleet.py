@@ -4,7 +4,7 @@ A sticky proxy sends each phone to one process and keeps it there; here phone i 
 process i % N (round-robin) for its whole life. The room is what bench/clients.mix makes of
 it (2 big screens, 3 consoles, the rest team phones), dealt out in that order. Phones sit
 behind access points of 100 each (local addresses 127.0.1.k), since the bank caps the
-connections of one address (bank/web/serving.py Limits.per_address).
+connections of one address (bank/web/serving/server.py Limits.per_address).
 
 The room grows a step at a time (grow), so a benchmark can find where a process stops
 holding more: a connect that fails does not stop the others, it is noted and the phone

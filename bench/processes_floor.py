@@ -1,6 +1,6 @@
 """The floor of cross-process delivery: a bare Redis PUBLISH reaching N subscriber processes.
 
-What bank/web/peers.py does per booked row, and nothing else: one process PUBLISHes a
+What bank/web/push/peers.py does per booked row, and nothing else: one process PUBLISHes a
 short JSON notice on a channel, N other processes (one per server process) hear it
 through redis-py's pubsub.listen(), as each server's listener does. For each notice:
 the time from just before PUBLISH to the moment the LAST subscriber has it (CLOCK_MONOTONIC

@@ -2,7 +2,7 @@
 
 Runs the same mix as bench_latency.py (harvests; inventory + build + reverse) on a
 fresh game with a durable database, and prints the functions by cumulative time,
-plus the share of the request spent in the Socket.IO broadcast (bank/web/live.py)
+plus the share of the request spent in the Socket.IO broadcast (bank/web/push/live.py)
 and in Bank.execute.
 
     .venv/bin/python bench/profile_command.py [--commands 300] [--top 30]
@@ -28,7 +28,7 @@ from pathlib import Path
 import harness  # noqa: F401  (puts the repo on sys.path)
 from bench_latency import BUILDINGS, STOCK, TEAMS, harvest_command
 
-from bank.config import load_config
+from bank.game.config import load_config
 from bank.web import create_app
 
 
@@ -57,8 +57,8 @@ def run(post, n: int, start: int = 0) -> None:
 
 def split(app, post, n: int) -> None:
     """Without a profiler: per request, the time in Bank.execute, in the broadcast, and the rest."""
-    from bank.web import live
-    from bank.service import Bank
+    from bank.web.push import live
+    from bank.services.bank import Bank
 
     spent = {"Bank.execute": 0.0, "live.broadcast": 0.0}
 
@@ -112,9 +112,11 @@ def late_parts(path: Path, commands: int) -> dict:
     import json
     import shutil
 
-    from bank import engine, service, turn
-    from bank.journal import Journal
-    from bank.service import Bank
+    from bank.game import engine
+    from bank.services import bank as service
+    from bank.game import turn
+    from bank.store.journal import Journal
+    from bank.services.bank import Bank
 
     spent = dict.fromkeys(PARTS + ("execute", "handle"), 0.0)
 

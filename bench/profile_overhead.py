@@ -15,7 +15,7 @@ next request and takes the GIL from it (`--broadcast` shows that too). The numbe
 are inflated on a loaded machine, the split between parts much less.
 
 `--flask-cookie` serves with Flask's own cookie session instead of the bank's
-(bank/web/cookie_session.py, keys derived once): the same run measures both.
+(bank/web/access/cookie_session.py, keys derived once): the same run measures both.
 
 `--cold` touches 32 MB between requests, as other processes do between two bank
 requests of bench_latency (it rotates floor, bank and a twin): the bank's longer code
@@ -42,8 +42,9 @@ from profile_command import client_for
 
 from flask.sessions import SecureCookieSessionInterface
 
-from bank.config import load_config
-from bank.web import create_app, serving
+from bank.game.config import load_config
+from bank.web import create_app
+from bank.web.serving import server as serving
 
 
 class TimedConnection:
@@ -98,9 +99,13 @@ def evict_caches() -> None:
 
 def instrument(app, spent: Counter) -> None:
     """Time the parts of the bank's request path (see PARTS for how they are grouped)."""
-    from bank import engine, fields, service
-    from bank.journal import Journal
-    from bank.web import api, auth, sessions
+    from bank.game import engine
+    from bank.game import fields
+    from bank.services import bank as service
+    from bank.store.journal import Journal
+    from bank.web.field import api
+    from bank.web.access import auth
+    from bank.store.accounts import sessions
 
     bank = app.extensions["terrabank"].bank
     bank._journal._conn = TimedConnection(bank._journal._conn, spent, "journal SQL: ")
@@ -135,7 +140,7 @@ def main() -> None:
                         help="Flask's own cookie session (a serializer and key derivation per request), for comparison")
     args = parser.parse_args()
     if not args.broadcast:
-        from bank.web import live
+        from bank.web.push import live
         live.broadcast = lambda *a, **k: None  # api.post_command looks it up on the module at each call
     spent = Counter()
     with tempfile.TemporaryDirectory(prefix="terrabank-overhead-") as tmp:

@@ -31,8 +31,9 @@ USER, PASSWORD = "lea", "password1"
 
 
 def start_server(folder: Path):
-    """The real app on `terrabank serve`'s server (bank/web/serving.py), in a thread of this process: (app, base URL)."""
-    from bank.web import create_app, serving_thread
+    """The real app on `terrabank serve`'s server (bank/web/serving/server.py), in a thread of this process: (app, base URL)."""
+    from bank.web import create_app
+    from bank.web.serving import thread as serving_thread
 
     app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml")})
     app.extensions["terrabank"].access.add_user(USER, PASSWORD, "lead")

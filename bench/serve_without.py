@@ -20,9 +20,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bank.web as web  # noqa: E402
-from bank.cli import main  # noqa: E402
-from bank.web import api, auth, live  # noqa: E402
-from bank.web.sessions import Login  # noqa: E402
+from bank.cli.main import main  # noqa: E402
+from bank.web.field import api
+from bank.web.access import auth
+from bank.web.push import live  # noqa: E402
+from bank.store.accounts.sessions import Login  # noqa: E402
 
 PARTS = ("broadcast", "hooks", "body", "login", "csrf", "cookie")
 
@@ -49,7 +51,7 @@ def switch_off(parts: set) -> None:
     if "cookie" in parts:
         from flask.sessions import SecureCookieSession
 
-        from bank.web.cookie_session import CookieSessions
+        from bank.web.access.cookie_session import CookieSessions
         CookieSessions.open_session = lambda self, app, request: SecureCookieSession(
             {"sid": "bench", "user": "bench", "csrf": "bench"})
         CookieSessions.save_session = lambda self, app, session, response: None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reportlab.lib.colors import white
 
-from bank.rules.fights import rounds_to_win
+from bank.game.rules.fights import rounds_to_win
 
 from . import geometry as geo
 from .drawing import (BOLD, FONT, INK, LIGHT, PT, colour, cut_marks, finish, ink_on, new_canvas,

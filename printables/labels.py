@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bank.config_model import LANGUAGES
+from bank.game.config_model import LANGUAGES
 
 # Texts written for the print pack (not copied from the rules). {name} fields are
 # filled by the renderers.

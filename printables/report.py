@@ -255,7 +255,7 @@ def _rates(flow: Flow, summary: Summary, lang: str) -> None:
 
 
 def render_report(bank, lang: str | None = None) -> bytes:
-    """The report of the game in `bank` (a bank.service.Bank), as an A4 PDF."""
+    """The report of the game in `bank` (a bank.services.bank.Bank), as an A4 PDF."""
     config = bank.config
     lang = lang or config.language
     summary = summarise(config, bank.journal_rows(0))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bank import views
-from bank.state import GameState
+from bank.game import views
+from bank.game.state import GameState
 
 
 @dataclass
@@ -20,7 +20,7 @@ class TeamStory:
     sources: dict = field(default_factory=dict)        # where the points came from: SOURCES key -> points (R31)
 
 
-# The reasons reputation is given for (bank/turn.py `points`), in the report's column order (R31).
+# The reasons reputation is given for (bank/game/turn.py `points`), in the report's column order (R31).
 SOURCES = ("building", "track", "animal", "redeem_jokers", "exchange", "event", "award")
 
 

@@ -29,7 +29,7 @@ def serve_in_thread(app, dev: bool = False, limits=None) -> tuple[str, int]:
     """
     if dev:
         return _serve_werkzeug(app)
-    from bank.web import serving_thread
+    from bank.web.serving import thread as serving_thread
 
     server = serving_thread.serve_in_thread(app, limits=limits)
     SERVERS.append(server)

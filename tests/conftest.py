@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bank.config import load_config
-from bank.service import Bank
+from bank.game.config import load_config
+from bank.services.bank import Bank
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG_PATH = ROOT / "config.toml"
@@ -65,7 +65,7 @@ def redis_server():
 def storage_backend(request):
     """"sqlite" (no database URL) or "postgresql" (TERRABANK_DATABASE_URL set to the test server).
     Module-scoped and set by hand, not monkeypatched: hypothesis refuses function-scoped fixtures."""
-    from bank.storage_url import ENV_VAR
+    from bank.store.storage_url import ENV_VAR
 
     backend = getattr(request, "param", "sqlite")
     before = os.environ.pop(ENV_VAR, None)

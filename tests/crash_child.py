@@ -13,9 +13,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a plain script: find the bank package
 
-from bank import service  # noqa: E402
-from bank.config import load_config  # noqa: E402
-from bank.service import Bank  # noqa: E402
+from bank.services import bank as service  # noqa: E402
+from bank.game.config import load_config  # noqa: E402
+from bank.services.bank import Bank  # noqa: E402
 
 RESOURCES = ("water", "flora", "dioxygen", "fauna", "energy")
 MAX_COMMANDS = 5_000  # stop by itself if the parent never kills it

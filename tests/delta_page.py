@@ -7,7 +7,7 @@ would show. Patches are applied with bank/delta.apply, the same as static/js/del
 
 from __future__ import annotations
 
-from bank.delta import PatchError, apply
+from bank.web.push.delta import PatchError, apply
 
 
 def _before(a: str, b: str, or_same: bool) -> bool:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from bank import fields
-from bank.invariants import check
+from bank.game import fields
+from bank.game.invariants import check
 from security_kit import KINDS, is_sentence, prepare, valid_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,7 +61,7 @@ class Fuzzer:
     config = None
 
     def __init__(self):
-        from bank.config import load_config
+        from bank.game.config import load_config
 
         Fuzzer.config = Fuzzer.config or load_config(ROOT / "config.toml")
         self.folder = Path(tempfile.mkdtemp(prefix="terrabank-fuzz-"))

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from bank.config import load_config, parse_config
+from bank.game.config import load_config, parse_config
 from bank.errors import BankError
-from bank.engine import Context, handle
-from bank.invariants import check
-from bank.state import GameState
+from bank.game.engine import Context, handle
+from bank.game.invariants import check
+from bank.game.state import GameState
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = ROOT / "config.toml"

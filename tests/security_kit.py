@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from bank.engine import COMMANDS
+from bank.game.engine import COMMANDS
 
 KINDS = sorted(k for k, (_, phase) in COMMANDS.items() if phase != "system")
 CALLERS = [None, "team", "referee", "banker", "lead"]

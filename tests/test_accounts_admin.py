@@ -104,7 +104,7 @@ def test_the_lead_cannot_delete_itself_nor_the_last_lead(web, app):
 # ---- the lock-out message, and pages that do not exist (items 12 and 13) ----
 
 def test_the_lock_out_message_says_minutes_and_seconds(web):
-    from bank.web.lockout import wait_text
+    from bank.store.accounts.lockout import wait_text
 
     assert (wait_text(272), wait_text(45), wait_text(300)) == ("4 min 32 s", "45 s", "5 min 0 s")
     client = web()

@@ -12,10 +12,10 @@ import argparse
 
 import pytest
 
-from bank import cli_print
-from bank.cli import main
+from bank.cli import printing as cli_print
+from bank.cli.main import main
 from bank.errors import BankError
-from bank.web import addresses
+from bank.web.field import addresses
 
 
 @pytest.fixture
@@ -102,7 +102,7 @@ def test_print_uses_the_network_address_serve_prints(bank, bank_path, tmp_path, 
 def test_print_on_another_machine_uses_the_address_the_bank_served_on(bank, bank_path, tmp_path, on_wifi, capsys):
     from printkit import all_text
 
-    from bank.cli_web import remember_address
+    from bank.cli.serve import remember_address
 
     remember_address(bank_path, "http://10.9.8.7:5000")  # what `serve` noted on the bank's own machine
     assert _print(bank_path, tmp_path, "--kind", "join", "--lang", "en") == 0
@@ -265,14 +265,14 @@ def test_the_admin_page_warns_about_loopback_and_prints_only_when_chosen(admin_p
 
 
 def test_serve_warns_when_its_address_is_loopback_only():
-    from bank.cli_web import loopback_warning
+    from bank.cli.serve import loopback_warning
 
     assert "phones cannot reach it" in loopback_warning("http://127.0.0.1:5000")
     assert loopback_warning("http://192.168.4.1:5000") is None
 
 
 def test_the_noted_address_survives_for_the_print_command(tmp_path):
-    from bank.cli_web import remember_address, remembered_address
+    from bank.cli.serve import remember_address, remembered_address
 
     assert remembered_address(tmp_path / "g.db") is None
     remember_address(tmp_path / "g.db", "http://192.168.4.1:5000")

@@ -1,4 +1,4 @@
-"""A command's live-update round starts once its reply is written (bank/web/after_reply.py, issue 14).
+"""A command's live-update round starts once its reply is written (bank/web/serving/after_reply.py, issue 14).
 
 Before, the broadcaster thread was woken before the reply went out and shared the GIL
 with it: the facilitator's reply waited for a round of live updates. These tests hold
@@ -17,8 +17,9 @@ import pytest
 from browserkit import stop_servers
 from harness import Api
 
-from bank.web import live, serving_thread
-from bank.web.after_reply import AfterReply, later
+from bank.web.push import live
+from bank.web.serving import thread as serving_thread
+from bank.web.serving.after_reply import AfterReply, later
 
 HARVEST = {"type": "harvest", "team": "red", "card": "harvester-1", "resource": "water"}
 

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from bank.web import live
-from bank.web.extensions import socketio_of
+from bank.web.push import live
+from bank.web.push.extensions import socketio_of
 from conftest import WebClient
 from test_clock_jumps import Clocks
 from security_kit import refusal, services, snapshot
@@ -68,14 +68,15 @@ def test_r34_a_clock_set_forward_by_over_a_month_logs_no_facilitator_out(tmp_pat
     the game; then the lead sets the right date (or the travel router's NTP does), +40 days.
 
     Before the fix: the bank holds the game as R34 says, but every facilitator is logged out at once: the
-    session cookie carries the machine's time at log-in (bank/web/cookie_session.py,
+    session cookie carries the machine's time at log-in (bank/web/access/cookie_session.py,
     CookieSigner.dumps/loads with time.time) and Flask refuses it as older than its 31-day
     lifetime, so the lead's next request is 401 and Resume needs a new log-in on every device.
 
     Expected: "No session, game or cooldown ends because of a wrong clock" (README): the lead,
     still logged in, reads what was seen and presses Resume.
     """
-    from bank.web import cookie_session, create_app
+    from bank.web import create_app
+    from bank.web.access import cookie_session
 
     clocks = Clocks()
     monkeypatch.setattr(time, "time", clocks.wall)  # the whole process sees the machine's clock
@@ -106,7 +107,7 @@ def test_two_leads_changing_each_other_at_once_never_leave_the_game_without_a_le
 
     Before the fix: both requests get 200 and the game has no lead left: nobody can resume the clock,
     award points or end the game until someone runs `terrabank user` on the machine. The
-    "only lead" check of POST /api/accounts (bank/web/account_routes.py, account_save) reads the
+    "only lead" check of POST /api/accounts (bank/web/access/account_routes.py, account_save) reads the
     accounts first and writes later, so two requests both see two leads; only
     Access.remove_user makes its check and its write one statement.
 
@@ -162,7 +163,7 @@ def test_r19_r31_undoing_a_mistaken_fight_ends_its_waits_and_lets_the_right_resu
     and the referee records the right result.
 
     Before the fix: the reversal moves tokens back but keeps the cooldowns of the undone fight
-    (bank/rules/reversal.py lists "cooldown" among the events with "nothing to undo"): the fight
+    (bank/game/rules/reversal.py lists "cooldown" among the events with "nothing to undo"): the fight
     screen and both phones still show the two pirates waiting 30 s and 60 s, and the right result
     is refused with 409 card_cooling_down for up to a minute (recorded after that minute, both
     pirates wait a minute longer than R19 says). Same for a fight booked on the wrong card: a
@@ -186,7 +187,7 @@ def test_r14_undoing_a_harvest_of_the_wrong_resource_lets_the_right_one_be_booke
     """Attack/fault (with R14's minimum interval switched on in config.toml): the banker books
     blue's harvester as flora instead of water, undoes it at once and books water.
 
-    Before the fix: the undone harvest still counts as the card's last harvest (bank/rules/reversal.py keeps
+    Before the fix: the undone harvest still counts as the card's last harvest (bank/game/rules/reversal.py keeps
     "harvested"), so the correction is refused with harvest_too_soon for the whole interval
     (118 s here) and the phone shows "harvested 2 s ago" for a harvest that was undone.
 
@@ -351,7 +352,7 @@ def test_a_phone_whose_link_was_replaced_elsewhere_gets_no_team_view_and_is_cut_
     """Blue's link is replaced by another process of the game (issue 15), so this process cut no
     socket: the old phone's `sync` gets the public picture only, and the ticker's sweep cuts it
     with link_replaced; blue's next harvest does not reach it."""
-    from bank.web.access import Access
+    from bank.store.accounts.access import Access
 
     lead = web("lead")
     assert lead.command(type="start_clock").status_code == 200
@@ -375,7 +376,7 @@ def test_a_facilitators_own_good_log_in_does_not_reset_their_guesses_at_the_lead
     """An insider (the referee) guesses the lead's password from their tablet and logs into their own
     account between guesses, hoping the success resets the count: the per-username count of "lead" on
     that device is not touched, so the fifth guess locks "lead" there, the right password included."""
-    from bank.web import auth
+    from bank.web.access import auth
 
     insider = web()
 

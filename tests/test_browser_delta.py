@@ -1,4 +1,4 @@
-"""Patches in the browser (issue 14): static/js/delta.js agrees with bank/delta.py, and a
+"""Patches in the browser (issue 14): static/js/delta.js agrees with bank/web/push/delta.py, and a
 phone that loses one patch on the Wi-Fi recovers the exact picture.
 
 Needs Playwright's Python package and Debian's Chromium; skipped without them.
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from test_delta import PATCHES_THAT_DO_NOT_FIT, json_values, related
 
-from bank.delta import PatchError, apply, diff
+from bank.web.push.delta import PatchError, apply, diff
 
 sync_api = pytest.importorskip("playwright.sync_api")
 from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
@@ -102,7 +102,7 @@ def served(tmp_path_factory):
 
 def _book(app, n: int) -> None:
     """A harvest for blue, then a round of live updates, as the console's command would make."""
-    from bank.web.live import broadcaster
+    from bank.web.push.live import broadcaster
 
     app.extensions["terrabank"].bank.execute({"id": f"harvest-{n}", "actor": "lead", "type": "harvest", "team": "blue",
                                              "card": "harvester-1", "resource": "water"})
@@ -124,7 +124,7 @@ def _shown_stock(page) -> dict:
 
 
 def test_a_phone_that_loses_one_patch_asks_for_the_whole_picture_and_shows_the_exact_state(chromium, served):
-    from bank.web.live import broadcaster
+    from bank.web.push.live import broadcaster
 
     app, proxy = served
     bank, token = app.extensions["terrabank"].bank, app.extensions["terrabank"].access.team_tokens()["blue"]

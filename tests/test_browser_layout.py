@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bank.config_sections import TEAM_NAME_MAX
+from bank.game.config_sections import TEAM_NAME_MAX
 from bank.errors import ConfigError
 from browserkit import CHROMIUM, serve_in_thread
 from play import config_with

@@ -8,9 +8,9 @@ import sqlite3
 
 import pytest
 
-from bank.cli import main
-from bank.config import load_config
-from bank.service import Bank
+from bank.cli.main import main
+from bank.game.config import load_config
+from bank.services.bank import Bank
 from conftest import CONFIG_PATH
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bank import cli_web
-from bank.cli import main
+from bank.cli import serve as cli_web
+from bank.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

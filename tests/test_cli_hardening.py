@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from bank import gamefile
-from bank.cli import main
-from bank.cli_web import first_lead, lead_password_path
+from bank.store import gamefile
+from bank.cli.main import main
+from bank.cli.serve import first_lead, lead_password_path
 from conftest import CONFIG_PATH
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -142,7 +142,7 @@ def test_init_force_in_a_folder_named_with_a_hash_keeps_the_real_old_game(tmp_pa
     db = folder / "g.db"
     args = ["--config", str(CONFIG_PATH), "--db", str(db)]
     assert main([*args, "init"]) == 0
-    from bank.web.access import Access
+    from bank.store.accounts.access import Access
 
     access = Access(db, "pbkdf2:sha256:1000")
     access.add_user("ann", "password1", "lead")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bank.cli import main
-from bank.trias_games import TriasGames
+from bank.cli.main import main
+from bank.services.trias_games import TriasGames
 from test_trias_calculator import example_3
 
 ROOT = Path(__file__).resolve().parents[1]

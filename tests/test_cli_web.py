@@ -3,7 +3,7 @@
 import io
 from pathlib import Path
 
-from bank.cli import main
+from bank.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -2,7 +2,7 @@
 
 The machine's clock (wall) and the monotonic clock are injected, so a jump of two
 days forward or an hour back happens at once, while the bank runs and across a
-restart. Game time follows the bank's own time line (bank/timeline.py).
+restart. Game time follows the bank's own time line (bank/services/timeline.py).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import itertools
 
 import pytest
 
-from bank import views
-from bank.service import Bank
+from bank.game import views
+from bank.services.bank import Bank
 
 DAYS_2, HOUR = 2 * 86400.0, 3600.0
 
@@ -306,7 +306,7 @@ def test_r34_a_jump_of_the_machines_clock_logs_nobody_out_and_stretches_no_lock(
 
 def test_r34_a_hold_that_could_not_be_written_is_written_at_the_next_second(game, clocks, monkeypatch):
     """The disk was full when the jump was seen: the next watch still pauses the game and says why."""
-    from bank.journal import StorageError
+    from bank.store.journal import StorageError
 
     bank = game(create=True)
     book(bank, type="start_clock")

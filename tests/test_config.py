@@ -2,7 +2,7 @@
 
 import pytest
 
-from bank.config import load_config, parse_config
+from bank.game.config import load_config, parse_config
 from bank.errors import ConfigError
 from play import DEFAULT_CONFIG, config_with
 

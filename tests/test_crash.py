@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bank.journal import Journal
-from bank.service import Bank
+from bank.store.journal import Journal
+from bank.services.bank import Bank
 
 CHILD = Path(__file__).resolve().with_name("crash_child.py")
 ROUNDS = 8

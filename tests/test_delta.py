@@ -1,4 +1,4 @@
-"""bank/delta.py: the patch of two JSON pictures rebuilds the new one exactly (issue 14).
+"""bank/web/push/delta.py: the patch of two JSON pictures rebuilds the new one exactly (issue 14).
 
 static/js/delta.js must give exactly the Python result: tests/test_browser_delta.py runs
 these same random cases through it in Chromium.
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bank.delta import PatchError, apply, diff, same, size
+from bank.web.push.delta import PatchError, apply, diff, same, size
 
 # JSON as the bank sends it: no NaN or infinities, keys are strings.
 scalars = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False) \

@@ -14,11 +14,11 @@ import random
 import pytest
 from delta_page import Page
 
-from bank import delta
-from bank.web import broadcaster as broadcaster_module
-from bank.web.broadcaster import PUBLIC, team_room
-from bank.web.extensions import socketio_of
-from bank.web.live import broadcaster
+from bank.web.push import delta
+from bank.web.push import broadcaster as broadcaster_module
+from bank.web.push.broadcaster import PUBLIC, team_room
+from bank.web.push.extensions import socketio_of
+from bank.web.push.live import broadcaster
 
 TEAMS = ("blue", "yellow", "red", "green")
 RESOURCES = ("water", "flora", "dioxygen", "fauna", "energy")

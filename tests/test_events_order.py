@@ -3,8 +3,9 @@ the bank restarts from a snapshot, whose keys are stored sorted ("ev10" before "
 
 from __future__ import annotations
 
-from bank import service, views
-from bank.service import Bank
+from bank.services import bank as service
+from bank.game import views
+from bank.services.bank import Bank
 
 REWARDS = [{"points": 5}, {"jokers": 2}]
 

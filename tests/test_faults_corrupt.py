@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from bank import service
-from bank.config import load_config
+from bank.services import bank as service
+from bank.game.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = str(ROOT / "config.toml")

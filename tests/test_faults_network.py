@@ -138,7 +138,7 @@ def test_a_full_disk_shows_the_banks_sentence_while_the_console_retries_then_boo
     conn = bank._journal._conn
     conn.execute(f"PRAGMA max_page_count={conn.execute('PRAGMA page_count').fetchone()[0]}")
     try:
-        from bank.journal import StorageError
+        from bank.store.journal import StorageError
 
         for n in range(500):  # the last page fills up; then not one more row fits
             try:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from bank.web.extensions import socketio_of
+from bank.web.push.extensions import socketio_of
 from conftest import WebClient
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-RAISING = sorted((ROOT / "bank" / "rules").glob("*.py")) + [ROOT / "bank" / n for n in ("fields.py", "engine.py", "turn.py")]
+RAISING = sorted((ROOT / "bank" / "game" / "rules").glob("*.py")) + [ROOT / "bank" / "game" / n for n in ("fields.py", "engine.py", "turn.py")]
 ERRORS = ("RuleError", "CommandError", "BankError")
 # A code built with the unlock level in it: the pages read the level from the code (static/js/refusals.js).
 PREFIXES = {"animals_locked_until_all_tracks_reach_": ("animals_locked", {"level"})}

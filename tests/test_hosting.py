@@ -1,4 +1,4 @@
-"""Several games on one server (issue 15, bank/web/hosting.py): the host's lead creates and lists
+"""Several games on one server (issue 15, bank/web/serving/hosting.py): the host's lead creates and lists
 games, each served under /g/<name>/ with its own journal, accounts, cookie, links and live updates."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bank.web import create_app
-from bank.web.extensions import socketio_of
-from bank.web.live import broadcaster
+from bank.web.push.extensions import socketio_of
+from bank.web.push.live import broadcaster
 
 ROOT = Path(__file__).resolve().parents[1]
 HASH = "pbkdf2:sha256:1000"
@@ -197,7 +197,7 @@ def test_games_in_the_folder_are_served_again_after_a_restart(tmp_path, host):
 
 
 def test_a_hosted_games_qr_codes_and_links_carry_its_path(host):
-    from bank.web import addresses
+    from bank.web.field import addresses
 
     lead = _host_lead(host)
     password = lead.post("/api/host/games", {"name": "camp"}).get_json()["lead_password"]
@@ -220,7 +220,7 @@ def test_trias_pages_of_a_hosted_game_stay_under_its_path(host):
 def test_a_game_held_by_another_server_says_so_and_the_others_are_served(tmp_path):
     """The serving process holds each hosted game's file: a second server on the same folder (or a
     `serve --db` of one game) is refused for that game with a sentence, never two writers."""
-    from bank import gamefile
+    from bank.store import gamefile
 
     settings = {"CONFIG": str(ROOT / "config.toml"), "TESTING": True, "PASSWORD_HASH": HASH,
                 "GAMES_DIR": str(tmp_path / "games")}
@@ -229,12 +229,12 @@ def test_a_game_held_by_another_server_says_so_and_the_others_are_served(tmp_pat
     games.create("camp"), games.create("moor")
     held = gamefile.hold(tmp_path / "games" / "camp" / "game.db", "terrabank serve")  # another server has it
     try:
-        from bank.web.hosting import HostedGames
+        from bank.web.serving.hosting import HostedGames
 
         second = HostedGames(tmp_path / "games", ROOT / "config.toml",
                              lambda own: create_app({**settings, **own, "GAMES_DIR": None}), holder="test")
         serving = create_app({**settings, "DB": tmp_path / "other-host.db"})
-        from bank.web.hosting import GameDispatch
+        from bank.web.serving.hosting import GameDispatch
 
         serving.wsgi_app = GameDispatch(serving.wsgi_app.default_wsgi, second)
         client = serving.test_client()

@@ -1,4 +1,4 @@
-"""A hosted game in the browser (issue 15, bank/web/hosting.py): its pages, API calls and live socket
+"""A hosted game in the browser (issue 15, bank/web/serving/hosting.py): its pages, API calls and live socket
 all work under /g/<name>/ on the production server, and its phones hear only their own game.
 
 Needs Playwright's Python package and Debian's Chromium; skipped without them.
@@ -26,7 +26,7 @@ SHOTS = os.environ.get("TERRABANK_SHOT")  # a path: the panel is saved there, to
 @pytest.fixture(scope="module")
 def hosted(tmp_path_factory):
     from bank.web import create_app
-    from bank.web.hosting import prepare_hosted
+    from bank.web.serving.hosting import prepare_hosted
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     folder = tmp_path_factory.mktemp("hosting")

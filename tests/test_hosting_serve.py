@@ -1,4 +1,4 @@
-"""`terrabank serve --games FOLDER` as a facilitator starts it (issue 15, bank/web/hosting.py): the real
+"""`terrabank serve --games FOLDER` as a facilitator starts it (issue 15, bank/web/serving/hosting.py): the real
 command, Gunicorn's worker, the games of the folder served under /g/<name>/, the folder held."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def _get(port: int, path: str) -> tuple[int, str]:
 
 def test_serve_with_a_games_folder_serves_each_game_under_its_path_and_holds_the_folder(tmp_path):
     from bank.web import create_app
-    from bank.web.hosting import HostedGames
+    from bank.web.serving.hosting import HostedGames
 
     games = tmp_path / "games"
     made = HostedGames(games, Path(CONFIG), lambda own: create_app({**own, "PASSWORD_HASH": "pbkdf2:sha256:1000"}))

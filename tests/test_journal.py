@@ -14,8 +14,8 @@ import types
 
 import pytest
 
-from bank.journal import Journal, StorageError
-from bank.storage_url import target
+from bank.store.journal import Journal, StorageError
+from bank.store.storage_url import target
 
 IDENTITY = {"teams": ["blue", "red"]}
 

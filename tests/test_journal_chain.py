@@ -14,10 +14,10 @@ import stat
 
 import pytest
 
-from bank.cli import main
-from bank.cli_web import check_database
-from bank.journal import StorageError
-from bank.service import Bank
+from bank.cli.main import main
+from bank.cli.serve import check_database
+from bank.store.journal import StorageError
+from bank.services.bank import Bank
 
 
 def _tamper(path, sql: str, params=()) -> None:
@@ -82,7 +82,7 @@ def test_an_untouched_game_verifies_and_verify_prints_the_chain_head(config, ban
 @pytest.mark.sqlite_file("sqlite3 beside the bank (PostgreSQL: test_postgres_attacks.py)")
 def test_a_chain_rebuilt_by_a_forger_shows_against_the_head_written_down(config, bank_path, capsys):
     """The lead wrote down entry N's hash; someone edits row 3 and recomputes the whole chain."""
-    from bank import chain
+    from bank.store import chain
 
     bank = Bank.create(bank_path, config)
     _harvests(bank, 3)

@@ -14,11 +14,13 @@ from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
 
-from bank import engine, service, views
+from bank.game import engine
+from bank.services import bank as service
+from bank.game import views
 from bank.errors import BankError
-from bank.service import Bank
-from bank.state import FIELDS, GameState
-from bank.turn import Turn
+from bank.services.bank import Bank
+from bank.game.state import FIELDS, GameState
+from bank.game.turn import Turn
 from play import Game
 from test_properties import PLAIN, TEAMS, steps
 

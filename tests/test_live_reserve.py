@@ -1,6 +1,6 @@
 """Threads kept in reserve for commands, whatever the number of live pages (issue 15).
 
-Each live page holds one of the worker's pool threads (bank/web/serving.py LiveSlots). A real
+Each live page holds one of the worker's pool threads (bank/web/serving/server.py LiveSlots). A real
 `terrabank serve`-like server with 12 threads (4 in reserve, so 8 live pages) is filled with
 live pages; then one more live page is refused with a 503 and a sentence, while a
 facilitator's command is still answered and the open pages still get their updates.
@@ -25,7 +25,7 @@ from sio_kit import ENGINE_IO, Phone  # noqa: E402
 from test_serving import Production, harvest, wait_until  # noqa: E402
 
 from bank.errors import BankError  # noqa: E402
-from bank.web import serving  # noqa: E402
+from bank.web.serving import server as serving  # noqa: E402
 
 THREADS = 12
 SLOTS = THREADS - serving.Limits(threads=THREADS).reserve()  # 8: the reserve is 4 ("at least a few")

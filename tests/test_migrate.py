@@ -17,12 +17,15 @@ import uuid
 import psycopg
 import pytest
 
-from bank import gamefile, migrate, migrate_copy, service
-from bank.cli import main
-from bank.config import load_config
-from bank.service import Bank
-from bank.storage_url import ENV_VAR
-from bank.web.access_pg import PostgresAccess
+from bank.store import gamefile
+from bank.store import migrate
+from bank.store import migrate_copy
+from bank.services import bank as service
+from bank.cli.main import main
+from bank.game.config import load_config
+from bank.services.bank import Bank
+from bank.store.storage_url import ENV_VAR
+from bank.store.accounts.access_pg import PostgresAccess
 from conftest import CONFIG_PATH
 
 RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
@@ -118,7 +121,7 @@ def test_the_moved_game_opens_on_postgresql_with_the_same_state_and_chain_head(
 
 def test_the_pis_accounts_and_team_links_come_too_so_the_printed_join_cards_still_work(
         pi_game, pg_config, postgres_server, monkeypatch, capsys):
-    from bank.web.access import Access
+    from bank.store.accounts.access import Access
 
     pi = Access(pi_game, "pbkdf2:sha256:1000")
     pi.add_user("ana", "correct horse", "lead")

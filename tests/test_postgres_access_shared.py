@@ -15,10 +15,11 @@ import threading
 
 import pytest
 
-from bank.service import Bank
-from bank.storage_url import ENV_VAR
-from bank.web import auth, create_app
-from bank.web.access_pg import PostgresAccess, carry_over
+from bank.services.bank import Bank
+from bank.store.storage_url import ENV_VAR
+from bank.web import create_app
+from bank.web.access import auth
+from bank.store.accounts.access_pg import PostgresAccess, carry_over
 from conftest import WebClient
 from security_kit import refusal, services
 
@@ -205,7 +206,7 @@ def test_init_force_carries_the_accounts_over_and_the_links_only_when_asked(tmp_
 
 
 def test_join_cards_use_the_links_kept_in_the_database(pair, tmp_path, config):
-    from bank.cli_print import _team_urls
+    from bank.cli.printing import _team_urls
 
     one, _ = pair
     urls = _team_urls(str(tmp_path / "shared.db"), config, "http://192.168.4.1:5000")

@@ -16,10 +16,10 @@ import time
 
 import pytest
 
-from bank.cli_web import check_database
-from bank.journal import StorageError
-from bank.service import Bank
-from bank.storage_url import PostgresTarget
+from bank.cli.serve import check_database
+from bank.store.journal import StorageError
+from bank.services.bank import Bank
+from bank.store.storage_url import PostgresTarget
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
 

@@ -1,4 +1,4 @@
-"""A server's hold on its game in PostgreSQL is seen from every host (issue 15, bank/journal_pg_hold.py).
+"""A server's hold on its game in PostgreSQL is seen from every host (issue 15, bank/store/journal_pg_hold.py).
 
 Two folders stand for two hosts: the lock file beside `--db` is in each one's own folder, so
 only the database can tell one host that the other serves the game.
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bank.errors import BankError
-from bank.journal_pg_hold import hold
+from bank.store.journal_pg_hold import hold
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))

@@ -13,14 +13,14 @@ import sys
 
 import pytest
 
-from bank import journal_pg
-from bank.cli import main
-from bank.config import parse_config
+from bank.store import journal_pg
+from bank.cli.main import main
+from bank.game.config import parse_config
 from bank.errors import ConfigError
-from bank.journal import Journal, StorageError
-from bank.journal_service import JournalService
-from bank.service import SNAPSHOT_EVERY, Bank
-from bank.storage_url import ENV_VAR, PostgresTarget, SqliteTarget, target
+from bank.store.journal import Journal, StorageError
+from bank.services.journal_service import JournalService
+from bank.services.bank import SNAPSHOT_EVERY, Bank
+from bank.store.storage_url import ENV_VAR, PostgresTarget, SqliteTarget, target
 from conftest import CONFIG_PATH
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
@@ -62,7 +62,7 @@ def test_two_games_in_one_database_keep_their_own_rows_and_ids(pg_config, postgr
 def test_a_creation_that_fails_leaves_no_game_under_the_name(pg_config, postgres_server, monkeypatch):
     """As the file is built beside its place and renamed, the game is built under a name no --db can
     give and renamed once its setup is booked: a failure leaves nothing to open, nothing listed."""
-    from bank import service
+    from bank.services import bank as service
 
     def broken_setup(config):
         raise RuntimeError("setup cannot be decided")

@@ -16,11 +16,12 @@ import uuid
 import psycopg
 import pytest
 
-from bank import journal_pg, trias_games
-from bank.journal_pg_pool import ConnectionPool
-from bank.storage import StorageError
-from bank.storage_url import ENV_VAR
-from bank.trias_store import DatabaseStore, FolderStore, choose
+from bank.store import journal_pg
+from bank.services import trias_games
+from bank.store.journal_pg_pool import ConnectionPool
+from bank.store.storage import StorageError
+from bank.store.storage_url import ENV_VAR
+from bank.store.trias_store import DatabaseStore, FolderStore, choose
 from trias_kit import HUMANS, finish, first_legal
 
 TWO = [{"name": "Ana", "kind": "human"}, {"name": "Bo", "kind": "human"}]
@@ -98,7 +99,7 @@ def test_a_url_that_is_not_postgresql_is_one_sentence_naming_its_setting(tmp_pat
 
 
 def test_the_web_app_and_the_terminal_keep_their_trias_games_in_the_database(url, tmp_path, config, capsys):
-    from bank.cli import main
+    from bank.cli.main import main
     from bank.web import create_app
 
     db = tmp_path / "web.db"
@@ -310,7 +311,7 @@ def test_a_device_spreading_new_games_over_two_processes_meets_one_limit(two_ser
 
 
 def test_the_shared_count_never_blocks_a_game_when_the_database_cannot_count(url):
-    from bank.trias_starts_pg import SharedWindow
+    from bank.store.trias_starts_pg import SharedWindow
 
     pool = ConnectionPool(url)
     pool.close()  # every take now fails with a sentence

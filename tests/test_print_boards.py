@@ -12,7 +12,7 @@ from printables.commons import render_common
 
 @pytest.fixture(scope="module")
 def boards_en():
-    from bank.config import load_config
+    from bank.game.config import load_config
     from play import DEFAULT_CONFIG
 
     config = load_config(DEFAULT_CONFIG)

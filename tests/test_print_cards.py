@@ -16,7 +16,7 @@ from printables.geometry import Box, card_sheet, grid_box
 def pdf_en():
     from play import DEFAULT_CONFIG
 
-    from bank.config import load_config
+    from bank.game.config import load_config
 
     return render_cards(load_config(DEFAULT_CONFIG), "en")
 

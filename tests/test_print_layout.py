@@ -7,7 +7,7 @@ import itertools
 import pytest
 from printkit import page_sizes_mm, play_sample, text_boxes
 
-from bank.config import load_config
+from bank.game.config import load_config
 from printables.boards import render_team_boards
 from printables.commons import render_common
 from printables.geometry import Box
@@ -82,7 +82,7 @@ def config_with_teams(keep: tuple, extra: str = ""):
     """config.toml with only the teams in `keep`, plus the [[teams]] blocks in `extra`."""
     from play import DEFAULT_CONFIG
 
-    from bank.config import parse_config
+    from bank.game.config import parse_config
 
     text = DEFAULT_CONFIG.read_text(encoding="utf-8")
     head, rest = text.split("[[teams]]", 1)

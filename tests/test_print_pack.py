@@ -7,7 +7,7 @@ import argparse
 import pytest
 from printkit import page_count, play_sample
 
-from bank import cli_print
+from bank.cli import printing as cli_print
 from bank.errors import BankError
 from printables import pack
 from printables.pack import build, safe_path

@@ -20,8 +20,8 @@ def printed(tmp_path_factory):
     """Every PDF of the pack, in both languages, after a short game (so the report has content)."""
     from play import DEFAULT_CONFIG
 
-    from bank.config import load_config
-    from bank.service import Bank
+    from bank.game.config import load_config
+    from bank.services.bank import Bank
 
     config = load_config(DEFAULT_CONFIG)
     folder = tmp_path_factory.mktemp("pack")

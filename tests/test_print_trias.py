@@ -130,7 +130,7 @@ def test_the_set_up_map_fits_a4_and_a3_with_the_board_large():
 
 
 def test_a_stored_game_prints_its_own_board_and_never_its_seed(tmp_path):
-    from bank.trias_games import TriasGames
+    from bank.services.trias_games import TriasGames
 
     games = TriasGames(tmp_path / "trias")
     try:
@@ -207,7 +207,7 @@ def test_trias_pdfs_are_byte_for_byte_reproducible():
 
 
 def test_terrabank_print_kind_trias_writes_the_three_documents(tmp_path, capsys):
-    from bank.cli import main
+    from bank.cli.main import main
 
     out = tmp_path / "print"
     code = main(["--config", str(CONFIG), "--db", str(tmp_path / "none.db"), "print", "--kind", "trias",
@@ -220,8 +220,8 @@ def test_terrabank_print_kind_trias_writes_the_three_documents(tmp_path, capsys)
 
 
 def test_terrabank_print_kind_trias_game_prints_the_stored_games_board_and_names(tmp_path, capsys):
-    from bank.cli import main
-    from bank.trias_games import TriasGames, default_folder
+    from bank.cli.main import main
+    from bank.services.trias_games import TriasGames, default_folder
 
     db = tmp_path / "bank.db"
     games = TriasGames(default_folder(db))
@@ -238,7 +238,7 @@ def test_terrabank_print_kind_trias_game_prints_the_stored_games_board_and_names
 
 
 def test_terrabank_print_an_unknown_trias_game_says_so_and_writes_nothing(tmp_path, capsys):
-    from bank.cli import main
+    from bank.cli.main import main
 
     code = main(["--config", str(CONFIG), "--db", str(tmp_path / "g.db"), "print", "--kind", "trias",
                  "--game", "abcdefgh", "--out", str(tmp_path / "print")])

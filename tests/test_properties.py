@@ -86,7 +86,7 @@ def test_random_games_keep_every_invariant(plan, tracks_open):
 @given(plan=steps)
 def test_random_games_through_the_durable_bank_reopen_to_the_live_state(plan, tmp_path_factory):
     """The SQLite journal folds back to exactly the live state, and verify() finds nothing."""
-    from bank.service import Bank
+    from bank.services.bank import Bank
 
     path = tmp_path_factory.mktemp("prop") / "game.db"
     bank = Bank.create(path, CONFIG)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bank.config import load_config
+from bank.game.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = {"en": ROOT / "docs" / "rules" / "field-game.md", "fr": ROOT / "docs" / "rules" / "jeu-de-terrain.md"}

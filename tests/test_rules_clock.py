@@ -2,7 +2,7 @@
 
 import pytest
 
-from bank.engine import COMMANDS
+from bank.game.engine import COMMANDS
 from play import Game, refused
 
 PLAY = sorted(kind for kind, (_, phase) in COMMANDS.items() if phase == "play")

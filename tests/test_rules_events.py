@@ -245,7 +245,7 @@ def test_r33_events_keep_the_invariants_and_replay():
 
 def test_r33_board_shows_open_events_and_only_the_latest_closed_ones():
     """Every page gets the board on every command: a long game's closed events stay out of it."""
-    from bank.views import RECENT_CLOSED_EVENTS, board
+    from bank.game.views import RECENT_CLOSED_EVENTS, board
 
     g = Game()
     g.wait(60)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from bank.web import auth
-from bank.web.extensions import socketio_of
-from bank.web.permissions import PERMISSIONS
+from bank.web.access import auth
+from bank.web.push.extensions import socketio_of
+from bank.web.access.permissions import PERMISSIONS
 from security_kit import CALLERS, KINDS, is_sentence, prepare, refusal, services, snapshot, valid_command
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -26,9 +26,9 @@ ROUTES = {
     "/api/sessions/end-all": {"lead"},
     "/api/accounts": {"lead"},
     "/api/accounts/delete": {"lead"},
-    # Games hosted beside this one (serve --games, bank/web/host_routes.py): the lead of the game at /.
+    # Games hosted beside this one (serve --games, bank/web/field/host_routes.py): the lead of the game at /.
     "/api/host/games": {"lead"},
-    # Trias at the table (bank/web/trias_routes.py): no log-in, like a team link; every POST needs the page's CSRF token.
+    # Trias at the table (bank/web/trias/routes.py): no log-in, like a team link; every POST needs the page's CSRF token.
     "/trias/api/games": "anyone (a new Trias game, not the bank's)",
     "/trias/api/s/<token>/commands": "the seat's secret link, on that seat's turn only (T8, T9)",
     "/trias/api/g/<game_id>/commands": "the game's board, in mirror games only, for the human seat to play",

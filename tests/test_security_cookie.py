@@ -1,4 +1,4 @@
-"""The session cookie signed with keys derived once (bank/web/cookie_session.py, issue 14): a tampered,
+"""The session cookie signed with keys derived once (bank/web/access/cookie_session.py, issue 14): a tampered,
 foreign, expired or old-format cookie logs nobody in and books nothing; the cookie keeps the
 path, name and flags app.config gives it (a game hosted under /g/<name>/ has its own)."""
 
@@ -8,7 +8,7 @@ import time
 
 from flask.sessions import SecureCookieSessionInterface
 
-from bank.web.cookie_session import CookieSessions, CookieSigner
+from bank.web.access.cookie_session import CookieSessions, CookieSigner
 from security_kit import cookie, refusal, replay, snapshot
 
 START = {"type": "start_clock"}
@@ -70,7 +70,7 @@ def test_a_device_logged_in_before_the_plain_json_signer_stays_logged_in(web, ap
 
     from flask.sessions import session_json_serializer
 
-    from bank.web.cookie_session import PURPOSE
+    from bank.web.access.cookie_session import PURPOSE
 
     lead = web("lead")
     with lead.client.session_transaction() as sess:
@@ -106,7 +106,7 @@ def test_a_rotated_key_keeps_devices_logged_in_while_it_is_a_fallback(web, app):
     assert lead.client.get("/api/me").get_json()["role"] is None  # the old key dropped: that cookie opens nothing
 
 def test_the_cookie_keeps_the_path_name_and_flags_of_the_config(tmp_path, config):
-    """What a game hosted under /g/<name>/ sets (bank/web/hosting.py): its cookie stays on its path."""
+    """What a game hosted under /g/<name>/ sets (bank/web/serving/hosting.py): its cookie stays on its path."""
     from bank.web import create_app
 
     app = create_app({"DB": tmp_path / "g.db", "CONFIG": config, "TESTING": True, "PASSWORD_HASH": "pbkdf2:sha256:1000",

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bank import fields
+from bank.game import fields
 from security_kit import prepare, refusal, snapshot
 
 

@@ -14,9 +14,10 @@ from collections import Counter
 
 import pytest
 
-from bank.web import access as access_module
-from bank.web import auth, create_app
-from bank.web.lockout import HASH_SLOTS
+from bank.store.accounts import access as access_module
+from bank.web import create_app
+from bank.web.access import auth
+from bank.store.accounts.lockout import HASH_SLOTS
 from conftest import WebClient
 from security_kit import refusal, services
 

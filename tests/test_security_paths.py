@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bank import cli
+from bank.cli import main as cli
 
 SECRET_MARKERS = (b"SQLite format", b"[game]", b"[[teams]]")
 

@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from bank import fields
-from bank.web.extensions import socketio_of
+from bank.game import fields
+from bank.web.push.extensions import socketio_of
 from security_kit import KINDS, prepare, refusal, services, snapshot, valid_command
 
 

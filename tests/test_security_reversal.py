@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bank.web.permissions import PERMISSIONS, may
+from bank.web.access.permissions import PERMISSIONS, may
 from security_kit import CALLERS, KINDS, prepare, refusal, services, snapshot, valid_command
 
 # Commands that end or freeze the game, or are refused after prepare(): nothing to reverse.

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bank.web import live
-from bank.web.extensions import socketio_of
+from bank.web.push import live
+from bank.web.push.extensions import socketio_of
 from conftest import CONFIG_PATH, WebClient
 from security_kit import CALLERS, cookie, refusal, replay, services, snapshot
 
@@ -83,7 +83,7 @@ def test_a_cookie_made_before_server_side_sessions_is_logged_out(web, app):
 
 
 def test_the_cookie_holds_no_role_and_the_file_no_session_id(web, app, tmp_path):
-    from bank.web.sessions import digest
+    from bank.store.accounts.sessions import digest
 
     lead = web("lead")
     with lead.client.session_transaction() as sess:
@@ -103,7 +103,7 @@ def test_logging_in_again_ends_the_devices_previous_session(web, app):
 
 
 def test_an_idle_session_ends_after_a_day(tmp_path, app):
-    from bank.web.sessions import IDLE_LIMIT, Sessions
+    from bank.store.accounts.sessions import IDLE_LIMIT, Sessions
 
     now = [1000.0]
     store = Sessions(services(app).access.conn, tmp_path / "web.db", clock=lambda: now[0])
@@ -118,8 +118,8 @@ def test_an_idle_session_ends_after_a_day(tmp_path, app):
 
 def test_a_full_disk_does_not_log_anyone_out(tmp_path, app, monkeypatch):
     """last_seen is written once a minute; when the write fails the session still counts."""
-    from bank.journal import StorageError
-    from bank.web.sessions import SEEN_EVERY, Sessions
+    from bank.store.journal import StorageError
+    from bank.store.accounts.sessions import SEEN_EVERY, Sessions
 
     now = [1000.0]
     store = Sessions(services(app).access.conn, tmp_path / "web.db", clock=lambda: now[0])
@@ -136,7 +136,7 @@ def test_a_full_disk_does_not_log_anyone_out(tmp_path, app, monkeypatch):
 
 
 def test_device_names_are_short():
-    from bank.web.sessions import device
+    from bank.store.accounts.sessions import device
 
     assert device("Mozilla/5.0 (Linux; Android 14; SM-A546B) AppleWebKit/537.36 Chrome/126.0 Mobile Safari/537.36") == "Chrome, Android"
     assert device("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Version/17.5 Safari/604.1") == "Safari, iPhone"

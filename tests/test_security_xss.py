@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bank.config import parse_config
+from bank.game.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[1]
 from browserkit import CHROMIUM, serve_in_thread  # noqa: E402

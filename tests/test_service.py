@@ -7,10 +7,10 @@ import threading
 
 import pytest
 
-from bank.config import parse_config
+from bank.game.config import parse_config
 from bank.errors import BankError, CommandError, IdConflict, RuleError
-from bank.journal import Journal, StorageError
-from bank.service import SNAPSHOT_EVERY, Bank, fingerprint
+from bank.store.journal import Journal, StorageError
+from bank.services.bank import SNAPSHOT_EVERY, Bank, fingerprint
 from conftest import CONFIG_PATH
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}

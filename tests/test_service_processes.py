@@ -15,7 +15,7 @@ import threading
 import pytest
 
 from bank.errors import BankError
-from bank.service import Bank
+from bank.services.bank import Bank
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
 ids = itertools.count(1)

@@ -1,4 +1,4 @@
-"""Serving like production (issue 13): bank/web/serving.py, Gunicorn's threaded worker, guarded.
+"""Serving like production (issue 13): bank/web/serving/server.py, Gunicorn's threaded worker, guarded.
 
 A real server in its own process on 127.0.0.1, attacked by one "laptop" (source
 127.0.0.2) with the slow clients of bench/slow_clients.py; the big screen and a
@@ -27,12 +27,13 @@ from harness import Api, Server, rss_mb  # noqa: E402
 from sio_kit import RawWebSocket  # noqa: E402
 from slow_clients import Attack, probe  # noqa: E402
 
-from bank.web import serving, serving_thread  # noqa: E402
+from bank.web.serving import server as serving
+from bank.web.serving import thread as serving_thread  # noqa: E402
 
 LAUNCH = """
 import json, sys
-from bank.cli_web import _app, listen_any
-from bank.web import serving
+from bank.cli.serve import _app, listen_any
+from bank.web.serving import server as serving
 config, db, port, limits = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
 listener = listen_any("127.0.0.1") if port == 0 else None  # any free port, held from here on
 print(f"http://127.0.0.1:{listener.getsockname()[1] if listener else port}/", flush=True)  # what harness.launch reads
@@ -41,7 +42,7 @@ serving.run(lambda: _app(config, db, TICKER=True), "127.0.0.1", port, serving.Li
 
 
 class Production(Server):
-    """harness.Server, started on bank/web/serving.py with the given limits."""
+    """harness.Server, started on bank/web/serving/server.py with the given limits."""
 
     def __init__(self, folder, **limits):
         super().__init__(folder)

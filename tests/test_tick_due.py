@@ -5,7 +5,7 @@ deciding a whole tick on a copy of the state; if the two disagreed, a session
 end or an event deadline would be missed (or a tick decided for nothing).
 """
 
-from bank.engine import tick_due
+from bank.game.engine import tick_due
 from play import Game
 
 SESSION = 90 * 60

@@ -1,7 +1,7 @@
 """Trias storage and service under attack: races, forged ids, stale links, damaged files, leaks, bad input.
 
-Each test plays what a player with bad intent (or bad luck) would do to bank/trias_games.py,
-bank/journal_service.py, bank/trias_table.py, trias/calculator.py or `terrabank trias`, and
+Each test plays what a player with bad intent (or bad luck) would do to bank/services/trias_games.py,
+bank/services/journal_service.py, bank/services/trias_table.py, trias/calculator.py or `terrabank trias`, and
 asserts what the table would notice: one move applied once, a sentence instead of a crash,
 no hand card or deck order where another seat can read it.
 """
@@ -18,9 +18,9 @@ import threading
 import pytest
 
 import trias
-from bank.cli import main
-from bank.journal import Journal
-from bank.trias_games import StorageError, TriasGames
+from bank.cli.main import main
+from bank.store.journal import Journal
+from bank.services.trias_games import StorageError, TriasGames
 from trias.calculator import score_description
 from trias.errors import BadCommand, IllegalMove, TriasError
 from trias_kit import HUMANS, VS_BOT, finish, first_legal, folder, games  # noqa: F401 (fixtures)

@@ -1,4 +1,4 @@
-"""Trias games on the journal service (bank/trias_games.py): storage, ids, seats, undo, restart, verify.
+"""Trias games on the journal service (bank/services/trias_games.py): storage, ids, seats, undo, restart, verify.
 
 Runs on both stores (conftest.BOTH_STORES): the folder of files, and PostgreSQL; the tests
 marked sqlite_file open the game files themselves."""
@@ -13,9 +13,9 @@ import threading
 import pytest
 
 import trias
-from bank import chain
-from bank.journal_service import JournalService
-from bank.trias_games import StorageError, TriasGames, default_folder
+from bank.store import chain
+from bank.services.journal_service import JournalService
+from bank.services.trias_games import StorageError, TriasGames, default_folder
 from trias.errors import BadCommand, IllegalMove, TriasError
 from trias_kit import HUMANS, VS_BOT, finish, first_legal, folder, games, reopen  # noqa: F401 (fixtures)
 
@@ -392,7 +392,7 @@ def test_many_games_keep_only_a_few_files_open(tmp_path):
     """A folder of hundreds of games must not exhaust the process's open files (each open game holds ~5)."""
     import os
 
-    from bank import trias_games as tg
+    from bank.services import trias_games as tg
 
     games = tg.TriasGames(tmp_path / "games")
     seats = [{"name": "Ana", "kind": "human"}, {"name": "Bo", "kind": "human"}]

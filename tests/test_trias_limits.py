@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from bank import trias_games
-from bank.storage import StorageError
-from bank.web import rate, trias_routes
+from bank.services import trias_games
+from bank.store.storage import StorageError
+from bank.web import rate
+from bank.web.trias import routes as trias_routes
 from test_trias_web import Table, app  # noqa: F401  (the app fixture)
 
 SEATS = {"seats": [{"name": "Ana", "kind": "human"}, {"name": "Bo", "kind": "human"}], "mode": "play"}

@@ -11,7 +11,7 @@ import itertools
 import pytest
 
 import trias
-from bank.web.extensions import socketio_of
+from bank.web.push.extensions import socketio_of
 from trias.hexes import distance
 
 NS = "/trias"

@@ -2,8 +2,8 @@
 
 import pytest
 
-from bank.engine import COMMANDS
-from bank.web.permissions import PERMISSIONS
+from bank.game.engine import COMMANDS
+from bank.web.access.permissions import PERMISSIONS
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
 

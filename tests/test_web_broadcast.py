@@ -4,7 +4,7 @@ import threading
 
 from delta_page import Page
 
-from bank.web.extensions import socketio_of
+from bank.web.push.extensions import socketio_of
 
 TEAMS = ("blue", "yellow", "red", "green")
 
@@ -61,7 +61,7 @@ def _pictures(client, event: str) -> list:
 
 def test_a_harvest_reaches_the_team_phone_as_a_small_patch_carrying_the_new_stock(app, web, tokens):
     """Issue 14: tens of bytes on the Wi-Fi, not the team's whole view again."""
-    from bank.delta import size
+    from bank.web.push.delta import size
 
     lead = web("lead")
     lead.command(type="start_clock")
@@ -114,7 +114,7 @@ def test_a_refused_command_sends_nothing(app, web, tokens):
 
 
 def test_the_whole_picture_goes_when_a_patch_would_not_be_smaller(app, web, tokens):
-    from bank.web.broadcaster import PUBLIC, Base
+    from bank.web.push.broadcaster import PUBLIC, Base
 
     lead = web("lead")
     lead.command(type="start_clock")

@@ -2,7 +2,7 @@
 
 from delta_page import Page
 
-from bank.web.extensions import socketio_of
+from bank.web.push.extensions import socketio_of
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
 

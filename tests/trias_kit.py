@@ -1,7 +1,7 @@
 """What the Trias service tests share: seats, opened games, a game played to its end.
 
 `games` keeps its games where the app would for a bank at `<tmp>/terrabank.db`
-(bank/trias_store.py): the folder beside it, or, in the PostgreSQL run of a module in
+(bank/store/trias_store.py): the folder beside it, or, in the PostgreSQL run of a module in
 conftest.BOTH_STORES, the test server's database under that bank game's name.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import trias
-from bank.trias_games import open_games
+from bank.services.trias_games import open_games
 
 HUMANS = [{"name": "Ana", "kind": "human"}, {"name": "Ben", "kind": "human"}, {"name": "Céline", "kind": "human"}]
 VS_BOT = [{"name": "Ana", "kind": "human"}, {"name": "Bot", "kind": "computer", "level": "easy"}]

@@ -10,14 +10,14 @@ from pathlib import Path
 
 from flask import Flask, current_app, session
 
-from .. import storage_url
-from ..config import GameConfig, load_config
-from ..service import Bank
-from ..storage import private_file
-from .access import AccessRules, open_access
-from .auth import load_login
-from .extensions import make_socketio
-from .i18n import translate
+from bank.store import storage_url
+from bank.game.config import GameConfig, load_config
+from bank.services.bank import Bank
+from bank.store.storage import private_file
+from bank.store.accounts.access import AccessRules, open_access
+from bank.web.access.auth import load_login
+from bank.web.push.extensions import make_socketio
+from bank.web.i18n import translate
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -38,7 +38,7 @@ def create_app(settings: dict | None = None) -> Flask:
     TRIAS_COMPUTER (start the computer player without TICKER, for tests)."""
     settings = dict(settings or {})
     app = Flask(__name__, template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"))
-    from .cookie_session import CookieSessions
+    from bank.web.access.cookie_session import CookieSessions
     app.session_interface = CookieSessions()  # Flask's signed cookie, its keys derived once (issue 14)
     db = Path(settings.pop("DB", os.environ.get("TERRABANK_DB", "terrabank.db")))
     config = settings.pop("CONFIG", os.environ.get("TERRABANK_CONFIG", "config.toml"))
@@ -65,7 +65,7 @@ def create_app(settings: dict | None = None) -> Flask:
         shared = None if key_file else access.shared_secret()
         app.config["SECRET_KEY"] = shared or _secret_key(Path(key_file or db.with_suffix(".secret")))
     app.extensions["terrabank"] = Services(bank, config, access)
-    # All three measure time on the bank's time line (bank/timeline.py): a jump of the machine's
+    # All three measure time on the bank's time line (bank/services/timeline.py): a jump of the machine's
     # clock neither logs every facilitator out nor stretches a lock.
     app.extensions["terrabank_lockout"] = access.lockout(clock=bank.now)  # failed log-ins survive a restart
     app.extensions["terrabank_sessions"] = access.sessions(clock=bank.now)  # log-ins are rows: they can be ended
@@ -76,7 +76,7 @@ def create_app(settings: dict | None = None) -> Flask:
     if app.config.get("GAMES_DIR"):  # several games on this server, each under /g/<name>/ (issue 15)
         _host_games(app)
     if app.config.get("TICKER", False):
-        from .live import start_ticker
+        from bank.web.push.live import start_ticker
 
         # Only the serving process may write: a jump of the machine's clock seen at
         # start pauses a running game clock before anyone books (R34).
@@ -91,8 +91,8 @@ def _host_games(app: Flask) -> None:
     """This app (the game of --db, at /) also serves the games of GAMES_DIR under /g/<name>/; its lead
     lists and creates them on the admin page (hosting.py). Each is made by create_app with this app's
     settings (the ticker, the password hashing, the phones' address) and its own files."""
-    from . import hosting
-    from .peers import queue_url
+    from bank.web.serving import hosting
+    from bank.web.push.peers import queue_url
 
     inherited = {k: v for k, v in app.config.items() if k in ("TICKER", "PASSWORD_HASH", "PHONE_BASE", "TESTING",
                                                            "TRIAS_PACE", "TRIAS_COMPUTER", "CLOCKS")}
@@ -111,16 +111,16 @@ def _host_games(app: Flask) -> None:
 
 def _init_trias(app: Flask, db: Path) -> None:
     """Trias games in their own folder beside the bank's file (TRIAS_DIR, default <db stem>-trias), or,
-    with a database URL, in that database beside the bank's game (bank/trias_store.py chooses)."""
-    from .trias_computer import Computer
+    with a database URL, in that database beside the bank's game (bank/store/trias_store.py chooses)."""
+    from bank.web.trias.computer import Computer
 
     games = app.config.get("TRIAS_GAMES")  # tests may hand in a ready-made one
     if games is None:
-        from ..trias_games import open_games
+        from bank.services.trias_games import open_games
 
         games = open_games(db, app.extensions["terrabank"].config, app.config.get("TRIAS_DIR"))
     app.extensions["trias_games"] = games
-    from .trias_routes import NEW_GAMES_PER_DEVICE, NEW_GAMES_WINDOW
+    from bank.web.trias.routes import NEW_GAMES_PER_DEVICE, NEW_GAMES_WINDOW
 
     # In a database every server process counts a device's new games in the same rows.
     window = games.store.creation_window(NEW_GAMES_PER_DEVICE, NEW_GAMES_WINDOW)
@@ -130,20 +130,26 @@ def _init_trias(app: Flask, db: Path) -> None:
 
 
 def _register(app: Flask) -> None:
-    from . import account_routes, api, host_routes, pages, session_routes, trias_routes  # noqa: F401  (their routes join the blueprints)
+    from bank.web.access import account_routes
+    from bank.web.field import api
+    from bank.web.field import host_routes
+    from bank.web.field import pages
+    from bank.web.access import session_routes
+    from bank.web.trias import routes as trias_routes  # noqa: F401  (their routes join the blueprints)
 
     app.before_request(load_login)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(trias_routes.bp)
-    from . import trias_score_routes
+    from bank.web.trias import score_routes as trias_score_routes
     app.register_blueprint(trias_score_routes.bp)  # the Trias score calculator and print downloads
     app.after_request(_security_headers)
     app.jinja_env.globals["_"] = _gettext
 
 
 def _register_sockets(server) -> None:
-    from . import live, trias_live
+    from bank.web.push import live
+    from bank.web.trias import live as trias_live
 
     live.register(server)
     trias_live.register(server)

@@ -1,4 +1,4 @@
-/* The games served beside this one (issue 15, bank/web/hosting.py): the host's lead lists them and
+/* The games served beside this one (issue 15, bank/web/serving/hosting.py): the host's lead lists them and
  * creates new ones; a new game's lead password is shown once, here. Only on the host's own admin page.
  */
 (function () {

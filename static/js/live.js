@@ -90,7 +90,7 @@
 
   /**
    * The sentence of a server that answered the live connection with an error status (503: too many
-   * live pages, bank/web/serving.py LIVE_REFUSAL; the bank too full, or a game held elsewhere):
+   * live pages, bank/web/serving/server.py LIVE_REFUSAL; the bank too full, or a game held elsewhere):
    * the French line, or the English one on an English page. "" for a network fault. Read at once:
    * Socket.IO aborts the request, and with it its text, right after this event.
    */
@@ -111,7 +111,7 @@
   /* ---- versioned pictures ---- */
 
   /**
-   * The pictures this page holds, each with the server's version of it (bank/web/broadcaster.py).
+   * The pictures this page holds, each with the server's version of it (bank/web/push/broadcaster.py).
    * receive(event, message) returns the new picture, or null for a message to ignore: older than
    * the one held (today's guarantee), the same one again, or a patch of another version than the
    * one held (a message was lost or overtaken): then it asks once for the whole pictures (`sync`).

@@ -1,0 +1,351 @@
+"""The `terrabank` subcommands of the live bank: serve, user, links."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import getpass
+import os
+import secrets
+import socket
+import sys
+import threading
+from pathlib import Path
+
+from bank.game import fields
+from bank.store import gamefile
+from bank.store import storage_url
+from bank.game.config import load_config
+from bank.errors import BankError
+from bank.store.journal import Journal, known_failure, writable
+
+
+def add_parsers(sub, paths) -> None:
+    """Register serve, user and links on the main parser; `paths(args)` gives (config, db)."""
+    p = sub.add_parser("serve", help="start the live bank (web pages and phones)")
+    p.add_argument("--host", help="address to listen on (default: config [server] host)")
+    p.add_argument("--port", type=int, help="port (default: config [server] port); 0: any free port, the one "
+                                            "chosen is in the printed address")
+    p.add_argument("--base", help="the address phones use, e.g. http://192.168.4.1:5000 (default: this machine's "
+                                  "network address); the admin page's links and printed join cards use it")
+    p.add_argument("--dev", action="store_true", help="Flask's development server (Werkzeug) instead of the "
+                                                     "production one (Gunicorn); for development only")
+    p.add_argument("--games", metavar="FOLDER", help="also serve the games of FOLDER, each under /g/<name>/; the "
+                                                     "lead of this game creates and lists them on the admin page")
+    p.set_defaults(func=lambda args: cmd_serve(args, *paths(args)))
+
+    p = sub.add_parser("user", help="create or replace a facilitator account")
+    p.add_argument("username")
+    p.add_argument("--role", choices=("lead", "banker", "referee"), required=True)
+    p.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
+    p.set_defaults(func=lambda args: cmd_user(args, *paths(args)))
+
+    p = sub.add_parser("links", help="print each team's secret phone link")
+    p.add_argument("--base", help="the address phones use, e.g. http://192.168.4.1:5000")
+    p.set_defaults(func=lambda args: cmd_links(args, *paths(args)))
+
+
+def launcher() -> str:
+    """The command the user typed to reach us: `python3 run.py` sets TERRABANK_LAUNCHER, else `terrabank`."""
+    return os.environ.get("TERRABANK_LAUNCHER") or "terrabank"
+
+
+def _app(config_path: str, db: str, **settings):
+    from bank.web import create_app  # Flask is loaded only for the web commands
+
+    return create_app({"DB": db, "CONFIG": load_config(config_path), **settings})
+
+
+def addresses() -> list:
+    """This machine's network addresses phones can reach, else ["127.0.0.1"] (see loopback_warning)."""
+    from bank.web.field.addresses import lan_addresses  # bank.web loads Flask: only for the commands that need it
+
+    return lan_addresses() or ["127.0.0.1"]
+
+
+def loopback_warning(base: str) -> str | None:
+    """A warning line when the phones' address is one only this machine can open (issue 12, item 2)."""
+    from bank.web.field.addresses import is_loopback
+
+    if not is_loopback(base):
+        return None
+    return (f"Warning: {base} opens only on this machine; phones cannot reach it. Connect this machine "
+            f"to the game's Wi-Fi and start again, or give the address phones use: --base http://192.168.4.1:5000")
+
+
+def address_path(db) -> Path:
+    """Where `serve` notes the address it printed, for join cards printed on another machine."""
+    db = Path(db)
+    return db.with_name(f"{db.stem}-address.txt")
+
+
+def remember_address(db, base: str) -> None:
+    """Note the phones' address beside the game file; a read-only folder only loses the note."""
+    try:
+        address_path(db).write_text(base + "\n")
+    except OSError:
+        pass
+
+
+def remembered_address(db) -> str | None:
+    """The address the bank last served phones on, if `serve` noted one."""
+    try:
+        return address_path(db).read_text().strip() or None
+    except OSError:
+        return None
+
+
+def print_qr(url: str) -> None:
+    """A QR code in the terminal, to open the console from a tablet's camera."""
+    import qrcode
+
+    qr = qrcode.QRCode(border=1)
+    qr.add_data(url)
+    qr.print_ascii(out=sys.stdout, invert=True)
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse at once, before any "running" line, a port another program (or another bank) listens on."""
+    probe = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        # As the server will: a port left in TIME_WAIT by a bank just stopped is free to use.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
+    except PermissionError:
+        raise BankError("port_forbidden", f"this user may not listen on port {port} (ports below 1024 need root); "
+                        f"start with a higher port, e.g. {launcher()} serve --port 5000") from None
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise BankError("port_in_use", f"port {port} is in use: is the bank already running? Stop it first "
+                            f"(Ctrl+C in its window), or start on another port: {launcher()} serve --port {port + 1}") from None
+        raise BankError("bad_address", f"cannot listen on {host}:{port} ({exc.strerror}); check [server] host "
+                        "in config.toml or give --host 0.0.0.0") from None
+    finally:
+        probe.close()
+
+
+def cmd_serve(args, config_path: str, db: str) -> int:
+    """Start the server on all interfaces; print the addresses and a QR code of the console."""
+    # Held for the server's whole life (the OS lets go when the process ends, even killed):
+    # a second server, or an `init --force`, on this file is refused while it runs.
+    # Several servers of one game may run together only when they hear each other through a queue
+    # (issue 15, bank/web/push/peers.py): then each holds the lock shared.
+    from bank.web.push.peers import queue_url
+    from bank.web.serving.proxies import trusted_proxies
+
+    trusted_proxies()  # a wrong TERRABANK_PROXIES is refused here with its sentence, not in the worker
+    config = load_config(config_path)
+    shared = queue_url(config) is not None
+    who = "terrabank serve" + (" (with a queue)" if shared else "")
+    with storage_url.hold(db, config, who, shared=shared), _hold_games(args, who, shared):
+        return _serve(args, config_path, config, db)
+
+
+@contextlib.contextmanager
+def _hold_games(args, who: str, shared: bool):
+    """`--games FOLDER`: its games are this server's too; a second server on the folder is refused."""
+    if not getattr(args, "games", None):
+        yield
+        return
+    folder = Path(args.games)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BankError("games_folder", f"cannot use {folder} for the hosted games ({exc.strerror}): give a folder "
+                        "this user may write, e.g. --games /var/lib/terrabank/games", path=str(folder)) from exc
+    with gamefile.hold(folder / "hosted", who, shared=shared):
+        yield
+
+
+def _hosting_settings(args, config_path: str) -> dict:
+    """create_app's settings for `--games` (bank/web/serving/hosting.py); none without it."""
+    if not getattr(args, "games", None):
+        return {}
+    from bank.web.serving.hosting import prepare_hosted
+
+    # A new game starts from this server's config.toml (copied into its folder, to edit there).
+    return {"GAMES_DIR": str(Path(args.games)), "GAMES_CONFIG": config_path, "PREPARE_HOSTED": prepare_hosted}
+
+
+def _serve(args, config_path: str, config, db: str) -> int:
+    check_database(db, config)
+    host, port = args.host or config.host, config.port if args.port is None else args.port
+    dev = getattr(args, "dev", False)
+    listener = None
+    if port == 0:  # any free port: bound here and kept, so no other program can take it meanwhile
+        listener = listen_any(host)
+        port = listener.getsockname()[1]
+    else:
+        check_port(host, port)  # before the ticker starts or anything is printed
+    # Threading mode costs four threads per connected page (Werkzeug's handler, the WebSocket
+    # reader, the Engine.IO writer and its ping timer): 800 for 200 phones. At the default
+    # 8 MB of stack each that is 6.4 GB of address space, more than a 32-bit Raspberry Pi OS
+    # gives a process (3 GB): new threads would fail from about 90 phones on. Only touched
+    # stack pages use memory, and 512 KB is ample for Flask, Jinja and json. Set here, for
+    # the server's process only, before any of its threads start.
+    threading.stack_size(512 * 1024)
+    base = None
+    if getattr(args, "base", None):
+        from bank.web.field.addresses import normalise
+
+        base = normalise(args.base)
+    # Production: the app that serves is made in Gunicorn's worker, after the fork (the ticker's
+    # threads must start there); this one only answers the start-up questions below, ticker off.
+    hosted = _hosting_settings(args, config_path)
+    app = _app(config_path, db, TICKER=dev, PHONE_BASE=base, **hosted)
+    urls = [f"http://{a}:{port}" for a in (addresses() if host == "0.0.0.0" else [host])]
+    if base:
+        urls = [base] + [u for u in urls if u != base]
+    print(f"Terrabank is running. Facilitators: {urls[0]}/console   Big screen: {urls[0]}/display")
+    for url in urls[1:]:
+        print(f"  also at {url}/console")
+    warning = loopback_warning(urls[0])
+    if warning:
+        print(warning)
+    else:  # join cards printed later, maybe on another machine, use the address the phones reach
+        remember_address(db, urls[0])
+    access = app.extensions["terrabank"].access
+    if not access.users():
+        first_lead(access, db)
+    elif lead_password_path(db).exists():
+        print(f"Reminder: {lead_password_path(db).resolve()} still holds the first lead password; "
+              "delete it once the password is written down.")
+    if hosted:
+        games = app.extensions["terrabank_hosted"]
+        print(f"Hosting {len(games.names())} other game(s) from {Path(args.games).resolve()}, each at "
+              f"{urls[0]}/g/<name>/; the lead of this game creates them on {urls[0]}/admin")
+    print_qr(f"{urls[0]}/console")
+    print(f"Team phone links: {launcher()} links.  Stop with Ctrl+C.", flush=True)
+    from bank.web.serving import server as serving
+
+    if dev:
+        # What Flask-SocketIO's run() does in threading mode (Werkzeug's threaded server), made
+        # here so that it can serve on the socket `--port 0` bound above.
+        from werkzeug.serving import make_server
+
+        make_server(host, port, serving.prepare(app), threaded=True,
+                    fd=listener.fileno() if listener is not None else None).serve_forever()
+        return 0
+    app.extensions["terrabank"].bank.close()  # the worker opens its own; none crosses the fork
+    access.close()
+    serving.run(lambda: _app(config_path, db, TICKER=True, PHONE_BASE=base, **hosted), host, port, listener=listener)
+    return 0
+
+
+def listen_any(host: str) -> socket.socket:
+    """A socket listening on `host` at a port the system chooses (`serve --port 0`)."""
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        # As Gunicorn sets up a listener it binds itself, before bind() and listen() so that
+        # every connection inherits them: no Nagle delay on the replies, and the port free
+        # for a restart at once (the closed connections' TIME_WAIT allows an address reuse).
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        listener.bind((host, 0))
+        listener.listen(2048)
+    except OSError as exc:
+        listener.close()
+        raise BankError("bad_address", f"cannot listen on {host} ({exc.strerror}); check [server] host "
+                        "in config.toml or give --host 0.0.0.0") from None
+    return listener
+
+
+def lead_password_path(db) -> Path:
+    """Where a first start run without a terminal (systemd) leaves the lead's password."""
+    db = Path(db)
+    return db.with_name(f"{db.stem}-lead-password.txt")
+
+
+def first_lead(access, db) -> None:
+    """A fresh install must be usable at once: a lead account whose password is shown once.
+
+    On a terminal it is printed; otherwise standard output is a log (systemd's journal,
+    readable by admins and kept for weeks), so it goes to a file only its owner can read.
+    """
+    password = secrets.token_urlsafe(9)
+    access.add_user("lead", password, "lead")
+    more = f"add more accounts on the admin page, or with: {launcher()} user NAME --role banker"
+    if sys.stdout.isatty():
+        print(f"First start: log in as  lead  with password  {password}  (write it down; {more})")
+        return
+    path = lead_password_path(db)
+    path.unlink(missing_ok=True)  # a file left by an earlier game may have other permissions
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
+        f.write(f"Terrabank: log in as  lead  with password  {password}\n"
+                "(delete this file once the password is written down)\n")
+    print(f"First start: the password of the  lead  account is in {path.resolve()} (readable by "
+          f"this user only; delete the file once it is written down; {more})")
+
+
+def check_database(db, config=None) -> None:
+    """Refuse to serve a game file that is damaged or cannot be written, with the way out.
+
+    Opening the bank reads only the rows after the last snapshot, so damage in older
+    entries or in an index would otherwise show only in the middle of the game; SQLite's
+    own check reads every page (milliseconds for a long game). A read-only file would
+    open, then refuse every command: better said once, before anyone plays.
+    """
+    where = storage_url.target(db, config)
+    if isinstance(where, storage_url.PostgresTarget):  # the journal is in PostgreSQL (issue 15)
+        from bank.store.journal_pg import check_before_serving
+        return check_before_serving(where.url, where.game)
+    if not Path(db).is_file():
+        return  # a new game is created on the first start
+    if not writable(db):
+        raise known_failure("database_read_only", db)
+    journal = Journal.open(db)  # a damaged header or schema is refused here already
+    try:
+        report = journal.integrity_check()
+        tampered = journal.chain_problem() if report == "ok" else None
+    finally:
+        journal.close()
+    if report != "ok":
+        first = next((line for line in report.splitlines() if not line.startswith("***")), report)
+        raise known_failure("database_corrupt", db, f"SQLite's check found: {first.strip()}")
+    if tampered:  # somebody edited the file by hand: the balances cannot be trusted
+        raise known_failure("database_corrupt", db, tampered)
+
+
+def cmd_user(args, config_path: str, db: str) -> int:
+    """Create or replace a facilitator; the password is asked twice (or read from stdin)."""
+    if fields.has_control(args.username) or not fields.visible(args.username):
+        # The name is the `actor` of every row the facilitator books: it must show in the journal and report.
+        raise BankError("bad_username", f"the username {args.username!r} has no visible letters or holds a "
+                        "control character; choose a plain name such as alice")
+    password = _read_password(args)
+    access = _app(config_path, db).extensions["terrabank"].access
+    access.add_user(args.username, password, args.role)
+    print(f"Facilitator {args.username} ({args.role}) is ready.")
+    return 0
+
+
+def _read_password(args) -> str:
+    """The new password, typed twice (or one line of stdin); no input or Ctrl+C is one clear line, not a traceback."""
+    try:
+        if args.password_stdin:
+            password = sys.stdin.readline().rstrip("\r\n")
+        else:
+            password = getpass.getpass(f"Password for {args.username}: ")
+            if password and getpass.getpass("Again: ") != password:
+                raise BankError("password_mismatch", "the two passwords differ; nothing was changed")
+    except (EOFError, KeyboardInterrupt):
+        print(file=sys.stderr)  # the prompt's line is left open by Ctrl+D / Ctrl+C
+        raise BankError("no_password", "no password was given; nothing was changed") from None
+    if not password:
+        raise BankError("no_password", f"no password was typed; nothing was changed. Run {launcher()} user "
+                        f"{args.username} --role {args.role} again and type one (8 characters or more)")
+    return password
+
+
+def cmd_links(args, config_path: str, db: str) -> int:
+    """Each team's phone link; print the join cards for the QR codes."""
+    services = _app(config_path, db).extensions["terrabank"]
+    from bank.web.field.addresses import normalise
+
+    base = normalise(args.base or f"http://{addresses()[0]}:{services.config.port}")
+    warning = loopback_warning(base)
+    if warning:
+        print(warning, file=sys.stderr)
+    for team, token in services.access.team_tokens().items():
+        print(f"{team:10} {base}/t/{token}")
+    return 0

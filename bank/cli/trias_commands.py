@@ -1,0 +1,266 @@
+"""`terrabank trias new|show|score|verify|play`: Trias games from the terminal.
+
+The games are the web app's (bank/services/trias_games.py, one file each in
+`<db stem>-trias/` beside the bank's database), so a game started here can be
+followed in a browser and the other way round. `play` is a terminal game
+against the computer opponents: numbered moves read from standard input.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from pathlib import Path
+
+import trias
+from bank.cli.trias_text import command_text, describe, narrate
+from bank.errors import BankError
+from bank.services.trias_games import TriasGames, open_games
+from bank.store.trias_store import cli_url
+from trias.calculator import score_description
+
+LEVELS = trias.bots.LEVELS
+SEAT_HELP = ("a seat, in turn order: NAME for a person, NAME:LEVEL for a computer opponent "
+             f"(LEVEL: {', '.join(LEVELS)}); repeat for 2 to 5 seats")
+
+
+def add_parser(sub, paths) -> None:
+    """Register `trias` and its subcommands; `paths(args)` gives (config path, database path)."""
+    p = sub.add_parser("trias", help="Trias games: new, show, score, verify, play in the terminal")
+    p.add_argument("--games", help="folder of the Trias games (default: <db name>-trias beside the database, or "
+                   "the database itself when a database URL is set)")
+    tsub = p.add_subparsers(dest="trias_command", required=True, metavar="TRIAS_COMMAND")
+
+    q = tsub.add_parser("new", help="create a game and print its board and seat links")
+    q.add_argument("--players", type=int, metavar="N", help="N people at the table (2 to 5), named Seat 1...")
+    q.add_argument("--seat", action="append", default=[], metavar="NAME[:LEVEL]", help=SEAT_HELP)
+    q.add_argument("--seed", type=int, help="the seed of the set-up (default: random)")
+    q.add_argument("--mirror", action="store_true", help="mirror a physical table: moves are recorded, cards named")
+    q.add_argument("--lang", choices=("fr", "en"), default="fr")
+    q.add_argument("--base", help="the address phones use, e.g. http://192.168.4.1:5000, to print whole links")
+    q.set_defaults(func=lambda args: _run(cmd_new, args, paths))
+
+    q = tsub.add_parser("show", help="print a game's board, turn, scores and hands")
+    q.add_argument("game", help="the game's id (terrabank trias show lists them when omitted)", nargs="?")
+    q.set_defaults(func=lambda args: _run(cmd_show, args, paths))
+
+    q = tsub.add_parser("score", help="final scoring of a physical game from a JSON file of its land masses")
+    q.add_argument("file", help='JSON: {"land_masses": [{"name": "A", "tiles": 3, "main": false, '
+                                '"herds": {"Black": 3}}, ...], "stock": {"Black": 2}}')
+    q.add_argument("--json", action="store_true", help="print {points, totals, winners} as JSON")
+    q.add_argument("--lang", choices=("fr", "en"), default="en", help="language of the explanation")
+    q.set_defaults(func=lambda args: _run(cmd_score, args, paths))
+
+    q = tsub.add_parser("verify", help="check a game's journal: chain, rows and a full replay")
+    q.add_argument("game")
+    q.set_defaults(func=lambda args: _run(cmd_verify, args, paths))
+
+    q = tsub.add_parser("play", help="play in the terminal against computer opponents (moves read from stdin)")
+    q.add_argument("game", nargs="?", help="resume this game (default: start a new one)")
+    q.add_argument("--name", default="You", help="your name (new game)")
+    q.add_argument("--opponents", type=int, default=1, metavar="N", help="computer opponents, 1 to 4 (new game)")
+    q.add_argument("--level", choices=LEVELS, default="easy", help="their level (new game; default easy)")
+    q.add_argument("--seat", action="append", default=[], metavar="NAME[:LEVEL]",
+                   help=SEAT_HELP + "; replaces --name, --opponents and --level")
+    q.add_argument("--seed", type=int)
+    q.add_argument("--lang", choices=("fr", "en"), default="fr")
+    q.set_defaults(func=lambda args: _run(cmd_play, args, paths))
+
+
+def _run(command, args, paths) -> int:
+    """Open the games (folder, or database: bank/store/trias_store.py), run the subcommand, close; a refusal
+    is one line and exit code 2."""
+    config_path, db = paths(args)
+    games = open_games(db, folder=args.games, url=None if args.games else cli_url(config_path))
+    try:
+        return command(args, games) or 0
+    except trias.TriasError as exc:
+        print(f"terrabank: {exc.message}", file=sys.stderr)
+        return 2
+    except BankError as exc:
+        print(f"terrabank: {exc.message}", file=sys.stderr)
+        return 2
+    finally:
+        games.close()
+
+
+class CliError(trias.TriasError):
+    """A problem with the command line itself."""
+
+
+def _seats(specs: list, players: int | None) -> list:
+    """Seats from --seat NAME[:LEVEL] or --players N."""
+    if specs and players:
+        raise CliError("seats_twice", "give either --players or --seat, not both")
+    if players:
+        return [{"name": f"Seat {i + 1}", "kind": "human"} for i in range(players)]
+    seats = []
+    for spec in specs:
+        name, _, level = spec.rpartition(":")
+        if name and level in LEVELS:
+            seats.append({"name": name, "kind": "computer", "level": level})
+        else:
+            seats.append({"name": spec, "kind": "human"})
+    if not seats:
+        raise CliError("no_seats", "say who plays: --players N (2 to 5 people) or --seat NAME[:LEVEL] for each seat")
+    return seats
+
+
+def _game(games: TriasGames, game_id: str | None):
+    game = games.get(game_id) if game_id else None
+    if game is None:
+        known = ", ".join(g["id"] for g in games.list()[:5]) or "none yet"
+        raise CliError("unknown_game", f"there is no Trias game {str(game_id)[:40]!r} in {games.where} "
+                       f"(latest: {known})")
+    return game
+
+
+def cmd_new(args, games: TriasGames) -> int:
+    """Create a game; print its id, board page and each person's seat link."""
+    game = games.create(_seats(args.seat, args.players), args.seed, "mirror" if args.mirror else "play", args.lang)
+    base = (args.base or "").rstrip("/")
+    print(f"Created Trias game {game.id} ({game.mode}, {len(game.seats)} seats, seed {game.seed}) in {games.where}.")
+    print(f"Board: {base}/trias/g/{game.id}")
+    for i, seat in enumerate(game.seats):
+        if seat["kind"] == "computer":
+            print(f"Seat {i} {seat['name']}: computer ({seat['level']})")
+        elif game.mode == "play":
+            print(f"Seat {i} {seat['name']}: {base}/trias/s/{seat['token']}")
+        else:
+            print(f"Seat {i} {seat['name']}: recorded on the board page (mirror)")
+    return 0
+
+
+def cmd_show(args, games: TriasGames) -> int:
+    """Print a game's summary, or the list of games without an id."""
+    if not args.game:
+        listed = games.list()
+        if not listed:
+            print(f"No Trias games in {games.where}: start one with `terrabank trias new` or `trias play`.")
+        for g in listed:
+            state = "over" if g["over"] else f"turn {g['turn']}, {g['phase']}"
+            print(f"{g['id']}  {g['mode']:6}  {', '.join(s['name'] for s in g['seats'])}  ({state})")
+        return 0
+    game = _game(games, args.game)
+    print("\n".join(describe(game, None)))
+    return 0
+
+
+def cmd_score(args, games: TriasGames) -> int:
+    """Score a described physical game; the sentence of what is wrong and exit 2 for a bad file."""
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CliError("no_file", f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise CliError("not_text", f"{path} is not a UTF-8 text file; save the description as JSON text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliError("bad_json", f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
+                       f"{exc.msg.lower()})") from None
+    except RecursionError:
+        raise CliError("bad_json", f"{path} is too deeply nested to be a description of land masses") from None
+    except ValueError:  # Python refuses integers of thousands of digits
+        raise CliError("bad_json", f"{path} holds a number too long to be a count of tiles or herds") from None
+    try:
+        result = score_description(data, args.lang)
+    except trias.TriasError as exc:
+        raise CliError(exc.code, f"{path}: {exc.message}") from None
+    if args.json:
+        print(json.dumps({k: result[k] for k in ("points", "totals", "winners")}, ensure_ascii=False))
+        return 0
+    for line in result["lines"]:
+        print(line)
+    return 0
+
+
+def cmd_verify(args, games: TriasGames) -> int:
+    """"ok" and the chain head, or the problems and exit code 1."""
+    game = _game(games, args.game)
+    problems = game.verify()
+    if problems:
+        for problem in problems:
+            print(problem)
+        return 1
+    print("ok")
+    print(f"journal chain head: {game._service.head()} (entry {game.last_seq})")
+    return 0
+
+
+# -- the terminal game -----------------------------------------------------------------------------
+
+def cmd_play(args, games: TriasGames) -> int:
+    """Play until the game is over or standard input ends (the game is kept and can be resumed)."""
+    if args.game:
+        game = _game(games, args.game)
+    else:
+        if args.seat:
+            seats = _seats(args.seat, None)
+        else:
+            if not 1 <= args.opponents <= 4:
+                raise CliError("bad_opponents", "--opponents must be 1 to 4 (Trias is for 2 to 5 players)")
+            seats = [{"name": args.name, "kind": "human"}] + [
+                {"name": f"Computer {i + 1}", "kind": "computer", "level": args.level} for i in range(args.opponents)]
+        game = games.create(seats, args.seed, "play", args.lang)
+        print(f"New Trias game {game.id}: {', '.join(s['name'] for s in game.seats)}. "
+              "Type a move's number, u to undo, b for the board, q to stop.")
+    if game.mode != "play":
+        raise CliError("mirror_game", f"game {game.id} mirrors a physical table; record its moves on the board page")
+    shown = game.last_seq
+    while game.state.phase != "over":
+        if game.computer_to_play() is not None:
+            seat = game.computer_to_play()
+            before = game.last_seq
+            game.play_computer()
+            for row in game.public_rows(before, None):
+                print(f"{game.seats[seat]['name']}: {narrate(game, row['events'])}")
+            continue
+        if shown != game.last_seq or shown == 0:
+            print("\n".join(describe(game, game.state.current)))
+            shown = game.last_seq
+        if not _human_turn(game):
+            print(f"Stopped. The game is kept: resume with `terrabank trias play {game.id}`.")
+            return 0
+    print("\n".join(describe(game, None)))
+    return 0
+
+
+def _human_turn(game) -> bool:
+    """List the moves, read one answer and act on it; False when input ends or asks to stop."""
+    # The entry these moves were listed at: a server beside us may move the game while we read.
+    state, seen = game.state, game.last_seq
+    actions = trias.legal_actions(state)
+    name = game.seats[state.current]["name"]
+    for i, action in enumerate(actions, 1):
+        print(f"  {i:3}. {command_text(action, state)}")
+    print(f"{name}, your move [1-{len(actions)}, u, b, q]: ", end="", flush=True)
+    line = sys.stdin.readline()
+    if not line:
+        print()
+        return False
+    answer = line.strip().lower()
+    print(answer)
+    if answer in ("q", "quit"):
+        return False
+    if answer in ("b", "board"):
+        print("\n".join(describe(game, state.current)))
+        return True
+    try:
+        if answer in ("u", "undo"):
+            game.undo_last(_cid(), "cli", after_seq=seen)
+            print("Taken back.")
+        elif answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(actions):  # not "²"
+            result = game.execute(actions[int(answer) - 1], _cid(), "cli", after_seq=seen)
+            print(f"{name}: {narrate(game, [trias.public_event(e, state.current) for e in result.events])}")
+        else:
+            print(f"Type a number from 1 to {len(actions)}, u, b or q.")
+    except trias.TriasError as exc:
+        print(exc.message)
+    return True
+
+
+def _cid() -> str:
+    return f"cli-{uuid.uuid4().hex}"

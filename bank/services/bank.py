@@ -1,0 +1,487 @@
+"""The bank service: engine + journal, one lock, one transaction per command."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from typing import Iterator
+
+from bank.game import engine
+from bank.game import invariants
+from bank.store import storage_url
+from bank.services import timeline
+from bank.errors import BankError, CommandError, IdConflict, NotAllowed
+from bank.store.journal import Journal, StorageError, canonical_json
+from bank.game.state import GameState
+
+SNAPSHOT_EVERY = 500
+HEARTBEAT_SECONDS = 5.0  # while the game clock runs, how often the time line is checkpointed
+MAX_ID_LENGTH = 100
+SETUP_ID = "setup"
+TICK_PREFIX = "tick:"
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a command did: its journal seq, its events, and whether it was a retry."""
+
+    seq: int
+    events: list
+    duplicate: bool = False
+
+
+def fingerprint(command: dict) -> str:
+    """sha256 of the command's canonical JSON without its id: same content, same print."""
+    body = {k: v for k, v in command.items() if k != "id"}
+    try:
+        text = canonical_json(body)
+    except (TypeError, ValueError) as exc:
+        raise CommandError("command_not_json", f"The command cannot be stored as JSON "
+                           f"({exc}): send only strings, numbers, lists and objects.") from None
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def check_command_id(command) -> str:
+    """The command's id, or CommandError if it (or the actor) is missing or unusable."""
+    if not isinstance(command, dict):
+        raise CommandError("command_not_object", "A command must be a JSON object with "
+                           "a type and an id.")
+    cid = command.get("id")
+    if not isinstance(cid, str) or not cid or len(cid) > MAX_ID_LENGTH or not cid.isprintable():
+        raise CommandError("bad_command_id", "Every command needs an id: a non-empty text "
+                           f"of at most {MAX_ID_LENGTH} printable characters, new for each "
+                           "new command and reused only to retry the same command.")
+    actor = command.get("actor")
+    if actor is not None and (not isinstance(actor, str) or len(actor) > MAX_ID_LENGTH):
+        raise CommandError("bad_actor", "'actor' names who booked the command: a text of at "
+                           f"most {MAX_ID_LENGTH} characters.", field="actor")
+    return cid
+
+
+def fold(state: GameState, events) -> GameState:
+    """Apply `events` in order to `state`, in place (GameState.apply), and return it.
+
+    Only for a state nobody else holds (a replay's own): the live state is never changed.
+    """
+    for event in events:
+        state.apply(event)
+    return state
+
+
+def identity_problems(stored: dict, current: dict) -> list[str]:
+    """Per kind of id, which ids the game has that the config lacks and the reverse."""
+    problems = []
+    for kind in sorted(set(stored) | set(current)):
+        old, new = set(stored.get(kind, [])), set(current.get(kind, []))
+        if old - new:
+            problems.append(f"{kind} {', '.join(sorted(old - new))} missing from the config")
+        if new - old:
+            problems.append(f"{kind} {', '.join(sorted(new - old))} not in the game")
+    return problems
+
+
+class Bank:
+    """A running game: the live state, its journal, and the lock that orders commands."""
+
+    def __init__(self, journal: Journal, config, state: GameState, clock: timeline.BankClock | None = None,
+                 start_jump: timeline.Jump | None = None):
+        self.config = config
+        self._journal = journal
+        self._state = state
+        self._last_seq = journal.last_seq()
+        self._lock = threading.Lock()
+        self._rng = random.SystemRandom()
+        self._clock = clock or timeline.BankClock(time.time(), config.clock_tolerance)
+        self._start_jump = start_jump
+        self._unheld_jump: timeline.Jump | None = None
+        self._last_beat = float("-inf")
+        # Names this process in the ids of its own system commands: two processes seeing the same
+        # jump of the machine's clock must not book the same id with different contents.
+        self._process_tag = secrets.token_hex(3)
+
+    @classmethod
+    def create(cls, path, config, *, force: bool = False, wall=time.time, mono=time.monotonic) -> "Bank":
+        """Create a new game at `path` and journal its setup; refuse an existing game.
+
+        `path` names the SQLite file, or the game in PostgreSQL when a database URL is
+        configured (bank/store/storage_url.py).
+        """
+        where = storage_url.target(path, config)
+        if not force and where.exists():
+            raise StorageError("database_exists", f"A game already exists at {where.name}: use "
+                               f"`terrabank init --force` to replace it ({where.kept_note}), or choose "
+                               "another --db name.", path=str(path))
+        where.check_creatable()
+        # Build the game beside the target and put it in place when complete, so a crash
+        # never leaves a half-created game where the bank will look for one.
+        tmp = where.temporary()
+        tmp.remove()
+        bank = cls(tmp.create(config.text, config.identity()), config,
+                   GameState.initial(config), timeline.BankClock(wall(), config.clock_tolerance, wall=wall, mono=mono))
+        try:
+            bank._execute({**engine.setup_command(config), "id": SETUP_ID}, bank.now(),
+                          tick=False)
+            bank._journal.checkpoint()
+        except BaseException:
+            bank.close()
+            tmp.remove()
+            raise
+        bank.close()
+        tmp.replace(where)
+        return cls.open(path, config, wall=wall, mono=mono)
+
+    @classmethod
+    def open(cls, path, config, *, wall=time.time, mono=time.monotonic) -> "Bank":
+        """Open a game: refuse another config's ids, load snapshot + journal tail.
+
+        `wall` and `mono` are the system and monotonic clocks (injected by tests).
+        """
+        journal = storage_url.target(path, config).open()
+        try:
+            problems = identity_problems(journal.identity(), config.identity())
+            if problems:
+                raise BankError("config_mismatch", f"The game in {path} was made with another "
+                                f"config: {'; '.join(problems)}. Restore the config.toml it was "
+                                "created with, or create a new game (terrabank init --force).",
+                                path=str(path), problems=problems)
+            snapshot = journal.latest_snapshot()
+            after, state = (0, GameState.initial(config)) if snapshot is None else \
+                (snapshot[0], GameState.from_dict(snapshot[1]))
+            for row in journal.rows(after):
+                state = fold(state, row["events"])
+            anchor, jump = timeline.start_anchor(_last_checkpoint(journal), wall(), config.clock_tolerance,
+                                                 state.clock["status"] == "running")
+        except BaseException:
+            journal.close()
+            raise
+        return cls(journal, config, state, timeline.BankClock(anchor, config.clock_tolerance, wall=wall, mono=mono),
+                   jump)
+
+    @property
+    def state(self) -> GameState:
+        """The live state after the last committed command (read-only)."""
+        return self._state
+
+    def now(self) -> float:
+        """The bank's time line (bank/services/timeline.py): what game time is measured against."""
+        return self._clock.now()
+
+    @property
+    def start_jump(self) -> timeline.Jump | None:
+        """The implausible system-clock reading seen when the game was opened, if any."""
+        return self._start_jump
+
+    @property
+    def last_seq(self) -> int:
+        """The seq of the last committed journal row."""
+        return self._last_seq
+
+    def execute(self, command: dict, now: float | None = None, may_undo=None) -> Result:
+        """Run a command exactly once per id: journal and apply it, or raise BankError.
+
+        `may_undo(command_type) -> bool`, when given, decides whether the sender may
+        reverse an entry of that type (a banker may not undo the lead's award). It is
+        asked under the bank's lock, with the entry read in the same transaction, so no
+        entry booked meanwhile can slip under a check made earlier (NotAllowed).
+        """
+        cid = check_command_id(command)
+        if cid.startswith(TICK_PREFIX):
+            raise CommandError("reserved_command_id", f"Command ids starting with "
+                               f"'{TICK_PREFIX}' are kept for the clock: use another id.")
+        if engine.COMMANDS.get(command.get("type"), (None, ""))[1] == "system":
+            raise CommandError("system_command", f"'{command['type']}' commands are made by "
+                               "the bank itself and cannot be sent.", type=command["type"])
+        return self._execute(command, self.now() if now is None else now, tick=True, may_undo=may_undo)
+
+    def hold_if_suspect(self) -> Result | None:
+        """At the start of the server: pause a running game clock if the machine's clock
+        cannot be trusted for the time the bank was off (R34); None if nothing to do.
+
+        Only the serving process calls this: a CLI command opening the game for a
+        look must never write into a game another process is running.
+        """
+        jump, self._start_jump = self._start_jump, None
+        return None if jump is None else self._hold(jump)
+
+    def watch_clock(self) -> Result | None:
+        """Called every second by the server: a jump of the machine's clock pauses a running
+        game clock and says what was seen (R34); a heartbeat checkpoints the time line."""
+        # A jump whose hold could not be written (disk full) is kept and tried again next second:
+        # the clock has already taken the new reading as its reference and would not see it twice.
+        jump = self._unheld_jump or self._clock.jumped()
+        if jump is not None:
+            self._unheld_jump = jump
+            result = self._hold(jump)
+            self._unheld_jump = None
+            return result
+        if self._state.clock["status"] == "running" and self.now() - self._last_beat >= HEARTBEAT_SECONDS:
+            self._beat()
+        return None
+
+    def _hold(self, jump: timeline.Jump) -> Result | None:
+        """Journal the bank's hold_clock command (it pauses only a running clock)."""
+        self.catch_up()  # another process of the game may have paused it already: no empty row then
+        if self._state.clock["status"] != "running":
+            self._beat()  # the new reading of the system clock is the reference from now on
+            return None
+        command = {**engine.hold_command(jump.as_cause()),
+                   "id": f"{TICK_PREFIX}hold:{self._last_seq + 1}:{self._process_tag}"}
+        return self._execute(command, self.now(), tick=True)
+
+    def _beat(self) -> None:
+        """Checkpoint the time line outside any command (its own small transaction)."""
+        with self._lock:
+            point = self._clock.checkpoint()
+            with self._journal.transaction():
+                self._journal.save_checkpoint(point.timeline, point.wall)
+            self._last_beat = point.timeline
+
+    def tick(self, now: float | None = None) -> Result | None:
+        """Let the clock act (session ends, deadlines); journal it only if it did something."""
+        now = self.now() if now is None else now
+        with self._lock:
+            # Decided on the live state first: a timer calling this every second
+            # touches the database only when time actually changed something.
+            events, _ = self._decide_tick(self._state, now)
+            if not events:
+                return None
+            with self._journal.transaction():
+                # Decided again under the game's lock, on every row committed so far: another
+                # process may have booked this very tick a moment ago (issue 15).
+                now = self._catch_up(now)
+                events, new_state = self._decide_tick(self._state, now)
+                if not events:
+                    return None
+                seq = self._append_tick(events, new_state, now)
+            self._commit_state(seq, new_state)
+            return Result(seq, events)
+
+    def catch_up(self) -> int | None:
+        """Fold the rows other processes committed since this one last looked (issue 15).
+
+        Several server processes may run one game; each keeps its own live state, and
+        each command already catches up under the game's lock before it decides. This
+        is for the rest: a notice from another process, the once-a-second look, a page
+        connecting. Returns the new last seq, or None when nothing was new.
+        """
+        with self._lock:
+            before = self._last_seq
+            self._catch_up(self.now())
+            return self._last_seq if self._last_seq != before else None
+
+    def _catch_up(self, now: float) -> float:
+        """Under the lock: make the live state that of every committed row; returns `now`, moved
+        forward if another process journalled a later time (one time line for all processes).
+
+        The rows are committed (by another process), so the new state goes live at once, even
+        if the command being decided is then refused or rolled back."""
+        if self._journal.committed_seq() <= self._last_seq:
+            return now  # the usual case: one indexed read (PostgreSQL: none, it came with BEGIN)
+        draft, seq, at = self._state.draft(), self._last_seq, None
+        for row in self._journal.rows(seq):
+            if row["seq"] != seq + 1:
+                raise StorageError("journal_gap", f"The journal of {self._journal.path} jumps from entry {seq} "
+                                   f"to {row['seq']}: run `terrabank verify`; nothing was recorded.")
+            for event in row["events"]:
+                draft.apply(event)
+            seq, at = row["seq"], row["at"]
+        self._commit_state(seq, draft.commit())
+        if at is not None and self._clock.advance_to(at):
+            return max(now, at)
+        return now
+
+    def _execute(self, command: dict, now: float, *, tick: bool, may_undo=None) -> Result:
+        """The check-and-append transaction behind execute() and the setup."""
+        cid, print_ = command["id"], fingerprint(command)
+        with self._lock:
+            with self._journal.transaction():
+                known = self._journal.find(cid)
+                now = self._catch_up(now)  # rows another process committed: decide on them too
+                if known is not None:
+                    return self._duplicate(known, print_)
+                if may_undo is not None and command.get("type") == "reverse":
+                    self._check_undo(command.get("seq"), may_undo)
+                seq, state = self._last_seq, self._state
+                if tick:
+                    tick_events, ticked = self._decide_tick(state, now)
+                    if tick_events:
+                        seq, state = self._append_tick(tick_events, ticked, now), ticked
+                events, new_state = engine.handle(state, self.config, command,
+                                                  self._context(now))
+                seq = self._append(seq + 1, cid, print_, command, events, now, new_state)
+            # Only a committed command reaches the live state.
+            self._commit_state(seq, new_state)
+            return Result(seq, events)
+
+    def _check_undo(self, seq, may_undo) -> None:
+        """Inside the transaction: refuse to reverse an entry the sender may not send.
+        An unknown or malformed seq is left to the rules, which say so in their words."""
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 < seq <= 10**12:
+            return
+        row = self._journal.row(seq)
+        if row is not None and not may_undo(row["type"]):
+            raise NotAllowed("forbidden", f"this role may not undo a {row['type']!r} entry: only a "
+                             "facilitator who may send it may undo it", command=row["type"], seq=seq)
+
+    def _duplicate(self, known: dict, print_: str) -> Result:
+        """A retried id: the stored result if the content matches, else IdConflict."""
+        if known["fingerprint"] != print_:
+            raise IdConflict("id_conflict", f"The id '{known['command_id']}' was already used "
+                             f"for another command (journal seq {known['seq']}): use a new id "
+                             "for a new command.", id=known["command_id"], seq=known["seq"])
+        return Result(known["seq"], known["events"], duplicate=True)
+
+    def _decide_tick(self, state: GameState, now: float) -> tuple[list, GameState]:
+        """What the clock tick would do to `state` at `now` (nothing is written)."""
+        if not engine.tick_due(state, self.config, now):
+            return [], state  # the usual case, decided without copying the state
+        return engine.handle(state, self.config, engine.tick_command(), self._context(now))
+
+    def _append_tick(self, events: list, new_state: GameState, now: float) -> int:
+        """Inside a transaction: journal a tick that had events, as row tick:<seq>."""
+        seq = self._last_seq + 1
+        command = {**engine.tick_command(), "id": f"{TICK_PREFIX}{seq}"}
+        return self._append(seq, command["id"], fingerprint(command), command, events, now,
+                            new_state)
+
+    def _append(self, seq, cid, print_, command, events, now, new_state) -> int:
+        """Insert one journal row, plus a snapshot every SNAPSHOT_EVERY seqs."""
+        row = {"seq": seq, "command_id": cid, "fingerprint": print_,
+               "type": str(command.get("type")), "actor": command.get("actor"), "at": now,
+               "command": command, "events": events}
+        seq = self._journal.append(row)
+        point = self._clock.checkpoint()
+        self._journal.save_checkpoint(point.timeline, point.wall)
+        self._last_beat = point.timeline
+        if seq % SNAPSHOT_EVERY == 0:
+            # A committed state is never changed (bank/game/state.py): encode its data as it is, no copy.
+            self._journal.write_snapshot(seq, new_state.plain())
+        return seq
+
+    def _commit_state(self, seq: int, state: GameState) -> None:
+        """After COMMIT: make the new state live. The state first: a reader takes the seq, then
+        the state (web/payloads.current), so a picture's seq is never newer than its state."""
+        self._state = state
+        self._last_seq = seq
+
+    def _context(self, now: float):
+        """The engine's view of the world for one decision."""
+        return engine.Context(now=now, roll=self._roll, lookup=self._lookup)
+
+    def _roll(self, n: int) -> list:
+        """Roll the bonus die n times (R15); faces are recorded in the events."""
+        return [self._rng.choice(self.config.dice_faces) for _ in range(n)]
+
+    def _lookup(self, seq: int) -> dict | None:
+        """A journal row as {seq, command, events}, for reversals."""
+        row = self._journal.row(seq)
+        return None if row is None else {k: row[k] for k in ("seq", "command", "events")}
+
+    def journal_rows(self, after_seq: int = 0) -> Iterator[dict]:
+        """Committed journal rows after `after_seq`, streamed (exports, catch-up)."""
+        return self._journal.rows(after_seq)
+
+    def verify(self) -> list[str]:
+        """Replay the whole journal and check it against the live state; [] when sound."""
+        with self._lock:
+            return _verify(self._journal, self.config, self._state)
+
+    def chain_head(self) -> tuple[int, str]:
+        """(seq, hash) of the last journal row, its hash chained to every row before it."""
+        with self._lock:
+            return self._last_seq, self._journal.head()
+
+    def chain_at(self, seq: int) -> str | None:
+        """The chain's hash at entry `seq`, recomputed from the rows (None: no such entry)."""
+        return self._journal.chain_at(seq)
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._journal.close()
+
+    def __enter__(self) -> "Bank":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _last_checkpoint(journal: Journal) -> timeline.Checkpoint | None:
+    """Where the time line stood when the game was last written to.
+
+    A game file from before the time line has no checkpoint: its rows' times were
+    read from the system clock, so the last one serves as both.
+    """
+    stored = journal.last_checkpoint()
+    if stored is not None:
+        return timeline.Checkpoint(*stored)
+    last = journal.row(journal.last_seq())
+    return None if last is None else timeline.Checkpoint(last["at"], last["at"])
+
+
+def _verify(journal: Journal, config, live: GameState) -> list[str]:
+    """Every problem found replaying the journal, checking snapshots and the file."""
+    problems, state, seq = [], GameState.initial(config), 0
+    chain = journal.chain_problem()
+    if chain:
+        problems.append(chain)
+    snapshots = dict(journal.snapshots())
+    for row in journal.rows():
+        if row["seq"] != seq + 1:
+            problems.append(f"seqs {seq + 1} to {row['seq'] - 1} are missing (rows deleted)")
+        seq = row["seq"]
+        problems += row_problems(row)
+        try:
+            state = fold(state, row["events"])
+        except Exception as exc:  # a tampered event may not even apply
+            problems.append(f"seq {seq}: its events cannot be applied ({exc})")
+        if seq in snapshots and not _same_state(snapshots.pop(seq), state):
+            problems.append(f"snapshot at seq {seq} differs from the replayed journal "
+                            f"(a row at or before seq {seq} was changed)")
+    problems += [f"snapshot at seq {seq} has no journal row" for seq in sorted(snapshots)]
+    if state != live:
+        problems.append("the live state differs from the replayed journal (changed keys: "
+                        f"{', '.join(_diff(state.to_dict(), live.to_dict())) or '?'})")
+    problems += [f"invariant: {p}" for p in invariants.check(live, config)]
+    integrity = journal.integrity_check()
+    if integrity != "ok":
+        problems.append(f"{journal.check_name}: {integrity}")
+    return problems
+
+
+def _same_state(snapshot: dict, state: GameState) -> bool:
+    """Whether a stored snapshot equals `state` (False if it no longer loads)."""
+    try:
+        return GameState.from_dict(snapshot) == state
+    except (TypeError, ValueError, KeyError):
+        return False
+
+
+def row_problems(row: dict) -> list[str]:
+    """A row whose stored fingerprint, id or type no longer match its command."""
+    command, seq = row["command"], row["seq"]
+    problems = []
+    if command.get("id") != row["command_id"]:
+        problems.append(f"seq {seq}: command id differs from the row's id")
+    if fingerprint(command) != row["fingerprint"]:
+        problems.append(f"seq {seq}: command content differs from its fingerprint")
+    if str(command.get("type")) != row["type"]:
+        problems.append(f"seq {seq}: command type differs from the row's type")
+    return problems
+
+
+def _diff(a, b, prefix: str = "", limit: int = 5) -> list[str]:
+    """Up to `limit` dotted paths where two JSON-like values differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for key in sorted(set(a) | set(b), key=str):
+            out += _diff(a.get(key), b.get(key), f"{prefix}{key}.", limit - len(out))
+            if len(out) >= limit:
+                break
+        return out
+    return [] if a == b else [prefix.rstrip(".") or "(root)"]

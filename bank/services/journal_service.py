@@ -1,0 +1,273 @@
+"""A game service on the bank's journal, for any engine: ids, one lock, rebuild, verify.
+
+The bank (bank/services/bank.py) grew its own service around one engine; a second game
+(Trias, bank/services/trias_games.py) needs the same discipline without the bank's rules:
+an append-only journal in SQLite (WAL, synchronous=FULL, hash chain), a command
+applied at most once per id, one lock per game, and the live state rebuilt from
+the rows on open. The engine comes in as two functions:
+
+    decide(state, command, seq) -> (events, new_state)   # raises to refuse: nothing is written
+    rebuild(rows) -> state                               # the state a list of journal rows gives
+
+No Flask, no rules here.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from bank.errors import BankError, CommandError, IdConflict
+from bank.store.journal import Journal, StorageError  # noqa: F401 (StorageError re-exported)
+from bank.store.storage_url import as_target
+from bank.services.bank import check_command_id, fingerprint, row_problems
+from bank.store.storage import backup_hint
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a command did: its journal seq, its events, and whether it was a retry of an earlier id."""
+
+    seq: int
+    events: list
+    duplicate: bool = False
+
+
+class JournalService:
+    """One game file: the live state, its journal and the lock that orders its commands."""
+
+    def __init__(self, journal: Journal, state, rebuild: Callable, where=None):
+        self._file: Journal | None = journal
+        self._path = journal.path
+        self._where = as_target(where if where is not None else journal.path)  # to open it again
+        self._state = state
+        self._rebuild = rebuild
+        self._last_seq = journal.last_seq()
+        self._lock = threading.RLock()  # re-entrant: an engine's decide may read rows under it
+
+    @classmethod
+    def create(cls, path, identity: dict, rebuild: Callable, first: dict | None = None,
+               decide: Callable | None = None, kind: str = "") -> "JournalService":
+        """A new game file at `path` (0600, must not exist) whose meta holds `identity`.
+
+        `first`, when given, is journalled at once under its own "id" (a set-up row),
+        so a game never exists on disk without it: a failure removes the file.
+        """
+        where = as_target(path)  # a file path, or a storage_url target (PostgreSQL)
+        journal = where.create(kind, identity)
+        service = cls(journal, rebuild([]), rebuild, where)
+        if first is not None:
+            try:
+                service.execute(first, first["id"], first.get("actor"), decide)
+            except BaseException:
+                service.close()
+                where.remove()
+                raise
+        return service
+
+    @classmethod
+    def open(cls, path, rebuild: Callable, kind: str | None = None) -> "JournalService":
+        """Open an existing game file and rebuild its state from every row.
+
+        `kind`: refuse a file created for another kind of game (as `create` names it)
+        before its rows are replayed, e.g. the bank's database copied among Trias games.
+        """
+        where = as_target(path)
+        journal = where.open()
+        try:
+            found = journal.meta("config_text")
+            if kind is not None and found != kind:
+                raise StorageError("wrong_kind", f"{path} is a Terrabank file but not a {kind} game: move it "
+                                   "out of this folder", path=str(path), kind=kind)
+            state = rebuild(list(journal.rows()))
+        except BankError:
+            journal.close()
+            raise
+        except Exception as exc:  # a row edited by hand may not even fold: a sentence, not a crash
+            journal.close()
+            raise StorageError("journal_unreplayable", f"The journal of {path} cannot be replayed "
+                               f"({type(exc).__name__}: {str(exc)[:80]}): it was changed by hand or damaged. "
+                               f"{backup_hint(path)}", path=str(path)) from None
+        except BaseException:
+            journal.close()
+            raise
+        return cls(journal, state, rebuild, where)
+
+    @property
+    def _journal(self) -> Journal:
+        """The open game file, opened again on first use after `release()`."""
+        with self._lock:
+            if self._file is None:
+                self._file = self._where.open()
+            return self._file
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the file's connections are open now (see `release`)."""
+        return self._file is not None
+
+    def release(self) -> bool:
+        """Close the file's connections until the next use; False if a command holds the game now.
+
+        A folder of games must not keep each one's writer and readers open (about 5 files
+        each): at the usual limit of 1,024 files a few hundred games would leave the server
+        unable to open anything, the bank's own database included. The state stays in memory.
+        A journal on shared PostgreSQL connections (bank/store/journal_pg_pool.py) holds none between
+        uses: releasing it only forgets its handle, and the next use finds the game by name again.
+        """
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            return True
+        finally:
+            self._lock.release()
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The game's lock: hold it to read the state and rows as one consistent picture."""
+        return self._lock
+
+    @property
+    def state(self):
+        """The live state after the last committed row (never changed in place)."""
+        return self._state
+
+    @property
+    def last_seq(self) -> int:
+        return self._last_seq
+
+    def identity(self) -> dict:
+        """The identity dict the game was created with."""
+        with self._lock:  # release() must not close the file under this read
+            return self._journal.identity()
+
+    def meta(self, key: str) -> str | None:
+        with self._lock:  # release() must not close the file under this read
+            return self._journal.meta(key)
+
+    def execute(self, command: dict, command_id: str, actor: str | None, decide: Callable,
+                after_seq: int | None = None) -> Result:
+        """Journal and apply `command` once per id; a retry gets the first result again.
+
+        The same id with other content is refused (IdConflict); whatever `decide`
+        raises is re-raised with nothing written. `after_seq`: apply only if the last
+        row is still that one (a move chosen for a position that has not changed),
+        else CommandError "stale".
+        """
+        stored = {**command, "id": command_id, "actor": actor}
+        check_command_id(stored)
+        print_ = fingerprint(stored)
+        with self._lock:
+            with self._journal.transaction():
+                known = self._journal.find(command_id)
+                if known is not None:
+                    return _duplicate(known, print_)
+                self._catch_up()
+                if after_seq is not None and after_seq != self._last_seq:
+                    raise CommandError("stale", f"the game moved on (entry {self._last_seq}) since this command "
+                                       f"was chosen at entry {after_seq}: choose again", seq=self._last_seq)
+                seq = self._last_seq + 1
+                events, new_state = decide(self._state, stored, seq)
+                row = {"seq": seq, "command_id": command_id, "fingerprint": print_,
+                       "type": str(stored.get("type")), "actor": actor, "at": time.time(),
+                       "command": stored, "events": events}
+                seq = self._journal.append(row)
+            # Only a committed row reaches the live state.
+            self._last_seq, self._state = seq, new_state
+            return Result(seq, events)
+
+    def duplicate_of(self, command_id: str) -> Result | None:
+        """The result stored under `command_id`, as a retry, or None."""
+        with self._lock:  # release() must not close the file under this read
+            known = self._journal.find(command_id)
+        return None if known is None else Result(known["seq"], known["events"], duplicate=True)
+
+    def _catch_up(self) -> None:
+        """Inside the write transaction: rebuild if another process (a CLI beside the server)
+        appended rows since, so a command is never decided on a stale state."""
+        on_disk = self._journal.last_seq()
+        if on_disk != self._last_seq:
+            self._state, self._last_seq = self._rebuild(list(self._journal.rows())), on_disk
+
+    def refresh(self) -> bool:
+        """Pick up rows another process appended; True if there were any."""
+        with self._lock:
+            before = self._last_seq
+            self._catch_up()
+            return self._last_seq != before
+
+    def find(self, command_id: str) -> dict | None:
+        """The row journalled under `command_id`, or None."""
+        with self._lock:  # release() must not close the file under this read
+            return self._journal.find(command_id)
+
+    def row(self, seq: int) -> dict | None:
+        with self._lock:  # release() must not close the file under this read
+            return self._journal.row(seq)
+
+    def rows(self, after_seq: int = 0) -> Iterator[dict]:
+        """Committed rows after `after_seq`, in order.
+
+        Read whole under the lock: a game's journal is short, and a stream left half read
+        would hold a connection that `release()` must be free to close.
+        """
+        with self._lock:
+            return iter(list(self._journal.rows(after_seq)))
+
+    def head(self) -> str:
+        """The hash chain's head (write it down to anchor the chain)."""
+        with self._lock:  # release() must not close the file under this read
+            return self._journal.head()
+
+    def verify(self) -> list[str]:
+        """Every problem found: chain, missing seqs, rows unlike their print, replay != live."""
+        with self._lock:
+            self._catch_up()  # rows another process added are not a difference
+            problems = []
+            broken = self._journal.chain_problem()
+            if broken:
+                problems.append(broken)
+            rows, seq = list(self._journal.rows()), 0
+            for row in rows:
+                if row["seq"] != seq + 1:
+                    problems.append(f"seqs {seq + 1} to {row['seq'] - 1} are missing (rows deleted)")
+                seq = row["seq"]
+                problems += row_problems(row)
+            try:
+                if self._rebuild(rows) != self._state:
+                    problems.append("the live state differs from the replayed journal")
+            except Exception as exc:  # a tampered event may not even apply
+                problems.append(f"the journal cannot be replayed ({type(exc).__name__}: {exc})")
+            integrity = self._journal.integrity_check()
+            if integrity != "ok":
+                problems.append(f"{self._journal.check_name}: {integrity}")
+            return problems
+
+    def settings(self) -> dict:
+        with self._lock:  # release() must not close the file under this read
+            return self._journal.settings()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+
+def _duplicate(known: dict, print_: str) -> Result:
+    """A retried id: the stored result if the content matches, else IdConflict."""
+    if known["fingerprint"] != print_:
+        raise IdConflict("id_conflict", f"The id '{known['command_id']}' was already used for another "
+                         f"command (journal seq {known['seq']}): use a new id for a new command.",
+                         id=known["command_id"], seq=known["seq"])
+    return Result(known["seq"], known["events"], duplicate=True)

@@ -1,0 +1,469 @@
+"""Trias games on the journal service: one SQLite file per game in a folder, or PostgreSQL, no Flask.
+
+Where the games are kept (a folder, or the bank's database when a URL is set) is
+chosen in one place, bank/store/trias_store.py `choose`.
+
+A game's journal (bank/services/journal_service.py) starts with a `setup` row whose events
+are the engine's set-up (the shuffles are events, so a replay never re-shuffles);
+every move is one row with the events trias.handle gave. An undo is a new row
+naming the rows it takes back, and the state is the replay of the rows not taken
+back (never a deleted row). A rematch is a row in the old game naming the new one.
+
+Actors: "seat:N" (a phone, only on its own turn), "table" (the shared screen or
+the mirror tablet, for any human seat), "computer:N" (the server's bot for seat
+N), "cli" (the terminal, for any seat).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import secrets
+import threading
+
+import trias
+from bank.errors import BankError, CommandError, IdConflict
+from bank.services.journal_service import JournalService, Result, StorageError  # noqa: F401 (re-exported)
+from bank.store.trias_store import ID_LENGTH, FolderStore, choose, default_folder  # noqa: F401 (re-exported)
+from bank.services.trias_table import (LANGS, MODES, Table, check_actor, check_seats, decide_setup, fold_row,  # noqa: F401
+                              public_seat, rebuild, undo_seqs)
+from trias.errors import BadCommand, IllegalMove
+from trias.legal import CHECKS
+
+KIND = "trias"
+ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: ids are read aloud and typed
+_ID_RE = re.compile(f"^[{ID_ALPHABET}]{{{ID_LENGTH}}}$")
+SETUP_ID = "setup"
+# Games whose file stays open at once; the others are closed until used again (each open
+# game holds about 5 files, and the process shares its limit with the bank and the phones).
+OPEN_FILES = 16
+# Every game stays in memory once opened and keeps a file: a folder holding more than this
+# is refused new games (a bank runs a few tables an evening, not thousands).
+MAX_GAMES = 500
+# The computer's command ids name the position they answer (play_computer): a page sending
+# one of them for its own move would turn the computer's later move into a "retry" of it.
+COMPUTER_ID_PREFIX = "computer:"
+
+
+def open_games(db, config=None, folder=None, url: str | None = None) -> "TriasGames":
+    """The Trias games of the bank game at `db`, where bank/store/trias_store.py `choose` keeps them."""
+    return TriasGames(choose(db, config, folder, url))
+
+
+def _new_id() -> str:
+    return "".join(secrets.choice(ID_ALPHABET) for _ in range(ID_LENGTH))
+
+
+def _as_trias_error(exc: BankError) -> BadCommand:
+    """The bank's id refusals in the engine's terms, so callers catch one kind of refusal."""
+    return BadCommand(exc.code, exc.message, **exc.params)
+
+
+class TriasGame:
+    """One game: its journal service, its seats, the commands and the computer's moves."""
+
+    def __init__(self, games: "TriasGames", game_id: str, service: JournalService):
+        self._games = games
+        self._service = service
+        identity = service.identity()
+        self.id = game_id
+        self.mode = identity["mode"]
+        self.seed = identity["seed"]
+        self.lang = identity["lang"]
+        self.seats = identity["seats"]
+        self.rematch_of = identity.get("rematch_of")
+        self.created = float(service.meta("created_at") or 0)
+
+    # -- reading -----------------------------------------------------------------
+
+    @property
+    def table(self) -> Table:
+        return self._service.state
+
+    @property
+    def state(self) -> trias.State:
+        """The live engine state (read-only: never change it in place)."""
+        return self._service.state.state
+
+    @property
+    def last_seq(self) -> int:
+        return self._service.last_seq
+
+    @property
+    def next_game(self) -> str | None:
+        """The id of the rematch of this game, once made."""
+        return self._service.state.next_game
+
+    def refresh(self) -> bool:
+        """Pick up moves another process (the CLI) wrote since; True if there were any.
+
+        Commands always catch up by themselves before deciding; this is for screens.
+        """
+        return self._service.refresh()
+
+    def public_seats(self) -> list:
+        """The seats without their secret tokens."""
+        return [public_seat(s) for s in self.seats]
+
+    def view(self, seat: int | None) -> dict:
+        """trias.view for `seat` (None: the shared screen), with the game's id, mode, seats and last seq."""
+        with self._service.lock:
+            table, seq = self._service.state, self._service.last_seq
+        return {**trias.view(table.state, seat), "game": self.id, "mode": self.mode, "lang": self.lang,
+                "seats": self.public_seats(), "last_seq": seq, "next_game": table.next_game,
+                "can_undo": not table.next_game and any(not str(m[1]).startswith("computer:") for m in table.moves)}
+
+    def summary(self) -> dict:
+        """What games.list() shows of this game: no tokens, no seed."""
+        s = self.state
+        return {"id": self.id, "created": self.created, "mode": self.mode, "lang": self.lang,
+                "seats": self.public_seats(), "turn": s.turn, "phase": s.phase, "over": s.phase == "over",
+                "winners": list(s.result["winners"]) if s.result else [], "score": list(s.score),
+                "last_seq": self.last_seq, "next_game": self.next_game}
+
+    def rows(self, after_seq: int = 0):
+        """Journal rows after `after_seq`: {"seq", "type", "actor", "command", "events", "at"}."""
+        for row in self._service.rows(after_seq):
+            yield {k: row[k] for k in ("seq", "type", "actor", "command", "events", "at")}
+
+    def public_rows(self, after_seq: int = 0, seat: int | None = None):
+        """The rows as `seat` (None: a spectator) may see them: no deck order, no other hand, no seed."""
+        for row in self.rows(after_seq):
+            command = row["command"]
+            if row["type"] == "setup":
+                command = {k: v for k, v in command.items() if k != "seed"}  # the seed gives the deck order
+            yield dict(row, command=command, events=[trias.public_event(e, seat) for e in row["events"]])
+
+    def seat_of_token(self, token: str) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat.get("token") and secrets.compare_digest(seat["token"], token):
+                return i
+        return None
+
+    # -- commands ----------------------------------------------------------------
+
+    def execute(self, command: dict, command_id: str, actor: str, after_seq: int | None = None) -> Result:
+        """Apply one engine command for `actor`, at most once per id.
+
+        `after_seq`: the last entry the sending page showed; if the game has moved on since
+        (a double tap with a new id, two screens at once), BadCommand "stale" and nothing written.
+        Raises a TriasError (refused: nothing written) or a StorageError.
+        """
+        if isinstance(command, dict) and command.get("type") == "undo":
+            return self.undo_last(command_id, actor, after_seq)
+        if not isinstance(command, dict) or command.get("type") not in CHECKS:
+            kind = command.get("type") if isinstance(command, dict) else None
+            raise BadCommand("unknown_command", f"unknown command type {str(kind)[:40]!r}; known: "
+                             f"{', '.join(sorted(CHECKS))}, undo")
+        return self._run(command, command_id, actor, after_seq)
+
+    def undo_last(self, command_id: str, actor: str = "table", after_seq: int | None = None) -> Result:
+        """Take back the last move (and the computer's moves after it) as a new journal row.
+
+        `after_seq` as in `execute`: two screens undoing at once take back one move, not two.
+        """
+        return self._run({"type": "undo"}, command_id, actor, after_seq)
+
+    def _run(self, command: dict, command_id: str, actor, after_seq: int | None = None) -> Result:
+        _check_own_id(command_id, actor)
+        try:
+            return self._service.execute(command, command_id, actor, self._decide, after_seq=after_seq)
+        except (IdConflict, CommandError) as exc:
+            raise _as_trias_error(exc) from None
+
+    def _decide(self, table: Table, command: dict, seq: int) -> tuple:
+        """The service's decide: (events, new table) for one stored command, or a TriasError."""
+        kind, actor = command.get("type"), command.get("actor")
+        if kind == "setup":
+            return decide_setup(table, command, seq)
+        if kind == "undo":
+            if table.next_game:  # an old tab would revive a game every seat link has left
+                raise IllegalMove("rematch_made", f"this game has its rematch, game {table.next_game}: "
+                                  "play on there; its moves can no longer be taken back")
+            events = [{"type": "undone", "seqs": undo_seqs(self.seats, table, actor)}]
+        elif kind == "rematch":
+            if table.next_game:
+                raise IllegalMove("rematch_made", f"this game already has its rematch, game {table.next_game}")
+            events = [{"type": "rematch", "game": command["game"]}]
+        else:
+            check_actor(self.seats, table.state, actor)
+            body = {k: v for k, v in command.items() if k not in ("id", "actor")}
+            events, _ = trias.handle(table.state, body)
+        return events, fold_row(table, kind, actor, seq, events)
+
+    def computer_to_play(self) -> int | None:
+        """The seat to play if it is a computer opponent and the game goes on, else None."""
+        s = self.state
+        if s.phase in ("over", "setup") or not s.players:
+            return None
+        return s.current if self.seats[s.current]["kind"] == "computer" else None
+
+    def computer_command(self, budget: dict | None = None) -> dict:
+        """The computer's command for the seat to play, from that seat's view only.
+
+        The random generator is seeded from the game's seed and the last seq, so the
+        same position gives the same move (within an iterations budget).
+        """
+        return self._choose(budget)[2]
+
+    def _choose(self, budget) -> tuple:
+        """(seat, seq, command): the position is read under the lock, the search runs outside it."""
+        with self._service.lock:
+            seat = self.computer_to_play()
+            if seat is None:
+                raise IllegalMove("not_computer_turn", "no computer opponent is to play now")
+            seq, level = self.last_seq, self.seats[seat]["level"]
+            view = trias.view(self.state, seat)
+        rng = random.Random(f"{self.seed}:{seq}")
+        return seat, seq, trias.bots.choose(view, level, budget or trias.bots.DEFAULT_BUDGET.get(level), rng)
+
+    def play_computer(self, budget: dict | None = None) -> Result | None:
+        """Choose and apply one computer move; None if no computer is to play (or the position moved on).
+
+        The search runs without the game's lock (screens keep reading), and the move is
+        applied only on the position it was chosen for. Its command id names that
+        position, so two callers racing for it apply one move: the other gets it as a retry.
+        """
+        try:
+            seat, seq, command = self._choose(budget)
+        except IllegalMove:
+            return None
+        try:
+            return self._run(command, f"computer:{seat}:after:{seq}", f"computer:{seat}", after_seq=seq)
+        except BadCommand as exc:
+            if exc.code == "id_conflict":  # chosen twice with other timings: the first one stands
+                return self._service.duplicate_of(f"computer:{seat}:after:{seq}")
+            if exc.code == "stale":  # an undo or another process moved the game meanwhile
+                return None
+            raise
+
+    def rematch(self, command_id: str, actor: str = "table") -> "TriasGame":
+        """A new game with the same seats (same links) and a new seed; recorded in this game's journal.
+
+        Asked again (any id), it gives the same new game.
+        """
+        _check_own_id(command_id, actor)  # before the new game is made
+        with self._service.lock:
+            self._service.refresh()  # another process may have made it already
+            known = self._service.find(command_id)
+            if self.next_game is None and known is None:
+                if self.state.phase != "over":  # one tap must not pull every phone out of a game under way
+                    raise IllegalMove("game_not_over", "a rematch starts once this game is over (T18); to start "
+                                      "afresh now, begin a new game from the Trias start page")
+                new = self._games.create(self.seats, None, self.mode, self.lang, rematch_of=self.id)
+                self._run({"type": "rematch", "game": new.id}, command_id, actor)
+            elif known is not None and known["type"] != "rematch":
+                self._run({"type": "rematch", "game": ""}, command_id, actor)  # raises the id conflict
+            return self._games.get(self.next_game)
+
+    def verify(self) -> list[str]:
+        """Chain, rows, and a replay that decides every command again: [] when sound."""
+        problems = self._service.verify()
+        table = Table(trias.State())
+        for row in self._service.rows():
+            try:
+                events, table = self._redecide(table, row)
+            except Exception as exc:  # an edited row may not even decide
+                problems.append(f"seq {row['seq']}: its command is refused on replay ({exc})")
+                break
+            if events != row["events"]:
+                problems.append(f"seq {row['seq']}: its events are not what its command gives (an edited row?)")
+                break
+        return problems
+
+    def _redecide(self, table: Table, row: dict) -> tuple:
+        command = row["command"]
+        if row["type"] == "rematch":
+            events = [{"type": "rematch", "game": command["game"]}]
+            return events, fold_row(table, "rematch", row["actor"], row["seq"], events)
+        return self._decide(table, command, row["seq"])
+
+    def close(self) -> None:
+        self._service.close()
+
+
+def _check_own_id(command_id, actor) -> None:
+    """Refuse a page's command id from the computer's namespace (see COMPUTER_ID_PREFIX)."""
+    if str(command_id).startswith(COMPUTER_ID_PREFIX) and not str(actor).startswith(COMPUTER_ID_PREFIX):
+        raise BadCommand("reserved_id", f"command ids starting with {COMPUTER_ID_PREFIX!r} are reserved for the "
+                         "computer opponents' moves: send your command with another id")
+
+
+class TriasGames:
+    """The Trias games of a folder (or of a database, bank/store/trias_store.py): opened lazily, safe to
+    share between threads."""
+
+    def __init__(self, store):
+        """`store`: a folder (path) of game files, or a store made by trias_store.choose."""
+        self.store = store if hasattr(store, "heads") else FolderStore(store)
+        self.folder = self.store.folder  # None when the games are in a database
+        self.where = self.store.where  # for sentences: the folder, or the database and the games' names
+        self._lock = threading.RLock()
+        self._open: dict = {}
+        self._recent: dict = {}  # game id -> game, least recently used first (dicts keep order)
+        self.broken: dict = {}  # game id -> why its file could not be opened
+        self._tokens: dict = {}  # seat token -> ids of the games holding it (a rematch chain)
+
+    def create(self, seats, seed=None, mode: str = "play", lang: str = "fr", *, rematch_of: str | None = None) -> TriasGame:
+        """A new game; refuses bad seats, seed, mode or language with a BadCommand sentence."""
+        if mode not in MODES:
+            raise BadCommand("bad_mode", f"mode must be play or mirror, not {str(mode)[:20]!r}")
+        if lang not in LANGS:
+            raise BadCommand("bad_lang", f"lang must be fr or en, not {str(lang)[:20]!r}")
+        if seed is None:
+            seed = secrets.randbelow(2**53)  # the seed gives the deck order: too many to try them all
+        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise BadCommand("bad_seed", "the seed must be a whole number from 0 to 9223372036854775807, or none")
+        seats = check_seats(seats, mode, keep_tokens=rematch_of is not None)
+        with self._lock:
+            self.store.prepare()
+            # Counted, not locked, across processes: two starting the 500th game at once may make a 501st.
+            held = self.store.count()
+            if held >= MAX_GAMES:
+                raise self.store.full(held)
+            game_id = _new_id()
+            while self.store.exists(game_id):
+                game_id = _new_id()
+            identity = {"kind": KIND, "id": game_id, "mode": mode, "seed": seed, "lang": lang, "seats": seats,
+                        "rematch_of": rematch_of}
+            setup = {"type": "setup", "id": SETUP_ID, "actor": None, "players": len(seats), "seed": seed, "mode": mode,
+                     "seats": [public_seat(s) for s in seats]}
+            service = JournalService.create(self.store.target(game_id), identity, rebuild, first=setup,
+                                            decide=decide_setup, kind=KIND)
+            game = self._opened(TriasGame(self, game_id, service))
+            self._used(game)
+            return game
+
+    def get(self, game_id) -> TriasGame | None:
+        """The game with this id, opened on first use; None if there is none.
+
+        In a database other server processes move the games all the time: a game opened
+        before is brought up to date (one query when nothing changed) so pages show it now.
+        """
+        game, loaded = self._get(game_id)
+        if game is not None and not loaded and self.store.shared:
+            game.refresh()
+        return game
+
+    def _get(self, game_id) -> tuple:
+        """(game or None, whether it was read from its journal just now)."""
+        if not isinstance(game_id, str) or not _ID_RE.match(game_id):
+            return None, False
+        with self._lock:
+            game, loaded = self._open.get(game_id), False
+            if game is None and self.store.exists(game_id):
+                game, loaded = self._opened(self._load(game_id)), True
+            if game is not None:
+                self._used(game)
+            return game, loaded
+
+    def _used(self, game: TriasGame) -> None:
+        """Mark `game` as the latest used; close the files of the least recently used beyond OPEN_FILES.
+
+        Only files: a game in the database holds no connection between uses (trias_store.py)."""
+        self._recent.pop(game.id, None)
+        self._recent[game.id] = game
+        if not self.store.holds_files:
+            return
+        open_games = [g for g in self._recent.values() if g._service.is_open]
+        for old in open_games[:max(0, len(open_games) - OPEN_FILES)]:
+            old._service.release()  # a game in the middle of a command keeps its file: released later
+
+    def _load(self, game_id: str) -> TriasGame:
+        """Open a game file, refusing one that is not this game: a stranger's file, a copy, a half-made game."""
+        where = self.store.target(game_id)
+        path = self.store.name(game_id)
+        service = JournalService.open(where, rebuild, kind=KIND)
+        try:
+            identity = service.identity()
+            if identity.get("id") != game_id:  # a copy would give one seat link two games
+                raise StorageError("game_file_renamed", f"{path} holds game {str(identity.get('id'))[:20]!r}, "
+                                   f"not {game_id}: it is a copy or was renamed; move it out of {self.where}",
+                                   path=str(path))
+            if service.last_seq == 0:
+                raise StorageError("game_without_setup", f"{path}: game {game_id} has no set-up row (it was being "
+                                   "created when the server stopped): it can never be played, start the game again",
+                                   path=str(path))
+            game = TriasGame(self, game_id, service)
+            if not isinstance(game.seats, list) or len(game.seats) != game.state.players \
+                    or not all(isinstance(seat, dict) and "kind" in seat for seat in game.seats):
+                raise ValueError("its seats do not match its set-up")
+            return game
+        except StorageError:
+            service.close()
+            raise
+        except (KeyError, TypeError, ValueError) as exc:  # the identity was edited by hand
+            service.close()
+            raise StorageError("game_identity_damaged", f"{path}: the identity of game {game_id} is damaged "
+                               f"({type(exc).__name__}: {str(exc)[:60]}): restore the file from a backup copy",
+                               path=str(path)) from None
+
+    def _opened(self, game: TriasGame) -> TriasGame:
+        """Keep an opened game and index its seats' links."""
+        self._open[game.id] = game
+        for seat in game.seats:
+            if seat.get("token"):
+                self._tokens.setdefault(seat["token"], set()).add(game.id)
+        return game
+
+    def _all(self) -> list:
+        """Every game of the store, opened and up to date; a damaged one is left out of lists (see `broken`)."""
+        stale = []
+        with self._lock:
+            for game_id, head in self.store.heads().items():
+                game = self._open.get(game_id)
+                if game is not None:
+                    if head is not None and head != game.last_seq:  # moved by another process
+                        stale.append(game)
+                    continue
+                if game_id in self.broken:
+                    continue
+                try:
+                    self._get(game_id)
+                except (BankError, trias.TriasError, KeyError, ValueError) as exc:
+                    # One unreadable game must not hide the others; `get` still says what is wrong.
+                    self.broken[game_id] = getattr(exc, "message", str(exc))
+            games = list(self._open.values())
+        for game in stale:  # outside the lock of all games: each catches up under its own
+            game.refresh()
+        return games
+
+    def list(self) -> list:
+        """Every game, newest first, as summaries (no tokens, no seed)."""
+        return [g.summary() for g in sorted(self._all(), key=lambda g: g.created, reverse=True)]
+
+    def seat_for(self, token) -> tuple | None:
+        """(game, seat) for a seat's secret link: the newest game of its rematch chain."""
+        if not isinstance(token, str) or not token:
+            return None
+        with self._lock:
+            known = token in self._tokens
+        # Every seat command comes through here: the store is read only for a link the index
+        # does not know yet (games not opened since the start, made by the CLI or another server).
+        # Not under the lock of all games: _all() brings games up to date under each one's lock,
+        # which a rematch holds while it makes its new game under the lock of all games.
+        if not known:
+            self._all()
+        with self._lock:
+            holding = [self._open[i] for i in self._tokens.get(token, ()) if i in self._open]
+        if self.store.shared:  # another process may have made the rematch the link now leads to
+            for game in holding:
+                game.refresh()
+        found = [(g, seat) for g in holding if (seat := g.seat_of_token(token)) is not None]
+        if not found:
+            return None
+        game, seat = max(found, key=lambda gs: gs[0].created)
+        while game.next_game and (nxt := self.get(game.next_game)) is not None and nxt.seat_of_token(token) is not None:
+            game, seat = nxt, nxt.seat_of_token(token)
+        return game, seat
+
+    def close(self) -> None:
+        with self._lock:
+            for game in self._open.values():
+                game.close()
+            self._open.clear()
+            self._recent.clear()
+            self.store.close()
+
+
+__all__ = ["TriasGames", "TriasGame", "Table", "Result", "StorageError", "default_folder", "rebuild"]

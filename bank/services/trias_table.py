@@ -1,0 +1,141 @@
+"""The service state of one Trias game and the decisions that are not the engine's.
+
+A `Table` is the engine state plus what undo and rematch need: the set-up
+events and the stack of moves not undone. `rebuild(rows)` folds a journal into
+one; `check_actor` and `undo_seqs` say who may move and what an undo takes
+back. Pure: no SQLite, no Flask (bank/services/trias_games.py stores and locks).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+import trias
+from trias.errors import BadCommand, IllegalMove
+
+MODES = ("play", "mirror")
+LANGS = ("fr", "en")
+SEAT_KINDS = ("human", "computer")
+MAX_NAME = 40
+
+
+@dataclass(frozen=True)
+class Table:
+    """The service's state of one game: the engine state plus what undo and rematch need."""
+
+    state: trias.State
+    base: tuple = ()        # the set-up events, never undone
+    moves: tuple = ()       # (seq, actor, seat, events) of each move not undone, oldest first
+    next_game: str | None = None  # the rematch, once made
+    undone: tuple = ()      # seqs taken back so far
+
+
+def rebuild(rows) -> Table:
+    """The table a journal's rows give: set-up, then each move, minus the moves undone."""
+    table = Table(trias.State())
+    for row in rows:
+        table = fold_row(table, row["type"], row["actor"], row["seq"], row["events"])
+    return table
+
+
+def fold_row(table: Table, kind: str, actor, seq: int, events: list) -> Table:
+    """One journal row folded in: an undo replays the set-up and the moves left."""
+    if kind == "setup":
+        return Table(trias.replay(events), base=tuple(events))
+    if kind == "undo":
+        gone = set(events[0]["seqs"])
+        moves = tuple(m for m in table.moves if m[0] not in gone)
+        state = trias.replay(list(table.base) + [e for m in moves for e in m[3]])
+        return Table(state, table.base, moves, table.next_game, table.undone + tuple(sorted(gone)))
+    if kind == "rematch":
+        return Table(table.state, table.base, table.moves, events[0]["game"], table.undone)
+    state = table.state
+    seat = state.current
+    for event in events:
+        state = trias.apply(state, event)
+    return Table(state, table.base, table.moves + ((seq, actor, seat, tuple(events)),), table.next_game, table.undone)
+
+
+def decide_setup(table: Table, command: dict, seq: int) -> tuple:
+    """The first row: the engine's set-up events for the seats, seed and mode (T3, T6, T7)."""
+    events = trias.setup.setup_events(command["players"], command["seed"], mirror=command["mode"] == "mirror")
+    return events, fold_row(table, "setup", None, seq, events)
+
+
+def check_seats(seats, mode: str, keep_tokens: bool = False) -> list:
+    """The seats as stored (tokens for humans), or a BadCommand naming the first problem."""
+    if not isinstance(seats, list) or not 2 <= len(seats) <= 5:
+        raise BadCommand("bad_seats", "a Trias game needs a list of 2 to 5 seats (T2, T21)")
+    clean = []
+    for i, seat in enumerate(seats):
+        if not isinstance(seat, dict):
+            raise BadCommand("bad_seat", f"seats[{i}] must be an object with a name and a kind")
+        name = seat.get("name")
+        if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME or not name.isprintable():
+            raise BadCommand("bad_seat_name", f"seats[{i}].name must be a name of 1 to {MAX_NAME} printable characters")
+        kind = seat.get("kind", "human")
+        if kind not in SEAT_KINDS:
+            raise BadCommand("bad_seat_kind", f"seats[{i}].kind must be human or computer, not {str(kind)[:20]!r}")
+        entry = {"name": name.strip(), "kind": kind}
+        if kind == "computer":
+            if mode == "mirror":
+                raise BadCommand("computer_in_mirror", f"seats[{i}] is a computer, but a mirror game records a "
+                                 "physical table where every seat is a person: make it human or choose play mode")
+            level = seat.get("level", "easy")
+            if level not in trias.bots.LEVELS:
+                raise BadCommand("bad_level", f"seats[{i}].level must be one of {', '.join(trias.bots.LEVELS)}, "
+                                 f"not {str(level)[:20]!r}")
+            entry["level"] = level
+        else:
+            # A rematch keeps the seats' links; a new game always gets fresh secrets.
+            entry["token"] = (keep_tokens and seat.get("token")) or secrets.token_urlsafe(16)
+        clean.append(entry)
+    return clean
+
+
+def public_seat(seat: dict) -> dict:
+    return {k: v for k, v in seat.items() if k != "token"}
+
+
+def check_actor(seats: list, state: trias.State, actor) -> None:
+    """T8/T9: only the seat to play moves; who may speak for it depends on the screen."""
+    if state.phase == "over":
+        raise IllegalMove("game_over", "the game is over; final scoring has been done (T18)")
+    current = state.current
+    seat = seats[current]
+    name = seat["name"]
+    if actor == "cli":
+        return
+    if actor == "table":
+        if seat["kind"] != "human":
+            raise IllegalMove("computer_to_play", f"it is {name}'s turn, a computer opponent: it plays by itself")
+        return
+    kind, _, number = str(actor).partition(":")
+    # ASCII digits only: int() refuses "²", which str.isdigit() accepts.
+    if kind not in ("seat", "computer") or not (number.isascii() and number.isdigit()):
+        raise BadCommand("bad_actor", f"unknown actor {str(actor)[:40]!r}: use seat:N, computer:N, table or cli")
+    if int(number) != current:
+        raise IllegalMove("not_your_turn", f"it is {name}'s turn (seat {current}), not seat {number}'s (T8, T9)")
+    if (kind == "computer") != (seat["kind"] == "computer"):
+        raise IllegalMove("wrong_seat_kind", f"seat {current} ({name}) is a {seat['kind']} seat")
+
+def undo_seqs(seats: list, table: Table, actor) -> list:
+    """The rows an undo takes back: the computer's moves at the end and the last human move before them."""
+    if str(actor).startswith("computer:"):
+        raise IllegalMove("computer_cannot_undo", "a computer opponent never takes a move back")
+    if actor not in ("table", "cli") and not str(actor).startswith("seat:"):
+        raise BadCommand("bad_actor", f"unknown actor {str(actor)[:40]!r}: use seat:N, table or cli")
+    moves = list(table.moves)
+    gone = []
+    while moves and str(moves[-1][1]).startswith("computer:"):
+        gone.append(moves.pop()[0])
+    if not moves:
+        raise IllegalMove("nothing_to_undo", "there is no move of a person to take back: the set-up is never "
+                          "undone and computer moves only go with the move before them")
+    seq, _, seat, _ = moves.pop()
+    if str(actor).startswith("seat:") and actor != f"seat:{seat}":
+        raise IllegalMove("not_your_move", f"the last move was {seats[seat]['name']}'s; only they, "
+                          "or the shared screen, may take it back")
+    gone.append(seq)
+    return sorted(gone)

@@ -1,0 +1,196 @@
+"""Facilitator accounts and team tokens, kept in the game's SQLite file beside the journal,
+or in PostgreSQL beside the game's journal there (access_pg.py, chosen by access_stores.py).
+
+These rows are access data, not the ledger: a password change or a token
+rotation updates them, and they are not part of the replayed journal.
+"""
+
+from __future__ import annotations
+
+import functools
+import secrets
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from bank.errors import BankError
+from bank.store.journal import storage_errors
+from bank.store.accounts.lockout import Lockout
+from bank.store.accounts.sessions import Sessions, end_user_sessions
+
+# The facilitators' roles; what each may send is the web layer's table (bank/web/access/permissions.py).
+ROLES = ("lead", "banker", "referee")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS facilitators (
+    username TEXT PRIMARY KEY, password_hash TEXT NOT NULL, role TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS team_tokens (team TEXT PRIMARY KEY, token TEXT NOT NULL UNIQUE, rotated_at REAL NOT NULL);
+"""
+
+
+class AccessRules:
+    """What the accounts and team tokens do, whichever store keeps them: the SQLite file (Access, below)
+    or PostgreSQL (access_pg.PostgresAccess). A store adds the rows' reads and writes (_put_user, which
+    never demotes the last lead, _password, _add_tokens, _set_token) and the rest of the interface: remove_user, since, users,
+    team_tokens, team_for, sessions(clock), lockout(clock), close."""
+
+    hash_method = "scrypt"
+
+    def add_user(self, username: str, password: str, role: str) -> None:
+        """Create or replace a facilitator account; its sessions end (the old password or role logs nobody in)."""
+        username = username.strip()
+        if not username or len(username) > 40:
+            raise BankError("bad_username", "a username is 1 to 40 characters")
+        if role not in ROLES:
+            raise BankError("bad_role", f"role must be one of {', '.join(ROLES)}, got {role!r}")
+        if len(password) < 8:
+            raise BankError("weak_password", "a password needs at least 8 characters")
+        if not self._put_user(username, generate_password_hash(password, method=self.hash_method), role, time.time()):
+            raise BankError("last_lead", f"{username} is the only lead account; make another lead first")
+
+    def check(self, username: str, password: str) -> str | None:
+        """The user's role if the password is right, else None."""
+        found = self._password(username)
+        # Exactly one hash on every path, with the accounts' own method for an unknown
+        # username: a wrong username must take as long as a wrong password.
+        stored, role = found or (_dummy_hash(self.hash_method), None)
+        matches = check_password_hash(stored, password)
+        return role if matches else None
+
+    def ensure_team_tokens(self, teams) -> dict:
+        """Give every team a secret token the first time; keep existing ones."""
+        self._add_tokens([(team, secrets.token_urlsafe(12)) for team in teams], time.time())
+        return self.team_tokens()
+
+    def rotate(self, team: str) -> str:
+        """A new secret for a team whose link leaked; the old link stops working at once."""
+        token = secrets.token_urlsafe(12)
+        self._set_token(team, token, time.time())
+        return token
+
+    def shared_secret(self) -> str | None:
+        """The key that signs cookies when the store holds it (every process of the game signs alike);
+        None: the file beside the game (create_app's _secret_key)."""
+        return None
+
+
+class SharedConnection(sqlite3.Connection):
+    """The accounts' connection, shared by the server's threads (and by the sessions, sessions.py).
+
+    Every statement runs to its end under one lock. Without it, a write could start on this
+    connection while another thread's read was still open on it, inside that read's snapshot:
+    SQLite refuses the write once the snapshot is out of date (SQLITE_BUSY_SNAPSHOT), and a
+    log-in, a log-out or a link replacement answered 503 now and then under load.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lock = threading.RLock()
+
+    def rows(self, query: str, params=()) -> list:
+        """One statement, run to its end: its rows."""
+        with self.lock:
+            return self.execute(query, params).fetchall()
+
+
+class Access(AccessRules):
+    """Accounts and team tokens in one SQLite file, safe to share between threads."""
+
+    def __init__(self, path, hash_method: str = "scrypt"):
+        self.hash_method = hash_method  # tests use a cheap method; real accounts use scrypt
+        self.path = Path(path)
+        with storage_errors(self.path):
+            self.conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=5,
+                                        factory=SharedConnection)
+            self.conn.execute("PRAGMA busy_timeout=5000")
+            self.conn.executescript(_SCHEMA)
+
+    def _sql(self, query: str, params=()) -> list:
+        """Run one statement; a full, read-only or damaged file is a StorageError with a sentence, not a 500."""
+        with storage_errors(self.path):
+            return self.conn.rows(query, params)
+
+    def _put_user(self, username: str, password_hash: str, role: str, at: float) -> bool:
+        """Write the account unless it would demote the last lead (False then, nothing written)."""
+        # One statement, as remove_user: two leads demoting each other at once (or one deleting the
+        # other) cannot both see two leads and leave the game with none.
+        written = self._sql("""INSERT OR REPLACE INTO facilitators SELECT ?, ?, ?, ? WHERE ? = 'lead'
+                               OR COALESCE((SELECT role FROM facilitators WHERE username = ?), '') != 'lead'
+                               OR (SELECT COUNT(*) FROM facilitators WHERE role = 'lead') > 1 RETURNING username""",
+                            (username, password_hash, role, at, role, username))
+        if written:
+            with storage_errors(self.path):  # the old password or role logs nobody in any more (sessions.py)
+                end_user_sessions(self.conn, username)
+        return bool(written)
+
+    def _password(self, username: str) -> tuple | None:
+        rows = self._sql("SELECT password_hash, role FROM facilitators WHERE username = ?", (username,))
+        return rows[0] if rows else None
+
+    def remove_user(self, username: str) -> bool:
+        """Delete an account and end its sessions; never the last lead (False if nothing was deleted)."""
+        # One statement: two leads deleting each other at once cannot leave the game without a lead.
+        gone = self._sql("""DELETE FROM facilitators WHERE username = ? AND (role != 'lead'
+                            OR (SELECT COUNT(*) FROM facilitators WHERE role = 'lead') > 1) RETURNING username""",
+                         (username,))
+        if gone:
+            with storage_errors(self.path):
+                end_user_sessions(self.conn, username)
+        return bool(gone)
+
+    def since(self, username: str) -> float | None:
+        """When the account was last made or replaced (None: no such account), read before its
+        password is checked, so a log-in checked against a replaced password opens no session."""
+        rows = self._sql("SELECT created_at FROM facilitators WHERE username = ?", (username,))
+        return rows[0][0] if rows else None
+
+    def users(self) -> list:
+        return [{"username": u, "role": r} for u, r in self._sql("SELECT username, role FROM facilitators ORDER BY username")]
+
+    def _add_tokens(self, tokens, at: float) -> None:
+        for team, token in tokens:
+            self._sql("INSERT OR IGNORE INTO team_tokens VALUES (?, ?, ?)", (team, token, at))
+
+    def team_tokens(self) -> dict:
+        return dict(self._sql("SELECT team, token FROM team_tokens ORDER BY rowid"))
+
+    def team_for(self, token: str) -> str | None:
+        rows = self._sql("SELECT team FROM team_tokens WHERE token = ?", (token,))
+        return rows[0][0] if rows else None
+
+    def _set_token(self, team: str, token: str, at: float) -> None:
+        self._sql("UPDATE team_tokens SET token = ?, rotated_at = ? WHERE team = ?", (token, at, team))
+
+    def sessions(self, clock=None) -> Sessions:
+        """The log-in sessions kept beside these accounts, on the same connection (sessions.py)."""
+        return Sessions(self.conn, self.path, clock=clock)
+
+    def lockout(self, clock=None) -> Lockout:
+        """The failed log-ins counted in the same file (lockout.py)."""
+        return Lockout(self.path, clock=clock)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@functools.cache
+def _dummy_hash(method: str) -> str:
+    """Made on the first unknown username, not at import: a scrypt hash costs about 0.1 s of every start."""
+    return generate_password_hash(secrets.token_urlsafe(16), method=method)
+
+
+def open_access(db, config=None, hash_method: str = "scrypt") -> AccessRules:
+    """The accounts of the game named by --db, where its journal is: in PostgreSQL when a database URL
+    is set (bank/store/storage_url.py), else in the SQLite file itself. The one place the store is chosen;
+    its sessions(clock) and lockout(clock) follow it."""
+    from bank.store import storage_url
+
+    where = storage_url.target(db, config)
+    if isinstance(where, storage_url.PostgresTarget):
+        from bank.store.accounts.access_pg import PostgresAccess  # psycopg is loaded only for a game in PostgreSQL
+
+        return PostgresAccess(where.url, where.game, hash_method)
+    return Access(db, hash_method)

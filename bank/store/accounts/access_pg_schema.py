@@ -1,0 +1,46 @@
+"""The PostgreSQL tables of accounts, log-in sessions, lock-outs, team links and the cookie key (issue 15).
+
+They sit beside the journal's tables (bank/store/journal_pg_schema.py), keyed by the same game
+number, so every `terrabank serve` of a game, on any host, reads the same rows. They are
+access data, not the ledger: a password change or a rotated link updates them in place,
+so they carry no append-only guard. Added with CREATE ... IF NOT EXISTS under their own
+advisory lock: a database made before them gains them on the first start, and the
+journal's schema version does not change.
+"""
+
+from __future__ import annotations
+
+from bank.store.journal_pg_schema import ensure_tables
+
+ACCESS_SCHEMA_LOCK = -1  # second key while these tables are created: game numbers are >= 1, the journal's is 0
+LOGIN_LOCK_SPACE = 0x744C  # first key ("tL") of a game's log-in counting lock: log-ins never wait on commands
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS terrabank.facilitators(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id), username TEXT NOT NULL, password_hash TEXT NOT NULL,
+    role TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game, username));
+CREATE TABLE IF NOT EXISTS terrabank.team_tokens(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id), team TEXT NOT NULL, token TEXT NOT NULL,
+    rotated_at DOUBLE PRECISION NOT NULL,
+    added BIGSERIAL,                        -- the order the links were made in, as SQLite's rowid
+    PRIMARY KEY (game, team), UNIQUE (game, token));
+CREATE TABLE IF NOT EXISTS terrabank.sessions(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id),
+    id_hash TEXT NOT NULL,                  -- sha256 of the cookie's session id: the id itself is never stored
+    username TEXT NOT NULL, role TEXT NOT NULL, account_since DOUBLE PRECISION NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL, last_seen DOUBLE PRECISION NOT NULL, address TEXT NOT NULL,
+    device TEXT NOT NULL,
+    PRIMARY KEY (game, id_hash));
+CREATE TABLE IF NOT EXISTS terrabank.login_failures(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id), key TEXT NOT NULL, count INTEGER NOT NULL,
+    since DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game, key));
+CREATE TABLE IF NOT EXISTS terrabank.cookie_keys(
+    game BIGINT PRIMARY KEY REFERENCES terrabank.games(id), key TEXT NOT NULL);
+"""
+
+
+def ensure_access_schema(conn) -> None:
+    """Create the tables once per database; a concurrent creator waits on their lock, then finds them."""
+    ensure_tables(conn, "terrabank.cookie_keys", ACCESS_SCHEMA_LOCK, _TABLES)

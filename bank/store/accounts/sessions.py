@@ -1,0 +1,170 @@
+"""Facilitator log-in sessions kept on the server: one row per logged-in device, in the game's SQLite file
+(or in PostgreSQL with the game's journal: sessions_pg.py).
+
+The signed cookie holds only a random session id; the row says who it is. A row
+is valid while the account it was opened for exists unchanged (same role, not
+replaced since: `terrabank user` gives every replaced account a new created_at),
+so logout, a password or role change and "log out everywhere" end a session at
+once, also when the CLI changes the account from another process. Only a hash
+of the id is stored: a copied game file does not hand out live sessions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bank.store.journal import StorageError, storage_errors
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id_hash TEXT PRIMARY KEY, username TEXT NOT NULL, role TEXT NOT NULL, account_since REAL NOT NULL,
+    created_at REAL NOT NULL, last_seen REAL NOT NULL, address TEXT NOT NULL, device TEXT NOT NULL);
+"""
+# A tablet left a whole day without a request logs in again; a game lasts a day at most.
+IDLE_LIMIT = 24 * 3600
+# last_seen is written at most once a minute per session, not on every request.
+SEEN_EVERY = 60
+# Valid: the row exists and its account is the one it was opened for.
+_VALID = """SELECT s.id_hash, s.username, s.role, s.last_seen FROM sessions s
+    JOIN facilitators f ON f.username = s.username AND f.role = s.role AND f.created_at = s.account_since"""
+
+
+@dataclass(frozen=True)
+class Login:
+    """A valid session: its row key (the hash), the facilitator and the role."""
+
+    key: str
+    user: str
+    role: str
+
+
+def digest(session_id: str) -> str:
+    """The row key of a session id (sha256): the id itself is never stored."""
+    return hashlib.sha256(session_id.encode()).hexdigest()
+
+
+def end_user_sessions(conn: sqlite3.Connection, username: str) -> None:
+    """End every session of a user: Access calls it when it replaces the account (also from the CLI)."""
+    with conn.lock:  # access.SharedConnection: one statement at a time on it
+        conn.executescript(SCHEMA)
+        conn.execute("DELETE FROM sessions WHERE username = ?", (username,))
+
+
+class SessionRules:
+    """What a session store does, whichever keeps the rows: the SQLite file (Sessions, below) or
+    PostgreSQL (sessions_pg.PostgresSessions). A store adds _open, _row, _touch, valid, end,
+    end_all and listing; `clock` is its time."""
+
+    clock = staticmethod(time.time)
+
+    def start(self, username: str, role: str, address: str, agent: str, since: float | None) -> str | None:
+        """Open a session for an account just checked; the new session id, or None if the account changed meanwhile.
+
+        `since` is the account's created_at read before its password was checked: a replace
+        during the check (a password change) makes it differ, and no session is opened.
+        """
+        session_id = secrets.token_urlsafe(32)
+        made = self._open(digest(session_id), self.clock(), address[:45], device(agent), username, role, since)
+        return session_id if made else None
+
+    def check(self, session_id: str) -> Login | None:
+        """The session's login if it is still valid, else None (an idle one is ended here)."""
+        if not isinstance(session_id, str) or not session_id:
+            return None
+        row = self._row(digest(session_id))
+        if row is None:
+            return None
+        key, user, role, seen = row
+        now = self.clock()
+        if now - seen > IDLE_LIMIT:
+            self.end(key)
+            return None
+        if now - seen > SEEN_EVERY:
+            try:
+                self._touch(key, now)
+            except StorageError:  # a full or read-only disk: the bank still shows its pages; the time can wait
+                pass
+        return Login(key, user, role)
+
+
+class Sessions(SessionRules):
+    """The sessions table, on the accounts' connection (Access.conn: autocommit, shared between threads
+    under its lock: access.SharedConnection).
+
+    Sharing it means no second handle on the game file to leave open: closing the accounts closes this.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path, clock=None):
+        # The app passes the bank's time line (bank/services/timeline.py); the system clock otherwise.
+        self.conn, self.path, self.clock = conn, Path(path), clock or time.time
+        with storage_errors(self.path), self.conn.lock:
+            self.conn.executescript(SCHEMA)
+
+    def _sql(self, query: str, params=()) -> list:
+        """Run one statement; a full, read-only or damaged file is a StorageError with a sentence, not a 500."""
+        with storage_errors(self.path):
+            return self.conn.rows(query, params)  # under the shared connection's lock (access.SharedConnection)
+
+    def _open(self, id_hash: str, now: float, address: str, device_name: str, username: str, role: str,
+              since: float | None) -> bool:
+        self._sql("DELETE FROM sessions WHERE last_seen < ?", (now - IDLE_LIMIT,))
+        return bool(self._sql("""INSERT INTO sessions SELECT ?, username, role, created_at, ?, ?, ?, ?
+                                 FROM facilitators WHERE username = ? AND role = ? AND created_at = ? RETURNING id_hash""",
+                              (id_hash, now, now, address, device_name, username, role, since)))
+
+    def _row(self, id_hash: str) -> tuple | None:
+        rows = self._sql(_VALID + " WHERE s.id_hash = ?", (id_hash,))
+        return rows[0] if rows else None
+
+    def _touch(self, key: str, now: float) -> None:
+        self._sql("UPDATE sessions SET last_seen = ? WHERE id_hash = ?", (now, key))
+
+    def valid(self, keys) -> set:
+        """Which of these row keys are still valid sessions (for the socket sweep)."""
+        keys = list(keys)
+        if not keys:
+            return set()
+        marks = ",".join("?" * len(keys))
+        rows = self._sql(_VALID + f" WHERE s.id_hash IN ({marks}) AND s.last_seen >= ?",
+                         (*keys, self.clock() - IDLE_LIMIT))
+        return {row[0] for row in rows}
+
+    def end(self, key: str) -> bool:
+        """End one session by its row key; False if there was none."""
+        return bool(self._sql("DELETE FROM sessions WHERE id_hash = ? RETURNING id_hash", (key,)))
+
+    def end_all(self, keep: str | None = None) -> list:
+        """End every session but `keep`; returns the keys ended."""
+        return [row[0] for row in self._sql("DELETE FROM sessions WHERE id_hash != ? RETURNING id_hash", (keep or "",))]
+
+    def listing(self) -> list:
+        """Every valid session, newest first, for the admin page."""
+        rows = self._sql("""SELECT s.id_hash, s.username, s.role, s.address, s.device, s.created_at, s.last_seen
+                            FROM sessions s JOIN facilitators f ON f.username = s.username AND f.role = s.role
+                            AND f.created_at = s.account_since WHERE s.last_seen >= ? ORDER BY s.created_at DESC""",
+                         (self.clock() - IDLE_LIMIT,))
+        names = ("id", "user", "role", "address", "device", "since", "last_seen")
+        return [dict(zip(names, row)) for row in rows]
+
+
+_BROWSERS = (("Edg", "Edge"), ("Firefox", "Firefox"), ("SamsungBrowser", "Samsung"), ("Chrome", "Chrome"),
+             ("Safari", "Safari"))
+_SYSTEMS = (("Android", "Android"), ("iPhone", "iPhone"), ("iPad", "iPad"), ("Windows", "Windows"),
+            ("Mac OS X", "Mac"), ("CrOS", "ChromeOS"), ("Linux", "Linux"))
+
+
+def device(agent: str) -> str:
+    """A short name for a User-Agent ("Chrome, Android"), so the lead can tell devices apart; no word of
+    either language in it, since it is stored at log-in and shown on the French and English admin pages."""
+    agent = agent or ""
+    browser = next((name for key, name in _BROWSERS if key in agent), None)
+    system = next((name for key, name in _SYSTEMS if key in agent), None)
+    if browser and system:
+        return f"{browser}, {system}"
+    return browser or system or re.sub(r"[^\w./ -]", "", agent)[:40] or "?"

@@ -1,0 +1,401 @@
+"""SQLite storage for the bank: append-only journal rows, snapshots and meta. No rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from bank.store import chain
+from bank.store.storage import (StorageError, backup_hint, known_failure, private_file,  # noqa: F401 (re-exported)
+                          storage_errors, writable)
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE journal(
+    seq INTEGER PRIMARY KEY,
+    command_id TEXT NOT NULL UNIQUE,
+    fingerprint TEXT NOT NULL,
+    type TEXT NOT NULL,
+    actor TEXT,
+    at REAL NOT NULL,
+    command TEXT NOT NULL,
+    events TEXT NOT NULL
+);
+CREATE TABLE snapshots(seq INTEGER PRIMARY KEY, state TEXT NOT NULL);
+"""
+
+# Added after the first games were made, so created on open when missing: a game file
+# from an earlier Terrabank gains them (its chain computed once) and keeps working.
+_ADDED = """
+CREATE TABLE IF NOT EXISTS chain(seq INTEGER PRIMARY KEY, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS clock_checkpoint(
+    id INTEGER PRIMARY KEY CHECK (id = 1), timeline REAL NOT NULL, wall REAL NOT NULL);
+"""
+
+# The ledger is corrected by new entries, never by editing old ones: the
+# database itself refuses UPDATE and DELETE so no code path can rewrite history.
+_TRIGGER = """
+CREATE TRIGGER IF NOT EXISTS {table}_no_{verb} BEFORE {op} ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} rows are append-only: add a correcting entry instead'); END;
+"""
+
+_COLUMNS = "seq, command_id, fingerprint, type, actor, at, command, events"
+_APPEND_ONLY = ("journal", "snapshots", "meta", "chain")
+
+# Read-only connections kept open for rows(): opening one costs about as much as
+# reading a few rows, and every live update after a command reads the journal.
+_IDLE_READERS = 4
+
+
+def canonical_json(value) -> str:
+    """JSON with sorted keys and no spaces: the same data always gives the same text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _connect(path, mode: str) -> sqlite3.Connection:
+    """Open `path` in URI mode `mode` ("rw", "rwc", "ro") with the bank's PRAGMAs."""
+    uri = Path(path).resolve().as_uri() + f"?mode={mode}"
+    # isolation_level=None: we issue BEGIN IMMEDIATE/COMMIT ourselves.
+    # check_same_thread=False: the Bank serialises access with its own lock.
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA busy_timeout=5000")
+        if mode != "ro":
+            # WAL: readers never block the writer. FULL: a commit survives a power cut.
+            conn.execute("PRAGMA journal_mode=WAL").fetchone()
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        return conn
+    except BaseException:
+        conn.close()
+        raise
+
+
+def _row_dict(r) -> dict:
+    """A journal row as a dict with the command and events decoded."""
+    seq, command_id, fingerprint, type_, actor, at, command, events = r
+    return {"seq": seq, "command_id": command_id, "fingerprint": fingerprint, "type": type_,
+            "actor": actor, "at": at, "command": json.loads(command),
+            "events": json.loads(events)}
+
+
+class Journal:
+    """One game's database: meta, the append-only journal, state snapshots (bank/store/journal_api.py)."""
+
+    check_name = "SQLite integrity_check"  # what `verify` calls integrity_check()'s findings
+
+    def __init__(self, conn: sqlite3.Connection, path):
+        self._conn = conn
+        self.path = Path(path)
+        self._in_tx = False
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._closed = False
+
+    @classmethod
+    def create(cls, path, config_text: str, identity: dict) -> "Journal":
+        """Create a new database at `path` (which must not exist) with its meta rows."""
+        if Path(path).exists():
+            raise StorageError("database_exists", f"A game already exists at {path}: use "
+                               "`terrabank init --force` to replace it, or choose another "
+                               "--db path.", path=str(path))
+        with storage_errors(path):
+            # Created empty and private first: SQLite gives its -wal and -shm files the
+            # database's permissions, and the file holds password hashes and team tokens.
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except OSError as exc:
+                raise sqlite3.OperationalError(f"unable to open database file ({exc.strerror})") from exc
+            journal = cls(_connect(path, "rwc"), path)
+        try:
+            with journal.transaction(), storage_errors(path):
+                journal._create_schema(config_text, identity)
+        except BaseException:
+            journal.close()
+            remove_database(path)
+            raise
+        return journal
+
+    def _create_schema(self, config_text: str, identity: dict) -> None:
+        """Tables, the append-only triggers and the meta rows of a new game."""
+        for stmt in _SCHEMA.split(";"):
+            if stmt.strip():
+                self._conn.execute(stmt)
+        self._add_tables()
+        meta = {"schema_version": SCHEMA_VERSION, "created_at": repr(time.time()),
+                "config_text": config_text, "identity": canonical_json(identity)}
+        self._conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
+
+    @classmethod
+    def open(cls, path) -> "Journal":
+        """Open an existing database; StorageError if missing, damaged or not ours."""
+        if not Path(path).is_file():
+            raise StorageError("database_missing", f"No game database at {path}: run "
+                               "`terrabank init` to create one (or pass --db).", path=str(path))
+        private_file(path)
+        with storage_errors(path):
+            journal = cls(_connect(path, "rw"), path)
+            try:
+                journal._check_schema()
+                if not journal._has_table("clock_checkpoint"):
+                    with journal.transaction():
+                        journal._add_tables()
+            except BaseException:
+                journal.close()
+                raise
+        for suffix in ("-wal", "-shm"):
+            private_file(f"{path}{suffix}")
+        return journal
+
+    def _has_table(self, name: str) -> bool:
+        return self._fetch("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)) is not None
+
+    def _add_tables(self) -> None:
+        """Inside a transaction: the tables added since the first version, their
+        append-only triggers, and the chain of rows written before it existed."""
+        for stmt in _ADDED.split(";"):
+            if stmt.strip():
+                self._conn.execute(stmt)
+        for table in _APPEND_ONLY:
+            for verb, op in (("update", "UPDATE"), ("delete", "DELETE")):
+                self._conn.execute(_TRIGGER.format(table=table, verb=verb, op=op))
+        # Only a game from before the chain gets one computed; the meta row says the chain
+        # exists, so dropping its tables by hand cannot make the bank rebuild a clean one.
+        if self._conn.execute("SELECT 1 FROM meta WHERE key='chain'").fetchone() is None:
+            rows = self._conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()
+            self._conn.executemany("INSERT INTO chain(seq, hash) VALUES (?, ?)", chain.replay(rows))
+            self._conn.execute("INSERT INTO meta(key, value) VALUES ('chain', '1')")
+
+    def _check_schema(self) -> None:
+        """Refuse a valid SQLite file that is not a Terrabank game of our schema."""
+        has_meta = self._fetch("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'")
+        version = self.meta("schema_version") if has_meta else None
+        if version is None:
+            raise StorageError("not_a_terrabank_database", f"{self.path} is an SQLite file "
+                               "but not a Terrabank game: check --db.", path=str(self.path))
+        if version != SCHEMA_VERSION:
+            raise StorageError("unsupported_schema", f"{self.path} uses storage version "
+                               f"{version}; this Terrabank reads version {SCHEMA_VERSION}: "
+                               "update Terrabank.", path=str(self.path), version=version)
+
+    @contextmanager
+    def transaction(self):
+        """BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception, which is re-raised."""
+        with storage_errors(self.path):
+            self._conn.execute("BEGIN IMMEDIATE")
+        self._in_tx = True
+        try:
+            yield self
+        except BaseException:
+            self._in_tx = False
+            # SQLite may already have rolled back by itself (e.g. disk full).
+            if self._conn.in_transaction:
+                with storage_errors(self.path):
+                    self._conn.execute("ROLLBACK")
+            raise
+        self._in_tx = False
+        try:
+            with storage_errors(self.path):
+                self._conn.execute("COMMIT")
+        except StorageError:
+            # A failed COMMIT (disk full...) may leave the transaction open: end it.
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
+
+    def _fetch(self, sql: str, params=(), *, one: bool = True):
+        """Run a query on the writer connection; fetch one row (or all) as tuples."""
+        with storage_errors(self.path):
+            cur = self._conn.execute(sql, params)
+            return cur.fetchone() if one else cur.fetchall()
+
+    def meta(self, key: str) -> str | None:
+        """The meta value stored under `key`, or None."""
+        r = self._fetch("SELECT value FROM meta WHERE key=?", (key,))
+        return r[0] if r else None
+
+    def identity(self) -> dict:
+        """The config identity (team, resource... ids) this game was created with."""
+        return json.loads(self.meta("identity") or "{}")
+
+    def settings(self) -> dict:
+        """The connection's durability PRAGMAs, for tests and `verify`."""
+        return {name: self._fetch(f"PRAGMA {name}")[0] for name in
+                ("journal_mode", "synchronous", "busy_timeout", "foreign_keys")}
+
+    def find(self, command_id: str) -> dict | None:
+        """The journal row recorded under `command_id`, or None."""
+        r = self._fetch(f"SELECT {_COLUMNS} FROM journal WHERE command_id=?", (command_id,))
+        return _row_dict(r) if r else None
+
+    def append(self, row: dict) -> int:
+        """Insert a row (inside `transaction()`); returns its seq."""
+        if not self._in_tx:
+            raise RuntimeError("Journal.append must run inside journal.transaction()")
+        values = (row.get("seq"), row["command_id"], row["fingerprint"], row["type"],
+                  row.get("actor"), row["at"], canonical_json(row["command"]),
+                  canonical_json(row["events"]))
+        with storage_errors(self.path):
+            cur = self._conn.execute(f"INSERT INTO journal({_COLUMNS}) VALUES "
+                                     "(?, ?, ?, ?, ?, ?, ?, ?)", values)
+            seq = cur.lastrowid
+            # The row's bytes as the check will read them: the same SQL on both sides.
+            _, at, row_bytes = self._conn.execute(f"{chain.SELECT_ROWS} WHERE seq=?", (seq,)).fetchone()
+            self._conn.execute("INSERT INTO chain(seq, hash) VALUES (?, ?)",
+                               (seq, chain.link(self.head(), seq, at, row_bytes)))
+        return seq
+
+    def head(self) -> str:
+        """The hash of the last row (GENESIS for an empty journal): write it down to anchor the chain."""
+        r = self._fetch("SELECT hash FROM chain ORDER BY seq DESC LIMIT 1")
+        return r[0] if r else chain.GENESIS
+
+    def chain_at(self, seq: int) -> str | None:
+        """The chain's hash at row `seq`, recomputed from the rows themselves (not the stored chain)."""
+        conn = self._reader()
+        try:
+            with storage_errors(self.path):
+                rows = conn.execute(f"{chain.SELECT_ROWS} WHERE seq<=? ORDER BY seq", (seq,))
+                return next((h for s, h in chain.replay(rows) if s == seq), None)
+        finally:
+            self._release(conn, True)
+
+    def chain_problem(self) -> str | None:
+        """The first row whose content no longer matches the chain, as a sentence, or None."""
+        conn = self._reader()
+        try:
+            with storage_errors(self.path):
+                stored = dict(conn.execute("SELECT seq, hash FROM chain").fetchall())
+                return chain.first_break(conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored)
+        finally:
+            self._release(conn, True)
+
+    def save_checkpoint(self, timeline: float, wall: float) -> None:
+        """Remember where the bank's time line is and what the system clock said (bank/services/timeline.py)."""
+        with storage_errors(self.path):
+            self._conn.execute("INSERT OR REPLACE INTO clock_checkpoint(id, timeline, wall) VALUES (1, ?, ?)",
+                               (timeline, wall))
+
+    def last_checkpoint(self) -> tuple[float, float] | None:
+        """(timeline, wall) of the last checkpoint, or None for a game that has none yet."""
+        r = self._fetch("SELECT timeline, wall FROM clock_checkpoint WHERE id = 1")
+        return (r[0], r[1]) if r else None
+
+    def rows(self, after_seq: int = 0) -> Iterator[dict]:
+        """Rows with seq > after_seq in order, streamed from a read-only connection."""
+        # A separate connection reads a consistent snapshot (WAL) without holding
+        # the writer's connection, so a long export never blocks the bank.
+        conn, cur, healthy = self._reader(), None, False
+        try:
+            with storage_errors(self.path):
+                cur = conn.execute(f"SELECT {_COLUMNS} FROM journal WHERE seq>? ORDER BY seq",
+                                   (after_seq,))
+                for r in cur:
+                    yield _row_dict(r)
+            healthy = True
+        except GeneratorExit:  # the caller stopped reading early: the connection is fine
+            healthy = True
+            raise
+        finally:
+            if cur is not None:
+                cur.close()  # ends the read transaction, so the WAL can be checkpointed
+            self._release(conn, healthy)
+
+    def _reader(self) -> sqlite3.Connection:
+        """An idle read-only connection, or a new one."""
+        with self._readers_lock:
+            if self._readers:
+                return self._readers.pop()
+        with storage_errors(self.path):
+            return _connect(self.path, "ro")
+
+    def _release(self, conn: sqlite3.Connection, healthy: bool) -> None:
+        """Keep a reader for the next rows() call, unless it failed or the journal is closed."""
+        with self._readers_lock:
+            if healthy and not self._closed and len(self._readers) < _IDLE_READERS:
+                self._readers.append(conn)
+                return
+        conn.close()
+
+    def row(self, seq: int) -> dict | None:
+        """The row at `seq`, or None."""
+        r = self._fetch(f"SELECT {_COLUMNS} FROM journal WHERE seq=?", (seq,))
+        return _row_dict(r) if r else None
+
+    def last_seq(self) -> int:
+        """The highest seq in the journal, 0 when empty."""
+        return self._fetch("SELECT COALESCE(MAX(seq), 0) FROM journal")[0]
+
+    def committed_seq(self) -> int:
+        """The last seq committed by any process (inside BEGIN IMMEDIATE: before this one writes)."""
+        return self.last_seq()
+
+    def latest_snapshot(self) -> tuple[int, dict] | None:
+        """(seq, state dict) of the newest snapshot, or None."""
+        r = self._fetch("SELECT seq, state FROM snapshots ORDER BY seq DESC LIMIT 1")
+        return (r[0], json.loads(r[1])) if r else None
+
+    def snapshots(self) -> Iterator[tuple[int, dict]]:
+        """Every (seq, state dict) snapshot in order."""
+        for seq, state in self._fetch("SELECT seq, state FROM snapshots ORDER BY seq", one=False):
+            yield seq, json.loads(state)
+
+    def write_snapshot(self, seq: int, state: dict) -> None:
+        """Store the state after `seq` (inside `transaction()`)."""
+        if not self._in_tx:
+            raise RuntimeError("Journal.write_snapshot must run inside journal.transaction()")
+        with storage_errors(self.path):
+            self._conn.execute("INSERT INTO snapshots(seq, state) VALUES (?, ?)",
+                               (seq, canonical_json(state)))
+
+    def integrity_check(self) -> str:
+        """SQLite's own check of the file: "ok" or the problems it found."""
+        return "\n".join(r[0] for r in self._fetch("PRAGMA integrity_check", one=False))
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the main file and empty it (before renaming the file)."""
+        self._fetch("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def close(self) -> None:
+        """Close the connections (SQLite checkpoints the WAL on the last close)."""
+        with self._readers_lock:
+            self._closed = True
+            readers, self._readers = self._readers, []
+        for reader in readers:
+            reader.close()
+        self._conn.close()
+
+
+def remove_database(path) -> None:
+    """Delete a database file and its WAL/SHM companions (init --force)."""
+    # A stale -wal left beside a new file would be replayed into it: remove all three.
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.remove(f"{path}{suffix}")
+        except FileNotFoundError:
+            pass
+
+
+def move_database(src, dst) -> None:
+    """Put a finished database file in place of `dst` (and its companions), durably."""
+    remove_database(dst)
+    os.replace(src, dst)
+    # fsync the folder so a power cut right after `init` cannot undo the rename.
+    try:
+        fd = os.open(Path(dst).resolve().parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on a folder; the rename still happened
+    finally:
+        os.close(fd)

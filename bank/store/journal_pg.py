@@ -1,0 +1,467 @@
+"""The journal in PostgreSQL (issue 15): many games in one database, same guarantees as the file.
+
+Every table is keyed by the game's number (terrabank.games), so one database hosts
+many games. The guarantees of bank/store/journal.py hold here by the database's own means:
+- append-only: triggers refuse UPDATE, DELETE and TRUNCATE of journal, snapshots,
+  meta and chain rows (a game's row in `games` may only change its name);
+- a command id once per game: UNIQUE (game, command_id);
+- one writer per game: every transaction() first takes pg_advisory_xact_lock on the
+  game's number, held until COMMIT, so two processes never interleave a decision;
+- durability: synchronous_commit=on for our sessions (a COMMIT is on disk), and
+  integrity_check() says when the server runs with fsync off;
+- the hash chain (bank/store/chain.py) over the same bytes as SQLite gives, so a game has
+  the same chain head in either store.
+Text columns stay TEXT (not JSONB, which would reorder keys): the chain hashes bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from contextlib import contextmanager
+from typing import Iterator
+
+from bank.store import chain
+from bank.errors import CommandError
+from bank.store.journal import SCHEMA_VERSION, canonical_json
+from bank.store.storage import StorageError
+
+# The game functions live beside the connection; re-exported for bank/store/storage_url.py and the tests.
+from bank.store.journal_pg_connect import (connect, display_url, game_exists, game_id_of, idle_status,  # noqa: F401
+                                     list_games, pg_errors, pipeline_supported, psycopg_module, rename_game,
+                                     retire_game)
+from bank.store.journal_pg_schema import GUARDS, LOCK_SPACE, ensure_schema
+
+_IDLE_READERS = 4
+_PAGE = 500  # rows per read when streaming a journal
+_TEXT_COLUMNS = ("command_id", "fingerprint", "type", "actor", "command", "events")
+_COLUMNS = "seq, command_id, fingerprint, type, actor, at, command, events"
+
+
+def row_bytes(values) -> bytes:
+    """The text columns joined as bank/store/chain.py's ROW_BYTES joins them in SQLite: length:text, '-' if NULL."""
+    parts = []
+    for value in values:
+        if value is None:
+            parts.append(b"-")
+        else:
+            data = value.encode("utf-8")
+            parts.append(b"%d:%s" % (len(data), data))
+    return b"".join(parts)
+
+
+def _chain_rows(records) -> Iterator[tuple]:
+    """(seq, at, row bytes) of rows read as (seq, at, command_id, ..., events), for chain.replay."""
+    for seq, at, *texts in records:
+        yield seq, at, row_bytes(texts)
+
+
+def _row_dict(r) -> dict:
+    seq, command_id, fingerprint, type_, actor, at, command, events = r
+    return {"seq": seq, "command_id": command_id, "fingerprint": fingerprint, "type": type_,
+            "actor": actor, "at": at, "command": json.loads(command), "events": json.loads(events)}
+
+
+# --- one game ------------------------------------------------------------------------------
+
+
+class PostgresJournal:
+    """One game's journal in a PostgreSQL database shared with other games (see journal_api.py)."""
+
+    check_name = "PostgreSQL check"  # what `verify` calls integrity_check()'s findings
+
+    def __init__(self, url: str, conn, game_id: int, name: str, pool=None):
+        self._url = url
+        self._conn = conn  # with a pool: None, except inside transaction()
+        # Connections shared with other games (bank/store/journal_pg_pool.py: hundreds of Trias games):
+        # taken for one transaction or one read, never held between them.
+        self._pool = pool
+        self.game_id = game_id
+        self.game = name
+        self.path = f"game {name!r} in {display_url(url)}"
+        self._tx_thread: int | None = None  # the thread inside transaction(), which alone uses the writer
+        self._begun = False  # whether this transaction's BEGIN (and the game's lock) went to the server
+        self._head = (0, chain.GENESIS)  # (seq, hash) of the chain's last row, read when a transaction starts
+        self._committed_head = 0  # the head's seq as BEGIN read it: rows committed before this transaction
+        self._pending: list[tuple] = []  # (sql, params) written in this transaction, sent with the COMMIT
+        self._pending_checkpoint: tuple[float, float] | None = None  # written with the COMMIT
+        self._readers: list = []
+        self._readers_lock = threading.Lock()
+        self._closed = False
+
+    @classmethod
+    def create(cls, url: str, name: str, config_text: str, identity: dict, pool=None) -> "PostgresJournal":
+        """A new game named `name`; StorageError if the database already has one of that name."""
+        conn = pool.take() if pool else connect(url)
+        try:
+            with pg_errors(display_url(url)):
+                ensure_schema(conn)
+                if game_id_of(conn, name) is not None:
+                    raise StorageError("database_exists", f"A game named {name!r} already exists in "
+                                       f"{display_url(url)}: use `terrabank init --force` to replace it, or "
+                                       "choose another --db name.", path=name)
+                with conn.transaction():
+                    game_id = conn.execute("INSERT INTO terrabank.games(name, created_at) VALUES (%s, %s) "
+                                           "ON CONFLICT (name) DO NOTHING RETURNING id",
+                                           (name, time.time())).fetchone()
+                    if game_id is None:  # created by another process since the check above
+                        raise StorageError("database_exists", f"A game named {name!r} was just created in "
+                                           f"{display_url(url)} by another process: choose another --db name.",
+                                           path=name)
+                    meta = {"schema_version": SCHEMA_VERSION, "created_at": repr(time.time()),
+                            "config_text": config_text, "identity": canonical_json(identity), "chain": "1"}
+                    with conn.cursor() as cur:
+                        cur.executemany("INSERT INTO terrabank.meta(game, key, value) VALUES (%s, %s, %s)",
+                                        [(game_id[0], k, v) for k, v in meta.items()])
+        except BaseException:
+            conn.close()
+            if pool:
+                pool.give(conn)
+            raise
+        return cls._made(url, conn, game_id[0], name, pool)
+
+    @classmethod
+    def _made(cls, url: str, conn, game_id: int, name: str, pool) -> "PostgresJournal":
+        """The journal on its own connection `conn`, or, with a pool, on none: `conn` goes back to it."""
+        if pool is None:
+            return cls(url, conn, game_id, name)
+        pool.give(conn)
+        return cls(url, None, game_id, name, pool)
+
+    @classmethod
+    def open(cls, url: str, name: str, pool=None) -> "PostgresJournal":
+        """The game named `name`; StorageError if there is none."""
+        conn = pool.take() if pool else connect(url)
+        try:
+            with pg_errors(display_url(url)):
+                ensure_schema(conn)
+                game_id = game_id_of(conn, name)
+        except BaseException:
+            conn.close()
+            if pool:
+                pool.give(conn)
+            raise
+        if game_id is None:
+            conn.close()
+            if pool:
+                pool.give(conn)
+            raise StorageError("database_missing", f"No game named {name!r} in {display_url(url)}: run "
+                               f"`terrabank init` (with --db {name}) to create it, or check --db.", path=name)
+        return cls._made(url, conn, game_id, name, pool)
+
+    # --- the write side: one transaction at a time, under the game's advisory lock ---------
+
+    @contextmanager
+    def transaction(self):
+        """BEGIN, the game's advisory lock, ... COMMIT; ROLLBACK on any exception, which is re-raised.
+
+        Round trips are what a command costs here (each waits for the server to be scheduled), so a
+        command takes two: BEGIN, the lock and the chain's head go with the transaction's first read
+        (the bank's look-up of the command id); the rows written (journal, chain, snapshot, time
+        line) wait and go with the COMMIT as one pipeline, unless a read needs them first. A refused
+        row (an id taken meanwhile) then fails the COMMIT, and nothing of the transaction is kept.
+        """
+        if self._pool is not None:
+            self._conn = self._pool.take()
+        if self._conn.broken:  # the server restarted since: start again on a new connection
+            self._conn.close()
+            self._conn = connect(self._url)
+        self._begun, self._pending, self._pending_checkpoint = False, [], None
+        try:
+            self._tx_thread = threading.get_ident()
+            try:
+                yield self
+            finally:
+                self._tx_thread = None
+            if self._pending_checkpoint is not None:
+                self._pending.append(("INSERT INTO terrabank.clock_checkpoint(game, timeline, wall) VALUES "
+                                      "(%s, %s, %s) ON CONFLICT (game) DO UPDATE SET timeline = EXCLUDED.timeline, "
+                                      "wall = EXCLUDED.wall", (self.game_id, *self._pending_checkpoint)))
+            if self._pending and not self._begun:
+                self._begin()
+            if self._begun:
+                self._flush(commit=True)
+        except BaseException:
+            self._pending = []
+            if not self._conn.broken and self._conn.info.transaction_status != idle_status():
+                with pg_errors(self.path):
+                    self._conn.execute("ROLLBACK")
+            raise
+        finally:
+            if self._pool is not None:  # back to the games' shared connections
+                conn, self._conn = self._conn, None
+                self._pool.give(conn)
+
+    def _begin(self, then: tuple | None = None, one: bool = True):
+        """BEGIN, take the game's lock, read the chain's head, and run `then` (sql, params): one round trip.
+
+        The lock is held until COMMIT: another process deciding on this game waits here, and then
+        reads (READ COMMITTED: each statement sees every commit before it) what was written.
+        """
+        game = int(self.game_id)
+        text = (f"BEGIN; SELECT pg_advisory_xact_lock({LOCK_SPACE}, {game}); "
+                f"SELECT seq, hash FROM terrabank.chain WHERE game = {game} ORDER BY seq DESC LIMIT 1")
+        if then is not None:  # bound here (several statements go only without parameters), quoted by psycopg
+            text += "; " + psycopg_module().ClientCursor(self._conn).mogrify(*then)
+        self._begun = True  # from here on a failure must be rolled back
+        with pg_errors(self.path):
+            cur = self._conn.execute(text)
+            cur.nextset()  # the lock
+            cur.nextset()  # the head
+            last = cur.fetchone()
+            result = None
+            if then is not None:
+                cur.nextset()
+                result = cur.fetchone() if one else cur.fetchall()
+        self._head = (last[0], last[1]) if last else (0, chain.GENESIS)
+        self._committed_head = self._head[0]
+        return result
+
+    def _flush(self, commit: bool = False) -> None:
+        """Send the rows waiting in this transaction (and COMMIT) in one round trip."""
+        statements, self._pending = self._pending, []
+        if commit:
+            statements.append(("COMMIT", None))
+        if not statements:
+            return
+        with pg_errors(self.path):
+            if len(statements) > 1 and pipeline_supported():
+                with self._conn.pipeline():
+                    for sql, params in statements:
+                        self._conn.execute(sql, params)
+            else:  # a libpq older than 14 has no pipeline: one round trip each
+                for sql, params in statements:
+                    self._conn.execute(sql, params)
+
+    @property
+    def _in_tx(self) -> bool:
+        return self._tx_thread == threading.get_ident()
+
+    def append(self, row: dict) -> int:
+        """Add a row (inside `transaction()`) and its link of the chain, sent with the COMMIT; returns its seq."""
+        if not self._in_tx:
+            raise RuntimeError("Journal.append must run inside journal.transaction()")
+        if not self._begun:
+            self._begin()
+        seq = row.get("seq") or self._head[0] + 1
+        at = float(row["at"])  # as it reads back, so the chain hashes what verify will read
+        texts = (row["command_id"], row["fingerprint"], row["type"], row.get("actor"),
+                 canonical_json(row["command"]), canonical_json(row["events"]))
+        if any(t is not None and "\x00" in t for t in texts):
+            raise CommandError("nul_character", "A text of this command contains a NUL character, which "
+                               "the database cannot store: remove it.")
+        link = chain.link(self._head[1], seq, at, row_bytes(texts))
+        self._pending.append((f"WITH added AS (INSERT INTO terrabank.journal(game, {_COLUMNS}) VALUES "
+                              "(%s, %s, %s, %s, %s, %s, %s, %s, %s)) "
+                              "INSERT INTO terrabank.chain(game, seq, hash) VALUES (%s, %s, %s)",
+                              (self.game_id, seq, texts[0], texts[1], texts[2], texts[3], at, texts[4], texts[5],
+                               self.game_id, seq, link)))
+        self._head = (seq, link)
+        return seq
+
+    def write_snapshot(self, seq: int, state: dict) -> None:
+        if not self._in_tx:
+            raise RuntimeError("Journal.write_snapshot must run inside journal.transaction()")
+        if not self._begun:
+            self._begin()
+        self._pending.append(("INSERT INTO terrabank.snapshots(game, seq, state) VALUES (%s, %s, %s)",
+                              (self.game_id, seq, canonical_json(state))))
+
+    def save_checkpoint(self, timeline: float, wall: float) -> None:
+        """Remember where the time line is (bank/services/timeline.py); the one row per game that changes.
+        Inside a transaction it is written with the COMMIT (the last one asked for wins)."""
+        if self._in_tx:
+            self._pending_checkpoint = (float(timeline), float(wall))
+            return
+        with self.transaction():
+            self._pending_checkpoint = (float(timeline), float(wall))
+
+    # --- reads: inside our transaction on its connection, else on a reader ------------------
+
+    def _fetch(self, sql: str, params=(), *, one: bool = True):
+        """Run a query; inside this thread's transaction it sees that transaction's rows."""
+        if self._in_tx:
+            if not self._begun:  # the transaction's first statement: it goes with BEGIN and the lock
+                return self._begin((sql, params), one)
+            self._flush()  # the rows this transaction wrote, so the read sees them
+            with pg_errors(self.path):
+                cur = self._conn.execute(sql, params)
+                return cur.fetchone() if one else cur.fetchall()
+        for attempt in (1, 2):
+            conn, pooled = self._reader()
+            healthy = False
+            try:
+                with pg_errors(self.path):
+                    try:
+                        cur = conn.execute(sql, params)
+                    except psycopg_module().OperationalError:
+                        if pooled and attempt == 1:  # an idle connection the server dropped: once more, new
+                            continue
+                        raise
+                    result = cur.fetchone() if one else cur.fetchall()
+                healthy = True
+                return result
+            finally:
+                self._release(conn, healthy)
+
+    def _reader(self) -> tuple:
+        """(connection, taken from the idle ones?): never the writer's, whose open transaction
+        would show rows not yet committed (or be aborted by a failed read)."""
+        if self._pool is not None:
+            return self._pool.take(), True
+        with self._readers_lock:
+            if self._readers:
+                return self._readers.pop(), True
+        return connect(self._url), False
+
+    def _release(self, conn, healthy: bool) -> None:
+        if self._pool is not None:
+            return self._pool.give(conn, healthy)
+        with self._readers_lock:
+            if healthy and not self._closed and not conn.broken and len(self._readers) < _IDLE_READERS:
+                self._readers.append(conn)
+                return
+        conn.close()
+
+    def meta(self, key: str) -> str | None:
+        r = self._fetch("SELECT value FROM terrabank.meta WHERE game = %s AND key = %s", (self.game_id, key))
+        return r[0] if r else None
+
+    def identity(self) -> dict:
+        return json.loads(self.meta("identity") or "{}")
+
+    def settings(self) -> dict:
+        """The durability settings our sessions run with, for tests and `verify`."""
+        names = ("synchronous_commit", "fsync", "transaction_isolation", "server_version")
+        return {n: self._fetch(f"SHOW {n}")[0] for n in names}
+
+    def find(self, command_id: str) -> dict | None:
+        r = self._fetch(f"SELECT {_COLUMNS} FROM terrabank.journal WHERE game = %s AND command_id = %s",
+                        (self.game_id, command_id))
+        return _row_dict(r) if r else None
+
+    def row(self, seq: int) -> dict | None:
+        if not -2**63 <= seq < 2**63:
+            return None
+        r = self._fetch(f"SELECT {_COLUMNS} FROM terrabank.journal WHERE game = %s AND seq = %s",
+                        (self.game_id, seq))
+        return _row_dict(r) if r else None
+
+    def last_seq(self) -> int:
+        return self._fetch("SELECT COALESCE(MAX(seq), 0) FROM terrabank.journal WHERE game = %s",
+                           (self.game_id,))[0]
+
+    def committed_seq(self) -> int:
+        """The last seq committed by any process, as the game's lock holder sees it.
+
+        Inside a transaction it costs no round trip: the chain's head is read with BEGIN and the
+        lock (`_begin`), before this transaction appended anything. Outside, a plain read."""
+        if not self._in_tx:
+            return self.last_seq()
+        if not self._begun:
+            self._begin()
+        return self._committed_head
+
+    def rows(self, after_seq: int = 0) -> Iterator[dict]:
+        """Rows with seq > after_seq in order, a page at a time (no connection held between pages)."""
+        while True:
+            page = self._fetch(f"SELECT {_COLUMNS} FROM terrabank.journal WHERE game = %s AND seq > %s "
+                               f"ORDER BY seq LIMIT {_PAGE}", (self.game_id, after_seq), one=False)
+            for r in page:
+                yield _row_dict(r)
+            if len(page) < _PAGE:
+                return
+            after_seq = page[-1][0]
+
+    def head(self) -> str:
+        if self._in_tx:
+            if not self._begun:
+                self._begin()
+            return self._head[1]
+        r = self._fetch("SELECT hash FROM terrabank.chain WHERE game = %s ORDER BY seq DESC LIMIT 1",
+                        (self.game_id,))
+        return r[0] if r else chain.GENESIS
+
+    def _chain_records(self, up_to: int | None = None) -> list:
+        limit = "" if up_to is None else " AND seq <= %s"
+        params = (self.game_id,) if up_to is None else (self.game_id, up_to)
+        return self._fetch(f"SELECT seq, at, {', '.join(_TEXT_COLUMNS)} FROM terrabank.journal "
+                           f"WHERE game = %s{limit} ORDER BY seq", params, one=False)
+
+    def chain_at(self, seq: int) -> str | None:
+        """The chain's hash at row `seq`, recomputed from the rows themselves."""
+        return next((h for s, h in chain.replay(_chain_rows(self._chain_records(seq))) if s == seq), None)
+
+    def chain_problem(self) -> str | None:
+        stored = dict(self._fetch("SELECT seq, hash FROM terrabank.chain WHERE game = %s", (self.game_id,),
+                                  one=False))
+        return chain.first_break(_chain_rows(self._chain_records()), stored)
+
+    def last_checkpoint(self) -> tuple[float, float] | None:
+        r = self._fetch("SELECT timeline, wall FROM terrabank.clock_checkpoint WHERE game = %s", (self.game_id,))
+        return (r[0], r[1]) if r else None
+
+    def latest_snapshot(self) -> tuple[int, dict] | None:
+        r = self._fetch("SELECT seq, state FROM terrabank.snapshots WHERE game = %s ORDER BY seq DESC LIMIT 1",
+                        (self.game_id,))
+        return (r[0], json.loads(r[1])) if r else None
+
+    def snapshots(self) -> Iterator[tuple[int, dict]]:
+        for seq, state in self._fetch("SELECT seq, state FROM terrabank.snapshots WHERE game = %s ORDER BY seq",
+                                      (self.game_id,), one=False):
+            yield seq, json.loads(state)
+
+    def integrity_check(self) -> str:
+        """What PostgreSQL can tell: the append-only guards are in place and enabled, the server
+        writes commits to disk (fsync), and, where the amcheck extension is installed, the
+        journal's indexes are sound. "ok" or the problems, one a line."""
+        problems = []
+        found = dict(self._fetch("SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid IN "
+                                 "(SELECT oid FROM pg_class WHERE relnamespace = 'terrabank'::regnamespace)",
+                                 one=False))
+        for guard in sorted(GUARDS):
+            if guard not in found:
+                problems.append(f"the guard {guard} is missing: rows can be edited (restore it from a backup)")
+            elif found[guard] == "D":
+                problems.append(f"the guard {guard} is disabled (ALTER TABLE ... ENABLE TRIGGER {guard})")
+        if self._fetch("SHOW fsync")[0] != "on":
+            problems.append("the server runs with fsync=off: a power cut can lose booked commands")
+        if self._fetch("SELECT 1 FROM pg_extension WHERE extname = 'amcheck'") is not None:
+            for index in ("journal_pkey", "journal_game_command_id_key", "chain_pkey"):
+                try:
+                    self._fetch("SELECT bt_index_check(%s::regclass)", (f"terrabank.{index}",))
+                except StorageError as exc:
+                    problems.append(f"the index {index} is damaged: {exc.message}")
+        return "\n".join(problems) or "ok"
+
+    def checkpoint(self) -> None:
+        """Nothing to do: a PostgreSQL COMMIT is already in its final place."""
+
+    def close(self) -> None:
+        with self._readers_lock:
+            self._closed = True
+            readers, self._readers = self._readers, []
+        for reader in readers:
+            reader.close()
+        if self._conn is not None:  # a pooled journal holds none between transactions
+            self._conn.close()
+
+
+def check_before_serving(url: str, name: str) -> None:
+    """`serve`'s check of a game in PostgreSQL (bank/cli/serve.py check_database): its guards, the
+    server's fsync and the hash chain, so an edited journal is refused before anyone plays.
+    A game not created yet passes (the first start creates it)."""
+    if not game_exists(url, name):
+        return
+    journal = PostgresJournal.open(url, name)
+    try:
+        report = journal.integrity_check()
+        tampered = journal.chain_problem()
+    finally:
+        journal.close()
+    found = "; ".join(p for p in (report if report != "ok" else None, tampered) if p)
+    if found:
+        raise StorageError("database_corrupt", f"The game {name!r} in {display_url(url)} cannot be trusted: {found}. "
+                           "Restore the database from its last backup (pg_dump; see docs/DEPLOY.md) or "
+                           "repair what is named, then start again.", path=name)

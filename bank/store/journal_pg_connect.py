@@ -1,0 +1,168 @@
+"""Connecting to PostgreSQL for the journal, what to say when it fails, and the games' names (issue 15).
+
+Every failure becomes a StorageError with a sentence saying what is wrong and what to
+do: psycopg missing, a URL that cannot be read, a server that cannot be reached or
+refuses the log-in, a connection lost in the middle. Never a traceback.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+
+from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
+from bank.store.storage import StorageError
+
+CONNECT_TIMEOUT = 5  # seconds, unless the URL says otherwise
+
+
+def psycopg_module():
+    """The psycopg module, or a StorageError saying how to install it."""
+    try:
+        import psycopg
+    except ImportError:
+        raise StorageError("postgres_driver_missing", "The database URL names PostgreSQL but psycopg is not "
+                           "installed: run `.venv/bin/pip install 'terrabank[postgres]'` (or "
+                           "`pip install 'psycopg[binary]'`), or remove TERRABANK_DATABASE_URL and "
+                           "[storage] url to keep the game in the SQLite file.") from None
+    return psycopg
+
+
+def pipeline_supported() -> bool:
+    return psycopg_module().Pipeline.is_supported()
+
+
+def idle_status():
+    from psycopg.pq import TransactionStatus
+    return TransactionStatus.IDLE
+
+
+def display_url(url: str) -> str:
+    """host/database of a URL, for messages (never the password)."""
+    from bank.store.storage_url import display_url as display
+    return display(url)
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0].strip() if text else type(exc).__name__
+
+
+def connect(url: str):
+    """A connection in autocommit mode (we open transactions ourselves), durable commits."""
+    psycopg = psycopg_module()
+    try:
+        params = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.ProgrammingError as exc:
+        raise StorageError("bad_database_url", f"The database URL cannot be read ({first_line(exc)}): write it "
+                           "as postgresql://USER@HOST:PORT/DATABASE (see docs/DEPLOY.md).") from None
+    params.setdefault("connect_timeout", CONNECT_TIMEOUT)
+    params.setdefault("application_name", "terrabank")
+    try:
+        conn = psycopg.connect(**params, autocommit=True)
+    except psycopg.Error as exc:
+        raise StorageError("database_unreachable", f"Cannot connect to {display_url(url)}: {first_line(exc)}. "
+                           "Check that PostgreSQL runs (systemctl status postgresql) and that the URL's "
+                           "host, port, user, password and database are right (see docs/DEPLOY.md); "
+                           "nothing was recorded.", url=display_url(url)) from None
+    try:
+        # A server configured with synchronous_commit=off could lose the last commits in a crash.
+        conn.execute("SET synchronous_commit = on")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+@contextmanager
+def pg_errors(where: str):
+    """psycopg's errors as a StorageError sentence (a rule's refusal passes through untouched)."""
+    psycopg = psycopg_module()
+    try:
+        yield
+    except psycopg.errors.UniqueViolation as exc:
+        if "command_id" in str(exc):
+            raise StorageError("id_taken", f"Another process booked this command id in {where} at the same "
+                               "moment: send the command again, it is answered as the retry it is.") from None
+        # Each command folds, under the game's lock, the rows other processes wrote (Bank._catch_up):
+        # a taken seq means something outside the bank wrote to the game. The database refused it.
+        raise StorageError("journal_moved_on", f"Another program wrote to {where} while this one was booking "
+                           f"({first_line(exc)}): nothing was recorded; send the command again, and run "
+                           "`terrabank verify` if it happens twice.") from None
+    except psycopg.OperationalError as exc:
+        raise StorageError("database_connection_lost", f"The connection to {where} failed ({first_line(exc)}): "
+                           "the command may not have been recorded; send it again with the same id, "
+                           "it is booked at most once.") from None
+    except psycopg.Error as exc:
+        raise StorageError("database_error", f"{where} refused the request ({first_line(exc)}); nothing was "
+                           "recorded.") from None
+
+
+def game_id_of(conn, name: str) -> int | None:
+    r = conn.execute("SELECT id FROM terrabank.games WHERE name = %s", (name,)).fetchone()
+    return r[0] if r else None
+
+
+@contextmanager
+def short_connection(url: str):
+    """A connection for one administrative step (exists, rename, retire), closed after it."""
+    conn = connect(url)
+    try:
+        with pg_errors(display_url(url)):
+            ensure_schema(conn)
+            yield conn
+    finally:
+        conn.close()
+
+
+def game_exists(url: str, name: str) -> bool:
+    with short_connection(url) as conn:
+        return game_id_of(conn, name) is not None
+
+
+def list_games(url: str) -> list[str]:
+    """The names of the bank games in the database, in creation order (for a host's game list)."""
+    with short_connection(url) as conn:
+        # A name with a line break is a game being created (storage_url.PostgresTarget.temporary).
+        # A Trias game (its kind "trias", bank/store/trias_store.py) belongs to the bank game it is named after.
+        return [r[0] for r in conn.execute("SELECT name FROM terrabank.games g WHERE name IS NOT NULL "
+                                           "AND strpos(name, E'\\n') = 0 AND NOT EXISTS (SELECT 1 FROM "
+                                           "terrabank.meta m WHERE m.game = g.id AND m.key = 'config_text' "
+                                           "AND m.value = 'trias') ORDER BY id")]
+
+
+def game_summary(url: str, name: str) -> tuple[int, int] | None:
+    """(number, commands booked by people: not the setup, not the clock's ticks) of the game named
+    `name`, for what `init --force` says it replaces; None when there is no such game."""
+    with short_connection(url) as conn:
+        r = conn.execute("SELECT g.id, (SELECT count(*) FROM terrabank.journal j WHERE j.game = g.id "
+                         "AND j.type NOT IN ('setup', 'tick')) FROM terrabank.games g WHERE g.name = %s",
+                         (name,)).fetchone()
+        return (r[0], r[1]) if r else None
+
+
+def game_name_by_number(url: str, number: int) -> str | None:
+    """The name a game carries now (a replaced game is kept under a dated name); None if retired."""
+    with short_connection(url) as conn:
+        r = conn.execute("SELECT name FROM terrabank.games WHERE id = %s", (number,)).fetchone()
+        return r[0] if r else None
+
+
+def retire_game(url: str, name: str, why: str) -> None:
+    """Take a game's name away (its rows stay: nothing is ever deleted); no-op if no such game."""
+    with short_connection(url) as conn, conn.transaction():
+        conn.execute("UPDATE terrabank.games SET name = NULL, retired = %s WHERE name = %s", (why, name))
+
+
+def rename_game(url: str, source: str, destination: str) -> str | None:
+    """Give `source` the name `destination`; an existing `destination` keeps its rows under a
+    dated name (as `init --force` keeps a dated copy of a file), which is returned."""
+    with short_connection(url) as conn, conn.transaction():
+        kept = None
+        old = game_id_of(conn, destination)
+        if old is not None:
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, old))
+            kept = f"{destination}-{time.strftime('%Y%m%d-%H%M%S')}-{old}"
+            conn.execute("UPDATE terrabank.games SET name = %s WHERE id = %s", (kept, old))
+        conn.execute("UPDATE terrabank.games SET name = %s WHERE name = %s", (destination, source))
+        return kept

@@ -1,0 +1,104 @@
+"""The PostgreSQL tables of the journal (issue 15): many games, append-only guards, created once.
+
+Every table is keyed by the game's number (terrabank.games), so one database hosts many
+games. Triggers refuse UPDATE, DELETE and TRUNCATE of journal, snapshot, meta and chain
+rows; a game's row in `games` may only change its name (renamed by `init --force`,
+retired when its creation failed). Text columns stay TEXT, not JSONB (which would
+reorder keys): the hash chain hashes their bytes.
+"""
+
+from __future__ import annotations
+
+from bank.store.journal import SCHEMA_VERSION
+from bank.store.storage import StorageError
+
+LOCK_SPACE = 0x7442  # first key of our advisory locks ("tB"): keeps clear of other apps' locks
+SCHEMA_LOCK = 0  # second key while the tables are created; a game's lock uses its number (>= 1)
+
+APPEND_ONLY = ("journal", "snapshots", "meta", "chain")
+
+_SCHEMA = """
+CREATE SCHEMA IF NOT EXISTS terrabank;
+CREATE TABLE terrabank.version(version TEXT NOT NULL);
+CREATE TABLE terrabank.games(
+    id BIGSERIAL PRIMARY KEY,
+    name TEXT UNIQUE,                       -- NULL: retired (a creation that failed); rows are kept
+    created_at DOUBLE PRECISION NOT NULL,
+    retired TEXT);
+CREATE TABLE terrabank.meta(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id), key TEXT NOT NULL, value TEXT NOT NULL,
+    PRIMARY KEY (game, key));
+CREATE TABLE terrabank.journal(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id),
+    seq BIGINT NOT NULL CHECK (seq > 0),
+    command_id TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    type TEXT NOT NULL,
+    actor TEXT,
+    at DOUBLE PRECISION NOT NULL,
+    command TEXT NOT NULL,
+    events TEXT NOT NULL,
+    PRIMARY KEY (game, seq),
+    UNIQUE (game, command_id));
+CREATE TABLE terrabank.snapshots(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id), seq BIGINT NOT NULL, state TEXT NOT NULL,
+    PRIMARY KEY (game, seq));
+CREATE TABLE terrabank.chain(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id), seq BIGINT NOT NULL, hash TEXT NOT NULL,
+    PRIMARY KEY (game, seq));
+CREATE TABLE terrabank.clock_checkpoint(
+    game BIGINT PRIMARY KEY REFERENCES terrabank.games(id),
+    timeline DOUBLE PRECISION NOT NULL, wall DOUBLE PRECISION NOT NULL);
+CREATE FUNCTION terrabank.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% rows are append-only: add a correcting entry instead', TG_TABLE_NAME
+        USING ERRCODE = 'integrity_constraint_violation';
+END $$;
+CREATE FUNCTION terrabank.games_rename_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' OR NEW.id <> OLD.id OR NEW.created_at <> OLD.created_at THEN
+        RAISE EXCEPTION 'games rows are kept: a game may only be renamed or retired'
+            USING ERRCODE = 'integrity_constraint_violation';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER games_rename_only BEFORE UPDATE OR DELETE ON terrabank.games
+    FOR EACH ROW EXECUTE FUNCTION terrabank.games_rename_only();
+CREATE TRIGGER games_no_truncate BEFORE TRUNCATE ON terrabank.games
+    FOR EACH STATEMENT EXECUTE FUNCTION terrabank.refuse_change();
+""" + "".join(f"""
+CREATE TRIGGER {t}_append_only BEFORE UPDATE OR DELETE ON terrabank.{t}
+    FOR EACH ROW EXECUTE FUNCTION terrabank.refuse_change();
+CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON terrabank.{t}
+    FOR EACH STATEMENT EXECUTE FUNCTION terrabank.refuse_change();
+""" for t in APPEND_ONLY)
+
+# The triggers integrity_check() expects enabled: a DBA can disable one (the sqlite3 tool's
+# DROP TRIGGER), and that must show in `verify`.
+GUARDS = {f"{t}_append_only" for t in APPEND_ONLY} | {f"{t}_no_truncate" for t in APPEND_ONLY + ("games",)} \
+    | {"games_rename_only"}
+
+
+def ensure_tables(conn, probe: str, lock_key: int, ddl: str) -> None:
+    """Create tables added beside the journal's (accounts, Trias starts) once per database: `probe`
+    names one of them; a concurrent creator waits on the lock `lock_key`, then finds them (IF NOT EXISTS)."""
+    if conn.execute("SELECT to_regclass(%s)", (probe,)).fetchone()[0] is not None:
+        return
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, lock_key))
+        conn.execute(ddl)
+
+
+def ensure_schema(conn) -> None:
+    """Create the tables once per database; a concurrent creator waits on the schema lock."""
+    if conn.execute("SELECT to_regclass('terrabank.version')").fetchone()[0] is None:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, SCHEMA_LOCK))
+            if conn.execute("SELECT to_regclass('terrabank.version')").fetchone()[0] is None:
+                conn.execute(_SCHEMA)
+                conn.execute("INSERT INTO terrabank.version(version) VALUES (%s)", (SCHEMA_VERSION,))
+    version = conn.execute("SELECT version FROM terrabank.version").fetchone()
+    if version is None or version[0] != SCHEMA_VERSION:
+        found = version[0] if version else "?"
+        raise StorageError("unsupported_schema", f"The Terrabank tables in this database are version {found}; "
+                           f"this Terrabank reads version {SCHEMA_VERSION}: update Terrabank.", version=found)

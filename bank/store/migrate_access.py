@@ -1,0 +1,48 @@
+"""`terrabank migrate`, second half: the game's facilitator accounts and team links (issue 15).
+
+They are not journal rows: in a Pi's game they sit in the SQLite file's `facilitators`
+and `team_tokens` tables (bank/store/accounts/access.py), on PostgreSQL in the game's rows of the
+same tables (bank/store/accounts/access_pg.py). Copying them means the facilitators log in on the
+server with the passwords they know and, above all, the join cards printed for the Pi
+still lead each team's phones to their team. Log-ins (sessions) and failed log-in
+counts are not copied: a facilitator logs in once more.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from bank.store.journal import storage_errors
+
+
+def read_access(db: Path) -> tuple[list, list]:
+    """(accounts, links) of the game file, read-only; ([], []) for a game never served."""
+    with storage_errors(db):
+        conn = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            accounts = conn.execute("SELECT username, password_hash, role, created_at FROM facilitators "
+                                    "ORDER BY username").fetchall() if "facilitators" in tables else []
+            links = conn.execute("SELECT team, token, rotated_at FROM team_tokens ORDER BY rowid").fetchall() \
+                if "team_tokens" in tables else []
+        finally:
+            conn.close()
+    return accounts, links
+
+
+def write_access(url: str, game: str, accounts: list, links: list) -> None:
+    """Put them in the database's rows of game `game` (the copy being built), in one transaction."""
+    from bank.store.accounts.access_pg_connections import GameConnections
+
+    db = GameConnections(url, game)
+    try:
+        with db.transaction() as conn:
+            for username, password_hash, role, created_at in accounts:
+                conn.execute("INSERT INTO terrabank.facilitators(game, username, password_hash, role, created_at) "
+                             "VALUES (%s, %s, %s, %s, %s)", (db.game, username, password_hash, role, created_at))
+            for team, token, rotated_at in links:
+                conn.execute("INSERT INTO terrabank.team_tokens(game, team, token, rotated_at) VALUES (%s, %s, %s, %s)",
+                             (db.game, team, token, rotated_at))
+    finally:
+        db.close()

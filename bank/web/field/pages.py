@@ -1,0 +1,86 @@
+"""HTML pages, one per audience; each page talks to the JSON API and the socket."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
+
+from bank.web.access.auth import csrf_token, current_role
+
+bp = Blueprint("pages", __name__)
+
+
+def _render(template: str, **context):
+    services = current_app.extensions["terrabank"]
+    lang = session.get("lang") or services.config.language
+    return render_template(template, lang=lang, csrf=csrf_token(), role=current_role(), user=session.get("user"), **context)
+
+
+def _notice(kind: str):
+    """404 with one sentence in the page's language: "page" (unknown address) or "team" (bad team link)."""
+    return _render("notice.html", kind=kind), 404
+
+
+def _facilitator_page(template: str, **context):
+    if not current_role():
+        return redirect(url_for("pages.login"))
+    return _render(template, **context)
+
+
+@bp.get("/")
+def home():
+    return redirect(url_for("pages.console") if current_role() else url_for("pages.login"))
+
+
+@bp.get("/login")
+def login():
+    return _render("login.html")
+
+
+@bp.get("/console")
+def console():
+    return _facilitator_page("console.html")
+
+
+@bp.get("/fight")
+def fight():
+    return _facilitator_page("fight.html")
+
+
+@bp.get("/admin")
+def admin():
+    # The games served beside this one (hosting.py): only on the host's own game, at /.
+    hosting = "terrabank_hosted" in current_app.extensions and not request.script_root
+    return _facilitator_page("admin.html", hosting=hosting)
+
+
+@bp.get("/display")
+def display():
+    return _render("display.html")
+
+
+@bp.get("/t")
+@bp.get("/t/")
+def team_without_token():
+    """A link cut short (a QR code half scanned, a typed address): the same sentence as a replaced link."""
+    return _notice("team")
+
+
+@bp.app_errorhandler(404)
+def page_unknown(exc):
+    """Any unknown address: a sentence in the page's language, not the framework's English 404.
+
+    This replaces api.py's 404 handler (pages is registered after api), so /api/ keeps its JSON here.
+    """
+    from bank.web.field.api import not_here  # api imports nothing from here: no cycle at load
+
+    if request.path.startswith("/api/"):
+        return not_here(exc)
+    return _notice("page")
+
+
+@bp.get("/t/<token>")
+def team(token: str):
+    services = current_app.extensions["terrabank"]
+    if services.access.team_for(token) is None:
+        return _notice("team")
+    return _render("team.html", token=token)

@@ -1,0 +1,70 @@
+"""What each audience receives: the same views, cut to what it may see."""
+
+from __future__ import annotations
+
+from bank.game import views
+
+
+def current(bank) -> tuple[int, object]:
+    """(seq, state) of the bank, the seq read first: a payload's seq is never newer than its state."""
+    seq = bank.last_seq
+    return seq, bank.state
+
+
+def public(bank, config) -> dict:
+    """The big screen's picture: no team's stock, but everyone's cooldowns (R19)."""
+    return public_of(*current(bank), config, bank.now())
+
+
+def public_of(seq: int, state, config, now: float) -> dict:
+    return {
+        "seq": seq,
+        "board": views.board(state, config, now),
+        "standings": views.standings(state, config, now),
+        "cooldowns": {t: views.cooldowns(state, t, now) for t in config.teams},
+    }
+
+
+def team(bank, config, team_id: str) -> dict:
+    """One team's page: its own stock and what it can afford, plus the shared picture."""
+    return team_of(*current(bank), config, team_id, bank.now())
+
+
+def team_of(seq: int, state, config, team_id: str, now: float) -> dict:
+    return {"seq": seq, "view": views.team_view(state, config, team_id, now)}
+
+
+def facilitators(bank, config) -> dict:
+    """The console's picture: every team's view."""
+    now = bank.now()
+    data = public(bank, config)
+    data["teams"] = {t: views.team_view(bank.state, config, t, now) for t in config.teams}
+    return data
+
+
+def game_config(config, lang: str) -> dict:
+    """What pages need to draw: labels, colours, costs, tracks, fights, cards."""
+    pick = lambda label: label.get(lang) or label["fr"]  # noqa: E731
+    return {
+        "title": pick(config.title),
+        "resources": {r.id: {"label": pick(r.label), "colour": r.colour, "harvestable": r.harvestable, "joker": r.joker}
+                      for r in config.resources.values()},
+        "teams": {t.id: {"label": pick(t.label), "colour": t.colour, "resource": t.resource} for t in config.teams.values()},
+        "roles": {r.id: {"label": pick(r.label), "strength": r.strength, "pirate": r.pirate, "harvests": r.harvests}
+                  for r in config.roles.values()},
+        "cards": config.cards(),
+        "buildings": {b.id: {"label": pick(b.label), "cost": b.cost, "reputation": b.reputation} for b in config.buildings.values()},
+        "animals": {a.id: {"label": pick(a.label), "kind": a.kind, "cost": a.cost, "reputation": a.reputation}
+                    for a in config.animals.values()},
+        "tracks": {t.id: {"label": pick(t.label), "resource": t.resource, "length": t.length, "step_cost": t.step_cost,
+                          "reputation_per_step": t.reputation_per_step,
+                          "icons": {str(k): v for k, v in t.icons.items()}} for t in config.tracks.values()},
+        "fights": [{"roles": list(p.roles), "rounds": list(p.rounds), "everyone_fights_only": p.everyone_fights_only}
+                   for p in config.fight_pairs],
+        "animal_unlock_level": config.animal_unlock_level,
+        "losing_pirate_gives_tokens": config.losing_pirate_gives_tokens,
+        "low_stock_warning": config.low_stock_warning,
+        "points_per_joker": config.points_per_joker,
+        "reputation_threshold": config.reputation_threshold,
+        "animals_threshold": config.animals_threshold,
+    }

@@ -1,0 +1,186 @@
+"""One thread per app sends the live updates, after the HTTP reply, in commit order.
+
+Why a thread: emitting to 200 phones takes longer than booking a command, and a
+facilitator at the counter should not wait for it. Why one: when two requests
+broadcast at once, their emits interleave and a phone can end on the OLDER
+picture; one sender reading the live state each round can only go forward.
+Commits that arrive while a round is being sent are covered by the next round,
+which reads the state after all of them: the last state is never dropped, and a
+burst of commands costs one round, not one each. Journal rows are never coalesced
+away: each round sends every row after the last one sent.
+
+Light on the Wi-Fi (issue 14): each audience (everyone's public picture, each team's
+view) has ONE base on the server, the picture last sent to it, with a version. A
+round sends the room only what changed since that base (bank/web/push/delta.py), naming the
+version it applies to (`base`) and the one it makes (`v`); the whole picture goes
+on connect, on `sync`, to a page that holds another version (it joined or synced
+since the last round), and whenever the patch would not be smaller. The pictures
+depend on the time too (clock, cooldowns, "harvested 40 s ago"), so a version is
+not the journal seq: it is "<boot>.<n>", n counting every picture made, <boot>
+random per start, so a page never applies a patch of a restarted server to a
+picture of the old one. Every message still carries `seq`; a patch leaves it out
+of its operations and the page sets it from the message.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+
+from bank.web.push import delta
+from bank.web.field import payloads
+
+FACILITATORS = "facilitators"
+PUBLIC = "public"  # the audience of every page; a team's audience is its room, "team:<id>"
+# At most ten rounds a second: phones cannot show more, and 200 of them on one Wi-Fi must keep up.
+MIN_GAP = 0.1
+
+
+def team_room(team: str) -> str:
+    return f"team:{team}"
+
+
+def event_of(audience: str) -> str:
+    return "public" if audience == PUBLIC else "team"
+
+
+@dataclass(frozen=True)
+class Base:
+    version: str
+    picture: dict
+
+
+class Broadcaster:
+    def __init__(self, services, socketio, logger, journal_after: int):
+        self.services, self.socketio, self.logger = services, socketio, logger
+        self._wake = threading.Condition()
+        self._asked = self._done = 0  # rounds asked for / sent: a commit is out once _done >= its ticket
+        self._journal_seq = journal_after
+        self._last_round = 0.0
+        # Held while a round is sent and while a page joins or syncs: the messages of one
+        # socket then go out in the order the versions were made.
+        self.lock = threading.RLock()
+        self._boot, self._made = secrets.token_hex(3), 0
+        self._bases: dict[str, Base] = {}
+        self._holds: dict[str, dict[str, str]] = {}  # sid -> {audience: version that page holds}
+        socketio.start_background_task(self._loop)
+
+    @property
+    def journal_seq(self) -> int:
+        """The last journal entry a round has sent (the pages are behind the bank while it is lower)."""
+        return self._journal_seq
+
+    def ask(self) -> int:
+        """A commit happened: make sure a round starts after this moment. Returns a ticket for flush()."""
+        with self._wake:
+            self._asked += 1
+            self._wake.notify_all()
+            return self._asked
+
+    def flush(self, ticket: int, timeout: float = 10.0) -> bool:
+        """Wait until the round covering `ticket` has been emitted (tests want the messages at once)."""
+        with self._wake:
+            return self._wake.wait_for(lambda: self._done >= ticket, timeout)
+
+    # -- pages joining, syncing, leaving ------------------------------------------------
+
+    def send_current(self, sid: str, team: str | None) -> None:
+        """The whole picture of each audience of this page, to it alone (connect and `sync`).
+
+        Computed now (a clock must not come back minutes old), it keeps the room's version
+        when nothing differs; else it is this page's own, and the next round gives the page
+        the whole picture again rather than a patch of a base it does not hold.
+        """
+        with self.lock:
+            bank, config = self.services.bank, self.services.config
+            seq, state = payloads.current(bank)
+            now = bank.now()
+            fresh = {PUBLIC: payloads.public_of(seq, state, config, now)}
+            if team:
+                fresh[team_room(team)] = payloads.team_of(seq, state, config, team, now)
+            holds = self._holds.setdefault(sid, {})
+            for audience, picture in fresh.items():
+                base = self._bases.get(audience)
+                version = base.version if base and delta.same(base.picture, picture) else self._version()
+                holds[audience] = version
+                self.socketio.emit(event_of(audience), {**picture, "v": version}, to=sid)
+
+    def forget(self, sid: str) -> None:
+        with self.lock:
+            self._holds.pop(sid, None)
+
+    # -- rounds -------------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while True:
+            with self._wake:
+                self._wake.wait_for(lambda: self._asked > self._done)
+            # Rounds at most every MIN_GAP: a burst of commands waits a few ms and goes out as one.
+            time.sleep(max(0.0, self._last_round + MIN_GAP - time.monotonic()))
+            with self._wake:
+                covered = self._asked  # every ask up to here is covered: the state is read after this
+            self._last_round = time.monotonic()
+            try:
+                self._send()
+            except Exception:  # one failed round must not stop the updates; the next commit retries
+                self.logger.exception("broadcast failed")
+            with self._wake:
+                self._done = covered
+                self._wake.notify_all()
+
+    def _send(self) -> None:
+        bank, config = self.services.bank, self.services.config
+        with self.lock:
+            seq, state = payloads.current(bank)
+            now = bank.now()
+            self._publish(PUBLIC, payloads.public_of(seq, state, config, now))
+            for team in config.teams:
+                self._publish(team_room(team), payloads.team_of(seq, state, config, team, now))
+            rows = list(bank.journal_rows(self._journal_seq))
+            if rows:
+                self._journal_seq = rows[-1]["seq"]
+                self.socketio.emit("journal", {"rows": rows}, to=FACILITATORS)
+
+    def _publish(self, audience: str, picture: dict) -> None:
+        """Send one audience its new picture: a patch to the pages holding the base, the whole to the rest."""
+        base = self._bases.get(audience)
+        ops = delta.diff(base.picture, picture) if base is not None else None
+        if ops == []:
+            return  # nothing changed for this audience (a quiet tick)
+        version = self._version()
+        self._bases[audience] = Base(version, picture)
+        event, room = event_of(audience), None if audience == PUBLIC else audience
+        holders = [sid for sid, holds in self._holds.items() if audience in holds]
+        full = {**picture, "v": version}
+        patch = None
+        if base is not None:
+            # The seq travels beside the patch (every message names it): no need to patch it too.
+            ops = [op for op in ops if op[1] != ["seq"]]
+            patch = {"seq": picture["seq"], "v": version, "base": base.version, "patch": ops}
+            if delta.size(patch) >= delta.size(full):
+                patch = None
+        if patch is None:
+            self.socketio.emit(event, full, to=room)
+        else:
+            behind = [sid for sid in holders if self._holds[sid][audience] != base.version]
+            self.socketio.emit(event, patch, to=room, skip_sid=behind or None)
+            for sid in behind:
+                self.socketio.emit(event, full, to=sid)
+        for sid in holders:
+            self._holds[sid][audience] = version
+
+    def _version(self) -> str:
+        self._made += 1
+        return f"{self._boot}.{self._made}"
+
+    # -- for tests ----------------------------------------------------------------------
+
+    def base_of(self, audience: str) -> Base | None:
+        with self.lock:
+            return self._bases.get(audience)
+
+    def version_held(self, sid: str, audience: str) -> str | None:
+        with self.lock:
+            return self._holds.get(sid, {}).get(audience)

@@ -1,0 +1,248 @@
+"""Socket.IO: rooms per audience, updates after each commit, the clock's tick.
+
+Rooms: "facilitators" (logged-in console, fight area, admin), "display" (big
+screens), "team:<id>" (a team's phones). Every room gets the public picture;
+only a team's own room gets its stock.
+"""
+
+from __future__ import annotations
+
+import threading
+from itertools import islice
+
+from flask import current_app, request
+from flask_socketio import emit, join_room
+
+from bank.web.serving import after_reply
+from bank.web.access.auth import current_login
+from bank.web.push.broadcaster import FACILITATORS, Broadcaster, team_room
+from bank.web.push.extensions import socketio_of
+from bank.web.push.socket_owners import Owner, SocketOwners
+
+DISPLAY = "display"
+_STARTING = threading.Lock()
+
+
+def register(server) -> None:
+    """The handlers of the bank's pages, on the app's Socket.IO server (extensions.make_socketio)."""
+    server.on_event("connect", on_connect)
+    server.on_event("disconnect", on_disconnect)
+    server.on_event("sync", on_sync)
+
+
+def broadcast(services, journal_after: int | None = None) -> None:
+    """Tell every room what changed; called only after a command is committed.
+
+    The app's broadcaster thread sends it (bank/web/push/broadcaster.py), so the reply
+    does not wait for 200 phones; under a server the thread is woken once the reply
+    is written (bank/web/serving/after_reply.py), so the reply does not share the GIL with it
+    either. Under TESTING the round is waited for, so a test sees the messages as soon
+    as the request returns (under a server: as soon as its reply is closed).
+    """
+    app = current_app._get_current_object()
+    sender = broadcaster(app, journal_after)
+
+    def wake():
+        ticket = sender.ask()
+        tell_peers(app)
+        if app.config.get("TESTING"):
+            sender.flush(ticket)
+
+    after_reply.later(wake)
+
+
+def tell_peers(app) -> None:
+    """Other server processes of this game (issue 15) hear of the rows just booked."""
+    peers = app.extensions.get("terrabank_peers")
+    if peers is not None:
+        peers.announce(app.extensions["terrabank"].bank.last_seq)
+
+
+def catch_up(app) -> bool:
+    """Fold what other server processes booked (issue 15); start a round if the pages are behind.
+
+    Compared with what the broadcaster last sent, not with what this call folded: a command
+    refused here (or a retry) also folds the others' rows, under the game's lock, and books
+    nothing, so no round follows it; the next look must still send them."""
+    bank = app.extensions["terrabank"].bank
+    bank.catch_up()
+    sender = broadcaster(app)
+    if bank.last_seq <= sender.journal_seq:
+        return False
+    sender.ask()
+    return True
+
+
+def broadcaster(app, journal_after: int | None = None) -> Broadcaster:
+    """The app's one sender, started on first use; journal rows after `journal_after` go out first."""
+    sender = app.extensions.get("terrabank_broadcaster")
+    if sender is None:
+        with _STARTING:
+            sender = app.extensions.get("terrabank_broadcaster")
+            if sender is None:
+                bank = app.extensions["terrabank"].bank
+                after = journal_after if journal_after is not None else max(0, bank.last_seq - 1)
+                sender = Broadcaster(app.extensions["terrabank"], socketio_of(app), app.logger, after)
+                app.extensions["terrabank_broadcaster"] = sender
+    return sender
+
+
+def _join(auth) -> Owner:
+    """Put this connection in its rooms; returns who opened it (a session, a team phone's link)."""
+    services = current_app.extensions["terrabank"]
+    auth = auth if isinstance(auth, dict) else {}
+    # The session's row, not the cookie: an ended session joins nothing. A big screen or a team
+    # link opened on a facilitator's tablet is not a facilitator page: no journal, no log-out.
+    login = None if auth.get("display") or auth.get("team") else current_login()
+    if login:
+        join_room(FACILITATORS)
+    token = str(auth.get("team", ""))[:100] if auth.get("team") else None
+    team = services.access.team_for(token) if token else None
+    if team:
+        join_room(team_room(team))
+    if auth.get("display"):
+        join_room(DISPLAY)
+    return Owner(login.key if login else None, team, token if team else None)
+
+
+def on_connect(auth=None):
+    """Any page connects; a team phone sends its token, the big screen display=true.
+
+    A team token that is not valid is refused, so an old QR code says so at once.
+    """
+    auth = auth if isinstance(auth, dict) else {}
+    app = current_app._get_current_object()
+    catch_up(app)  # a phone moving from another server process sees at least what it saw there
+    sender = broadcaster(app)
+    with sender.lock:  # no round between joining the rooms and noting which versions this page holds
+        owner = _join(auth)
+        if auth.get("team") and owner.team is None:
+            return False
+        owners(current_app).add(request.sid, owner)  # so a logout or a new link can close it (end_*_sockets)
+        sender.send_current(request.sid, owner.team)
+
+
+def on_disconnect(reason=None):
+    """Any page's socket closed (by the page, the network or end_*_sockets): forget who it was."""
+    owners(current_app).remove(request.sid)
+    broadcaster(current_app._get_current_object()).forget(request.sid)
+
+
+def on_sync(data=None):
+    """A page that reconnects, or holds another version than a patch applies to, asks for the
+    whole picture and the journal after the last entry it saw; sent to it alone."""
+    services = current_app.extensions["terrabank"]
+    # The team this socket joined with, not one named in the message: a team's stock goes to its
+    # own room only, and only its members' sockets get its versions (the link still valid).
+    token = owners(current_app).tokens().get(request.sid)
+    team = services.access.team_for(token) if token else None
+    if not (isinstance(data, dict) and data.get("pictures") is False):  # a reconnect got them on connect
+        app = current_app._get_current_object()
+        catch_up(app)
+        broadcaster(app).send_current(request.sid, team)
+    if current_login() and isinstance(data, dict):
+        after = _seq(data.get("after"))
+        emit("journal", {"rows": list(islice(services.bank.journal_rows(after), 500))})
+
+
+def _seq(value) -> int:
+    """A journal position sent by a page; anything that is not a plain whole number means "from the start"."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10**12:
+        return 0
+    return value
+
+
+def owners(app) -> SocketOwners:
+    """The app's record of which socket belongs to which session and team link."""
+    return app.extensions.setdefault("terrabank_socket_owners", SocketOwners())
+
+
+def _cut(app, sids, event: str, reason: str) -> int:
+    """Tell each socket why (so its page can say it), then close it; it leaves every room."""
+    for sid in sids:
+        owners(app).remove(sid)
+        try:
+            socketio_of(app).emit(event, {"reason": reason}, to=sid, namespace="/")
+            socketio_of(app).server.disconnect(sid, namespace="/")
+        except Exception:  # a socket that closed meanwhile: nothing left to cut
+            app.logger.debug("socket %s already gone", sid)
+    return len(sids)
+
+
+def end_session_sockets(key: str, reason: str, app=None) -> int:
+    """Close the open pages of an ended session (reason: "logout" or "ended"); how many were closed."""
+    app = app or current_app._get_current_object()
+    return _cut(app, owners(app).of_session(key), "session_ended", reason)
+
+
+def end_link_sockets(team: str, new_token: str, app=None) -> int:
+    """Close the phones of a team that still use its replaced link; how many were closed."""
+    app = app or current_app._get_current_object()
+    return _cut(app, owners(app).of_team(team, except_token=new_token), "link_replaced", "rotated")
+
+
+def sweep(app) -> int:
+    """Close the sockets of sessions and links ended elsewhere (the CLI replaced an account, a session idled out)."""
+    record = owners(app)
+    keys = record.sessions()
+    dead = keys - app.extensions["terrabank_sessions"].valid(keys)
+    cut = sum(end_session_sockets(key, "ended", app) for key in dead)
+    phones = record.tokens()
+    if not phones:  # nothing to read each second while no phone is connected
+        return cut
+    links = set(app.extensions["terrabank"].access.team_tokens().values())
+    return cut + _cut(app, [sid for sid, token in phones.items() if token not in links], "link_replaced", "rotated")
+
+
+def start_peers(app) -> None:
+    """With a queue URL (several server processes, issue 15): announce rows, listen for the others'."""
+    from bank.web.push.peers import Peers, queue_url
+
+    url = queue_url(app.extensions["terrabank"].config)
+    if url is None or "terrabank_peers" in app.extensions:
+        return
+    bank = app.extensions["terrabank"].bank
+    game = bank.chain_at(1) or "empty"  # the hash of the game's first row: unique to this game
+    peers = Peers(url, game, lambda notice: _heard(app, notice), app.logger)
+    app.extensions["terrabank_peers"] = peers
+    socketio_of(app).start_background_task(peers.listen_forever)
+
+
+def _heard(app, notice: dict) -> None:
+    """Another server process booked something (bank/web/push/peers.py)."""
+    if "seq" in notice:
+        if app.extensions["terrabank"].bank.last_seq < notice["seq"]:
+            catch_up(app)
+        return
+    from bank.web.trias.live import publish
+
+    with app.app_context():
+        game = app.extensions["trias_games"].get(notice["trias"])  # read again: the move is in the database
+        if game is not None:
+            publish(app, game, notice["after"], tell_peers=False)
+
+
+def start_ticker(app, every: float = 1.0) -> None:
+    """Let game time pass: end sessions, close events at their deadline, end the game (R33-R35); sweep sockets.
+
+    With several server processes (issue 15) it also looks each second for rows the others booked:
+    the Redis notice (bank/web/push/peers.py) is faster, this look is what makes a lost notice harmless."""
+    start_peers(app)
+
+    def loop():
+        services = app.extensions["terrabank"]
+        while True:
+            socketio_of(app).sleep(every)
+            try:
+                catch_up(app)
+                held = services.bank.watch_clock()  # a jump of the machine's clock pauses the game (R34)
+                if services.bank.tick() is not None or held is not None:
+                    broadcaster(app).ask()
+                    tell_peers(app)
+            except Exception:  # a tick must never kill the loop; the next one retries
+                app.logger.exception("tick failed")
+            try:
+                sweep(app)  # so a session ended by the CLI loses its sockets within a second or two
+            except Exception:
+                app.logger.exception("socket sweep failed")
+    socketio_of(app).start_background_task(loop)

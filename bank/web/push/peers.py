@@ -1,0 +1,128 @@
+"""Several server processes on one game (issue 15): each hears at once of the rows the others book.
+
+Each `terrabank serve` process keeps its own live state and sends its own phones only
+what changed since the picture they hold (bank/web/push/broadcaster.py). What crosses
+processes is therefore not the pictures but one short notice per booked row on a
+Redis channel of the game: "seq N is booked". A process hearing it folds the new rows
+from the journal (Bank.catch_up) and runs its own round for its own phones.
+
+Why not Flask-SocketIO's own message queue (`SocketIO(message_queue=...)`): it relays
+every emit to every process's clients, so the pictures would go out once per process,
+and a patch names the picture version of the process that made it, which the phones
+of another process do not hold: each of them would ask for the whole picture again.
+
+The notice only wakes a process up; it carries no data. The journal is the truth:
+a lost notice (Redis restarting, a network hiccup) costs at most the ticker's
+once-a-second look (bank/web/push/live.py), never a row. Trias games (bank/store/trias_store.py)
+use the same channel: "game X moved"; the other processes read it again and push it
+to their screens. A lost Trias notice leaves a screen behind until its next move or
+its reconnection (each page also asks for the game on reconnect).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+import time
+from typing import Callable
+
+ENV_VAR = "TERRABANK_QUEUE_URL"
+RETRY_SECONDS = 2.0
+
+
+def queue_url(config) -> str | None:
+    """The Redis URL from the environment (it wins) or `[storage] queue`; None for one process."""
+    url = os.environ.get(ENV_VAR, "").strip() or (getattr(config, "storage_queue", "") or "").strip()
+    return url or None
+
+
+def channel_of(game: str) -> str:
+    """One channel per game: processes of other games on the same Redis hear nothing of it."""
+    return f"terrabank:booked:{game}"
+
+
+class Peers:
+    """Publish a notice per booked row; call `on_notice(notice)` when another process books one.
+
+    A notice is {"seq": N} (the bank's journal reached entry N) or {"trias": id, "after": N}
+    (a move in that Trias game of this bank, after its entry N)."""
+
+    def __init__(self, url: str, game: str, on_notice: Callable[[dict], None], logger):
+        import redis  # the extra terrabank[queue]; only imported when a queue URL is set
+
+        self._redis = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3,
+                                           health_check_interval=10)
+        self._listen_client = redis.Redis.from_url(url, socket_connect_timeout=3, health_check_interval=10)
+        self.url, self.channel, self.logger = url, channel_of(game), logger
+        self.tag = secrets.token_hex(4)  # this process: its own notices are not news to it
+        self._on_notice = on_notice
+        self._warned = False
+        self.heard = 0  # notices from other processes (tests, /api/health later)
+        self.listening = threading.Event()
+
+    def announce(self, seq: int) -> None:
+        """Tell the other processes that rows up to `seq` are booked; never raises (they will look anyway)."""
+        self._send({"seq": seq})
+
+    def announce_trias(self, game_id: str, after: int) -> None:
+        """Tell the other processes that Trias game `game_id` moved on after its entry `after`."""
+        self._send({"trias": game_id, "after": after})
+
+    def _send(self, notice: dict) -> None:
+        try:
+            self._redis.publish(self.channel, json.dumps({**notice, "from": self.tag}))
+        except Exception as exc:  # noqa: BLE001 - Redis down must not fail a command already booked
+            self._warn(f"could not tell the other processes of {notice} ({exc}); the bank's pages see "
+                       "it within a second")
+
+    def listen_forever(self) -> None:
+        """The subscriber loop (a background task): reconnects after any failure."""
+        while True:
+            pubsub = None
+            try:
+                pubsub = self._listen_client.pubsub(ignore_subscribe_messages=True)
+                pubsub.subscribe(self.channel)
+                self.listening.set()
+                if self._warned:
+                    self.logger.warning("peers: Redis at %s answers again", self.url)
+                    self._warned = False
+                for message in pubsub.listen():
+                    self._heard(message)
+            except Exception as exc:  # noqa: BLE001 - keep listening whatever happened
+                self.listening.clear()
+                self._warn(f"lost Redis at {self.url} ({exc}); retrying every {RETRY_SECONDS:.0f} s, "
+                           "other processes' rows still arrive within a second")
+                time.sleep(RETRY_SECONDS)
+            finally:
+                if pubsub is not None:
+                    try:
+                        pubsub.close()
+                    except Exception:  # noqa: BLE001
+                        pass
+
+    def _heard(self, message) -> None:
+        if message.get("type") != "message":
+            return
+        try:
+            notice = json.loads(message["data"])
+            sender = str(notice.pop("from"))
+            if "seq" in notice:
+                notice = {"seq": int(notice["seq"])}
+            else:
+                notice = {"trias": str(notice["trias"]), "after": int(notice["after"])}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return  # not ours: another program on the channel
+        if sender == self.tag:
+            return
+        self.heard += 1
+        try:
+            self._on_notice(notice)
+        except Exception:  # noqa: BLE001 - one bad notice must not stop the listening
+            self.logger.exception("peers: a notice could not be handled: %s", notice)
+
+    def _warn(self, text: str) -> None:
+        if not self._warned:
+            self.logger.warning("peers: %s", text)
+            self._warned = True
