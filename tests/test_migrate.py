@@ -18,7 +18,7 @@ import psycopg
 import pytest
 
 from bank.store import gamefile
-from bank.store import migrate
+from bank.services import migrate
 from bank.store import migrate_copy
 from bank.services import bank as service
 from bank.cli.main import main

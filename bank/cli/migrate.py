@@ -1,4 +1,4 @@
-"""`terrabank migrate`: move a game from its SQLite file into PostgreSQL (issue 15; bank/store/migrate.py)."""
+"""`terrabank migrate`: move a game from its SQLite file into PostgreSQL (issue 15; bank/services/migrate.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from bank.store import storage_url
 from bank.game.config import load_config
 from bank.errors import BankError
-from bank.store.migrate import default_game_name, migrate
+from bank.services.migrate import default_game_name, migrate
 from bank.store.storage import StorageError
 
 

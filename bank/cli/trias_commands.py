@@ -16,13 +16,24 @@ from pathlib import Path
 import trias
 from bank.cli.trias_text import command_text, describe, narrate
 from bank.errors import BankError
+from bank.game.config import load_config
+from bank.store.storage_url import database_url
 from bank.services.trias_games import TriasGames, open_games
-from bank.store.trias_store import cli_url
 from trias.calculator import score_description
 
 LEVELS = trias.bots.LEVELS
 SEAT_HELP = ("a seat, in turn order: NAME for a person, NAME:LEVEL for a computer opponent "
              f"(LEVEL: {', '.join(LEVELS)}); repeat for 2 to 5 seats")
+
+
+def cli_url(config_path) -> str | None:
+    """The database URL for `terrabank trias`: the environment, else `[storage] url` of the config
+    file if there is one (the terminal's Trias commands never needed a config file before)."""
+    url = database_url(None)
+    if url is None and config_path and Path(config_path).is_file():
+        url = database_url(load_config(config_path))
+    return url
+
 
 
 def add_parser(sub, paths) -> None:

@@ -1,4 +1,4 @@
-"""The copy behind `terrabank migrate` (bank/store/migrate.py): a game file's rows into PostgreSQL, verbatim.
+"""The copy behind `terrabank migrate` (bank/services/migrate.py): a game file's rows into PostgreSQL, verbatim.
 
 Rows are copied as the text the file holds, not decoded and encoded again, so the
 bytes the hash chain covers are the same; each row's link is computed the way

@@ -43,16 +43,6 @@ def choose(db, config=None, folder=None, url: str | None = None):
     return FolderStore(default_folder(db))
 
 
-def cli_url(config_path) -> str | None:
-    """The database URL for `terrabank trias`: the environment, else `[storage] url` of the config
-    file if there is one (the terminal's Trias commands never needed a config file before)."""
-    url = database_url(None)
-    if url is None and config_path and Path(config_path).is_file():
-        from bank.game.config import load_config
-        url = database_url(load_config(config_path))
-    return url
-
-
 class FolderStore:
     """One SQLite file per game in a folder. Each open game holds files: keep only a few open."""
 
