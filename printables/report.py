@@ -16,10 +16,9 @@ from .drawing import (BOLD, FONT, INK, LIGHT, PT, colour, finish, new_canvas, pa
 from .geometry import A4, MM, Box
 from .icons import in_words
 from .labels import colon, count, name, rate_text, t
-from .report_moments import moments_section, sources_table
+from .report_moments import AREA, moments_section, sources_table
 from .report_data import Summary, summarise
 
-AREA = Box(14, 14, A4[0] - 28, A4[1] - 28)
 LIST_LIMIT = 8  # lines of trades or fights shown per team before "... and n more"
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from .drawing import BOLD, FONT, PT, paragraph, text
-from .geometry import Box
+from .geometry import A4, Box
 from .icons import in_words
 from .labels import count, name, typo
+
+# The report's page area, here because report.py draws its pages from these sections too.
+AREA = Box(14, 14, A4[0] - 28, A4[1] - 28)
 
 W = {
     "fr": {"title": "Ce qui a fait la partie", "none": "Rien de plus à signaler.",
@@ -73,7 +76,6 @@ def _rank(config, entry: dict, lang: str) -> str:
 def moments_section(flow, summary, config, lang: str, titles: dict | None = None) -> None:
     """The moments, in game order, under a title; a new page when they do not fit."""
     titles = titles or summary.event_titles
-    from .report import AREA  # report.py imports this module: its page area is read at call time
 
     lines = [moment_line(config, m, titles, lang) for m in summary.moments] or [W[lang]["none"]]
     top = flow.need(10)
@@ -96,7 +98,6 @@ HEADS = {
 
 def sources_table(flow, summary, config, lang: str) -> None:
     """Each team's points by source, in ranking order: why the winner is ahead (R31)."""
-    from .report import AREA
     from .report_data import SOURCES
 
     heads = HEADS[lang]

@@ -17,7 +17,7 @@ from bank.store.journal import StorageError
 from bank.store.storage_url import ENV_VAR
 from bank.web import create_app
 from bank.web.access import auth
-from bank.store.accounts.access import open_access
+from bank.store.accounts import open_access
 from bank.store.accounts.access_pg import PostgresAccess
 from bank.store.accounts.sessions import IDLE_LIMIT, SEEN_EVERY, digest
 from conftest import WebClient

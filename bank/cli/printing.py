@@ -36,7 +36,7 @@ def add_parser(sub, paths) -> None:
 
 def _team_urls(db: str, config, base: str) -> dict:
     """Each team's phone page address, from the tokens kept in the game's database."""
-    from bank.store.accounts.access import open_access  # the web layer keeps the tokens; loaded only for join cards
+    from bank.store.accounts import open_access  # the accounts keep the tokens; loaded only for join cards
 
     access = open_access(db, config)  # the SQLite file, or the game's rows in PostgreSQL
     try:

@@ -11,7 +11,7 @@ import time
 from contextlib import contextmanager
 
 from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
-from bank.store.storage import StorageError
+from bank.store.storage import StorageError, display_url  # noqa: F401 (its callers name it here)
 
 CONNECT_TIMEOUT = 5  # seconds, unless the URL says otherwise
 
@@ -35,12 +35,6 @@ def pipeline_supported() -> bool:
 def idle_status():
     from psycopg.pq import TransactionStatus
     return TransactionStatus.IDLE
-
-
-def display_url(url: str) -> str:
-    """host/database of a URL, for messages (never the password)."""
-    from bank.store.storage_url import display_url as display
-    return display(url)
 
 
 def first_line(exc: BaseException) -> str:

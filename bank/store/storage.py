@@ -12,6 +12,7 @@ import sqlite3
 import stat
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bank.errors import BankError
 
@@ -91,3 +92,14 @@ def private_file(path) -> None:
             os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
     except OSError:
         pass  # not ours to change (another owner, a read-only disk): the bank still runs
+
+
+def display_url(url: str) -> str:
+    """host/database of a URL, for messages (never the password)."""
+    parts = urlsplit(url)
+    host = parts.hostname or "local socket"
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # a port that is not a number: psycopg says so when connecting
+        port = ""
+    return f"PostgreSQL {host}{port}{parts.path or '/'}"

@@ -5,7 +5,7 @@ The URL comes from the environment variable TERRABANK_DATABASE_URL, else from
 always. With a PostgreSQL URL, --db names the game inside the database: its value
 without a final ".db" (`--db terrabank.db` is the game "terrabank"), so one database
 holds many games. The game's accounts, log-ins and team links follow it there
-(bank/store/accounts/access.py open_access), and so do its Trias games (bank/store/trias_store.py).
+(bank/store/accounts open_access), and so do its Trias games (bank/store/trias_store.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bank.store.storage import StorageError
+from bank.store.storage import StorageError, display_url  # noqa: F401 (named here by the callers that choose a store)
 
 ENV_VAR = "TERRABANK_DATABASE_URL"
 _SCHEMES = ("postgresql", "postgres")
@@ -183,14 +183,3 @@ class PostgresTarget:
         """The name the game numbered `number` carries now: where `init --force` kept the old one."""
         from bank.store import journal_pg_connect
         return journal_pg_connect.game_name_by_number(self.url, number)
-
-
-def display_url(url: str) -> str:
-    """host/database of a URL, for messages (never the password)."""
-    parts = urlsplit(url)
-    host = parts.hostname or "local socket"
-    try:
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:  # a port that is not a number: psycopg says so when connecting
-        port = ""
-    return f"PostgreSQL {host}{port}{parts.path or '/'}"

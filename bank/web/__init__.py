@@ -14,7 +14,7 @@ from bank.store import storage_url
 from bank.game.config import GameConfig, load_config
 from bank.services.bank import Bank
 from bank.store.storage import private_file
-from bank.store.accounts.access import AccessRules, open_access
+from bank.store.accounts import AccessRules, open_access
 from bank.web.access.auth import load_login
 from bank.web.push.extensions import make_socketio
 from bank.web.i18n import translate

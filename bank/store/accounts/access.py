@@ -1,5 +1,5 @@
 """Facilitator accounts and team tokens, kept in the game's SQLite file beside the journal,
-or in PostgreSQL beside the game's journal there (access_pg.py, chosen by access_stores.py).
+or in PostgreSQL beside the game's journal there (access_pg.py; `open_access` in this package's __init__ chooses).
 
 These rows are access data, not the ledger: a password change or a token
 rotation updates them, and they are not part of the replayed journal.
@@ -180,17 +180,3 @@ class Access(AccessRules):
 def _dummy_hash(method: str) -> str:
     """Made on the first unknown username, not at import: a scrypt hash costs about 0.1 s of every start."""
     return generate_password_hash(secrets.token_urlsafe(16), method=method)
-
-
-def open_access(db, config=None, hash_method: str = "scrypt") -> AccessRules:
-    """The accounts of the game named by --db, where its journal is: in PostgreSQL when a database URL
-    is set (bank/store/storage_url.py), else in the SQLite file itself. The one place the store is chosen;
-    its sessions(clock) and lockout(clock) follow it."""
-    from bank.store import storage_url
-
-    where = storage_url.target(db, config)
-    if isinstance(where, storage_url.PostgresTarget):
-        from bank.store.accounts.access_pg import PostgresAccess  # psycopg is loaded only for a game in PostgreSQL
-
-        return PostgresAccess(where.url, where.game, hash_method)
-    return Access(db, hash_method)
