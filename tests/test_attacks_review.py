@@ -107,7 +107,7 @@ def test_two_leads_changing_each_other_at_once_never_leave_the_game_without_a_le
 
     Before the fix: both requests get 200 and the game has no lead left: nobody can resume the clock,
     award points or end the game until someone runs `terrabank user` on the machine. The
-    "only lead" check of POST /api/accounts (bank/web/access/account_routes.py, account_save) reads the
+    "only lead" check of POST /api/accounts (bank/web/field/account_routes.py, account_save) reads the
     accounts first and writes later, so two requests both see two leads; only
     Access.remove_user makes its check and its write one statement.
 

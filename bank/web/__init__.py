@@ -130,11 +130,11 @@ def _init_trias(app: Flask, db: Path) -> None:
 
 
 def _register(app: Flask) -> None:
-    from bank.web.access import account_routes
+    from bank.web.field import account_routes
     from bank.web.field import api
     from bank.web.field import host_routes
     from bank.web.field import pages
-    from bank.web.access import session_routes
+    from bank.web.field import session_routes
     from bank.web.trias import routes as trias_routes  # noqa: F401  (their routes join the blueprints)
 
     app.before_request(load_login)
