@@ -1,4 +1,10 @@
-"""The live bank: Flask + Flask-SocketIO around the pure core (issue: the live bank)."""
+"""The live bank: create_app, the Flask + Flask-SocketIO app around the running games.
+
+One app per game (hosted games are whole apps too, bank/web/serving/hosting.py). Its rooms:
+serving/ (the server underneath), access/ (who a client is), push/ (live updates), field/
+(the field game's pages and API), trias/ (Trias at the table). The web parses, calls
+bank.services, and shows; it decides no rule and writes no row itself.
+"""
 
 from __future__ import annotations
 

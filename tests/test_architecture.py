@@ -1,0 +1,214 @@
+"""The house as built (issue 22): rooms by layer, imports pointing one way, no circle, small files.
+
+Every import counts, a function's own included: a lazy import is still a dependency, and
+a circle of lazy imports is still a circle a newcomer has to untangle. The rooms and what
+each may import are the table below; docs/ARCHITECTURE.md draws the same arrows.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("bank", "trias", "printables")
+
+# room -> the rooms it may import (its own always). The longest matching room name wins.
+MAY_IMPORT = {
+    "trias": set(),  # the pure Trias engine: nothing of the bank
+    "bank.errors": set(),  # the refusal every room raises
+    "bank.game": {"bank.errors"},  # the field game's pure rules
+    "bank.store": {"bank.errors"},  # durability for any engine: knows no game, no service, no web
+    "bank.services": {"bank.errors", "bank.game", "bank.store", "trias"},
+    "printables": {"bank.errors", "bank.game", "trias"},  # draws from the config and the game's views
+    "bank.web.serving": {"bank.errors", "bank.store"},  # the server: knows no route
+    "bank.web.access": {"bank.errors", "bank.game", "bank.store", "bank.web.serving"},
+    "bank.web.push": {"bank.errors", "bank.game", "bank.store", "bank.services", "bank.web.serving", "bank.web.access"},
+    "bank.web.field": {"bank.errors", "bank.game", "bank.store", "bank.services", "printables", "bank.web",
+                       "bank.web.serving", "bank.web.access", "bank.web.push"},
+    "bank.web.trias": {"bank.errors", "bank.store", "bank.services", "printables", "trias", "bank.web",
+                       "bank.web.serving", "bank.web.access", "bank.web.push", "bank.web.field"},
+    "bank.web": {"bank.errors", "bank.game", "bank.store", "bank.services", "printables", "trias",
+                 "bank.web.serving", "bank.web.access", "bank.web.push", "bank.web.field", "bank.web.trias"},
+    "bank.cli": {"bank.errors", "bank.game", "bank.store", "bank.services", "printables", "trias", "bank.web",
+                 "bank.web.serving", "bank.web.access", "bank.web.push", "bank.web.field", "bank.web.trias"},
+}
+# Known upward edges, each named so that no new one creeps in unseen. The live layer builds the
+# field game's pictures (payloads) and passes another process's Trias notice on: both to untie.
+KNOWN_UPWARD = {
+    ("bank.web.push.broadcaster", "bank.web.field.payloads"),
+    ("bank.web.push.live", "bank.web.trias.live"),
+}
+# Third-party packages a pure core must not touch: the cores run without a server, a database or a PDF.
+CORE_FORBIDDEN = {
+    "trias": {"flask", "flask_socketio", "werkzeug", "sqlite3", "psycopg", "reportlab", "redis"},
+    "bank.game": {"flask", "flask_socketio", "werkzeug", "sqlite3", "psycopg", "reportlab", "redis"},
+    "bank.store": {"flask", "flask_socketio", "reportlab", "redis"},  # werkzeug.security hashes passwords
+}
+ROOT_FILES = {"__init__.py", "errors.py"}  # everything else of bank/ lives in a room
+MAX_LINES = 400
+
+
+def modules(root: Path) -> dict:
+    """module name -> (path, is_package) for every .py file of the project's packages under root."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            is_package = parts[-1] == "__init__"
+            found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return found
+
+
+def imports(root: Path) -> dict:
+    """module -> {(imported module, line)}: the project's modules each one imports, anywhere in it."""
+    known = modules(root)
+    graph = {}
+    for name, (path, is_package) in known.items():
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = name.split(".")[:len(name.split(".")) - node.level + (1 if is_package else 0)]
+                    base = ".".join(parts + ([base] if base else []))
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                while target not in known and "." in target:
+                    target = target.rsplit(".", 1)[0]
+                if target in known and target != name:
+                    edges.add((target, node.lineno))
+                elif target.split(".")[0] not in PACKAGES:
+                    edges.add((target, node.lineno))  # third-party or standard library, for CORE_FORBIDDEN
+        graph[name] = edges
+    return graph
+
+
+def room(module: str) -> str | None:
+    """The room a module belongs to (the longest room name that is a prefix of it)."""
+    matches = [r for r in MAY_IMPORT if module == r or module.startswith(r + ".")]
+    return max(matches, key=len) if matches else None
+
+
+def wrong_way(root: Path) -> list:
+    """Every import that points against the table, or into a core from a forbidden package."""
+    graph, problems = imports(root), []
+    for source, edges in graph.items():
+        mine = room(source)
+        for target, line in sorted(edges):
+            theirs = room(target)
+            if target in graph:  # one of ours
+                if mine is None or theirs is None:
+                    problems.append(f"{source}:{line} -> {target}: a module outside every room")
+                elif theirs != mine and theirs not in MAY_IMPORT[mine] and (source, target) not in KNOWN_UPWARD:
+                    problems.append(f"{source}:{line} imports {target}: {mine} may not import {theirs}")
+            else:
+                for core, forbidden in CORE_FORBIDDEN.items():
+                    if room(source) == core and target.split(".")[0] in forbidden:
+                        problems.append(f"{source}:{line} imports {target}: {core} must stay free of it")
+    return problems
+
+
+def cycles(root: Path) -> list:
+    """The import circles between the project's modules (strongly connected components, Tarjan)."""
+    graph = {m: {t for t, _ in edges if t in modules(root)} for m, edges in imports(root).items()}
+    index, low, stack, on_stack, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_every_import_points_the_way_the_rooms_allow():
+    assert wrong_way(ROOT) == []
+
+
+def test_no_import_circle_anywhere_in_the_tree():
+    assert cycles(ROOT) == []
+
+
+def test_known_upward_edges_still_exist():
+    """An exception that is no longer needed is removed from KNOWN_UPWARD, so it cannot hide a new one."""
+    graph = imports(ROOT)
+    assert {(s, t) for s, t in KNOWN_UPWARD if t not in {target for target, _ in graph.get(s, set())}} == set()
+
+
+def test_bank_root_holds_only_the_entrance_and_the_shared_errors():
+    assert sorted(p.name for p in (ROOT / "bank").glob("*.py")) == sorted(ROOT_FILES)
+
+
+def test_every_room_says_what_it_holds_and_may_import():
+    """Each package's __init__.py opens with a paragraph: a newcomer reads the room from its door."""
+    for init in sorted((ROOT / "bank").rglob("__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        assert len(doc) > 80, f"{init.relative_to(ROOT)} has no paragraph saying what the room holds"
+
+
+def test_no_file_in_bank_over_400_lines():
+    long = {str(p.relative_to(ROOT)): n for p in (ROOT / "bank").rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def _plant(tmp_path: Path, files: dict) -> Path:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for package in PACKAGES:
+        (tmp_path / package).mkdir(exist_ok=True)
+        (tmp_path / package / "__init__.py").touch()
+    return tmp_path
+
+
+@pytest.mark.parametrize("planted, expected", [
+    ("from bank.web.field import api\n", "bank.store may not import bank.web.field"),
+    ("def later():\n    from bank.cli import main\n", "bank.store may not import bank.cli"),  # lazy counts too
+    ("from ..services import bank\n", "bank.store may not import bank.services"),  # relative too
+])
+def test_a_planted_wrong_way_import_is_caught(tmp_path, planted, expected):
+    root = _plant(tmp_path, {"bank/store/__init__.py": "", "bank/store/journal.py": planted,
+                             "bank/web/__init__.py": "", "bank/web/field/__init__.py": "", "bank/web/field/api.py": "",
+                             "bank/cli/__init__.py": "", "bank/cli/main.py": "",
+                             "bank/services/__init__.py": "", "bank/services/bank.py": ""})
+    assert [p for p in wrong_way(root) if expected in p], wrong_way(root)
+
+
+def test_a_planted_core_import_of_flask_is_caught(tmp_path):
+    root = _plant(tmp_path, {"trias/engine.py": "import flask\n"})
+    assert wrong_way(root) == ["trias.engine:1 imports flask: trias must stay free of it"]
+
+
+def test_a_planted_circle_is_caught(tmp_path):
+    root = _plant(tmp_path, {"bank/store/__init__.py": "", "bank/store/a.py": "from bank.store import b\n",
+                             "bank/store/b.py": "def f():\n    from bank.store.a import x\n"})
+    assert cycles(root) == [["bank.store.a", "bank.store.b"]]
