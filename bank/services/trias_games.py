@@ -11,12 +11,12 @@ back (never a deleted row). A rematch is a row in the old game naming the new on
 
 Actors: "seat:N" (a phone, only on its own turn), "table" (the shared screen or
 the mirror tablet, for any human seat), "computer:N" (the server's bot for seat
-N), "cli" (the terminal, for any seat).
+N), "cli" (the terminal, for any seat). Which secret makes a caller one of them:
+bank/services/trias_authority.py.
 """
 
 from __future__ import annotations
 
-import random
 import re
 import secrets
 import threading
@@ -25,8 +25,12 @@ import trias
 from bank.errors import BankError, CommandError, IdConflict
 from bank.services.journal_service import JournalService, Result, StorageError  # noqa: F401 (re-exported)
 from bank.store.trias_store import ID_LENGTH, FolderStore, choose, default_folder  # noqa: F401 (re-exported)
+from bank.services.trias_computer_moves import ComputerMoves
+from bank.services.trias_replay import redecide_all
+from bank.services.trias_authority import (COMPUTER_ID_PREFIX, TABLE_ROW, SeatIndex, TableAuthority,  # noqa: F401
+                                           check_own_id, decide_table, new_secret, newest_seat, seat_of_token)
 from bank.services.trias_table import (LANGS, MODES, Table, check_actor, check_seats, decide_setup, fold_row,  # noqa: F401
-                              public_seat, rebuild, undo_seqs)
+                                       public_seat, rebuild, undo_seqs)
 from trias.errors import BadCommand, IllegalMove
 from trias.legal import CHECKS
 
@@ -40,9 +44,6 @@ OPEN_FILES = 16
 # Every game stays in memory once opened and keeps a file: a folder holding more than this
 # is refused new games (a bank runs a few tables an evening, not thousands).
 MAX_GAMES = 500
-# The computer's command ids name the position they answer (play_computer): a page sending
-# one of them for its own move would turn the computer's later move into a "retry" of it.
-COMPUTER_ID_PREFIX = "computer:"
 
 
 def open_games(db, config=None, folder=None, url: str | None = None) -> "TriasGames":
@@ -59,7 +60,7 @@ def _as_trias_error(exc: BankError) -> BadCommand:
     return BadCommand(exc.code, exc.message, **exc.params)
 
 
-class TriasGame:
+class TriasGame(ComputerMoves, TableAuthority):
     """One game: its journal service, its seats, the commands and the computer's moves."""
 
     def __init__(self, games: "TriasGames", game_id: str, service: JournalService):
@@ -72,6 +73,7 @@ class TriasGame:
         self.lang = identity["lang"]
         self.seats = identity["seats"]
         self.rematch_of = identity.get("rematch_of")
+        self._table_secret = identity.get("table")  # None in a game made before table secrets
         self.created = float(service.meta("created_at") or 0)
 
     # -- reading -----------------------------------------------------------------
@@ -111,7 +113,7 @@ class TriasGame:
             table, seq = self._service.state, self._service.last_seq
         return {**trias.view(table.state, seat), "game": self.id, "mode": self.mode, "lang": self.lang,
                 "seats": self.public_seats(), "last_seq": seq, "next_game": table.next_game,
-                "can_undo": not table.next_game and any(not str(m[1]).startswith("computer:") for m in table.moves)}
+                "can_undo": not table.next_game and self.may_undo(table, "table" if seat is None else f"seat:{seat}")}
 
     def summary(self) -> dict:
         """What games.list() shows of this game: no tokens, no seed."""
@@ -127,18 +129,18 @@ class TriasGame:
             yield {k: row[k] for k in ("seq", "type", "actor", "command", "events", "at")}
 
     def public_rows(self, after_seq: int = 0, seat: int | None = None):
-        """The rows as `seat` (None: a spectator) may see them: no deck order, no other hand, no seed."""
+        """The rows as `seat` (None: a spectator) may see them: no deck order, no other hand, no seed,
+        no table secret."""
         for row in self.rows(after_seq):
+            if row["type"] == TABLE_ROW:
+                continue
             command = row["command"]
             if row["type"] == "setup":
                 command = {k: v for k, v in command.items() if k != "seed"}  # the seed gives the deck order
             yield dict(row, command=command, events=[trias.public_event(e, seat) for e in row["events"]])
 
     def seat_of_token(self, token: str) -> int | None:
-        for i, seat in enumerate(self.seats):
-            if seat.get("token") and secrets.compare_digest(seat["token"], token):
-                return i
-        return None
+        return seat_of_token(self.seats, token)
 
     # -- commands ----------------------------------------------------------------
 
@@ -165,7 +167,7 @@ class TriasGame:
         return self._run({"type": "undo"}, command_id, actor, after_seq)
 
     def _run(self, command: dict, command_id: str, actor, after_seq: int | None = None) -> Result:
-        _check_own_id(command_id, actor)
+        check_own_id(command_id, actor)
         try:
             return self._service.execute(command, command_id, actor, self._decide, after_seq=after_seq)
         except (IdConflict, CommandError) as exc:
@@ -181,6 +183,8 @@ class TriasGame:
                 raise IllegalMove("rematch_made", f"this game has its rematch, game {table.next_game}: "
                                   "play on there; its moves can no longer be taken back")
             events = [{"type": "undone", "seqs": undo_seqs(self.seats, table, actor)}]
+        elif kind == TABLE_ROW:
+            events = decide_table(bool(self._table_secret or table.secret), command)
         elif kind == "rematch":
             if table.next_game:
                 raise IllegalMove("rematch_made", f"this game already has its rematch, game {table.next_game}")
@@ -191,58 +195,12 @@ class TriasGame:
             events, _ = trias.handle(table.state, body)
         return events, fold_row(table, kind, actor, seq, events)
 
-    def computer_to_play(self) -> int | None:
-        """The seat to play if it is a computer opponent and the game goes on, else None."""
-        s = self.state
-        if s.phase in ("over", "setup") or not s.players:
-            return None
-        return s.current if self.seats[s.current]["kind"] == "computer" else None
-
-    def computer_command(self, budget: dict | None = None) -> dict:
-        """The computer's command for the seat to play, from that seat's view only.
-
-        The random generator is seeded from the game's seed and the last seq, so the
-        same position gives the same move (within an iterations budget).
-        """
-        return self._choose(budget)[2]
-
-    def _choose(self, budget) -> tuple:
-        """(seat, seq, command): the position is read under the lock, the search runs outside it."""
-        with self._service.lock:
-            seat = self.computer_to_play()
-            if seat is None:
-                raise IllegalMove("not_computer_turn", "no computer opponent is to play now")
-            seq, level = self.last_seq, self.seats[seat]["level"]
-            view = trias.view(self.state, seat)
-        rng = random.Random(f"{self.seed}:{seq}")
-        return seat, seq, trias.bots.choose(view, level, budget or trias.bots.DEFAULT_BUDGET.get(level), rng)
-
-    def play_computer(self, budget: dict | None = None) -> Result | None:
-        """Choose and apply one computer move; None if no computer is to play (or the position moved on).
-
-        The search runs without the game's lock (screens keep reading), and the move is
-        applied only on the position it was chosen for. Its command id names that
-        position, so two callers racing for it apply one move: the other gets it as a retry.
-        """
-        try:
-            seat, seq, command = self._choose(budget)
-        except IllegalMove:
-            return None
-        try:
-            return self._run(command, f"computer:{seat}:after:{seq}", f"computer:{seat}", after_seq=seq)
-        except BadCommand as exc:
-            if exc.code == "id_conflict":  # chosen twice with other timings: the first one stands
-                return self._service.duplicate_of(f"computer:{seat}:after:{seq}")
-            if exc.code == "stale":  # an undo or another process moved the game meanwhile
-                return None
-            raise
-
     def rematch(self, command_id: str, actor: str = "table") -> "TriasGame":
         """A new game with the same seats (same links) and a new seed; recorded in this game's journal.
 
         Asked again (any id), it gives the same new game.
         """
-        _check_own_id(command_id, actor)  # before the new game is made
+        check_own_id(command_id, actor)  # before the new game is made
         with self._service.lock:
             self._service.refresh()  # another process may have made it already
             known = self._service.find(command_id)
@@ -250,43 +208,19 @@ class TriasGame:
                 if self.state.phase != "over":  # one tap must not pull every phone out of a game under way
                     raise IllegalMove("game_not_over", "a rematch starts once this game is over (T18); to start "
                                       "afresh now, begin a new game from the Trias start page")
-                new = self._games.create(self.seats, None, self.mode, self.lang, rematch_of=self.id)
+                new = self._games.create(self.seats, None, self.mode, self.lang, rematch_of=self.id,
+                                         table_secret=self.table_secret)
                 self._run({"type": "rematch", "game": new.id}, command_id, actor)
             elif known is not None and known["type"] != "rematch":
                 self._run({"type": "rematch", "game": ""}, command_id, actor)  # raises the id conflict
             return self._games.get(self.next_game)
 
     def verify(self) -> list[str]:
-        """Chain, rows, and a replay that decides every command again: [] when sound."""
-        problems = self._service.verify()
-        table = Table(trias.State())
-        for row in self._service.rows():
-            try:
-                events, table = self._redecide(table, row)
-            except Exception as exc:  # an edited row may not even decide
-                problems.append(f"seq {row['seq']}: its command is refused on replay ({exc})")
-                break
-            if events != row["events"]:
-                problems.append(f"seq {row['seq']}: its events are not what its command gives (an edited row?)")
-                break
-        return problems
-
-    def _redecide(self, table: Table, row: dict) -> tuple:
-        command = row["command"]
-        if row["type"] == "rematch":
-            events = [{"type": "rematch", "game": command["game"]}]
-            return events, fold_row(table, "rematch", row["actor"], row["seq"], events)
-        return self._decide(table, command, row["seq"])
+        """Chain, rows, and a replay that decides every command again: [] when sound (trias_replay.py)."""
+        return self._service.verify() + redecide_all(self._service.rows(), self._decide)
 
     def close(self) -> None:
         self._service.close()
-
-
-def _check_own_id(command_id, actor) -> None:
-    """Refuse a page's command id from the computer's namespace (see COMPUTER_ID_PREFIX)."""
-    if str(command_id).startswith(COMPUTER_ID_PREFIX) and not str(actor).startswith(COMPUTER_ID_PREFIX):
-        raise BadCommand("reserved_id", f"command ids starting with {COMPUTER_ID_PREFIX!r} are reserved for the "
-                         "computer opponents' moves: send your command with another id")
 
 
 class TriasGames:
@@ -302,10 +236,11 @@ class TriasGames:
         self._open: dict = {}
         self._recent: dict = {}  # game id -> game, least recently used first (dicts keep order)
         self.broken: dict = {}  # game id -> why its file could not be opened
-        self._tokens: dict = {}  # seat token -> ids of the games holding it (a rematch chain)
+        self.seat_index = SeatIndex()
 
-    def create(self, seats, seed=None, mode: str = "play", lang: str = "fr", *, rematch_of: str | None = None) -> TriasGame:
-        """A new game; refuses bad seats, seed, mode or language with a BadCommand sentence."""
+    def create(self, seats, seed=None, mode: str = "play", lang: str = "fr", *, rematch_of: str | None = None,
+               table_secret: str | None = None) -> TriasGame:
+        """A new game with a new table secret (a rematch: its game's); refuses bad seats, seed, mode or language."""
         if mode not in MODES:
             raise BadCommand("bad_mode", f"mode must be play or mirror, not {str(mode)[:20]!r}")
         if lang not in LANGS:
@@ -325,7 +260,7 @@ class TriasGames:
             while self.store.exists(game_id):
                 game_id = _new_id()
             identity = {"kind": KIND, "id": game_id, "mode": mode, "seed": seed, "lang": lang, "seats": seats,
-                        "rematch_of": rematch_of}
+                        "rematch_of": rematch_of, "table": table_secret or new_secret()}
             setup = {"type": "setup", "id": SETUP_ID, "actor": None, "players": len(seats), "seed": seed, "mode": mode,
                      "seats": [public_seat(s) for s in seats]}
             service = JournalService.create(self.store.target(game_id), identity, rebuild, first=setup,
@@ -401,9 +336,7 @@ class TriasGames:
     def _opened(self, game: TriasGame) -> TriasGame:
         """Keep an opened game and index its seats' links."""
         self._open[game.id] = game
-        for seat in game.seats:
-            if seat.get("token"):
-                self._tokens.setdefault(seat["token"], set()).add(game.id)
+        self.seat_index.add(game)
         return game
 
     def _all(self) -> list:
@@ -436,26 +369,15 @@ class TriasGames:
         """(game, seat) for a seat's secret link: the newest game of its rematch chain."""
         if not isinstance(token, str) or not token:
             return None
-        with self._lock:
-            known = token in self._tokens
         # Every seat command comes through here: the store is read only for a link the index
         # does not know yet (games not opened since the start, made by the CLI or another server).
         # Not under the lock of all games: _all() brings games up to date under each one's lock,
         # which a rematch holds while it makes its new game under the lock of all games.
-        if not known:
+        if self.seat_index.games_of(token) is None:
             self._all()
-        with self._lock:
-            holding = [self._open[i] for i in self._tokens.get(token, ()) if i in self._open]
-        if self.store.shared:  # another process may have made the rematch the link now leads to
-            for game in holding:
-                game.refresh()
-        found = [(g, seat) for g in holding if (seat := g.seat_of_token(token)) is not None]
-        if not found:
-            return None
-        game, seat = max(found, key=lambda gs: gs[0].created)
-        while game.next_game and (nxt := self.get(game.next_game)) is not None and nxt.seat_of_token(token) is not None:
-            game, seat = nxt, nxt.seat_of_token(token)
-        return game, seat
+        # get() brings each up to date in a database: another process may have made the rematch.
+        holding = [g for i in self.seat_index.games_of(token) or () if (g := self.get(i)) is not None]
+        return newest_seat(holding, token, self.get)
 
     def close(self) -> None:
         with self._lock:

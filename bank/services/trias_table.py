@@ -9,7 +9,7 @@ back. Pure: no SQLite, no Flask (bank/services/trias_games.py stores and locks).
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import trias
 from trias.errors import BadCommand, IllegalMove
@@ -29,6 +29,7 @@ class Table:
     moves: tuple = ()       # (seq, actor, seat, events) of each move not undone, oldest first
     next_game: str | None = None  # the rematch, once made
     undone: tuple = ()      # seqs taken back so far
+    secret: str | None = None  # the table secret of a game made before it had one (a "table" row)
 
 
 def rebuild(rows) -> Table:
@@ -47,14 +48,16 @@ def fold_row(table: Table, kind: str, actor, seq: int, events: list) -> Table:
         gone = set(events[0]["seqs"])
         moves = tuple(m for m in table.moves if m[0] not in gone)
         state = trias.replay(list(table.base) + [e for m in moves for e in m[3]])
-        return Table(state, table.base, moves, table.next_game, table.undone + tuple(sorted(gone)))
+        return replace(table, state=state, moves=moves, undone=table.undone + tuple(sorted(gone)))
     if kind == "rematch":
-        return Table(table.state, table.base, table.moves, events[0]["game"], table.undone)
+        return replace(table, next_game=events[0]["game"])
+    if kind == "table":  # bank/services/trias_authority.py: never undone, not a move
+        return replace(table, secret=events[0]["secret"])
     state = table.state
     seat = state.current
     for event in events:
         state = trias.apply(state, event)
-    return Table(state, table.base, table.moves + ((seq, actor, seat, tuple(events)),), table.next_game, table.undone)
+    return replace(table, state=state, moves=table.moves + ((seq, actor, seat, tuple(events)),))
 
 
 def decide_setup(table: Table, command: dict, seq: int) -> tuple:
