@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from flask import request
 
 MAX_DEPTH = 8  # a command is an object of tables of numbers: 3 levels deep at most
+# JSON may write "\ud800" alone, which is no character at all: such text cannot be stored, logged
+# or sent back as UTF-8, and failed deep inside (a 500 from the log-in lock-out, issue 23).
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class BodyError(Exception):
@@ -60,6 +64,22 @@ def _depth(value, limit: int) -> int:
     return deepest
 
 
+def _broken_text(value) -> bool:
+    """Whether any key or string in the parsed value holds a lone surrogate."""
+    todo = [value]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                return True
+        elif isinstance(node, dict):
+            todo.extend(node.keys())
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return False
+
+
 def parse(raw: bytes, what: str) -> dict:
     """A JSON object from bytes, or BodyError saying what is wrong and what to send."""
     if not raw.strip():
@@ -84,6 +104,9 @@ def parse(raw: bytes, what: str) -> dict:
     if _depth(value, MAX_DEPTH) > MAX_DEPTH:
         raise BodyError(400, "too_deep", f"the {what} nests lists or objects more than {MAX_DEPTH} levels deep; "
                         "send a flat JSON object")
+    if _broken_text(value):
+        raise BodyError(400, "bad_text", f"the {what} holds text that is not a character (a lone \\ud800-\\udfff "
+                        "escape); send the text again as plain UTF-8")
     return value
 
 

@@ -308,6 +308,16 @@ def storage_failed(exc: StorageError):
     return Response(exc.message, status=503, mimetype="text/plain")
 
 
+@bp.app_errorhandler(UnicodeEncodeError)
+def broken_text(_exc):
+    """Text that is no character (a lone surrogate) reached a place that writes UTF-8: a 400 with its
+    sentence on every route, never an HTML 500 (read_object refuses it first for JSON bodies)."""
+    message = "the request holds text that is not a character (a lone surrogate); send it again as plain UTF-8"
+    if request.path.startswith("/api/") or request.path.startswith("/trias/api/"):
+        return error(400, "bad_text", message)
+    return Response(message, status=400, mimetype="text/plain")
+
+
 @bp.app_errorhandler(413)
 def too_large(_exc):
     return error(413, "too_large", "the request is too large; a command is a few hundred bytes")
