@@ -2,8 +2,12 @@
 """Terrabank launcher, standard library only: `python3 run.py serve` or `python3 run.py test`.
 
 Creates .venv on first use, installs the project into it (again only when
-pyproject.toml changes), then runs the bank or the tests. Any other subcommand
-is handed to the `terrabank` command, e.g. `python3 run.py verify`.
+pyproject.toml changes), then runs the bank or the tests. `test` also installs the
+`test` extra (pytest, psycopg, redis, playwright...: every Python package the tests
+use); `serve` and the other commands install only what the bank needs, so a Raspberry
+Pi that only serves never downloads them. Any other subcommand is handed to the
+`terrabank` command, e.g. `python3 run.py verify`; `python3 run.py install` only
+prepares .venv for the tests.
 """
 
 import hashlib
@@ -54,23 +58,38 @@ def pyproject_hash():
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def ensure_installed():
-    """pip install -e ".[test]" unless this pyproject.toml is already installed."""
-    wanted = pyproject_hash()
+def read_stamp():
+    """(pyproject.toml's fingerprint, the extras installed with it) from the last install, or (None, set())."""
     try:
         with open(STAMP, encoding="utf-8") as f:
-            if f.read().strip() == wanted:
-                return
+            words = f.read().split()
     except FileNotFoundError:
-        pass
-    print("run.py: installing Terrabank and its dependencies into .venv ...", flush=True)
+        return None, set()
+    if not words:
+        return None, set()
+    return words[0], set(words[1:])
+
+
+def ensure_installed(extras=()):
+    """pip install -e ".[extras]" unless this pyproject.toml is already installed with them.
+
+    The stamp holds the fingerprint and the extras, so a `test` after a serve-only install
+    adds the test extra, and a `serve` after `test` installs nothing."""
+    wanted = pyproject_hash()
+    installed_hash, installed_extras = read_stamp()
+    if installed_hash == wanted and set(extras) <= installed_extras:
+        return
+    target = "." + ("[" + ",".join(sorted(extras)) + "]" if extras else "")
+    what = "and what its tests use " if extras else ""
+    print(f"run.py: installing Terrabank {what}into .venv ...", flush=True)
     code = subprocess.call([PYTHON, "-m", "pip", "install", "--disable-pip-version-check",
-                            "-e", ".[test]"], cwd=ROOT)
+                            "-e", target], cwd=ROOT)
     if code != 0:
         fail("pip could not install the dependencies (the first install needs internet); "
              "fix the error above and run this command again.")
+    kept = installed_extras if installed_hash == wanted else set()  # still installed, same pins
     with open(STAMP, "w", encoding="utf-8") as f:
-        f.write(wanted + "\n")
+        f.write(" ".join([wanted] + sorted(kept | set(extras))) + "\n")
 
 
 def run(args, **kwargs):
@@ -114,10 +133,11 @@ def main(argv):
         print(__doc__.strip())
         return 0
     ensure_venv()
-    ensure_installed()
     command, extra = argv[0], argv[1:]
+    # Only the tests need the test extra (playwright alone is ~100 MB): a Pi that serves skips it.
+    ensure_installed(("test",) if command in ("test", "install") else ())
     if command == "install":
-        return 0  # .venv is ready: used by .ci/run before adding the browser-test tools
+        return 0  # .venv is ready for the tests, nothing run
     if command == "test":
         return run([PYTHON, "-m", "pytest"] + extra, cwd=ROOT)
     if command == "serve":

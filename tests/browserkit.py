@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-CHROMIUM = "/usr/bin/chromium"
+from needs import CHROMIUM  # noqa: E402,F401 (Debian's; tests/needs.py says when it is missing)
 # Without the background-networking flags Chromium keeps calling Google, which this closed network refuses.
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -16,6 +16,7 @@ import pytest
 
 from bank.game.config import load_config
 from bank.services.bank import Bank
+from needs import pytest_terminal_summary, require  # noqa: F401 (the hook: what was not tested, at the end)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG_PATH = ROOT / "config.toml"
@@ -184,9 +185,9 @@ def chromium():
     """One headless Debian Chromium per test module, driven by Playwright (skips without them)."""
     from browserkit import ARGS, CHROMIUM
 
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("needs Debian's chromium at /usr/bin/chromium")
+    require("playwright", "chromium")
+    from playwright import sync_api
+
     with sync_api.sync_playwright() as p:
         launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield launched

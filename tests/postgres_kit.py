@@ -27,12 +27,11 @@ def binaries() -> Path | None:
 
 def missing_reason() -> str | None:
     """Why the PostgreSQL tests cannot run here, or None."""
-    if binaries() is None:
-        return "PostgreSQL is not installed (apt-get install postgresql; .ci/run does it)"
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        return "psycopg is not installed (pip install 'psycopg[binary]', or the extra terrabank[postgres])"
+    from needs import reason
+
+    why = reason("initdb", "psycopg")
+    if why:
+        return why
     if os.geteuid() == 0 and _uid("postgres") is None:
         return "running as root and there is no `postgres` user to run the server as"
     return None

@@ -73,11 +73,11 @@ def play_sample(bank, t0: float = 1_700_000_000.0) -> None:
 
 def scan_qr_codes(data: bytes, tmp_path, page: int = 1, dpi: int = 150) -> list:
     """Payloads of the QR codes on a page, read by zbarimg from a pdftoppm image (skips without them)."""
-    import shutil
     import subprocess
 
-    if not (shutil.which("pdftoppm") and shutil.which("zbarimg")):
-        pytest.skip("needs pdftoppm (poppler-utils) and zbarimg (zbar-tools)")
+    from needs import require
+
+    require("pdftoppm", "zbarimg")
     pdf = tmp_path / "scan.pdf"
     pdf.write_bytes(data)
     subprocess.run(["pdftoppm", "-r", str(dpi), "-png", "-f", str(page), "-l", str(page), "-singlefile", str(pdf),

@@ -16,13 +16,9 @@ from postgres_kit import PortTaken, on_a_free_port
 
 
 def missing_reason() -> str | None:
-    if shutil.which("redis-server") is None:
-        return "redis-server is not installed (apt-get install redis-server; .ci/run does it)"
-    try:
-        import redis  # noqa: F401
-    except ImportError:
-        return "the Python package redis is not installed (pip install redis, or the extra terrabank[queue])"
-    return None
+    from needs import reason
+
+    return reason("redis-server", "redis")
 
 
 class Server:

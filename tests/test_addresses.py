@@ -208,11 +208,11 @@ def admin_page(chromium, tmp_path, monkeypatch):
 
 def _scan(locator, tmp_path) -> list:
     """What a phone's camera reads from a QR code on the screen (zbarimg on a screenshot)."""
-    import shutil
     import subprocess
 
-    if not shutil.which("zbarimg"):
-        pytest.skip("needs zbarimg (zbar-tools)")
+    from needs import require
+
+    require("zbarimg")
     shot = tmp_path / "qr.png"
     locator.screenshot(path=str(shot))
     out = subprocess.run(["zbarimg", "--quiet", "--raw", str(shot)], capture_output=True, text=True, check=False)

@@ -17,11 +17,12 @@ from test_delta import PATCHES_THAT_DO_NOT_FIT, json_values, related
 
 from bank.web.push.delta import PatchError, apply, diff
 
-sync_api = pytest.importorskip("playwright.sync_api")
+from needs import module, needs  # noqa: E402
+sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
 from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
 from ws_proxy import WsProxy  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+pytestmark = needs("playwright", "chromium")
 
 ROOT = Path(__file__).resolve().parents[1]
 PHONE = {"width": 390, "height": 844}

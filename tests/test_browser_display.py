@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-sync_api = pytest.importorskip("playwright.sync_api")
+from needs import module, needs  # noqa: E402
+sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
 from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+pytestmark = needs("playwright", "chromium")
 ROOT = Path(__file__).resolve().parents[1]
 expect = sync_api.expect
 SIZES = [(360, 740), (390, 844), (1024, 768), (1366, 768), (1280, 720), (1920, 1080)]

@@ -33,9 +33,9 @@ def test_a_team_name_over_the_limit_is_refused_naming_the_key():
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """The app on 127.0.0.1 with two long team names, yellow at 999 points and blue at 12."""
-    pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("needs Debian's chromium at /usr/bin/chromium")
+    from needs import require
+
+    require("playwright", "chromium")
     from bank.web import create_app
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

@@ -16,14 +16,15 @@ from pathlib import Path
 
 import pytest
 
-sync_api = pytest.importorskip("playwright.sync_api")
+from needs import module, needs  # noqa: E402
+sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
 from browserkit import CHROMIUM  # noqa: E402
 # The app on 127.0.0.1 with its computer player, and pages that fail the test on a script error.
 from test_browser_trias import PHONE, WAIT, pages, server, wait_seq  # noqa: E402,F401
 
 import trias  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+pytestmark = needs("playwright", "chromium")
 
 TV = {"width": 1920, "height": 1080}
 FRENCH = {"mountain": "Montagne", "steppe": "Steppe", "woods": "Forêt", "meteorite": "Impact de météorite"}

@@ -13,7 +13,9 @@ import pytest
 
 from browserkit import CHROMIUM, serve_in_thread
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+from needs import needs  # noqa: E402
+
+pytestmark = needs("playwright", "chromium")
 
 # T20: Example 3: (tiles, herds of Black, White, Cross, Grey) for land masses A to H.
 EXAMPLE_3 = [(3, (2, 0, 1, 0)), (4, (0, 1, 1, 1)), (8, (2, 0, 2, 0)), (6, (0, 1, 1, 0)),

@@ -112,8 +112,9 @@ def make_backup(db: Path, way: str) -> None:
     """README.md, "Backup and restore": the two ways it describes."""
     backup = db.with_name("terrabank-backup.db")
     if way == "sqlite3 .backup while the bank runs":
-        if not shutil.which("sqlite3"):
-            pytest.skip("needs the sqlite3 tool (apt install sqlite3)")
+        from needs import require
+
+        require("sqlite3")
         with service.Bank.open(db, load_config(CONFIG)):  # the bank is running
             subprocess.run(["sqlite3", db.name, f".backup {backup.name}"], cwd=db.parent, check=True)
     else:  # stop the bank and copy the file, with its -wal if there is one

@@ -22,9 +22,10 @@ import pytest
 
 from tcp_proxy import Proxy
 
-sync_api = pytest.importorskip("playwright.sync_api")
+from needs import module, needs  # noqa: E402
+sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
 CHROMIUM = "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+pytestmark = needs("playwright", "chromium")
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))

@@ -103,11 +103,10 @@ def test_french_sentences_use_only_the_parameters_a_refusal_carries(pages):
 @pytest.fixture
 def live(tmp_path):
     """The app served on 127.0.0.1 with a started game, blue rich enough to build anything."""
-    pytest.importorskip("playwright.sync_api")
-    from browserkit import CHROMIUM, serve_in_thread
+    from browserkit import serve_in_thread
+    from needs import require
 
-    if not Path(CHROMIUM).exists():
-        pytest.skip("needs Debian's chromium at /usr/bin/chromium")
+    require("playwright", "chromium")
     import logging
 
     from bank.web import create_app

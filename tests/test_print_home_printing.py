@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
+from needs import needs
 from printkit import all_text, text_boxes
 
 from printables import cards, drawing
@@ -83,7 +83,7 @@ def test_r34_r35_the_team_boards_end_box_says_time_up_too(config):
     assert "End: after 180 min of play (most reputation wins), or terraforming complete" in text
 
 
-@pytest.mark.skipif(not shutil.which("pdftoppm"), reason="needs pdftoppm (poppler-utils)")
+@needs("pdftoppm")
 def test_the_teams_own_token_stays_visible_on_the_card_backs(config, tmp_path):
     """Blue water on a blue back: a white ring around the token shows its edge (item 17)."""
     from PIL import Image

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import itertools
-import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -95,8 +94,9 @@ def test_t3_the_map_names_the_two_tiles_left_in_the_box_and_the_water():
 def _pixels(data: bytes, tmp_path, dpi: int = 40):
     """The first page as an RGB image (pdftoppm, the renderer a reader's printer driver is closest to)."""
     image = pytest.importorskip("PIL.Image")
-    if not shutil.which("pdftoppm"):
-        pytest.skip("needs pdftoppm (poppler-utils)")
+    from needs import require
+
+    require("pdftoppm")
     (tmp_path / "map.pdf").write_bytes(data)
     subprocess.run(["pdftoppm", "-r", str(dpi), "-png", "-singlefile", str(tmp_path / "map.pdf"), str(tmp_path / "map")],
                    check=True)

@@ -112,16 +112,14 @@ def test_pdfs_are_drawn_with_hostile_text(hostile_app, kind):
 
 # ---- the pages in a real browser ----
 
-try:  # only the browser tests need Playwright; the CSV and PDF checks above run without it
-    from playwright import sync_api
-except ImportError:
-    sync_api = None
+# Only the browser tests need Playwright; the CSV and PDF checks above run without it.
+from needs import module, require  # noqa: E402
+sync_api = module("playwright.sync_api")
 
 
 @pytest.fixture(scope="module")
 def hostile_server(tmp_path_factory):
-    if sync_api is None or not Path(CHROMIUM).exists():
-        pytest.skip("needs Playwright and Debian's chromium at /usr/bin/chromium")
+    require("playwright", "chromium")
     from bank.web import create_app
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
