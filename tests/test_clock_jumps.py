@@ -11,6 +11,7 @@ import itertools
 
 import pytest
 
+from bank.errors import RuleError
 from bank.game import views
 from bank.services.bank import Bank
 
@@ -227,6 +228,25 @@ def test_r34_opening_a_game_for_a_look_never_writes_a_hold(game, clocks, bank_pa
     look = game()
     assert look.start_jump is not None and look.last_seq == seq
     assert look.state.clock["status"] == "running"
+
+
+def test_r34_a_command_refused_while_the_bank_holds_the_clock_says_the_bank_paused_it_and_who_resumes(game, clocks):
+    """A banker at the counter after a jump: not "the game is paused" (as if a facilitator had
+    paused it) but that the bank held it, by how much the clock jumped, and that the lead resumes."""
+    bank = game(create=True)
+    book(bank, type="start_clock")
+    pass_time(bank, clocks, 60)
+    clocks.jump(-3600)
+    assert bank.watch_clock() is not None
+    with pytest.raises(RuleError) as refused:
+        book(bank, type="harvest", card="harvester-1", team="blue", resource="water")
+    assert refused.value.code == "clock_held" and refused.value.params == {"status": "paused", "seconds": -3600}
+    assert "the bank paused the game itself" in refused.value.message and "Resume" in refused.value.message
+    book(bank, type="resume")
+    book(bank, type="pause")
+    with pytest.raises(RuleError) as refused:
+        book(bank, type="harvest", card="harvester-1", team="blue", resource="water")
+    assert refused.value.code == "clock_not_running" and "resume the clock" in refused.value.message
 
 
 def test_r34_the_facilitators_see_what_the_bank_saw(bank_path, config, clocks):

@@ -100,6 +100,14 @@ def _check_phase(state: GameState, kind: str, phase: str) -> None:
     if status == "ended" and kind != "tick":
         winners = ", ".join(state.ended["winners"]) if state.ended else "?"
         raise RuleError("game_over", f"the game is over (won by {winners}); nothing more can be booked. Export the journal for the report")
+    held = state.clock.get("held")
+    if phase == "play" and status == "paused" and held:
+        # The bank paused the game itself after the machine's clock jumped (R34): a banker at the
+        # counter must learn that it was not a facilitator's pause, and who can resume.
+        seconds = int(round(held.get("seconds", 0)))
+        raise RuleError("clock_held", f"the bank paused the game itself: the machine's clock jumped by {seconds:+d} s, "
+                        "not counted as game time (R34); the lead checks the machine's time and presses Resume "
+                        "on the admin page, then try again", status=status, seconds=seconds)
     if phase == "play" and status != "running":
         hint = {"setup": "the game has not started yet: start the clock",
                 "paused": "the game is paused: resume the clock"}.get(status, "start the clock")

@@ -25,6 +25,8 @@
     if (params.track) params.track = W.trackLabel(params.track);
     if (params.resource) params.resource = W.resLabel(params.resource);
     if (Array.isArray(params.accepts)) params.accepts = params.accepts.map(W.resLabel).join(", ");
+    // A jump of the machine's clock (R34), in the page's words ("3 min"), where the page can say it.
+    if (error.code === "clock_held" && typeof params.seconds === "number") params.seconds = W.jumpText ? W.jumpText(params.seconds) : params.seconds + " s";
     var code = error.code || "", locked = /^animals_locked_until_all_tracks_reach_(\d+)$/.exec(code);
     if (locked) { code = "animals_locked"; params.level = locked[1]; } // the unlock level is part of the code
     return TB.errorText(Object.assign({}, error, { code: code, params: params }));
