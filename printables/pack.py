@@ -34,11 +34,22 @@ def safe_path(out_dir, filename: str) -> Path:
     return path
 
 
+# PDFs that carry a secret: each team's link (whoever holds it plays for that team) and the Wi-Fi
+# password. Readable by their owner only, like the game file; the rest of the pack is for everyone.
+SECRET_PREFIXES = ("join-cards-", "big-screen-poster-")
+
+
 def write(out_dir, filename: str, data: bytes) -> Path:
     """Write a PDF atomically (a reader never sees half a file); returns its path."""
     path = safe_path(out_dir, filename)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
+    mode = 0o600 if filename.startswith(SECRET_PREFIXES) else 0o644
+    if tmp.exists():
+        tmp.unlink()  # left by a print that was stopped: its mode may be wider than this file's
+    # Created with its mode (and the umask may only narrow it): never readable by others, not even for a moment.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
     os.replace(tmp, path)
     return path
 

@@ -9,6 +9,8 @@ loopback address is refused unless asked for in so many words.
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 
 import pytest
 
@@ -89,6 +91,20 @@ def test_print_refuses_join_cards_to_a_loopback_address_without_a_choice(bank, b
 def test_print_to_loopback_when_asked_in_so_many_words(bank, bank_path, tmp_path, no_network):
     assert _print(bank_path, tmp_path, "--kind", "join", "--loopback") == 0
     assert (tmp_path / "out" / "join-cards-fr.pdf").is_file()
+
+
+def test_join_cards_holding_the_team_links_are_readable_by_their_owner_only(bank, bank_path, tmp_path, on_wifi):
+    """Issue 23 item 5: a join card is a team's secret link (and the Wi-Fi password); it was written 0644,
+    readable by every account of the machine. A card file left 0644 by an earlier print becomes 0600 too."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "join-cards-fr.pdf").write_bytes(b"old")
+    os.chmod(out / "join-cards-fr.pdf", 0o644)
+    assert _print(bank_path, tmp_path, "--kind", "all") == 0
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in out.glob("*.pdf")}
+    assert modes["join-cards-fr.pdf"] == 0o600 and modes["big-screen-poster-fr.pdf"] == 0o600
+    assert modes["cards-fr.pdf"] & 0o044  # the rest of the pack is for everyone to print
+    assert not list(out.glob(".*.tmp"))
 
 
 def test_print_uses_the_network_address_serve_prints(bank, bank_path, tmp_path, on_wifi):
