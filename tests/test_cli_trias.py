@@ -1,4 +1,4 @@
-"""`terrabank trias new|show|score|verify|play`, through main([...]) and once through run.py."""
+"""`terrabank trias new|show|table|score|verify|play`, through main([...]) and once through run.py."""
 
 from __future__ import annotations
 
@@ -43,14 +43,31 @@ def test_new_prints_the_id_board_and_seat_links(cli, games_dir, capsys):
     out = capsys.readouterr().out
     gid = only_game(games_dir)
     assert f"Created Trias game {gid} (play, 3 seats, seed 5)" in out
-    assert f"Board: /trias/g/{gid}" in out
+    assert f"Board (public, read only): /trias/g/{gid}\n" in out
     games = TriasGames(games_dir)
     try:
-        seats = games.get(gid).seats
+        seats, secret = games.get(gid).seats, games.get(gid).table_secret
     finally:
         games.close()
+    assert f"/trias/g/{gid}?t={secret}" in out and len(secret) >= 16  # the table's link, printed once here
     assert f"Seat 0 Ana: /trias/s/{seats[0]['token']}" in out and "Seat 1 Bot: computer (easy)" in out
     assert seats[2]["name"] == "Chloé"
+
+
+def test_table_prints_the_table_link_and_makes_one_for_a_game_stored_before_them(cli, games_dir, capsys):
+    from test_trias_attacks import edit_identity
+
+    assert cli("new", "--players", "2") == 0
+    gid = only_game(games_dir)
+    capsys.readouterr()
+    edit_identity(games_dir / f"{gid}.db", lambda identity: identity.pop("table"))  # as stored before issue 23
+    assert cli("table", gid, "--base", "http://10.0.0.2:5000") == 0
+    made = capsys.readouterr().out
+    assert "was made now" in made and f"http://10.0.0.2:5000/trias/g/{gid}?t=" in made
+    assert cli("table", gid) == 0
+    again = capsys.readouterr().out
+    assert "made now" not in again and made.split("?t=")[1].split()[0] == again.split("?t=")[1].split()[0]
+    assert cli("verify", gid) == 0
 
 
 def test_new_without_seats_says_how(cli, capsys):

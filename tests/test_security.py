@@ -30,10 +30,11 @@ ROUTES = {
     "/api/host/games": {"lead"},
     # Trias at the table (bank/web/trias/routes.py): no log-in, like a team link; every POST needs the page's CSRF token.
     "/trias/api/games": "anyone (a new Trias game, not the bank's)",
-    "/trias/api/s/<token>/commands": "the seat's secret link, on that seat's turn only (T8, T9)",
-    "/trias/api/g/<game_id>/commands": "the game's board, in mirror games only, for the human seat to play",
-    "/trias/api/g/<game_id>/undo": "the game's board (the table agrees; a new journal row)",
-    "/trias/api/g/<game_id>/rematch": "the game's board",
+    "/trias/api/s/<token>/commands": "the seat's secret link, on that seat's turn only (T8, T9); undo: its own last move",
+    "/trias/api/g/<game_id>/commands": "the table's secret, in mirror games only, for the human seat to play",
+    "/trias/api/g/<game_id>/undo": "the table's secret (the table agrees; a new journal row)",
+    "/trias/api/g/<game_id>/rematch": "the table's secret",
+    "/trias/api/admin/games/<game_id>/table": {"lead"},
     "/trias/api/score": "anyone (a calculation, nothing stored)",
 }
 # connect and sync only read: they send the current picture to the caller; disconnect forgets the socket.
@@ -268,7 +269,7 @@ GETS = ["/", "/login", "/console", "/fight", "/admin", "/display", "/api/config"
         "/api/export/standings.json", "/api/print/join.pdf", "/api/sessions", "/api/accounts",
         "/api/teams/address", "/api/teams/red/qr.svg", "/api/host/games", "/t", "/t/", "/trias/", "/trias/api/games",
         "/trias/g/nosuchgm", "/trias/s/no-such-seat", "/trias/api/g/nosuchgm", "/trias/api/s/no-such-seat",
-        "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf"]
+        "/trias/api/admin/games", "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf"]
 
 
 def test_a_get_never_changes_anything(web, app, tokens):

@@ -1,4 +1,4 @@
-"""`terrabank trias new|show|score|verify|play`: Trias games from the terminal.
+"""`terrabank trias new|show|table|score|verify|play`: Trias games from the terminal.
 
 The games are the web app's (bank/services/trias_games.py, one file each in
 `<db stem>-trias/` beside the bank's database), so a game started here can be
@@ -55,6 +55,11 @@ def add_parser(sub, paths) -> None:
     q = tsub.add_parser("show", help="print a game's board, turn, scores and hands")
     q.add_argument("game", help="the game's id (terrabank trias show lists them when omitted)", nargs="?")
     q.set_defaults(func=lambda args: _run(cmd_show, args, paths))
+
+    q = tsub.add_parser("table", help="print a game's table link (made now for a game stored before table links)")
+    q.add_argument("game", help="the game's id")
+    q.add_argument("--base", help="the address the table's screen uses, e.g. http://192.168.4.1:5000")
+    q.set_defaults(func=lambda args: _run(cmd_table, args, paths))
 
     q = tsub.add_parser("score", help="final scoring of a physical game from a JSON file of its land masses")
     q.add_argument("file", help='JSON: {"land_masses": [{"name": "A", "tiles": 3, "main": false, '
@@ -132,7 +137,8 @@ def cmd_new(args, games: TriasGames) -> int:
     game = games.create(_seats(args.seat, args.players), args.seed, "mirror" if args.mirror else "play", args.lang)
     base = (args.base or "").rstrip("/")
     print(f"Created Trias game {game.id} ({game.mode}, {len(game.seats)} seats, seed {game.seed}) in {games.where}.")
-    print(f"Board: {base}/trias/g/{game.id}")
+    print(f"Board (public, read only): {base}/trias/g/{game.id}")
+    print(f"Table (keep it private: undo, rematch, the seats' links): {base}/trias/g/{game.id}?t={game.table_secret}")
     for i, seat in enumerate(game.seats):
         if seat["kind"] == "computer":
             print(f"Seat {i} {seat['name']}: computer ({seat['level']})")
@@ -155,6 +161,18 @@ def cmd_show(args, games: TriasGames) -> int:
         return 0
     game = _game(games, args.game)
     print("\n".join(describe(game, None)))
+    return 0
+
+
+def cmd_table(args, games: TriasGames) -> int:
+    """The table's link (bank/services/trias_authority.py); a game stored before table links gets one now."""
+    game = _game(games, args.game)
+    had = bool(game.table_secret)
+    secret = game.make_table_secret("cli")
+    base = (args.base or "").rstrip("/")
+    print(f"Table of game {game.id} (keep it private: undo, rematch, the seats' links): {base}/trias/g/{game.id}?t={secret}")
+    if not had:
+        print("This game had no table link (it was stored before them): this one was made now.")
     return 0
 
 

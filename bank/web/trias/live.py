@@ -5,6 +5,11 @@ Rooms: "trias:<game>" (the shared screen: board, TV, mirror tablet) and
 picture; a seat's room gets that seat's picture, with its own hand card. A phone
 never joins the board room, so no message meant for everyone carries a hand.
 
+Who gets what (issue 23, bank/services/trias_authority.py): a seat's room only with that
+seat's secret ({"seat": token}); a game id ({"game": id}) gives the public picture, the one
+anyone watching the table sees (no hand card, no deck order). No socket message ever carries
+a link: the seats' links are drawn by the table's page, with the table secret (held.py).
+
 Every message is a whole picture with its journal number (`seq`) and the rows
 after the last one sent, so a page that missed some simply keeps the highest
 number it has seen, and shows each row's announcement once.

@@ -4,23 +4,30 @@ Pages: the start page, the board of a game (the shared screen; in mirror mode th
 tablet that records the moves of a physical table) and a seat's phone page. Routes
 parse, call bank/services/trias_games.py, publish to the screens (trias_live.py) and reply;
 refusals keep the engine's sentence with its rule number (T1-T21).
+
+Who may do what (issue 23, bank/services/trias_authority.py): a game id gives only the public,
+read-only board (no seat links, no hand card, no buttons); the table's secret (held.py) shows the
+seats' links and QR codes, records a mirror game's moves, undoes and makes the rematch; a seat's
+link plays that seat, shows its hand and undoes its own last move. There is no public list of games:
+the start page lists the games this device holds a secret for; the lead's admin page lists them all.
 """
 
 from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request, session, url_for
+from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request, session, url_for
 
 from bank.store.storage import StorageError
 from trias import BadCommand, TriasError
 from trias.bots import LEVELS
 
 from bank.web.field import addresses
-from bank.web.access.auth import csrf_ok, csrf_token, error
+from bank.web.access.auth import csrf_ok, csrf_token, error, lead_required
 from bank.web.body import BodyError, read_object
 from bank.store.accounts.lockout import wait_text
 from bank.web.rate import Window
+from bank.web.trias import held
 from bank.web.trias.live import announce_rematch, publish
 from bank.web.trias.payloads import game_summary, seat_list, snapshot
 
@@ -61,12 +68,24 @@ def start():
 
 @bp.get("/g/<game_id>")
 def board(game_id: str):
+    """The table's screen with its secret (links, undo, rematch, a mirror's recording); else the public view."""
     game = games().get(game_id)
     if game is None:
         return _render("trias/unknown.html", 404)
+    sent = request.args.get("t")
+    if sent is not None:  # the table's link, once: kept on this device, then the address without it
+        if not game.is_table(sent[:100]):
+            return _render("trias/wrong_link.html", 403, game_id=game.id)
+        held.remember_table(game.id, sent[:100])
+        return redirect(url_for("trias.board", game_id=game.id), 303)
+    status = held.table_status(game)
+    if status == "wrong":  # kept from before and no longer this game's: forgotten, the game unchanged
+        held.forget_table(game.id)
+        return _render("trias/wrong_link.html", 403, game_id=game.id)
+    is_table = status == "table"
     links = [{"seat": i, "name": s["name"], "url": _seat_url(game, i)} for i, s in enumerate(seat_list(game))
-             if game.seats[i].get("kind") == "human"]
-    return _render("trias/board.html", game=game, links=links if game.mode == "play" else [])
+             if game.seats[i].get("kind") == "human"] if is_table and game.mode == "play" else []
+    return _render("trias/board.html", game=game, links=links, is_table=is_table)
 
 
 @bp.get("/s/<token>")
@@ -75,24 +94,36 @@ def seat(token: str):
     if found is None:
         return _render("trias/unknown.html", 404)
     game, number = found
+    held.remember_seat(token[:100])
     return _render("trias/seat.html", game=game, seat=number, token=token)
 
 
 @bp.get("/g/<game_id>/qr/<int:number>.svg")
 def seat_qr(game_id: str, number: int):
-    """A seat's join link as a QR code (SVG drawn from the same encoder as the printed join cards)."""
+    """A seat's join link as a QR code (SVG drawn from the same encoder as the printed join cards): the table's only."""
     game = games().get(game_id)
     if game is None or not 0 <= number < len(game.seats) or not game.seats[number].get("token"):
         return Response("no such seat", status=404, mimetype="text/plain")
+    if held.table_status(game) != "table":
+        return Response("only the table's screen shows the seats' links: ask the table for a new link",
+                        status=403, mimetype="text/plain")
     svg = addresses.qr_svg(_seat_url(game, number))  # the same helper as the team links' codes
     return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
 
 
-def _seat_url(game, number: int) -> str:
-    """A seat's link at the address phones can reach (not 127.0.0.1 when the board runs on the server)."""
+def _base() -> str:
+    """The address phones can reach (not 127.0.0.1 when the board runs on the server)."""
     port = current_app.extensions["terrabank"].config.port
-    base = addresses.choose(current_app.config.get("PHONE_BASE"), request.host_url, port)["base"]
-    return base + url_for("trias.seat", token=game.seats[number]["token"])
+    return addresses.choose(current_app.config.get("PHONE_BASE"), request.host_url, port)["base"]
+
+
+def _seat_url(game, number: int) -> str:
+    return _base() + url_for("trias.seat", token=game.seats[number]["token"])
+
+
+def table_link(game) -> str | None:
+    """The table's link (its secret in the address), for the device that made the game and the lead."""
+    return _base() + url_for("trias.board", game_id=game.id, t=game.table_secret) if game.table_secret else None
 
 
 # ---- the JSON API ----
@@ -107,7 +138,43 @@ def _csrf():
 
 @bp.get("/api/games")
 def list_games():
-    return jsonify({"games": [game_summary(g) for g in games().list()]})
+    """The games this device holds a secret for (no public list: an id must not be found by looking)."""
+    listed = []
+    for game_id, secret in held.tables().items():
+        game = games().get(game_id)
+        if game is not None and game.is_table(secret):
+            listed.append((game, {"as": "table", "link": f"/trias/g/{game.id}"}))  # TB.url adds the root
+    for token in held.seats():
+        found = games().seat_for(token)
+        if found is not None:
+            game, number = found
+            listed.append((game, {"as": "seat", "seat": number, "link": f"/trias/s/{token}"}))
+    listed.sort(key=lambda entry: entry[0].created, reverse=True)
+    return jsonify({"games": [{**game_summary(game.summary()), **how} for game, how in listed]})
+
+
+@bp.get("/api/admin/games")
+@lead_required
+def admin_games():
+    """The lead's list: every game, each with its table link (none yet for a game stored before them)."""
+    return jsonify({"games": [{**game_summary(entry), "table_link": table_link(games().get(entry["id"]))}
+                              for entry in games().list()]})
+
+
+@bp.post("/api/admin/games/<game_id>/table")
+@lead_required
+def admin_table_link(game_id: str):
+    """A table link for a game stored before table secrets (made once; the same link after)."""
+    game = games().get(game_id)
+    if game is None:
+        return _unknown_game()
+    try:
+        game.make_table_secret("lead")
+    except TriasError as exc:
+        return error(409, exc.code, exc.message, exc.params)
+    except StorageError as exc:
+        return error(503, exc.code, exc.message, exc.params)
+    return jsonify({"id": game.id, "table_link": table_link(game)})
 
 
 @bp.post("/api/games")
@@ -129,7 +196,8 @@ def create_game():
     except StorageError as exc:
         return error(503, exc.code, exc.message, exc.params)
     _poke(game.id)
-    return jsonify({"id": game.id, "board": url_for("trias.board", game_id=game.id),
+    held.remember_table(game.id, game.table_secret)  # the device that made the game is its table
+    return jsonify({"id": game.id, "board": url_for("trias.board", game_id=game.id), "table_link": table_link(game),
                     "seats": [{"name": s["name"], "kind": s["kind"],
                                "link": url_for("trias.seat", token=game.seats[i]["token"]) if game.seats[i].get("token") else None}
                               for i, s in enumerate(seat_list(game))]}), 201
@@ -175,9 +243,9 @@ def _after_arg(game) -> int:
 @bp.post("/api/g/<game_id>/commands")
 def table_command(game_id: str):
     """The mirror tablet records a move of the physical table (actor "table")."""
-    game = games().get(game_id)
-    if game is None:
-        return _unknown_game()
+    game, refused = _table_game(game_id)
+    if refused:
+        return refused
     if game.mode != "mirror":
         return error(403, "play_from_phone", "in a game played with phones each player moves from their own seat page; "
                      "scan your seat's QR code")
@@ -196,20 +264,21 @@ def seat_command(token: str):
 
 @bp.post("/api/g/<game_id>/undo")
 def undo(game_id: str):
-    """Undo the last move (confirmed on the page): a new journal row, never a deleted one."""
-    game = games().get(game_id)
-    if game is None:
-        return _unknown_game()
+    """Undo the last move (confirmed on the page): a new journal row, never a deleted one. The table only;
+    a seat undoes its own last move with {"type": "undo"} on its commands."""
+    game, refused = _table_game(game_id)
+    if refused:
+        return refused
     return _execute(game, "table", lambda command, key, after: game.undo_last(key, "table", after),
                     needs_command=False)
 
 
 @bp.post("/api/g/<game_id>/rematch")
 def rematch(game_id: str):
-    """A new game with the same seats; every screen of this one follows (the phones keep their links)."""
-    game = games().get(game_id)
-    if game is None:
-        return _unknown_game()
+    """A new game with the same seats; every screen of this one follows (the phones and the table keep their links)."""
+    game, refused = _table_game(game_id)
+    if refused:
+        return refused
     key = _key()
     try:
         new = game.rematch(key)
@@ -217,6 +286,7 @@ def rematch(game_id: str):
         return error(409, exc.code, exc.message, exc.params)
     except StorageError as exc:
         return error(503, exc.code, exc.message, exc.params)
+    held.remember_table(new.id, new.table_secret)
     announce_rematch(game, new.id)
     _poke(new.id)
     return jsonify({"id": new.id, "board": url_for("trias.board", game_id=new.id)})
@@ -252,6 +322,21 @@ def _execute(game, actor: str, run, needs_command: bool = True):
         publish(current_app._get_current_object(), game, before)
         _poke(game.id)
     return jsonify({"seq": result.seq, "events": result.events, "duplicate": result.duplicate, "actor": actor})
+
+
+def _table_game(game_id: str) -> tuple:
+    """(game, None) when this request holds the game's table secret, else (None, the refusal); nothing changes."""
+    game = games().get(game_id)
+    if game is None:
+        return None, _unknown_game()
+    status = held.table_status(game)
+    if status == "table":
+        return game, None
+    if status == "wrong":
+        return None, error(403, "table_link_wrong", "this device's table link for this game is wrong or out of date; "
+                           "nothing was changed: ask the table for a new link", {"game": game.id})
+    return None, error(403, "table_only", "only the table's screen (the device holding the game's table link) may do "
+                       "this; nothing was changed: ask the table for a new link", {"game": game.id})
 
 
 def _unknown_game():

@@ -58,6 +58,7 @@
     TT.renderEnd(TB.$("#end-panel"), pay);
     TT.renderMoves(TB.$("#moves"), mine(), send, preview);
     TB.$("#moves-panel").hidden = !mine().length;
+    TB.$("#undo").hidden = !pay.can_undo;  // only this seat's own last move (the server checks it again)
     var targets = sel ? targetsOf(sel).map(function (c) { return TT.key(c.to); }) : [];
     var soft = sel ? [] : mine().map(fromOf).filter(Boolean).map(TT.key);
     shown = { selected: sel, targets: targets, soft: soft };
@@ -66,6 +67,12 @@
     document.body.dataset.phase = v.phase;
     document.body.dataset.myturn = v.current === mySeat && v.phase !== "over" ? "1" : "0";
   }
+
+  TB.$("#undo").addEventListener("click", async function () {
+    if (!window.confirm(t("undo_confirm"))) return;
+    sel = null;
+    await TT.send(api + "/commands", { type: "undo" });
+  });
 
   TT.refresh = async function () {
     var reply = await TB.get(api + "?after=" + (TT.lastSeq() || 0));

@@ -50,7 +50,7 @@
     var body = { seats: seats, mode: form.querySelector("[name=mode]:checked").value, seed: TB.$("#seed").value.trim() };
     box.classList.add("hidden");
     var reply = await TB.api("POST", "/trias/api/games", body, { key: TB.uuid() });
-    if (reply.ok) { window.location.href = reply.data.board; return; }
+    if (reply.ok) { window.location.href = reply.data.board; return; }  // this device now holds the table's secret
     box.textContent = TB.errorText(reply.error);
     box.classList.remove("hidden");
   });
@@ -58,10 +58,12 @@
   (async function games() {
     var reply = await TB.get("/trias/api/games"), box = TB.$("#games");
     if (!reply.ok) return;
+    // Only the games this device holds a secret for (bank/web/trias/held.py): as the table, or as a seat.
     var items = reply.data.games.map(function (g) {
       var who = g.seats.map(function (s) { return s.name; }).join(", ");
-      return el("li", {}, el("a", { class: "btn", href: TB.url("/trias/g/" + g.id) }, t("resume")),
-        " ", el("span", { text: who }), " ", el("small", { class: "muted", text: t("game." + g.mode) + " · " + (g.over ? t("phase.over") : g.turn ? t("turn_n", { n: g.turn }) : t("phase.place")) }));
+      var as = g.as === "seat" ? t("as_seat", { name: (g.seats[g.seat] || {}).name || "" }) : t("as_table");
+      return el("li", { dataset: { game: g.id, as: g.as } }, el("a", { class: "btn", href: TB.url(g.link) }, t("resume")),
+        " ", el("span", { text: who }), " ", el("small", { class: "muted", text: as + " · " + t("game." + g.mode) + " · " + (g.over ? t("phase.over") : g.turn ? t("turn_n", { n: g.turn }) : t("phase.place")) }));
     });
     TB.fill(box, items.length ? items : el("li", { class: "muted", text: t("no_games") }));
   })();

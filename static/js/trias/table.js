@@ -5,7 +5,9 @@
 (function () {
   "use strict";
   var TB = window.TB, TT = window.TT, el = TB.el, t = TB.t;
-  var root = TB.$("#trias-root"), gameId = root.dataset.game, mirror = root.dataset.mode === "mirror";
+  var root = TB.$("#trias-root"), gameId = root.dataset.game;
+  // The public view (no table secret: bank/web/trias/held.py) has no buttons and records nothing.
+  var isTable = root.dataset.table === "1", mirror = isTable && root.dataset.mode === "mirror";
   var api = "/trias/api/g/" + gameId;
   var sel = { tile: null, card: null };
   var board = new TT.HexBoard(TB.$("#board"), tap);
@@ -101,7 +103,7 @@
     TT.renderEnd(TB.$("#end-panel"), p());
     renderMirror();
     if (mirror) TT.renderMoves(TB.$("#moves"), p().view.phase === "start" ? [] : p().legal, send, preview);
-    TB.$("#undo").disabled = !p().can_undo;
+    if (isTable) TB.$("#undo").disabled = !p().can_undo;
     document.body.dataset.phase = p().view.phase;
   }
 
@@ -126,15 +128,17 @@
     if (reply.ok) TT.accept(reply.data);
   };
 
-  TB.$("#undo").addEventListener("click", async function () {
-    if (!window.confirm(t("undo_confirm"))) return;
-    var reply = await TT.send(api + "/undo", {});
-    if (reply.ok) { sel.tile = null; sel.card = null; }
-  });
-  TB.$("#rematch").addEventListener("click", async function () {
-    var reply = await TT.send(api + "/rematch", {});
-    if (reply.ok) window.location.href = reply.data.board;
-  });
+  if (isTable) {
+    TB.$("#undo").addEventListener("click", async function () {
+      if (!window.confirm(t("undo_confirm"))) return;
+      var reply = await TT.send(api + "/undo", {});
+      if (reply.ok) { sel.tile = null; sel.card = null; }
+    });
+    TB.$("#rematch").addEventListener("click", async function () {
+      var reply = await TT.send(api + "/rematch", {});
+      if (reply.ok) window.location.href = reply.data.board;
+    });
+  }
 
   TT.connect({
     auth: { game: gameId },
