@@ -247,7 +247,8 @@ def cmd_export(args) -> int:
 def cmd_verify(args) -> int:
     """Replay and check the game: "ok" and exit 0, or the problems and exit 1."""
     with _open_bank(args) as bank:
-        problems, (seq, head) = bank.verify(), bank.chain_head()
+        # The head first: verify's later view of the game holds every row up to it (rows are only added).
+        (seq, head), problems = bank.chain_head(), bank.verify()
         at = None if args.at is None else bank.chain_at(args.at)
     if args.at is not None:
         if at is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 import secrets
 import threading
@@ -11,16 +10,17 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from bank.game import engine
-from bank.game import invariants
 from bank.store import storage_url
 from bank.services import timeline
+from bank.services.bank_verify import fold, verify_journal
 from bank.errors import BankError, CommandError, IdConflict, NotAllowed
-from bank.store.journal import Journal, StorageError, canonical_json
+from bank.store.journal import Journal, StorageError
+# The row helpers live in the store (bank/store/rows.py), shared with journal_service; re-exported here.
+from bank.store.rows import MAX_ID_LENGTH, check_command_id, fingerprint, row_problems  # noqa: F401
 from bank.game.state import GameState
 
 SNAPSHOT_EVERY = 500
 HEARTBEAT_SECONDS = 5.0  # while the game clock runs, how often the time line is checkpointed
-MAX_ID_LENGTH = 100
 SETUP_ID = "setup"
 TICK_PREFIX = "tick:"
 
@@ -32,44 +32,6 @@ class Result:
     seq: int
     events: list
     duplicate: bool = False
-
-
-def fingerprint(command: dict) -> str:
-    """sha256 of the command's canonical JSON without its id: same content, same print."""
-    body = {k: v for k, v in command.items() if k != "id"}
-    try:
-        text = canonical_json(body)
-    except (TypeError, ValueError) as exc:
-        raise CommandError("command_not_json", f"The command cannot be stored as JSON "
-                           f"({exc}): send only strings, numbers, lists and objects.") from None
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def check_command_id(command) -> str:
-    """The command's id, or CommandError if it (or the actor) is missing or unusable."""
-    if not isinstance(command, dict):
-        raise CommandError("command_not_object", "A command must be a JSON object with "
-                           "a type and an id.")
-    cid = command.get("id")
-    if not isinstance(cid, str) or not cid or len(cid) > MAX_ID_LENGTH or not cid.isprintable():
-        raise CommandError("bad_command_id", "Every command needs an id: a non-empty text "
-                           f"of at most {MAX_ID_LENGTH} printable characters, new for each "
-                           "new command and reused only to retry the same command.")
-    actor = command.get("actor")
-    if actor is not None and (not isinstance(actor, str) or len(actor) > MAX_ID_LENGTH):
-        raise CommandError("bad_actor", "'actor' names who booked the command: a text of at "
-                           f"most {MAX_ID_LENGTH} characters.", field="actor")
-    return cid
-
-
-def fold(state: GameState, events) -> GameState:
-    """Apply `events` in order to `state`, in place (GameState.apply), and return it.
-
-    Only for a state nobody else holds (a replay's own): the live state is never changed.
-    """
-    for event in events:
-        state.apply(event)
-    return state
 
 
 def identity_problems(stored: dict, current: dict) -> list[str]:
@@ -88,11 +50,12 @@ class Bank:
     """A running game: the live state, its journal, and the lock that orders commands."""
 
     def __init__(self, journal: Journal, config, state: GameState, clock: timeline.BankClock | None = None,
-                 start_jump: timeline.Jump | None = None):
+                 start_jump: timeline.Jump | None = None, seq: int | None = None):
+        """`seq`: the last row folded into `state` (default: the journal's last, read now)."""
         self.config = config
         self._journal = journal
         self._state = state
-        self._last_seq = journal.last_seq()
+        self._last_seq = journal.last_seq() if seq is None else seq
         self._lock = threading.Lock()
         self._rng = random.SystemRandom()
         self._clock = clock or timeline.BankClock(time.time(), config.clock_tolerance)
@@ -148,18 +111,21 @@ class Bank:
                                 f"config: {'; '.join(problems)}. Restore the config.toml it was "
                                 "created with, or create a new game (terrabank init --force).",
                                 path=str(path), problems=problems)
-            snapshot = journal.latest_snapshot()
-            after, state = (0, GameState.initial(config)) if snapshot is None else \
-                (snapshot[0], GameState.from_dict(snapshot[1]))
-            for row in journal.rows(after):
-                state = fold(state, row["events"])
+            # One view of the game: the snapshot (its seal checked, bank/store/snapshots.py), the rows
+            # after it and the last seq agree even while another process books (issue 23).
+            with journal.read_view():
+                snapshot = journal.latest_snapshot()
+                seq, state = (0, GameState.initial(config)) if snapshot is None else \
+                    (snapshot[0], GameState.from_dict(snapshot[1]))
+                for row in journal.rows(seq):
+                    state, seq = fold(state, row["events"]), row["seq"]
             anchor, jump = timeline.start_anchor(_last_checkpoint(journal), wall(), config.clock_tolerance,
                                                  state.clock["status"] == "running")
         except BaseException:
             journal.close()
             raise
         return cls(journal, config, state, timeline.BankClock(anchor, config.clock_tolerance, wall=wall, mono=mono),
-                   jump)
+                   jump, seq)
 
     @property
     def state(self) -> GameState:
@@ -386,14 +352,15 @@ class Bank:
         return self._journal.rows(after_seq)
 
     def verify(self) -> list[str]:
-        """Replay the whole journal and check it against the live state; [] when sound."""
+        """Replay the whole journal and check it, and the live state at its seq; [] when sound.
+        Rows other processes book meanwhile are not a difference (bank/services/bank_verify.py)."""
         with self._lock:
-            return _verify(self._journal, self.config, self._state)
+            return verify_journal(self._journal, self.config, self._state, self._last_seq)
 
     def chain_head(self) -> tuple[int, str]:
         """(seq, hash) of the last journal row, its hash chained to every row before it."""
-        with self._lock:
-            return self._last_seq, self._journal.head()
+        with self._lock, self._journal.read_view():  # the entry and its hash from one moment
+            return self._journal.last_seq(), self._journal.head()
 
     def chain_at(self, seq: int) -> str | None:
         """The chain's hash at entry `seq`, recomputed from the rows (None: no such entry)."""
@@ -424,64 +391,3 @@ def _last_checkpoint(journal: Journal) -> timeline.Checkpoint | None:
     return None if last is None else timeline.Checkpoint(last["at"], last["at"])
 
 
-def _verify(journal: Journal, config, live: GameState) -> list[str]:
-    """Every problem found replaying the journal, checking snapshots and the file."""
-    problems, state, seq = [], GameState.initial(config), 0
-    chain = journal.chain_problem()
-    if chain:
-        problems.append(chain)
-    snapshots = dict(journal.snapshots())
-    for row in journal.rows():
-        if row["seq"] != seq + 1:
-            problems.append(f"seqs {seq + 1} to {row['seq'] - 1} are missing (rows deleted)")
-        seq = row["seq"]
-        problems += row_problems(row)
-        try:
-            state = fold(state, row["events"])
-        except Exception as exc:  # a tampered event may not even apply
-            problems.append(f"seq {seq}: its events cannot be applied ({exc})")
-        if seq in snapshots and not _same_state(snapshots.pop(seq), state):
-            problems.append(f"snapshot at seq {seq} differs from the replayed journal "
-                            f"(a row at or before seq {seq} was changed)")
-    problems += [f"snapshot at seq {seq} has no journal row" for seq in sorted(snapshots)]
-    if state != live:
-        problems.append("the live state differs from the replayed journal (changed keys: "
-                        f"{', '.join(_diff(state.to_dict(), live.to_dict())) or '?'})")
-    problems += [f"invariant: {p}" for p in invariants.check(live, config)]
-    integrity = journal.integrity_check()
-    if integrity != "ok":
-        problems.append(f"{journal.check_name}: {integrity}")
-    return problems
-
-
-def _same_state(snapshot: dict, state: GameState) -> bool:
-    """Whether a stored snapshot equals `state` (False if it no longer loads)."""
-    try:
-        return GameState.from_dict(snapshot) == state
-    except (TypeError, ValueError, KeyError):
-        return False
-
-
-def row_problems(row: dict) -> list[str]:
-    """A row whose stored fingerprint, id or type no longer match its command."""
-    command, seq = row["command"], row["seq"]
-    problems = []
-    if command.get("id") != row["command_id"]:
-        problems.append(f"seq {seq}: command id differs from the row's id")
-    if fingerprint(command) != row["fingerprint"]:
-        problems.append(f"seq {seq}: command content differs from its fingerprint")
-    if str(command.get("type")) != row["type"]:
-        problems.append(f"seq {seq}: command type differs from the row's type")
-    return problems
-
-
-def _diff(a, b, prefix: str = "", limit: int = 5) -> list[str]:
-    """Up to `limit` dotted paths where two JSON-like values differ."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for key in sorted(set(a) | set(b), key=str):
-            out += _diff(a.get(key), b.get(key), f"{prefix}{key}.", limit - len(out))
-            if len(out) >= limit:
-                break
-        return out
-    return [] if a == b else [prefix.rstrip(".") or "(root)"]

@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 from bank.errors import BankError, CommandError, IdConflict
 from bank.store.journal import Journal, StorageError  # noqa: F401 (StorageError re-exported)
 from bank.store.storage_url import as_target
-from bank.services.bank import check_command_id, fingerprint, row_problems
+from bank.store.rows import check_command_id, fingerprint, seq_problems
 from bank.store.storage import backup_hint
 
 
@@ -230,22 +230,21 @@ class JournalService:
             return self._journal.head()
 
     def verify(self) -> list[str]:
-        """Every problem found: chain, missing seqs, rows unlike their print, replay != live."""
+        """Every problem found: chain, missing seqs, rows unlike their print, replay != live.
+
+        Read in one view of the journal (issue 23), and the live state compared with the replay
+        of the rows up to its own seq: rows another process adds meanwhile are not a difference."""
         with self._lock:
-            self._catch_up()  # rows another process added are not a difference
-            problems = []
-            broken = self._journal.chain_problem()
-            if broken:
-                problems.append(broken)
-            rows, seq = list(self._journal.rows()), 0
-            for row in rows:
-                if row["seq"] != seq + 1:
-                    problems.append(f"seqs {seq + 1} to {row['seq'] - 1} are missing (rows deleted)")
-                seq = row["seq"]
-                problems += row_problems(row)
+            with self._journal.read_view():
+                broken = self._journal.chain_problem()
+                rows = list(self._journal.rows())
+            problems = [broken] if broken else []
+            problems += seq_problems(rows)
             try:
-                if self._rebuild(rows) != self._state:
+                if self._rebuild([r for r in rows if r["seq"] <= self._last_seq]) != self._state:
                     problems.append("the live state differs from the replayed journal")
+                if rows and rows[-1]["seq"] > self._last_seq:
+                    self._rebuild(rows)  # the rows booked since by another process replay too
             except Exception as exc:  # a tampered event may not even apply
                 problems.append(f"the journal cannot be replayed ({type(exc).__name__}: {exc})")
             integrity = self._journal.integrity_check()

@@ -11,7 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from bank.store import chain
+from bank.store import chain, snapshots
+from bank.store.sqlite_file import _connect, move_database, remove_database  # noqa: F401 (re-exported)
 from bank.store.storage import (StorageError, backup_hint, known_failure, private_file,  # noqa: F401 (re-exported)
                           storage_errors, writable)
 
@@ -60,25 +61,6 @@ def canonical_json(value) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _connect(path, mode: str) -> sqlite3.Connection:
-    """Open `path` in URI mode `mode` ("rw", "rwc", "ro") with the bank's PRAGMAs."""
-    uri = Path(path).resolve().as_uri() + f"?mode={mode}"
-    # isolation_level=None: we issue BEGIN IMMEDIATE/COMMIT ourselves.
-    # check_same_thread=False: the Bank serialises access with its own lock.
-    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-    try:
-        conn.execute("PRAGMA busy_timeout=5000")
-        if mode != "ro":
-            # WAL: readers never block the writer. FULL: a commit survives a power cut.
-            conn.execute("PRAGMA journal_mode=WAL").fetchone()
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.execute("PRAGMA foreign_keys=ON")
-        return conn
-    except BaseException:
-        conn.close()
-        raise
-
-
 def _row_dict(r) -> dict:
     """A journal row as a dict with the command and events decoded."""
     seq, command_id, fingerprint, type_, actor, at, command, events = r
@@ -98,6 +80,7 @@ class Journal:
         self._in_tx = False
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
+        self._views: dict[int, sqlite3.Connection] = {}  # thread -> its read transaction (read_view)
         self._closed = False
 
     @classmethod
@@ -212,9 +195,10 @@ class Journal:
             raise
 
     def _fetch(self, sql: str, params=(), *, one: bool = True):
-        """Run a query on the writer connection; fetch one row (or all) as tuples."""
+        """Run a query on the writer connection (or this thread's read_view); one row or all, as tuples."""
+        conn = self._views.get(threading.get_ident(), self._conn)
         with storage_errors(self.path):
-            cur = self._conn.execute(sql, params)
+            cur = conn.execute(sql, params)
             return cur.fetchone() if one else cur.fetchall()
 
     def meta(self, key: str) -> str | None:
@@ -260,23 +244,41 @@ class Journal:
 
     def chain_at(self, seq: int) -> str | None:
         """The chain's hash at row `seq`, recomputed from the rows themselves (not the stored chain)."""
-        conn = self._reader()
-        try:
-            with storage_errors(self.path):
-                rows = conn.execute(f"{chain.SELECT_ROWS} WHERE seq<=? ORDER BY seq", (seq,))
-                return next((h for s, h in chain.replay(rows) if s == seq), None)
-        finally:
-            self._release(conn, True)
+        with self.read_view():
+            rows = self._fetch(f"{chain.SELECT_ROWS} WHERE seq<=? ORDER BY seq", (seq,), one=False)
+            return next((h for s, h in chain.replay(rows) if s == seq), None)
 
     def chain_problem(self) -> str | None:
         """The first row whose content no longer matches the chain, as a sentence, or None."""
-        conn = self._reader()
+        # One read transaction: a row committed between reading the chain and the rows is not a break.
+        with self.read_view(), storage_errors(self.path):
+            conn = self._views.get(threading.get_ident(), self._conn)
+            stored = dict(conn.execute("SELECT seq, hash FROM chain").fetchall())
+            return chain.first_break(conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored)
+
+    @contextmanager
+    def read_view(self):
+        """Every read of this thread inside sees one moment of the journal: one read transaction
+        (WAL), so rows, chain and snapshots agree while another process books (issue 23)."""
+        me = threading.get_ident()
+        if me in self._views:  # already one consistent picture
+            yield self
+            return
+        conn, healthy = self._reader(), False
         try:
             with storage_errors(self.path):
-                stored = dict(conn.execute("SELECT seq, hash FROM chain").fetchall())
-                return chain.first_break(conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored)
+                conn.execute("BEGIN")
+                conn.execute("SELECT 1 FROM meta LIMIT 1")  # the read transaction starts here
+            self._views[me] = conn
+            try:
+                yield self
+            finally:
+                del self._views[me]
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+            healthy = True
         finally:
-            self._release(conn, True)
+            self._release(conn, healthy)
 
     def save_checkpoint(self, timeline: float, wall: float) -> None:
         """Remember where the bank's time line is and what the system clock said (bank/services/timeline.py)."""
@@ -310,7 +312,9 @@ class Journal:
             self._release(conn, healthy)
 
     def _reader(self) -> sqlite3.Connection:
-        """An idle read-only connection, or a new one."""
+        """This thread's read_view, an idle read-only connection, or a new one."""
+        if threading.get_ident() in self._views:
+            return self._views[threading.get_ident()]
         with self._readers_lock:
             if self._readers:
                 return self._readers.pop()
@@ -319,6 +323,8 @@ class Journal:
 
     def _release(self, conn: sqlite3.Connection, healthy: bool) -> None:
         """Keep a reader for the next rows() call, unless it failed or the journal is closed."""
+        if self._views.get(threading.get_ident()) is conn:
+            return  # the read_view's: it ends with the view
         with self._readers_lock:
             if healthy and not self._closed and len(self._readers) < _IDLE_READERS:
                 self._readers.append(conn)
@@ -339,22 +345,35 @@ class Journal:
         return self.last_seq()
 
     def latest_snapshot(self) -> tuple[int, dict] | None:
-        """(seq, state dict) of the newest snapshot, or None."""
-        r = self._fetch("SELECT seq, state FROM snapshots ORDER BY seq DESC LIMIT 1")
-        return (r[0], json.loads(r[1])) if r else None
+        """(seq, state dict) of the newest sealed snapshot, checked against the chain (bank/store/snapshots.py);
+        None if there is none; StorageError if it was edited."""
+        with self.read_view():
+            r = self._fetch(f"SELECT seq, state FROM snapshots WHERE {snapshots.SEALED_SQL} ORDER BY seq DESC LIMIT 1")
+            if r is None:
+                return None
+            stored = self._fetch("SELECT hash FROM chain WHERE seq=?", (r[0],))
+            return r[0], snapshots.trusted(r[0], r[1], stored and stored[0], self.path)
 
     def snapshots(self) -> Iterator[tuple[int, dict]]:
-        """Every (seq, state dict) snapshot in order."""
+        """Every (seq, state dict) snapshot in order (unchecked: `verify` compares them with a replay)."""
         for seq, state in self._fetch("SELECT seq, state FROM snapshots ORDER BY seq", one=False):
-            yield seq, json.loads(state)
+            yield seq, snapshots.state_of(state)
+
+    def snapshot_problems(self) -> list[str]:
+        """The sealed snapshots whose seal or chain hash no longer match, as sentences."""
+        return [p for seq, text, link in self._fetch("SELECT s.seq, s.state, c.hash FROM snapshots s LEFT JOIN "
+                                                     "chain c ON c.seq = s.seq ORDER BY s.seq", one=False)
+                if (p := snapshots.problem(seq, text, link))]
 
     def write_snapshot(self, seq: int, state: dict) -> None:
-        """Store the state after `seq` (inside `transaction()`)."""
+        """Store the state after `seq` (inside `transaction()`), sealed with the chain's hash at `seq`."""
         if not self._in_tx:
             raise RuntimeError("Journal.write_snapshot must run inside journal.transaction()")
+        link = self._fetch("SELECT hash FROM chain WHERE seq=?", (seq,))
+        body = canonical_json(state)
         with storage_errors(self.path):
             self._conn.execute("INSERT INTO snapshots(seq, state) VALUES (?, ?)",
-                               (seq, canonical_json(state)))
+                               (seq, body if link is None else snapshots.sealed(seq, link[0], body)))
 
     def integrity_check(self) -> str:
         """SQLite's own check of the file: "ok" or the problems it found."""
@@ -372,30 +391,3 @@ class Journal:
         for reader in readers:
             reader.close()
         self._conn.close()
-
-
-def remove_database(path) -> None:
-    """Delete a database file and its WAL/SHM companions (init --force)."""
-    # A stale -wal left beside a new file would be replayed into it: remove all three.
-    for suffix in ("", "-wal", "-shm"):
-        try:
-            os.remove(f"{path}{suffix}")
-        except FileNotFoundError:
-            pass
-
-
-def move_database(src, dst) -> None:
-    """Put a finished database file in place of `dst` (and its companions), durably."""
-    remove_database(dst)
-    os.replace(src, dst)
-    # fsync the folder so a power cut right after `init` cannot undo the rename.
-    try:
-        fd = os.open(Path(dst).resolve().parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some filesystems refuse fsync on a folder; the rename still happened
-    finally:
-        os.close(fd)

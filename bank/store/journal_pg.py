@@ -16,13 +16,11 @@ Text columns stay TEXT (not JSONB, which would reorder keys): the chain hashes b
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from contextlib import contextmanager
-from typing import Iterator
 
-from bank.store import chain
+from bank.store import chain, snapshots
 from bank.errors import CommandError
 from bank.store.journal import SCHEMA_VERSION, canonical_json
 from bank.store.storage import StorageError
@@ -31,42 +29,12 @@ from bank.store.storage import StorageError
 from bank.store.journal_pg_connect import (connect, display_url, game_exists, game_id_of, idle_status,  # noqa: F401
                                      list_games, pg_errors, pipeline_supported, psycopg_module, rename_game,
                                      retire_game)
-from bank.store.journal_pg_schema import GUARDS, LOCK_SPACE, ensure_schema
-
-_IDLE_READERS = 4
-_PAGE = 500  # rows per read when streaming a journal
-_TEXT_COLUMNS = ("command_id", "fingerprint", "type", "actor", "command", "events")
-_COLUMNS = "seq, command_id, fingerprint, type, actor, at, command, events"
+from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
+# The reads (and row_bytes, for bank/store/migrate_copy.py) live in their own module.
+from bank.store.journal_pg_reads import COLUMNS, PostgresReads, row_bytes  # noqa: F401
 
 
-def row_bytes(values) -> bytes:
-    """The text columns joined as bank/store/chain.py's ROW_BYTES joins them in SQLite: length:text, '-' if NULL."""
-    parts = []
-    for value in values:
-        if value is None:
-            parts.append(b"-")
-        else:
-            data = value.encode("utf-8")
-            parts.append(b"%d:%s" % (len(data), data))
-    return b"".join(parts)
-
-
-def _chain_rows(records) -> Iterator[tuple]:
-    """(seq, at, row bytes) of rows read as (seq, at, command_id, ..., events), for chain.replay."""
-    for seq, at, *texts in records:
-        yield seq, at, row_bytes(texts)
-
-
-def _row_dict(r) -> dict:
-    seq, command_id, fingerprint, type_, actor, at, command, events = r
-    return {"seq": seq, "command_id": command_id, "fingerprint": fingerprint, "type": type_,
-            "actor": actor, "at": at, "command": json.loads(command), "events": json.loads(events)}
-
-
-# --- one game ------------------------------------------------------------------------------
-
-
-class PostgresJournal:
+class PostgresJournal(PostgresReads):
     """One game's journal in a PostgreSQL database shared with other games (see journal_api.py)."""
 
     check_name = "PostgreSQL check"  # what `verify` calls integrity_check()'s findings
@@ -88,6 +56,7 @@ class PostgresJournal:
         self._pending_checkpoint: tuple[float, float] | None = None  # written with the COMMIT
         self._readers: list = []
         self._readers_lock = threading.Lock()
+        self._views: dict = {}  # thread -> its REPEATABLE READ reader (read_view)
         self._closed = False
 
     @classmethod
@@ -252,7 +221,7 @@ class PostgresJournal:
             raise CommandError("nul_character", "A text of this command contains a NUL character, which "
                                "the database cannot store: remove it.")
         link = chain.link(self._head[1], seq, at, row_bytes(texts))
-        self._pending.append((f"WITH added AS (INSERT INTO terrabank.journal(game, {_COLUMNS}) VALUES "
+        self._pending.append((f"WITH added AS (INSERT INTO terrabank.journal(game, {COLUMNS}) VALUES "
                               "(%s, %s, %s, %s, %s, %s, %s, %s, %s)) "
                               "INSERT INTO terrabank.chain(game, seq, hash) VALUES (%s, %s, %s)",
                               (self.game_id, seq, texts[0], texts[1], texts[2], texts[3], at, texts[4], texts[5],
@@ -265,8 +234,14 @@ class PostgresJournal:
             raise RuntimeError("Journal.write_snapshot must run inside journal.transaction()")
         if not self._begun:
             self._begin()
+        if seq == self._head[0]:  # the bank's case: the row just appended
+            link = self._head[1]
+        else:
+            found = self._fetch("SELECT hash FROM terrabank.chain WHERE game = %s AND seq = %s", (self.game_id, seq))
+            link = found and found[0]
+        body = canonical_json(state)
         self._pending.append(("INSERT INTO terrabank.snapshots(game, seq, state) VALUES (%s, %s, %s)",
-                              (self.game_id, seq, canonical_json(state))))
+                              (self.game_id, seq, body if link is None else snapshots.sealed(seq, link, body))))
 
     def save_checkpoint(self, timeline: float, wall: float) -> None:
         """Remember where the time line is (bank/services/timeline.py); the one row per game that changes.
@@ -288,6 +263,11 @@ class PostgresJournal:
             with pg_errors(self.path):
                 cur = self._conn.execute(sql, params)
                 return cur.fetchone() if one else cur.fetchall()
+        pinned = self._views.get(threading.get_ident())
+        if pinned is not None:  # this thread's read_view: one moment for all its reads
+            with pg_errors(self.path):
+                cur = pinned.execute(sql, params)
+                return cur.fetchone() if one else cur.fetchall()
         for attempt in (1, 2):
             conn, pooled = self._reader()
             healthy = False
@@ -305,53 +285,6 @@ class PostgresJournal:
             finally:
                 self._release(conn, healthy)
 
-    def _reader(self) -> tuple:
-        """(connection, taken from the idle ones?): never the writer's, whose open transaction
-        would show rows not yet committed (or be aborted by a failed read)."""
-        if self._pool is not None:
-            return self._pool.take(), True
-        with self._readers_lock:
-            if self._readers:
-                return self._readers.pop(), True
-        return connect(self._url), False
-
-    def _release(self, conn, healthy: bool) -> None:
-        if self._pool is not None:
-            return self._pool.give(conn, healthy)
-        with self._readers_lock:
-            if healthy and not self._closed and not conn.broken and len(self._readers) < _IDLE_READERS:
-                self._readers.append(conn)
-                return
-        conn.close()
-
-    def meta(self, key: str) -> str | None:
-        r = self._fetch("SELECT value FROM terrabank.meta WHERE game = %s AND key = %s", (self.game_id, key))
-        return r[0] if r else None
-
-    def identity(self) -> dict:
-        return json.loads(self.meta("identity") or "{}")
-
-    def settings(self) -> dict:
-        """The durability settings our sessions run with, for tests and `verify`."""
-        names = ("synchronous_commit", "fsync", "transaction_isolation", "server_version")
-        return {n: self._fetch(f"SHOW {n}")[0] for n in names}
-
-    def find(self, command_id: str) -> dict | None:
-        r = self._fetch(f"SELECT {_COLUMNS} FROM terrabank.journal WHERE game = %s AND command_id = %s",
-                        (self.game_id, command_id))
-        return _row_dict(r) if r else None
-
-    def row(self, seq: int) -> dict | None:
-        if not -2**63 <= seq < 2**63:
-            return None
-        r = self._fetch(f"SELECT {_COLUMNS} FROM terrabank.journal WHERE game = %s AND seq = %s",
-                        (self.game_id, seq))
-        return _row_dict(r) if r else None
-
-    def last_seq(self) -> int:
-        return self._fetch("SELECT COALESCE(MAX(seq), 0) FROM terrabank.journal WHERE game = %s",
-                           (self.game_id,))[0]
-
     def committed_seq(self) -> int:
         """The last seq committed by any process, as the game's lock holder sees it.
 
@@ -363,17 +296,6 @@ class PostgresJournal:
             self._begin()
         return self._committed_head
 
-    def rows(self, after_seq: int = 0) -> Iterator[dict]:
-        """Rows with seq > after_seq in order, a page at a time (no connection held between pages)."""
-        while True:
-            page = self._fetch(f"SELECT {_COLUMNS} FROM terrabank.journal WHERE game = %s AND seq > %s "
-                               f"ORDER BY seq LIMIT {_PAGE}", (self.game_id, after_seq), one=False)
-            for r in page:
-                yield _row_dict(r)
-            if len(page) < _PAGE:
-                return
-            after_seq = page[-1][0]
-
     def head(self) -> str:
         if self._in_tx:
             if not self._begun:
@@ -382,58 +304,6 @@ class PostgresJournal:
         r = self._fetch("SELECT hash FROM terrabank.chain WHERE game = %s ORDER BY seq DESC LIMIT 1",
                         (self.game_id,))
         return r[0] if r else chain.GENESIS
-
-    def _chain_records(self, up_to: int | None = None) -> list:
-        limit = "" if up_to is None else " AND seq <= %s"
-        params = (self.game_id,) if up_to is None else (self.game_id, up_to)
-        return self._fetch(f"SELECT seq, at, {', '.join(_TEXT_COLUMNS)} FROM terrabank.journal "
-                           f"WHERE game = %s{limit} ORDER BY seq", params, one=False)
-
-    def chain_at(self, seq: int) -> str | None:
-        """The chain's hash at row `seq`, recomputed from the rows themselves."""
-        return next((h for s, h in chain.replay(_chain_rows(self._chain_records(seq))) if s == seq), None)
-
-    def chain_problem(self) -> str | None:
-        stored = dict(self._fetch("SELECT seq, hash FROM terrabank.chain WHERE game = %s", (self.game_id,),
-                                  one=False))
-        return chain.first_break(_chain_rows(self._chain_records()), stored)
-
-    def last_checkpoint(self) -> tuple[float, float] | None:
-        r = self._fetch("SELECT timeline, wall FROM terrabank.clock_checkpoint WHERE game = %s", (self.game_id,))
-        return (r[0], r[1]) if r else None
-
-    def latest_snapshot(self) -> tuple[int, dict] | None:
-        r = self._fetch("SELECT seq, state FROM terrabank.snapshots WHERE game = %s ORDER BY seq DESC LIMIT 1",
-                        (self.game_id,))
-        return (r[0], json.loads(r[1])) if r else None
-
-    def snapshots(self) -> Iterator[tuple[int, dict]]:
-        for seq, state in self._fetch("SELECT seq, state FROM terrabank.snapshots WHERE game = %s ORDER BY seq",
-                                      (self.game_id,), one=False):
-            yield seq, json.loads(state)
-
-    def integrity_check(self) -> str:
-        """What PostgreSQL can tell: the append-only guards are in place and enabled, the server
-        writes commits to disk (fsync), and, where the amcheck extension is installed, the
-        journal's indexes are sound. "ok" or the problems, one a line."""
-        problems = []
-        found = dict(self._fetch("SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid IN "
-                                 "(SELECT oid FROM pg_class WHERE relnamespace = 'terrabank'::regnamespace)",
-                                 one=False))
-        for guard in sorted(GUARDS):
-            if guard not in found:
-                problems.append(f"the guard {guard} is missing: rows can be edited (restore it from a backup)")
-            elif found[guard] == "D":
-                problems.append(f"the guard {guard} is disabled (ALTER TABLE ... ENABLE TRIGGER {guard})")
-        if self._fetch("SHOW fsync")[0] != "on":
-            problems.append("the server runs with fsync=off: a power cut can lose booked commands")
-        if self._fetch("SELECT 1 FROM pg_extension WHERE extname = 'amcheck'") is not None:
-            for index in ("journal_pkey", "journal_game_command_id_key", "chain_pkey"):
-                try:
-                    self._fetch("SELECT bt_index_check(%s::regclass)", (f"terrabank.{index}",))
-                except StorageError as exc:
-                    problems.append(f"the index {index} is damaged: {exc.message}")
-        return "\n".join(problems) or "ok"
 
     def checkpoint(self) -> None:
         """Nothing to do: a PostgreSQL COMMIT is already in its final place."""
@@ -462,6 +332,7 @@ def check_before_serving(url: str, name: str) -> None:
         journal.close()
     found = "; ".join(p for p in (report if report != "ok" else None, tampered) if p)
     if found:
-        raise StorageError("database_corrupt", f"The game {name!r} in {display_url(url)} cannot be trusted: {found}. "
-                           "Restore the database from its last backup (pg_dump; see docs/DEPLOY.md) or "
-                           "repair what is named, then start again.", path=name)
+        raise StorageError("database_corrupt", f"The game {name!r} in {display_url(url)} cannot be trusted: {found}; "
+                           f"run `terrabank --db {name} verify` to see every problem, then repair what is named, "
+                           "or restore the last backup (pg_dump, docs/DEPLOY.md) knowing that it loses every "
+                           "command booked after it.", path=name)
