@@ -128,3 +128,35 @@ def test_a_sound_game_opens_from_its_sealed_snapshot(store, monkeypatch):
     with Bank.open(db, config) as bank:
         assert bank.state == state and bank.verify() == []
         assert len(folded) == bank.last_seq - 10  # the rows after it only: the snapshot at 10 was trusted
+
+
+def _resealed(text: str) -> str:
+    """The attacker who read bank/store/snapshots.py: the richer state, sealed again with the row's hash."""
+    from bank.store import snapshots
+
+    data = json.loads(_richer_json(text))
+    body = json.dumps(data["state"], sort_keys=True, separators=(",", ":"))
+    return snapshots.sealed(10, data["chain"], body)
+
+
+def test_a_snapshot_edited_and_sealed_again_is_refused_when_the_server_starts(store):
+    """The seal holds no secret; the server's start folds the rows themselves and compares."""
+    config, db, forge = store
+    state, _ = _play(config, db)
+    forge(10, _resealed)
+    with Bank.open(db, config) as quick:  # a terminal's look trusts the seal it can check...
+        assert quick.state != state
+    with pytest.raises(StorageError) as refused:  # ...the server never does
+        Bank.open(db, config, replay=True)
+    assert refused.value.code == "snapshot_changed" and refused.value.params["seq"] == 10
+    assert "differs from the replay" in refused.value.message and "terrabank verify" in refused.value.message
+
+
+def test_the_web_app_starts_from_the_rows_not_from_a_resealed_snapshot(store, tmp_path):
+    from bank.web import create_app
+
+    config, db, forge = store
+    _play(config, db)
+    forge(10, _resealed)
+    with pytest.raises(StorageError, match="journal row 10"):
+        create_app({"DB": db, "CONFIG": config, "TESTING": True, "SECRET_KEY_FILE": tmp_path / "k.secret"})
