@@ -205,7 +205,7 @@ def test_t10_the_mirror_tablet_refuses_a_drift_that_is_not_farther_from_the_pole
         game.execute(trias.legal_actions(game.state)[0], f"place-{next(keys)}", "table")
     card, tile, place = _bad_drift(game.state)
     tablet = pages(TABLET)
-    tablet.goto(f"{url}/trias/g/{game.id}")
+    tablet.goto(f"{url}/trias/g/{game.id}?t={game.table_secret}")  # the mirror tablet holds the table's link
     wait_seq(tablet, game.last_seq)
     before = game.last_seq
     tablet.click(f"#mirror button[data-kind=play][data-card={card}]")

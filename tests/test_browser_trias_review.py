@@ -105,6 +105,7 @@ def test_the_start_page_labels_each_control_with_its_seat_and_says_the_turn_in_w
     app, url = server
     game = placed(two_people(app, 5))
     page = pages(PHONE, is_mobile=True)
+    page.goto(f"{url}/trias/g/{game.id}?t={game.table_secret}")  # this device holds the table: the start page lists it
     page.goto(url + "/trias/")
     page.click("#add-seat")
     page.locator("#seats li:nth-child(3) [name=kind]").select_option("computer")

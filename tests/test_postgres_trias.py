@@ -106,10 +106,12 @@ def test_the_web_app_and_the_terminal_keep_their_trias_games_in_the_database(url
 
     db = tmp_path / "web.db"
     assert main(["--db", str(db), "trias", "new", "--seat", "Ana", "--seat", "Bot:easy", "--seed", "3"]) == 0
-    made = capsys.readouterr().out.split()[3]  # "Created Trias game ID (...)"
+    out = capsys.readouterr().out
+    made, secret = out.split()[3], out.split("?t=")[1].split()[0]  # "Created Trias game ID (...)", its table link
     app = create_app({"DB": db, "CONFIG": config, "TESTING": True, "TRIAS_PACE": 0})
     try:
         client = app.test_client()
+        assert client.get(f"/trias/g/{made}?t={secret}").status_code == 303  # this device now holds the table
         listed = client.get("/trias/api/games").get_json()["games"]
         assert [g["id"] for g in listed] == [made]
         assert client.get(f"/trias/g/{made}").status_code == 200
@@ -306,7 +308,7 @@ def test_a_device_spreading_new_games_over_two_processes_meets_one_limit(two_ser
     assert refused.status_code == 429 and refused.get_json()["error"]["code"] == "too_many_games"
     assert 0 < refused.get_json()["error"]["params"]["wait"] <= 601
     assert one.post("/trias/api/games", body).status_code == 429  # the refusal was not counted, still full
-    assert len(one.client.get("/trias/api/games").get_json()["games"]) == 3  # nothing was made
+    assert len(two_servers[0].extensions["trias_games"].list()) == 3  # nothing was made
     other = Table(two_servers[1])
     other.client.environ_base["REMOTE_ADDR"] = "192.168.4.23"
     assert other.post("/trias/api/games", body).status_code == 201  # another device is not held back
