@@ -28,6 +28,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS facilitators (
     username TEXT PRIMARY KEY, password_hash TEXT NOT NULL, role TEXT NOT NULL, created_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS team_tokens (team TEXT PRIMARY KEY, token TEXT NOT NULL UNIQUE, rotated_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS display_key (id INTEGER PRIMARY KEY CHECK (id = 1), key TEXT NOT NULL, rotated_at REAL NOT NULL);
 """
 
 
@@ -70,6 +71,20 @@ class AccessRules:
         token = secrets.token_urlsafe(12)
         self._set_token(team, token, time.time())
         return token
+
+    def display_key(self) -> str:
+        """The big screen's key (issue 23): its link is /display?key=<this>; made on first use."""
+        key = self._display_key()
+        if key is None:
+            self._put_display_key(secrets.token_urlsafe(12), time.time(), replace=False)
+            key = self._display_key()
+        return key
+
+    def rotate_display_key(self) -> str:
+        """A new key for a big-screen link that leaked; the old link stops working at once."""
+        key = secrets.token_urlsafe(12)
+        self._put_display_key(key, time.time(), replace=True)
+        return key
 
     def shared_secret(self) -> str | None:
         """The key that signs cookies when the store holds it (every process of the game signs alike);
@@ -163,6 +178,13 @@ class Access(AccessRules):
 
     def _set_token(self, team: str, token: str, at: float) -> None:
         self._sql("UPDATE team_tokens SET token = ?, rotated_at = ? WHERE team = ?", (token, at, team))
+
+    def _display_key(self) -> str | None:
+        rows = self._sql("SELECT key FROM display_key WHERE id = 1")
+        return rows[0][0] if rows else None
+
+    def _put_display_key(self, key: str, at: float, replace: bool) -> None:
+        self._sql(f"INSERT OR {'REPLACE' if replace else 'IGNORE'} INTO display_key VALUES (1, ?, ?)", (key, at))
 
     def sessions(self, clock=None) -> Sessions:
         """The log-in sessions kept beside these accounts, on the same connection (sessions.py)."""
