@@ -167,7 +167,9 @@
     if (past.ok) history = past.data.points.slice(-2000);
     var first = await TB.get("/api/public");
     if (first.ok) onPublic(first.data);
-    TB.live({ auth: { display: true }, after: function () { return pub ? pub.seq : 0; }, on: { public: onPublic } });
+    // The big screen's own link carries its key (admin page): its own live slots, not the anonymous ones.
+    var key = new URLSearchParams(window.location.search).get("key");
+    TB.live({ auth: key ? { display: true, key: key } : { display: true }, after: function () { return pub ? pub.seq : 0; }, on: { public: onPublic } });
     setInterval(tick, 1000);
     setInterval(drawChart, 5000);
     window.addEventListener("resize", drawChart);

@@ -44,7 +44,11 @@
       updateBadge();
       return null;
     }
-    var socket = window.io({ path: TB.url("/socket.io"), auth: opts.auth || {}, reconnectionDelayMax: 5000 });
+    // The link's secret also rides in the query (issue 23): the server admits a live page by the team link
+    // or big-screen key it holds before the socket opens (bank/web/serving/identity.py).
+    var auth = opts.auth || {};
+    var query = auth.team ? { team: auth.team } : auth.key ? { key: auth.key } : {};
+    var socket = window.io({ path: TB.url("/socket.io"), auth: auth, query: query, reconnectionDelayMax: 5000 });
     var first = true;
     var pictures = TB.pictures = new Pictures(function () { socket.emit("sync", syncBody(opts)); });
     socket.on("connect", function () {

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
+from flask import Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for
 
-from bank.web.access.auth import csrf_token, current_role
+from bank.web.access.auth import csrf_token, current_role, lead_required
+from bank.web.push.live import end_display_sockets
 
 bp = Blueprint("pages", __name__)
 
@@ -56,6 +57,26 @@ def admin():
 @bp.get("/display")
 def display():
     return _render("display.html")
+
+
+def _display_link(key: str):
+    return jsonify({"key": key, "path": f"{request.script_root}/display?key={key}"})
+
+
+@bp.get("/api/display/link")
+@lead_required
+def display_link():
+    """The big screen's own link (issue 23): with its key a screen has its own live slots, not the anonymous ones."""
+    return _display_link(current_app.extensions["terrabank"].access.display_key())
+
+
+@bp.post("/api/display/rotate")
+@lead_required
+def display_rotate():
+    """A new big-screen link; screens open with the old one are closed and refused from now on."""
+    key = current_app.extensions["terrabank"].access.rotate_display_key()
+    end_display_sockets(key)
+    return _display_link(key)
 
 
 @bp.get("/t")

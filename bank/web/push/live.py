@@ -7,6 +7,7 @@ only a team's own room gets its stock.
 
 from __future__ import annotations
 
+import hmac
 import threading
 from itertools import islice
 
@@ -20,6 +21,7 @@ from bank.web.push.extensions import socketio_of
 from bank.web.push.socket_owners import Owner, SocketOwners
 
 DISPLAY = "display"
+DISPLAY_TOKEN = "display:"  # a big screen that came with its key (issue 23) is recorded as token "display:<key>"
 _STARTING = threading.Lock()
 
 
@@ -102,6 +104,8 @@ def _join(auth) -> Owner:
         join_room(team_room(team))
     if auth.get("display"):
         join_room(DISPLAY)
+        if auth.get("key"):  # checked by on_connect: the big screen's own link, cut when it is replaced
+            return Owner(None, None, DISPLAY_TOKEN + str(auth["key"])[:100])
     return Owner(login.key if login else None, team, token if team else None)
 
 
@@ -111,6 +115,8 @@ def on_connect(auth=None):
     A team token that is not valid is refused, so an old QR code says so at once.
     """
     auth = auth if isinstance(auth, dict) else {}
+    if auth.get("display") and auth.get("key") and not display_key_ok(str(auth["key"])):
+        return False  # a replaced big-screen link: refused, as an old team link (without a key: anonymous)
     app = current_app._get_current_object()
     catch_up(app)  # a phone moving from another server process sees at least what it saw there
     sender = broadcaster(app)
@@ -120,6 +126,10 @@ def on_connect(auth=None):
             return False
         owners(current_app).add(request.sid, owner)  # so a logout or a new link can close it (end_*_sockets)
         sender.send_current(request.sid, owner.team)
+
+
+def display_key_ok(key: str) -> bool:
+    return hmac.compare_digest(key.encode(), current_app.extensions["terrabank"].access.display_key().encode())
 
 
 def on_disconnect(reason=None):
@@ -181,6 +191,14 @@ def end_link_sockets(team: str, new_token: str, app=None) -> int:
     return _cut(app, owners(app).of_team(team, except_token=new_token), "link_replaced", "rotated")
 
 
+def end_display_sockets(new_key: str, app=None) -> int:
+    """Close the big screens that still use a replaced big-screen link; how many were closed."""
+    app = app or current_app._get_current_object()
+    keep = DISPLAY_TOKEN + new_key
+    old = [sid for sid, token in owners(app).tokens().items() if token.startswith(DISPLAY_TOKEN) and token != keep]
+    return _cut(app, old, "link_replaced", "rotated")
+
+
 def sweep(app) -> int:
     """Close the sockets of sessions and links ended elsewhere (the CLI replaced an account, a session idled out)."""
     record = owners(app)
@@ -190,7 +208,8 @@ def sweep(app) -> int:
     phones = record.tokens()
     if not phones:  # nothing to read each second while no phone is connected
         return cut
-    links = set(app.extensions["terrabank"].access.team_tokens().values())
+    access = app.extensions["terrabank"].access
+    links = set(access.team_tokens().values()) | {DISPLAY_TOKEN + access.display_key()}
     return cut + _cut(app, [sid for sid, token in phones.items() if token not in links], "link_replaced", "rotated")
 
 
