@@ -34,7 +34,9 @@ DISPLAY = {"display": True}  # the big screen's live page: no log-in needed
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with Production(tmp_path_factory.mktemp("reserve") / "bank", threads=THREADS).prepare().start() as running:
+    # Every page here is a big screen without its key: the anonymous share is the whole (issue 23, test_admission.py).
+    with Production(tmp_path_factory.mktemp("reserve") / "bank", threads=THREADS,
+                    anonymous_live=SLOTS).prepare().start() as running:
         yield running
 
 

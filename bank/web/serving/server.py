@@ -5,15 +5,15 @@ and simple-websocket; gevent was measured too (bench/bench_servers.py, docs/PERF
 "Production serving") and lost on the slow-client attack and on what installs on a
 32-bit Raspberry Pi. Gunicorn itself is pure Python (one wheel for every machine).
 
-What Gunicorn's `gthread` worker does not do by itself, and this module adds:
-- a deadline for a request's headers and one for its body (a slow client holds a
-  thread only that long; a half-open connection that sent nothing holds no thread);
-- a cap on open connections and a per-address cap, refused at once with a short
-  page that says to try again (not left waiting in the kernel's queue);
-- threads no live page may take (`Limits.live_reserve`, `LiveSlots`): a new live page
-  beyond the others gets a 503 with a sentence, and a facilitator's command an answer;
+What Gunicorn's `gthread` worker does not do by itself, and this room adds:
+- the worker (worker.py): heads read in its loop (a silent or slow client holds no thread),
+  idle connections closed for a newcomer at the cap, a per-address cap with a clear refusal;
+- admission by authority (admission.py, identity.py; issue 23): live pages and bodies are
+  counted by the secret a client holds (team link, big-screen key, facilitator session),
+  clients without one share a small pool with short deadlines;
+- threads no live page may take (`Limits.live_reserve`): a command always finds one;
 - gzip of pages, scripts, styles and JSON, and static files named by content hash
-  (`?v=<hash>`, cached for a year), so a reload downloads almost nothing.
+  (`?v=<hash>`, cached for a year), so a reload downloads almost nothing (here).
 `--dev` keeps Werkzeug (bank/cli/serve.py); `prepare(app)` applies to both.
 `serving_thread.serve_in_thread(app)` runs the same worker in a thread of this process,
 for the browser tests and the screenshots.
@@ -22,137 +22,22 @@ for the browser tests and the screenshots.
 from __future__ import annotations
 
 import dataclasses
-import errno
 import gzip
 import hashlib
-import os
 import resource
-import selectors
 import socket
 import threading
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from urllib.parse import parse_qs
 
 from flask import Flask, request, url_for
 
+from bank.web.serving.admission import LIVE_REFUSAL, LiveSlots, live_kind  # noqa: F401 (their old home)
 from bank.web.serving.after_reply import AfterReply
-
-STACK_SIZE = 512 * 1024  # per thread; why: bank/cli/serve.py (32-bit Raspberry Pi OS, four threads a page)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """The numbers, and why (docs/PERFORMANCE.md "Production serving" measures them).
-
-    A live page holds one pool thread for its WebSocket's whole life, so `threads` is
-    the live pages plus room for plain requests and for slow clients until their
-    deadline: 200 phones + 5 facilitator screens leave about 300 spare. A single
-    address may hold `per_address` connections: 100 phones behind one access point
-    (the same address once NATed) need one WebSocket each plus a few short-lived
-    connections while a page loads (a browser opens at most 6 per site, for about a
-    second, then keeps them 5 s): 100 + 150 in a burst. One laptop therefore takes at
-    most 250 of the 500 threads and 250 of the 1,000 connections; the rest stays for
-    the big screen, the facilitators and the other phones. Live pages together take at
-    most `threads - reserve()` threads (`live_slots`), so that with every phone of the game
-    connected, a command still finds a thread (issue 15).
-    """
-
-    threads: int = 500
-    max_connections: int = 1000      # open connections, all addresses together
-    per_address: int = 250           # open connections from one IP address
-    header_seconds: float = 10.0     # from accept (or keep-alive wake-up) to the end of the headers
-    body_seconds: float = 30.0       # from the end of the headers until the app starts its reply
-    read_seconds: float = 30.0       # any single read or write of a plain request (not of a WebSocket)
-    keepalive_seconds: int = 5       # an idle kept-alive connection, then closed
-    # Threads no live page may take (issue 15): a console command, a page load, the API always find
-    # one. None: a tenth of the threads, at least 4 (500 threads: 450 live pages, 50 in reserve).
-    live_reserve: int | None = None
-
-    def __post_init__(self):
-        from bank.errors import BankError
-
-        if self.live_reserve is not None and not 0 <= self.live_reserve < self.threads:
-            raise BankError("bad_live_reserve",
-                            f"live_reserve is {self.live_reserve}, but it must be from 0 to threads - 1 "
-                            f"({self.threads - 1}) so that at least one live page fits; leave it out for "
-                            "a tenth of the threads.")
-
-    def reserve(self) -> int:
-        """Threads kept for plain requests: never taken by a live page."""
-        if self.live_reserve is not None:
-            return self.live_reserve
-        return min(max(4, self.threads // 10), self.threads - 1)
-
-    def live_slots(self) -> int:
-        """Live pages (WebSockets, long polls) served at once; a new one beyond is refused with a 503."""
-        return self.threads - self.reserve()
-
-    def fd_needed(self) -> int:
-        """One descriptor per connection, plus SQLite files, the listener, pipes and margin."""
-        return self.max_connections + 256
-
-
-REFUSAL = ("La banque a trop de connexions ouvertes{who} ; réessayez dans quelques secondes.\n"
-           "The bank has too many open connections{who_en}; try again in a few seconds.\n")
-
-
-LIVE_REFUSAL = ("Trop de pages en direct sont ouvertes sur la banque : fermez la page de la banque sur un "
-                "autre téléphone ou écran, ou prévenez l'animateur principal. Cette page réessaie toute seule.\n"
-                "Too many live pages are open on the bank: close the bank's page on another phone or screen, "
-                "or tell the lead facilitator. This page tries again by itself.\n")
-
-
-def refusal_bytes(per_address: bool) -> bytes:
-    """The whole HTTP reply sent to a connection over a cap, before reading anything from it."""
-    body = REFUSAL.format(who=" depuis votre adresse" if per_address else "",
-                          who_en=" from your address" if per_address else "").encode()
-    status = "429 Too Many Requests" if per_address else "503 Service Unavailable"
-    return (f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: 5\r\n"
-            f"Connection: close\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
-
-
-class Deadlines:
-    """Sockets reading a request, each with the time it must be done by.
-
-    The worker's main loop (about once a second) shuts an overdue socket down, which
-    ends the thread's blocked read at once: a per-read timeout alone would let a client
-    sending one byte every few seconds hold a thread for ever.
-    """
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._due: dict[socket.socket, float] = {}
-
-    def set(self, sock, seconds: float) -> None:
-        with self._lock:
-            self._due[sock] = time.monotonic() + seconds
-
-    def clear(self, sock) -> None:
-        with self._lock:
-            self._due.pop(sock, None)
-
-    def overdue(self) -> list:
-        now = time.monotonic()
-        with self._lock:
-            late = [s for s, t in self._due.items() if t < now]
-            for s in late:
-                del self._due[s]
-        return late
-
-    def enforce(self) -> int:
-        late = self.overdue()
-        for sock in late:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-        return len(late)
-
-
-DEADLINES = Deadlines()  # one worker process, one table
-
+from bank.web.serving.deadlines import DEADLINES, Deadlines  # noqa: F401
+from bank.web.serving.identity import Identify
+from bank.web.serving.limits import REFUSAL, STACK_SIZE, Limits, refusal_bytes  # noqa: F401
+from bank.web.serving.worker import worker_classes as _worker_classes
 
 # --- the application side: compression, static files by content hash, body deadline ---------
 
@@ -169,11 +54,10 @@ def prepare(app: Flask, limits: Limits | None = None) -> Flask:
     if "proxies" not in done:  # once: each ProxyFix layer trusts one more forwarded address
         behind(app, trusted_proxies())
         done.add("proxies")
-    if limits is not None and "body_deadline" not in done:
-        app.wsgi_app = _BodyDeadline(app.wsgi_app, limits.body_seconds)
-        done.add("body_deadline")
-    if limits is not None and "live_slots" not in done:
-        app.wsgi_app = LiveSlots(app.wsgi_app, limits.live_slots())
+    if limits is not None and "live_slots" not in done:  # by secret, and the bodies' deadlines (issue 23)
+        app.wsgi_app = LiveSlots(app.wsgi_app, limits.live_slots(), limits.anonymous_live_slots(),
+                                 limits.per_secret_live, Identify(app), limits.anonymous_body_slots(),
+                                 limits.body_seconds, limits.anonymous_body_seconds)
         app.extensions["terrabank_live_slots"] = app.wsgi_app  # for whoever debugs, and for tests
         done.add("live_slots")
     if "after_reply" not in done:  # a command's live updates start once its reply is written
@@ -265,233 +149,6 @@ def _compress(response, cache: dict):
     if etag and not etag.startswith("W/"):
         response.headers["ETag"] = "W/" + etag  # the same file, another encoding: a weak validator
     return response
-
-
-class _BodyDeadline:
-    """WSGI wrapper: the header deadline ends here; a body must arrive within `seconds`.
-
-    The deadline runs until the app starts its reply (Flask reads the body first).
-    Requests without a body (pages, WebSocket upgrades, long-polls) have none.
-    """
-
-    def __init__(self, app, seconds: float):
-        self.app, self.seconds = app, seconds
-
-    def __call__(self, environ, start_response):
-        sock = environ.get("gunicorn.socket")
-        if sock is None:
-            return self.app(environ, start_response)
-        has_body = (environ.get("CONTENT_LENGTH") not in (None, "", "0")
-                    or "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower())
-        if not has_body:
-            DEADLINES.clear(sock)
-            if environ.get("HTTP_UPGRADE", "").lower() == "websocket":
-                # A live page's socket for the rest of its life: no read timeout, as under Werkzeug.
-                # Engine.IO's ping (every 10 s, 10 s to answer) closes a page that went away. With
-                # the 30 s timeout kept, a soak on a machine at load 18 lost 76 of 200 pages in one
-                # burst (docs/PERFORMANCE.md): a page slow to read must not be cut by the server.
-                sock.settimeout(None)
-            return self.app(environ, start_response)
-        DEADLINES.set(sock, self.seconds)
-
-        def started(status, headers, exc_info=None):
-            DEADLINES.clear(sock)
-            return start_response(status, headers, exc_info)
-
-        try:
-            return self.app(environ, started)
-        finally:
-            DEADLINES.clear(sock)
-
-
-def live_kind(environ) -> str | None:
-    """What a Socket.IO request does to the pool (any game's: /socket.io/ or /g/<name>/socket.io/).
-
-    "open": a new page's Engine.IO handshake (a GET poll without sid): answered at once, but
-    the start of a page that will hold a thread, so it is refused when the slots are full.
-    "socket": a WebSocket (new, or an open page's upgrade): holds a thread for its life.
-    "poll": an open page's long poll (GET with its sid): holds a thread until data or the ping,
-    and is never refused, or a page on long polling would die (its slot was counted at "open").
-    None: anything else (a page, the API, a POST of a poll, which is answered at once).
-    """
-    if not environ.get("PATH_INFO", "").rstrip("/").endswith("/socket.io"):
-        return None
-    if environ.get("HTTP_UPGRADE", "").lower() == "websocket":
-        return "socket"
-    if environ.get("REQUEST_METHOD") != "GET":
-        return None
-    query = parse_qs(environ.get("QUERY_STRING", ""))
-    if query.get("transport") == ["websocket"]:
-        return "socket"  # without the Upgrade header Engine.IO answers at once, but do not count on it
-    return "poll" if query.get("sid") else "open"
-
-
-class LiveSlots:
-    """WSGI wrapper: live pages take at most `slots` pool threads; the rest stay for plain requests.
-
-    A live page's WebSocket holds a thread of the pool for its whole life: at as many live pages
-    as threads, a console command waited for a thread for ever (issue 15). Beyond `slots` a new
-    live page gets a 503 and a sentence instead (its Socket.IO client tries again every few
-    seconds, and gets in once another page closes). The count goes down in `finally`, however
-    the request ends: a page closed, a client gone mid-handshake, an error in the app.
-    """
-
-    def __init__(self, app, slots: int):
-        self.app, self.slots = app, slots
-        self.lock = threading.Lock()
-        self.held = 0      # requests holding a thread now
-        self.refused = 0   # since the start
-
-    def __call__(self, environ, start_response):
-        kind = live_kind(environ)
-        if kind is None:
-            return self.app(environ, start_response)
-        with self.lock:
-            full = self.held >= self.slots
-            if full and kind != "poll":
-                self.refused += 1
-            elif kind != "open":
-                self.held += 1
-        if full and kind != "poll":
-            return _refuse_live(start_response)
-        if kind == "open":
-            return self.app(environ, start_response)
-        try:
-            # The thread is held inside this call: Engine.IO answers a long poll, and runs a
-            # WebSocket to its end, before returning (or raising StopIteration under Gunicorn).
-            return self.app(environ, start_response)
-        finally:
-            with self.lock:
-                self.held -= 1
-
-
-def _refuse_live(start_response) -> list:
-    body = LIVE_REFUSAL.encode()
-    start_response("503 Service Unavailable", [
-        ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body))),
-        ("Retry-After", "5"), ("Cache-Control", "no-store")])
-    return [body]
-
-
-# --- the server side: Gunicorn's threaded worker with deadlines and caps ----------------------
-
-def _worker_classes():
-    """Import Gunicorn only when serving (tests of prepare() need no server)."""
-    from gunicorn.workers.gthread import TConn, ThreadWorker
-
-    class GuardedConn(TConn):
-        """A connection that counts against its address until closed, and reads with deadlines."""
-
-        def __init__(self, cfg, sock, client, server, owner):
-            super().__init__(cfg, sock, client, server)
-            self.owner, self.released = owner, False
-
-        def init(self):
-            super().init()
-            # handle() made the socket blocking (no timeout) just before this: every request
-            # on the connection gets a per-read timeout and a deadline for its headers.
-            self.sock.settimeout(self.owner.limits.read_seconds)
-            DEADLINES.set(self.sock, self.owner.limits.header_seconds)
-            self.initialized = False  # so the next request on this connection passes here too
-
-        def close(self, graceful=False):
-            DEADLINES.clear(self.sock)
-            self.owner.release(self)
-            super().close(graceful)
-
-    class GuardedWorker(ThreadWorker):
-        """gthread, plus: caps with a clear refusal, no thread for a silent connection, deadlines."""
-
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            self.limits: Limits = self.app.limits
-            self.by_address: dict[str, int] = {}
-            self.count_lock = threading.Lock()
-            self.refused = 0
-
-        def init_process(self):
-            threading.stack_size(STACK_SIZE)  # before the pool's threads start
-            _die_with_parent(self.ppid)
-            super().init_process()
-
-        def accept(self, listener):
-            try:
-                sock, addr = listener.accept()
-            except OSError as exc:
-                if exc.errno in (errno.EMFILE, errno.ENFILE):
-                    time.sleep(0.05)  # out of descriptors: the listener stays readable, do not spin
-                return
-            address = addr[0] if isinstance(addr, tuple) else "unix"
-            with self.count_lock:
-                over_total = self.nr_conns >= self.limits.max_connections
-                over_address = self.by_address.get(address, 0) >= self.limits.per_address
-                if not (over_total or over_address):
-                    self.by_address[address] = self.by_address.get(address, 0) + 1
-            if over_total or over_address:
-                self.refused += 1
-                _refuse(sock, per_address=over_address and not over_total)
-                return
-            self.nr_conns += 1
-            conn = GuardedConn(self.cfg, sock, addr, listener.getsockname(), self)
-            # Wait in the poller, not in a pool thread, until the client sends something:
-            # 1,000 connections that never speak cost no thread, and go after header_seconds.
-            conn.timeout = time.monotonic() + self.limits.header_seconds
-            self.pending_conns.append(conn)
-            self.poller.register(conn.sock, selectors.EVENT_READ,
-                                 lambda client, c=conn: self.on_pending_socket_readable(c, client))
-
-        def release(self, conn):
-            if conn.released:
-                return
-            conn.released = True
-            address = conn.client[0] if isinstance(conn.client, tuple) else "unix"
-            with self.count_lock:
-                left = self.by_address.get(address, 1) - 1
-                if left > 0:
-                    self.by_address[address] = left
-                else:
-                    self.by_address.pop(address, None)
-
-        def murder_pending(self):
-            # Called by the main loop about once a second: also end overdue reads.
-            super().murder_pending()
-            DEADLINES.enforce()
-
-    return GuardedConn, GuardedWorker
-
-
-def _die_with_parent(ppid: int) -> None:
-    """A worker goes with `terrabank serve` even when that is SIGKILLed (a power cut, a test).
-
-    Otherwise the orphan would keep the port and the game file's lock (inherited at the
-    fork) for a second or more, and a restart at once would be refused. Linux only; elsewhere
-    Gunicorn's own check (the parent changed) still stops it within about a second.
-    """
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != ppid:  # the parent went before prctl took effect
-        os._exit(1)
-
-
-def _refuse(sock, per_address: bool) -> None:
-    """Say no at once and close: the browser shows the sentence instead of spinning."""
-    try:
-        sock.setblocking(False)
-        try:
-            sock.recv(65536)  # what the client already sent: unread data would turn close() into a reset
-        except OSError:
-            pass
-        sock.send(refusal_bytes(per_address))
-        sock.shutdown(socket.SHUT_WR)
-    except OSError:
-        pass
-    finally:
-        sock.close()
 
 
 def raise_fd_limit(needed: int) -> int:

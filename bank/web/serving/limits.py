@@ -1,0 +1,101 @@
+"""The serving numbers (`Limits`) and the refusal a connection over a cap gets, in one place.
+
+Split from server.py (issue 23) so that the worker (worker.py), the admission of live pages and
+bodies (admission.py) and the server's set-up (server.py) all read the same numbers without
+importing each other: docs/PERFORMANCE.md "Production serving" measures them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+STACK_SIZE = 512 * 1024  # per thread; why: bank/cli/serve.py (32-bit Raspberry Pi OS, four threads a page)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The numbers, and why (docs/PERFORMANCE.md "Production serving" measures them).
+
+    A live page holds one pool thread for its WebSocket's whole life, so `threads` is
+    the live pages plus room for plain requests: 200 phones + 5 facilitator screens
+    leave about 300 spare. Live pages together take at most `threads - reserve()`
+    threads (`live_slots`), so that with every phone of the game connected, a command
+    still finds a thread (issue 15).
+
+    Admission by authority, not by address (issue 23): one laptop can take several
+    addresses, so what decides is the secret a client holds. A live page or a request
+    with a body that carries a team link, the big screen's key or a facilitator's
+    session may hold up to `per_secret_live` live pages per secret; one with no secret
+    (a big screen without its key, a log-in page, an unknown socket) shares
+    `anonymous_live` live slots and `anonymous_bodies` threads reading a body, with
+    `anonymous_body_seconds` to send it. A connection holds no thread until its headers
+    are in (read by the worker's loop), and at `max_connections` the oldest connection
+    that has not sent a request (or waits idle between two) is closed for the newcomer.
+    `per_address` stays as a second line: 100 phones behind one access point need one
+    WebSocket each plus a few short-lived connections while a page loads: 100 + 150.
+    """
+
+    threads: int = 500
+    max_connections: int = 1000      # open connections, all addresses together
+    per_address: int = 250           # open connections from one IP address
+    header_seconds: float = 10.0     # from accept (or keep-alive wake-up) to the end of the headers
+    body_seconds: float = 30.0       # from the end of the headers until the app starts its reply
+    read_seconds: float = 30.0       # any single read or write of a plain request (not of a WebSocket)
+    keepalive_seconds: int = 5       # an idle kept-alive connection, then closed
+    # Threads no live page may take (issue 15): a console command, a page load, the API always find
+    # one. None: a tenth of the threads, at least 4 (500 threads: 450 live pages, 50 in reserve).
+    live_reserve: int | None = None
+    # Issue 23. None: an eighth of the live slots, at least 2 (450 live slots: 56).
+    anonymous_live: int | None = None
+    # Issue 23. None: half the reserve, at least 2 (500 threads: 25).
+    anonymous_bodies: int | None = None
+    anonymous_body_seconds: float = 5.0  # a log-in's body is a few hundred bytes
+    per_secret_live: int = 100       # live pages per team link, big-screen key or facilitator session
+
+    def __post_init__(self):
+        from bank.errors import BankError
+
+        if self.live_reserve is not None and not 0 <= self.live_reserve < self.threads:
+            raise BankError("bad_live_reserve",
+                            f"live_reserve is {self.live_reserve}, but it must be from 0 to threads - 1 "
+                            f"({self.threads - 1}) so that at least one live page fits; leave it out for "
+                            "a tenth of the threads.")
+
+    def reserve(self) -> int:
+        """Threads kept for plain requests: never taken by a live page."""
+        if self.live_reserve is not None:
+            return self.live_reserve
+        return min(max(4, self.threads // 10), self.threads - 1)
+
+    def live_slots(self) -> int:
+        """Live pages (WebSockets, long polls) served at once; a new one beyond is refused with a 503."""
+        return self.threads - self.reserve()
+
+    def anonymous_live_slots(self) -> int:
+        """Live pages without a secret, all addresses together."""
+        if self.anonymous_live is not None:
+            return min(self.anonymous_live, self.live_slots())
+        return min(self.live_slots(), max(2, self.live_slots() // 8))
+
+    def anonymous_body_slots(self) -> int:
+        """Requests without a secret reading their body at once, all addresses together."""
+        if self.anonymous_bodies is not None:
+            return self.anonymous_bodies
+        return max(2, self.reserve() // 2)
+
+    def fd_needed(self) -> int:
+        """One descriptor per connection, plus SQLite files, the listener, pipes and margin."""
+        return self.max_connections + 256
+
+
+REFUSAL = ("La banque a trop de connexions ouvertes{who} ; réessayez dans quelques secondes.\n"
+           "The bank has too many open connections{who_en}; try again in a few seconds.\n")
+
+
+def refusal_bytes(per_address: bool) -> bytes:
+    """The whole HTTP reply sent to a connection over a cap, before reading anything from it."""
+    body = REFUSAL.format(who=" depuis votre adresse" if per_address else "",
+                          who_en=" from your address" if per_address else "").encode()
+    status = "429 Too Many Requests" if per_address else "503 Service Unavailable"
+    return (f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nRetry-After: 5\r\n"
+            f"Connection: close\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body

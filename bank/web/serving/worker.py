@@ -1,0 +1,213 @@
+"""Gunicorn's threaded worker, guarded: caps, eviction of idle connections, heads read without a thread.
+
+Split from server.py (issue 23). What `gthread` does not do by itself, and this adds:
+- a connection holds no pool thread until its request's headers are all in: the worker's
+  loop reads them (a silent or slow-header client costs a descriptor, never a thread) and
+  closes it after `header_seconds`;
+- at `max_connections` the oldest connection that has not sent a request, or waits idle
+  between two, is closed for the newcomer (issue 23: idle sockets from four addresses
+  filled the 1,000 and every phone got a 503); only when none is left is a newcomer refused;
+- a cap per address, refused at once with a short page that says to try again;
+- deadlines for a request's headers (deadlines.py; the body's: admission.py).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import selectors
+import socket
+import threading
+import time
+from functools import partial
+
+from bank.web.serving.deadlines import DEADLINES
+from bank.web.serving.limits import STACK_SIZE, Limits, refusal_bytes
+
+HEAD_CHUNK = 16384
+MAX_HEAD = 65536  # a longer head goes to the pool as it is: Gunicorn refuses it (limit_request_*)
+
+
+def worker_classes():
+    """Import Gunicorn only when serving (tests of prepare() need no server)."""
+    from gunicorn.workers.gthread import TConn, ThreadWorker
+
+    class GuardedConn(TConn):
+        """A connection that counts against its address until closed, and reads with deadlines."""
+
+        def __init__(self, cfg, sock, client, server, owner):
+            super().__init__(cfg, sock, client, server)
+            self.owner, self.released, self.head = owner, False, b""
+
+        def init(self):
+            super().init()
+            if self.head:  # what the worker's loop already read: the parser reads it first
+                self.parser.unreader.unread(self.head)
+                self.head = b""
+            # handle() made the socket blocking (no timeout) just before this: every request
+            # on the connection gets a per-read timeout and a deadline for its headers.
+            self.sock.settimeout(self.owner.limits.read_seconds)
+            DEADLINES.set(self.sock, self.owner.limits.header_seconds)
+            self.initialized = False  # so the next request on this connection passes here too
+
+        def close(self, graceful=False):
+            DEADLINES.clear(self.sock)
+            DEADLINES.closing(self.sock)
+            self.owner.release(self)
+            if graceful:
+                # Gunicorn's graceful close lingers up to 2 s reading, in the worker's main loop: a
+                # client dripping bytes (issue 23's slow bodies) stalled every other connection. Send
+                # the FIN, take what has already arrived (so the reply is not cut by a reset), close.
+                try:
+                    self.sock.shutdown(socket.SHUT_WR)
+                    self.sock.setblocking(False)
+                    for _ in range(16):
+                        if not self.sock.recv(65536):
+                            break
+                except OSError:
+                    pass
+            super().close(False)
+
+    class GuardedWorker(ThreadWorker):
+        """gthread, plus: heads read in the loop, idle ones evicted at the cap, per-address cap, deadlines."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.limits: Limits = self.app.limits
+            self.by_address: dict[str, int] = {}
+            self.count_lock = threading.Lock()
+            self.refused = self.evicted = 0
+
+        def init_process(self):
+            threading.stack_size(STACK_SIZE)  # before the pool's threads start
+            _die_with_parent(self.ppid)
+            super().init_process()
+
+        def accept(self, listener):
+            try:
+                sock, addr = listener.accept()
+            except OSError as exc:
+                if exc.errno in (errno.EMFILE, errno.ENFILE):
+                    time.sleep(0.05)  # out of descriptors: the listener stays readable, do not spin
+                return
+            address = addr[0] if isinstance(addr, tuple) else "unix"
+            with self.count_lock:
+                over_address = self.by_address.get(address, 0) >= self.limits.per_address
+            over_total = not over_address and self.nr_conns >= self.limits.max_connections and not self.evict()
+            if over_total or over_address:
+                self.refused += 1
+                _refuse(sock, per_address=over_address)
+                return
+            with self.count_lock:
+                self.by_address[address] = self.by_address.get(address, 0) + 1
+            self.nr_conns += 1
+            conn = GuardedConn(self.cfg, sock, addr, listener.getsockname(), self)
+            self.wait_for_head(conn)
+
+        def wait_for_head(self, conn):
+            """In the poller, not in a pool thread, until the request's headers are in."""
+            conn.timeout = time.monotonic() + self.limits.header_seconds
+            self.pending_conns.append(conn)
+            self.poller.register(conn.sock, selectors.EVENT_READ,
+                                 partial(self.on_pending_socket_readable, conn))
+
+        def on_pending_socket_readable(self, conn, client):
+            try:
+                data = conn.sock.recv(HEAD_CHUNK)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                data = b""
+            if not data:  # the client went away before its request
+                self._drop(conn, self.pending_conns)
+                return
+            conn.head += data
+            if b"\r\n\r\n" not in conn.head and len(conn.head) < MAX_HEAD:
+                return
+            self.poller.unregister(client)
+            self.pending_conns.remove(conn)
+            conn.data_ready = True
+            self.enqueue_req(conn)
+
+        def on_client_socket_readable(self, conn, client):
+            # A kept-alive connection speaks again: its next head is read here too, with its deadline.
+            self.poller.unregister(client)
+            self.keepalived_conns.remove(conn)
+            self.wait_for_head(conn)
+            self.on_pending_socket_readable(conn, client)
+
+        def evict(self) -> bool:
+            """Close the oldest connection that holds no request (never sent one, or idle kept-alive)."""
+            for waiting in (self.pending_conns, self.keepalived_conns):
+                if waiting:
+                    self._drop(waiting[0], waiting)
+                    self.evicted += 1
+                    return True
+            return False
+
+        def _drop(self, conn, waiting):
+            try:
+                self.poller.unregister(conn.sock)
+            except (OSError, KeyError, ValueError):
+                pass
+            waiting.remove(conn)
+            self.nr_conns -= 1
+            conn.close()
+
+        def release(self, conn):
+            if conn.released:
+                return
+            conn.released = True
+            address = conn.client[0] if isinstance(conn.client, tuple) else "unix"
+            with self.count_lock:
+                left = self.by_address.get(address, 1) - 1
+                if left > 0:
+                    self.by_address[address] = left
+                else:
+                    self.by_address.pop(address, None)
+
+        def _keepalive_after(self, conn, keepalive):
+            if DEADLINES.closing(conn.sock):  # a refused body (admission.py): close, do not drain it
+                return False
+            return super()._keepalive_after(conn, keepalive)
+
+        def murder_pending(self):
+            # Called by the main loop about once a second: also end overdue reads.
+            super().murder_pending()
+            DEADLINES.enforce()
+
+    return GuardedConn, GuardedWorker
+
+
+def _die_with_parent(ppid: int) -> None:
+    """A worker goes with `terrabank serve` even when that is SIGKILLed (a power cut, a test).
+
+    Otherwise the orphan would keep the port and the game file's lock (inherited at the
+    fork) for a second or more, and a restart at once would be refused. Linux only; elsewhere
+    Gunicorn's own check (the parent changed) still stops it within about a second.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != ppid:  # the parent went before prctl took effect
+        os._exit(1)
+
+
+def _refuse(sock, per_address: bool) -> None:
+    """Say no at once and close: the browser shows the sentence instead of spinning."""
+    try:
+        sock.setblocking(False)
+        try:
+            sock.recv(65536)  # what the client already sent: unread data would turn close() into a reset
+        except OSError:
+            pass
+        sock.send(refusal_bytes(per_address))
+        sock.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    finally:
+        sock.close()
