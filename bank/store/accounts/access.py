@@ -32,6 +32,16 @@ CREATE TABLE IF NOT EXISTS display_key (id INTEGER PRIMARY KEY CHECK (id = 1), k
 """
 
 
+# Team link tokens are typed from a printed card: no 0/o, 1/l/i, no case (issue 25). 20 of these
+# 31 characters are 99 bits, as many as the 96 of token_urlsafe(12) before; old tokens still work.
+TOKEN_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+
+
+def team_token() -> str:
+    """A new secret for a team's link, from an alphabet without look-alikes."""
+    return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(20))
+
+
 class AccessRules:
     """What the accounts and team tokens do, whichever store keeps them: the SQLite file (Access, below)
     or PostgreSQL (access_pg.PostgresAccess). A store adds the rows' reads and writes (_put_user, which
@@ -63,12 +73,12 @@ class AccessRules:
 
     def ensure_team_tokens(self, teams) -> dict:
         """Give every team a secret token the first time; keep existing ones."""
-        self._add_tokens([(team, secrets.token_urlsafe(12)) for team in teams], time.time())
+        self._add_tokens([(team, team_token()) for team in teams], time.time())
         return self.team_tokens()
 
     def rotate(self, team: str) -> str:
         """A new secret for a team whose link leaked; the old link stops working at once."""
-        token = secrets.token_urlsafe(12)
+        token = team_token()
         self._set_token(team, token, time.time())
         return token
 
