@@ -128,6 +128,7 @@ class GameConfig:
     port: int = 5000
     wifi_ssid: str = ""
     wifi_password: str = ""
+    print_paper: str = "a4"  # [print] paper: the sheet the print pack is laid out for, "a4" or "letter"
     storage_url: str = ""  # [storage] url: PostgreSQL for the journal (bank/store/storage_url.py); "" = the SQLite file
     storage_queue: str = ""  # [storage] queue: Redis, so several server processes hear of each row (web/push/peers.py)
 

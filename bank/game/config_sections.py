@@ -75,6 +75,7 @@ def read_all(root: Reader, text: str) -> GameConfig:
     options, fights, end = root.sub("options"), root.sub("fights"), root.sub("end")
     cap, track_rules = root.sub("building_rules"), root.sub("track_rules")
     server, wifi, storage = root.sub("server", {}), root.sub("wifi", {}), root.sub("storage", {})
+    printing = root.sub("print", {})
     config = GameConfig(
         text=text,
         title=game.label("title"),
@@ -113,10 +114,11 @@ def read_all(root: Reader, text: str) -> GameConfig:
         port=server.int("port", 5000, minimum=1, maximum=65535),
         wifi_ssid=_plain_text(wifi, "ssid"),
         wifi_password=_plain_text(wifi, "password"),
+        print_paper=printing.str("paper", "a4", choices=("a4", "letter")),
         storage_url=_storage_url(storage),
         storage_queue=_storage_queue(storage),
     )
-    for section in (server, wifi, storage, game, bank, start, harvest, dice, jokers, exchange, options, fights, end, cap, track_rules, root):
+    for section in (server, wifi, storage, printing, game, bank, start, harvest, dice, jokers, exchange, options, fights, end, cap, track_rules, root):
         section.done()
     _cross_checks(root, config)
     return config
