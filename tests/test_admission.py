@@ -199,6 +199,7 @@ def test_idle_sockets_from_4_addresses_leave_phones_and_the_lead_served(game):
         assert wait_until(lambda: sum(a.open["half"] for a in attacks) >= 1000, 10)
         time.sleep(0.5)  # the server has taken them all in
         answers = [http_get(game.port, f"/t/{token}") for _ in range(5)]
+        print(f"\nidle sockets, 4 addresses: phone pages {[(st, round(t, 3)) for st, t in answers]}")
         assert [status for status, _ in answers] == [200] * 5, answers
         assert max(seconds for _, seconds in answers) < 1.0, answers
         page, seconds = open_page(game.port, *phone_query(token))
@@ -234,6 +235,7 @@ def test_idle_big_screens_without_a_key_from_2_addresses_leave_every_phone_its_l
             if page is not None:
                 crowd.add(page)
                 phones += 1
+        print(f"\nanonymous screens, 2 addresses: {screens} screens in, {phones} of 210 phones connected")
         assert phones == 210, f"{210 - phones} of 210 phones refused beside {screens} anonymous screens"
         assert screens < 100  # the anonymous share (56 of 450), not the whole
 
@@ -252,6 +254,7 @@ def test_slow_log_in_bodies_from_2_addresses_leave_phones_and_commands_answered(
         assert wait_until(lambda: sum(a.stats["opened"] for a in attacks) >= 500, 10)
         time.sleep(1.0)  # their heads are in, their bodies dripping
         phones = [http_get(game.port, f"/api/team/{token}") for _ in range(8)]
+        print(f"\nslow log-in bodies, 2 addresses: phone requests {[(st, round(t, 3)) for st, t in phones]}")
         assert [status for status, _ in phones] == [200] * 8, phones
         assert statistics.median(s for _, s in phones) < 1.0 and max(s for _, s in phones) < 2.0, phones
         assert book(game.lead, "bodies-1", 2)[1] < 1.0
@@ -409,3 +412,68 @@ def test_each_secret_has_its_own_live_slots_and_the_anonymous_share_is_small():
     for page in pages:
         page.join(5)
     assert slots.held == 0 and slots.held_anonymous == 0 and slots.by_secret == {}
+
+
+def test_in_a_browser_the_admin_page_gives_the_screen_its_link_and_screen_and_phone_hold_their_own_slots(app, tokens,
+                                                                                                      chromium):
+    """The pages themselves: the big-screen link read from the admin page, and the phone's page, are admitted by
+    their secret (the socket's query, static/js/live.js), never from the anonymous share."""
+    import re
+
+    import browserkit
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    url, _port = browserkit.serve_in_thread(app)
+    context = chromium.new_context()
+    try:
+        admin = context.new_page()
+        admin.goto(url + "/login")
+        admin.fill("#username", "lead")
+        admin.fill("#password", "correct horse")
+        admin.click("#login-submit")
+        admin.wait_for_url(re.compile(r".*/console$"))
+        admin.goto(url + "/admin")
+        link = admin.locator("#display-link a")
+        sync_api.expect(link).to_contain_text("/display?key=", timeout=10000)
+        screen = context.new_page()
+        screen.goto(link.get_attribute("href"))
+        phone = context.new_page()
+        phone.goto(f"{url}/t/{tokens['blue']}")
+        for page in (screen, phone):
+            sync_api.expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"), timeout=15000)
+        slots = app.extensions["terrabank_live_slots"]
+        assert wait_until(lambda: {"/display", "/team/blue"} <= set(slots.by_secret), 10), slots.by_secret
+        assert slots.held_anonymous == 0  # the admin page's own socket rides on the lead's session
+    finally:
+        context.close()
+        browserkit.stop_servers()
+
+
+def test_a_hosted_game_names_its_own_links_and_not_another_games(tmp_path):
+    """serve --games: /g/<name>/... is read against that game's links and key, never the host's."""
+    from werkzeug.test import EnvironBuilder
+
+    from bank.web import create_app
+    from bank.web.serving.identity import Identify
+
+    config = str(Path(__file__).resolve().parents[1] / "config.toml")
+    host = create_app({"DB": tmp_path / "host.db", "CONFIG": config, "TESTING": True,
+                       "PASSWORD_HASH": "pbkdf2:sha256:1000", "GAMES_DIR": str(tmp_path / "games")})
+    games = host.extensions["terrabank_hosted"]
+    try:
+        games.create("camp")
+        camp = games.app("camp").extensions["terrabank"].access
+        who = Identify(host)
+
+        def named(path, query=""):
+            return who(EnvironBuilder(path=path, query_string=query).get_environ())
+
+        token, host_token = camp.team_tokens()["blue"], host.extensions["terrabank"].access.team_tokens()["blue"]
+        assert named(f"/g/camp/t/{token}") == named("/g/camp/socket.io/", f"team={token}") == "camp/team/blue"
+        assert named("/g/camp/socket.io/", f"key={camp.display_key()}") == "camp/display"
+        assert named(f"/t/{host_token}") == "/team/blue"
+        assert named(f"/g/camp/t/{host_token}") is None and named(f"/t/{token}") is None
+        assert named(f"/g/nowhere/t/{token}") is None
+    finally:
+        for app in [host, *games._apps.values()]:
+            app.extensions["terrabank"].bank.close()
