@@ -37,15 +37,16 @@ def cost_text(config, cost: dict, lang: str) -> str:
     return ", ".join(f"{n} {short(config.resources[r].label, lang)}" for r, n in cost.items()) or "-"
 
 
-def render_bank_sheets(config, lang: str | None = None) -> bytes:
-    """The summary pages, then one ledger page per team."""
+def render_bank_sheets(config, lang: str | None = None, paper: str = "a4") -> bytes:
+    """The summary pages, then one ledger page per team, on A4 or Letter."""
     lang = check_language(lang or config.language)
     w = WORDS[lang]
+    sheet = geo.paper_size(paper)
     c, buf = new_canvas(typo(lang, w["title"]))
-    _summary(c, config, lang, w)
+    _summary(c, config, lang, w, sheet)
     for team in config.teams.values():
-        _page(c, geo.landscape(A4))
-        _ledger(c, config, team, lang, w)
+        _page(c, geo.landscape(sheet))
+        _ledger(c, config, team, lang, w, geo.landscape(sheet))
         _end_page(c)
     return finish(c, buf)
 
@@ -61,9 +62,9 @@ def _end_page(c) -> None:
     c.showPage()
 
 
-def _summary(c, config, lang: str, w: dict) -> None:
-    """Every section of rule_lines in two columns, on as many A4 pages as it takes."""
-    cols = geo.columns(Box(MARGIN, MARGIN, A4[0] - 2 * MARGIN, A4[1] - 2 * MARGIN - 12), 2, 6)
+def _summary(c, config, lang: str, w: dict, sheet: tuple = A4) -> None:
+    """Every section of rule_lines in two columns, on as many pages as it takes."""
+    cols = geo.columns(Box(MARGIN, MARGIN, sheet[0] - 2 * MARGIN, sheet[1] - 2 * MARGIN - 12), 2, 6)
     state = {"page": 0, "col": 2, "y": 0.0}
 
     def room(height: float) -> None:
@@ -73,11 +74,11 @@ def _summary(c, config, lang: str, w: dict) -> None:
         if state["col"] >= 2:
             if state["page"]:
                 _end_page(c)
-            _page(c, A4)
+            _page(c, sheet)
             state["page"] += 1
             state["col"] = 0
             title = typo(lang, w["title"]) + (f" · {w['page'].format(n=state['page'])}" if state["page"] > 1 else "")
-            text(c, title, MARGIN, A4[1] - MARGIN - 6, 16 * PT, BOLD)
+            text(c, title, MARGIN, sheet[1] - MARGIN - 6, 16 * PT, BOLD)
         state["y"] = cols[state["col"]].top
 
     for title, lines in sections(config, lang):
@@ -103,9 +104,8 @@ def _height(line: str, width: float) -> float:
     return len(wrap(line, FONT, SIZE, width)) * SIZE * 1.2
 
 
-def _ledger(c, config, team, lang: str, w: dict) -> None:
+def _ledger(c, config, team, lang: str, w: dict, size: tuple = geo.landscape(A4)) -> None:
     """Starting stock in its own row, then movements with a running total per resource and for reputation."""
-    size = geo.landscape(A4)
     top, width = size[1] - MARGIN, size[0] - 2 * MARGIN
     c.setFillColor(colour(team.colour))
     c.rect(MARGIN, top - 11, width, 11, stroke=0, fill=1)

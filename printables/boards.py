@@ -74,11 +74,11 @@ def _owner(config, team_id, lang: str) -> tuple:
     return team.colour, name(team.label, lang)
 
 
-def _track_bonuses(c, config, top: float, lang: str) -> float:
+def _track_bonuses(c, config, top: float, lang: str, area: Box = CONTENT) -> float:
     """Per track: its step price and the bonus at each level with an icon (R24, R25)."""
-    y = section(c, t(lang, "board_bonuses"), CONTENT.x, top, CONTENT.w, t(lang, "bonus_hint"))
+    y = section(c, t(lang, "board_bonuses"), area.x, top, area.w, t(lang, "bonus_hint"))
     for track in config.tracks.values():
-        row = Box(CONTENT.x, y - 21, CONTENT.w, 20)
+        row = Box(area.x, y - 21, area.w, 20)
         token(c, config, track.resource, row.x + 4, row.top - 5, 3.5)
         text(c, name(track.label, lang), row.x + 10, row.top - 6.5, 11 * PT, BOLD, width=44)
         step = t(lang, "step", n=track.step_cost, res=short(config.resources[track.resource].label, lang),
@@ -88,7 +88,7 @@ def _track_bonuses(c, config, top: float, lang: str) -> float:
         for level, cell in zip(levels, geo.columns(Box(row.x + 56, row.y, row.w - 56, row.h), len(levels), 1.5)):
             _bonus_cell(c, config, track.icons[level], level, cell, lang)
         y = row.y - 1.5
-    text(c, t(lang, "unlock_short", n=config.animal_unlock_level), CONTENT.x, y - 3.8, 9 * PT, BOLD)
+    text(c, t(lang, "unlock_short", n=config.animal_unlock_level), area.x, y - 3.8, 9 * PT, BOLD)
     return y - 6.5
 
 
@@ -101,12 +101,12 @@ def _bonus_cell(c, config, values: dict, level: int, cell: Box, lang: str) -> No
               smallest=8 * PT, leading=1.1, align="centre")
 
 
-def _resources(c, config, team_id, top: float, lang: str) -> float:
+def _resources(c, config, team_id, top: float, lang: str, area: Box = CONTENT) -> float:
     """A place on the board for each kind of token the team keeps (R5, R6)."""
-    y = section(c, t(lang, "board_resources"), CONTENT.x, top, CONTENT.w)
+    y = section(c, t(lang, "board_resources"), area.x, top, area.w)
     kinds = list(config.resources.values())
     own = config.teams[team_id].resource if team_id else None
-    for res, cell in zip(kinds, geo.columns(Box(CONTENT.x, y - 33, CONTENT.w, 32), len(kinds), 3)):
+    for res, cell in zip(kinds, geo.columns(Box(area.x, y - 33, area.w, 32), len(kinds), 3)):
         cx, cy = cell.x + cell.w / 2, cell.top - 11
         c.setStrokeColor(colour(res.colour))
         c.setLineWidth(1.2)
@@ -123,17 +123,17 @@ def _resources(c, config, team_id, top: float, lang: str) -> float:
     return y - 40
 
 
-def _buildings(c, config, top: float, lang: str) -> None:
+def _buildings(c, config, top: float, lang: str, area: Box = CONTENT) -> None:
     """The building tracker: tick box, cost, needs, effects, reputation (R21-R23)."""
-    y = section(c, t(lang, "board_buildings"), CONTENT.x, top, CONTENT.w, t(lang, "cap", n=config.building_cap))
+    y = section(c, t(lang, "board_buildings"), area.x, top, area.w, t(lang, "cap", n=config.building_cap))
     heads = ("", t(lang, "board_buildings"), t(lang, "cost"), t(lang, "requires"), t(lang, "effect"), t(lang, "reputation"))
-    cols = _cells(Box(CONTENT.x, y - 5, CONTENT.w, 5), BUILDING_COLUMNS)
+    cols = _cells(Box(area.x, y - 5, area.w, 5), BUILDING_COLUMNS)
     for head, cell in zip(heads, cols):
         text(c, head, cell.x + 1, cell.y + 1.5, 8 * PT, BOLD, INK, width=cell.w - 2)
     items = list(config.buildings.values())
-    row_h = min(24.0, (y - 5 - CONTENT.y) / max(1, len(items)))
+    row_h = min(24.0, (y - 5 - area.y) / max(1, len(items)))
     for i, b in enumerate(items):
-        row = Box(CONTENT.x, y - 5 - (i + 1) * row_h, CONTENT.w, row_h)
+        row = Box(area.x, y - 5 - (i + 1) * row_h, area.w, row_h)
         tick, label, cost, needs, effect, rep = _cells(row, BUILDING_COLUMNS)
         _row_background(c, row, i)
         _tick(c, tick)
@@ -166,29 +166,29 @@ def _row_background(c, row: Box, i: int) -> None:
         c.rect(row.x, row.y, row.w, row.h, stroke=0, fill=1)
 
 
-def draw_board_1(c, config, team_id, lang: str) -> None:
+def draw_board_1(c, config, team_id, lang: str, area: Box = CONTENT) -> None:
     """Board 1: track bonuses, resources, buildings."""
     hex_value, title = _owner(config, team_id, lang)
-    header(c, Box(CONTENT.x, CONTENT.top - 13, CONTENT.w, 13), hex_value, title, t(lang, "board_1"))
-    y = _track_bonuses(c, config, CONTENT.top - 16, lang)
-    y = _resources(c, config, team_id, y, lang)
-    _buildings(c, config, y, lang)
+    header(c, Box(area.x, area.top - 13, area.w, 13), hex_value, title, t(lang, "board_1"))
+    y = _track_bonuses(c, config, area.top - 16, lang, area)
+    y = _resources(c, config, team_id, y, lang, area)
+    _buildings(c, config, y, lang, area)
 
 
-def draw_board_2(c, config, team_id, lang: str) -> None:
+def draw_board_2(c, config, team_id, lang: str, area: Box = CONTENT) -> None:
     """Board 2: every animal with its kind, cost and reputation (R28-R30)."""
     hex_value, title = _owner(config, team_id, lang)
-    header(c, Box(CONTENT.x, CONTENT.top - 13, CONTENT.w, 13), hex_value, title, t(lang, "board_2"))
-    y = section(c, t(lang, "board_animals"), CONTENT.x, CONTENT.top - 16, CONTENT.w,
+    header(c, Box(area.x, area.top - 13, area.w, 13), hex_value, title, t(lang, "board_2"))
+    y = section(c, t(lang, "board_animals"), area.x, area.top - 16, area.w,
                 t(lang, "unlock_short", n=config.animal_unlock_level))
-    text(c, t(lang, "discounts_apply"), CONTENT.x, y - 3.5, 9 * PT, FONT, INK)
+    text(c, t(lang, "discounts_apply"), area.x, y - 3.5, 9 * PT, FONT, INK)
     heads = ("", t(lang, "board_animals"), t(lang, "kind"), t(lang, "cost"), t(lang, "reputation"))
-    for head, cell in zip(heads, _cells(Box(CONTENT.x, y - 10, CONTENT.w, 5), ANIMAL_COLUMNS)):
+    for head, cell in zip(heads, _cells(Box(area.x, y - 10, area.w, 5), ANIMAL_COLUMNS)):
         text(c, head, cell.x + 1, cell.y + 1.5, 8 * PT, BOLD, INK, width=cell.w - 2)
     items = list(config.animals.values())
-    row_h = min(25.0, (y - 10 - CONTENT.y - 13) / max(1, len(items)))
+    row_h = min(25.0, (y - 10 - area.y - 13) / max(1, len(items)))
     for i, a in enumerate(items):
-        row = Box(CONTENT.x, y - 10 - (i + 1) * row_h, CONTENT.w, row_h)
+        row = Box(area.x, y - 10 - (i + 1) * row_h, area.w, row_h)
         tick, label, kind, cost, rep = _cells(row, ANIMAL_COLUMNS)
         _row_background(c, row, i)
         middle = row.y + row.h / 2
@@ -199,18 +199,25 @@ def draw_board_2(c, config, team_id, lang: str) -> None:
         text(c, f"+{a.reputation}", rep.x + rep.w / 2, middle - 2.2, 18 * PT, BOLD, INK, "centre")
     goal = t(lang, "end_goal", minutes=config.duration_seconds // 60, rep=config.reputation_threshold,
              animals=config.animals_threshold)
-    box = Box(CONTENT.x, CONTENT.y, CONTENT.w, 11)
+    box = Box(area.x, area.y, area.w, 11)
     rounded(c, box, 2, fill=white, stroke=INK)
     paragraph(c, goal, box.inset(1.5), 10 * PT, BOLD, smallest=8 * PT, middle=True)
 
 
-def render_team_boards(config, lang: str | None = None) -> bytes:
-    """Both team boards for every team, then the bank's pair, as one A4 PDF."""
+def content(size: tuple) -> Box:
+    """The boards' area on a sheet: CONTENT's width, centred, 10 mm from top and bottom."""
+    return Box((size[0] - CONTENT.w) / 2, 10, CONTENT.w, size[1] - 20)
+
+
+def render_team_boards(config, lang: str | None = None, paper: str = "a4") -> bytes:
+    """Both team boards for every team, then the bank's pair, as one A4 (or Letter) PDF."""
     lang = lang or config.language
+    size = geo.paper_size(paper)
+    area = content(size)
     c, buf = new_canvas(f"{name(config.title, lang)} - team boards")
     for team_id in [*config.teams, None]:
-        with page(c, A4):
-            draw_board_1(c, config, team_id, lang)
-        with page(c, A4):
-            draw_board_2(c, config, team_id, lang)
+        with page(c, size):
+            draw_board_1(c, config, team_id, lang, area)
+        with page(c, size):
+            draw_board_2(c, config, team_id, lang, area)
     return finish(c, buf)

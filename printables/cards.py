@@ -10,11 +10,15 @@ from . import geometry as geo
 from .drawing import (BOLD, FONT, INK, LIGHT, PT, colour, cut_marks, finish, ink_on, new_canvas,
                       page, paragraph, qr, qr_quiet, rounded, ruler, text)
 from .geometry import Box
-from .icons import amounts, role_icon, token
+from .icons import amounts, role_icon
 from .labels import colon, name, t, word
 
 HEADER = 14.0  # mm of the card's top given to the role name and strength
-QR_SIZE = 15.0
+# The QR code a facilitator scans at the bank, on the card's back: 32 mm wide, each of its
+# 25 modules 1.28 mm, so a tablet camera a little out of focus still reads it (a 1.5 px blur
+# at 100 dpi; at 26-30 mm some codes failed), with a white quiet zone of 4 modules. At that size it does not fit on the
+# front beside the fight table, so the front keeps the words and the back the code.
+QR_SIZE = 32.0
 
 
 def card_ids(config) -> list:
@@ -26,6 +30,23 @@ def card_ids(config) -> list:
 def payload(team: str, card: str) -> str:
     """What the card's QR code says, for the bank console's scanner."""
     return f"terrabank:card:{team}:{card}"
+
+
+ALPHANUMERIC = set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:")
+
+
+def qr_payload(team: str, card: str) -> str:
+    """The payload as printed: in capitals when it can be, which QR encodes in its alphanumeric
+    mode, a smaller code (25 modules, not 29) and so larger modules at the same size.
+    The console's scanner reads it without regard to case (static/js/forms.js parseCard)."""
+    upper = payload(team, card).upper()
+    return upper if set(upper) <= ALPHANUMERIC else payload(team, card)
+
+
+def qr_place(slot) -> tuple:
+    """(x, y, size) of a card back's QR code: centred, low on the card, its quiet zone inside the safe area."""
+    s = slot.safe
+    return s.x + (s.w - QR_SIZE) / 2, s.y + 17.0, QR_SIZE
 
 
 def is_optional(config, card: str) -> bool:
@@ -84,7 +105,8 @@ def draw_front(c, config, team_id: str, card: str, slot, lang: str) -> None:
     fights = fight_rows(config, role.id)
     starred = any(f[3] for f in fights)
     table_h = ROW + ROW * len(fights) + (ROW if starred else 0)
-    words, table, bottom = geo.stack(body, [None, table_h, QR_SIZE + 1.2], gap=1.6)
+    wait_h = 4.4 + 3.35 * len(wait_lines(config, role, lang, starred))
+    words, table, bottom = geo.stack(body, [None, table_h, wait_h], gap=2.2)
     if is_optional(config, card):  # the price of the extra pirate, under what the card does
         words, price = geo.stack(words, [None, 8.5], gap=0.8)
         text(c, t(lang, "extra_card"), price.x, price.top - 2.8, 8 * PT, width=price.w)
@@ -144,39 +166,37 @@ def _fight_table(c, config, fights: list, starred: bool, box: Box, lang: str) ->
 
 
 def _bottom(c, config, team_id: str, card: str, role, box: Box, lang: str, starred: bool) -> None:
-    """The cooldowns after a fight (R19) beside the QR code the bank scans."""
-    quiet = qr_quiet(payload(team_id, card), QR_SIZE)
-    qr(c, payload(team_id, card), box.right - QR_SIZE - quiet + 1.4, box.y + quiet - 1.4, QR_SIZE)
-    left = Box(box.x, box.y, box.w - QR_SIZE - quiet - 0.5, box.h)
-    text(c, t(lang, "wait"), left.x, left.top - 2.8, 8 * PT, BOLD, width=left.w)
-    paragraph(c, "\n".join(wait_lines(config, role, lang, starred)), Box(left.x, left.y, left.w, left.h - 4),
+    """The cooldowns after a fight (R19), across the card (the QR code is on the back)."""
+    text(c, t(lang, "wait"), box.x, box.top - 2.8, 8 * PT, BOLD, width=box.w)
+    paragraph(c, "\n".join(wait_lines(config, role, lang, starred)), Box(box.x, box.y, box.w, box.h - 4),
               8 * PT, smallest=8 * PT, leading=1.15)
 
 
-def draw_back(c, config, team_id: str, slot, lang: str) -> None:
-    """A card's back: team colour, game title, team name, the six tokens."""
+def draw_back(c, config, team_id: str, slot, lang: str, card: str | None = None) -> None:
+    """A card's back: team colour, game title, team name, the card's role and number, its QR code.
+
+    The role and number printed beside the code let anyone check, after duplex printing,
+    that each back belongs to its front (a sheet flipped on the wrong edge would swap them).
+    """
     team = config.teams[team_id]
     ink, s = ink_on(team.colour), slot.safe
     c.setStrokeColor(ink)
     c.setLineWidth(0.5)
     c.roundRect(s.x, s.y, s.w, s.h, 3, stroke=1, fill=0)
-    text(c, name(config.title, lang), s.x + s.w / 2, s.top - 9, 11 * PT, BOLD, ink, "centre", width=s.w - 4)
-    text(c, name(team.label, lang), s.x + s.w / 2, s.y + s.h / 2 + 10, 20 * PT, BOLD, ink, "centre", width=s.w - 4)
-    kinds = list(config.resources)
-    cx, cy = s.x + s.w / 2, s.y + s.h / 2 - 8
-    for i, kind in enumerate(kinds):
-        col, row = i % 3, i // 3
-        x, y = cx + (col - 1) * 12, cy - row * 12 + 6
-        # A white ring keeps every token visible, the team's own (blue on blue) too.
-        c.setFillColor(white)
-        c.circle(x, y, 5.4 if kind == team.resource else 5.1, stroke=0, fill=1)
-        if kind == team.resource:
-            c.setStrokeColor(INK)
-            c.setLineWidth(0.4)
-            c.circle(x, y, 5.4, stroke=1, fill=0)
-        token(c, config, kind, x, y, 4.5)
-    text(c, t(lang, "back_hint"), cx, s.y + 12.5, 9 * PT, BOLD, ink, "centre", width=s.w - 6)
-    paragraph(c, t(lang, "card_all"), Box(s.x + 2, s.y + 1.5, s.w - 4, 8.5), 8 * PT, FONT, ink, align="centre",
+    text(c, name(config.title, lang), s.x + s.w / 2, s.top - 6.5, 11 * PT, BOLD, ink, "centre", width=s.w - 4)
+    text(c, name(team.label, lang), s.x + s.w / 2, s.top - 13.5, 18 * PT, BOLD, ink, "centre", width=s.w - 4)
+    if card is not None:
+        role = config.role_of(card)
+        number = t(lang, "optional") if is_optional(config, card) else t(lang, "card_no", n=card.rpartition("-")[2])
+        text(c, f"{name(role.label, lang)} · {number}", s.x + s.w / 2, s.top - 19.5, 11 * PT, BOLD, ink, "centre",
+             width=s.w - 4)
+        x, y, size = qr_place(slot)
+        code = qr_payload(team_id, card)
+        quiet = qr_quiet(code, size)
+        rounded(c, Box(x - quiet - 1, y - quiet - 1, size + 2 * quiet + 2, size + 2 * quiet + 2), 2, fill=white)
+        qr(c, code, x, y, size)
+    text(c, t(lang, "back_hint"), s.x + s.w / 2, s.y + 8.4, 8 * PT, BOLD, ink, "centre", width=s.w - 6)
+    paragraph(c, t(lang, "card_all"), Box(s.x + 2, s.y + 0.5, s.w - 4, 7.4), 8 * PT, FONT, ink, align="centre",
               smallest=8 * PT)
 
 
@@ -192,11 +212,11 @@ def _margin_note(c, sheet, config, team_id: str, lang: str) -> None:
     ruler(c, grid.right + (sheet.page[0] - grid.right) / 2, sheet.page[1] / 2 - 50, t(lang, "ruler"), vertical=True)
 
 
-def render_cards(config, lang: str | None = None, flip: str = "long") -> bytes:
-    """Every team's role cards as a PDF: per team, a sheet of fronts then its backs."""
+def render_cards(config, lang: str | None = None, flip: str = "long", paper: str = "a4") -> bytes:
+    """Every team's role cards as a PDF: per team, a sheet of fronts then its backs (A4 or Letter)."""
     lang = lang or config.language
     c, buf = new_canvas(f"{name(config.title, lang)} - cards")
-    sheet = geo.card_sheet()
+    sheet = geo.card_sheet(geo.paper_size(paper))
     backs = geo.back_slots(sheet, flip)
     cards = card_ids(config)
     for team_id in config.teams:
@@ -213,7 +233,7 @@ def render_cards(config, lang: str | None = None, flip: str = "long") -> bytes:
                 back_sheet = geo.Sheet(sheet.page, sheet.cols, sheet.rows, tuple(backs[:len(chunk)]))
                 for slot in back_sheet.slots:
                     paint(c, config.teams[team_id], slot)
-                for slot in back_sheet.slots:
-                    draw_back(c, config, team_id, slot, lang)
+                for card, slot in zip(chunk, back_sheet.slots):
+                    draw_back(c, config, team_id, slot, lang, card)
                 cut_marks(c, geo.cut_marks(back_sheet))
     return finish(c, buf)

@@ -1,4 +1,4 @@
-"""The shared boards at the bank: the three tracks and the animals, on A3 or two A4 halves."""
+"""The shared boards at the bank: the three tracks and the animals, on A3 or two A4 (or Letter) halves."""
 
 from __future__ import annotations
 
@@ -132,10 +132,10 @@ def _animal_tile(c, config, animal, tile: Box, owners: list, lang: str) -> None:
             text(c, name(config.teams[owner].label, lang), cx, cy - r - 5, 11 * PT, BOLD, INK, "centre", width=cell.w)
 
 
-def _on_halves(c, draw, lang: str) -> None:
-    """Draw a big board as two A4 pages to glue together along a marked strip."""
-    for tile in geo.halves(BIG, A4):
-        with page(c, A4):
+def on_halves(c, draw, lang: str, small: tuple = A4, big: tuple = BIG) -> None:
+    """Draw a big board as two pages of `small` paper to glue together along a marked strip."""
+    for tile in geo.halves(big, small):
+        with page(c, small):
             c.saveState()
             clip = c.beginPath()
             clip.rect(tile.clip.x, tile.clip.y, tile.clip.w, tile.clip.h)
@@ -146,17 +146,17 @@ def _on_halves(c, draw, lang: str) -> None:
             c.restoreState()
             dashed_box(c, tile.overlap)
             # Inside the page and away from the glue strip: which half this is and which goes on top.
-            text(c, t(lang, f"half_{tile.index + 1}"), A4[0] / 2, tile.clip.y - 4.5, 8.5 * PT, BOLD, INK, "centre",
-                 width=A4[0] - 2 * geo.MARGIN)
+            text(c, t(lang, f"half_{tile.index + 1}"), small[0] / 2, tile.clip.y - 4.5, 8.5 * PT, BOLD, INK, "centre",
+                 width=small[0] - 2 * geo.MARGIN)
 
 
-def render_common(config, lang: str | None = None, halves: bool = False) -> bytes:
-    """The tracks board and the animals board: A3 landscape, or each as two A4 halves."""
+def render_common(config, lang: str | None = None, halves: bool = False, paper: str = "a4") -> bytes:
+    """The tracks board and the animals board: A3 landscape, or each as two halves on `paper` (A4, Letter)."""
     lang = lang or config.language
     c, buf = new_canvas(f"{name(config.title, lang)} - common boards")
     for draw in (draw_tracks, draw_animals):
         if halves:
-            _on_halves(c, lambda d=draw: d(c, config, lang), lang)
+            on_halves(c, lambda d=draw: d(c, config, lang), lang, geo.paper_size(paper))
         else:
             with page(c, BIG):
                 draw(c, config, lang)

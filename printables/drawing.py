@@ -1,7 +1,7 @@
 """Shared ReportLab helpers: pages in millimetres, fitted text, token icons, QR codes.
 
-Only ReportLab's built-in Helvetica is used: nothing to embed, the same bytes on
-every machine. Every canvas is made with `invariant=1` so a PDF is reproducible.
+Only ReportLab's built-in Helvetica (and Courier, for addresses to type) is used:
+nothing to embed, the same bytes on every machine. Every canvas is made with `invariant=1` so a PDF is reproducible.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .geometry import MM, Box
 
 PT = 25.4 / 72  # one typographic point in millimetres: sizes below are written as `8 * PT`
 FONT, BOLD = "Helvetica", "Helvetica-Bold"
+MONO = "Courier-Bold"  # addresses to type: every character its own width, nothing squeezed together
 INK = HexColor("#1a1a1a")
 GREY = HexColor("#6b6b6b")
 LIGHT = HexColor("#f4f4f0")

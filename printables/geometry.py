@@ -12,6 +12,15 @@ MM = 72 / 25.4  # PostScript points per millimetre
 
 A4 = (210.0, 297.0)
 A3 = (297.0, 420.0)
+LETTER = (215.9, 279.4)  # US Letter, 8.5 x 11 in: A4 printed at 100% on it loses 8.8 mm top and bottom
+PAPERS = {"a4": A4, "letter": LETTER}
+
+
+def paper_size(paper: str) -> tuple:
+    """The sheet of a paper name ("a4" or "letter"), portrait, in mm."""
+    if paper not in PAPERS:
+        raise ValueError(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
+    return PAPERS[paper]
 
 # 63 x 88 mm is the poker playing-card size: "card" laminating pouches and card
 # sleeves are sold for it, so a team can protect its cards against rain and grass.

@@ -13,9 +13,9 @@ from reportlab.graphics.widgets.markers import makeMarker
 
 from .drawing import (BOLD, FONT, INK, LIGHT, PT, colour, finish, new_canvas, paragraph, rounded, text,
                       white_contrast)
-from .geometry import A4, MM, Box
+from .geometry import A4, MM, Box, paper_size
 from .icons import in_words
-from .labels import colon, count, name, rate_text, t
+from .labels import colon, count, name, rate_text, t, typo
 from .report_moments import AREA, moments_section, sources_table
 from .report_data import Summary, summarise
 
@@ -23,19 +23,24 @@ LIST_LIMIT = 8  # lines of trades or fights shown per team before "... and n mor
 
 
 class Flow:
-    """Pages filled from the top; a new A4 page starts when a block does not fit."""
+    """Pages filled from the top; a new page (A4, or `size`) starts when a block does not fit.
 
-    def __init__(self, c):
-        self.c, self.y, self.open = c, AREA.top, False
+    The text keeps AREA's width and left edge on every paper; only its height follows the sheet.
+    """
+
+    def __init__(self, c, size: tuple = A4):
+        self.c, self.size, self.open = c, size, False
+        self.top = size[1] - (A4[1] - AREA.top)
+        self.y = self.top
 
     def need(self, height: float) -> float:
         """Room for `height` mm: on this page if it fits, else on a new one; returns the top y."""
         if not self.open or self.y - height < AREA.y:
             self.close()
-            self.c.setPageSize((A4[0] * MM, A4[1] * MM))
+            self.c.setPageSize((self.size[0] * MM, self.size[1] * MM))
             self.c.saveState()
             self.c.scale(MM, MM)
-            self.open, self.y = True, AREA.top
+            self.open, self.y = True, self.top
         top = self.y
         self.y -= height
         return top
@@ -64,6 +69,48 @@ def winner_line(config, ended: dict | None, lang: str) -> str:
     names = ", ".join(name(config.teams[w].label, lang) for w in ended["winners"])
     word = t(lang, "winner" if len(ended["winners"]) == 1 else "winners")
     return colon(lang, word, names)
+
+
+WHY = {
+    "fr": {"wins": "{team} gagne avec {points}", "ahead": ", {d} de plus que {second}",
+           "behind": ", {d} de moins que {second}", "level": ", autant que {second}", "tie": "{teams} finissent à égalité avec {points}",
+           "rule": " ({rule})", "sources": "D'où viennent ses points : {list}.", "none": "Aucun point marqué."},
+    "en": {"wins": "{team} wins with {points}", "ahead": ", {d} more than {second}",
+           "behind": ", {d} fewer than {second}", "level": ", as many as {second}", "tie": "{teams} share the win with {points}",
+           "rule": " ({rule})", "sources": "Where its points came from: {list}.", "none": "No points scored."},
+}
+
+
+def why_sentence(config, summary: Summary, lang: str) -> str:
+    """Why the winner won, in a sentence: its points, its lead over the next team, the rule that
+    ended the game when it was not time, and where its points came from (R31, R35)."""
+    from .report_data import SOURCES
+    from .report_moments import HEADS
+
+    ended, w = summary.ended, WHY[lang]
+    if not ended or not ended["winners"]:
+        return ""
+    points = {row["team"]: row["reputation"] for row in summary.standings}
+    label = lambda team: name(config.teams[team].label, lang)  # noqa: E731
+    winners = ended["winners"]
+    if len(winners) > 1:
+        return w["tie"].format(teams=", ".join(label(x) for x in winners), points=count(lang, "point", points[winners[0]])) + "."
+    team = winners[0]
+    said = w["wins"].format(team=label(team), points=count(lang, "point", points[team]))
+    others = sorted((p, x) for x, p in points.items() if x != team)
+    if others:
+        second_points, second = others[-1]
+        d = points[team] - second_points
+        key = "ahead" if d > 0 else "behind" if d < 0 else "level"
+        said += w[key].format(d=abs(d), second=label(second))
+    rule = {"reputation": t(lang, "end_reputation", n=config.reputation_threshold),
+            "animals": t(lang, "end_animals", n=config.animals_threshold)}.get(ended["reason"])
+    if rule:
+        said += w["rule"].format(rule=rule)
+    given = summary.teams[team].sources
+    ranked = sorted((k for k in SOURCES if given.get(k, 0) > 0), key=lambda k: -given[k])[:3]
+    parts = ", ".join(f"{HEADS[lang][k]} {given[k]}" for k in ranked)
+    return typo(lang, f"{said}. " + (w["sources"].format(list=parts) if parts else w["none"]))
 
 
 def _standings(c, summary: Summary, config, top: float, lang: str) -> None:
@@ -168,10 +215,13 @@ def _front_page(flow: Flow, summary: Summary, config, lang: str) -> None:
     c = flow.c
     top = flow.need(16)
     header(c, Box(AREA.x, top - 14, AREA.w, 14), BANK_COLOUR, name(config.title, lang), t(lang, "report_title"))
-    top = flow.need(24)
-    rounded(c, Box(AREA.x, top - 20, AREA.w, 18), 2, fill=white, stroke=INK)
+    why = why_sentence(config, summary, lang)
+    top = flow.need(34 if why else 24)
+    rounded(c, Box(AREA.x, top - (30 if why else 20), AREA.w, 28 if why else 18), 2, fill=white, stroke=INK)
     text(c, end_sentence(config, summary.ended, lang), AREA.x + 4, top - 8, 10 * PT, FONT, width=AREA.w - 8)
     text(c, winner_line(config, summary.ended, lang), AREA.x + 4, top - 16, 14 * PT, BOLD, width=AREA.w - 8)
+    if why:
+        paragraph(c, why, Box(AREA.x + 4, top - 29, AREA.w - 8, 10), 10 * PT, FONT, smallest=8 * PT)
     top = flow.need(20 + 7 * len(summary.standings))
     text(c, t(lang, "standings"), AREA.x, top - 5, 12 * PT, BOLD)
     _standings(c, summary, config, top - 7, lang)
@@ -247,25 +297,27 @@ def _rates(flow: Flow, summary: Summary, lang: str) -> None:
     """Every change of the exchange rate, when and by whom (R32)."""
     lines = [t(lang, "rate_line", m=round(r["minute"]), was=rate_text(lang, **r["was"]), now=rate_text(lang, **r["now"]))
              + (f" ({t(lang, 'by', actor=r['actor'])})" if r["actor"] else "") for r in summary.rates] or ["-"]
-    top = flow.need(10 + 4.5 * len(lines))
-    text(flow.c, t(lang, "rate_changes"), AREA.x, top - 5, 12 * PT, BOLD)
+    top = flow.need(18 + 4.5 * len(lines))
+    # Its own grey band, among the whole game's sections and before the teams' stories:
+    # a rate change concerns every team, not the team whose story would come last.
+    header(flow.c, Box(AREA.x, top - 14, AREA.w, 11), BANK_COLOUR, t(lang, "rate_changes"), "")
     for i, line in enumerate(lines):
-        text(flow.c, line, AREA.x + 3, top - 11 - 4.5 * i, 9 * PT, FONT, INK, width=AREA.w - 3)
+        text(flow.c, line, AREA.x + 3, top - 19 - 4.5 * i, 9 * PT, FONT, INK, width=AREA.w - 3)
 
 
-def render_report(bank, lang: str | None = None) -> bytes:
-    """The report of the game in `bank` (a bank.services.bank.Bank), as an A4 PDF."""
+def render_report(bank, lang: str | None = None, paper: str = "a4") -> bytes:
+    """The report of the game in `bank` (a bank.services.bank.Bank), as an A4 (or Letter) PDF."""
     config = bank.config
     lang = lang or config.language
     summary = summarise(config, bank.journal_rows(0))
     c, buf = new_canvas(f"{name(config.title, lang)} - {t(lang, 'report_title')}")
-    flow = Flow(c)
+    flow = Flow(c, paper_size(paper))
     _front_page(flow, summary, config, lang)
     sources_table(flow, summary, config, lang)
     moments_section(flow, summary, config, lang)
+    _rates(flow, summary, lang)
     flow.close()
     for team_id in config.teams:
         _team_story(flow, config, team_id, summary, lang)
-    _rates(flow, summary, lang)
     flow.close()
     return finish(c, buf)

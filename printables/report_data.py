@@ -41,7 +41,7 @@ class Summary:
 
 # Journal events that explain a result (R31-R35): told in the report's "moments" section.
 MOMENTS = ("award", "exchange", "option_set", "session_ended", "clock_resumed", "event_closed", "animal_bought",
-           "game_ended")
+           "building_built", "game_ended")
 
 
 def _step(curve: list, minute: float, value) -> None:
@@ -56,13 +56,16 @@ def summarise(config, rows) -> Summary:
     state = GameState.initial(config)
     reputation = {t: [(0.0, 0)] for t in config.teams}
     tracks = {t: [(0.0, 0)] for t in config.tracks}
-    records, minute, unlocked = [], 0.0, None
+    records, minute, unlocked, complete, leader, leads = [], 0.0, None, None, None, []
     for row in rows:
         for event in row["events"]:
             state.apply(event)
         minute = state.elapsed(row["at"]) / 60
         if unlocked is None and all(state.tracks[t] >= config.animal_unlock_level for t in config.tracks):
             unlocked = minute  # R26: the moment animals went on sale
+        if complete is None and all(state.tracks[t] >= config.tracks[t].length for t in config.tracks):
+            complete = minute  # R27: terraformation complete, the end by points or animals may come (R35)
+        leader = _lead(state, leader, minute, leads)
         for team in config.teams:
             _step(reputation[team], minute, state.reputation[team])
         for track in config.tracks:
@@ -79,10 +82,24 @@ def summarise(config, rows) -> Summary:
                and (e["type"] != "animal_bought" or config.animals[e["animal"]].kind != "common")]
     if unlocked is not None:
         moments.append({"minute": unlocked, "type": "animals_unlocked"})
+    if complete is not None:
+        moments.append({"minute": complete, "type": "terraformation_complete"})
+    moments += leads
     moments.sort(key=lambda e: e["minute"])
     titles = {e: record.get("title", e) for e, record in state.events.items()}
     return Summary(views.standings(state, config, 0), state.ended, minute, reputation, tracks, rates, stories, moments,
                    titles)
+
+
+def _lead(state: GameState, leader: str | None, minute: float, leads: list) -> str | None:
+    """The team alone at the top now; a change of leader is added to `leads` (a tie changes nothing)."""
+    scores = state.reputation
+    best = max(scores.values(), default=0)
+    top = [team for team, points in scores.items() if points == best]
+    if len(top) != 1 or best <= 0 or top[0] == leader:
+        return leader
+    leads.append({"minute": minute, "type": "new_leader", "team": top[0], "points": best, "was": leader})
+    return top[0]
 
 
 def _tell(records: list, stories: dict, state: GameState) -> list:

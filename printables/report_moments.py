@@ -21,6 +21,9 @@ W = {
            "nothing": "rien", "animal_bought": "{team} achète l'animal unique {animal}",
            "animals_unlocked": "toutes les pistes au niveau voulu : animaux en vente",
            "game_ended": "fin de la partie",
+           "building_built": "{team} construit : {building}",
+           "terraformation_complete": "terraformation complète : toutes les pistes au dernier niveau",
+           "new_leader": "{team} prend la tête avec {points}", "new_leader_from": "{team} passe devant {was} : en tête avec {points}",
            "options": {"team_bonus": "bonus d'équipe", "everyone_fights": "tout le monde se bat",
                        "second_pirate": "deuxième pirate"}},
     "en": {"title": "What made the game", "none": "Nothing else to tell.",
@@ -33,6 +36,9 @@ W = {
            "nothing": "nothing", "animal_bought": "{team} buys the unique animal {animal}",
            "animals_unlocked": "every track at the level needed: animals on sale",
            "game_ended": "end of the game",
+           "building_built": "{team} builds: {building}",
+           "terraformation_complete": "terraformation complete: every track at its last level",
+           "new_leader": "{team} takes the lead with {points}", "new_leader_from": "{team} takes the lead from {was} with {points}",
            "options": {"team_bonus": "team bonus", "everyone_fights": "everyone fights",
                        "second_pirate": "second pirate"}},
 }
@@ -57,6 +63,13 @@ def moment_line(config, event: dict, titles: dict, lang: str) -> str:
     elif kind == "event_closed":
         said = w["event_closed"].format(title=titles.get(event["event"], event["event"]),
                                         ranks=", ".join(_rank(config, entry, lang) for entry in event["ranking"]) or "-")
+    elif kind == "building_built":
+        building = name(config.buildings[event["building"]].label, lang)
+        said = w["building_built"].format(team=team, building=building)
+    elif kind == "new_leader":
+        was = name(config.teams[event["was"]].label, lang) if event.get("was") in config.teams else ""
+        said = w["new_leader_from" if was else "new_leader"].format(team=team, was=was,
+                                                                    points=count(lang, "point", event["points"]))
     elif kind == "animal_bought":
         said = w["animal_bought"].format(team=team, animal=name(config.animals[event["animal"]].label, lang))
     else:

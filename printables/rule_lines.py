@@ -37,6 +37,8 @@ W = {
                     "{ow} s, autre perdant {ol} s.",
         "take": "Le pirate gagnant prend tous les jetons que porte le perdant (l'arbitre les compte ; zéro "
                 "est possible).",
+        "take_all": "Avec « tout le monde se bat », tout gagnant, quel que soit son rôle, prend ce que porte "
+                    "le perdant.",
         "pirate_lost": "Un pirate perdant ne donne rien.", "pirate_gives": "Un pirate perdant donne ce qu'il porte.",
         "second": "Option « deuxième pirate » : une carte de pirate en plus, achetée {cost}.",
         "cap": "Au plus {n} bâtiments tant que l'équipe n'a pas {lifters} ; {exempt} se construit toujours. "
@@ -49,11 +51,14 @@ W = {
         "unlock": "Animaux en vente dès que toutes les pistes sont au niveau {n}. Terraformation complète : "
                   "toutes les pistes au dernier niveau.",
         "animal": "{name} : {cost}, +{rep} points", "kinds": "{kind} : {animals}.",
-        "common": "Communs (chaque équipe peut acheter le sien)", "unique": "Uniques (un seul dans la partie)",
+        "common": "Communs (chaque équipe peut acheter chacun une fois)", "unique": "Uniques (un seul dans la partie)",
         "discounts": "Les réductions des bâtiments s'appliquent (jamais sous zéro).",
         "rate": "Change : {rate} (l'animation peut le changer en cours de partie). Un joker rendu : {joker}.",
+        "multiple": "Seul un multiple exact du taux se change ({a} ou {b} jetons, jamais {odd}), ressources mélangées.",
         "events": "Événements : chaque équipe donne des jetons ; à la clôture, les mieux classées reçoivent "
                   "les récompenses annoncées.",
+        "event_rules": "Rang selon les jetons donnés ; à égalité, le meilleur rang partagé (1, 1, 3) ; rien "
+                       "donné, ni rang ni récompense. Les jetons donnés vont à la boîte de la banque.",
         "awards": "Points donnés ou retirés par l'animation : toujours avec une raison, notée au registre.",
         "time": "La partie dure {minutes} min de jeu en {sessions} sessions : quand le temps est écoulé, la "
                 "meilleure réputation gagne.",
@@ -89,6 +94,7 @@ W = {
         "wait_all": "With 'everyone fights': winning pirate {pw} s, losing pirate {pl} s, other winner {ow} s, "
                     "other loser {ol} s.",
         "take": "The winning pirate takes every token the loser carries (the referee counts them; zero is allowed).",
+        "take_all": "With 'everyone fights', any winner, whatever their role, takes what the loser carries.",
         "pirate_lost": "A losing pirate gives nothing.", "pirate_gives": "A losing pirate gives what they carry.",
         "second": "Option 'second pirate': one more pirate card, bought for {cost}.",
         "cap": "At most {n} buildings until the team owns {lifters}; {exempt} may always be built. "
@@ -101,10 +107,13 @@ W = {
         "unlock": "Animals on sale once every track is at level {n}. Terraforming complete: every track at "
                   "its last level.",
         "animal": "{name}: {cost}, +{rep} points", "kinds": "{kind}: {animals}.",
-        "common": "Common (each team may buy its own)", "unique": "Unique (one in the whole game)",
+        "common": "Common (each team may buy each one once)", "unique": "Unique (one in the whole game)",
         "discounts": "Building discounts apply (never below zero).",
         "rate": "Exchange: {rate} (the facilitators may change it during play). A redeemed joker: {joker}.",
+        "multiple": "Only an exact multiple of the rate is exchanged ({a} or {b} tokens, never {odd}), resources mixed.",
         "events": "Events: every team gives tokens; at closing, the best ranked get the announced rewards.",
+        "event_rules": "Rank by tokens given; equal givers share the better rank (1, 1, 3); gave nothing, no "
+                       "rank and no reward. The tokens given go to the bank's box.",
         "awards": "Points given or taken by the facilitators: always with a reason, written in the ledger.",
         "time": "The game lasts {minutes} min of play in {sessions} sessions: when time is up, most reputation wins.",
         "rep_end": "Terraforming complete and a team at {n} points: if terraforming was already complete, the "
@@ -179,13 +188,15 @@ def _fights(config, lang, w):
     role = {r: name(config.roles[r].label, lang) for r in config.roles}
     def pair(p):
         return w["pair"].format(a=role[p.roles[0]], b=role[p.roles[1]], x=p.rounds[0], y=p.rounds[1])
-    optional = [pair(p) for p in config.fight_pairs if p.everyone_fights_only]
-    lines = [w["pairs"]] + [pair(p) for p in config.fight_pairs if not p.everyone_fights_only]
-    lines += [w["only"], *optional] if optional else []
+    # The pairs one after the other in a paragraph, not a line each: the summary stays on one page.
+    optional = " ".join(pair(p) for p in config.fight_pairs if p.everyone_fights_only)
+    lines = [w["pairs"], " ".join(pair(p) for p in config.fight_pairs if not p.everyone_fights_only)]
+    lines += [w["only"], optional] if optional else []
     base, every = config.cooldowns["base"], config.cooldowns["everyone_fights"]
     lines.append(w["wait_base"].format(pw=base.pirate_wins, pl=base.pirate_loses, ow=base.other_wins, ol=base.other_loses))
     lines.append(w["wait_all"].format(pw=every.pirate_wins, pl=every.pirate_loses, ow=every.other_wins, ol=every.other_loses))
     lines.append(w["take"] + " " + w["pirate_gives" if config.losing_pirate_gives_tokens else "pirate_lost"])
+    lines.append(w["take_all"])
     lines.append(w["second"].format(cost=in_words(config, config.second_pirate_cost, lang)))
     return lines
 
@@ -227,8 +238,11 @@ def _animals(config, lang, w):
 
 
 def _score(config, lang, w):
-    return [w["rate"].format(rate=rate_text(lang, config.exchange_tokens, config.exchange_points),
-                             joker=count(lang, "point", config.points_per_joker)), w["events"], w["awards"]]
+    n = config.exchange_tokens
+    rate = rate_text(lang, n, config.exchange_points)
+    multiple = w["multiple"].format(a=n, b=2 * n, odd=n + n // 2 if n > 1 else "-")
+    return [w["rate"].format(rate=rate, joker=count(lang, "point", config.points_per_joker)), multiple,
+            w["events"], w["event_rules"], w["awards"]]
 
 
 def _end(config, lang, w):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .boards import BANK_COLOUR, header
 from .drawing import BOLD, FONT, INK, PT, finish, new_canvas, page, paragraph, text
-from .geometry import A4, Box
+from .geometry import Box, paper_size
 from .labels import check_language, count, name, rate_text, typo
 
 TEXT = {
@@ -24,8 +24,9 @@ TEXT = {
                          "achète les animaux et fait avancer les pistes de terraformation."),
         ("Les pistes", "Un pas coûte {step} jetons de la ressource de la piste et rapporte {step_rep} à "
                        "l'équipe qui paie. Certains niveaux donnent un bonus à l'équipe qui les atteint."),
-        ("Les animaux", "En vente quand toutes les pistes sont au niveau {unlock}. Un animal commun par équipe, "
-                        "un animal unique pour toute la partie : premier arrivé, premier servi."),
+        ("Les animaux", "En vente quand toutes les pistes sont au niveau {unlock}. Chaque équipe peut acheter "
+                        "chaque animal commun une fois. Chaque animal unique n'existe qu'une fois dans la "
+                        "partie : première équipe arrivée, première servie."),
         ("Les jokers", "Un joker remplace n'importe quel jeton pour payer, ou se rend à la banque contre {joker}."),
         ("Les points", "Bâtiments, pas sur les pistes, animaux, jokers rendus, change ({rate}), événements, et "
                        "bonus ou pénalités de l'animation."),
@@ -47,8 +48,8 @@ TEXT = {
                     "animals and moves the terraforming tracks on."),
         ("The tracks", "A step costs {step} tokens of the track's resource and gives {step_rep} to the team "
                        "that pays. Some levels give a bonus to the team that reaches them."),
-        ("Animals", "On sale once every track is at level {unlock}. A common animal for each team, a unique "
-                    "animal for the whole game: first come, first served."),
+        ("Animals", "On sale once every track is at level {unlock}. Each team may buy each common animal "
+                    "once. Each unique animal exists once in the whole game: first team there, first served."),
         ("Jokers", "A joker pays for any token, or is handed in at the bank for {joker}."),
         ("Points", "Buildings, track steps, animals, jokers handed in, exchange ({rate}), events, and the "
                    "facilitators' bonuses or penalties."),
@@ -73,13 +74,14 @@ def fields(config, lang: str) -> dict:
             "animals": config.animals_threshold}
 
 
-def render_rules_summary(config, lang: str | None = None) -> bytes:
-    """One A4 page: a titled paragraph for each part of the game, at a size read at arm's length."""
+def render_rules_summary(config, lang: str | None = None, paper: str = "a4") -> bytes:
+    """One A4 (or Letter) page: a titled paragraph for each part of the game, read at arm's length."""
     lang = check_language(lang or config.language)
     values = fields(config, lang)
-    area = Box(14, 14, A4[0] - 28, A4[1] - 28)
+    size = paper_size(paper)
+    area = Box(14, 14, size[0] - 28, size[1] - 28)
     c, buf = new_canvas(TITLE[lang])
-    with page(c, A4):
+    with page(c, size):
         header(c, Box(area.x, area.top - 15, area.w, 15), BANK_COLOUR, name(config.title, lang), TITLE[lang])
         parts = TEXT[lang]
         y, gap = area.top - 22, (area.top - 22 - area.y) / len(parts)

@@ -20,7 +20,7 @@ def documents(lang: str, *, players: int | None = None, seed=None, event: dict |
     """
     lang = check_language(lang)
     if paper not in PAGES:
-        raise ValueError(f"paper must be a4 or a3, not {paper!r}")
+        raise ValueError(f"paper must be a4, a3 or letter, not {paper!r}")
     count = event["players"] if event is not None else players
     docs = {}
     if event is not None:
@@ -29,8 +29,11 @@ def documents(lang: str, *, players: int | None = None, seed=None, event: dict |
     elif seed is not None:
         docs["setup"] = (f"trias-setup-{players}p-seed-{seed}-{paper}-{lang}.pdf",
                          lambda: render_setup(players, seed, lang, paper))
-    docs["score-sheet"] = (f"trias-score-sheet-{lang}.pdf", lambda: render_score_sheet(lang, count or 5, names))
-    docs["aid"] = (f"trias-aid-{lang}.pdf", lambda: render_aid(lang))
+    # The score sheet and the aid come on Letter with a Letter map, else on A4 (an A3 map's table has A4 too).
+    sheet = "letter" if paper == "letter" else "a4"
+    tag = "letter-" if sheet == "letter" else ""
+    docs["score-sheet"] = (f"trias-score-sheet-{tag}{lang}.pdf", lambda: render_score_sheet(lang, count or 5, names, sheet))
+    docs["aid"] = (f"trias-aid-{tag}{lang}.pdf", lambda: render_aid(lang, sheet))
     return docs
 
 

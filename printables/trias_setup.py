@@ -17,7 +17,7 @@ from trias.setup import setup_events
 from trias.state import CAPACITY, LANDSCAPES, POLE_KIND, rules_for
 
 from .drawing import BOLD, FONT, GREY, INK, PT, colour, finish, ink_on, new_canvas, page, paragraph, text
-from .geometry import A3, A4, Box
+from .geometry import A3, A4, LETTER, Box
 from .trias_words import w
 
 SAFE_MARGIN = 10.0  # a home printer's unprintable edge plus a cut-safe border
@@ -25,7 +25,7 @@ WATER = "water"
 # Light enough for black type, different in greyscale too (a black-and-white printer
 # still tells them apart, and every place also says its landscape in words).
 FILL = {"mountain": "#a89888", "steppe": "#f1d98a", "woods": "#7fb36f", POLE_KIND: "#ffffff", WATER: "#cfe6f7"}
-PAGES = {"a4": A4, "a3": A3}
+PAGES = {"a4": A4, "a3": A3, "letter": LETTER}
 LEGEND_H = 50.0  # swatches and four notes at 10 pt
 
 
@@ -126,7 +126,7 @@ def _legend(c, setup: SetupMap, box: Box, lang: str) -> None:
         x = box.x + i * cell_w
         _hexagon(c, (x + 5, box.top - 6), 5, colour(FILL[kind]), GREY if kind == WATER else INK, kind == WATER)
         text(c, w(lang, kind), x + 11.5, box.top - 4, 10 * PT, BOLD, width=cell_w - 12)
-        text(c, w(lang, "tiles_n", n=counts[kind]), x + 11.5, box.top - 8, 8.5 * PT, FONT, INK, width=cell_w - 12)
+        text(c, w(lang, "tiles_1" if counts[kind] == 1 else "tiles_n", n=counts[kind]), x + 11.5, box.top - 8, 8.5 * PT, FONT, INK, width=cell_w - 12)
         if kind in CAPACITY:
             text(c, w(lang, "herds_cap", n=CAPACITY[kind]), x + 11.5, box.top - 11.5, 8.5 * PT, FONT, INK,
                  width=cell_w - 12)
@@ -164,7 +164,7 @@ def render_setup(players: int | None = None, seed=None, lang: str = "fr", paper:
     """The set-up map as a one-page PDF (paper a4 or a3): of new_game(players, seed), or of a stored
     game's `setup` event (then titled with the game's id, never its seed)."""
     if paper not in PAGES:
-        raise ValueError(f"paper must be a4 or a3, not {paper!r}")
+        raise ValueError(f"paper must be a4, a3 or letter, not {paper!r}")
     setup = from_setup_event(event) if event is not None else setup_map(players, seed)
     c, buf = new_canvas(w(lang, "setup_title"))
     with page(c, PAGES[paper]):

@@ -11,7 +11,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from trias.scoring import mass_points
 
 from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, finish, new_canvas, page, paragraph, text
-from .geometry import A4, Box, landscape
+from .geometry import Box, landscape, paper_size
 from .trias_words import w
 
 SAFE_MARGIN = 10.0  # a home printer's unprintable edge plus a cut-safe border
@@ -144,11 +144,11 @@ def draw_score_sheet(c, size: tuple, players: int, names: list, lang: str) -> No
         y -= paragraph(c, "– " + line, Box(right.x, right.y, right.w, y - right.y), 8.5 * PT, smallest=8 * PT) + 1
 
 
-def render_score_sheet(lang: str = "fr", players: int = 5, names: list | None = None) -> bytes:
+def render_score_sheet(lang: str = "fr", players: int = 5, names: list | None = None, paper: str = "a4") -> bytes:
     """The score sheet as a one-page PDF, one column pair per player (2-5; blank names by default)."""
     if not isinstance(players, int) or not 2 <= players <= 5:
         raise ValueError(f"Trias is for 2 to 5 players, not {players!r}")
-    size = landscape(A4)
+    size = landscape(paper_size(paper))  # A4 or US Letter
     c, buf = new_canvas(w(lang, "score_title"))
     with page(c, size):
         draw_score_sheet(c, size, players, list(names or []), lang)
@@ -215,9 +215,9 @@ def draw_aid(c, size: tuple, lang: str) -> None:
     col.para(w(lang, "aid_two").split(":", 1)[1].strip())
 
 
-def render_aid(lang: str = "fr") -> bytes:
-    """The player aid as a one-page A4 PDF in `lang`."""
+def render_aid(lang: str = "fr", paper: str = "a4") -> bytes:
+    """The player aid as a one-page A4 (or Letter) PDF in `lang`."""
     c, buf = new_canvas(w(lang, "aid_title"))
-    with page(c, A4):
-        draw_aid(c, A4, lang)
+    with page(c, paper_size(paper)):
+        draw_aid(c, paper_size(paper), lang)
     return finish(c, buf)

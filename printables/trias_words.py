@@ -10,7 +10,7 @@ WORDS = {
         "herds_cap": "{n} troupeaux max.",
         "setup_title": "Trias : mise en place", "setup_game": "{players} joueurs · graine {seed}",
         "setup_game_id": "Partie {game} · {players} joueurs",
-        "legend": "Tuiles posées", "tiles_n": "{n} tuiles",
+        "legend": "Tuiles posées", "tiles_n": "{n} tuiles", "tiles_1": "{n} tuile",
         "left_out": "Restent dans la boîte, sans les regarder : {tiles}.",
         "water_note": "Les cases bleues sont de l'eau pour toute la partie : on y a posé puis retiré "
                       "les 2 tuiles d'eau (T3).",
@@ -89,7 +89,7 @@ WORDS = {
         "herds_cap": "holds {n} herds",
         "setup_title": "Trias: set-up", "setup_game": "{players} players · seed {seed}",
         "setup_game_id": "Game {game} · {players} players",
-        "legend": "Tiles on the board", "tiles_n": "{n} tiles",
+        "legend": "Tiles on the board", "tiles_n": "{n} tiles", "tiles_1": "{n} tile",
         "left_out": "Left in the box, unseen: {tiles}.",
         "water_note": "The blue places are water for the whole game: the 2 water tiles were laid there, "
                       "then taken away (T3).",

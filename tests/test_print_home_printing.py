@@ -84,8 +84,9 @@ def test_r34_r35_the_team_boards_end_box_says_time_up_too(config):
 
 
 @needs("pdftoppm")
-def test_the_teams_own_token_stays_visible_on_the_card_backs(config, tmp_path):
-    """Blue water on a blue back: a white ring around the token shows its edge (item 17)."""
+def test_the_card_backs_code_sits_on_white_on_the_team_colour(config, tmp_path):
+    """Blue back: the QR code's white square shows its edge on the team colour (item 17; since issue 25
+    the backs carry each card's code where the six tokens were)."""
     from PIL import Image
 
     pdf = tmp_path / "cards.pdf"
@@ -96,7 +97,8 @@ def test_the_teams_own_token_stays_visible_on_the_card_backs(config, tmp_path):
     scale = image.width / A4[0]
     slot = back_slots(card_sheet())[0]
     s = slot.safe
-    # The water token (first resource) sits top-left of the six; its ring is 4.5-5.1 mm from its centre.
-    cx, cy = s.x + s.w / 2 - 12, s.y + s.h / 2 - 8 + 6
-    ring = image.getpixel((round((cx + 4.85) * scale), round((A4[1] - cy) * scale)))
-    assert min(ring) > 200, f"no light ring around the team's own token: {ring}"
+    x, y, size = cards.qr_place(slot)
+    inside = image.getpixel((round((x - 1.5) * scale), round((A4[1] - y - size / 2) * scale)))
+    outside = image.getpixel((round((s.x + 1) * scale), round((A4[1] - y - size / 2) * scale)))
+    assert min(inside) > 240, f"no white square around the card's code: {inside}"
+    assert min(outside) < 200, f"the back is not in the team colour: {outside}"

@@ -26,7 +26,7 @@ def test_boards_and_sheets(config, tmp_path):
                                                                    "bonus-dice-fr.pdf"]
     assert [p.name for p in build("sheets", tmp_path, config)] == [
         "bank-sheets-fr.pdf", "shared-boards-a3-fr.pdf", "shared-boards-a4-halves-fr.pdf", "score-track-fr.pdf",
-        "exchange-rate-sign-fr.pdf", "event-sheet-fr.pdf"]
+        "score-track-a4-halves-fr.pdf", "exchange-rate-sign-fr.pdf", "event-sheet-fr.pdf"]
 
 
 def test_all_with_a_game_writes_everything(config, tmp_path, bank):
@@ -36,13 +36,13 @@ def test_all_with_a_game_writes_everything(config, tmp_path, bank):
     assert sorted(p.name for p in written) == sorted([
         "cards-en.pdf", "team-boards-en.pdf", "bank-sheets-en.pdf", "shared-boards-a3-en.pdf", "shared-boards-a4-halves-en.pdf",
         "join-cards-en.pdf", "big-screen-poster-en.pdf", "report-en.pdf", "rules-summary-en.pdf", "bonus-dice-en.pdf",
-        "score-track-en.pdf", "exchange-rate-sign-en.pdf", "event-sheet-en.pdf"])
+        "score-track-en.pdf", "score-track-a4-halves-en.pdf", "exchange-rate-sign-en.pdf", "event-sheet-en.pdf"])
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in written)  # no temporary file left
 
 
 def test_all_without_a_game_skips_join_and_report(config, tmp_path):
     names = [p.name for p in build("all", tmp_path, config)]
-    assert "join-cards-fr.pdf" not in names and "report-fr.pdf" not in names and len(names) == 10
+    assert "join-cards-fr.pdf" not in names and "report-fr.pdf" not in names and len(names) == 11
 
 
 def test_the_pack_is_reproducible(config, tmp_path):

@@ -31,7 +31,32 @@ def add_parser(sub, paths) -> None:
     p.add_argument("--wifi-ssid", help="Wi-Fi network name for the join cards' QR code")
     p.add_argument("--wifi-password", default="", help="Wi-Fi password for the join cards' QR code")
     cli_print_trias.add_options(p)  # trias: set-up map, score sheet, player aid (not part of "all")
+    _paper_option(p)
     p.set_defaults(func=lambda args: cmd_print(args, *paths(args)))
+
+
+PAPERS = ("a4", "letter")  # the print pack's sheets; "a3" is the Trias set-up map's only
+
+
+def _paper_option(p) -> None:
+    """One --paper for every kind: a4 or letter for the pack (default: config.toml's [print] paper), and
+    a3 as well for the Trias set-up map. The Trias options added --paper first; it is widened here."""
+    for action in p._actions:
+        if "--paper" in action.option_strings:
+            action.choices = (*PAPERS, *(c for c in action.choices or () if c not in PAPERS))
+            action.default = None
+            action.help = ("sheet size: a4 or letter (US Letter) for every printable, default config.toml's "
+                           "[print] paper (a4); the A3 boards and score track stay A3, their halves follow it; "
+                           "trias: the set-up map on a4, letter or a3")
+
+
+def _pack_paper(args, config) -> str:
+    """The paper of the print pack: --paper, else config.toml's [print] paper; a3 is refused with why."""
+    paper = args.paper or config.print_paper
+    if paper not in PAPERS:
+        raise BankError("bad_paper", f"--paper {paper} is for the Trias set-up map only; the print pack comes on "
+                        f"{' or '.join(PAPERS)} (its shared boards and score track are A3 already)", paper=paper)
+    return paper
 
 
 def _team_urls(db: str, config, base: str) -> dict:
@@ -73,7 +98,9 @@ def cmd_print(args, config_path: str, db: str) -> int:
 
     config = load_config(config_path)
     if args.kind == "trias":
+        args.paper = args.paper or config.print_paper
         return cli_print_trias.cmd_print_trias(args, db, config.language)
+    paper = _pack_paper(args, config)
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise BankError("out_not_a_folder", f"--out {args.out} is a file, not a folder; the print pack writes "
                         "several PDFs: give a folder, e.g. --out print", path=str(args.out))
@@ -100,7 +127,7 @@ def cmd_print(args, config_path: str, db: str) -> int:
         wifi = (ssid, password) if ssid else None
         inputs.update(team_urls=_team_urls(db, config, base), base=base, wifi=wifi)
     try:
-        written = pack.build(args.kind, args.out, config, args.lang, **inputs)
+        written = pack.build(args.kind, args.out, config, args.lang, paper=paper, **inputs)
     finally:
         if bank is not None:
             bank.close()
