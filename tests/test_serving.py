@@ -292,20 +292,6 @@ def test_a_changed_static_file_gets_a_new_address(tmp_path):
     assert versions.get("../etc/passwd") is None and versions.get("missing.js") is None
 
 
-def test_fd_limit_is_raised_or_the_caps_shrink_with_a_warning(monkeypatch):
-    import resource
-
-    monkeypatch.setattr(resource, "getrlimit", lambda _: (1024, 1024))
-    monkeypatch.setattr(resource, "setrlimit", lambda *_: None)
-    limits, warning = serving.fit_limits(serving.Limits())
-    assert limits.max_connections == 768 and limits.per_address <= 192
-    assert "LimitNOFILE" in warning
-    monkeypatch.setattr(resource, "getrlimit", lambda _: (1024, 65536))
-    limits, warning = serving.fit_limits(serving.Limits())
-    assert limits == serving.Limits() and warning is None
-
-
-
 # --- `terrabank serve` itself -------------------------------------------------------------------
 
 class DevServer(Server):

@@ -1,0 +1,171 @@
+"""The parts of admission by authority (issue 23) without a server: who a request is (identity.py), live
+slots by secret (admission.py), the big screen's key and its link, and the limits (limits.py).
+
+The attacks themselves, on a real server: tests/test_admission.py.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from bank.web.serving import server
+from test_serving import wait_until
+
+
+def test_the_big_screen_link_is_the_leads_and_a_replaced_one_is_cut_and_refused(app, web):
+    from bank.web.push.extensions import socketio_of
+
+    assert web().client.get("/api/display/link").status_code == 401
+    assert web("banker").client.get("/api/display/link").status_code == 403
+    lead = web("lead")
+    link = lead.client.get("/api/display/link").get_json()
+    key = link["key"]
+    assert link["path"] == f"/display?key={key}" and len(key) >= 16
+    io = socketio_of(app)
+    screen = io.test_client(app, auth={"display": True, "key": key})
+    assert screen.is_connected()
+    assert not io.test_client(app, auth={"display": True, "key": "not-the-key"}).is_connected()
+    anonymous = io.test_client(app, auth={"display": True})  # without a key: still served (anonymous pool)
+    assert anonymous.is_connected()
+    assert lead.client.post("/api/display/rotate").status_code == 403  # no CSRF token
+    new = lead.client.post("/api/display/rotate", headers={"X-CSRF-Token": lead.csrf}).get_json()["key"]
+    assert new != key and lead.client.get("/api/display/link").get_json()["key"] == new
+    assert not screen.is_connected() and anonymous.is_connected()  # the old link's screen was cut (link_replaced)
+    assert not io.test_client(app, auth={"display": True, "key": key}).is_connected()
+    assert io.test_client(app, auth={"display": True, "key": new}).is_connected()
+
+
+def test_a_request_is_named_by_its_secret_never_by_what_it_claims(app, web, tokens):
+    from werkzeug.test import EnvironBuilder
+
+    from bank.web.serving.identity import Identify
+
+    who = Identify(app)
+    key = app.extensions["terrabank"].access.display_key()
+    lead = web("lead")
+
+    def named(path, query="", cookie=""):
+        headers = {"Cookie": cookie} if cookie else {}
+        return who(EnvironBuilder(path=path, query_string=query, headers=headers).get_environ())
+
+    assert named("/socket.io/", f"EIO=4&transport=websocket&team={tokens['blue']}") == "/team/blue"
+    assert named(f"/t/{tokens['red']}") == named(f"/api/team/{tokens['red']}") == "/team/red"
+    assert named("/socket.io/", f"EIO=4&key={key}") == "/display"
+    session = lead.client.get_cookie("session")
+    assert named("/api/commands", cookie=f"session={session.value}").startswith("/session/")
+    for anonymous in [("/socket.io/", "EIO=4&team=made-up"), ("/t/made-up", ""), ("/socket.io/", "key=guess"),
+                      ("/api/login", ""), ("/display", "display=true")]:
+        assert named(*anonymous) is None, anonymous
+    assert named("/api/commands", cookie="session=forged.value.sig") is None
+
+
+def test_each_secret_has_its_own_live_slots_and_the_anonymous_share_is_small():
+    from bank.web.serving.admission import LiveSlots
+
+    release = threading.Event()
+
+    def held(environ, start_response):
+        release.wait(10)  # a WebSocket's life
+        return [b""]
+
+    replies = []
+    slots = LiveSlots(held, 5, anonymous=1, per_secret=2, identify=lambda environ: environ.get("who"))
+
+    def live(who=None) -> threading.Thread:
+        environ = {"PATH_INFO": "/socket.io/", "REQUEST_METHOD": "GET", "HTTP_UPGRADE": "websocket", "who": who}
+        thread = threading.Thread(target=slots, args=(environ, lambda status, headers: replies.append(status)))
+        thread.start()
+        return thread
+
+    pages = [live(), live("blue"), live("blue"), live("red")]
+    assert wait_until(lambda: slots.held == 4, 5)
+    for refused in (live(), live("blue")):  # the anonymous share is full; so is blue's
+        refused.join(5)
+    assert replies == ["503 Service Unavailable"] * 2 and slots.held == 4
+    pages.append(live("red"))  # red still has its own
+    assert wait_until(lambda: slots.held == 5, 5)
+    release.set()
+    for page in pages:
+        page.join(5)
+    assert slots.held == 0 and slots.held_anonymous == 0 and slots.by_secret == {}
+
+
+def test_in_a_browser_the_admin_page_gives_the_screen_its_link_and_screen_and_phone_hold_their_own_slots(app, tokens,
+                                                                                                      chromium):
+    """The pages themselves: the big-screen link read from the admin page, and the phone's page, are admitted by
+    their secret (the socket's query, static/js/live.js), never from the anonymous share."""
+    import re
+
+    import browserkit
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    url, _port = browserkit.serve_in_thread(app)
+    context = chromium.new_context()
+    try:
+        admin = context.new_page()
+        admin.goto(url + "/login")
+        admin.fill("#username", "lead")
+        admin.fill("#password", "correct horse")
+        admin.click("#login-submit")
+        admin.wait_for_url(re.compile(r".*/console$"))
+        admin.goto(url + "/admin")
+        link = admin.locator("#display-link a")
+        sync_api.expect(link).to_contain_text("/display?key=", timeout=10000)
+        screen = context.new_page()
+        screen.goto(link.get_attribute("href"))
+        phone = context.new_page()
+        phone.goto(f"{url}/t/{tokens['blue']}")
+        for page in (screen, phone):
+            sync_api.expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"), timeout=15000)
+        slots = app.extensions["terrabank_live_slots"]
+        assert wait_until(lambda: {"/display", "/team/blue"} <= set(slots.by_secret), 10), slots.by_secret
+        assert slots.held_anonymous == 0  # the admin page's own socket rides on the lead's session
+    finally:
+        context.close()
+        browserkit.stop_servers()
+
+
+def test_a_hosted_game_names_its_own_links_and_not_another_games(tmp_path):
+    """serve --games: /g/<name>/... is read against that game's links and key, never the host's."""
+    from werkzeug.test import EnvironBuilder
+
+    from bank.web import create_app
+    from bank.web.serving.identity import Identify
+
+    config = str(Path(__file__).resolve().parents[1] / "config.toml")
+    host = create_app({"DB": tmp_path / "host.db", "CONFIG": config, "TESTING": True,
+                       "PASSWORD_HASH": "pbkdf2:sha256:1000", "GAMES_DIR": str(tmp_path / "games")})
+    games = host.extensions["terrabank_hosted"]
+    try:
+        games.create("camp")
+        camp = games.app("camp").extensions["terrabank"].access
+        who = Identify(host)
+
+        def named(path, query=""):
+            return who(EnvironBuilder(path=path, query_string=query).get_environ())
+
+        token, host_token = camp.team_tokens()["blue"], host.extensions["terrabank"].access.team_tokens()["blue"]
+        assert named(f"/g/camp/t/{token}") == named("/g/camp/socket.io/", f"team={token}") == "camp/team/blue"
+        assert named("/g/camp/socket.io/", f"key={camp.display_key()}") == "camp/display"
+        assert named(f"/t/{host_token}") == "/team/blue"
+        assert named(f"/g/camp/t/{host_token}") is None and named(f"/t/{token}") is None
+        assert named(f"/g/nowhere/t/{token}") is None
+    finally:
+        for app in [host, *games._apps.values()]:
+            app.extensions["terrabank"].bank.close()
+
+
+def test_fd_limit_is_raised_or_the_caps_shrink_with_a_warning(monkeypatch):
+    import resource
+
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (1024, 1024))
+    monkeypatch.setattr(resource, "setrlimit", lambda *_: None)
+    limits, warning = server.fit_limits(server.Limits())
+    assert limits.max_connections == 768 and limits.per_address <= 192
+    assert "LimitNOFILE" in warning
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (1024, 65536))
+    limits, warning = server.fit_limits(server.Limits())
+    assert limits == server.Limits() and warning is None
