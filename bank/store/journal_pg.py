@@ -7,6 +7,9 @@ many games. The guarantees of bank/store/journal.py hold here by the database's 
 - a command id once per game: UNIQUE (game, command_id);
 - one writer per game: every transaction() first takes pg_advisory_xact_lock on the
   game's number, held until COMMIT, so two processes never interleave a decision;
+- fenced: a row is written only while the game's row carries the hold epoch of its writer
+  (bank/store/journal_pg_hold.py), so a server that lost its hold cannot write beside the
+  one that took it (issue 24);
 - durability: synchronous_commit=on for our sessions (a COMMIT is on disk), and
   integrity_check() says when the server runs with fsync off;
 - the hash chain (bank/store/chain.py) over the same bytes as SQLite gives, so a game has
@@ -30,6 +33,7 @@ from bank.store.journal_pg_connect import (connect, display_url, game_exists, ga
                                      list_games, pg_errors, pipeline_supported, psycopg_module, rename_game,
                                      retire_game)
 from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
+from bank.store import journal_pg_hold
 # The reads (and row_bytes, for bank/store/migrate_copy.py) live in their own module.
 from bank.store.journal_pg_reads import COLUMNS, PostgresReads, row_bytes  # noqa: F401
 
@@ -39,8 +43,11 @@ class PostgresJournal(PostgresReads):
 
     check_name = "PostgreSQL check"  # what `verify` calls integrity_check()'s findings
 
-    def __init__(self, url: str, conn, game_id: int, name: str, pool=None):
+    def __init__(self, url: str, conn, game_id: int, name: str, pool=None, epoch: int = 0):
         self._url = url
+        # The hold epoch every row is written under: the game's when opened, then that of this
+        # process's hold on it (journal_pg_hold.state), taken again after a restart.
+        self._epoch = epoch
         self._conn = conn  # with a pool: None, except inside transaction()
         # Connections shared with other games (bank/store/journal_pg_pool.py: hundreds of Trias games):
         # taken for one transaction or one read, never held between them.
@@ -91,12 +98,12 @@ class PostgresJournal(PostgresReads):
         return cls._made(url, conn, game_id[0], name, pool)
 
     @classmethod
-    def _made(cls, url: str, conn, game_id: int, name: str, pool) -> "PostgresJournal":
+    def _made(cls, url: str, conn, game_id: int, name: str, pool, epoch: int = 0) -> "PostgresJournal":
         """The journal on its own connection `conn`, or, with a pool, on none: `conn` goes back to it."""
         if pool is None:
-            return cls(url, conn, game_id, name)
+            return cls(url, conn, game_id, name, epoch=epoch)
         pool.give(conn)
-        return cls(url, None, game_id, name, pool)
+        return cls(url, None, game_id, name, pool, epoch=epoch)
 
     @classmethod
     def open(cls, url: str, name: str, pool=None) -> "PostgresJournal":
@@ -105,7 +112,9 @@ class PostgresJournal(PostgresReads):
         try:
             with pg_errors(display_url(url)):
                 ensure_schema(conn)
-                game_id = game_id_of(conn, name)
+                found = conn.execute("SELECT id, hold_epoch FROM terrabank.games WHERE name = %s",
+                                     (name,)).fetchone()
+                game_id, epoch = found or (None, 0)
         except BaseException:
             conn.close()
             if pool:
@@ -117,7 +126,7 @@ class PostgresJournal(PostgresReads):
                 pool.give(conn)
             raise StorageError("database_missing", f"No game named {name!r} in {display_url(url)}: run "
                                f"`terrabank init` (with --db {name}) to create it, or check --db.", path=name)
-        return cls._made(url, conn, game_id, name, pool)
+        return cls._made(url, conn, game_id, name, pool, epoch)
 
     # --- the write side: one transaction at a time, under the game's advisory lock ---------
 
@@ -131,6 +140,7 @@ class PostgresJournal(PostgresReads):
         line) wait and go with the COMMIT as one pipeline, unless a read needs them first. A refused
         row (an id taken meanwhile) then fails the COMMIT, and nothing of the transaction is kept.
         """
+        self._check_hold()
         if self._pool is not None:
             self._conn = self._pool.take()
         if self._conn.broken:  # the server restarted since: start again on a new connection
@@ -161,6 +171,22 @@ class PostgresJournal(PostgresReads):
             if self._pool is not None:  # back to the games' shared connections
                 conn, self._conn = self._conn, None
                 self._pool.give(conn)
+
+    def _check_hold(self) -> None:
+        """Refuse at once while this process's hold on the game is lost; take its epoch when held."""
+        held = journal_pg_hold.state(self._url, self.game)
+        if held is None:  # no hold in this process (a test, `init`'s new game): the epoch read at open
+            return
+        if not held.held:
+            also = f" ({held.holder} holds it meanwhile: stop one of the two)" if held.holder else ""
+            raise StorageError("hold_lost", f"{journal_pg_hold.HOLD_LOST}{also}; nothing was recorded: send the "
+                               "command again in a moment, it is booked at most once.", game=self.game)
+        if held.game_id is not None and held.game_id != self.game_id:
+            raise StorageError("game_replaced", f"The {self.path} was replaced by `terrabank init --force` while "
+                               "this server's hold was lost: nothing was recorded; restart the server to serve "
+                               "the new game.", game=self.game)
+        if held.game_id is not None:
+            self._epoch = held.epoch
 
     def _begin(self, then: tuple | None = None, one: bool = True):
         """BEGIN, take the game's lock, read the chain's head, and run `then` (sql, params): one round trip.
@@ -223,9 +249,11 @@ class PostgresJournal(PostgresReads):
         link = chain.link(self._head[1], seq, at, row_bytes(texts))
         self._pending.append((f"WITH added AS (INSERT INTO terrabank.journal(game, {COLUMNS}) VALUES "
                               "(%s, %s, %s, %s, %s, %s, %s, %s, %s)) "
-                              "INSERT INTO terrabank.chain(game, seq, hash) VALUES (%s, %s, %s)",
+                              # The fence: no hash (refused: NOT NULL) unless the game still carries our epoch.
+                              "INSERT INTO terrabank.chain(game, seq, hash) VALUES (%s, %s, (SELECT %s::text "
+                              "FROM terrabank.games WHERE id = %s AND hold_epoch = %s FOR SHARE))",
                               (self.game_id, seq, texts[0], texts[1], texts[2], texts[3], at, texts[4], texts[5],
-                               self.game_id, seq, link)))
+                               self.game_id, seq, link, self.game_id, self._epoch)))
         self._head = (seq, link)
         return seq
 

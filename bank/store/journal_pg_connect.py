@@ -7,6 +7,7 @@ refuses the log-in, a connection lost in the middle. Never a traceback.
 
 from __future__ import annotations
 
+import logging
 import time
 from contextlib import contextmanager
 
@@ -14,6 +15,17 @@ from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
 from bank.store.storage import StorageError, display_url  # noqa: F401 (its callers name it here)
 
 CONNECT_TIMEOUT = 5  # seconds, unless the URL says otherwise
+
+
+class _PipelineExitNoise(logging.Filter):
+    """psycopg logs a line when a pipeline whose statement failed is closed; the failure itself is raised
+    (and said by pg_errors), so a refused row (an id taken, the hold's fence) is not also a log line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("error ignored terminating")
+
+
+logging.getLogger("psycopg").addFilter(_PipelineExitNoise())
 
 
 def psycopg_module():
@@ -83,6 +95,14 @@ def pg_errors(where: str):
         raise StorageError("journal_moved_on", f"Another program wrote to {where} while this one was booking "
                            f"({first_line(exc)}): nothing was recorded; send the command again, and run "
                            "`terrabank verify` if it happens twice.") from None
+    except psycopg.errors.NotNullViolation as exc:
+        if "hash" not in str(exc):
+            raise StorageError("database_error", f"{where} refused the request ({first_line(exc)}); nothing was "
+                               "recorded.") from None
+        # The fence of journal_pg.append: the game's row carries another writer's hold epoch (journal_pg_hold.py).
+        raise StorageError("hold_taken", f"Another process took {where} (a second server, or `terrabank init "
+                           "--force`) while this server's hold on it was lost: nothing was recorded; this server "
+                           "refuses commands until it holds the game again.") from None
     except psycopg.OperationalError as exc:
         raise StorageError("database_connection_lost", f"The connection to {where} failed ({first_line(exc)}): "
                            "the command may not have been recorded; send it again with the same id, "

@@ -1,4 +1,4 @@
-"""A running server's hold on its game in PostgreSQL, seen from every host (issue 15).
+"""A running server's hold on its game in PostgreSQL, seen from every host, and its fence (issues 15, 24).
 
 On one host `gamefile.hold` locks a file beside the game: a second server, or an
 `init --force`, is refused while a server runs. A game in PostgreSQL may be served from
@@ -10,22 +10,48 @@ So the hold is also taken in the database: a session-level advisory lock on the 
 name, on a connection the process keeps open for its whole life. Servers that hear each
 other through a queue hold it shared; `init` and a server without a queue need it alone.
 PostgreSQL lets it go when the connection ends: the process stopped, was killed, or its
-host vanished (the connection asks the server to probe it every 10 s, so a dead host
-frees the game within about a minute). A server whose connection to PostgreSQL is cut
-loses the hold with it; its commands fail meanwhile, with their own sentence.
+host vanished (the connection asks the server to probe it every 10 s), and when PostgreSQL
+itself restarts.
+
+A lock can be lost, so it is not trusted alone (issue 24: after a restart two servers
+booked into one game). Fencing: each taker of the hold writes a new *hold epoch* into the
+game's row (terrabank.games.hold_epoch, from the sequence hold_epochs); servers sharing the
+game through a queue share one (negative) epoch, which the first of them draws. Every
+journal row is written only if the game's row still carries the epoch its writer took
+(bank/store/journal_pg.py `append`, in the same statement): a writer whose hold was lost
+and taken by another (a second server, an `init --force`) cannot write another row.
+A watcher thread probes the hold's connection every second: when it breaks, the process
+refuses commands at once (`state()`, read by the journal before each transaction), says
+so in one log line, takes the hold back as soon as PostgreSQL answers (a new epoch) and
+says so in one line; if another process got in meanwhile it stays refused and names it.
+The state lives in memory shared with the worker processes forked after the hold.
 """
 
 from __future__ import annotations
 
+import logging
+import mmap
 import os
 import socket
+import struct
+import threading
 import zlib
+from typing import NamedTuple
 
 from bank.errors import BankError
 from bank.store.gamefile import STOP_HINT
-from bank.store.journal_pg_connect import connect, display_url, pg_errors
+from bank.store.journal_pg_connect import connect, display_url, first_line, pg_errors
+from bank.store.journal_pg_schema import ensure_schema
+from bank.store.storage import StorageError
 
 HOLD_LOCK_SPACE = 0x7448  # first key ("tH") of a running server's hold; the second is a hash of the game's name
+PROBE_SECONDS = 1.0  # how often the watcher looks at the hold's connection
+HOLD_LOST = "the bank lost its hold on the game in the database; it is taking it back"
+LOG = logging.getLogger("terrabank.hold")
+
+_CELL = struct.Struct("qqq")  # held (1) or not (0), the game's number (0: no game yet), the epoch
+_WHO = 240  # bytes kept for who holds the game instead of this process
+_HOLDS: dict[tuple[str, str], "DatabaseHold"] = {}  # this process's holds, by (url, game name)
 
 
 def lock_key(game: str) -> int:
@@ -34,14 +60,51 @@ def lock_key(game: str) -> int:
     return zlib.crc32(game.encode()) - 2**31  # a signed 32-bit number
 
 
-class DatabaseHold:
-    """The connection that holds the lock; close() (or the process ending) lets go."""
+class HoldState(NamedTuple):
+    held: bool
+    game_id: int | None  # the number of the game the hold's epoch was written into (None: no game then)
+    epoch: int
+    holder: str  # who holds the game instead of this process, when known
 
-    def __init__(self, conn):
-        self.conn = conn
+
+def state(url: str, game: str) -> HoldState | None:
+    """This process's hold on `game` (forked workers see their server's), or None when it holds none."""
+    held = _HOLDS.get((url, game))
+    return None if held is None else held.state()
+
+
+class DatabaseHold:
+    """The connection that holds the lock, and its watcher; close() (or the process ending) lets go."""
+
+    def __init__(self, url: str, game: str, who: str, shared: bool, conn, game_id: int | None, epoch: int,
+                 watch: bool = True):
+        self.url, self.game, self.who, self.shared, self.conn = url, game, who, shared, conn
+        self.where = f"game {game!r} in {display_url(url)}"
+        self._cell = mmap.mmap(-1, _CELL.size + _WHO)  # shared with the processes forked from this one
+        self._set(True, game_id, epoch)
+        self._conn_lock = threading.Lock()
+        self._stop = threading.Event()
+        _HOLDS[(url, game)] = self
+        if watch:
+            threading.Thread(target=self._watch, name=f"hold {game}", daemon=True).start()
+
+    def state(self) -> HoldState:
+        held, game_id, epoch = _CELL.unpack_from(self._cell, 0)
+        who = bytes(self._cell[_CELL.size:]).rstrip(b"\0").decode(errors="replace")
+        return HoldState(bool(held), game_id or None, epoch, who)
+
+    def _set(self, held: bool, game_id: int | None, epoch: int, holder: str = "") -> None:
+        self._cell[_CELL.size:] = holder.encode()[:_WHO].ljust(_WHO, b"\0")
+        self._cell[:_CELL.size] = _CELL.pack(int(held), game_id or 0, epoch)
 
     def close(self) -> None:
-        self.conn.close()
+        self._stop.set()
+        if _HOLDS.get((self.url, self.game)) is self:
+            del _HOLDS[(self.url, self.game)]
+        with self._conn_lock:
+            if self.conn is not None:
+                self.conn.close()
+                self.conn = None
 
     def __enter__(self) -> "DatabaseHold":
         return self
@@ -49,13 +112,73 @@ class DatabaseHold:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    # --- the watcher ------------------------------------------------------------------------
 
-def hold(url: str, game: str, who: str, shared: bool = False) -> DatabaseHold:
-    """Hold game `game` of the database at `url` for `who`, or BankError("bank_running") naming the holder."""
+    def _watch(self) -> None:
+        said = None  # the last refusal logged, so that each change is one line
+        while not self._stop.wait(PROBE_SECONDS):
+            try:
+                if self.state().held:
+                    said = self._probe()
+                else:
+                    said = self._take_back(said)
+            except Exception:  # the watcher must go on: a surprise is logged once per kind
+                if said != "surprise":
+                    LOG.exception("terrabank: the watcher of the hold on %s failed", self.where)
+                said = "surprise"
+
+    def _probe(self) -> str | None:
+        with self._conn_lock:
+            if self._stop.is_set():
+                return None
+            try:
+                self.conn.execute("SELECT 1")
+                return None
+            except Exception as exc:
+                reason = first_line(exc)
+                self.conn.close()
+                self.conn = None
+        now = self.state()
+        self._set(False, now.game_id, now.epoch)
+        LOG.warning("terrabank: lost the hold on %s (%s): commands are refused until it is taken back",
+                    self.where, reason)
+        return "lost"
+
+    def _take_back(self, said: str | None) -> str | None:
+        before = self.state()
+        try:
+            conn, game_id, epoch, holder = _take(self.url, self.game, self.who, self.shared)
+        except StorageError:
+            return said  # PostgreSQL does not answer yet: already said
+        if conn is None:
+            if said != holder:
+                self._set(False, before.game_id, before.epoch, holder)
+                LOG.warning("terrabank: cannot take back the hold on %s: %s holds it now; commands stay "
+                            "refused here (stop one of the two)", self.where, holder)
+            return holder
+        with self._conn_lock:
+            if self._stop.is_set():
+                conn.close()
+                return said
+            self.conn = conn
+        self._set(True, game_id, epoch)
+        if before.game_id is not None and game_id != before.game_id:
+            LOG.warning("terrabank: took back the hold on %s, but it is another game now (terrabank init "
+                        "--force ran meanwhile): commands stay refused; restart this server to serve the new game",
+                        self.where)
+        else:
+            LOG.warning("terrabank: took back the hold on %s (epoch %s): commands are booked again",
+                        self.where, epoch)
+        return None
+
+
+def _take(url: str, game: str, who: str, shared: bool):
+    """(connection, game number, epoch, None) holding `game`, or (None, None, 0, holder) when another holds it."""
     where = f"game {game!r} in {display_url(url)}"
     conn = connect(url)
     try:
         with pg_errors(where):
+            ensure_schema(conn)
             # Seen by the next one refused (pg_stat_activity), so its sentence can say who holds the game.
             name = f"{who} on {socket.gethostname()}, process {os.getpid()}"
             conn.execute("SELECT set_config('application_name', %s, false)", (name[:63],))
@@ -64,15 +187,29 @@ def hold(url: str, game: str, who: str, shared: bool = False) -> DatabaseHold:
                 conn.execute("SELECT set_config(%s, %s, false)", (setting, str(seconds)))
             take = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
             got = conn.execute(f"SELECT {take}(%s, %s)", (HOLD_LOCK_SPACE, lock_key(game))).fetchone()[0]
-            holder = None if got else _holder(conn, game)
+            if not got:
+                holder = _holder(conn, game)
+                conn.close()
+                return None, None, 0, holder
+            # The fence: a new epoch for a holder alone; holders through a queue share theirs (negative).
+            epoch = ("CASE WHEN hold_epoch < 0 THEN hold_epoch ELSE -nextval('terrabank.hold_epochs') END"
+                     if shared else "nextval('terrabank.hold_epochs')")
+            row = conn.execute(f"UPDATE terrabank.games SET hold_epoch = {epoch} WHERE name = %s "
+                               "RETURNING id, hold_epoch", (game,)).fetchone()
     except BaseException:
         conn.close()
         raise
-    if not got:
-        conn.close()
-        raise BankError("bank_running", f"the bank is already running on {where} ({holder}): {STOP_HINT} on "
-                        "that machine, then run this command again; nothing was changed", path=game)
-    return DatabaseHold(conn)
+    return conn, (row[0] if row else None), (row[1] if row else 0), None
+
+
+def hold(url: str, game: str, who: str, shared: bool = False, watch: bool = True) -> DatabaseHold:
+    """Hold game `game` of the database at `url` for `who`, or BankError("bank_running") naming the holder."""
+    conn, game_id, epoch, holder = _take(url, game, who, shared)
+    if conn is None:
+        raise BankError("bank_running", f"the bank is already running on game {game!r} in {display_url(url)} "
+                        f"({holder}): {STOP_HINT} on that machine, then run this command again; nothing was "
+                        "changed", path=game)
+    return DatabaseHold(url, game, who, shared, conn, game_id, epoch, watch)
 
 
 def _holder(conn, game: str) -> str:

@@ -3,7 +3,9 @@
 Every table is keyed by the game's number (terrabank.games), so one database hosts many
 games. Triggers refuse UPDATE, DELETE and TRUNCATE of journal, snapshot, meta and chain
 rows; a game's row in `games` may only change its name (renamed by `init --force`,
-retired when its creation failed). Text columns stay TEXT, not JSONB (which would
+retired when its creation failed) and its hold epoch (the fence of its writers,
+bank/store/journal_pg_hold.py: a number from the sequence hold_epochs, negative while
+servers sharing a queue hold the game together). Text columns stay TEXT, not JSONB (which would
 reorder keys): the hash chain hashes their bytes.
 """
 
@@ -24,7 +26,9 @@ CREATE TABLE terrabank.games(
     id BIGSERIAL PRIMARY KEY,
     name TEXT UNIQUE,                       -- NULL: retired (a creation that failed); rows are kept
     created_at DOUBLE PRECISION NOT NULL,
-    retired TEXT);
+    retired TEXT,
+    hold_epoch BIGINT NOT NULL DEFAULT 0);  -- the fence of its writers (journal_pg_hold.py)
+CREATE SEQUENCE terrabank.hold_epochs;
 CREATE TABLE terrabank.meta(
     game BIGINT NOT NULL REFERENCES terrabank.games(id), key TEXT NOT NULL, value TEXT NOT NULL,
     PRIMARY KEY (game, key));
@@ -97,8 +101,17 @@ def ensure_schema(conn) -> None:
             if conn.execute("SELECT to_regclass('terrabank.version')").fetchone()[0] is None:
                 conn.execute(_SCHEMA)
                 conn.execute("INSERT INTO terrabank.version(version) VALUES (%s)", (SCHEMA_VERSION,))
-    version = conn.execute("SELECT version FROM terrabank.version").fetchone()
+    version = conn.execute("SELECT version, to_regclass('terrabank.hold_epochs') IS NOT NULL "
+                           "FROM terrabank.version").fetchone()
     if version is None or version[0] != SCHEMA_VERSION:
         found = version[0] if version else "?"
         raise StorageError("unsupported_schema", f"The Terrabank tables in this database are version {found}; "
                            f"this Terrabank reads version {SCHEMA_VERSION}: update Terrabank.", version=found)
+    if not version[1]:  # tables made before the hold's fence (issue 24): added once, in place
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, SCHEMA_LOCK))
+            conn.execute(FENCE_DDL)
+
+
+FENCE_DDL = ("ALTER TABLE terrabank.games ADD COLUMN IF NOT EXISTS hold_epoch BIGINT NOT NULL DEFAULT 0; "
+             "CREATE SEQUENCE IF NOT EXISTS terrabank.hold_epochs")

@@ -1,0 +1,339 @@
+"""One writer per game in PostgreSQL, PostgreSQL restarts included (issue 24, bank/store/journal_pg_hold.py).
+
+Before: a restart of PostgreSQL dropped every server's hold (pg_locks empty), never taken
+again and never said; a second queue-less server then served the same game beside the
+first, and `init --force` renamed the game under four running servers, whose next commands
+went into the old game. Now each holder writes a new hold epoch into the game's row, every
+journal row is written only under its writer's epoch (the fence), and a server whose hold
+broke refuses commands, says so once, and takes the hold back within a couple of seconds.
+
+Real `terrabank serve` processes on the throwaway PostgreSQL (tests/postgres_kit.py), which
+these tests stop and start again on the same port. Stopping a server's main process
+(SIGSTOP: its hold's watcher lives there) while its worker goes on serving stands for the
+moment between the restart and the watcher's next look: another writer gets in first.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from bank.store import journal_pg_hold
+from bank.store.journal_pg import PostgresJournal
+from bank.store.journal_pg_hold import HOLD_LOST, hold
+from bank.store.storage import StorageError
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from harness import CONFIG, PASSWORD, TERRABANK, USER, Api, end, launch  # noqa: E402
+
+AWARD = {"type": "award", "team": "green", "points": 1, "reason": "burst"}
+
+
+def restart(server, down: float = 1.0) -> float:
+    """Stop PostgreSQL (as `systemctl restart` does), wait `down` seconds, start it on its port; when it answers."""
+    server._run("pg_ctl", "-D", str(server.data), "-m", "fast", "-w", "-t", "60", "stop")
+    try:
+        time.sleep(down)
+    finally:
+        server._start(server.port)
+    return time.monotonic()
+
+
+def wait_until(check, seconds: float, step: float = 0.1):
+    """check()'s first true value within `seconds`, else None."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            value = check()
+        except Exception:  # noqa: BLE001 (the database is coming back)
+            value = None
+        if value:
+            return value
+        time.sleep(step)
+    return None
+
+
+def sql(url: str, query: str, params=()) -> list:
+    import psycopg
+    with psycopg.connect(url, connect_timeout=5) as conn:
+        cur = conn.execute(query, params)
+        return cur.fetchall() if cur.description else []
+
+
+def holders(url: str, game: str) -> list[str]:
+    return [r[0] for r in sql(url, "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON "
+                                   "a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND "
+                                   "l.classid::bigint = %s AND l.objid::bigint = %s",
+                              (journal_pg_hold.HOLD_LOCK_SPACE, journal_pg_hold.lock_key(game) & 0xFFFFFFFF))]
+
+
+# --- the epoch and the fence, in this process ---------------------------------------------------
+
+def test_each_holder_alone_draws_a_new_epoch_and_servers_sharing_a_queue_share_one(postgres_server):
+    url = postgres_server.url
+    PostgresJournal.create(url, "epochs", "{}", {}).close()
+    epoch = lambda: sql(url, "SELECT hold_epoch FROM terrabank.games WHERE name = 'epochs'")[0][0]  # noqa: E731
+    with hold(url, "epochs", "terrabank serve", watch=False) as alone:
+        first = epoch()
+        assert alone.state().epoch == first > 0
+    with hold(url, "epochs", "terrabank init", watch=False):
+        assert epoch() > first  # init --force fences whoever held before
+    one = hold(url, "epochs", "terrabank serve (with a queue)", shared=True, watch=False)
+    two = hold(url, "epochs", "terrabank serve (with a queue)", shared=True, watch=False)
+    try:
+        assert one.state().epoch == two.state().epoch == epoch() < 0  # one epoch for the queue's servers
+    finally:
+        one.close()
+        two.close()
+    with hold(url, "epochs", "terrabank serve", watch=False):
+        assert epoch() > 0  # an exclusive taker draws its own
+
+
+def test_a_journal_whose_epoch_was_taken_writes_no_row(postgres_server):
+    url = postgres_server.url
+    PostgresJournal.create(url, "fenced", "{}", {}).close()
+    journal = PostgresJournal.open(url, "fenced")
+    try:
+        with hold(url, "fenced", "terrabank serve", watch=False) as held:
+            row = {"command_id": "c1", "fingerprint": "f", "type": "award", "actor": "x", "at": 1.0,
+                   "command": {}, "events": []}
+            with journal.transaction():
+                journal.append(row)  # under the hold's epoch
+            # Another process takes the game (as after a restart): a new epoch in the game's row.
+            sql(url, "UPDATE terrabank.games SET hold_epoch = nextval('terrabank.hold_epochs') WHERE name = 'fenced'")
+            with pytest.raises(StorageError) as refused:
+                with journal.transaction():
+                    journal.append({**row, "command_id": "c2"})
+            assert refused.value.code == "hold_taken"
+            held._set(False, held.state().game_id, held.state().epoch)  # what the watcher does when it breaks
+            with pytest.raises(StorageError) as lost:
+                with journal.transaction():
+                    journal.append({**row, "command_id": "c3"})
+            assert lost.value.code == "hold_lost" and HOLD_LOST in lost.value.message
+        assert journal.last_seq() == 1
+    finally:
+        journal.close()
+
+
+def test_the_watcher_takes_the_hold_back_after_a_restart_and_says_so_once_each_way(postgres_server, caplog):
+    url = postgres_server.url
+    PostgresJournal.create(url, "watched", "{}", {}).close()
+    with caplog.at_level("WARNING", logger="terrabank.hold"), hold(url, "watched", "terrabank serve") as held:
+        before = held.state().epoch
+        back_at = restart(postgres_server)
+        again = wait_until(lambda: held.state().held and held.state().epoch != before, 10)
+        took = time.monotonic() - back_at
+        assert again, "the hold was not taken back"
+        assert took < 4, f"took {took:.1f} s to take the hold back"
+        assert holders(url, "watched") == [f"terrabank serve on {os.uname().nodename}, process {os.getpid()}"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "terrabank.hold"]
+    assert sum("lost the hold" in line for line in lines) == 1, lines
+    assert sum("took back the hold" in line for line in lines) == 1, lines
+
+
+# --- real servers --------------------------------------------------------------------------------
+
+class Game:
+    """One game in PostgreSQL and queue-less `terrabank serve` processes on it."""
+
+    def __init__(self, folder: Path, url: str):
+        self.folder, self.url = folder, url
+        self.name = f"fencing-{uuid.uuid4().hex[:8]}"  # the tests share one database
+        self.env = {"TERRABANK_DATABASE_URL": url, "TERRABANK_QUEUE_URL": ""}
+        self.procs: list[subprocess.Popen] = []
+        self.cli("init")
+        self.cli("user", USER, "--role", "lead", "--password-stdin", stdin=PASSWORD + "\n")
+
+    def cli(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
+        return subprocess.run([TERRABANK, "--config", CONFIG, "--db", self.name, *args], input=stdin, text=True,
+                              check=check, capture_output=True, cwd=self.folder, env={**os.environ, **self.env},
+                              timeout=120)
+
+    def serve(self, name: str) -> tuple[subprocess.Popen, int]:
+        """A server started in its own folder: a host of its own, whose lock file beside --db the others
+        do not see (only the database can tell them apart)."""
+        host = self.folder / name
+        host.mkdir(exist_ok=True)
+        here = os.getcwd()
+        os.chdir(host)
+        try:
+            proc, port = launch([TERRABANK, "--config", CONFIG, "--db", self.name, "serve", "--host", "127.0.0.1",
+                                 "--port", "0"], self.folder / f"{name}.log", timeout=60, env=self.env)
+        finally:
+            os.chdir(here)
+        self.procs.append(proc)
+        return proc, port
+
+    def refused_to_serve(self) -> str:
+        """A second queue-less server's start on a third host: its output, after checking that it was refused."""
+        (self.folder / "c").mkdir(exist_ok=True)
+        done = subprocess.run([TERRABANK, "--config", CONFIG, "--db", self.name, "serve", "--host", "127.0.0.1",
+                               "--port", "0"], text=True, capture_output=True, cwd=self.folder / "c",
+                              env={**os.environ, **self.env}, timeout=60)
+        assert done.returncode != 0, done.stdout
+        assert "terrabank serve on" in done.stderr, done.stderr  # refused by the database, naming the holder
+        return done.stderr
+
+    def log(self, name: str) -> str:
+        return (self.folder / f"{name}.log").read_text(errors="replace")
+
+    def rows(self, game: str | None = None) -> list[str]:
+        return [r[0] for r in sql(self.url, "SELECT j.command_id FROM terrabank.journal j JOIN terrabank.games g "
+                                            "ON g.id = j.game WHERE g.name = %s ORDER BY j.seq", (game or self.name,))]
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            os.kill(proc.pid, signal.SIGCONT) if proc.poll() is None else None
+            end(proc)
+
+
+@pytest.fixture
+def game(tmp_path, postgres_server):
+    made = Game(tmp_path, postgres_server.url)
+    yield made
+    made.stop()
+
+
+class Burst:
+    """Commands sent one after the other to a server until stopped (at most `most`, for at most 90 s)."""
+
+    def __init__(self, port: int, name: str, most: int = 400):
+        self.api, self.name, self.most = Api(f"http://127.0.0.1:{port}", timeout=15).login(), name, most
+        self.acknowledged: list[str] = []
+        self.replies: list[tuple[str, int, dict | str]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        deadline = time.monotonic() + 90
+        for n in range(self.most):
+            if self._stop.is_set() or time.monotonic() > deadline:
+                return
+            key = f"{self.name}-{n}"
+            try:
+                status, body = self.api.command(key, **AWARD)
+            except OSError:
+                status, body = 0, "no answer"
+            self.replies.append((key, status, body))
+            if status == 200:
+                self.acknowledged.append(key)
+            self._stop.wait(0.02)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+
+def one(api: Api, key: str) -> tuple[int, dict | str]:
+    return api.command(key, **AWARD)
+
+
+def settled(api: Api, key: str, seconds: float = 20) -> tuple[int, dict | str]:
+    """The reply to `key` once the server's connections found the database again (a connection the
+    restart broke answers database_connection_lost once: sent again with the same id, as pages do)."""
+    def answer():
+        reply = one(api, key)
+        return None if code(reply[1]) in ("database_connection_lost", "database_unreachable") else reply
+    return wait_until(answer, seconds, step=0.2) or (0, "no settled answer")
+
+
+def code(reply) -> str | None:
+    return reply.get("error", {}).get("code") if isinstance(reply, dict) else None
+
+
+def test_a_restarted_postgres_finds_the_server_holding_its_game_again(game, postgres_server):
+    """The hold is taken back within about two seconds; meanwhile and after, a second server and
+    `init --force` are refused; every acknowledged command of the burst is in the journal once."""
+    _, port = game.serve("a")
+    burst = Burst(port, "a")
+    try:
+        assert wait_until(lambda: len(burst.acknowledged) >= 10, 30)
+        back_at = restart(postgres_server)
+        assert wait_until(lambda: holders(game.url, game.name), 10), "the hold was never taken back"
+        took = time.monotonic() - back_at
+        assert took < 4, f"took {took:.1f} s"
+        assert "already running" in game.refused_to_serve()
+        refused = game.cli("init", "--force", check=False)
+        assert refused.returncode != 0 and "already running" in refused.stderr
+        count = len(burst.acknowledged)
+        assert wait_until(lambda: len(burst.acknowledged) >= count + 10, 30), burst.replies[-3:]
+    finally:
+        burst.stop()
+    booked = game.rows()
+    assert [k for k in burst.acknowledged if booked.count(k) != 1] == []
+    log = game.log("a")
+    assert log.count("lost the hold") == 1 and log.count(f"took back the hold on game '{game.name}'") == 1, log[-3000:]
+
+
+def test_a_server_whose_hold_another_took_books_nothing_and_says_who(game, postgres_server):
+    """Before: the second queue-less server started and both booked into the one game."""
+    proc_a, port_a = game.serve("a")
+    burst = Burst(port_a, "a")
+    try:
+        assert wait_until(lambda: len(burst.acknowledged) >= 10, 30)
+        os.kill(proc_a.pid, signal.SIGSTOP)  # a's watcher sleeps; its worker serves on
+        try:
+            restart(postgres_server)
+            _, port_b = game.serve("b")  # gets in before a looks again
+            b_started = len(burst.replies)
+            on_b = Api(f"http://127.0.0.1:{port_b}").login()
+            assert one(on_b, "b-1")[0] == 200
+            assert wait_until(lambda: len(burst.replies) >= b_started + 10, 30)
+            fenced = [code(body) for _, status, body in burst.replies[b_started:] if status != 200]
+            assert "hold_taken" in fenced
+        finally:
+            os.kill(proc_a.pid, signal.SIGCONT)
+        # a's watcher wakes: the hold is gone and b has it; a says so and refuses with the sentence.
+        assert wait_until(lambda: f"cannot take back the hold on game '{game.name}'" in game.log("a"), 10), game.log("a")[-2000:]
+        status, body = one(Api(f"http://127.0.0.1:{port_a}").login(), "a-late")
+        assert status == 503 and code(body) == "hold_lost" and HOLD_LOST in body["error"]["message"]
+        assert "process" in body["error"]["message"]  # who holds it instead
+        refused = game.cli("init", "--force", check=False)  # b holds it; a waits for it
+        assert refused.returncode != 0 and "already running" in refused.stderr
+        assert "already running" in game.refused_to_serve()
+        after_b = list(burst.replies[b_started:])
+    finally:
+        burst.stop()
+    booked = game.rows()
+    on_a_after_b = [k for k, _, _ in after_b if k in booked]
+    assert on_a_after_b == [], "a booked after b took the game"
+    assert "b-1" in booked and "a-late" not in booked
+    assert [k for k in burst.acknowledged if booked.count(k) != 1] == []
+    log = game.log("a")
+    assert log.count("lost the hold") == 1 and log.count("cannot take back the hold") == 1, log[-3000:]
+    # b stops: a takes its game back within a couple of seconds and books again.
+    end(game.procs[1])
+    assert wait_until(lambda: f"took back the hold on game '{game.name}'" in game.log("a"), 10), game.log("a")[-2000:]
+    assert one(Api(f"http://127.0.0.1:{port_a}").login(), "a-back")[0] == 200
+
+
+def test_an_init_force_while_the_hold_is_lost_fences_the_old_server(game, postgres_server):
+    """Before: init --force succeeded under running servers, whose next command went into the renamed game."""
+    proc_a, port_a = game.serve("a")
+    on_a = Api(f"http://127.0.0.1:{port_a}").login()
+    assert one(on_a, "a-1")[0] == 200
+    os.kill(proc_a.pid, signal.SIGSTOP)
+    try:
+        restart(postgres_server)
+        replaced = game.cli("init", "--force", check=False)  # in the window before a takes its hold back
+        assert replaced.returncode == 0, replaced.stderr
+        status, body = settled(on_a, "a-2")
+        assert status == 503 and code(body) == "hold_taken", body
+    finally:
+        os.kill(proc_a.pid, signal.SIGCONT)
+    assert wait_until(lambda: "another game now" in game.log("a"), 10), game.log("a")[-2000:]
+    status, body = one(on_a, "a-3")
+    assert status == 503 and code(body) == "game_replaced", body
+    kept = [r[0] for r in sql(game.url, "SELECT name FROM terrabank.games WHERE name LIKE %s", (game.name + "-%",))]
+    assert len(kept) == 1
+    assert "a-1" in game.rows(kept[0]) and not {"a-2", "a-3"} & set(game.rows(kept[0]) + game.rows())
