@@ -9,7 +9,7 @@ import re
 import subprocess
 
 import pytest
-from printkit import all_text, page_count, page_sizes_mm, pages_text, play_sample, pypdf, text_boxes
+from printkit import all_text, page_count, page_sizes_mm, pages_text, play_sample, pypdf
 
 from printables import geometry as geo
 from printables.bank_sheets import render_bank_sheets
