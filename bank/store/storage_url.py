@@ -90,6 +90,17 @@ def hold(path, config, who: str, shared: bool = False):
             yield
 
 
+def hold_state(path, config):
+    """This process's hold on the game in PostgreSQL (journal_pg_hold.HoldState), or None: a SQLite file,
+    or no hold taken here (a test, a CLI look)."""
+    where = target(path, config)
+    if not isinstance(where, PostgresTarget):
+        return None
+    from bank.store.journal_pg_hold import state
+
+    return state(where.url, where.game)
+
+
 def as_target(where):
     """`where` itself if it is already a target, else the SQLite file at that path."""
     return where if isinstance(where, (SqliteTarget, PostgresTarget)) else SqliteTarget(where)

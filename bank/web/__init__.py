@@ -21,6 +21,7 @@ from bank.game.config import GameConfig, load_config
 from bank.services.bank import Bank
 from bank.store.storage import private_file
 from bank.store.accounts import AccessRules, open_access
+from bank.web import health
 from bank.web.access.auth import load_login
 from bank.web.push.extensions import make_socketio
 from bank.web.i18n import translate
@@ -79,6 +80,7 @@ def create_app(settings: dict | None = None) -> Flask:
     app.session_interface.clock = bank.now  # the cookie's age too (before any request makes its signer)
     _init_trias(app, db)
     _register(app)
+    health.register(app, db)  # /healthz, /readyz, one log line per outage (issue 24)
     make_socketio(app, _register_sockets)
     if app.config.get("GAMES_DIR"):  # several games on this server, each under /g/<name>/ (issue 15)
         _host_games(app)

@@ -1,0 +1,123 @@
+"""Is this process alive, and may it be sent commands? (issue 24 item 5)
+
+- `/healthz`: the process answers (200 `{"ok": true}`): for systemd's watchdog or a plain
+  `curl -f`; nothing is read.
+- `/readyz`: 200 `{"ready": true, ...}` when the database answers, the process holds its
+  game there (bank/store/journal_pg_hold.py), the queue answers when one is configured and
+  the process is not draining; else 503 with `reason`, one sentence, and the failing checks.
+  nginx (deploy/nginx-terrabank.conf) takes a process out after failed requests
+  (`max_fails`) and retries only idempotent requests on the next one; a load balancer
+  with active checks, or `compose`, polls `/readyz`.
+
+And the log: a database that stops answering is one line ("lost the database"), and one
+when it answers again, instead of the ticker's traceback every second (the hold's watcher
+says the same of the hold, peers.py of the queue).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from flask import Blueprint, current_app, jsonify
+
+from bank.store import storage_url
+from bank.store.storage import StorageError
+
+bp = Blueprint("health", __name__)
+LOG = logging.getLogger("terrabank.health")
+DATABASE_LOST = ("database_unreachable", "database_connection_lost")
+
+
+@bp.get("/healthz")
+def healthz():
+    return jsonify({"ok": True})
+
+
+@bp.get("/readyz")
+def readyz():
+    app = current_app._get_current_object()
+    checks, reasons = {}, []
+    try:
+        app.extensions["terrabank"].bank.catch_up()  # one indexed read: the database answers
+        checks["database"] = True
+    except StorageError as exc:
+        checks["database"] = False
+        reasons.append(f"the database does not answer ({exc.code})")
+        _watch(app).lost(exc)
+    held = storage_url.hold_state(app.extensions["terrabank_health"].db, app.extensions["terrabank"].config)
+    if held is not None:
+        checks["hold"] = held.held
+        if not held.held:
+            reasons.append("the bank lost its hold on the game in the database; it is taking it back"
+                           + (f" ({held.holder} holds it meanwhile)" if held.holder else ""))
+    peers = app.extensions.get("terrabank_peers")
+    if peers is not None:
+        checks["queue"] = peers.listening.is_set()
+        if not checks["queue"]:
+            reasons.append(f"the queue ({peers.url}) does not answer")
+    if app.extensions["terrabank_health"].draining.is_set():
+        checks["draining"] = True
+        reasons.append("the process is stopping")
+    if reasons:
+        return jsonify({"ready": False, "reason": "; ".join(reasons), "checks": checks}), 503
+    return jsonify({"ready": True, "checks": checks})
+
+
+class Health:
+    """One app's health: what `db` it serves, whether it is draining, and the database's one-line log."""
+
+    def __init__(self, app, db):
+        self.app, self.db = app, db
+        self.draining = threading.Event()  # set by whoever stops the process gracefully
+        self._down = threading.Lock()  # held while the database is said lost: one line each way
+
+    def lost(self, exc: StorageError) -> bool:
+        """Say once that the database is lost, and watch for its return; True if said now."""
+        if not self._down.acquire(blocking=False):
+            return False
+        LOG.warning("terrabank: lost the database (%s): commands are refused until it is back", exc.message)
+        threading.Thread(target=self._until_back, name="database watch", daemon=True).start()
+        return True
+
+    def _until_back(self) -> None:
+        try:
+            while True:
+                time.sleep(1.0)
+                try:
+                    self.app.extensions["terrabank"].bank.catch_up()
+                except StorageError:
+                    continue
+                LOG.warning("terrabank: the database answers again")
+                return
+        finally:
+            self._down.release()
+
+
+class _OneLinePerOutage(logging.Filter):
+    """The ticker's "tick failed" (bank/web/push/live.py) with a lost database: one line, not a traceback a second."""
+
+    def __init__(self, app):
+        super().__init__()
+        self.app = app
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, StorageError) and exc.code in DATABASE_LOST + ("hold_lost", "hold_taken"):
+            if exc.code in DATABASE_LOST:
+                _watch(self.app).lost(exc)
+            return False  # said once by Health (the database) or by the hold's watcher
+        return True
+
+
+def _watch(app) -> Health:
+    return app.extensions["terrabank_health"]
+
+
+def register(app, db) -> None:
+    """The routes, the one-line log of the database; called by create_app."""
+    app.extensions["terrabank_health"] = Health(app, db)
+    app.register_blueprint(bp)
+    if not any(isinstance(f, _OneLinePerOutage) for f in app.logger.filters):  # hosted games share the logger
+        app.logger.addFilter(_OneLinePerOutage(app))
