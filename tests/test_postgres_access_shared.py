@@ -182,6 +182,17 @@ def test_a_team_link_replaced_on_one_process_is_refused_on_the_other(pair):
     assert services(other).access.team_tokens()["blue"] == new
 
 
+def test_the_big_screens_key_is_one_for_the_game_and_replaced_on_both_processes(pair):
+    """Issue 23: the display key lives in the database beside the team links, so every process
+    admits the same screen, and a key replaced through one is replaced for the other."""
+    one, other = pair
+    key = services(one).access.display_key()
+    assert len(key) >= 16 and services(other).access.display_key() == key
+    lead = _client(one, "lead")
+    new = lead.client.post("/api/display/rotate", headers={"X-CSRF-Token": lead.csrf}).get_json()["key"]
+    assert new != key and services(other).access.display_key() == new == services(one).access.display_key()
+
+
 def test_init_force_carries_the_accounts_over_and_the_links_only_when_asked(tmp_path, config, postgres_server):
     """The replaced game keeps its rows under a dated name; the new one gets copies, as for a file."""
     name = str(tmp_path / "camp")

@@ -196,7 +196,9 @@ def _serve(args, config_path: str, config, db: str) -> int:
     urls = [f"http://{a}:{port}" for a in (addresses() if host == "0.0.0.0" else [host])]
     if base:
         urls = [base] + [u for u in urls if u != base]
-    print(f"Terrabank is running. Facilitators: {urls[0]}/console   Big screen: {urls[0]}/display")
+    # The big screen's own link (issue 23): with its key it has live slots of its own, not the anonymous ones.
+    key = app.extensions["terrabank"].access.display_key()
+    print(f"Terrabank is running. Facilitators: {urls[0]}/console   Big screen: {urls[0]}/display?key={key}")
     for url in urls[1:]:
         print(f"  also at {url}/console")
     warning = loopback_warning(urls[0])

@@ -92,13 +92,10 @@ class PostgresAccess(AccessRules):
                      (token, at, self.game, team))
 
     def _display_key(self) -> str | None:  # the big screen's key (AccessRules.display_key, issue 23)
-        self.db.rows("""CREATE TABLE IF NOT EXISTS terrabank.display_keys(
-                            game TEXT PRIMARY KEY, key TEXT NOT NULL, rotated_at DOUBLE PRECISION NOT NULL)""")
         rows = self.db.rows("SELECT key FROM terrabank.display_keys WHERE game = %s", (self.game,))
         return rows[0][0] if rows else None
 
     def _put_display_key(self, key: str, at: float, replace: bool) -> None:
-        self._display_key()  # its table, made by the first process that asks
         then = "DO UPDATE SET key = EXCLUDED.key, rotated_at = EXCLUDED.rotated_at" if replace else "DO NOTHING"
         self.db.rows(f"""INSERT INTO terrabank.display_keys(game, key, rotated_at) VALUES (%s, %s, %s)
                          ON CONFLICT (game) {then}""", (self.game, key, at))

@@ -41,6 +41,15 @@ CREATE TABLE IF NOT EXISTS terrabank.cookie_keys(
 """
 
 
+# Added with issue 23, after the tables above: its own marker, so a database made before gains it.
+_DISPLAY_KEYS = """
+CREATE TABLE IF NOT EXISTS terrabank.display_keys(
+    game BIGINT PRIMARY KEY REFERENCES terrabank.games(id), key TEXT NOT NULL,
+    rotated_at DOUBLE PRECISION NOT NULL);
+"""
+
+
 def ensure_access_schema(conn) -> None:
     """Create the tables once per database; a concurrent creator waits on their lock, then finds them."""
     ensure_tables(conn, "terrabank.cookie_keys", ACCESS_SCHEMA_LOCK, _TABLES)
+    ensure_tables(conn, "terrabank.display_keys", ACCESS_SCHEMA_LOCK, _DISPLAY_KEYS)
