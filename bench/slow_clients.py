@@ -54,8 +54,9 @@ class Attack:
     """Run in a thread: start(), then wait() or stop(); `stats` counts what the server did."""
 
     def __init__(self, host: str, port: int, half_open: int = 1100, slow: int = 200, seconds: float = 30.0,
-                 source: str = "127.0.0.2", drip: float = 1.0, rate: int = 400):
+                 source: str = "127.0.0.2", drip: float = 1.0, rate: int = 400, head: bytes = None):
         self.host, self.port, self.source = _loopback(host), port, _loopback(source)
+        self.head = REQUEST_START if head is None else head  # what each connection sends before it drips
         self.want = {"half": half_open, "slow": slow}
         self.seconds, self.drip, self.rate = min(seconds, MAX_SECONDS), drip, rate
         self.budget = 20 * (half_open + slow)  # connections opened in all, at most
@@ -90,7 +91,7 @@ class Attack:
         self.stats["opened"] += 1
         self.open[kind] += 1
         # [kind, bytes still to send first, next drip time, header bytes sent]
-        sel.register(sock, selectors.EVENT_READ | selectors.EVENT_WRITE, [kind, REQUEST_START, 0.0, 0])
+        sel.register(sock, selectors.EVENT_READ | selectors.EVENT_WRITE, [kind, self.head, 0.0, 0])
 
     def _drop(self, sel, sock, state, why: str) -> None:
         sel.unregister(sock)

@@ -120,28 +120,6 @@ def login_head(url: str) -> bytes:
             f"Cookie: {visitor.cookie}\r\nX-CSRF-Token: {body['csrf']}\r\nContent-Length: 5000\r\n\r\n{{").encode()
 
 
-class SlowBodies(Attack):
-    """bench/slow_clients.Attack, but each connection sends a whole log-in head and then drips its body."""
-
-    def __init__(self, *args, head: bytes, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.head = head
-
-    def _open(self, sel, kind: str) -> None:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setblocking(False)
-        try:
-            sock.bind((self.source, 0))
-            sock.connect_ex((self.host, self.port))
-        except OSError:
-            sock.close()
-            self.stats["could not open"] += 1
-            return
-        self.stats["opened"] += 1
-        self.open[kind] += 1
-        sel.register(sock, selectors.EVENT_READ | selectors.EVENT_WRITE, [kind, self.head, 0.0, 0])
-
-
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
     raise_own_fd_limit(6000)
@@ -246,8 +224,8 @@ def test_slow_log_in_bodies_from_2_addresses_leave_phones_and_commands_answered(
     token = game.tokens["red"]
     # rate: reopened at most 100 a second an address, so the attacker (in this process) leaves the server its CPU.
     head = login_head(game.url)
-    attacks = [SlowBodies("127.0.0.1", game.port, half_open=0, slow=250, seconds=20, source=f"127.0.0.{2 + i}", rate=100,
-                          head=head) for i in range(2)]
+    attacks = [Attack("127.0.0.1", game.port, half_open=0, slow=250, seconds=20, source=f"127.0.0.{2 + i}", rate=100,
+                      head=head) for i in range(2)]
     for attack in attacks:
         attack.start()
     try:
@@ -270,8 +248,8 @@ def full_game(game, addresses: int) -> dict:
     attacks = [Attack("127.0.0.1", game.port, half_open=min(250, 1000 // addresses), slow=0, seconds=45,
                       source=s, rate=rate) for s in sources]
     head = login_head(game.url)
-    attacks += [SlowBodies("127.0.0.1", game.port, half_open=0, slow=min(250, 500 // addresses), seconds=45,
-                           source=s, rate=rate, head=head) for s in sources]
+    attacks += [Attack("127.0.0.1", game.port, half_open=0, slow=min(250, 500 // addresses), seconds=45,
+                       source=s, rate=rate, head=head) for s in sources]
     key = game.lead.request("GET", "/api/display/link")[1]["key"]
     tokens = list(game.tokens.values())
     figures = {"addresses": addresses}
