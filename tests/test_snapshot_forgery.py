@@ -139,24 +139,14 @@ def _resealed(text: str) -> str:
     return snapshots.sealed(10, data["chain"], body)
 
 
-def test_a_snapshot_edited_and_sealed_again_is_refused_when_the_server_starts(store):
-    """The seal holds no secret; the server's start folds the rows themselves and compares."""
+def test_a_snapshot_edited_and_sealed_again_is_named_by_verify(store):
+    """The seal holds no secret, like the chain: a forger who seals an edited state again passes the
+    start's check, as one who rebuilds the chain does, and `verify`'s replay names it. (The start does
+    not replay every row: 2.8 s instead of 0.6 s for a 50,000-row game, docs/PERFORMANCE.md.)"""
     config, db, forge = store
     state, _ = _play(config, db)
     forge(10, _resealed)
-    with Bank.open(db, config) as quick:  # a terminal's look trusts the seal it can check...
-        assert quick.state != state
-    with pytest.raises(StorageError) as refused:  # ...the server never does
-        Bank.open(db, config, replay=True)
-    assert refused.value.code == "snapshot_changed" and refused.value.params["seq"] == 10
-    assert "differs from the replay" in refused.value.message and "terrabank verify" in refused.value.message
-
-
-def test_the_web_app_starts_from_the_rows_not_from_a_resealed_snapshot(store, tmp_path):
-    from bank.web import create_app
-
-    config, db, forge = store
-    _play(config, db)
-    forge(10, _resealed)
-    with pytest.raises(StorageError, match="journal row 10"):
-        create_app({"DB": db, "CONFIG": config, "TESTING": True, "SECRET_KEY_FILE": tmp_path / "k.secret"})
+    with Bank.open(db, config) as bank:
+        assert bank.state != state  # served: the documented limit (docs/RELIABILITY.md)
+        problems = bank.verify()
+    assert any("snapshot at seq 10 differs" in p for p in problems)

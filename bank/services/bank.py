@@ -12,7 +12,7 @@ from typing import Iterator
 from bank.game import engine
 from bank.store import storage_url
 from bank.services import timeline
-from bank.services.bank_verify import fold, same_as_replay, verify_journal
+from bank.services.bank_verify import fold, verify_journal
 from bank.errors import BankError, CommandError, IdConflict, NotAllowed
 from bank.store.journal import Journal, StorageError
 # The row helpers live in the store (bank/store/rows.py), shared with journal_service; re-exported here.
@@ -98,11 +98,10 @@ class Bank:
         return cls.open(path, config, wall=wall, mono=mono)
 
     @classmethod
-    def open(cls, path, config, *, wall=time.time, mono=time.monotonic, replay: bool = False) -> "Bank":
+    def open(cls, path, config, *, wall=time.time, mono=time.monotonic) -> "Bank":
         """Open a game: refuse another config's ids, load snapshot + journal tail.
 
-        `wall` and `mono` are the system and monotonic clocks (injected by tests). `replay` (the
-        server's start): fold every row instead, and refuse a snapshot that differs from the fold.
+        `wall` and `mono` are the system and monotonic clocks (injected by tests).
         """
         journal = storage_url.target(path, config).open()
         try:
@@ -116,12 +115,10 @@ class Bank:
             # after it and the last seq agree even while another process books (issue 23).
             with journal.read_view():
                 snapshot = journal.latest_snapshot()
-                seq, state = (0, GameState.initial(config)) if snapshot is None or replay else \
+                seq, state = (0, GameState.initial(config)) if snapshot is None else \
                     (snapshot[0], GameState.from_dict(snapshot[1]))
                 for row in journal.rows(seq):
                     state, seq = fold(state, row["events"]), row["seq"]
-                    if replay and snapshot is not None and seq == snapshot[0]:
-                        same_as_replay(snapshot, state, path)
             anchor, jump = timeline.start_anchor(_last_checkpoint(journal), wall(), config.clock_tolerance,
                                                  state.clock["status"] == "running")
         except BaseException:

@@ -17,7 +17,6 @@ from __future__ import annotations
 from bank.game import invariants
 from bank.game.state import GameState
 from bank.store.rows import row_problems
-from bank.store.storage import StorageError
 
 
 def fold(state: GameState, events) -> GameState:
@@ -91,16 +90,3 @@ def _diff(a, b, prefix: str = "", limit: int = 5) -> list[str]:
                 break
         return out
     return [] if a == b else [prefix.rstrip(".") or "(root)"]
-
-
-def same_as_replay(snapshot: tuple, state: GameState, where) -> None:
-    """A snapshot's seal holds no secret: whoever can write the file can seal an edited state again.
-    The server's start therefore folds the rows themselves (anchored by the chain a facilitator can
-    write down) and refuses a snapshot that says otherwise, naming its row (issue 23)."""
-    seq, stored = snapshot
-    if GameState.from_dict(stored) != state:
-        raise StorageError("snapshot_changed", f"The game in {where} cannot be trusted: the snapshot at journal "
-                           f"row {seq} differs from the replay of the rows before it (it was edited, and sealed "
-                           "again); the rows are intact, so run `terrabank verify`, then delete that snapshot "
-                           "rather than restore a backup, which would lose every command booked since.",
-                           path=str(where), seq=seq)

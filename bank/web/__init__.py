@@ -64,8 +64,7 @@ def create_app(settings: dict | None = None) -> Flask:
     wall, mono = settings.pop("CLOCKS", (time.time, time.monotonic))
     # The file at --db, or the game of that name in PostgreSQL when a database URL is set (issue 15).
     exists = storage_url.target(db, config).exists()
-    # replay: the server folds every row at start, so an edited and re-sealed snapshot is refused (issue 23)
-    bank = Bank.open(db, config, wall=wall, mono=mono, replay=True) if exists else Bank.create(db, config, wall=wall, mono=mono)
+    bank = Bank.open(db, config, wall=wall, mono=mono) if exists else Bank.create(db, config, wall=wall, mono=mono)
     # Beside the journal: in the SQLite file, or in PostgreSQL shared by every process of the game.
     access = open_access(db, config, app.config.get("PASSWORD_HASH", "scrypt"))
     access.ensure_team_tokens(config.teams)
