@@ -142,7 +142,7 @@ def _resealed(text: str) -> str:
 def test_a_snapshot_edited_and_sealed_again_is_named_by_verify(store):
     """The seal holds no secret, like the chain: a forger who seals an edited state again passes the
     start's check, as one who rebuilds the chain does, and `verify`'s replay names it. (The start does
-    not replay every row: 2.8 s instead of 0.6 s for a 50,000-row game, docs/PERFORMANCE.md.)"""
+    not replay every row: a 50,000-row game took 3.3x a fresh one to serve, docs/RELIABILITY.md.)"""
     config, db, forge = store
     state, _ = _play(config, db)
     forge(10, _resealed)
