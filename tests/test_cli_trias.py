@@ -150,7 +150,7 @@ def test_play_a_whole_game_against_the_computer_from_piped_input(cli, games_dir,
     monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 3000))
     assert cli("play", "--seed", "4", "--level", "easy") == 0
     out = capsys.readouterr().out
-    assert "1. place 2 herds on" in out and "Computer 1: placed 2 herds" in out
+    assert "1. place 2 herds on" in out and "Ordinateur · facile: placed 2 herds" in out  # named by its level
     assert "The game is over." in out and "Winner(s) (T19):" in out
     gid = only_game(games_dir)
     assert cli("verify", gid) == 0
@@ -166,6 +166,33 @@ def test_play_stops_at_the_end_of_input_and_resumes(cli, games_dir, capsys, monk
     monkeypatch.setattr(sys, "stdin", io.StringIO("2\nq\n"))
     assert cli("play", gid) == 0
     assert "You: placed 2 herds on" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("lang, sentence", [
+    ("fr", "Une carte a été piochée depuis : annuler montrerait ce qui vient ensuite, ce coup reste donc joué."),
+    ("en", "A card was drawn since: undoing would show what comes next, so this move stands.")])
+def test_play_refuses_to_undo_a_draw_with_the_pages_sentence(cli, games_dir, capsys, monkeypatch, lang, sentence):
+    """Issue 26 item 6: `u` after a draw would show the deck's next card on the next draw."""
+    import trias
+
+    games = TriasGames(games_dir)
+    try:
+        game = games.create([{"name": "Ana", "kind": "human"}, {"name": "Bo", "kind": "human"}], 5, "play", lang)
+        while game.state.phase == "place":
+            game.execute(trias.legal_actions(game.state)[0], f"p{game.last_seq}", "cli")
+        gid, listed = game.id, trias.legal_actions(game.state)
+    finally:
+        games.close()
+    draw = next(i for i, c in enumerate(listed, 1) if c["type"] == "draw")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{draw}\nu\nq\n"))
+    assert cli("play", gid) == 0
+    out = capsys.readouterr().out
+    assert "drew" in out and sentence in out and "Taken back." not in out
+    games = TriasGames(games_dir)
+    try:
+        assert [r["type"] for r in games.get(gid).rows()][-1] == "draw"  # nothing taken back
+    finally:
+        games.close()
 
 
 def test_through_run_py_score_json_and_a_bad_file(tmp_path):

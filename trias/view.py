@@ -5,6 +5,10 @@ from __future__ import annotations
 from .state import METEORITE, State
 
 HIDDEN = "hidden"
+# Events that turn over a card nobody could see before: the deck's top drawn in phase 1 or as the
+# new hand card in phase 4 (the Meteorite Impact among them, T9, T15), a mirror table's shown card,
+# and the set-up's deal and shuffles (T6). Taking one back and playing again would show what comes next.
+REVEALING = frozenset({"setup", "card_dealt", "card_drawn", "hand_drawn", "hand_shown"})
 
 
 def _hand_seen(card, mine: bool):
@@ -52,3 +56,8 @@ def public_event(event: dict, seat: int | None) -> dict:
     if kind in ("card_dealt", "hand_drawn") and event["player"] != seat:
         return dict(event, card=_hand_seen(event["card"], False))
     return event
+
+
+def reveals(event: dict) -> bool:
+    """Whether `event` showed a card (or a shuffle's result) that was hidden until then: see REVEALING."""
+    return event.get("type") in REVEALING

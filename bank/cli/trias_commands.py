@@ -19,6 +19,8 @@ from bank.errors import BankError
 from bank.game.config import load_config
 from bank.store.storage_url import database_url
 from bank.services.trias_games import TriasGames, open_games
+from bank.web.i18n import translate
+from bank.web.trias.names import with_default_names
 from trias.calculator import score_description
 
 LEVELS = trias.bots.LEVELS
@@ -231,8 +233,9 @@ def cmd_play(args, games: TriasGames) -> int:
         else:
             if not 1 <= args.opponents <= 4:
                 raise CliError("bad_opponents", "--opponents must be 1 to 4 (Trias is for 2 to 5 players)")
-            seats = [{"name": args.name, "kind": "human"}] + [
-                {"name": f"Computer {i + 1}", "kind": "computer", "level": args.level} for i in range(args.opponents)]
+            # The opponents are named by their level ("Computer · hard", "Ordinateur · difficile 2").
+            seats = with_default_names([{"name": args.name, "kind": "human"}] + [
+                {"kind": "computer", "level": args.level} for _ in range(args.opponents)], args.lang)
         game = games.create(seats, args.seed, "play", args.lang)
         print(f"New Trias game {game.id}: {', '.join(s['name'] for s in game.seats)}. "
               "Type a move's number, u to undo, b for the board, q to stop.")
@@ -287,7 +290,8 @@ def _human_turn(game) -> bool:
         else:
             print(f"Type a number from 1 to {len(actions)}, u, b or q.")
     except trias.TriasError as exc:
-        print(exc.message)
+        # No undo past a card drawn: said as the pages say it, in the game's language.
+        print(translate(game.lang, exc.message) if exc.code == "undo_past_draw" else exc.message)
     return True
 
 

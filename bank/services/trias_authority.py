@@ -95,10 +95,15 @@ class TableAuthority:
 
     def may_undo(self, table, actor: str) -> bool:
         """Whether `actor` ("table", "seat:N") may take back the last move now (trias_table.undo_seqs)."""
+        return self.undo_refusal(table, actor) is None
+
+    def undo_refusal(self, table, actor: str) -> dict | None:
+        """Why `actor` may not take back the last move now ({code, message, params}), or None if it may."""
         try:
-            return bool(undo_seqs(self.seats, table, actor))
-        except TriasError:
-            return False
+            undo_seqs(self.seats, table, actor)
+        except TriasError as exc:
+            return exc.to_dict()
+        return None
 
 
 class SeatIndex:

@@ -111,9 +111,10 @@ class TriasGame(ComputerMoves, TableAuthority):
         """trias.view for `seat` (None: the shared screen), with the game's id, mode, seats and last seq."""
         with self._service.lock:
             table, seq = self._service.state, self._service.last_seq
+        refusal = self.undo_refusal(table, "table" if seat is None else f"seat:{seat}")  # a page shows why
         return {**trias.view(table.state, seat), "game": self.id, "mode": self.mode, "lang": self.lang,
                 "seats": self.public_seats(), "last_seq": seq, "next_game": table.next_game,
-                "can_undo": not table.next_game and self.may_undo(table, "table" if seat is None else f"seat:{seat}")}
+                "can_undo": not table.next_game and refusal is None, "undo_refused": refusal}
 
     def summary(self) -> dict:
         """What games.list() shows of this game: no tokens, no seed."""

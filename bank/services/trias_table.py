@@ -13,11 +13,15 @@ from dataclasses import dataclass, replace
 
 import trias
 from trias.errors import BadCommand, IllegalMove
+from trias.view import reveals
 
 MODES = ("play", "mirror")
 LANGS = ("fr", "en")
 SEAT_KINDS = ("human", "computer")
 MAX_NAME = 40
+# Board Game Arena's rule: no undo past information that was hidden. The pages and the terminal
+# show this sentence in the game's language (translations/*/messages.po: the same English id).
+UNDO_PAST_DRAW = "A card was drawn since: undoing would show what comes next, so this move stands."
 
 
 @dataclass(frozen=True)
@@ -141,4 +145,8 @@ def undo_seqs(seats: list, table: Table, actor) -> list:
         raise IllegalMove("not_your_move", f"the last move was {seats[seat]['name']}'s; only they, "
                           "or the shared screen, may take it back")
     gone.append(seq)
+    # A mirror game follows a physical table, whose players decide; elsewhere a card once turned over
+    # stays turned over: taking it back and playing again would let the seat choose knowing the deck.
+    if not table.state.mirror and any(reveals(e) for m in table.moves if m[0] in gone for e in m[3]):
+        raise IllegalMove("undo_past_draw", UNDO_PAST_DRAW)
     return sorted(gone)

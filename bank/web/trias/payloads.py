@@ -38,6 +38,7 @@ def snapshot(game, seat: int | None, after: int | None = None) -> dict:
         "seat": seat,
         "view": view,
         "can_undo": view.get("can_undo", False),
+        "undo_refused": view.get("undo_refused"),  # why not ({code, message}): the page may say it
         "next_game": view.get("next_game"),
         "legal": _legal(game, state, seat),
         "by_card": _by_card(state),

@@ -29,6 +29,7 @@ from bank.store.accounts.lockout import wait_text
 from bank.web.rate import Window
 from bank.web.trias import held
 from bank.web.trias.live import announce_rematch, publish
+from bank.web.trias.names import with_default_names
 from bank.web.trias.payloads import game_summary, seat_list, snapshot
 
 bp = Blueprint("trias", __name__, url_prefix="/trias")
@@ -188,6 +189,7 @@ def create_game():
     try:
         body = read_object(MAX_BODY, "new game")
         seats, seed, mode = parse_new_game(body)
+        seats = with_default_names(seats, lang())  # a computer seat without a name: "Computer · hard"
         game = games().create(seats=seats, seed=seed, mode=mode, lang=lang())
     except BodyError as exc:
         return error(exc.status, exc.code, exc.message)

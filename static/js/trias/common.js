@@ -131,6 +131,47 @@
     return reply;
   };
 
+  /* ---- a button that asks before it acts: the bank's own second tap (static/js/admin.js), never a dialog ---- */
+
+  // The second tap must come a moment after the first: a double tap (or a wet screen) arms the
+  // button and is over before anyone has read the question.
+  var CONFIRM_AFTER_MS = 700, CONFIRM_FOR_MS = 4000;
+
+  function disarm(button) {
+    if (!button.dataset.armed) return;
+    delete button.dataset.armed;
+    button.textContent = button.dataset.label;
+    button.classList.remove("btn-confirm");
+  }
+
+  /** A click handler: the first tap turns the button into `question`; a second tap within 4 s runs `action`. */
+  TT.confirmThen = function (action, question) {
+    return function (ev) {
+      var button = ev.currentTarget;
+      if (button.dataset.armed) {
+        if (Date.now() - Number(button.dataset.armed) < CONFIRM_AFTER_MS) return;
+        disarm(button);
+        action();
+        return;
+      }
+      button.dataset.armed = String(Date.now());
+      button.dataset.label = button.textContent;
+      button.textContent = question;
+      button.classList.add("btn-confirm");
+      clearTimeout(button._disarm);
+      button._disarm = setTimeout(function () { disarm(button); }, CONFIRM_FOR_MS);
+    };
+  };
+
+  /** Why the undo is not offered, when a card drawn since forbids it (no undo past hidden cards). */
+  TT.renderUndoWhy = function (node, p) {
+    if (!node) return;
+    var why = p.undo_refused;
+    var shown = !p.can_undo && why && why.code === "undo_past_draw";
+    node.hidden = !shown;
+    node.textContent = shown ? TB.errorText(why) : "";
+  };
+
   /* ---- shared panels ---- */
 
   /** Whose turn, which phase, action points, the last round. */

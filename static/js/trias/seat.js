@@ -59,6 +59,7 @@
     TT.renderMoves(TB.$("#moves"), mine(), send, preview);
     TB.$("#moves-panel").hidden = !mine().length;
     TB.$("#undo").hidden = !pay.can_undo;  // only this seat's own last move (the server checks it again)
+    TT.renderUndoWhy(TB.$("#undo-why"), pay);
     var targets = sel ? targetsOf(sel).map(function (c) { return TT.key(c.to); }) : [];
     var soft = sel ? [] : mine().map(fromOf).filter(Boolean).map(TT.key);
     shown = { selected: sel, targets: targets, soft: soft };
@@ -68,11 +69,10 @@
     document.body.dataset.myturn = v.current === mySeat && v.phase !== "over" ? "1" : "0";
   }
 
-  TB.$("#undo").addEventListener("click", async function () {
-    if (!window.confirm(t("undo_confirm"))) return;
+  TB.$("#undo").addEventListener("click", TT.confirmThen(async function () {
     sel = null;
     await TT.send(api + "/commands", { type: "undo" });
-  });
+  }, t("undo_confirm")));
 
   TT.refresh = async function () {
     var reply = await TB.get(api + "?after=" + (TT.lastSeq() || 0));

@@ -7,37 +7,53 @@
   var levels = document.currentScript.dataset.levels.split(",");
   var list = TB.$("#seats");
 
-  function seatRow(name, kind, level) {
+  /** A seat's name until someone types one: "Seat 3" for a person, "Computer · hard" for a computer. */
+  function defaultName(li, n) {
+    var kind = TB.$("[name=kind]", li).value;
+    return kind === "computer" ? t("computer_name", { level: t("level." + TB.$("[name=level]", li).value) }) : t("seat_n", { n: n });
+  }
+
+  function seatRow(kind, level) {
     var kindSel = el("select", { name: "kind" },
       el("option", { value: "human", text: t("human") }), el("option", { value: "computer", text: t("computer") }));
     kindSel.value = kind;
     var levelSel = el("select", { name: "level" }, levels.map(function (l) { return el("option", { value: l, text: t("level." + l) }); }));
     levelSel.value = level || "easy";
     var row = el("li", { class: "trias-seat-row" },
-      el("input", { type: "text", name: "name", value: name, maxLength: 40, required: true }),
+      el("input", { type: "text", name: "name", maxLength: 40, required: true, dataset: { auto: "1" },
+        oninput: function (ev) { delete ev.currentTarget.dataset.auto; } }),  // typed: the name is theirs
       kindSel, levelSel,
       el("button", { type: "button", class: "btn btn-small", name: "remove", onclick: function () { if (list.children.length > 2) { row.remove(); renumber(); } } }, t("remove")));
-    var sync = function () { levelSel.hidden = kindSel.value !== "computer"; };
+    var sync = function () { levelSel.hidden = kindSel.value !== "computer"; renumber(); };
     kindSel.addEventListener("change", sync);
-    sync();
+    levelSel.addEventListener("change", sync);
+    levelSel.hidden = kind !== "computer";
     return row;
   }
 
   /** Each control says which seat it is for (the numbers follow a removed seat). */
   var LABELS = { name: "seat_name", kind: "seat_kind", level: "seat_level", remove: "seat_remove" };
   function renumber() {
+    var used = {};
+    Array.prototype.forEach.call(list.children, function (li) { var input = TB.$("[name=name]", li); if (!input.dataset.auto) used[input.value.trim()] = true; });
     Array.prototype.forEach.call(list.children, function (li, i) {
       li.dataset.n = i + 1;
       Object.keys(LABELS).forEach(function (field) { TB.$("[name=" + field + "]", li).setAttribute("aria-label", t(LABELS[field], { n: i + 1 })); });
+      var input = TB.$("[name=name]", li);
+      if (!input.dataset.auto) return;
+      var base = defaultName(li, i + 1), name = base;  // two computers of one level: "Computer · easy 2"
+      for (var k = 2; used[name]; k++) name = base + " " + k;
+      used[name] = true;
+      input.value = name;
     });
     TB.$("#add-seat").disabled = list.children.length >= 5;
   }
 
-  function add(name, kind, level) { list.appendChild(seatRow(name, kind, level)); renumber(); }
+  function add(kind, level) { list.appendChild(seatRow(kind, level)); renumber(); }
 
-  add(t("seat_n", { n: 1 }), "human");
-  add(t("computer"), "computer", "easy");
-  TB.$("#add-seat").addEventListener("click", function () { if (list.children.length < 5) add(t("seat_n", { n: list.children.length + 1 }), "human"); });
+  add("human");
+  add("computer", "easy");
+  TB.$("#add-seat").addEventListener("click", function () { if (list.children.length < 5) add("human"); });
 
   TB.$("#new-game").addEventListener("submit", async function (event) {
     event.preventDefault();

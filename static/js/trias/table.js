@@ -103,7 +103,7 @@
     TT.renderEnd(TB.$("#end-panel"), p());
     renderMirror();
     if (mirror) TT.renderMoves(TB.$("#moves"), p().view.phase === "start" ? [] : p().legal, send, preview);
-    if (isTable) TB.$("#undo").disabled = !p().can_undo;
+    if (isTable) { TB.$("#undo").disabled = !p().can_undo; TT.renderUndoWhy(TB.$("#undo-why"), p()); }
     document.body.dataset.phase = p().view.phase;
   }
 
@@ -129,11 +129,10 @@
   };
 
   if (isTable) {
-    TB.$("#undo").addEventListener("click", async function () {
-      if (!window.confirm(t("undo_confirm"))) return;
+    TB.$("#undo").addEventListener("click", TT.confirmThen(async function () {
       var reply = await TT.send(api + "/undo", {});
       if (reply.ok) { sel.tile = null; sel.card = null; }
-    });
+    }, t("undo_confirm")));
     TB.$("#rematch").addEventListener("click", async function () {
       var reply = await TT.send(api + "/rematch", {});
       if (reply.ok) window.location.href = reply.data.board;
