@@ -169,3 +169,27 @@ def test_fd_limit_is_raised_or_the_caps_shrink_with_a_warning(monkeypatch):
     monkeypatch.setattr(resource, "getrlimit", lambda _: (1024, 65536))
     limits, warning = server.fit_limits(server.Limits())
     assert limits == server.Limits() and warning is None
+
+
+def test_a_trias_seat_is_named_by_its_link_and_a_made_up_one_reads_nothing(app, monkeypatch):
+    """Issue 23: a seat's phone holds slots of its own, like a team's; a guessed link stays anonymous and
+    is answered from the games' index, without reading the store (guessing makes the server do nothing)."""
+    from werkzeug.test import EnvironBuilder
+
+    from bank.web.serving.identity import Identify
+
+    games = app.extensions["trias_games"]
+    game = games.create([{"name": "Ana", "kind": "human"}, {"name": "Ben", "kind": "human"}], seed=5)
+    token = game.seats[0]["token"]
+    who = Identify(app)
+
+    def named(path, query=""):
+        return who(EnvironBuilder(path=path, query_string=query).get_environ())
+
+    seat = named("/socket.io/", f"EIO=4&transport=websocket&seat={token}")
+    assert seat is not None and seat.startswith("/hook/trias-seat/") and token not in seat
+    assert named(f"/trias/s/{token}") == named(f"/trias/api/s/{token}/commands") == seat
+    assert named("/socket.io/", f"EIO=4&seat={game.seats[1]['token']}") != seat  # each seat its own slots
+    monkeypatch.setattr(games, "_all", lambda: pytest.fail("a guessed link read the store"))
+    for guess in [("/socket.io/", "EIO=4&seat=" + "x" * 22), ("/trias/s/" + "y" * 22, ""), ("/trias/g/abc", "")]:
+        assert named(*guess) is None, guess

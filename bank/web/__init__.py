@@ -135,6 +135,9 @@ def _init_trias(app: Flask, db: Path) -> None:
     if window is not None:
         app.extensions["trias_creations"] = window
     app.extensions["trias_computer"] = Computer(app, float(app.config.get("TRIAS_PACE", 1.0)))
+    from bank.web.trias import admission as trias_admission
+
+    trias_admission.register(app)  # a seat's phone is admitted by its link, not in the anonymous pool
 
 
 def _register(app: Flask) -> None:

@@ -94,6 +94,9 @@
     var socket = window.io("/trias", {
       path: TB.url("/socket.io"),
       auth: function (cb) { cb(Object.assign({ after: TT.lastSeq() }, opts.auth)); },
+      // A seat's link also rides in the query (issue 23): the server admits the phone by it,
+      // before the socket opens, into slots of its own (bank/web/trias/admission.py).
+      query: opts.auth && opts.auth.seat ? { seat: opts.auth.seat } : {},
       reconnectionDelayMax: 3000,
     });
     socket.on("connect", function () { setBadge(true); });
