@@ -344,7 +344,9 @@ def cmd_links(args, config_path: str, db: str) -> int:
     services = _app(config_path, db).extensions["terrabank"]
     from bank.web.field.addresses import normalise
 
-    base = normalise(args.base or f"http://{addresses()[0]}:{services.config.port}")
+    # As the join cards and the admin page (issue 25, item 5): --base, else the address `serve` last
+    # printed for this game (its real port, e.g. `serve --port 8080`), else the configured port.
+    base = normalise(args.base or remembered_address(db) or f"http://{addresses()[0]}:{services.config.port}")
     warning = loopback_warning(base)
     if warning:
         print(warning, file=sys.stderr)

@@ -108,7 +108,7 @@ def board(state: GameState, config: GameConfig, now: float) -> dict:
         "rate": dict(state.rate),
         "clock": {"status": clock["status"], "session": clock["session"], "sessions": config.sessions,
                   "elapsed": round(state.elapsed(now)), "duration": config.duration_seconds,
-                  "held": clock.get("held")},
+                  "held": clock.get("held"), "session_over": bool(clock.get("session_over"))},
         "events": shown_events(state),
         "reserve": {r: state.balance(RESERVE, r) for r in config.resources},
         "animals": {t: list(a) for t, a in state.animals.items()},

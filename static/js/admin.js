@@ -47,6 +47,7 @@
     var status = state.board.clock.status;
     TB.$("#clock-text").textContent = W.clockText(state.board);
     W.showHeld(state.board);
+    W.dropRefusalOnClockChange(banner, state.board);
     var allowed = { start_clock: status === "setup", pause: status === "running", resume: status === "paused",
       end_session: status === "running" || status === "paused", end_game: status === "running" || status === "paused" };
     Array.prototype.forEach.call(document.querySelectorAll("[data-clock]"), function (b) {

@@ -10,10 +10,24 @@
     return t("rate_text", { tokens: board.rate.tokens, points: board.rate.points });
   };
 
+  /** True between two sessions: the session ended (by its time or by the lead) and waits for the lead's resume. */
+  W.betweenSessions = function (board) {
+    var c = board.clock;
+    return c.status === "paused" && (!!c.session_over || (c.sessions > 1 && W.timeLeft(board).session <= 0));
+  };
+
+  /** "Break between sessions · session 2 starts when the lead starts it", or "paused", "game over"...
+   * (issue 25, item 3: an ended session read "paused · 1:18:48 left in this session"). */
+  W.statusText = function (board) {
+    var c = board.clock;
+    if (W.betweenSessions(board)) return t("session_break", { n: Math.max(1, c.session) + 1 });
+    var names = { setup: t("clock_setup"), paused: t("clock_paused"), ended: t("clock_ended"), running: "" };
+    return names.hasOwnProperty(c.status) ? names[c.status] : c.status;
+  };
+
   W.clockText = function (board) {
     var c = board.clock;
-    var names = { setup: t("clock_setup"), paused: t("clock_paused"), ended: t("clock_ended"), running: "" };
-    var status = names.hasOwnProperty(c.status) ? names[c.status] : c.status;
+    var status = W.statusText(board);
     var left = W.timeLeftText(board);
     return W.gameTime(TB.clock.elapsed(), board) + " / " + W.gameTime(c.duration, board) + " \u00b7 " +
       t("session_n", { n: Math.max(1, c.session), of: c.sessions }) + (status ? " \u00b7 " + status : "") +
@@ -39,7 +53,7 @@
     var left = W.timeLeft(board), c = board.clock;
     if (!left) return "";
     var game = t("left_game", { time: W.gameTime(left.game, board) });
-    if (c.sessions <= 1) return game;
+    if (c.sessions <= 1 || W.betweenSessions(board)) return game; // between sessions the status says it all
     // A session that reached its end waits for the lead's resume: say so rather than "0:00:00 left".
     var session = left.session > 0 ? t("left_session", { time: W.gameTime(left.session, board) })
       : t("session_over", { n: Math.max(1, c.session) });

@@ -35,7 +35,7 @@
 
   function selectTeam(id, cardId) {
     if (!W.config.teams[id]) return;
-    if (id !== team) dropRefusal();
+    if (id !== team) { dropRefusal(); W.notARepeat(); }
     team = id;
     sessionStorage.setItem("tb.team", id);
     picker.select(id);
@@ -60,6 +60,7 @@
     warn.textContent = t("clock_warning");
     warn.classList.toggle("hidden", board.clock.status === "running" || board.clock.status === "ended"); // the end has its own banner
     W.showHeld(board);
+    W.dropRefusalOnClockChange(banner, board);
   }
 
   function renderTeam(v) {
@@ -103,7 +104,7 @@
   }
 
   function showTab(name) {
-    if (name !== tab) dropRefusal();
+    if (name !== tab) { dropRefusal(); W.notARepeat(); }
     tab = name;
     if (name) sessionStorage.setItem("tb.tab", name);
     Array.prototype.forEach.call(document.querySelectorAll("#tabs [data-tab]"), function (b) {
@@ -132,13 +133,25 @@
   }
 
   /** What a panel needs from the counter, at the moment it is drawn (see console_tap_panels.js). */
+  /** Seconds since this page booked a harvest with `c` of the selected team, or null. Only this page's
+   * own bookings: a press after "not confirmed" resends the same command (booked once), not a new one. */
+  function harvestedAgo(c) {
+    var at = harvestedHere[team + "/" + c];
+    return at ? (Date.now() - at) / 1000 : null;
+  }
+
   function desk() {
-    return { state: state, team: team, card: card, may: may, send: send,
+    return { state: state, team: team, card: card, may: may, send: send, harvestedAgo: harvestedAgo,
       setCard: function (c) { card = c; }, redraw: function () { renderPanel(true); } };
   }
 
+  var harvestedHere = {};    // "team/card": Date.now() of this page's last harvest booked with that card
+
   function send(command) {
-    return W.send(command, { banner: banner, undo: may.indexOf("reverse") >= 0, done: function () { refreshSoon(); } });
+    return W.send(command, { banner: banner, undo: may.indexOf("reverse") >= 0, done: function (result) {
+      if (command.type === "harvest" && !result.data.duplicate) harvestedHere[command.team + "/" + command.card] = Date.now();
+      refreshSoon();
+    } });
   }
 
   /* ---- scanning role cards ---- */

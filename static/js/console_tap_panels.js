@@ -8,6 +8,8 @@
   var TB = window.TB, W = window.W, el = TB.el, t = TB.t;
   var panels = (window.Counter = window.Counter || {}).panels = window.Counter.panels || {};
 
+  var HARVEST_AGAIN_S = 10;
+
   /* harvest: a card, then one tap on the resource books it */
   panels.harvest = function (v, desk) {
     var team = desk.team, send = desk.send, card = desk.card;
@@ -19,7 +21,14 @@
     });
     var resources = W.resources(function (r) { return r.harvestable; }).map(function (r) {
       return el("button", { type: "button", class: "res-btn act", style: { borderLeftColor: W.resColour(r) }, dataset: { resource: r },
-        text: W.resLabel(r), onclick: function () { send({ type: "harvest", team: team, card: card, resource: r }); } });
+        text: W.resLabel(r), onclick: function (ev) {
+          // The same card harvesting again within a few seconds is more often a slip than a second
+          // trip (R14: tokens go back to base first): a second tap books it (issue 25, item 1).
+          if (W.justBooked()) return; // the second tap of a double tap: neither a booking nor a question
+          var ago = desk.harvestedAgo(card);
+          if (ago !== null && ago < HARVEST_AGAIN_S && !W.secondTap(ev.currentTarget, t("harvest_again", { n: Math.max(1, Math.round(ago)) }))) return;
+          send({ type: "harvest", team: team, card: card, resource: r });
+        } });
     });
     return [el("h3", { text: t("card") }), el("div", { class: "choice-grid" }, cardButtons),
       el("h3", { text: t("tap_resource") }), el("div", { class: "choice-grid" }, resources)];

@@ -31,7 +31,7 @@
     TB.$("#time-left").textContent = t("session_n", { n: Math.max(1, c.session), of: c.sessions }) + (left ? " \u00b7 " + left : "");
     var paused = TB.$("#paused");
     paused.classList.toggle("hidden", c.status === "running");
-    paused.textContent = { setup: t("clock_setup"), paused: t("clock_paused"), ended: t("clock_ended") }[c.status] || "";
+    paused.textContent = c.status === "running" ? "" : W.statusText(pub.board); // a break between sessions is not a pause
     W.events(TB.$("#events"), pub.board, { rewards: true, results: true });
     W.cooldowns(TB.$("#cooldowns"), null, memory);
     inTurns(TB.$("#cooldowns"), true); // first: the events have what the cooldowns leave (terrabank.css)

@@ -94,13 +94,27 @@
   function render() { renderAll(); }
 
   async function record() {
+    if (W.justBooked()) return; // the second tap of a double tap: the fight's result stays on screen
     var a = sides.attacker, d = sides.defender;
     if (!a.card || !d.card) { W.banner(banner, "error", t("choose_both")); return; }
     if (!winner) { W.banner(banner, "error", t("choose_winner")); return; }
     var command = { type: "fight", attacker_team: a.team, attacker_card: a.card, defender_team: d.team, defender_card: d.card,
       winner: winner, tokens: tokensForm ? tokensForm.amounts() : {} };
+    var waiting = {}; // who this page showed still waiting when the fight was recorded
+    [a, d].forEach(function (s) { var left = cooldownLeft(s.team, s.card); if (left > 0) waiting[s.team + "/" + s.card] = left; });
     var result = await W.send(command, { banner: banner, undo: may.indexOf("reverse") >= 0, done: function () { refreshSoon(); } });
-    if (result && result.ok) clear(false);
+    if (result && result.ok) { sayWaitsAgain(result.data.events, waiting); clear(false); }
+  }
+
+  /** A fighter still waiting here whose wait the fight starts again says so in the result (issue 25,
+   * item 5): "Red Pirate 1: his wait starts again: 1:00" rather than a timer jumping back silently. */
+  function sayWaitsAgain(events, waiting) {
+    var text = banner.querySelector(".banner-text");
+    (events || []).forEach(function (e) {
+      if (e.type !== "cooldown" || !waiting[e.team + "/" + e.card] || !text) return;
+      TB.append(text, el("span", { class: "waits-again", dataset: { key: e.team + "/" + e.card },
+        text: t("wait_again", { card: W.teamLabel(e.team) + " " + W.cardLabel(e.card), time: TB.clockText(e.seconds) }) }));
+    });
   }
 
   function clear(hideBanner) {
@@ -127,6 +141,7 @@
     if (!state) return;
     TB.$("#clock-line").textContent = TB.colon(t("clock_tick"), W.clockText(state.board));
     W.showHeld(state.board);
+    W.dropRefusalOnClockChange(banner, state.board);
     var ended = W.cooldowns(TB.$("#cooldowns"), null, memory);
     if (ended.length) TB.sound.beep(2);
     // Cards whose wait is over become choosable again.

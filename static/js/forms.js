@@ -142,6 +142,14 @@
     return { label: label, detail: bits.join(" \u00b7 "), moves: moves.join(TB.lang === "fr" ? "\u00a0; " : "; ") };
   };
 
+  /** An old refusal ("the clock is paused") goes when the clock changes (started, paused, resumed, a
+   * session or the game ended): it stayed on screen through resume and end (issue 25, item 5). */
+  W.dropRefusalOnClockChange = function (node, board) {
+    var c = board.clock, now = [c.status, c.session, !!c.session_over].join("/");
+    if (node.dataset.clock && node.dataset.clock !== now && node.classList.contains("banner-error")) W.banner(node, "");
+    node.dataset.clock = now;
+  };
+
   /** Commands whose journal entry the bank can undo (it refuses the others with a reason anyway). */
   W.UNDOABLE = ["harvest", "build", "buy_animal", "buy_second_pirate", "raise_tracks", "redeem_jokers", "exchange",
     "trade", "fight", "contribute", "award", "refill", "inventory"];
@@ -176,6 +184,21 @@
 
   var busy = false;
 
+  // A second booking within 700 ms of the last one is a double tap, never a second booking (issue 25,
+  // item 1): two taps 250 ms apart booked Energy, then Flora, once the result had moved the buttons.
+  var REPEAT_MS = 700, lastBooking = 0;
+
+  /** Something else was done since (a field typed in, another tab or team chosen): the next tap is a
+   * new booking, not the second tap of a double tap. */
+  W.notARepeat = function () { lastBooking = 0; };
+  document.addEventListener("input", W.notARepeat, true);
+
+  /** True within 700 ms of the last booking: a tap now is the second of a double tap. */
+  W.justBooked = function () { return Date.now() - lastBooking < REPEAT_MS; };
+
+  /** True for a tap that books (a harvest, a fight, a purchase...), not for the clock or the options. */
+  function books(command) { return command.type !== "reverse" && W.UNDOABLE.indexOf(command.type) >= 0; }
+
   // W.errorText, the refusal as a sentence in the page's language: static/js/refusals.js.
 
   /**
@@ -185,6 +208,7 @@
    */
   W.send = async function (command, opts) {
     if (busy) return null;
+    if (books(command) && W.justBooked()) return null; // a double tap: the first tap's result stays on screen
     busy = true;
     document.body.classList.add("busy");
     W.banner(opts.banner, "info", t("sending"));
@@ -197,6 +221,9 @@
         },
       });
       if (result.ok) {
+        // Counted from the booking, not the tap: a press after "not confirmed" or a refusal resends
+        // safely (the same key, or a command refused again), and "already done" booked nothing now.
+        if (books(command) && !result.data.duplicate) lastBooking = Date.now();
         var d = W.describe(command, result.data.events);
         W.banner(opts.banner, "ok", [
           el("span", { class: "banner-text" },

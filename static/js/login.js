@@ -52,4 +52,7 @@
     box.textContent = TB.t("session_ended");
   }
   TB.$("#username").focus();
+  // Back after logging in may show this page from the browser's memory, form and all: ask the bank
+  // again, which says who is logged in (issue 25, item 5).
+  window.addEventListener("pageshow", function (ev) { if (ev.persisted) window.location.reload(); });
 })();

@@ -83,7 +83,7 @@
     // Paused (by the lead, or held by the bank after a clock jump, R34): said first, at the top, so
     // nobody plays on; it showed only in the Bank panel at the bottom of the page.
     var paused = pub.board.clock.status === "paused", left = W.timeLeftText(pub.board);
-    TB.$("#time-left").textContent = paused ? t("clock_paused") + (left ? " \u00b7 " + left : "") : left;
+    TB.$("#time-left").textContent = paused ? W.statusText(pub.board) + (left ? " \u00b7 " + left : "") : left;
     TB.$("#time-left").classList.toggle("is-paused", paused);
     W.events(TB.$("#events"), pub.board, { rewards: true, results: true, highlight: view.team });
     renderHarvests();
