@@ -150,8 +150,9 @@ def test_play_a_whole_game_against_the_computer_from_piped_input(cli, games_dir,
     monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 3000))
     assert cli("play", "--seed", "4", "--level", "easy") == 0
     out = capsys.readouterr().out
-    assert "1. place 2 herds on" in out and "Ordinateur · facile: placed 2 herds" in out  # named by its level
-    assert "The game is over." in out and "Winner(s) (T19):" in out
+    # In the game's language (French by default); the opponent named by its level.
+    assert "1. poser 2 troupeaux sur" in out and "Ordinateur · facile : a posé 2 troupeaux" in out
+    assert "La partie est terminée." in out and "Vainqueur(s) (T19) :" in out
     gid = only_game(games_dir)
     assert cli("verify", gid) == 0
 
@@ -161,11 +162,11 @@ def test_play_stops_at_the_end_of_input_and_resumes(cli, games_dir, capsys, monk
     assert cli("play", "--seed", "4") == 0
     out = capsys.readouterr().out
     gid = only_game(games_dir)
-    assert "Taken back." in out and "Type a number from 1 to" in out
-    assert f"resume with `terrabank trias play {gid}`" in out
+    assert "Coup annulé." in out and "Tapez un nombre de 1 à" in out
+    assert f"reprenez-la avec `terrabank trias play {gid}`" in out
     monkeypatch.setattr(sys, "stdin", io.StringIO("2\nq\n"))
     assert cli("play", gid) == 0
-    assert "You: placed 2 herds on" in capsys.readouterr().out
+    assert "Vous : a posé 2 troupeaux sur" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("lang, sentence", [
@@ -174,20 +175,21 @@ def test_play_stops_at_the_end_of_input_and_resumes(cli, games_dir, capsys, monk
 def test_play_refuses_to_undo_a_draw_with_the_pages_sentence(cli, games_dir, capsys, monkeypatch, lang, sentence):
     """Issue 26 item 6: `u` after a draw would show the deck's next card on the next draw."""
     import trias
+    from bank.cli.trias_menu import build_menu
 
     games = TriasGames(games_dir)
     try:
         game = games.create([{"name": "Ana", "kind": "human"}, {"name": "Bo", "kind": "human"}], 5, "play", lang)
         while game.state.phase == "place":
             game.execute(trias.legal_actions(game.state)[0], f"p{game.last_seq}", "cli")
-        gid, listed = game.id, trias.legal_actions(game.state)
+        gid, listed = game.id, build_menu(game.state)
     finally:
         games.close()
-    draw = next(i for i, c in enumerate(listed, 1) if c["type"] == "draw")
+    draw = next(i for i, c in enumerate(listed, 1) if c.cmd and c.cmd["type"] == "draw")
     monkeypatch.setattr(sys, "stdin", io.StringIO(f"{draw}\nu\nq\n"))
     assert cli("play", gid) == 0
     out = capsys.readouterr().out
-    assert "drew" in out and sentence in out and "Taken back." not in out
+    assert ("drew" in out or "a pioché" in out) and sentence in out and "Taken back." not in out
     games = TriasGames(games_dir)
     try:
         assert [r["type"] for r in games.get(gid).rows()][-1] == "draw"  # nothing taken back

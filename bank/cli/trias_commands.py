@@ -14,7 +14,10 @@ import uuid
 from pathlib import Path
 
 import trias
-from bank.cli.trias_text import command_text, describe, narrate
+from bank.cli.trias_map import board_map
+from bank.cli.trias_menu import Choice, build_menu, render
+from bank.cli.trias_text import describe, narrate, status
+from bank.cli.trias_words import YOU, kind_name, lang_of, say
 from bank.errors import BankError
 from bank.game.config import load_config
 from bank.store.storage_url import database_url
@@ -76,7 +79,7 @@ def add_parser(sub, paths) -> None:
 
     q = tsub.add_parser("play", help="play in the terminal against computer opponents (moves read from stdin)")
     q.add_argument("game", nargs="?", help="resume this game (default: start a new one)")
-    q.add_argument("--name", default="You", help="your name (new game)")
+    q.add_argument("--name", help="your name (new game; default You, or Vous in French)")
     q.add_argument("--opponents", type=int, default=1, metavar="N", help="computer opponents, 1 to 4 (new game)")
     q.add_argument("--level", choices=LEVELS, default="easy", help="their level (new game; default easy)")
     q.add_argument("--seat", action="append", default=[], metavar="NAME[:LEVEL]",
@@ -234,65 +237,81 @@ def cmd_play(args, games: TriasGames) -> int:
             if not 1 <= args.opponents <= 4:
                 raise CliError("bad_opponents", "--opponents must be 1 to 4 (Trias is for 2 to 5 players)")
             # The opponents are named by their level ("Computer · hard", "Ordinateur · difficile 2").
-            seats = with_default_names([{"name": args.name, "kind": "human"}] + [
+            seats = with_default_names([{"name": args.name or YOU[lang_of(args.lang)], "kind": "human"}] + [
                 {"kind": "computer", "level": args.level} for _ in range(args.opponents)], args.lang)
         game = games.create(seats, args.seed, "play", args.lang)
-        print(f"New Trias game {game.id}: {', '.join(s['name'] for s in game.seats)}. "
-              "Type a move's number, u to undo, b for the board, q to stop.")
+        print(say(game.lang, "new_game", id=game.id, names=", ".join(s["name"] for s in game.seats)))
     if game.mode != "play":
         raise CliError("mirror_game", f"game {game.id} mirrors a physical table; record its moves on the board page")
-    shown = game.last_seq
+    lang = game.lang
     while game.state.phase != "over":
         if game.computer_to_play() is not None:
             seat = game.computer_to_play()
             before = game.last_seq
             game.play_computer()
             for row in game.public_rows(before, None):
-                print(f"{game.seats[seat]['name']}: {narrate(game, row['events'])}")
+                print(say(lang, "did", name=game.seats[seat]["name"], what=narrate(game, row["events"], lang)))
             continue
-        if shown != game.last_seq or shown == 0:
-            print("\n".join(describe(game, game.state.current)))
-            shown = game.last_seq
-        if not _human_turn(game):
-            print(f"Stopped. The game is kept: resume with `terrabank trias play {game.id}`.")
+        if not _human_turn(game, lang):
+            print(say(lang, "stopped", id=game.id))
             return 0
-    print("\n".join(describe(game, None)))
+    print("\n".join(describe(game, None, lang)))
     return 0
 
 
-def _human_turn(game) -> bool:
-    """List the moves, read one answer and act on it; False when input ends or asks to stop."""
+def _human_turn(game, lang) -> bool:
+    """Show the map, then the grouped moves; read answers (a group opens its choices, 0 goes back) until one
+    move is played, taken back or the board shown; False when input ends or asks to stop."""
     # The entry these moves were listed at: a server beside us may move the game while we read.
     state, seen = game.state, game.last_seq
-    actions = trias.legal_actions(state)
     name = game.seats[state.current]["name"]
-    for i, action in enumerate(actions, 1):
-        print(f"  {i:3}. {command_text(action, state)}")
-    print(f"{name}, your move [1-{len(actions)}, u, b, q]: ", end="", flush=True)
-    line = sys.stdin.readline()
-    if not line:
-        print()
-        return False
-    answer = line.strip().lower()
-    print(answer)
-    if answer in ("q", "quit"):
-        return False
-    if answer in ("b", "board"):
-        print("\n".join(describe(game, state.current)))
+    names = [x["name"] for x in game.seats]
+    screen = status(game, lang)
+    if state.hands[state.current] and state.phase != "place":
+        screen.append(say(lang, "hand", card=kind_name(lang, state.hands[state.current])))
+    print("\n".join([""] + screen + board_map(state, names, lang)))
+    stack = [Choice("", sub=build_menu(state, lang))]
+    while True:
+        menu = stack[-1].sub
+        print("\n".join(render(menu)))
+        n = len(menu)
+        top = len(stack) == 1
+        prompt = say(lang, "your_move", name=name, n=n) if top else say(lang, "your_pick", title=stack[-1].title, n=n)
+        print(prompt, end="", flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            print()
+            return False
+        answer = line.strip().lower()
+        if not sys.stdin.isatty():  # a terminal shows what was typed; piped input is shown once, here
+            print(answer)
+        if answer in ("q", "quit"):
+            return False
+        if answer in ("b", "board"):
+            print("\n".join(describe(game, state.current, lang)))
+            continue
+        if answer in ("0", "back") and not top:
+            stack.pop()
+            continue
+        if not (answer.isascii() and answer.isdigit() and 1 <= int(answer) <= n) and answer not in ("u", "undo"):
+            print(say(lang, "type_a_number" if top else "type_a_number_back", n=n))
+            continue
+        choice = None if answer in ("u", "undo") else menu[int(answer) - 1]  # isascii: not "²"
+        if choice is not None and choice.cmd is None:
+            stack.append(choice)
+            continue
+        try:
+            if choice is None:
+                game.undo_last(_cid(), "cli", after_seq=seen)
+                print(say(lang, "taken_back"))
+            else:
+                result = game.execute(choice.cmd, _cid(), "cli", after_seq=seen)
+                events = [trias.public_event(e, state.current) for e in result.events]
+                print(say(lang, "did", name=name, what=narrate(game, events, lang)))
+        except trias.TriasError as exc:
+            # No undo past a card drawn: said as the pages say it, in the game's language.
+            print(translate(game.lang, exc.message) if exc.code == "undo_past_draw" else exc.message)
         return True
-    try:
-        if answer in ("u", "undo"):
-            game.undo_last(_cid(), "cli", after_seq=seen)
-            print("Taken back.")
-        elif answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(actions):  # not "²"
-            result = game.execute(actions[int(answer) - 1], _cid(), "cli", after_seq=seen)
-            print(f"{name}: {narrate(game, [trias.public_event(e, state.current) for e in result.events])}")
-        else:
-            print(f"Type a number from 1 to {len(actions)}, u, b or q.")
-    except trias.TriasError as exc:
-        # No undo past a card drawn: said as the pages say it, in the game's language.
-        print(translate(game.lang, exc.message) if exc.code == "undo_past_draw" else exc.message)
-    return True
 
 
 def _cid() -> str:

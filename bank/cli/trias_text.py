@@ -1,149 +1,199 @@
-"""Trias in words for the terminal: moves, what a row did, the board summary and a text map."""
+"""Trias in words for the terminal: moves, what a row did and the board summary, in English or French."""
 
 from __future__ import annotations
 
 import json
 
+from bank.cli.trias_map import board_map, masses_map, mass_letters
+from bank.cli.trias_words import YOU, count, kind_name, lang_of, phase_name, say
 from trias.hexes import distance, label
+
+# Moves and events, per language: {name} fields filled by command_text and narrate.
+TEXT = {
+    "en": {
+        "place": "place 2 herds on {at} ({kind})", "play_none": "play your {card} card (no drift is possible, T11)",
+        "play": "play your {card} card: drift {drift}", "draw": "draw the top card and drift it",
+        "drift": "drift {drift}{cost}", "cost": " (3 points)", "move": "move a herd {a} -> {b}{fresh}",
+        "fresh": " (a herd that may still reproduce)", "rescue": "rescue {pairs}", "reproduce": "reproduce on {at}",
+        "end_turn": "end the turn",
+        "placed": "placed {herds} on {at}", "card_played": "played {card}", "card_drawn": "drew {card}",
+        "drifted": "drifted {kind} {a} -> {b}", "drift_skipped": "no drift possible (T11)", "moved": "moved {a} -> {b}",
+        "rescued": "rescued {pairs}", "born": "a herd was born on {at}",
+        "returned": "{herds} of {name} back to stock from {at} ({reason})", "scored": "{reason} scoring ({rule}): {got}",
+        "nobody_scores": "nobody scores", "last_round": "the Meteorite Impact: last round (T17)",
+        "turn_started": "now {name}'s turn", "turn_started_you": "now your turn",
+        "game_over": "game over: {names} {win}", "win1": "wins", "win2": "win", "and": " and ",
+        "undone": "took back {moves}", "nothing": "(nothing to show)",
+        "title": "Trias game {id} ({mode}), journal entry {seq}",
+        "deck": "Deck: {cards} ({deck2} of deck 2). Cards seen: {seen}.",
+        "seat": "  {i}. {name} ({kind}): {points}, {stock} in stock, {board} on the board, hand: {hand}",
+        "computer": "computer {level}", "person": "person", "no_card": "no card",
+        "scores_final": "Scores: {list}", "interim": "interim", "final": "final",
+    },
+    "fr": {
+        "place": "poser 2 troupeaux sur {at} ({kind})", "play_none": "jouer votre carte {card} (aucune dérive possible, T11)",
+        "play": "jouer votre carte {card} : dériver {drift}", "draw": "piocher la carte du dessus et la dériver",
+        "drift": "dériver {drift}{cost}", "cost": " (3 points)", "move": "déplacer un troupeau {a} -> {b}{fresh}",
+        "fresh": " (un troupeau qui peut encore se reproduire)", "rescue": "sauver {pairs}",
+        "reproduce": "naissance sur {at}", "end_turn": "finir le tour",
+        "placed": "a posé {herds} sur {at}", "card_played": "a joué {card}", "card_drawn": "a pioché {card}",
+        "drifted": "a dérivé {kind} {a} -> {b}", "drift_skipped": "aucune dérive possible (T11)",
+        "moved": "a déplacé {a} -> {b}", "rescued": "a sauvé {pairs}", "born": "un troupeau est né sur {at}",
+        "returned": "{herds} de {name} rendu(s) à la réserve depuis {at} ({reason})",
+        "scored": "décompte {reason} ({rule}) : {got}", "nobody_scores": "personne ne marque",
+        "last_round": "l'Impact de météorite : dernier tour (T17)", "turn_started": "au tour de {name}", "turn_started_v": "au tour d'{name}",
+        "turn_started_you": "à vous de jouer", "game_over": "partie terminée : {names} {win}",
+        "win1": "gagne", "win2": "gagnent", "and": " et ", "undone": "{moves} repris", "nothing": "(rien à montrer)",
+        "title": "Partie de Trias {id} ({mode}), entrée {seq} du journal",
+        "deck": "Pioche : {cards} ({deck2} de la pioche 2). Cartes vues : {seen}.",
+        "seat": "  {i}. {name} ({kind}) : {points}, {stock} en réserve, {board} sur le plateau, main : {hand}",
+        "computer": "ordinateur {level}", "person": "personne", "no_card": "aucune carte",
+        "scores_final": "Scores : {list}", "interim": "intermédiaire", "final": "final",
+    },
+}
+
+
+def _t(lang, key: str, **params) -> str:
+    return TEXT[lang_of(lang)][key].format(**params)
 
 
 def _pl(place) -> str:
     return label(tuple(place))
 
 
-def command_text(cmd: dict, state) -> str:
-    """A legal command in words, for the numbered list."""
+def _pairs(herds) -> str:
+    return ", ".join(f"{_pl(a)} -> {_pl(b)}" for a, b in herds)
+
+
+def command_text(cmd: dict, state, lang="en") -> str:
+    """A legal command in words."""
     kind = cmd["type"]
     if kind == "place":
-        return f"place 2 herds on {_pl(cmd['at'])} ({state.tiles[tuple(cmd['at'])]})"
+        return _t(lang, "place", at=_pl(cmd["at"]), kind=kind_name(lang, state.tiles[tuple(cmd["at"])]))
     if kind == "play":
-        card = cmd.get("card") or state.hands[state.current]
+        card = kind_name(lang, cmd.get("card") or state.hands[state.current])
         if "tile" not in cmd:
-            return f"play your {card} card (no drift is possible, T11)"
-        return f"play your {card} card: drift {_drift_text(cmd, state)}"
+            return _t(lang, "play_none", card=card)
+        return _t(lang, "play", card=card, drift=_drift_text(cmd, state, lang))
     if kind == "draw":
-        return "draw the top card and drift it"
+        return _t(lang, "draw")
     if kind == "drift":
-        cost = " (3 points)" if state.phase == "actions" else ""
-        return f"drift {_drift_text(cmd, state)}{cost}"
+        return _t(lang, "drift", drift=_drift_text(cmd, state, lang),
+                  cost=_t(lang, "cost") if state.phase == "actions" else "")
     if kind == "move":
-        fresh = " (a herd that may still reproduce)" if cmd.get("fresh") else ""
-        return f"move a herd {_pl(cmd['from'])} -> {_pl(cmd['to'])}{fresh}"
+        return _t(lang, "move", a=_pl(cmd["from"]), b=_pl(cmd["to"]), fresh=_t(lang, "fresh") if cmd.get("fresh") else "")
     if kind == "rescue":
-        return "rescue " + ", ".join(f"{_pl(a)} -> {_pl(b)}" for a, b in cmd["herds"])
+        return _t(lang, "rescue", pairs=_pairs(cmd["herds"]))
     if kind == "reproduce":
-        return f"reproduce on {_pl(cmd['at'])}"
+        return _t(lang, "reproduce", at=_pl(cmd["at"]))
     if kind == "end_turn":
-        return "end the turn"
+        return _t(lang, "end_turn")
     return json.dumps(cmd)
 
 
-def _drift_text(cmd: dict, state) -> str:
+def _drift_text(cmd: dict, state, lang="en") -> str:
     tile, to = tuple(cmd["tile"]), tuple(cmd["to"])
-    return f"{state.tiles[tile]} {_pl(tile)} -> {_pl(to)} (distance {distance(tile)} -> {distance(to)})"
+    return (f"{kind_name(lang, state.tiles[tile])} {_pl(tile)} -> {_pl(to)} "
+            f"(distance {distance(tile)} -> {distance(to)})")
 
 
-def narrate(game, events: list) -> str:
+def _you(name: str, lang) -> bool:
+    return name == YOU[lang_of(lang)]
+
+
+def narrate(game, events: list, lang="en") -> str:
     """What a row's events did, in words."""
     names = [s["name"] for s in game.seats]
     said = []
     for e in events:
         kind = e["type"]
         if kind == "placed":
-            said.append(f"placed {e['herds']} herds on {_pl(e['at'])}")
-        elif kind == "card_played":
-            said.append(f"played {e['card']}")
-        elif kind == "card_drawn":
-            said.append(f"drew {e['card']}")
+            said.append(_t(lang, "placed", herds=count(lang, e["herds"], "herd"), at=_pl(e["at"])))
+        elif kind in ("card_played", "card_drawn"):
+            said.append(_t(lang, kind, card=kind_name(lang, e["card"])))
         elif kind == "drifted":
-            said.append(f"drifted {e['kind']} {_pl(e['tile'])} -> {_pl(e['to'])}")
-        elif kind == "drift_skipped":
-            said.append("no drift possible (T11)")
+            said.append(_t(lang, kind, kind=kind_name(lang, e["kind"]), a=_pl(e["tile"]), b=_pl(e["to"])))
+        elif kind in ("drift_skipped", "last_round"):
+            said.append(_t(lang, kind))
         elif kind == "moved":
-            said.append(f"moved {_pl(e['from'])} -> {_pl(e['to'])}")
+            said.append(_t(lang, kind, a=_pl(e["from"]), b=_pl(e["to"])))
         elif kind == "rescued":
-            said.append("rescued " + ", ".join(f"{_pl(a)} -> {_pl(b)}" for a, b in e["herds"]))
+            said.append(_t(lang, kind, pairs=_pairs(e["herds"])))
         elif kind == "born":
-            said.append(f"a herd was born on {_pl(e['at'])}")
+            said.append(_t(lang, kind, at=_pl(e["at"])))
         elif kind == "returned":
-            said.append(f"{e['count']} herd(s) of {names[e['player']]} back to stock from {_pl(e['at'])} ({e['reason']})")
+            said.append(_t(lang, kind, herds=count(lang, e["count"], "herd"), name=names[e["player"]],
+                           at=_pl(e["at"]), reason=e["reason"]))
         elif kind == "scored":
-            got = ", ".join(f"{names[s]} +{p}" for s, p in enumerate(e["points"]) if p) or "nobody scores"
-            said.append(f"{e['reason']} scoring ({e['rule']}): {got}")
-        elif kind == "last_round":
-            said.append("the Meteorite Impact: last round (T17)")
+            got = ", ".join(f"{names[s]} +{p}" for s, p in enumerate(e["points"]) if p) or _t(lang, "nobody_scores")
+            reason = _t(lang, e["reason"]) if e["reason"] in ("interim", "final") else e["reason"]
+            said.append(_t(lang, kind, reason=reason, rule=e["rule"], got=got))
         elif kind == "turn_started":
-            said.append(f"now {names[e['player']]}'s turn")
+            name = names[e["player"]]
+            vowel = lang_of(lang) == "fr" and name[:1].lower() in "aeiouyéèêàâîôû"  # au tour d'Ordinateur
+            key = "turn_started_you" if _you(name, lang) else "turn_started_v" if vowel else kind
+            said.append(_t(lang, key, name=name))
         elif kind == "game_over":
-            said.append("game over: " + " and ".join(names[s] for s in e["winners"]) + " win(s)")
+            who = e["winners"]
+            said.append(_t(lang, kind, names=_t(lang, "and").join(names[s] for s in who),
+                           win=_t(lang, "win1" if len(who) == 1 and not _you(names[who[0]], lang) else "win2")))
         elif kind == "undone":
-            said.append(f"took back {len(e['seqs'])} move(s)")
-    return "; ".join(said) or "(nothing to show)"
+            said.append(_t(lang, kind, moves=count(lang, len(e["seqs"]), "move")))
+    return "; ".join(said) or _t(lang, "nothing")
 
 
-def describe(game, seat: int | None) -> list:
-    """The board summary: turn and phase, each seat's score, stock and hand, the map, the result."""
+def status(game, lang="en") -> list:
+    """Whose turn, the phase and the action points (or the set-up, or the end), then the scores."""
     s = game.state
     names = [x["name"] for x in game.seats]
-    lines = [f"Trias game {game.id} ({game.mode}), journal entry {game.last_seq}"]
+    name = names[s.current]
     if s.phase == "over":
-        lines.append("The game is over.")
+        lines = [say(lang, "over")]
     elif s.phase == "place":
-        lines.append(f"Set-up (T8): {names[s.current]} places 2 herds on a vacant tile.")
+        lines = [say(lang, "setup_you") if _you(name, lang) else say(lang, "setup", name=name)]
     else:
-        round_ = " (last round, T17)" if s.last_round is not None else ""
-        lines.append(f"Turn {s.turn}{round_}: {names[s.current]} to play, phase {s.phase}, {s.ap} action points.")
-    deck2 = min(len(s.deck), s.rules.deck2_size)
-    lines.append(f"Deck: {len(s.deck)} cards ({deck2} of deck 2). Cards seen: {len(s.seen)}.")
-    for i, x in enumerate(game.seats):
-        hand = s.hands[i]
-        shown = hand if (hand and (i == seat or hand == "meteorite")) else ("1 card" if hand else "no card")
-        on_board = sum(c[i] for c in s.herds.values())
-        kind = "computer " + x["level"] if x["kind"] == "computer" else "person"
-        lines.append(f"  {i}. {x['name']} ({kind}): {s.score[i]} points, {s.stock[i]} herds in stock, "
-                     f"{on_board} on the board, hand: {shown}")
-    lines += board_map(s, names)
-    if s.result:
-        lines.append("Final scoring (T18), land masses other than the main one:")
-        for row in s.result["table"]:
-            got = ", ".join(f"{names[i]} {p}" for i, p in enumerate(row["points"]) if p) or "nobody"
-            herds = ", ".join(f"{names[i]} {k}" for i, k in enumerate(row["herds"]) if k) or "no herds"
-            lines.append(f"  {row['size']} tiles ({herds}): {got}")
-        lines.append("Scores: " + ", ".join(f"{n} {p}" for n, p in zip(names, s.result["scores"])))
-        lines.append("Winner(s) (T19): " + " and ".join(names[i] for i in s.result["winners"]))
+        last = say(lang, "last_round") if s.last_round is not None else ""
+        key = "turn_you" if _you(name, lang) else "turn"
+        lines = [say(lang, key, turn=s.turn, last=last, name=name, phase=phase_name(lang, s.phase),
+                     ap=count(lang, s.ap, "ap"))]
+    lines.append(say(lang, "scores", list=", ".join(
+        f"{n} {count(lang, p, 'point')} ({say(lang, 'stock', herds=count(lang, k, 'herd'))})"
+        for n, p, k in zip(names, s.score, s.stock))))
     return lines
 
 
-LETTER = {"mountain": "M", "steppe": "S", "woods": "W", "pole": "P"}
+def describe(game, seat: int | None, lang="en") -> list:
+    """The board summary: turn and phase, each seat's score, stock and hand, the map, the result."""
+    s = game.state
+    names = [x["name"] for x in game.seats]
+    lines = [_t(lang, "title", id=game.id, mode=game.mode, seq=game.last_seq), status(game, lang)[0]]
+    deck2 = min(len(s.deck), s.rules.deck2_size)
+    lines.append(_t(lang, "deck", cards=count(lang, len(s.deck), "card"), deck2=deck2, seen=len(s.seen)))
+    for i, x in enumerate(game.seats):
+        hand = s.hands[i]
+        shown = kind_name(lang, hand) if (hand and (i == seat or hand == "meteorite")) else (
+            count(lang, 1, "card") if hand else _t(lang, "no_card"))
+        on_board = sum(c[i] for c in s.herds.values())
+        kind = _t(lang, "computer", level=x["level"]) if x["kind"] == "computer" else _t(lang, "person")
+        lines.append(_t(lang, "seat", i=i, name=x["name"], kind=kind, points=count(lang, s.score[i], "point"),
+                        stock=count(lang, s.stock[i], "herd"), board=on_board, hand=shown))
+    lines += board_map(s, names, lang)
+    if s.result:
+        lines += final_table(game, lang)
+    return lines
 
 
-def board_map(state, names: list) -> list:
-    """The board as text (a letter per tile, its herds' total, ~ for swimmers), then each place's herds per seat."""
-    places = set(state.tiles) | set(state.herds)
-    if not places:
-        return []
-    lines = ["Map (M mountain holds 2, S steppe 3, W woods 4, P pole 3; the digit: herds there; ~: swimmers):"]
-    rs = [r for _, r in places]
-    xs = [2 * q + r for q, r in places]  # doubled columns: a hex row is shifted half a cell from the next
-    for r in range(min(rs), max(rs) + 1):
-        cells = []
-        for x in range(min(xs), max(xs) + 1):
-            if (x - r) % 2:
-                cells.append("  ")
-                continue
-            place = ((x - r) // 2, r)
-            total = state.total(place)
-            if place in state.tiles:
-                cell = LETTER[state.tiles[place]] + (str(total) if total else "")
-            else:
-                cell = f"~{total}" if total else "."
-            cells.append(cell.ljust(2))
-        lines.append(f"{r:>4} " + "".join(cells).rstrip())
-    herds = []
-    for place in sorted(state.herds, key=lambda p: (p[1], p[0])):
-        who = ", ".join(f"{names[i]} {k}" for i, k in enumerate(state.herds[place]) if k)
-        where = state.tiles.get(place, "swimming")
-        herds.append(f"{label(place)} {where}: {who}")
-    if herds:
-        lines.append("Herds: " + "; ".join(herds))
+def final_table(game, lang="en") -> list:
+    """T18's table, each land mass by its letter on the land-mass map (A, B, C...), then scores and winners."""
+    s = game.state
+    names = [x["name"] for x in game.seats]
+    lines = masses_map(s, lang) + [say(lang, "final")]
+    letters = mass_letters(s)
+    for row in s.result["table"]:
+        letter = letters.get(tuple(int(v) for v in row["tiles"][0].split(",")), "?")
+        got = ", ".join(f"{names[i]} {p}" for i, p in enumerate(row["points"]) if p) or say(lang, "nobody")
+        herds = ", ".join(f"{names[i]} {k}" for i, k in enumerate(row["herds"]) if k) or say(lang, "no_herds")
+        lines.append(say(lang, "mass_row", letter=letter, tiles=count(lang, row["size"], "tile"), herds=herds, got=got))
+    lines.append(_t(lang, "scores_final", list=", ".join(f"{n} {p}" for n, p in zip(names, s.result["scores"]))))
+    lines.append(say(lang, "winners", names=_t(lang, "and").join(names[i] for i in s.result["winners"])))
     return lines

@@ -1,0 +1,127 @@
+"""The terminal game's words in English and French, with singular and plural ("1 tile", "2 tiles")."""
+
+from __future__ import annotations
+
+NOUNS = {
+    "en": {"tile": ("tile", "tiles"), "herd": ("herd", "herds"), "ap": ("action point", "action points"),
+           "point": ("point", "points"), "card": ("card", "cards"), "place": ("place", "places"),
+           "move": ("move", "moves")},
+    "fr": {"tile": ("tuile", "tuiles"), "herd": ("troupeau", "troupeaux"), "ap": ("point d'action", "points d'action"),
+           "point": ("point", "points"), "card": ("carte", "cartes"), "place": ("case", "cases"),
+           "move": ("coup", "coups")},
+}
+
+KINDS = {"fr": {"mountain": "montagne", "steppe": "steppe", "woods": "forêt", "pole": "pôle"}}
+
+PHASES = {"fr": {"start": "de départ", "drift": "de dérive", "actions": "d'actions"}}
+
+# The player who reads the screen: "You place", "Vous posez".
+YOU = {"en": "You", "fr": "Vous"}
+
+WORDS = {
+    "en": {
+        "new_game": "New Trias game {id}: {names}. Type a move's number, u to undo, b for the board, q to stop.",
+        "setup": "Set-up (T8): {name} places 2 herds on a vacant tile.",
+        "setup_you": "Set-up (T8): you place 2 herds on a vacant tile.",
+        "turn": "Turn {turn}{last}: {name} to play, phase {phase}, {ap}.",
+        "turn_you": "Turn {turn}{last}: your turn, phase {phase}, {ap}.",
+        "last_round": " (last round, T17)",
+        "over": "The game is over.",
+        "scores": "Scores: {list}",
+        "hand": "Your hand: {card}.",
+        "stock": "{herds} in stock",
+        "your_move": "{name}, your move [1-{n}, u, b, q]: ",
+        "your_pick": "{title} [1-{n}, 0 back, u, b, q]: ",
+        "type_a_number": "Type a number from 1 to {n}, u, b or q.",
+        "type_a_number_back": "Type a number from 1 to {n}, 0 to go back, u, b or q.",
+        "taken_back": "Taken back.",
+        "stopped": "Stopped. The game is kept: resume with `terrabank trias play {id}`.",
+        "group_move": "move a herd ({n})",
+        "group_reproduce": "a birth ({n})",
+        "group_rescue": "rescue swimmers ({n})",
+        "drift_tile": "drift {kind} {tile}{cost} ({n})",
+        "play_drift_tile": "play your {card} card: drift {kind} {tile} ({n})",
+        "pick_move": "Move which herd where",
+        "pick_reproduce": "A birth where",
+        "pick_rescue": "Rescue which swimmers",
+        "pick_to": "Drift {kind} {tile} to",
+        "to": "to {to} (distance {a} -> {b})",
+        "cost3": ", 3 points",
+        "map_legend": "Map: M mountain (holds 2), S steppe (3), W woods (4), P pole (3); digit: herds; ~ swimmers",
+        "touches": "  a tile touches: left, right, up, up-right, down, down-left",
+        "did": "{name}: {what}",
+        "herds": "Herds: {list}",
+        "swimming": "swimming",
+        "masses_legend": "Land masses (* the main one, T18 scores the others):",
+        "final": "Final scoring (T18), land masses other than the main one:",
+        "mass_row": "  {letter}: {tiles} ({herds}): {got}",
+        "nobody": "nobody",
+        "no_herds": "no herds",
+        "winners": "Winner(s) (T19): {names}",
+    },
+    "fr": {
+        "new_game": "Nouvelle partie de Trias {id} : {names}. Tapez le numéro d'un coup, u pour annuler, "
+                    "b pour le plateau, q pour arrêter.",
+        "setup": "Mise en place (T8) : {name} pose 2 troupeaux sur une tuile libre.",
+        "setup_you": "Mise en place (T8) : vous posez 2 troupeaux sur une tuile libre.",
+        "turn": "Tour {turn}{last} : à {name} de jouer, phase {phase}, {ap}.",
+        "turn_you": "Tour {turn}{last} : à vous de jouer, phase {phase}, {ap}.",
+        "last_round": " (dernier tour, T17)",
+        "over": "La partie est terminée.",
+        "scores": "Scores : {list}",
+        "hand": "Votre main : {card}.",
+        "stock": "{herds} en réserve",
+        "your_move": "{name}, votre coup [1-{n}, u, b, q] : ",
+        "your_pick": "{title} [1-{n}, 0 retour, u, b, q] : ",
+        "type_a_number": "Tapez un nombre de 1 à {n}, u, b ou q.",
+        "type_a_number_back": "Tapez un nombre de 1 à {n}, 0 pour revenir, u, b ou q.",
+        "taken_back": "Coup annulé.",
+        "stopped": "Arrêt. La partie est gardée : reprenez-la avec `terrabank trias play {id}`.",
+        "group_move": "déplacer un troupeau ({n})",
+        "group_reproduce": "une naissance ({n})",
+        "group_rescue": "sauver des nageurs ({n})",
+        "drift_tile": "dériver {kind} {tile}{cost} ({n})",
+        "play_drift_tile": "jouer votre carte {card} : dériver {kind} {tile} ({n})",
+        "pick_move": "Quel troupeau, vers où",
+        "pick_reproduce": "Une naissance où",
+        "pick_rescue": "Quels nageurs sauver",
+        "pick_to": "Dériver {kind} {tile} vers",
+        "to": "vers {to} (distance {a} -> {b})",
+        "cost3": ", 3 points",
+        "map_legend": "Carte : M montagne (porte 2), S steppe (3), F forêt (4), P pôle (3) ; chiffre : troupeaux ; ~ nageurs",
+        "touches": "  une tuile touche : gauche, droite, haut, haut-droite, bas, bas-gauche",
+        "did": "{name} : {what}",
+        "herds": "Troupeaux : {list}",
+        "swimming": "à la nage",
+        "masses_legend": "Continents (* le principal, T18 compte les autres) :",
+        "final": "Décompte final (T18), continents autres que le principal :",
+        "mass_row": "  {letter} : {tiles} ({herds}) : {got}",
+        "nobody": "personne",
+        "no_herds": "aucun troupeau",
+        "winners": "Vainqueur(s) (T19) : {names}",
+    },
+}
+
+
+def lang_of(lang) -> str:
+    return lang if lang in WORDS else "en"
+
+
+def say(lang, key: str, **params) -> str:
+    return WORDS[lang_of(lang)][key].format(**params)
+
+
+def count(lang, n: int, noun: str) -> str:
+    """'1 tile', '2 tiles'; in French 0 and 1 take the singular ('0 tuile', '1 tuile')."""
+    lang = lang_of(lang)
+    one, many = NOUNS[lang][noun]
+    single = n in (0, 1) if lang == "fr" else n == 1
+    return f"{n} {one if single else many}"
+
+
+def phase_name(lang, phase: str) -> str:
+    return PHASES.get(lang_of(lang), {}).get(phase, phase)
+
+
+def kind_name(lang, kind: str) -> str:
+    return KINDS.get(lang_of(lang), {}).get(kind, kind)
