@@ -62,7 +62,7 @@ def _pl(place) -> str:
 
 
 def _pairs(herds) -> str:
-    return ", ".join(f"{_pl(a)} -> {_pl(b)}" for a, b in herds)
+    return " + ".join(f"{_pl(a)} -> {_pl(b)}" for a, b in herds)
 
 
 def command_text(cmd: dict, state, lang="en") -> str:
