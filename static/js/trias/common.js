@@ -215,25 +215,68 @@
     if (deck) deck.textContent = t("deck_left", { n: v.deck_size });
   };
 
-  /** The final table: points per land mass (T18), totals, winners and the tie-break (T19). */
-  TT.renderEnd = function (panel, p) {
+  /** Seats in T19's order (points, then herds in stock, then presence), each with its rank (ties share one). */
+  TT.ranking = function (end) {
+    var key = function (s) { return [end.scores[s], end.stock[s], (end.presence || [])[s] || 0]; };
+    var better = function (a, b) { for (var i = 0; i < 3; i++) if (a[i] !== b[i]) return b[i] - a[i]; return 0; };
+    var order = end.scores.map(function (_, s) { return s; }).sort(function (a, b) { return better(key(a), key(b)) || a - b; });
+    var out = [];
+    order.forEach(function (s, i) {
+      var rank = i && better(key(order[i - 1]), key(s)) === 0 ? out[i - 1].rank : i + 1;
+      out.push({ seat: s, rank: rank });
+    });
+    return out;
+  };
+
+  /** A share of a land mass's points as the rules count it (T18): the sum, then rounded up. */
+  function share(sum, shown) {
+    var exact = Math.round(sum * 100) / 100;
+    return exact === Math.ceil(sum) ? shown + " = " + exact : shown + " = " + exact + " → " + Math.ceil(sum);
+  }
+
+  /** One land mass's arithmetic (T18): who is first and second, and how each share is counted. */
+  TT.massLine = function (p, row, name) {
+    var n = row.size, herds = row.herds, present = [];
+    herds.forEach(function (h, s) { if (h) present.push(s); });
+    var most = Math.max.apply(null, herds.concat([0]));
+    var firsts = present.filter(function (s) { return herds[s] === most; });
+    var rest = present.filter(function (s) { return herds[s] < most; });
+    var next = Math.max.apply(null, rest.map(function (s) { return herds[s]; }).concat([0]));
+    var seconds = firsts.length === 1 ? rest.filter(function (s) { return herds[s] === next; }) : [];
+    var who = function (s) { return TT.seatName(p, s) + " (" + t(herds[s] === 1 ? "herd_1" : "herds_n", { n: herds[s] }) + ")"; };
+    var parts = [];
+    if (!present.length) parts.push(t("nobody_scored"));
+    else if (present.length === 1) parts.push(t("mass_alone", { who: who(firsts[0]), pts: n }));
+    else if (firsts.length > 1) {
+      firsts.forEach(function (s) { parts.push(t("mass_tied_first", { who: who(s), sum: share((n + n / 2) / firsts.length, "(" + n + " + " + n + "/2) / " + firsts.length) })); });
+    } else {
+      parts.push(t("mass_first", { who: who(firsts[0]), pts: n }));
+      seconds.forEach(function (s) { parts.push(t("mass_second", { who: who(s), sum: share(n / 2 / seconds.length, seconds.length > 1 ? n + "/2 / " + seconds.length : n + "/2") })); });
+    }
+    return el("li", { class: "trias-mass-line", dataset: { mass: name } }, el("b", { text: t("mass_head", { mass: name, n: n }) + " " }), parts.join(" · "));
+  };
+
+  /**
+   * The end, result first: the winners, every seat's rank with its points (final + interim) and
+   * the tie-break (T19); then the table (T18) as narrow as a 360 px phone, and each land mass's
+   * arithmetic, its letter the one the board shows on it.
+   */
+  TT.renderEnd = function (panel, p, mySeat) {
     var end = p.end;
     panel.hidden = !end;
+    document.body.classList.toggle("trias-over", !!end);
     if (!end) return;
     var n = p.seats.length, head = el("tr", {}, el("th", { text: "" }));
-    for (var s = 0; s < n; s++) head.appendChild(el("th", { scope: "col", style: { "--c": TT.colour(s) } }, el("span", { class: "trias-cube-sm" }), " ", TT.seatName(p, s)));
+    for (var s = 0; s < n; s++) head.appendChild(el("th", { scope: "col", style: { "--c": TT.colour(s) }, title: TT.seatName(p, s) }, el("span", { class: "trias-cube-sm" }), " ", el("span", { class: "trias-col-name", text: TT.seatName(p, s) })));
+    var finals = end.scores.map(function (_, seat) { return end.table.reduce(function (sum, row) { return sum + row.points[seat]; }, 0); });
     var rows = end.table.map(function (row, i) {
-      var name = String.fromCharCode(65 + i % 26) + (i >= 26 ? Math.floor(i / 26) : "");
-      var tr = el("tr", {}, el("th", { scope: "row", title: row.tiles.join(" ") }, name + " ", el("small", { class: "muted", text: t("tiles_n", { n: row.size }) })));
+      var tr = el("tr", {}, el("th", { scope: "row", title: row.tiles.join(" ") }, TT.massName(i) + " ", el("small", { class: "muted", text: t("tiles_n", { n: row.size }) })));
       row.points.forEach(function (pts, seat) { tr.appendChild(el("td", { text: pts ? pts + " (" + row.herds[seat] + ")" : "–" })); });
       return tr;
     });
     // The totals include the interim scorings of the game (T16): shown on their own line so the sums add up.
     var earlier = el("tr", {}, el("th", { scope: "row", text: t("interim_total") }));
-    end.scores.forEach(function (pts, seat) {
-      var final = end.table.reduce(function (sum, row) { return sum + row.points[seat]; }, 0);
-      earlier.appendChild(el("td", { text: pts - final ? String(pts - final) : "–" }));
-    });
+    end.scores.forEach(function (pts, seat) { earlier.appendChild(el("td", { text: pts - finals[seat] ? String(pts - finals[seat]) : "–" })); });
     var total = el("tr", { class: "trias-total" }, el("th", { scope: "row", text: t("total") }));
     end.scores.forEach(function (pts) { total.appendChild(el("td", {}, el("b", { text: pts }))); });
     var names = end.winners.map(function (s) { return TT.seatName(p, s); }).join(", ");
@@ -244,12 +287,28 @@
       var bestStock = Math.max.apply(null, stocks);
       why = stocks.filter(function (x) { return x === bestStock; }).length > end.winners.length ? t("tie_presence") : t("tie_stock");
     }
+    var ranks = TT.ranking(end).map(function (r) {
+      var s = r.seat, interim = end.scores[s] - finals[s];
+      return el("li", { class: "trias-rank" + (s === mySeat ? " mine" : ""), style: { "--c": TT.colour(s) }, dataset: { seat: s, rank: r.rank } },
+        el("span", { class: "trias-rank-n", text: r.rank + "." }), el("span", { class: "trias-cube-sm" }),
+        el("span", { class: "trias-rank-name", text: TT.seatName(p, s) + (s === mySeat ? " (" + t("you") + ")" : "") }),
+        el("b", { class: "trias-rank-pts", text: t("points", { n: end.scores[s] }) }),
+        el("small", { class: "trias-rank-detail", text: t("rank_detail", { final: finals[s], interim: interim, stock: end.stock[s] }) }));
+    });
     TB.fill(TB.$("#end", panel), [
-      el("p", { class: "trias-winner", text: t(end.winners.length > 1 ? "winners_many" : "winners", { names: names }) }),
-      why ? el("p", { class: "muted", text: why }) : null,
-      el("div", { class: "trias-table-wrap" }, el("table", { class: "trias-final" }, el("thead", {}, head), el("tbody", {}, rows, earlier, total))),
-      el("p", { class: "muted", text: t("points_herds") }),
+      el("div", { id: "end-summary", class: "trias-end-summary" },
+        el("p", { class: "trias-winner", text: t(end.winners.length > 1 ? "winners_many" : "winners", { names: names }) }),
+        why ? el("p", { class: "trias-tie", text: why }) : null,
+        el("ol", { class: "trias-ranks" }, ranks)),
+      el("div", { class: "trias-end-detail" },
+        el("div", { class: "trias-table-wrap" }, el("table", { class: "trias-final" }, el("thead", {}, head), el("tbody", {}, rows, earlier, total))),
+        el("ul", { class: "trias-mass-lines" }, end.table.map(function (row, i) { return TT.massLine(p, row, TT.massName(i)); })),
+        el("p", { class: "muted", text: t("points_herds") })),
     ]);
+    if (!panel.dataset.shown) {  // the end just came (or the page opened on it): the result first
+      panel.dataset.shown = "1";
+      window.scrollTo(0, 0);
+    }
   };
 
   /** A row's news as a sentence, or null: interim scorings (T16), the final scoring, an undo. */

@@ -1,5 +1,6 @@
 /* The Trias board as SVG: pointy-top hexes in axial coordinates (Red Blob Games' layout), the
- * South Pole at the centre. Every place shows its coordinates (how moves and the log name it),
+ * South Pole at the centre. Every place carries its coordinates (how moves and the log name it;
+ * the board page shows them on the mirror tablet or on demand, trias.css),
  * tiles their capacity (T2), places of water their distance from the pole (T4) and the ring
  * edges are drawn, herds are coloured cubes with their count, swimmers float on water. Every
  * place is tappable; the page decides what a tap means.
@@ -93,8 +94,44 @@
       this.base = TB.svg("g", { class: "base" }, layers.water, layers.land, layers.rings);
       this.baseSig = sig;
     }
-    TB.fill(svg, [this.base].concat(layers.marks, layers.herds));
+    TB.fill(svg, [this.base].concat(layers.marks, layers.herds, massLetters(p)));
+    this.measure();
   };
+
+  /**
+   * The board's scale as a CSS variable: --px is how many of the board's units make one pixel of
+   * the screen, so trias.css can size its texts in screen pixels however far tiles have drifted
+   * (a TV read from 3 m). Measured after each picture and when the window changes size.
+   */
+  TT.HexBoard.prototype.measure = function () {
+    var svg = this.svg, box = svg.viewBox && svg.viewBox.baseVal, width = svg.getBoundingClientRect().width;
+    if (!box || !box.width || !width) return;
+    var scale = Math.min(width, svg.getBoundingClientRect().height * box.width / box.height) / box.width;
+    svg.style.setProperty("--px", (1 / scale).toFixed(4));
+    if (!this.watching) {
+      this.watching = true;
+      var self = this;
+      window.addEventListener("resize", function () { self.measure(); });
+    }
+  };
+
+  /** A land mass's letter, as the final table names it (A, B, ... in the table's order). */
+  TT.massName = function (i) { return String.fromCharCode(65 + i % 26) + (i >= 26 ? Math.floor(i / 26) : ""); };
+
+  /** At the end, each scored land mass's letter on its tile nearest the mass's middle (T18). */
+  function massLetters(p) {
+    if (!p.end || !p.end.table) return [];
+    return p.end.table.map(function (row, i) {
+      var cs = row.tiles.map(function (k) { var qr = String(k).split(",").map(Number); return centre(qr[0], qr[1]); });
+      var mid = cs.reduce(function (a, c) { return [a[0] + c[0] / cs.length, a[1] + c[1] / cs.length]; }, [0, 0]);
+      var best = 0;
+      cs.forEach(function (c, j) { if (Math.hypot(c[0] - mid[0], c[1] - mid[1]) < Math.hypot(cs[best][0] - mid[0], cs[best][1] - mid[1])) best = j; });
+      var c = cs[best], name = TT.massName(i);
+      return TB.svg("g", { class: "mass-letter", "data-mass": name, "data-place": String(row.tiles[best]) },
+        TB.svg("circle", { cx: c[0].toFixed(2), cy: (c[1] - 4.6).toFixed(2), r: 4.4 }),
+        TB.svg("text", { x: c[0].toFixed(2), y: (c[1] - 2.6).toFixed(2) }, name));
+    });
+  }
 
   /**
    * One place of the kept layer: the hex with its name on top (the coordinates the moves, the log and

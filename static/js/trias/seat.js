@@ -55,7 +55,7 @@
     hand.textContent = card ? TT.kindName(card) : t("hand_played");
     TT.renderTurn(TB.$("#turn"), pay, mySeat);
     TT.renderScores(TB.$("#scores"), pay, mySeat);
-    TT.renderEnd(TB.$("#end-panel"), pay);
+    TT.renderEnd(TB.$("#end-panel"), pay, mySeat);
     TT.renderMoves(TB.$("#moves"), mine(), send, preview);
     TB.$("#moves-panel").hidden = !mine().length;
     TB.$("#undo").hidden = !pay.can_undo;  // only this seat's own last move (the server checks it again)

@@ -123,6 +123,22 @@
     if (news) TT.announce(news);
   }
 
+  /* Each place's "q,r": shown on the mirror tablet (a person records moves by place), on demand elsewhere. */
+  var coordsButton = TB.$("#coords-toggle"), coordsKey = "trias.coords." + (mirror ? "mirror" : "board");
+  function showCoords(on) {
+    TB.$("#board").classList.toggle("coords", on);
+    coordsButton.setAttribute("aria-pressed", on ? "true" : "false");
+    coordsButton.textContent = t(on ? "coords_hide" : "coords_show");
+  }
+  var savedCoords = null;
+  try { savedCoords = window.localStorage.getItem(coordsKey); } catch (e) { /* private mode: the default */ }
+  showCoords(savedCoords === null ? mirror : savedCoords === "1");
+  coordsButton.addEventListener("click", function () {
+    var on = !TB.$("#board").classList.contains("coords");
+    showCoords(on);
+    try { window.localStorage.setItem(coordsKey, on ? "1" : "0"); } catch (e) { /* kept for this page only */ }
+  });
+
   TT.refresh = async function () {
     var reply = await TB.get(api + "?after=" + (TT.lastSeq() || 0));
     if (reply.ok) TT.accept(reply.data);
