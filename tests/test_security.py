@@ -270,7 +270,7 @@ GETS = ["/", "/login", "/console", "/fight", "/admin", "/display", "/api/config"
         "/api/export/standings.json", "/api/print/join.pdf", "/api/sessions", "/api/accounts",
         "/api/teams/address", "/api/teams/red/qr.svg", "/api/host/games", "/api/display/link", "/t", "/t/", "/trias/", "/trias/api/games",
         "/trias/g/nosuchgm", "/trias/s/no-such-seat", "/trias/api/g/nosuchgm", "/trias/api/s/no-such-seat",
-        "/trias/api/admin/games", "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf"]
+        "/trias/api/admin/games", "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf", "/healthz", "/readyz"]
 
 
 def test_a_get_never_changes_anything(web, app, tokens):
