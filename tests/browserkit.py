@@ -3,6 +3,7 @@ Chromium driven by Playwright (the tests using it skip without them)."""
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from pathlib import Path
@@ -50,3 +51,17 @@ def _serve_werkzeug(app) -> tuple[str, int]:
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return f"http://127.0.0.1:{server.port}", server.port
+
+
+def started_bank(folder: Path) -> tuple:
+    """A fresh game in `folder` with a lead facilitator (lea / password1), its clock started, served
+    with Socket.IO on 127.0.0.1: (app, base url). The game-day browser tests start from here."""
+    from bank.web import create_app
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(Path(__file__).resolve().parents[1] / "config.toml"),
+                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    app.extensions["terrabank"].access.add_user("lea", "password1", "lead")
+    app.extensions["terrabank"].bank.execute({"id": "started-bank", "type": "start_clock"})
+    url, _ = serve_in_thread(app)
+    return app, url

@@ -11,7 +11,6 @@ in file order (the session tests come last). Screenshots go to /tmp/gameday2_sho
 from __future__ import annotations
 
 import itertools
-import logging
 import re
 from pathlib import Path
 
@@ -19,10 +18,9 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import serve_in_thread  # noqa: E402
+from browserkit import started_bank  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
-ROOT = Path(__file__).resolve().parents[1]
 expect = sync_api.expect
 SIZES = {"phone": {"width": 360, "height": 740}, "projector": {"width": 1280, "height": 720}}
 SHOTS = Path("/tmp/gameday2_shots")
@@ -32,15 +30,8 @@ _ids = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from bank.web import create_app
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    folder = tmp_path_factory.mktemp("gameday2")
-    app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml"), "PASSWORD_HASH": "pbkdf2:sha256:1000"})
-    app.extensions["terrabank"].access.add_user("lea", "password1", "lead")
-    run(app, type="start_clock")
-    url, _ = serve_in_thread(app)
-    return app, url
+    """The app with Socket.IO on 127.0.0.1, a lead facilitator and a started game."""
+    return started_bank(tmp_path_factory.mktemp("gameday2"))
 
 
 def run(app, **command):
