@@ -466,7 +466,7 @@ def test_play_reads_a_superscript_two_as_a_wrong_answer_not_a_crash(cli, capsys,
     """² sits where 1 is expected... on a French keyboard it is the key left of 1."""
     monkeypatch.setattr(sys, "stdin", io.StringIO("²\n١\nq\n"))
     assert cli("play", "--seed", "4") == 0
-    assert capsys.readouterr().out.count("Type a number from 1 to") == 2
+    assert capsys.readouterr().out.count("Tapez un nombre de 1 à") == 2  # the game speaks French by default
 
 
 def test_play_never_applies_a_listed_move_to_a_position_another_screen_changed(cli, tmp_path, capsys, monkeypatch):
