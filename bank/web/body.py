@@ -51,33 +51,24 @@ def _unique_keys(pairs: list) -> dict:
     return seen
 
 
-def _depth(value, limit: int) -> int:
-    """How deep lists and objects nest, stopping as soon as `limit` is passed."""
-    deepest, todo = 0, [(value, 1)]
+def _shape(value, limit: int) -> tuple[int, bool]:
+    """How deep lists and objects nest (stopping as soon as `limit` is passed), and whether any key or
+    string holds a lone surrogate: one walk of the body for both, as every command pays for it."""
+    deepest, broken, todo = 0, False, [(value, 1)]
     while todo:
         node, level = todo.pop()
-        if isinstance(node, (list, dict)):
+        if isinstance(node, str):
+            broken = broken or bool(_SURROGATE.search(node))
+        elif isinstance(node, (list, dict)):
             deepest = max(deepest, level)
             if deepest > limit:
-                return deepest
-            todo.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
-    return deepest
-
-
-def _broken_text(value) -> bool:
-    """Whether any key or string in the parsed value holds a lone surrogate."""
-    todo = [value]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, str):
-            if _SURROGATE.search(node):
-                return True
-        elif isinstance(node, dict):
-            todo.extend(node.keys())
-            todo.extend(node.values())
-        elif isinstance(node, list):
-            todo.extend(node)
-    return False
+                return deepest, broken
+            if isinstance(node, dict):
+                todo.extend((key, level) for key in node)
+                todo.extend((child, level + 1) for child in node.values())
+            else:
+                todo.extend((child, level + 1) for child in node)
+    return deepest, broken
 
 
 def parse(raw: bytes, what: str) -> dict:
@@ -101,10 +92,11 @@ def parse(raw: bytes, what: str) -> dict:
                         "send a JSON object with a 'type'") from None
     if not isinstance(value, dict):
         raise BodyError(400, "not_json", f"the {what} must be a JSON object like {{\"type\": ...}}, not a {type(value).__name__}")
-    if _depth(value, MAX_DEPTH) > MAX_DEPTH:
+    depth, broken = _shape(value, MAX_DEPTH)
+    if depth > MAX_DEPTH:
         raise BodyError(400, "too_deep", f"the {what} nests lists or objects more than {MAX_DEPTH} levels deep; "
                         "send a flat JSON object")
-    if _broken_text(value):
+    if broken:
         raise BodyError(400, "bad_text", f"the {what} holds text that is not a character (a lone \\ud800-\\udfff "
                         "escape); send the text again as plain UTF-8")
     return value
