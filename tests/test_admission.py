@@ -148,6 +148,22 @@ def settle(game) -> None:
     assert wait_until(one_phone, 20)
 
 
+def fill_with_screens(game, crowd, source: str, most: int) -> int:
+    """Open big screens without a key from `source` until `most` are in or three in a row are refused:
+    the attacker's anonymous screens. Returns how many got in (they stay open in `crowd`)."""
+    screens = refused = 0
+    for _ in range(most):
+        page, _ = open_page(game.port, {"display": True}, source=source, timeout=3)
+        if page is None:
+            refused += 1
+            if refused >= 3:
+                break
+            continue
+        crowd.add(page)
+        screens += 1
+    return screens
+
+
 def book(lead: Api, key: str, n: int) -> tuple[int, float]:
     started = time.monotonic()
     status, reply = lead.command(key, **harvest(n))
@@ -195,18 +211,8 @@ def test_idle_big_screens_without_a_key_from_2_addresses_leave_every_phone_its_l
     settle(game)
     tokens = list(game.tokens.values())
     with Crowd() as crowd:
-        screens = 0
-        for source in ("127.0.0.2", "127.0.0.3"):
-            refused = 0
-            for _ in range(240):  # at most 240 an address (its cap is 250)
-                page, _ = open_page(game.port, {"display": True}, source=source, timeout=3)
-                if page is None:
-                    refused += 1
-                    if refused >= 3:
-                        break
-                    continue
-                crowd.add(page)
-                screens += 1
+        # at most 240 an address (its cap is 250)
+        screens = sum(fill_with_screens(game, crowd, source, 240) for source in ("127.0.0.2", "127.0.0.3"))
         phones = 0
         for i in range(210):
             page, _ = open_page(game.port, *phone_query(tokens[i % len(tokens)]))
@@ -254,18 +260,8 @@ def full_game(game, addresses: int) -> dict:
     tokens = list(game.tokens.values())
     figures = {"addresses": addresses}
     with Crowd() as crowd:
-        anonymous = 0
-        for source in sources:  # first the screens without a key (each address's cap is 250 in all)
-            refused = 0
-            for _ in range(min(240, 480 // addresses)):
-                page, _ = open_page(game.port, {"display": True}, source=source, timeout=3)
-                if page is None:
-                    refused += 1
-                    if refused >= 3:
-                        break
-                    continue
-                crowd.add(page)
-                anonymous += 1
+        # first the screens without a key (each address's cap is 250 in all)
+        anonymous = sum(fill_with_screens(game, crowd, source, min(240, 480 // addresses)) for source in sources)
         for attack in attacks:  # then idle sockets and slow bodies, up to what each address has left
             attack.start()
         try:
