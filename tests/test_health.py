@@ -7,6 +7,7 @@ PostgreSQL outage logged two tracebacks a second per process and never a line wh
 from __future__ import annotations
 
 import logging
+import os
 import time
 import uuid
 
@@ -21,7 +22,7 @@ CONFIG = "config.toml"
 def test_a_game_in_a_sqlite_file_is_alive_and_ready(tmp_path):
     client = create_app({"DB": str(tmp_path / "game.db"), "CONFIG": CONFIG, "TESTING": True}).test_client()
     alive = client.get("/healthz")
-    assert alive.status_code == 200 and alive.json == {"ok": True}
+    assert alive.status_code == 200 and alive.json == {"ok": True, "process": os.getpid()}
     ready = client.get("/readyz")
     assert ready.status_code == 200 and ready.json["ready"] is True and ready.json["checks"]["database"] is True
 

@@ -224,10 +224,11 @@ def _nginx_in_front(folder: Path, backends: list[int]) -> tuple[subprocess.Popen
 
     require("nginx")
     shipped = (ROOT / "deploy" / "nginx-terrabank.conf").read_text()
-    servers = re.findall(r"^\s*server 127\.0\.0\.1:\d+ .*;$", shipped, flags=re.M)
-    assert len(servers) == len(backends)
-    for line, port in zip(servers, backends):
-        shipped = shipped.replace(line, re.sub(r":\d+ ", f":{port} ", line))
+    servers = re.findall(r"^\s*server 127\.0\.0\.1:\d+ .*;\n", shipped, flags=re.M)
+    assert servers, "the shipped file lists its processes as `server 127.0.0.1:PORT ...;` lines"
+    # As an operator does: one line per process started, written as the shipped ones are.
+    ours = "".join(re.sub(r":\d+ ", f":{port} ", servers[0]) for port in backends)
+    shipped = shipped.replace("".join(servers), ours)
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
 
     def start(port: int) -> tuple[subprocess.Popen, int]:

@@ -1,10 +1,10 @@
 """Is this process alive, and may it be sent commands? (issue 24 item 5)
 
-- `/healthz`: the process answers (200 `{"ok": true}`): for systemd's watchdog or a plain
+- `/healthz`: the process answers (200 `{"ok": true, "process": <pid>}`): for systemd's watchdog or a plain
   `curl -f`; nothing is read.
 - `/readyz`: 200 `{"ready": true, ...}` when the database answers, the process holds its
   game there (bank/store/journal_pg_hold.py), the queue answers when one is configured and
-  the process is not draining; else 503 with `reason`, one sentence, and the failing checks.
+  the process is not draining (SIGTERM, bank/web/serving/stopping.py); else 503 with `reason`, one sentence, and the failing checks.
   nginx (deploy/nginx-terrabank.conf) takes a process out after failed requests
   (`max_fails`) and retries only idempotent requests on the next one; a load balancer
   with active checks, or `compose`, polls `/readyz`.
@@ -17,6 +17,7 @@ says the same of the hold, peers.py of the queue).
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 
@@ -24,6 +25,7 @@ from flask import Blueprint, current_app, jsonify
 
 from bank.store import storage_url
 from bank.store.storage import StorageError
+from bank.web.serving import stopping
 
 bp = Blueprint("health", __name__)
 LOG = logging.getLogger("terrabank.health")
@@ -32,7 +34,8 @@ DATABASE_LOST = ("database_unreachable", "database_connection_lost")
 
 @bp.get("/healthz")
 def healthz():
-    return jsonify({"ok": True})
+    # The process id tells an operator (and the spread test) which of several processes answered.
+    return jsonify({"ok": True, "process": os.getpid()})
 
 
 @bp.get("/readyz")
@@ -57,7 +60,7 @@ def readyz():
         checks["queue"] = peers.listening.is_set()
         if not checks["queue"]:
             reasons.append(f"the queue ({peers.url}) does not answer")
-    if app.extensions["terrabank_health"].draining.is_set():
+    if app.extensions["terrabank_health"].draining.is_set() or stopping.STOPPING.is_set():
         checks["draining"] = True
         reasons.append("the process is stopping")
     if reasons:

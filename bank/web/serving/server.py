@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import hashlib
+import math
 import resource
 import socket
 import threading
@@ -33,6 +34,7 @@ from pathlib import Path
 from flask import Flask, request, url_for
 
 from bank.web.serving.admission import LIVE_REFUSAL, LiveSlots, live_kind  # noqa: F401 (their old home)
+from bank.web.serving import stopping
 from bank.web.serving.after_reply import AfterReply
 from bank.web.serving.deadlines import DEADLINES, Deadlines  # noqa: F401
 from bank.web.serving.identity import Identify
@@ -190,7 +192,9 @@ def options(host: str, port: int, limits: Limits, worker: str = "gthread") -> di
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     common = {
         "bind": [bind], "workers": 1, "keepalive": int(limits.keepalive_seconds),
-        "timeout": 60, "graceful_timeout": 5, "backlog": 2048,
+        # graceful_timeout: the master waits that long for the worker after SIGTERM: the drain
+        # window (stopping.py) plus 5 s for the requests in flight.
+        "timeout": 60, "graceful_timeout": 5 + math.ceil(stopping.drain_seconds()), "backlog": 2048,
         "accesslog": None, "errorlog": "-", "loglevel": "warning",  # no team link (a secret) in any log
         "proc_name": "terrabank", "control_socket_disable": True,
         "limit_request_line": 4094, "limit_request_fields": 60, "limit_request_field_size": 8190,

@@ -22,6 +22,7 @@ import time
 from functools import partial
 
 from bank.web.serving.deadlines import DEADLINES
+from bank.web.serving import stopping
 from bank.web.serving.limits import STACK_SIZE, Limits, refusal_bytes
 
 HEAD_CHUNK = 16384
@@ -77,6 +78,14 @@ def worker_classes():
             self.by_address: dict[str, int] = {}
             self.count_lock = threading.Lock()
             self.refused = self.evicted = 0
+
+        def handle_exit(self, sig, frame):
+            # SIGTERM: readiness says "stopping" at once; the worker goes on serving for the
+            # drain window (stopping.py), then stops as Gunicorn's would.
+            stopping.begin(stopping.drain_seconds(), self._stop_now)
+
+        def _stop_now(self):
+            self.alive = False
 
         def init_process(self):
             threading.stack_size(STACK_SIZE)  # before the pool's threads start
