@@ -1,4 +1,4 @@
-/* The games served beside this one (issue 15, bank/web/serving/hosting.py): the host's lead lists them and
+/* The games served beside this one (issues 15, 24; bank/web/serving/hosting.py): the host's lead lists them and
  * creates new ones; a new game's lead password is shown once, here. Only on the host's own admin page.
  */
 (function () {
@@ -12,12 +12,18 @@
 
   async function load() {
     var r = await TB.get("/api/host/games");
-    if (!r.ok) return;
+    if (!r.ok) {  // the list's database does not answer (503), or this server hosts no games (404: no panel then)
+      if (r.status !== 404) W.banner(TB.$("#banner"), "error", W.errorText(r.error));
+      return;
+    }
     TB.fill(TB.$("#host-list"), r.data.games.map(function (g) {
-      var status = g.ended ? "ended" : g.clock;
+      // A game this process cannot serve (another server holds it, its journal is refused) says why.
+      var line = g.error ? el("div", { class: "host-unavailable", style: { color: "var(--danger)" }, text: W.errorText(g.error) })
+        : el("div", { class: "muted", text: t("host_line", { teams: g.teams, entries: g.entries,
+                                                             status: t("host_status." + (g.ended ? "ended" : g.clock)) }) });
       return el("li", { class: "host-game", dataset: { game: g.name } },
         el("a", { href: address(g.path), target: "_blank", rel: "noopener" }, el("b", { text: g.name }), " ", address(g.path)),
-        el("div", { class: "muted", text: t("host_line", { teams: g.teams, entries: g.entries, status: t("host_status." + status) }) }));
+        line);
     }));
   }
 

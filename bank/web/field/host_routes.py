@@ -1,4 +1,4 @@
-"""The host's games (issue 15, hosting.py): the lead of the game at / lists and creates the games
+"""The host's games (issues 15, 24; hosting.py): the lead of the game at / lists and creates the games
 served beside it under /g/<name>/. Routes of the API blueprint, kept apart from api.py."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import current_app, jsonify, request
 
 from bank.errors import BankError
+from bank.store.storage import StorageError
 from bank.web.field.api import bp
 from bank.web.access.auth import error, lead_required
 from bank.web.body import BodyError, read_object
@@ -29,7 +30,11 @@ def hosted_games():
     games = _games()
     if games is None or request.script_root:  # a hosted game's own lead is not the host's
         return _not_hosting()
-    return jsonify({"games": games.listing(), "limit": games.max_games})
+    try:
+        listed = games.listing()
+    except StorageError as exc:  # the database that lists them does not answer: say so, not a traceback
+        return error(503, exc.code, exc.message, exc.params)
+    return jsonify({"games": listed, "limit": games.max_games})
 
 
 @bp.post("/host/games")
@@ -44,6 +49,8 @@ def create_hosted_game():
         made = games.create(body.get("name", ""))
     except BodyError as exc:
         return error(exc.status, exc.code, exc.message)
+    except StorageError as exc:  # the database refused or is gone: nothing was listed, try again
+        return error(503, exc.code, exc.message, exc.params)
     except BankError as exc:
         return error(409 if exc.code in ("game_exists", "too_many_games") else 400, exc.code, exc.message, exc.params)
     return jsonify({"name": made.name, "path": made.path, "lead_user": made.lead_user,

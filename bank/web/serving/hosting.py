@@ -1,33 +1,38 @@
-"""Several games on one server (issue 15): each under /g/<name>/, created and listed by the host's lead.
+"""Several games on one server (issues 15, 24): each under /g/<name>/, created and listed by the host's lead.
 
 `terrabank serve --games FOLDER` serves the game of --db at / as always; its lead is the
 lead of the host: the admin page lists the hosted games and creates new ones. Each
 hosted game is a whole bank of its own, made by the same create_app: its journal,
-accounts, sessions, team links, Trias games, secret key and config.toml in
-FOLDER/<name>/, its pages and its Socket.IO server under /g/<name>/ (pages build every
-path from the page's root, TB.url), its own cookie (named and scoped to its path, so a
-log-in in one game is never a log-in in another).
+accounts, sessions, team links, Trias games and secret key, its pages and its Socket.IO
+server under /g/<name>/ (pages build every path from the page's root, TB.url), its own
+cookie (named and scoped to its path, so a log-in in one game is never a log-in in another).
+
+Which games there are follows where their journals live (bank/store/hosted.py): the folders
+FOLDER/<name>/ of SQLite files, or, with PostgreSQL, the database's list of the host game's
+games (bank/store/hosted_pg.py), read by every process: a game created on one process is
+served by the others on its first request, and after any restart.
 
 One process serves them all: a hosted game costs its threads (ticker, broadcaster) and
 its state in memory, so their number is capped (MAX_GAMES). All games are opened when the
-server starts so that every game's clock runs (R34), not only the ones somebody opened.
+server starts so that every game's clock runs (R34), not only the ones somebody opened, and
+the serving process looks for new ones every few seconds (those another process created).
 """
 
 from __future__ import annotations
 
-import re
 import secrets
-import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from bank.errors import BankError
+from bank.store import hosted, storage_url
 
-NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+NAME = hosted.NAME
 PREFIX = "/g/"
 MAX_GAMES = 50  # each game holds a ticker and a broadcaster thread and its state: a few MB each
-GAME_FILE = "game.db"
+GAME_FILE = hosted.GAME_FILE
+LOOK_EVERY = 5.0  # seconds between the serving process's looks for games made by another process
 
 
 @dataclass(frozen=True)
@@ -41,22 +46,24 @@ class Made:
 
 
 class HostedGames:
-    """The games of a host folder: FOLDER/<name>/game.db, config.toml, game.secret, game-trias/."""
+    """The games served beside the host's own, as its registry lists them (bank/store/hosted.py)."""
 
     def __init__(self, folder: Path, config_path: Path, make_app, max_games: int = MAX_GAMES,
-                 holder: str | None = None, shared: bool = False):
-        """`holder`: the serving process takes each game's file as `terrabank serve` does (gamefile.hold),
-        so a `serve --db FOLDER/<name>/game.db` or an `init --force` on it is refused while it runs;
-        `shared` when several processes serve the folder through a queue (peers.py)."""
+                 holder: str | None = None, shared: bool = False, host=None):
+        """`holder`: the serving process holds each game as `terrabank serve` does (its file, or the game in
+        PostgreSQL), so a second server of it or an `init --force` on it is refused while it runs;
+        `shared` when several processes serve the host through a queue (peers.py); `host`: the host
+        game's storage_url target (its games are listed where it lives; None: the folder)."""
         self.folder, self.config_path, self.make_app = Path(folder), Path(config_path), make_app
         self.max_games, self.holder, self.shared = max_games, holder, shared
+        self.registry = _registry(self.folder, self.config_path, host)
         self._apps: dict = {}
         self._lock = threading.Lock()  # one creation or first opening at a time
+        self._looking = False
+        self._said: dict[str, str] = {}  # the last failure logged of each game, so that each is one line
 
     def names(self) -> list[str]:
-        if not self.folder.is_dir():
-            return []
-        return sorted(p.name for p in self.folder.iterdir() if NAME.match(p.name) and (p / GAME_FILE).exists())
+        return self.registry.names()
 
     def app(self, name: str):
         """The game's app, opened on first use; None for a name that is no game here."""
@@ -64,29 +71,51 @@ class HostedGames:
         if found is not None or not NAME.match(name):
             return found
         with self._lock:
-            if name not in self._apps and (self.folder / name / GAME_FILE).exists():
+            if name not in self._apps and self.registry.knows(name):
                 self._apps[name] = self._open(name)
             return self._apps.get(name)
 
-    def open_all(self, log) -> None:
-        """Every game of the folder; one that cannot open (held by another server, damaged) is logged
-        and answers its sentence, the others are served."""
-        for name in self.names():
+    def open_all(self, log, look_every: float | None = LOOK_EVERY) -> None:
+        """Every game of the registry; one that cannot open (held by another server, damaged) is logged
+        once and answers its sentence, the others are served. Then, every `look_every` seconds, the
+        games created meanwhile by another process, so their clocks run here too."""
+        try:
+            names = self.names()
+        except BankError as exc:
+            if self._said.get("") != exc.message:
+                log.error("hosted games not listed: %s", exc.message)
+            self._said[""] = exc.message
+            names = []
+        else:
+            self._said.pop("", None)
+        for name in names:
             try:
                 self.app(name)
             except BankError as exc:
-                log.error("hosted game %s not served: %s", name, exc.message)
+                if self._said.get(name) != exc.message:
+                    log.error("hosted game %s not served: %s", name, exc.message)
+                self._said[name] = exc.message
+            else:
+                self._said.pop(name, None)
+        if look_every and not self._looking:
+            self._looking = True
+            threading.Thread(target=self._look, args=(log, look_every), name="hosted games", daemon=True).start()
+
+    def _look(self, log, every: float) -> None:
+        stop = threading.Event()
+        while not stop.wait(every):
+            try:
+                self.open_all(log, look_every=None)
+            except Exception:  # noqa: BLE001 - the look must go on; the next one says it again if it lasts
+                log.exception("terrabank: the look for new hosted games failed")
+
+    def _hold(self, name: str):
+        return self.registry.hold(name, self.holder, self.shared) if self.holder else None
 
     def _open(self, name: str):
-        where = self.folder / name
-        lock = None
-        if self.holder:
-            from bank.store import gamefile
-
-            lock = gamefile.hold(where / GAME_FILE, self.holder, shared=self.shared)
+        lock = self._hold(name)
         try:
-            app = self.make_app({"DB": str(where / GAME_FILE), "CONFIG": str(where / "config.toml"),
-                                 "SESSION_COOKIE_NAME": f"terrabank-{name}", "SESSION_COOKIE_PATH": f"{PREFIX}{name}/"})
+            app = self._make(name, self.registry.settings(name))
         except BaseException:
             if lock is not None:
                 lock.close()
@@ -94,44 +123,50 @@ class HostedGames:
         app.extensions["terrabank_game_lock"] = lock  # held for the process's life
         return app
 
+    def _make(self, name: str, settings: dict):
+        return self.make_app({**settings, "SESSION_COOKIE_NAME": f"terrabank-{name}",
+                              "SESSION_COOKIE_PATH": f"{PREFIX}{name}/"})
+
     def create(self, name: str) -> Made:
-        """A new game from the host's config.toml (edit FOLDER/<name>/config.toml before it starts),
-        with a lead account whose password is returned once; refused with a sentence otherwise."""
+        """A new game from the host's config.toml, with a lead account whose password is returned once;
+        refused with a sentence otherwise (nothing is made then)."""
         name = str(name or "").strip().lower()
         if not NAME.match(name):
             raise BankError("bad_game_name", f"{name or 'an empty name'!s} cannot name a game: use 1 to 40 lower-case "
                             "letters, digits or dashes, starting with a letter or digit (e.g. summer-camp)",
                             name=name)
         with self._lock:
-            if (self.folder / name).exists():
-                raise BankError("game_exists", f"there is already a game named {name} on this server: choose "
-                                "another name, or open it from the list", name=name)
-            if len(self.names()) >= self.max_games:
-                raise BankError("too_many_games", f"this server already holds {self.max_games} games, its limit: "
-                                "remove a finished game's folder, or serve new games from another server",
-                                limit=self.max_games)
-            where = self.folder / name
-            where.mkdir(parents=True)
-            try:
-                shutil.copyfile(self.config_path, where / "config.toml")
-                app = self._open(name)
-                password = secrets.token_urlsafe(9)
-                app.extensions["terrabank"].access.add_user("lead", password, "lead")
-            except Exception:
-                lock = locals().get("app") and app.extensions.get("terrabank_game_lock")
-                if lock:
-                    lock.close()
-                shutil.rmtree(where, ignore_errors=True)  # no half-made game left in the list
-                raise
+            if name in self._apps:
+                raise hosted.name_taken(name)
+            with self.registry.creating(name, self.max_games) as settings:
+                lock = None
+                try:
+                    app = self._make(name, settings)
+                    # Held once the game exists: a hold taken in the database before would carry no game's
+                    # epoch (bank/store/journal_pg_hold.py), and nobody sees the game before its row anyway.
+                    lock = self._hold(name)
+                    password = secrets.token_urlsafe(9)
+                    app.extensions["terrabank"].access.add_user("lead", password, "lead")
+                except BaseException:
+                    if lock is not None:
+                        lock.close()
+                    raise
+            app.extensions["terrabank_game_lock"] = lock
             self._apps[name] = app
         return Made(name, f"{PREFIX}{name}/", "lead", password)
 
     def listing(self) -> list[dict]:
-        """What the host's lead sees of each game: its path, its teams, how far it has got."""
+        """What the host's lead sees of each game: its path, its teams, how far it has got (or why it
+        cannot be served here)."""
         out = []
         for name in self.names():
-            app = self.app(name)
-            if app is None:  # removed from the folder meanwhile
+            try:
+                app = self.app(name)
+            except BankError as exc:  # held by another server without a queue, or its journal refused
+                out.append({"name": name, "path": f"{PREFIX}{name}/",
+                            "error": {"code": exc.code, "message": exc.message, "params": exc.params}})
+                continue
+            if app is None:  # removed meanwhile
                 continue
             bank = app.extensions["terrabank"].bank
             state = bank.state
@@ -139,8 +174,6 @@ class HostedGames:
                         "entries": bank.last_seq, "clock": state.clock.get("status", "setup"),
                         "ended": state.ended is not None})
         return out
-
-
 class GameDispatch:
     """WSGI: /g/<name>/... goes to that game's app (its root becomes SCRIPT_NAME), the rest to the host's."""
 
@@ -194,8 +227,25 @@ def prepare_hosted(app):
 
 
 def install(app, folder: Path, config_path: Path, make_app, **options) -> HostedGames:
-    """Serve the games of `folder` beside `app` (the host's own game, at /); options: HostedGames'."""
+    """Serve the games of `folder` beside `app` (the host's own game, at /); options: HostedGames'.
+    They are listed where the host's game lives: its folder, or its database (bank/store/hosted.py)."""
+    options.setdefault("host", _host_target(app))
     games = HostedGames(folder, config_path, make_app, **options)
     app.extensions["terrabank_hosted"] = games
     app.wsgi_app = GameDispatch(app.wsgi_app, games)
     return games
+
+
+def _host_target(app):
+    """Where the host's own game lives (storage_url target), from the --db its health checks read."""
+    db = getattr(app.extensions.get("terrabank_health"), "db", None)
+    return None if db is None else storage_url.target(db, app.extensions["terrabank"].config)
+
+
+def _registry(folder: Path, config_path: Path, host):
+    """The list of the games hosted beside `host`: in PostgreSQL when the host's game is there, else the folder."""
+    if isinstance(host, storage_url.PostgresTarget):
+        from bank.store.hosted_pg import DatabaseRegistry  # psycopg is loaded only for a database
+
+        return DatabaseRegistry(host.url, host.game, folder, config_path)
+    return hosted.FolderRegistry(folder, config_path)
