@@ -15,6 +15,7 @@ from bank.services import timeline
 from bank.services.bank_verify import fold, verify_journal
 from bank.errors import BankError, CommandError, IdConflict, NotAllowed
 from bank.store.journal import Journal, StorageError
+from bank.store.journal_api import retried
 # The row helpers live in the store (bank/store/rows.py), shared with journal_service; re-exported here.
 from bank.store.rows import MAX_ID_LENGTH, check_command_id, fingerprint, row_problems  # noqa: F401
 from bank.game.state import GameState
@@ -209,6 +210,9 @@ class Bank:
     def tick(self, now: float | None = None) -> Result | None:
         """Let the clock act (session ends, deadlines); journal it only if it did something."""
         now = self.now() if now is None else now
+        return retried(lambda: self._tick(now))  # again when another process booked first (journal_api)
+
+    def _tick(self, now: float) -> Result | None:
         with self._lock:
             # Decided on the live state first: a timer calling this every second
             # touches the database only when time actually changed something.
@@ -216,8 +220,8 @@ class Bank:
             if not events:
                 return None
             with self._journal.transaction():
-                # Decided again under the game's lock, on every row committed so far: another
-                # process may have booked this very tick a moment ago (issue 15).
+                # Decided again on every row committed so far: another process may have booked
+                # this very tick a moment ago (issue 15).
                 now = self._catch_up(now)
                 events, new_state = self._decide_tick(self._state, now)
                 if not events:
@@ -230,7 +234,7 @@ class Bank:
         """Fold the rows other processes committed since this one last looked (issue 15).
 
         Several server processes may run one game; each keeps its own live state, and
-        each command already catches up under the game's lock before it decides. This
+        each command already catches up before it decides. This
         is for the rest: a notice from another process, the once-a-second look, a page
         connecting. Returns the new last seq, or None when nothing was new.
         """
@@ -261,7 +265,11 @@ class Bank:
         return now
 
     def _execute(self, command: dict, now: float, *, tick: bool, may_undo=None) -> Result:
-        """The check-and-append transaction behind execute() and the setup."""
+        """The check-and-append transaction behind execute() and the setup, decided again on the rows
+        missed when another process booked the same seq or id first (PostgreSQL, journal_api.retried)."""
+        return retried(lambda: self._execute_once(command, now, tick=tick, may_undo=may_undo))
+
+    def _execute_once(self, command: dict, now: float, *, tick: bool, may_undo=None) -> Result:
         cid, print_ = command["id"], fingerprint(command)
         with self._lock:
             with self._journal.transaction():

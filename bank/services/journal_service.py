@@ -22,6 +22,7 @@ from typing import Callable, Iterator
 
 from bank.errors import BankError, CommandError, IdConflict
 from bank.store.journal import Journal, StorageError  # noqa: F401 (StorageError re-exported)
+from bank.store.journal_api import retried
 from bank.store.storage_url import as_target
 from bank.store.rows import check_command_id, fingerprint, seq_problems
 from bank.store.storage import backup_hint
@@ -167,6 +168,12 @@ class JournalService:
         stored = {**command, "id": command_id, "actor": actor}
         check_command_id(stored)
         print_ = fingerprint(stored)
+        # Decided again on the rows missed when another process booked the same seq or id first
+        # (PostgreSQL takes no lock while a command is decided: bank/store/journal_api.py).
+        return retried(lambda: self._execute_once(stored, command_id, actor, decide, after_seq, print_))
+
+    def _execute_once(self, stored: dict, command_id: str, actor: str | None, decide: Callable,
+                      after_seq: int | None, print_: str) -> Result:
         with self._lock:
             with self._journal.transaction():
                 known = self._journal.find(command_id)
@@ -194,10 +201,12 @@ class JournalService:
 
     def _catch_up(self) -> None:
         """Inside the write transaction: rebuild if another process (a CLI beside the server)
-        appended rows since, so a command is never decided on a stale state."""
-        on_disk = self._journal.last_seq()
-        if on_disk != self._last_seq:
-            self._state, self._last_seq = self._rebuild(list(self._journal.rows())), on_disk
+        appended rows since, so a command is never decided on a stale state. Inside it, the last seq
+        as the transaction began (its append claims the next one); outside, the last one now."""
+        on_disk = self._journal.committed_seq()
+        if on_disk != self._last_seq:  # (the rows read may go further: another process booked meanwhile)
+            rows = [r for r in self._journal.rows() if r["seq"] <= on_disk]
+            self._state, self._last_seq = self._rebuild(rows), on_disk
 
     def refresh(self) -> bool:
         """Pick up rows another process appended; True if there were any."""

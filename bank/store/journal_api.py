@@ -10,8 +10,12 @@ Guarantees every implementation keeps:
 - rows are append-only: the database itself refuses UPDATE and DELETE of journal,
   snapshot, meta and chain rows (a correction is a new row);
 - a command id is stored at most once per game (a unique constraint, not a check);
-- one writer at a time per game: `transaction()` holds the game's write lock from its
-  first statement to COMMIT, so a decision read inside it cannot be overtaken;
+- a decision is made on every booked row: SQLite's `transaction()` holds the game's write
+  lock from its first statement to COMMIT, so a decision read inside it cannot be overtaken;
+  PostgreSQL's holds none while the bank decides (several processes would queue behind each
+  other's decisions, issue 24): each process appends at the seq after the last row it folded,
+  the primary key refuses it when another process booked that seq first, and the command is
+  decided again on the rows it missed (`retried`, below); nothing is written twice or lost;
 - each row's hash is chained to the previous one (bank/store/chain.py), the same bytes on
   both stores, so a game keeps its chain head whichever store holds it.
 """
@@ -19,7 +23,29 @@ Guarantees every implementation keeps:
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Iterator, Protocol
+from typing import Callable, Iterator, Protocol, TypeVar
+
+from bank.store.storage import StorageError
+
+# The refusals meaning "another process booked this seq, or this command id, at the same moment":
+# nothing was written, and the same command decided again on the rows it missed will be booked
+# (or answered as the retry it is).
+RETRIED = ("journal_moved_on", "id_taken")
+TRIES = 6  # the store takes the game's lock from BEGIN after two losses in a row, which cannot lose
+T = TypeVar("T")
+
+
+def retried(attempt: Callable[[], T], tries: int = TRIES) -> T:
+    """attempt() (one transaction: catch up, decide, append) again while another process booked the
+    seq or the id it claimed first; its last refusal once `tries` are spent (only a program writing
+    to the game outside the bank can make every try lose)."""
+    for n in range(1, tries + 1):
+        try:
+            return attempt()
+        except StorageError as exc:
+            if exc.code not in RETRIED or n == tries:
+                raise
+    raise AssertionError("unreachable")
 
 
 class JournalStore(Protocol):
@@ -36,8 +62,8 @@ class JournalStore(Protocol):
     def rows(self, after_seq: int = 0) -> Iterator[dict]: ...
     def row(self, seq: int) -> dict | None: ...
     def last_seq(self) -> int: ...
-    # The last seq committed by any process; inside `transaction()`, read under the game's lock
-    # before this transaction writes: what a process compares with the rows it has folded.
+    # The last seq committed by any process; inside `transaction()`, read when it began, before it
+    # writes: what a process compares with the rows it has folded (its append claims the next seq).
     def committed_seq(self) -> int: ...
 
     def head(self) -> str: ...

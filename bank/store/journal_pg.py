@@ -5,11 +5,14 @@ many games. The guarantees of bank/store/journal.py hold here by the database's 
 - append-only: triggers refuse UPDATE, DELETE and TRUNCATE of journal, snapshots,
   meta and chain rows (a game's row in `games` may only change its name);
 - a command id once per game: UNIQUE (game, command_id);
-- one writer per game: every transaction() first takes pg_advisory_xact_lock on the
-  game's number, held until COMMIT, so two processes never interleave a decision;
-- fenced: a row is written only while the game's row carries the hold epoch of its writer
-  (bank/store/journal_pg_hold.py), so a server that lost its hold cannot write beside the
-  one that took it (issue 24);
+- one row per seq, no lock while deciding (issue 24: 4 processes booked half what 1 did, each
+  reading the others' rows under the game's lock): a process appends at the seq after its last,
+  PRIMARY KEY (game, seq) refuses it if another took it first, and the command is decided again
+  (`journal_api.retried`). The game's advisory lock goes with the rows and the COMMIT (no Python
+  runs under it), or from BEGIN for a writer that lost twice in a row, which then cannot lose;
+- fenced: a row, and the time line's checkpoint, are written only while the game's row carries
+  the hold epoch of its writer (bank/store/journal_pg_hold.py), so a server that lost its hold
+  cannot write beside the one that took it (issue 24);
 - durability: synchronous_commit=on for our sessions (a COMMIT is on disk), and
   integrity_check() says when the server runs with fsync off;
 - the hash chain (bank/store/chain.py) over the same bytes as SQLite gives, so a game has
@@ -36,6 +39,11 @@ from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
 from bank.store import journal_pg_hold
 # The reads (and row_bytes, for bank/store/migrate_copy.py) live in their own module.
 from bank.store.journal_pg_reads import COLUMNS, PostgresReads, row_bytes  # noqa: F401
+from bank.store.journal_api import RETRIED
+
+# Attempts a writer makes without the game's lock before it takes the lock from BEGIN: a writer that
+# lost the race for the next seq this many times in a row then decides under the lock, and cannot lose.
+OPTIMISTIC_TRIES = 2
 
 
 class PostgresJournal(PostgresReads):
@@ -56,7 +64,10 @@ class PostgresJournal(PostgresReads):
         self.game = name
         self.path = f"game {name!r} in {display_url(url)}"
         self._tx_thread: int | None = None  # the thread inside transaction(), which alone uses the writer
-        self._begun = False  # whether this transaction's BEGIN (and the game's lock) went to the server
+        self._begun = False  # whether this transaction's BEGIN went to the server
+        self._locked = False  # whether this transaction holds the game's advisory lock yet
+        self._lock_from_begin = False  # this transaction decides under the lock (it lost the race before)
+        self._lost = 0  # transactions in a row refused because another process booked the seq first
         self._head = (0, chain.GENESIS)  # (seq, hash) of the chain's last row, read when a transaction starts
         self._committed_head = 0  # the head's seq as BEGIN read it: rows committed before this transaction
         self._pending: list[tuple] = []  # (sql, params) written in this transaction, sent with the COMMIT
@@ -132,36 +143,44 @@ class PostgresJournal(PostgresReads):
 
     @contextmanager
     def transaction(self):
-        """BEGIN, the game's advisory lock, ... COMMIT; ROLLBACK on any exception, which is re-raised.
-
-        Round trips are what a command costs here (each waits for the server to be scheduled), so a
-        command takes two: BEGIN, the lock and the chain's head go with the transaction's first read
-        (the bank's look-up of the command id); the rows written (journal, chain, snapshot, time
-        line) wait and go with the COMMIT as one pipeline, unless a read needs them first. A refused
-        row (an id taken meanwhile) then fails the COMMIT, and nothing of the transaction is kept.
-        """
+        """BEGIN ... COMMIT; ROLLBACK on any exception, which is re-raised. A command takes two round
+        trips: BEGIN and the chain's head go with its first read (the look-up of the command id); the
+        rows (journal, chain, snapshot, time line) go with the game's lock and the COMMIT as one
+        pipeline. A row whose seq or id another process booked meanwhile fails the COMMIT, nothing is
+        kept, and the caller decides again (journal_api.retried); after OPTIMISTIC_TRIES such losses
+        in a row the next transaction takes the lock from BEGIN, so a writer is never starved."""
         self._check_hold()
         if self._pool is not None:
             self._conn = self._pool.take()
         if self._conn.broken:  # the server restarted since: start again on a new connection
             self._conn.close()
             self._conn = connect(self._url)
+        # No prepared statements in a transaction: a pipeline that fails (a seq booked meanwhile) leaves
+        # psycopg believing in ones the server dropped ("prepared statement _pg3_2 does not exist").
+        self._conn.prepare_threshold = None
         self._begun, self._pending, self._pending_checkpoint = False, [], None
+        self._locked, self._lock_from_begin = False, self._lost >= OPTIMISTIC_TRIES
         try:
             self._tx_thread = threading.get_ident()
             try:
                 yield self
             finally:
                 self._tx_thread = None
-            if self._pending_checkpoint is not None:
-                self._pending.append(("INSERT INTO terrabank.clock_checkpoint(game, timeline, wall) VALUES "
-                                      "(%s, %s, %s) ON CONFLICT (game) DO UPDATE SET timeline = EXCLUDED.timeline, "
-                                      "wall = EXCLUDED.wall", (self.game_id, *self._pending_checkpoint)))
+            if self._pending_checkpoint is not None:  # fenced: no time line (NOT NULL) unless we hold the epoch
+                timeline, wall = self._pending_checkpoint
+                self._pending.append(("INSERT INTO terrabank.clock_checkpoint(game, timeline, wall) VALUES (%s, "
+                                      "(SELECT %s::float8 FROM terrabank.games WHERE id = %s AND hold_epoch = %s "
+                                      "FOR SHARE), %s) ON CONFLICT (game) DO UPDATE SET timeline = "
+                                      "EXCLUDED.timeline, wall = EXCLUDED.wall",
+                                      (self.game_id, timeline, self.game_id, self._epoch, wall)))
             if self._pending and not self._begun:
                 self._begin()
             if self._begun:
                 self._flush(commit=True)
-        except BaseException:
+            self._lost = 0
+        except BaseException as exc:
+            if getattr(exc, "code", None) in RETRIED:
+                self._lost += 1  # another process booked first: the next try may take the lock from BEGIN
             self._pending = []
             if not self._conn.broken and self._conn.info.transaction_status != idle_status():
                 with pg_errors(self.path):
@@ -189,21 +208,27 @@ class PostgresJournal(PostgresReads):
             self._epoch = held.epoch
 
     def _begin(self, then: tuple | None = None, one: bool = True):
-        """BEGIN, take the game's lock, read the chain's head, and run `then` (sql, params): one round trip.
+        """BEGIN, read the chain's head, and run `then` (sql, params): one round trip.
 
-        The lock is held until COMMIT: another process deciding on this game waits here, and then
-        reads (READ COMMITTED: each statement sees every commit before it) what was written.
+        Without the game's lock (READ COMMITTED: each statement sees every commit before it): the
+        head says which rows this process has not folded yet, and the row it appends claims the
+        seq after its own last, which the primary key refuses if another process took it
+        meanwhile. A writer that lost that race OPTIMISTIC_TRIES times takes the lock here instead,
+        held until COMMIT: every other writer takes it before its first row, so this one wins.
         """
         game = int(self.game_id)
-        text = (f"BEGIN; SELECT pg_advisory_xact_lock({LOCK_SPACE}, {game}); "
+        lock = f"SELECT pg_advisory_xact_lock({LOCK_SPACE}, {game}); " if self._lock_from_begin else ""
+        text = (f"BEGIN; {lock}"
                 f"SELECT seq, hash FROM terrabank.chain WHERE game = {game} ORDER BY seq DESC LIMIT 1")
         if then is not None:  # bound here (several statements go only without parameters), quoted by psycopg
             text += "; " + psycopg_module().ClientCursor(self._conn).mogrify(*then)
         self._begun = True  # from here on a failure must be rolled back
         with pg_errors(self.path):
             cur = self._conn.execute(text)
-            cur.nextset()  # the lock
-            cur.nextset()  # the head
+            cur.nextset()  # past BEGIN's
+            if lock:
+                cur.nextset()  # past the lock's
+                self._locked = True
             last = cur.fetchone()
             result = None
             if then is not None:
@@ -214,8 +239,12 @@ class PostgresJournal(PostgresReads):
         return result
 
     def _flush(self, commit: bool = False) -> None:
-        """Send the rows waiting in this transaction (and COMMIT) in one round trip."""
+        """Send the rows waiting in this transaction (and COMMIT) in one round trip, the game's lock first:
+        it is held from there to the COMMIT, on the server, while no Python runs."""
         statements, self._pending = self._pending, []
+        if statements and not self._locked:
+            statements.insert(0, (f"SELECT pg_advisory_xact_lock({LOCK_SPACE}, {int(self.game_id)})", None))
+            self._locked = True
         if commit:
             statements.append(("COMMIT", None))
         if not statements:
@@ -240,6 +269,9 @@ class PostgresJournal(PostgresReads):
         if not self._begun:
             self._begin()
         seq = row.get("seq") or self._head[0] + 1
+        if seq != self._head[0] + 1:  # the caller folded rows booked after BEGIN read the head: not its link
+            raise StorageError("journal_moved_on", f"Another process booked entry {self._head[0] + 1} of "
+                               f"{self.path} at the same moment: nothing was recorded; send the command again.")
         at = float(row["at"])  # as it reads back, so the chain hashes what verify will read
         texts = (row["command_id"], row["fingerprint"], row["type"], row.get("actor"),
                  canonical_json(row["command"]), canonical_json(row["events"]))

@@ -90,16 +90,17 @@ def pg_errors(where: str):
         if "command_id" in str(exc):
             raise StorageError("id_taken", f"Another process booked this command id in {where} at the same "
                                "moment: send the command again, it is answered as the retry it is.") from None
-        # Each command folds, under the game's lock, the rows other processes wrote (Bank._catch_up):
-        # a taken seq means something outside the bank wrote to the game. The database refused it.
-        raise StorageError("journal_moved_on", f"Another program wrote to {where} while this one was booking "
-                           f"({first_line(exc)}): nothing was recorded; send the command again, and run "
-                           "`terrabank verify` if it happens twice.") from None
+        # Each process claims the seq after the last row it folded (journal_pg.py): another process
+        # booked it first. The caller folds that row and decides again (journal_api.retried).
+        raise StorageError("journal_moved_on", f"Another process booked the same entry of {where} at the same "
+                           f"moment ({first_line(exc)}): nothing was recorded; send the command again, it is "
+                           "booked at most once.") from None
     except psycopg.errors.NotNullViolation as exc:
-        if "hash" not in str(exc):
+        if getattr(exc.diag, "table_name", None) not in ("chain", "clock_checkpoint"):
             raise StorageError("database_error", f"{where} refused the request ({first_line(exc)}); nothing was "
                                "recorded.") from None
-        # The fence of journal_pg.append: the game's row carries another writer's hold epoch (journal_pg_hold.py).
+        # The fence of journal_pg.append and of the time line's checkpoint: the game's row carries
+        # another writer's hold epoch (journal_pg_hold.py).
         raise StorageError("hold_taken", f"Another process took {where} (a second server, or `terrabank init "
                            "--force`) while this server's hold on it was lost: nothing was recorded; this server "
                            "refuses commands until it holds the game again.") from None
