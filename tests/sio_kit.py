@@ -23,10 +23,15 @@ ENGINE_IO = "/socket.io/?EIO=4&transport=websocket"
 
 
 class RawWebSocket:
-    def __init__(self, port: int, path: str = ENGINE_IO, timeout: float = 10.0):
+    def __init__(self, port: int, path: str = ENGINE_IO, timeout: float = 10.0, headers: dict | None = None,
+                 source: str | None = None):
+        """`headers`: extra request headers (a facilitator's Cookie); `source`: the local address to connect
+        from (127.x.y.z: pages behind several access points, as the bank caps connections per address)."""
         self.ws = WSConnection(ConnectionType.CLIENT)
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-        self.sock.sendall(self.ws.send(Request(host=f"127.0.0.1:{port}", target=path)))
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout,
+                                             source_address=(source, 0) if source else None)
+        extra = [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
+        self.sock.sendall(self.ws.send(Request(host=f"127.0.0.1:{port}", target=path, extra_headers=extra)))
         self.texts: list[str] = []
         self._partial = ""  # a long message comes in several frames (wsproto: message_finished)
         self.accepted = self.closed = False
@@ -95,8 +100,9 @@ class RawWebSocket:
 class Phone(RawWebSocket):
     """`namespace`: "/" for the bank's pages, "/trias" for a Trias board or seat."""
 
-    def __init__(self, port: int, auth: dict, timeout: float = 10.0, namespace: str = "/"):
-        super().__init__(port, ENGINE_IO, timeout)
+    def __init__(self, port: int, auth: dict, timeout: float = 10.0, namespace: str = "/",
+                 headers: dict | None = None, source: str | None = None):
+        super().__init__(port, ENGINE_IO, timeout, headers, source)
         self.prefix = "" if namespace == "/" else f"{namespace},"
         self.events: list[tuple[str, object]] = []
         try:

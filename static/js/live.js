@@ -33,7 +33,7 @@
 
   /**
    * Connect the socket: opts.auth ({team} or {display: true}), opts.on {public, team, journal},
-   * opts.after() the last journal seq seen (sent with `sync` on every reconnect),
+   * opts.after() the last journal seq held in order (sent with every connect and `sync`),
    * opts.onRefused() when the server turns the connection down (an old team link) or
    * says the link was replaced while the page was open (`link_replaced`, then it closes the socket).
    * A `session_ended` message (log-out elsewhere, ended by the lead, account changed) sends a
@@ -48,16 +48,20 @@
     // or big-screen key it holds before the socket opens (bank/web/serving/identity.py).
     var auth = opts.auth || {};
     var query = auth.team ? { team: auth.team } : auth.key ? { key: auth.key } : {};
-    var socket = window.io({ path: TB.url("/socket.io"), auth: auth, query: query, reconnectionDelayMax: 5000 });
-    var first = true;
+    // Each (re)connect names the last journal entry the page holds (issue 24): the server sends the rows
+    // after it before any newer one, so a page that moved to another server process loses none.
+    var connectAuth = opts.after ? function (cb) { cb(Object.assign({ after: opts.after() }, auth)); } : auth;
+    var socket = window.io({ path: TB.url("/socket.io"), auth: connectAuth, query: query, reconnectionDelayMax: 5000 });
     var pictures = TB.pictures = new Pictures(function () { socket.emit("sync", syncBody(opts)); });
+    /** The journal rows after `seq` (console_journal.js asks when it sees a gap). */
+    TB.askJournal = function (seq) {
+      if (socket.connected) socket.emit("sync", { after: seq, pictures: false });
+    };
     socket.on("connect", function () {
+      // The connect itself brings the whole pictures, and the journal after opts.after().
       connected = true;
       refusal = "";
       updateBadge();
-      // The connect itself brings the whole pictures; `sync` catches up the journal missed while away.
-      if (!first) socket.emit("sync", Object.assign(syncBody(opts), { pictures: false }));
-      first = false;
     });
     socket.on("disconnect", function () { connected = false; updateBadge(); });
     socket.on("connect_error", function (err) {

@@ -165,7 +165,11 @@ class Broadcaster:
             self.socketio.emit(event, full, to=room)
         else:
             behind = [sid for sid in holders if self._holds[sid][audience] != base.version]
-            self.socketio.emit(event, patch, to=room, skip_sid=behind or None)
+            # A page still connecting is in the room before on_connect notes what it holds (python-socketio's
+            # pre_connect): it must not get a patch of a picture it never got (issue 24), only its whole one.
+            skip = behind + [sid for sid, _ in self.socketio.server.manager.get_participants("/", room)
+                             if audience not in self._holds.get(sid, {})]
+            self.socketio.emit(event, patch, to=room, skip_sid=skip or None)
             for sid in behind:
                 self.socketio.emit(event, full, to=sid)
         for sid in holders:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hmac
 import threading
-from itertools import islice
+from itertools import islice, takewhile
 
 from flask import current_app, request
 from flask_socketio import emit, join_room
@@ -23,6 +23,7 @@ from bank.web.push.socket_owners import Owner, SocketOwners
 DISPLAY = "display"
 DISPLAY_TOKEN = "display:"  # a big screen that came with its key (issue 23) is recorded as token "display:<key>"
 _STARTING = threading.Lock()
+JOURNAL_PAGE = 500  # journal rows sent at most per connect or `sync`; a page behind by more asks again
 
 
 def register(server) -> None:
@@ -126,6 +127,21 @@ def on_connect(auth=None):
             return False
         owners(current_app).add(request.sid, owner)  # so a logout or a new link can close it (end_*_sockets)
         sender.send_current(request.sid, owner.team)
+        if owner.session and "after" in auth:
+            _journal_upto_round(sender, _seq(auth["after"]))
+
+
+def _journal_upto_round(sender: Broadcaster, after: int) -> None:
+    """The journal rows after `after` up to the last one a round sent, to this page alone; under
+    `sender.lock`, so the next round's rows follow them: the page gets every row once, in order.
+
+    Why (issue 24): a console that moved to another process joined `facilitators`, got that process's
+    next rows from a round, then the reply to its `sync`, older, which static/js/console_journal.js
+    dropped as already passed (56-62 rows per moved console). A page more than 500 rows behind gets the
+    first 500 and asks for the rest with `sync` (console_journal.js fills a gap from its last seq)."""
+    rows = islice(takewhile(lambda row: row["seq"] <= sender.journal_seq,
+                            current_app.extensions["terrabank"].bank.journal_rows(after)), JOURNAL_PAGE)
+    emit("journal", {"rows": list(rows)})
 
 
 def display_key_ok(key: str) -> bool:
@@ -146,13 +162,16 @@ def on_sync(data=None):
     # own room only, and only its members' sockets get its versions (the link still valid).
     token = owners(current_app).tokens().get(request.sid)
     team = services.access.team_for(token) if token else None
-    if not (isinstance(data, dict) and data.get("pictures") is False):  # a reconnect got them on connect
-        app = current_app._get_current_object()
+    app = current_app._get_current_object()
+    pictures = not (isinstance(data, dict) and data.get("pictures") is False)  # a reconnect got them on connect
+    if pictures:
         catch_up(app)
-        broadcaster(app).send_current(request.sid, team)
-    if current_login() and isinstance(data, dict):
-        after = _seq(data.get("after"))
-        emit("journal", {"rows": list(islice(services.bank.journal_rows(after), 500))})
+    sender = broadcaster(app)
+    with sender.lock:  # the rows asked for, then the next round's: none overtakes an older one
+        if pictures:
+            sender.send_current(request.sid, team)
+        if current_login() and isinstance(data, dict):
+            _journal_upto_round(sender, _seq(data.get("after")))
 
 
 def _seq(value) -> int:
