@@ -129,6 +129,7 @@ class GameConfig:
     wifi_ssid: str = ""
     wifi_password: str = ""
     print_paper: str = "a4"  # [print] paper: the sheet the print pack is laid out for, "a4" or "letter"
+    state_every_minutes: int = 10  # [print] state_every_minutes: the bank writes the game state to disk this often (issue 25)
     storage_url: str = ""  # [storage] url: PostgreSQL for the journal (bank/store/storage_url.py); "" = the SQLite file
     storage_queue: str = ""  # [storage] queue: Redis, so several server processes hear of each row (web/push/peers.py)
 

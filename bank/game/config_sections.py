@@ -115,6 +115,7 @@ def read_all(root: Reader, text: str) -> GameConfig:
         wifi_ssid=_plain_text(wifi, "ssid"),
         wifi_password=_plain_text(wifi, "password"),
         print_paper=printing.str("paper", "a4", choices=("a4", "letter")),
+        state_every_minutes=printing.int("state_every_minutes", 10, minimum=0, maximum=240),
         storage_url=_storage_url(storage),
         storage_queue=_storage_queue(storage),
     )

@@ -80,6 +80,8 @@ def create_app(settings: dict | None = None) -> Flask:
     _init_trias(app, db)
     _register(app)
     health.register(app, db)  # /healthz, /readyz, one log line per outage (issue 24)
+    from bank.web.field import paper_routes
+    paper_routes.register(app, db)  # the game state on paper, written to disk by itself; the batch re-entry (issue 25)
     make_socketio(app, _register_sockets)
     if app.config.get("GAMES_DIR"):  # several games on this server, each under /g/<name>/ (issue 15)
         _host_games(app)

@@ -1,0 +1,172 @@
+"""Paper that takes over mid-game (issue 25, item 6): the lead's routes.
+
+GET  /api/paper/state.pdf     the game state on one page, now (A4 or Letter: ?paper=, default [print] paper)
+GET  /api/paper/ledgers.pdf   each team's continuation ledger, starting from the state now
+GET  /api/paper/bank-down.pdf the bank-down procedure (also in the print pack's sheets)
+GET  /api/paper/saved         where the bank writes the state by itself (paper_writer.py) and the files there
+POST /api/paper/batch         {"batch": key, "text": lines}: the paper ledgers' moves booked in order
+
+A batch books each line as an ordinary command (Bank.execute, the lead's permissions), in order;
+a refused line is answered with its code, English message and params (the page says it in its
+language) and the next lines are still booked. Idempotent: a line's command id is made from the
+batch key, the command the line stands for and how many identical commands come before it in
+the text, so sending the same text again with the same key books nothing twice, and sending it
+again after fixing a refused line books only that line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+
+from flask import Blueprint, Response, current_app, g, jsonify, request, session
+
+from bank.errors import BankError, IdConflict
+from bank.store.journal import StorageError
+from bank.web.access.auth import error, lead_required
+from bank.web.access.permissions import may
+from bank.web.body import BodyError, read_object
+from bank.web.field import paper_writer, payloads
+from bank.web.field.paper_syntax import Grammar, PaperSyntaxError, parse
+from bank.web.push import live
+
+bp = Blueprint("paper", __name__, url_prefix="/api/paper")
+MAX_BATCH_BYTES = 60 * 1024  # a few hundred ledger lines; the app refuses bodies over 64 KB anyway
+MAX_LINES = 1000
+BATCH_KEY = re.compile(r"^[A-Za-z0-9-]{4,64}$")
+
+
+def register(app, db) -> None:
+    """The routes, and under a serving process the writer of the state to disk (paper_writer.py)."""
+    app.register_blueprint(bp)
+    paper_writer.install(app, db)
+
+
+def _services():
+    return current_app.extensions["terrabank"]
+
+
+def _lang() -> str:
+    lang = request.args.get("lang") or session.get("lang") or _services().config.language
+    return lang if lang in ("fr", "en") else _services().config.language
+
+
+def _paper():
+    paper = request.args.get("paper") or _services().config.print_paper
+    if paper not in ("a4", "letter"):
+        return None
+    return paper
+
+
+def snapshot_now(services) -> dict:
+    """The game as it is now, for the sheet and the ledgers (printables/state_data.py)."""
+    from printables.state_data import snapshot  # ReportLab's side: loaded on the first print
+
+    seq, state = payloads.current(services.bank)
+    return snapshot(state, services.config, services.bank.now(), seq, time.time())
+
+
+def _pdf(data: bytes, filename: str) -> Response:
+    return Response(data, mimetype="application/pdf",
+                    headers={"Content-Disposition": f"attachment; filename={filename}", "Cache-Control": "no-store"})
+
+
+@bp.get("/<kind>.pdf")
+@lead_required
+def print_paper(kind: str):
+    """The state (one page), the continuation ledgers, or the bank-down page, at any moment."""
+    if kind not in ("state", "ledgers", "bank-down"):
+        return error(404, "unknown_document", "paper documents: state.pdf, ledgers.pdf, bank-down.pdf")
+    paper = _paper()
+    if paper is None:
+        return error(400, "bad_paper", "paper must be a4 or letter")
+    s = _services()
+    live.catch_up(current_app._get_current_object())  # another server process may have booked (issue 15)
+    lang, sheet = _lang(), "" if paper == "a4" else f"{paper}-"
+    if kind == "bank-down":
+        from printables.state_procedure import render_bank_down
+
+        return _pdf(render_bank_down(s.config, lang, paper), f"bank-down-{sheet}{lang}.pdf")
+    snap = snapshot_now(s)
+    if kind == "state":
+        from printables.state_sheet import render_state
+
+        return _pdf(render_state(snap, s.config, lang, paper), f"game-state-{snap['seq']}-{sheet}{lang}.pdf")
+    from printables.state_ledger import render_ledgers
+
+    return _pdf(render_ledgers(snap, s.config, lang, paper), f"continuation-ledgers-{snap['seq']}-{sheet}{lang}.pdf")
+
+
+@bp.get("/saved")
+@lead_required
+def saved():
+    """Where the bank writes the game state by itself, how often, and the files kept there."""
+    return jsonify(paper_writer.of(current_app).describe())
+
+
+@bp.post("/batch")
+@lead_required
+def batch():
+    try:
+        body = read_object(MAX_BATCH_BYTES, "batch")
+    except BodyError as exc:
+        return error(exc.status, exc.code, exc.message)
+    key, text = body.get("batch"), body.get("text")
+    if not isinstance(key, str) or not BATCH_KEY.match(key):
+        return error(400, "bad_batch_key", "send the batch's key (4 to 64 letters, digits or dashes) with its text; "
+                     "the admin page makes one: sending the same text with the same key books nothing twice")
+    if not isinstance(text, str):
+        return error(400, "missing_text", "send the ledger lines as 'text', one move per line")
+    lines = text.splitlines()
+    if len(lines) > MAX_LINES:
+        return error(413, "too_many_lines", f"a batch holds at most {MAX_LINES} lines; send the ledgers in several batches")
+    s = _services()
+    before = s.bank.last_seq
+    results = book_lines(s, key, lines, session["user"], g.role)
+    if s.bank.last_seq != before:
+        live.broadcast(s, journal_after=before)
+    counts = {status: sum(r["status"] == status for r in results) for status in ("booked", "duplicate", "refused", "not_sent")}
+    return jsonify({"batch": key, **counts, "lines": results})
+
+
+def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
+    """Each line read and booked in order: {line, text, status, seq?, error?}."""
+    grammar = Grammar(services.config, services.bank.state.events)
+    seen: dict = {}
+    results, stopped = [], None
+    for number, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):  # blank lines and notes are allowed between moves
+            continue
+        result = {"line": number, "text": line[:200]}
+        results.append(result)
+        if stopped:
+            result.update(status="not_sent", error=stopped)
+            continue
+        try:
+            command = parse(line, grammar)
+        except PaperSyntaxError as exc:
+            result.update(status="refused", error=exc.as_error())
+            continue
+        result["command"] = command
+        if not may(role, command["type"]):
+            result.update(status="refused", error={"code": "forbidden", "message": f"a {role} may not send {command['type']}",
+                                                   "params": {"role": role}})
+            continue
+        canonical = json.dumps(command, sort_keys=True, ensure_ascii=False)
+        seen[canonical] = occurrence = seen.get(canonical, 0) + 1
+        cid = "paper:" + hashlib.sha256(f"{key}\n{canonical}\n{occurrence}".encode()).hexdigest()[:40]
+        try:
+            booked = services.bank.execute({**command, "id": cid, "actor": user})
+        except IdConflict:  # the same line of this batch, booked by another facilitator's account
+            result.update(status="duplicate")
+        except StorageError as exc:  # the game file failed: nothing more is sent; the same batch later is safe
+            stopped = {"code": exc.code, "message": exc.message, "params": exc.params}
+            result.update(status="not_sent", error=stopped)
+        except BankError as exc:
+            result.update(status="refused", error={"code": exc.code, "message": exc.message, "params": exc.params})
+        else:
+            result.update(status="duplicate" if booked.duplicate else "booked", seq=booked.seq)
+    return results

@@ -1,0 +1,311 @@
+"""The paper ledgers' moves typed back as commands (issue 25, item 6): one line, one command.
+
+A line is what a banker wrote on a team's continuation ledger, in French or English, e.g.
+"Bleu récolte énergie 2" / "Blue harvest energy 2" (harvester card 2). Names are the game's
+own (config.toml labels or ids), without caring for case, accents or a plural s. An optional
+time first ("14:32") is read and ignored: it only helps the lead follow the sheets.
+An example of each form: printables/state_syntax.py (printed on the bank-down page too).
+
+`parse(line, config)` returns the command (a dict, as POST /api/commands takes it) or raises
+PaperSyntaxError(code, params): the page says it in its language (templates/admin.html).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+VERBS = {
+    "harvest": {"recolte", "recolter", "recoltent", "harvest"},
+    "build": {"construit", "construire", "construisent", "build"},
+    "buy": {"achete", "acheter", "achetent", "buy"},
+    "raise_tracks": {"piste", "track", "avance", "raise"},
+    "redeem_jokers": {"joker"},
+    "exchange": {"echange", "echanger", "exchange"},
+    "trade": {"commerce", "trade"},
+    "contribute": {"contribue", "contribuer", "contribute"},
+    "award": {"prime", "award", "bonu"},
+    "penalty": {"penalite", "penalty"},
+    "inventory": {"compte", "count", "inventaire", "inventory"},
+}
+BEATS, LOSES = {"bat", "beat", "gagne", "win", "won"}, {"perd", "lose", "lost"}
+CLOCK = {("pause",): "pause", ("reprise",): "resume", ("resume",): "resume", ("debut",): "start_clock",
+         ("start",): "start_clock", ("fin", "de", "session"): "end_session", ("end", "session"): "end_session",
+         ("fin", "de", "partie"): "end_game", ("end", "game"): "end_game"}
+OPTIONS = {"team_bonus": ("bonu", "bonu d equipe", "team bonu", "team_bonu"),
+           "everyone_fights": ("tout le monde se bat", "everyone fight", "everyone_fight"),
+           "second_pirate": ("deuxieme pirate", "second pirate", "second_pirate", "pirate")}
+ON, OFF = {"oui", "on", "yes", "1", "vrai", "true"}, {"non", "off", "no", "0", "faux", "false"}
+FILLER = {"contre", "to", "against", "de", "du", "la", "le", "les", "l", "d", "a"}
+GIVE, TAKE = {"donne", "give", "gives"}, {"recoit", "take", "takes", "prend", "receive"}
+FORCED = {"force", "forced"}
+TIME = re.compile(r"^\d{1,2}[:h]\d{2}$")
+PAPER_REASON = "paper ledger"
+
+
+class PaperSyntaxError(ValueError):
+    """A line the bank cannot read: `code` and `params` for the page's sentence (admin.html)."""
+
+    def __init__(self, code: str, message: str, at: int | None = None, **params):
+        super().__init__(message)
+        self.code, self.message, self.params, self.at = code, message, params, at
+
+    def as_error(self) -> dict:
+        return {"code": self.code, "message": self.message, "params": self.params}
+
+
+def fold(word: str) -> str:
+    """A word as compared: lower case, no accent, no plural s ('Bleus', 'bleu' and 'BLEU' match)."""
+    plain = "".join(ch for ch in unicodedata.normalize("NFD", word.lower()) if unicodedata.category(ch) != "Mn")
+    return plain[:-1] if len(plain) > 3 and plain.endswith("s") else plain
+
+
+SEPARATORS = re.compile(r"[\s'’()\[\],;=+]+")
+
+
+def words_of(text: str) -> list:
+    """The line cut into folded words; apostrophes, parentheses and punctuation are spaces."""
+    return [fold(w) for w in SEPARATORS.split(text) if w and w not in ("-", "·", ":")]
+
+
+class Names:
+    """The game's names of one kind (teams, resources...) as word sequences, longest first."""
+
+    def __init__(self, items: dict):
+        found = {}
+        for key, labels in items.items():
+            for label in labels:
+                seq = tuple(words_of(label))
+                if seq:
+                    found.setdefault(seq, key)
+        self.seqs = sorted(found.items(), key=lambda item: -len(item[0]))
+
+    def take(self, words: list, at: int):
+        """(id, next position) of the longest name starting at `at`, or (None, at)."""
+        for seq, key in self.seqs:
+            if tuple(words[at:at + len(seq)]) == seq:
+                return key, at + len(seq)
+        return None, at
+
+
+def _labels(thing) -> list:
+    label = thing.label if isinstance(thing.label, dict) else {"en": str(thing.label)}
+    texts = [*label.values(), thing.id, thing.id.replace("_", " ")]
+    return texts + [t.split(" (")[0] for t in label.values()]
+
+
+class Grammar:
+    """The names of one game (config.toml), read once per batch."""
+
+    def __init__(self, config, events: dict):
+        self.config = config
+        self.teams = Names({t.id: _labels(t) for t in config.teams.values()})
+        self.resources = Names({r.id: _labels(r) for r in config.resources.values()})
+        self.buildings = Names({b.id: _labels(b) for b in config.buildings.values()})
+        self.animals = Names({a.id: _labels(a) for a in config.animals.values()})
+        self.tracks = Names({t.id: _labels(t) for t in config.tracks.values()})
+        self.roles = Names({r.id: _labels(r) for r in config.roles.values()})
+        self.events = Names({e: [e, e[2:], record.get("title", "")] for e, record in events.items()})
+        self.options = Names({k: list(v) for k, v in OPTIONS.items()})
+
+
+def parse(line: str, grammar: Grammar) -> dict:
+    """The command a ledger line stands for, or PaperSyntaxError saying what is wrong."""
+    raw = [w for w in SEPARATORS.split(line) if w and w not in ("-", "·", ":")]
+    words = [fold(w) for w in raw]
+    if words and TIME.match(words[0]):
+        words, raw = words[1:], raw[1:]
+    grammar.raw = raw  # the line's words as written (an award's reason keeps them)
+    try:
+        return _parse(words, grammar)
+    except PaperSyntaxError as exc:
+        if exc.at is not None and exc.at < len(raw):  # say the word as the lead typed it, not folded
+            exc.params["word"] = raw[exc.at]
+        raise
+
+
+def _parse(words: list, grammar: Grammar) -> dict:
+    if not words:
+        raise PaperSyntaxError("paper_empty", "this line holds no move")
+    clock = CLOCK.get(tuple(words))
+    if clock:
+        return {"type": clock}
+    if words[0] in ("taux", "rate"):  # "taux 5 1", "rate 5 tokens = 1 point"
+        numbers = [int(w) for w in words[1:] if w.isdigit()]
+        if len(numbers) != 2 or len(numbers) + len([w for w in words[1:] if w in ("jeton", "token", "point")]) != len(words) - 1:
+            raise PaperSyntaxError("paper_rate", "write the rate as two numbers: tokens, then points", word=" ".join(words[1:])[:40])
+        return {"type": "set_rate", "tokens": numbers[0], "points": numbers[1]}
+    if words[0] in ("ferme", "close"):
+        event, at = _name(grammar.events, words, 1, "event")
+        _done(words, at)
+        return {"type": "close_event", "event": event}
+    if words[0] == "option":
+        option, at = _name(grammar.options, words, 1, "option")
+        if at >= len(words) or words[at] not in ON | OFF:
+            raise PaperSyntaxError("paper_on_off", "write on or off (oui or non) after the option", word=" ".join(words[at:])[:40])
+        _done(words, at + 1)
+        return {"type": "set_option", "option": option, "value": words[at] in ON}
+    if words[0] in ("reapprovisionne", "refill"):
+        amounts, at = _amounts(grammar, words, 1)
+        _done(words, at)
+        if len(amounts) != 1:
+            raise PaperSyntaxError("paper_one_resource", "refill one resource per line, such as refill 20 water")
+        (resource, amount), = amounts.items()
+        return {"type": "refill", "resource": resource, "amount": amount}
+    team, at = _name(grammar.teams, words, 0, "team")
+    if at < len(words) and grammar.roles.take(words, at)[0]:
+        return _fight(grammar, words, team, at)
+    verb = next((v for v, forms in VERBS.items() if at < len(words) and words[at] in forms), None)
+    if verb is None:
+        raise PaperSyntaxError("paper_unknown_move", f"{' '.join(words[at:at + 1]) or 'nothing'} is not a move",
+                               at, word=" ".join(words[at:at + 1]))
+    return MOVES[verb](grammar, words, team, at + 1)
+
+
+def _done(words: list, at: int) -> None:
+    rest = [w for w in words[at:] if w not in FILLER]
+    if rest:
+        raise PaperSyntaxError("paper_extra_words", f"words left over: {' '.join(rest)}", words=" ".join(words[at:])[:60])
+
+
+def _name(names: Names, words: list, at: int, what: str):
+    key, after = names.take(words, at)
+    if key is None:
+        word = " ".join(words[at:at + 1])[:40]
+        raise PaperSyntaxError(f"paper_unknown_{what}", f"{word or 'nothing'} is not a {what} of this game", at, word=word)
+    return key, after
+
+
+def _number(words: list, at: int, after: str):
+    if at < len(words) and words[at].lstrip("-").isdigit():
+        return int(words[at]), at + 1
+    raise PaperSyntaxError("paper_number_missing", f"a number is missing after {after}", word=after)
+
+
+def _amounts(grammar: Grammar, words: list, at: int, stop=frozenset()) -> tuple:
+    """'2 eau 3 flore' (or 'eau 2'): {resource: n}; stops at a word of `stop` or the end."""
+    found = {}
+    while at < len(words) and words[at] not in stop:
+        if words[at].isdigit():
+            n, at = int(words[at]), at + 1
+            resource, at = _name(grammar.resources, words, at, "resource")
+        else:
+            resource, at = _name(grammar.resources, words, at, "resource")
+            n, at = _number(words, at, resource)
+        found[resource] = found.get(resource, 0) + n
+    return found, at
+
+
+def _harvest(g, words, team, at):
+    resource, at = _name(g.resources, words, at, "resource")
+    number = 1
+    if at < len(words) and words[at].isdigit():
+        number, at = int(words[at]), at + 1
+    _done(words, at)
+    role = next(r.id for r in g.config.roles.values() if r.harvests)
+    return {"type": "harvest", "team": team, "card": f"{role}-{number}", "resource": resource}
+
+
+def _build(g, words, team, at):
+    building, at = _name(g.buildings, words, at, "building")
+    _done(words, at)
+    return {"type": "build", "team": team, "building": building}
+
+
+def _buy(g, words, team, at):
+    pirate = g.config.pirate_role().id
+    rest = tuple(w for w in words[at:] if w not in ("carte", "card", "deuxieme", "second"))
+    if rest and g.roles.take(list(rest), 0) == (pirate, len(rest)):
+        return {"type": "buy_second_pirate", "team": team}
+    animal, at = _name(g.animals, words, at, "animal")
+    _done(words, at)
+    return {"type": "buy_animal", "team": team, "animal": animal}
+
+
+def _tracks(g, words, team, at):
+    steps = {}
+    while at < len(words):
+        track, at = _name(g.tracks, words, at, "track")
+        n, at = (int(words[at]), at + 1) if at < len(words) and words[at].isdigit() else (1, at)
+        steps[track] = steps.get(track, 0) + n
+    if not steps:
+        raise PaperSyntaxError("paper_unknown_track", "name the track", word="")
+    return {"type": "raise_tracks", "team": team, "steps": steps}
+
+
+def _jokers(g, words, team, at):
+    n, at = _number(words, at, "jokers")
+    _done(words, at)
+    return {"type": "redeem_jokers", "team": team, "jokers": n}
+
+
+def _exchange(g, words, team, at):
+    tokens, at = _amounts(g, words, at)
+    return {"type": "exchange", "team": team, "tokens": tokens}
+
+
+def _trade(g, words, team, at):
+    visited, at = _name(g.teams, words, at, "team")
+    give, take, kind = {}, {}, "free"
+    while at < len(words):
+        word = words[at]
+        if word in GIVE:
+            give, at = _amounts(g, words, at + 1, GIVE | TAKE | FORCED)
+        elif word in TAKE:
+            take, at = _amounts(g, words, at + 1, GIVE | TAKE | FORCED)
+        elif word in FORCED:
+            kind, at = "forced", at + 1
+        else:
+            raise PaperSyntaxError("paper_extra_words", f"words left over: {' '.join(words[at:])}", words=" ".join(words[at:])[:60])
+    return {"type": "trade", "kind": kind, "merchant_team": team, "visited_team": visited, "give": give, "take": take}
+
+
+def _card(g, words, at):
+    role, at = _name(g.roles, words, at, "role")
+    number = 1
+    if at < len(words) and words[at].isdigit():
+        number, at = int(words[at]), at + 1
+    return f"{role}-{number}", at
+
+
+def _fight(g, words, team, at):
+    """'Rouge pirate 1 bat Bleu récolteur 1 prend 2 eau': the first team attacked (R18-R20)."""
+    a_card, at = _card(g, words, at)
+    if at >= len(words) or words[at] not in BEATS | LOSES:
+        raise PaperSyntaxError("paper_fight_result", "write beats or loses to (bat or perd contre) after the card",
+                               word=" ".join(words[at:at + 1]))
+    winner = "attacker" if words[at] in BEATS else "defender"
+    at += 1
+    while at < len(words) and words[at] in FILLER:
+        at += 1
+    defender, at = _name(g.teams, words, at, "team")
+    d_card, at = _card(g, words, at)
+    tokens = {}
+    if at < len(words) and words[at] in TAKE:
+        tokens, at = _amounts(g, words, at + 1)
+    _done(words, at)
+    return {"type": "fight", "attacker_team": team, "attacker_card": a_card, "defender_team": defender,
+            "defender_card": d_card, "winner": winner, "tokens": tokens}
+
+
+def _contribute(g, words, team, at):
+    event, at = _name(g.events, words, at, "event")
+    tokens, at = _amounts(g, words, at)
+    return {"type": "contribute", "event": event, "team": team, "tokens": tokens}
+
+
+def _award(g, words, team, at, sign=1):
+    points, at = _number(words, at, "points")
+    at += words[at:at + 1] == ["point"]
+    reason = " ".join(g.raw[at:]) or PAPER_REASON  # as written, accents and capitals kept
+    return {"type": "award", "team": team, "points": sign * points, "reason": reason}
+
+
+def _inventory(g, words, team, at):
+    counted, at = _amounts(g, words, at)
+    return {"type": "inventory", "team": team, "counted": counted, "reason": PAPER_REASON}
+
+
+MOVES = {"harvest": _harvest, "build": _build, "buy": _buy, "raise_tracks": _tracks, "redeem_jokers": _jokers,
+         "exchange": _exchange, "trade": _trade, "contribute": _contribute, "award": _award,
+         "penalty": lambda g, w, t, a: _award(g, w, t, a, -1), "inventory": _inventory}

@@ -1,0 +1,115 @@
+"""The bank writes the game state to disk by itself (issue 25, item 6), so it exists when the machine has died.
+
+At each session end (and the game's end) and every `[print] state_every_minutes` minutes when
+something was booked since the last file, the serving process writes one PDF, the game-state
+sheet followed by each team's continuation ledger (printables/state_ledger.py render_takeover),
+into `<game file's stem>-paper/` beside the game file, and keeps the last KEEP files. Written
+atomically (printables/pack.write): a reader never sees half a file. The admin page says where.
+Here in the web layer, beside the routes: the services may not import the print pack.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+KEEP = 8          # the newest files kept; older ones are removed (a game day writes a few dozen)
+POLL_SECONDS = 5  # how often the writer looks for a session end: the sheet is on disk seconds after it
+PREFIX = "game-state-"
+
+
+def folder_for(db) -> Path:
+    """`<stem>-paper/` beside the game file (terrabank.db -> terrabank-paper/)."""
+    db = Path(db)
+    return (db.parent / f"{db.stem}-paper").resolve()
+
+
+def install(app, db) -> "StateWriter":
+    """The app's writer; its thread runs only in the serving process (TICKER), as the clock's does."""
+    writer = StateWriter(app, folder_for(db), app.extensions["terrabank"].config.state_every_minutes)
+    app.extensions["terrabank_state_writer"] = writer
+    if app.config.get("TICKER"):
+        writer.start()
+    return writer
+
+
+def of(app) -> "StateWriter | None":
+    return app.extensions.get("terrabank_state_writer")
+
+
+class StateWriter:
+    """Looks at the journal every few seconds; writes the state when a session ends or N minutes passed."""
+
+    def __init__(self, app, folder: Path, every_minutes: int, clock=time.monotonic):
+        self.app, self.folder, self.every = app, folder, every_minutes * 60
+        self.clock = clock
+        self.seen = None          # the last journal entry looked at (None: not yet, the first look writes)
+        self.written_seq = None   # the entry the newest file holds
+        self.written_at = float("-inf")
+        self.lock = threading.Lock()
+        self.last_error = None
+
+    def start(self) -> None:
+        threading.Thread(target=self._loop, name="terrabank-state-writer", daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            time.sleep(POLL_SECONDS)
+            try:
+                self.look()
+            except Exception as exc:  # a full disk must not stop the next try; the admin page shows it
+                self.last_error = str(exc)[:200]
+                self.app.logger.exception("writing the game state to %s failed", self.folder)
+
+    def look(self) -> Path | None:
+        """One look: write if a session or the game ended since the last, or if it is time; the path written."""
+        with self.lock:
+            bank = self.app.extensions["terrabank"].bank
+            seq, reason = bank.last_seq, None
+            if self.seen is not None and seq > self.seen:
+                for row in bank.journal_rows(self.seen):
+                    kinds = {e.get("type") for e in row["events"]}
+                    if "game_ended" in kinds:
+                        reason = "game-end"
+                    elif "session_ended" in kinds:
+                        reason = reason or "session-end"
+            self.seen = seq
+            due = self.every and self.clock() - self.written_at >= self.every
+            if reason is None and seq != self.written_seq and (due or self.written_seq is None):
+                reason = "regular"
+            return self.write(reason) if reason else None
+
+    def write(self, reason: str = "asked") -> Path:
+        """The state now, with the continuation ledgers, as one PDF in the folder; older files pruned."""
+        from printables import pack
+        from printables.state_ledger import render_takeover
+        from bank.web.field.payloads import current
+        from printables.state_data import snapshot
+
+        services = self.app.extensions["terrabank"]
+        config, bank = services.config, services.bank
+        seq, state = current(bank)
+        printed = time.time()
+        snap = snapshot(state, config, bank.now(), seq, printed)
+        data = render_takeover(snap, config, config.language, config.print_paper)
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(printed))
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = pack.write(self.folder, f"{PREFIX}{stamp}-e{seq}-{reason}.pdf", data)
+        self.written_seq, self.written_at, self.last_error = seq, self.clock(), None
+        for old in self.files()[KEEP:]:
+            old.unlink(missing_ok=True)
+        return path
+
+    def files(self) -> list:
+        """The files written, newest first."""
+        if not self.folder.is_dir():
+            return []
+        found = [p for p in self.folder.glob(f"{PREFIX}*.pdf") if p.is_file()]
+        return sorted(found, key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+
+    def describe(self) -> dict:
+        """For the admin page: the folder, how often, and the files there (newest first)."""
+        return {"folder": str(self.folder), "every_minutes": self.every // 60, "keep": KEEP,
+                "writing": bool(self.app.config.get("TICKER")), "error": self.last_error,
+                "files": [{"name": p.name, "bytes": p.stat().st_size, "written": p.stat().st_mtime} for p in self.files()]}

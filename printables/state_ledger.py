@@ -1,0 +1,116 @@
+"""Continuation ledgers (issue 25, item 6): one landscape page per team that starts from a game state.
+
+The starting row holds the team's stock and reputation at that state, the header its
+buildings, animals, harvest and waiting cards, so the bankers go on from where the
+machine stopped. Each move is written as the lead will type it back (the admin page's
+batch form, bank/web/field/paper_syntax.py), not as a total.
+`render_takeover` is the file the bank writes to disk by itself: the state sheet, then these.
+"""
+
+from __future__ import annotations
+
+from . import geometry as geo
+from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, colour, finish, ink_on, new_canvas, page, paragraph, text
+from .geometry import Box
+from .labels import check_language, name, short
+from .state_sheet import SMALL, _team_lines, draw_state, printed_words
+from .state_words import w
+
+MARGIN = 10.0
+ROW_H = 6.8
+EXAMPLES = {"fr": "Exemples : Bleu récolte énergie 2 · Bleu construit serre · Bleu piste hydrosphère 1 · "
+                  "Bleu commerce Rouges donne 2 eau reçoit 2 énergie · Rouge pirate 1 bat Bleu récolteur 1 prend 2 eau",
+            "en": "Examples: Blue harvest energy 2 · Blue build greenhouse · Blue track hydrosphere 1 · "
+                  "Blue trade Red give 2 water take 2 energy · Red pirate 1 beats Blue harvester 1 takes 2 water"}
+
+
+def render_ledgers(snap: dict, config, lang: str | None = None, paper: str = "a4") -> bytes:
+    """One continuation ledger per team, landscape, on A4 or Letter."""
+    lang = check_language(lang or config.language)
+    c, buf = new_canvas(w(lang, "ledger"))
+    draw_ledgers(c, snap, config, lang, geo.landscape(geo.paper_size(paper)))
+    return finish(c, buf)
+
+
+def render_takeover(snap: dict, config, lang: str | None = None, paper: str = "a4") -> bytes:
+    """What paper needs to take over: the state sheet, then each team's continuation ledger."""
+    lang = check_language(lang or config.language)
+    c, buf = new_canvas(w(lang, "title"))
+    draw_state(c, snap, config, lang, geo.paper_size(paper))
+    draw_ledgers(c, snap, config, lang, geo.landscape(geo.paper_size(paper)))
+    return finish(c, buf)
+
+
+def draw_ledgers(c, snap: dict, config, lang: str, size: tuple) -> None:
+    for team in snap["teams"]:
+        with page(c, size):
+            _ledger(c, snap, team, config, lang, size)
+
+
+def _ledger(c, snap: dict, team: dict, config, lang: str, size: tuple) -> None:
+    top, width, x0 = size[1] - MARGIN, size[0] - 2 * MARGIN, MARGIN
+    printed = printed_words(snap, lang)
+    c.setFillColor(colour(team["colour"]))
+    c.rect(x0, top - 10, width, 10, stroke=0, fill=1)
+    ink = ink_on(team["colour"])
+    text(c, f"{w(lang, 'ledger')} · {name(team['label'], lang)}", x0 + 3, top - 7.2, 14 * PT, BOLD, ink, width=width * 0.6)
+    text(c, w(lang, "from", seq=printed["seq"], time=printed["time"]), x0 + width - 3, top - 6.8, 10 * PT, BOLD, ink,
+         "right", width=width * 0.38)
+    y = top - 11.5
+    for line in _team_lines(team, config, lang):
+        y -= paragraph(c, line, Box(x0, y - 4.6, width, 4.6), 9 * PT, smallest=SMALL) + 0.2
+    y -= 0.8
+    y -= paragraph(c, w(lang, "ledger_help"), Box(x0, y - 8.5, width, 8.5), 9 * PT, smallest=SMALL) + 0.5
+    y -= paragraph(c, EXAMPLES[lang].replace(" : ", "\u00a0: "), Box(x0, y - 4.6, width, 4.6), 9 * PT, FONT, GREY,
+                   smallest=SMALL) + 1.5
+    _table(c, snap, team, config, lang, x0, y, width)
+
+
+def _table(c, snap, team, config, lang, x0, y0, width) -> None:
+    kinds = [(short(r.label, lang), r.id) for r in config.resources.values()] + [(w(lang, "rep"), None)]
+    pair = 2 * 11.5
+    time_w, who_w = 15.0, 16.0
+    move_w = width - time_w - who_w - pair * len(kinds)
+    heads = [(w(lang, "time"), time_w), (w(lang, "move"), move_w)] + [(label, pair) for label, _ in kinds] + [(w(lang, "who"), who_w)]
+    xs, x = [], x0
+    for label, cw in heads:
+        text(c, label, x + cw / 2, y0 - 4.5, 9 * PT, BOLD, INK, "centre", width=cw - 1.5)
+        xs.append(x)
+        x += cw
+    right, sub = x, y0 - ROW_H
+    for i in range(len(kinds)):
+        text(c, w(lang, "pm"), xs[2 + i] + pair / 4, sub - 4.6, 9 * PT, BOLD, INK, "centre")
+        text(c, w(lang, "total"), xs[2 + i] + 3 * pair / 4, sub - 4.6, 8 * PT, BOLD, INK, "centre")
+    start_y = sub - ROW_H
+    c.setFillColor(LIGHT)
+    c.rect(x0, start_y - ROW_H, right - x0, ROW_H, stroke=0, fill=1)
+    text(c, snap_time(snap, lang), xs[0] + time_w / 2, start_y - 4.7, 9 * PT, BOLD, INK, "centre")
+    text(c, w(lang, "start", seq=snap["seq"]), xs[1] + 1.5, start_y - 4.7, 9 * PT, BOLD, width=move_w - 3)
+    for i, (_, kind) in enumerate(kinds):
+        value = team["reputation"] if kind is None else team["stock"].get(kind, 0)
+        text(c, str(value), xs[2 + i] + 3 * pair / 4, start_y - 4.8, 11 * PT, BOLD, INK, "centre")
+    body_top = start_y - ROW_H
+    rows = int((body_top - MARGIN - 6) // ROW_H)  # as many rows as the sheet holds above the carry-over line
+    bottom = body_top - rows * ROW_H
+    for i in range(rows):
+        if i % 2:
+            c.setFillColor(LIGHT)
+            c.rect(x0, body_top - (i + 1) * ROW_H, right - x0, ROW_H, stroke=0, fill=1)
+    c.setStrokeColor(GREY)
+    c.setLineWidth(0.25)
+    for i in range(rows + 1):
+        c.line(x0, body_top - i * ROW_H, right, body_top - i * ROW_H)
+    c.setStrokeColor(INK)
+    c.setLineWidth(0.6)
+    for y in (y0, start_y, body_top, bottom):
+        c.line(x0, y, right, y)
+    for x in [*xs, right]:
+        c.line(x, y0, x, bottom)
+    c.setLineWidth(0.2)
+    for i in range(len(kinds)):
+        c.line(xs[2 + i] + pair / 2, sub, xs[2 + i] + pair / 2, bottom)
+    text(c, w(lang, "carry"), x0, bottom - 4.5, 9 * PT, FONT, INK, width=right - x0)
+
+
+def snap_time(snap: dict, lang: str) -> str:
+    return printed_words(snap, lang)["time"]
