@@ -311,21 +311,43 @@
     }
   };
 
-  /** A row's news as a sentence, or null: interim scorings (T16), the final scoring, an undo. */
+  /**
+   * A row's news as a sentence, or null: interim scorings (T16), the final scoring, an undo.
+   * An interim scoring is not spelt out as coordinates: its land mass is lit on the board with
+   * each scorer's +2 / +1 (TT.lit, drawn by hexboard.js), and the sentence says who got what.
+   */
   TT.news = function (row, p) {
     var out = [];
     (row.events || []).forEach(function (e) {
       if (e.type === "scored" && e.reason === "interim") {
         var got = e.points.map(function (pts, seat) { return pts ? TT.seatName(p, seat) + " +" + pts : null; }).filter(Boolean);
-        out.push(t("interim", { tiles: e.tiles.join(" "), list: got.length ? got.join(", ") : t("nobody_scored") }));
+        out.push(t("interim_news", { list: got.length ? got.join(", ") : t("nobody_scored") }));
+        lightMass(e);
+      } else if (e.type === "drifted" && TT.lit) {
+        TT.lit.stale = true;  // the land has changed shape since: the mark goes once it has been seen
       } else if (e.type === "game_over") {
         out.push(t("final_done"));
       } else if (e.type === "undone") {
+        TT.lit = null;  // the scoring may be what was taken back
         out.push(t("undone"));
       }
     });
+    if (TT.lit && TT.lit.stale && Date.now() - TT.lit.at >= LIT_MS) TT.lit = null;
     return out.length ? out.join(" · ") : null;
   };
+
+  // The scored land mass stays lit at least this long, then until the next drift changes the land.
+  var LIT_MS = 12000;
+  TT.lit = null;
+  function lightMass(e) {
+    var lit = TT.lit = { tiles: e.tiles, points: e.points, at: Date.now(), stale: false };
+    clearTimeout(TT._litTimer);
+    TT._litTimer = setTimeout(function () {
+      if (TT.lit !== lit || !lit.stale) return;
+      TT.lit = null;
+      if (handlers.state && TT.current) handlers.state(TT.current);
+    }, LIT_MS);
+  }
 
   /** Show a news line on the page for a while (every screen gets the same rows). */
   TT.announce = function (text) {

@@ -38,6 +38,7 @@
 
   TT.HexBoard.prototype.render = function (p, marks) {
     marks = marks || {};
+    var lit = marks.lit !== undefined ? marks.lit : TT.lit;  // the last interim scoring's land mass (common.js)
     var v = p.view, svg = this.svg, tiles = {}, herds = {}, radius = 3;
     v.tiles.forEach(function (t) { tiles[t[0] + "," + t[1]] = t[2]; radius = Math.max(radius, dist(t[0], t[1])); });
     v.herds.forEach(function (h) { herds[h[0] + "," + h[1]] = h[2]; radius = Math.max(radius, dist(h[0], h[1])); });
@@ -51,7 +52,7 @@
       shown[k] = true;
       DIRS.forEach(function (d) { shown[(qr[0] + d[0]) + "," + (qr[1] + d[1])] = true; });
     });
-    (marks.targets || []).concat(marks.soft || []).forEach(function (k) { shown[k] = true; });
+    (marks.targets || []).concat(marks.soft || [], marks.pending || []).forEach(function (k) { shown[k] = true; });
     var box = [Infinity, Infinity, -Infinity, -Infinity];
     Object.keys(shown).forEach(function (k) {
       var qr = k.split(",").map(Number), c = centre(qr[0], qr[1]);
@@ -63,9 +64,11 @@
     // On a phone a wide board keeps hexes about 60 px across, however far tiles have drifted, so
     // each place's coordinates stay readable (trias.css uses this width below 600 px only).
     svg.style.setProperty("--board-w", Math.round((box[2] - box[0]) * PX_PER_UNIT) + "px");
+    // A seat's phone fits the board to its width and zooms on demand (seat_board.js owns the hint and the panning).
+    var zoomable = svg.dataset.zoomable === "1";
     var panHint = document.getElementById("pan-hint");
-    if (panHint) panHint.hidden = !wide;  // trias.css shows it on a phone only, where the board pans
-    if (wide && !wasWide && svg.parentNode) {
+    if (panHint && !zoomable) panHint.hidden = !wide;  // trias.css shows it on a phone only, where the board pans
+    if (wide && !wasWide && svg.parentNode && !zoomable) {
       var wrap = svg.parentNode;
       setTimeout(function () { wrap.scrollLeft = (wrap.scrollWidth - wrap.clientWidth) / 2; }, 0);
     }
@@ -75,7 +78,8 @@
     // kept between pictures, and only the herds and the highlights are drawn again.
     var sig = radius + "|" + Object.keys(shown).sort().join(";") + "|" + JSON.stringify(v.tiles) + "|" + TB.lang;
     var rebuild = this.baseSig !== sig;
-    var targets = {}, soft = {};
+    var targets = {}, soft = {}, pending = {};
+    (marks.pending || []).forEach(function (k) { pending[k] = true; });
     (marks.targets || []).forEach(function (k) { targets[k] = true; });
     (marks.soft || []).forEach(function (k) { soft[k] = true; });
     for (var q = -radius; q <= radius; q++) {
@@ -83,10 +87,12 @@
         var key = q + "," + r, c = centre(q, r), kind = tiles[key], d = dist(q, r);
         if (!shown[key]) continue;
         if (rebuild) this.drawPlace(layers, key, q, r, c, kind, d, radius);
-        if (targets[key] || soft[key] || marks.selected === key) {
-          var cls = marks.selected === key ? "mark-selected" : targets[key] ? "mark-target" : "mark-soft";
-          layers.marks.push(TB.svg("polygon", { points: points(c, 0.86), class: cls, "data-place": key }));
+        // A place both chosen and a target (a birth on the selected tile, T12) gets both marks.
+        if (targets[key] || soft[key]) {
+          layers.marks.push(TB.svg("polygon", { points: points(c, 0.86), class: targets[key] ? "mark-target" : "mark-soft", "data-place": key }));
         }
+        if (pending[key]) layers.marks.push(TB.svg("polygon", { points: points(c, 0.7), class: "mark-pending", "data-place": key }));
+        if (marks.selected === key) layers.marks.push(TB.svg("polygon", { points: points(c, 0.86), class: "mark-selected", "data-place": key }));
         if (herds[key]) layers.herds.push(cubes(herds[key], c, !kind, key));
       }
     }
@@ -94,7 +100,7 @@
       this.base = TB.svg("g", { class: "base" }, layers.water, layers.land, layers.rings);
       this.baseSig = sig;
     }
-    TB.fill(svg, [this.base].concat(layers.marks, layers.herds, massLetters(p)));
+    TB.fill(svg, [this.base].concat(litMass(lit), layers.marks, layers.herds, massLetters(p), litPoints(lit, p)));
     this.measure();
   };
 
@@ -122,15 +128,47 @@
   function massLetters(p) {
     if (!p.end || !p.end.table) return [];
     return p.end.table.map(function (row, i) {
-      var cs = row.tiles.map(function (k) { var qr = String(k).split(",").map(Number); return centre(qr[0], qr[1]); });
-      var mid = cs.reduce(function (a, c) { return [a[0] + c[0] / cs.length, a[1] + c[1] / cs.length]; }, [0, 0]);
-      var best = 0;
-      cs.forEach(function (c, j) { if (Math.hypot(c[0] - mid[0], c[1] - mid[1]) < Math.hypot(cs[best][0] - mid[0], cs[best][1] - mid[1])) best = j; });
-      var c = cs[best], name = TT.massName(i);
-      return TB.svg("g", { class: "mass-letter", "data-mass": name, "data-place": String(row.tiles[best]) },
+      var mid = middleTile(row.tiles), c = mid.c, name = TT.massName(i);
+      return TB.svg("g", { class: "mass-letter", "data-mass": name, "data-place": mid.key },
         TB.svg("circle", { cx: c[0].toFixed(2), cy: (c[1] - 4.6).toFixed(2), r: 4.4 }),
         TB.svg("text", { x: c[0].toFixed(2), y: (c[1] - 2.6).toFixed(2) }, name));
     });
+  }
+
+  /** The tile of `tiles` ("q,r" labels) nearest their middle, as [q, r] and its centre. */
+  function middleTile(tiles) {
+    var cs = tiles.map(function (k) { var qr = String(k).split(",").map(Number); return centre(qr[0], qr[1]); });
+    var mid = cs.reduce(function (a, c) { return [a[0] + c[0] / cs.length, a[1] + c[1] / cs.length]; }, [0, 0]);
+    var best = 0;
+    cs.forEach(function (c, j) { if (Math.hypot(c[0] - mid[0], c[1] - mid[1]) < Math.hypot(cs[best][0] - mid[0], cs[best][1] - mid[1])) best = j; });
+    return { key: String(tiles[best]), c: cs[best] };
+  }
+
+  /**
+   * An interim scoring (T16) lit on the board: every tile of the scored land mass outlined
+   * (lit: {tiles: ["q,r", ...], points: [per seat]}), under the herds so they stay readable.
+   */
+  function litMass(lit) {
+    if (!lit || !lit.tiles) return [];
+    return lit.tiles.map(function (k) {
+      var qr = String(k).split(",").map(Number);
+      return TB.svg("polygon", { points: points(centre(qr[0], qr[1]), 0.93), class: "mass-lit", "data-lit": String(k) });
+    });
+  }
+
+  /** ... and each scorer's "+2" / "+1" in the seat's colour on the mass's middle tile, above the herds. */
+  function litPoints(lit, p) {
+    if (!lit || !lit.tiles || !lit.tiles.length) return [];
+    var got = [];
+    (lit.points || []).forEach(function (pts, seat) { if (pts) got.push([seat, pts]); });
+    var mid = middleTile(lit.tiles), w = 8.6, gap = 0.8, x0 = mid.c[0] - (got.length * w + (got.length - 1) * gap) / 2;
+    return [TB.svg("g", { class: "mass-points", "data-place": mid.key }, got.map(function (item, i) {
+      var colour = TT.colour(item[0]), x = x0 + i * (w + gap), y = mid.c[1] - 8.4;
+      return TB.svg("g", { class: "mass-point", "data-seat": item[0], "data-points": item[1] },
+        TB.svg("rect", { x: x.toFixed(2), y: y.toFixed(2), width: w, height: 6, rx: 1.4, fill: colour }),
+        TB.svg("text", { x: (x + w / 2).toFixed(2), y: (y + 4.6).toFixed(2), fill: TB.ink(colour) }, "+" + item[1]),
+        TB.svg("title", {}, TT.seatName(p, item[0]) + " +" + item[1]));
+    }))];
   }
 
   /**
