@@ -18,36 +18,16 @@ import random
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 
 from bench_soak import pick_command
 from harness import Api
 from processes_fleet import CLIENT_LOG, Room
-from proctree import tree
+# The /proc readers live in proctree (bench_saturation uses them without this module's clients).
+from proctree import cpu_seconds, machine_ticks  # noqa: F401
 
 PROBE_SECONDS = 15.0
 RIPE_SECONDS = 10.0  # a booked command is measured this long after its reply, else counted late
 CLOCK_FIELDS = ("cooldowns", "last_harvest", "affordable")  # a team's view computed from the time of asking
-
-
-def cpu_seconds(pids: list) -> float:
-    """User + system CPU time of the process trees of `pids` so far (from /proc, Linux)."""
-    total = 0
-    for pid in pids:
-        for p in tree(pid):
-            try:
-                fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-                total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
-            except (OSError, IndexError, ValueError):
-                pass
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-def machine_ticks() -> tuple[int, int]:
-    """(busy, all) CPU ticks of the whole machine so far, every program included (/proc/stat)."""
-    values = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:8]]
-    idle = values[3] + values[4]  # idle + iowait
-    return sum(values) - idle, sum(values)
 
 
 def refusal(url: str, source: str | None) -> str:

@@ -6,6 +6,7 @@ every thread: measuring the master's pid alone reads an idle ~58 MB and 1 thread
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -63,3 +64,23 @@ def largest_vmsize_mb(pid: int) -> float:
 def threads(pid: int) -> int:
     """Threads in the whole tree."""
     return sum(_status_field(p, "Threads") for p in tree(pid))
+
+
+def cpu_seconds(pids: list) -> float:
+    """User + system CPU time of the process trees of `pids` so far (from /proc, Linux)."""
+    total = 0
+    for pid in pids:
+        for p in tree(pid):
+            try:
+                fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+            except (OSError, IndexError, ValueError):
+                pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def machine_ticks() -> tuple[int, int]:
+    """(busy, all) CPU ticks of the whole machine so far, every program included (/proc/stat)."""
+    values = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:8]]
+    idle = values[3] + values[4]  # idle + iowait
+    return sum(values) - idle, sum(values)

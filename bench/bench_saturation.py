@@ -1,0 +1,182 @@
+"""Commands per second at saturation (issue 24 item 4): 1, 2, 4 processes x 1, 4 games, PostgreSQL + Redis.
+
+Not the offered pace (PERFORMANCE.md's older "commands per s" column): a closed loop. Each game
+gets `--commanders` consoles (default 8, as the issue measured), each sending its next command the
+moment the previous one is answered, command k of a console to process k % N of its game; the
+figure is the commands answered per second over a window, after a warm-up. Every command is a
+lead's award to the teams in turn, which the rules never refuse: each one writes a journal row,
+the write path at its worst ("answered" and "booked" then agree; a refusal would say why not).
+
+Each game is served by its own N `terrabank serve` processes (bench/processes_cluster.Cluster:
+one throwaway PostgreSQL and Redis for all, tests/postgres_kit.py and redis_kit.py), so 4 games
+x 4 processes are 16 servers. (Several games in one process, `serve --games`, did not work on
+PostgreSQL when this was written: issue 24 item 2.) Each cell is the median of --runs windows
+on the same servers, with every window's figure printed beside it.
+
+--code FOLDER runs the servers from another checkout (e.g. `git worktree add /tmp/before HEAD`
+made before a change): what the change bought, measured by this same script on this machine.
+
+    .venv/bin/python bench/bench_saturation.py                                  # the table
+    .venv/bin/python bench/bench_saturation.py --code /tmp/before --label before
+    .venv/bin/python bench/bench_saturation.py --counts 1,4 --games 1 --seconds 5 --runs 3   # a trial
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from harness import Api, machine
+from processes_cluster import Cluster, queue_servers
+from proctree import cpu_seconds, machine_ticks
+
+
+class Commanders:
+    """`count` consoles on one game, closed loop: each sends its next command once the last is answered."""
+
+    def __init__(self, urls: list, teams: list, count: int, tag: str):
+        self.urls, self.teams, self.tag = urls, teams, tag
+        first = Api(urls[0]).login()  # one session for all: the sessions are rows of the shared database
+        self.apis = [[self._same_session(first, url) for url in urls] for _ in range(count)]
+        self.answered, self.booked, self.failed = [0] * count, [0] * count, [0] * count
+        self.halt = threading.Event()
+        self.threads = [threading.Thread(target=self._run, args=(i,), daemon=True) for i in range(count)]
+
+    @staticmethod
+    def _same_session(api: Api, url: str) -> Api:
+        copy = Api(url)
+        copy.cookie, copy.csrf = api.cookie, api.csrf
+        return copy
+
+    def start(self) -> None:
+        for thread in self.threads:
+            thread.start()
+
+    def stop(self) -> None:
+        self.halt.set()
+        for thread in self.threads:
+            thread.join(60)
+
+    def totals(self) -> tuple[int, int, int]:
+        return sum(self.answered), sum(self.booked), sum(self.failed)
+
+    def _run(self, i: int) -> None:
+        for k in itertools.count():
+            if self.halt.is_set():
+                return
+            command = {"type": "award", "team": self.teams[(i + k) % len(self.teams)], "points": 1,
+                       "reason": "saturation"}
+            try:
+                status, body = self.apis[i][k % len(self.urls)].command(f"{self.tag}-{i}-{k}", **command)
+            except Exception:  # noqa: BLE001 - no answer: counted, the console goes on
+                self.failed[i] += 1
+                continue
+            if status in (200, 400, 409):
+                self.answered[i] += 1
+                self.booked[i] += status == 200
+            else:
+                self.failed[i] += 1
+
+
+def measure(clusters: list, args, tag: str) -> list[dict]:
+    """--runs windows of --seconds on running clusters, after a --warmup: one dict per window."""
+    consoles = []
+    for g, cluster in enumerate(clusters):
+        urls = [f"http://127.0.0.1:{port}" for port in cluster.ports]
+        lead = Api(urls[0]).login()
+        lead.command(f"{tag}-start-{g}", type="start_clock")
+        status, links = lead.request("GET", "/api/teams/links")
+        consoles.append(Commanders(urls, list(links), args.commanders, f"{tag}-{g}"))
+    pids = [pid for cluster in clusters for pid in cluster.pids()]
+    for c in consoles:
+        c.start()
+    windows = []
+    try:
+        time.sleep(args.warmup)
+        for _ in range(args.runs):
+            before = [c.totals() for c in consoles]
+            cpu, ticks, wall = cpu_seconds(pids), machine_ticks(), time.monotonic()
+            time.sleep(args.seconds)
+            after = [c.totals() for c in consoles]
+            took = time.monotonic() - wall
+            busy, all_ticks = (a - b for a, b in zip(machine_ticks(), ticks))
+            answered, booked, failed = (sum(a[j] - b[j] for a, b in zip(after, before)) for j in range(3))
+            windows.append({"answered": answered / took, "booked": booked / took, "failed": failed,
+                            "servers_cpu": (cpu_seconds(pids) - cpu) / took,
+                            "machine_busy": busy / max(1, all_ticks) * os.cpu_count()})
+    finally:
+        for c in consoles:
+            c.stop()
+    return windows
+
+
+def run_cell(processes: int, games: int, args, postgres, redis, log) -> dict:
+    folder = Path(tempfile.mkdtemp(prefix=f"terrabank-saturation-{processes}x{games}-"))
+    clusters = []
+    try:
+        for g in range(games):
+            clusters.append(Cluster(folder / f"game-{g}", f"sat{g}", postgres.url, redis.url, processes))
+        windows = measure(clusters, args, f"sat{processes}x{games}")
+        problems = [p for c in clusters for p in c.problems()]
+    finally:
+        for cluster in clusters:
+            cluster.stop()
+    cell = {"processes": processes, "games": games, "windows": windows, "problems": problems,
+            "answered": statistics.median(w["answered"] for w in windows),
+            "booked": statistics.median(w["booked"] for w in windows)}
+    each = ", ".join(f"{w['answered']:.0f}" for w in windows)
+    print(f"{processes} process(es) per game x {games} game(s): {cell['answered']:.0f} answered/s "
+          f"(windows {each}), {cell['booked']:.0f} booked/s, failures {sum(w['failed'] for w in windows)}, "
+          f"servers' CPU {statistics.median(w['servers_cpu'] for w in windows):.2f} cores, machine busy "
+          f"{statistics.median(w['machine_busy'] for w in windows):.2f} of {os.cpu_count()} cores, "
+          f"log problems {len(problems)}", file=log, flush=True)
+    return cell
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--counts", default="1,2,4", help="processes per game")
+    parser.add_argument("--games", default="1,4", help="games served at once")
+    parser.add_argument("--commanders", type=int, default=8, help="closed-loop consoles per game")
+    parser.add_argument("--runs", type=int, default=3, help="measured windows per cell (the median is kept)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="length of each window")
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--code", help="serve from this checkout instead (its bank/ goes first on PYTHONPATH)")
+    parser.add_argument("--label", default="this checkout")
+    args = parser.parse_args()
+    if args.code:
+        code = Path(args.code).resolve()
+        if not (code / "bank" / "__init__.py").exists():
+            raise SystemExit(f"bench_saturation: {code} holds no bank/ package: give a checkout of Terrabank")
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), os.environ.get("PYTHONPATH")]))
+    log = sys.stdout
+    print(f"bench_saturation ({args.label}{', code in ' + args.code if args.code else ''}): {machine()}, "
+          f"load {' '.join(Path('/proc/loadavg').read_text().split()[:3])}; {args.commanders} consoles per game, "
+          f"closed loop, {args.runs} windows of {args.seconds:g} s", file=log, flush=True)
+    postgres, redis = queue_servers()
+    cells = []
+    try:
+        for games in [int(x) for x in args.games.split(",")]:
+            for processes in [int(x) for x in args.counts.split(",")]:
+                cells.append(run_cell(processes, games, args, postgres, redis, log))
+    finally:
+        redis.stop()
+        postgres.stop()
+    print(f"\n| processes per game | games | answered/s ({args.label}) | booked/s | vs 1 process |", file=log)
+    print("| --- | --- | --- | --- | --- |", file=log)
+    for cell in cells:
+        one = next(c for c in cells if c["games"] == cell["games"] and c["processes"] == cells[0]["processes"])
+        print(f"| {cell['processes']} | {cell['games']} | {cell['answered']:.0f} | {cell['booked']:.0f} | "
+              f"{cell['answered'] / one['answered']:.2f} |", file=log, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
