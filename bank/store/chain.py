@@ -26,6 +26,27 @@ ROW_BYTES = "CAST(" + " || ".join(
 SELECT_ROWS = f"SELECT seq, at, {ROW_BYTES} FROM journal"
 
 
+def row_bytes(texts: tuple, at) -> tuple[float, bytes] | None:
+    """(at, ROW_BYTES) of a row about to be written, made in Python from its values as SQLite will store
+    them (issue 27: reading the row back cost a statement per command); None when a value might be
+    stored otherwise (not text, a NUL, not a float time): the caller then reads the row back.
+
+    `texts`: the values of _TEXT_COLUMNS in order (None for a missing actor).
+    """
+    if type(at) is not float:  # an int would come back as a REAL (5 -> 5.0): let SQLite say
+        return None
+    parts = []
+    for text in texts:
+        if text is None:
+            parts.append(b"-")
+            continue
+        if type(text) is not str or "\x00" in text:
+            return None
+        data = text.encode("utf-8")  # what sqlite3 stores; a lone surrogate raises before anything is written
+        parts.append(b"%d:%s" % (len(data), data))
+    return at, b"".join(parts)
+
+
 def link(previous: str, seq: int, at: float, row_bytes: bytes) -> str:
     """The hash of one row (seq, time and its text columns) chained to `previous`."""
     head = f"{previous}|{seq}|{at!r}|".encode("ascii")

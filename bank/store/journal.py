@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterator
 
 from bank.store import chain, snapshots
+from bank.store.journal_readers import _COLUMNS, JournalReaders, _row_dict
 from bank.store.sqlite_file import _connect, move_database, remove_database  # noqa: F401 (re-exported)
 from bank.store.storage import (StorageError, backup_hint, known_failure, private_file,  # noqa: F401 (re-exported)
                           storage_errors, writable)
@@ -48,12 +49,13 @@ CREATE TRIGGER IF NOT EXISTS {table}_no_{verb} BEFORE {op} ON {table}
 BEGIN SELECT RAISE(ABORT, '{table} rows are append-only: add a correcting entry instead'); END;
 """
 
-_COLUMNS = "seq, command_id, fingerprint, type, actor, at, command, events"
+# Inside the command's transaction, one statement answers the id's look-up, the last seq and the chain's
+# head (issue 27: they were three, each a trip through SQLite on every command's path). The write lock
+# is held from BEGIN IMMEDIATE, so the last seq and the head stay true until this transaction appends.
+_FIND_IN_TX = ("SELECT (SELECT COALESCE(MAX(seq), 0) FROM journal), (SELECT hash FROM chain ORDER BY seq DESC LIMIT 1), "
+               + ", ".join(f"j.{c.strip()}" for c in _COLUMNS.split(","))
+               + " FROM (SELECT 1) LEFT JOIN journal j ON j.command_id = ?")
 _APPEND_ONLY = ("journal", "snapshots", "meta", "chain")
-
-# Read-only connections kept open for rows(): opening one costs about as much as
-# reading a few rows, and every live update after a command reads the journal.
-_IDLE_READERS = 4
 
 
 def canonical_json(value) -> str:
@@ -61,15 +63,7 @@ def canonical_json(value) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _row_dict(r) -> dict:
-    """A journal row as a dict with the command and events decoded."""
-    seq, command_id, fingerprint, type_, actor, at, command, events = r
-    return {"seq": seq, "command_id": command_id, "fingerprint": fingerprint, "type": type_,
-            "actor": actor, "at": at, "command": json.loads(command),
-            "events": json.loads(events)}
-
-
-class Journal:
+class Journal(JournalReaders):
     """One game's database: meta, the append-only journal, state snapshots (bank/store/journal_api.py)."""
 
     check_name = "SQLite integrity_check"  # what `verify` calls integrity_check()'s findings
@@ -82,6 +76,10 @@ class Journal:
         self._readers_lock = threading.Lock()
         self._views: dict[int, sqlite3.Connection] = {}  # thread -> its read transaction (read_view)
         self._closed = False
+        # (last seq, chain head) as read or written in the open transaction, by the thread that began it:
+        # what committed_seq(), head() and append() answer without asking SQLite again (issue 27).
+        self._tip: tuple[int, str] | None = None
+        self._tx_thread: int | None = None
 
     @classmethod
     def create(cls, path, config_text: str, identity: dict) -> "Journal":
@@ -174,17 +172,17 @@ class Journal:
         """BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception, which is re-raised."""
         with storage_errors(self.path):
             self._conn.execute("BEGIN IMMEDIATE")
-        self._in_tx = True
+        self._in_tx, self._tx_thread, self._tip = True, threading.get_ident(), None
         try:
             yield self
         except BaseException:
-            self._in_tx = False
+            self._in_tx, self._tip = False, None
             # SQLite may already have rolled back by itself (e.g. disk full).
             if self._conn.in_transaction:
                 with storage_errors(self.path):
                     self._conn.execute("ROLLBACK")
             raise
-        self._in_tx = False
+        self._in_tx, self._tip = False, None
         try:
             with storage_errors(self.path):
                 self._conn.execute("COMMIT")
@@ -215,8 +213,17 @@ class Journal:
         return {name: self._fetch(f"PRAGMA {name}")[0] for name in
                 ("journal_mode", "synchronous", "busy_timeout", "foreign_keys")}
 
+    def _in_my_tx(self) -> bool:
+        """Whether the calling thread is the one that began the open transaction (and reads through it)."""
+        me = threading.get_ident()
+        return self._in_tx and self._tx_thread == me and me not in self._views
+
     def find(self, command_id: str) -> dict | None:
         """The journal row recorded under `command_id`, or None."""
+        if self._in_my_tx():  # the command's transaction: learn the last seq and head in the same statement
+            last, head, *r = self._fetch(_FIND_IN_TX, (command_id,))
+            self._tip = (last, head or chain.GENESIS)
+            return _row_dict(r) if r[0] is not None else None
         r = self._fetch(f"SELECT {_COLUMNS} FROM journal WHERE command_id=?", (command_id,))
         return _row_dict(r) if r else None
 
@@ -227,18 +234,28 @@ class Journal:
         values = (row.get("seq"), row["command_id"], row["fingerprint"], row["type"],
                   row.get("actor"), row["at"], canonical_json(row["command"]),
                   canonical_json(row["events"]))
+        previous = self.head()  # from the transaction's look-up when there was one, else read now
         with storage_errors(self.path):
             cur = self._conn.execute(f"INSERT INTO journal({_COLUMNS}) VALUES "
                                      "(?, ?, ?, ?, ?, ?, ?, ?)", values)
             seq = cur.lastrowid
-            # The row's bytes as the check will read them: the same SQL on both sides.
-            _, at, row_bytes = self._conn.execute(f"{chain.SELECT_ROWS} WHERE seq=?", (seq,)).fetchone()
-            self._conn.execute("INSERT INTO chain(seq, hash) VALUES (?, ?)",
-                               (seq, chain.link(self.head(), seq, at, row_bytes)))
+            # The row's bytes as the check will read them (chain.ROW_BYTES), made here from the values
+            # just written; a value SQLite might store otherwise than Python writes it is read back.
+            stored = chain.row_bytes(values[1:5] + values[6:], values[5])
+            if stored is None:
+                _, at, row_bytes = self._conn.execute(f"{chain.SELECT_ROWS} WHERE seq=?", (seq,)).fetchone()
+            else:
+                at, row_bytes = stored
+            link = chain.link(previous, seq, at, row_bytes)
+            self._conn.execute("INSERT INTO chain(seq, hash) VALUES (?, ?)", (seq, link))
+        if self._in_my_tx():
+            self._tip = (seq, link)
         return seq
 
     def head(self) -> str:
         """The hash of the last row (GENESIS for an empty journal): write it down to anchor the chain."""
+        if self._tip is not None and self._in_my_tx():
+            return self._tip[1]
         r = self._fetch("SELECT hash FROM chain ORDER BY seq DESC LIMIT 1")
         return r[0] if r else chain.GENESIS
 
@@ -256,30 +273,6 @@ class Journal:
             stored = dict(conn.execute("SELECT seq, hash FROM chain").fetchall())
             return chain.first_break(conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored)
 
-    @contextmanager
-    def read_view(self):
-        """Every read of this thread inside sees one moment of the journal: one read transaction
-        (WAL), so rows, chain and snapshots agree while another process books (issue 23)."""
-        me = threading.get_ident()
-        if me in self._views:  # already one consistent picture
-            yield self
-            return
-        conn, healthy = self._reader(), False
-        try:
-            with storage_errors(self.path):
-                conn.execute("BEGIN")
-                conn.execute("SELECT 1 FROM meta LIMIT 1")  # the read transaction starts here
-            self._views[me] = conn
-            try:
-                yield self
-            finally:
-                del self._views[me]
-                if conn.in_transaction:
-                    conn.execute("COMMIT")
-            healthy = True
-        finally:
-            self._release(conn, healthy)
-
     def save_checkpoint(self, timeline: float, wall: float) -> None:
         """Remember where the bank's time line is and what the system clock said (bank/services/timeline.py)."""
         with storage_errors(self.path):
@@ -290,46 +283,6 @@ class Journal:
         """(timeline, wall) of the last checkpoint, or None for a game that has none yet."""
         r = self._fetch("SELECT timeline, wall FROM clock_checkpoint WHERE id = 1")
         return (r[0], r[1]) if r else None
-
-    def rows(self, after_seq: int = 0) -> Iterator[dict]:
-        """Rows with seq > after_seq in order, streamed from a read-only connection."""
-        # A separate connection reads a consistent snapshot (WAL) without holding
-        # the writer's connection, so a long export never blocks the bank.
-        conn, cur, healthy = self._reader(), None, False
-        try:
-            with storage_errors(self.path):
-                cur = conn.execute(f"SELECT {_COLUMNS} FROM journal WHERE seq>? ORDER BY seq",
-                                   (after_seq,))
-                for r in cur:
-                    yield _row_dict(r)
-            healthy = True
-        except GeneratorExit:  # the caller stopped reading early: the connection is fine
-            healthy = True
-            raise
-        finally:
-            if cur is not None:
-                cur.close()  # ends the read transaction, so the WAL can be checkpointed
-            self._release(conn, healthy)
-
-    def _reader(self) -> sqlite3.Connection:
-        """This thread's read_view, an idle read-only connection, or a new one."""
-        if threading.get_ident() in self._views:
-            return self._views[threading.get_ident()]
-        with self._readers_lock:
-            if self._readers:
-                return self._readers.pop()
-        with storage_errors(self.path):
-            return _connect(self.path, "ro")
-
-    def _release(self, conn: sqlite3.Connection, healthy: bool) -> None:
-        """Keep a reader for the next rows() call, unless it failed or the journal is closed."""
-        if self._views.get(threading.get_ident()) is conn:
-            return  # the read_view's: it ends with the view
-        with self._readers_lock:
-            if healthy and not self._closed and len(self._readers) < _IDLE_READERS:
-                self._readers.append(conn)
-                return
-        conn.close()
 
     def row(self, seq: int) -> dict | None:
         """The row at `seq`, or None."""
@@ -342,6 +295,8 @@ class Journal:
 
     def committed_seq(self) -> int:
         """The last seq committed by any process (inside BEGIN IMMEDIATE: before this one writes)."""
+        if self._tip is not None and self._in_my_tx():
+            return self._tip[0]  # read under the write lock by find(): no other process can have written since
         return self.last_seq()
 
     def latest_snapshot(self) -> tuple[int, dict] | None:

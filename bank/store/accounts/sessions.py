@@ -7,11 +7,17 @@ replaced since: `terrabank user` gives every replaced account a new created_at),
 so logout, a password or role change and "log out everywhere" end a session at
 once, also when the CLI changes the account from another process. Only a hash
 of the id is stored: a copied game file does not hand out live sessions.
+
+A valid session is remembered by the process for up to SEEN_EVERY seconds (issue 27: the row's look-up
+was a statement on every command), and forgotten at once when any session ends or any account changes,
+in this process or another: each ending bumps the game's session generation, a small file beside the
+game whose size grows by one byte per ending (`generation`), read with one stat() per request.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import secrets
 import sqlite3
@@ -49,11 +55,40 @@ def digest(session_id: str) -> str:
     return hashlib.sha256(session_id.encode()).hexdigest()
 
 
+def generation_file(path) -> str:
+    """The file whose stat() is the session generation of the game at `path` (see `bump`)."""
+    return os.path.realpath(path) + "-sessions"
+
+
+def generation(path) -> tuple | None:
+    """The game's session generation: it changes whenever a session ends or an account changes."""
+    try:
+        found = os.stat(generation_file(path))
+    except FileNotFoundError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns
+
+
+def bump(path) -> None:
+    """After a session ended (committed): every process forgets the sessions it remembered.
+
+    One byte appended: the size only grows, so two endings never give the same generation (a coarse
+    file time alone could). Owner-only, as the game file; nothing secret in it.
+    """
+    fd = os.open(generation_file(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, b".")
+    finally:
+        os.close(fd)
+
+
 def end_user_sessions(conn: sqlite3.Connection, username: str) -> None:
     """End every session of a user: Access calls it when it replaces the account (also from the CLI)."""
     with conn.lock:  # access.SharedConnection: one statement at a time on it
         conn.executescript(SCHEMA)
         conn.execute("DELETE FROM sessions WHERE username = ?", (username,))
+        path = next(row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main")
+    bump(path)  # after the DELETE committed (autocommit): a process reading the row now finds it gone
 
 
 class SessionRules:
@@ -77,20 +112,25 @@ class SessionRules:
         """The session's login if it is still valid, else None (an idle one is ended here)."""
         if not isinstance(session_id, str) or not session_id:
             return None
-        row = self._row(digest(session_id))
+        return self._looked_up(digest(session_id))[0]
+
+    def _looked_up(self, id_hash: str) -> tuple[Login | None, float]:
+        """(the session's login or None, its last_seen as it now stands) from its row."""
+        row = self._row(id_hash)
         if row is None:
-            return None
+            return None, 0.0
         key, user, role, seen = row
         now = self.clock()
         if now - seen > IDLE_LIMIT:
             self.end(key)
-            return None
+            return None, 0.0
         if now - seen > SEEN_EVERY:
             try:
                 self._touch(key, now)
+                seen = now
             except StorageError:  # a full or read-only disk: the bank still shows its pages; the time can wait
                 pass
-        return Login(key, user, role)
+        return Login(key, user, role), seen
 
 
 class Sessions(SessionRules):
@@ -105,6 +145,35 @@ class Sessions(SessionRules):
         self.conn, self.path, self.clock = conn, Path(path), clock or time.time
         with storage_errors(self.path), self.conn.lock:
             self.conn.executescript(SCHEMA)
+        # id hash -> (login, its last_seen, the generation read before its row): one tuple per entry,
+        # replaced whole, so threads never see half an entry.
+        self._known: dict[str, tuple[Login, float, tuple | None]] = {}
+
+    def check(self, session_id: str) -> Login | None:
+        """As SessionRules.check, without the row's look-up for a session checked less than SEEN_EVERY
+        seconds ago when no session has ended and no account changed since (the generation)."""
+        if not isinstance(session_id, str) or not session_id:
+            return None
+        id_hash = digest(session_id)
+        now_generation = generation(self.path)  # read BEFORE the row: an ending after it changes it
+        known = self._known.get(id_hash)
+        if known is not None and known[2] == now_generation and 0 <= self.clock() - known[1] <= SEEN_EVERY:
+            return known[0]
+        login, seen = self._looked_up(id_hash)
+        if login is None:
+            self._known.pop(id_hash, None)
+        else:
+            if len(self._known) >= 1000:  # devices that left: start again rather than grow
+                self._known.clear()
+            self._known[id_hash] = (login, seen, now_generation)
+        return login
+
+    def _ended(self, keys) -> None:
+        """After sessions ended here: forget them, and tell every process (bump)."""
+        for key in keys:
+            self._known.pop(key, None)
+        with storage_errors(self.path):
+            bump(self.path)
 
     def _sql(self, query: str, params=()) -> list:
         """Run one statement; a full, read-only or damaged file is a StorageError with a sentence, not a 500."""
@@ -137,11 +206,15 @@ class Sessions(SessionRules):
 
     def end(self, key: str) -> bool:
         """End one session by its row key; False if there was none."""
-        return bool(self._sql("DELETE FROM sessions WHERE id_hash = ? RETURNING id_hash", (key,)))
+        ended = bool(self._sql("DELETE FROM sessions WHERE id_hash = ? RETURNING id_hash", (key,)))
+        self._ended([key])
+        return ended
 
     def end_all(self, keep: str | None = None) -> list:
         """End every session but `keep`; returns the keys ended."""
-        return [row[0] for row in self._sql("DELETE FROM sessions WHERE id_hash != ? RETURNING id_hash", (keep or "",))]
+        ended = [row[0] for row in self._sql("DELETE FROM sessions WHERE id_hash != ? RETURNING id_hash", (keep or "",))]
+        self._ended(ended)
+        return ended
 
     def listing(self) -> list:
         """Every valid session, newest first, for the admin page."""
