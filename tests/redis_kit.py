@@ -57,6 +57,18 @@ class Server:
                 return False
             time.sleep(0.05)
 
+    def restart(self, down: float = 1.0) -> None:
+        """Stop this redis-server (as `systemctl restart redis-server` does: every client's connection
+        and subscription ends, nothing is kept), wait `down` seconds, start it again on its port."""
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        time.sleep(down)
+        self._start(self.port)
+
     def stop(self) -> None:
         self.proc.terminate()
         try:

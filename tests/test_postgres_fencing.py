@@ -203,7 +203,7 @@ class Game:
                                "--port", "0"], text=True, capture_output=True, cwd=self.folder / "c",
                               env={**os.environ, **self.env}, timeout=60)
         assert done.returncode != 0, done.stdout
-        assert "terrabank serve on" in done.stderr, done.stderr  # refused by the database, naming the holder
+        assert "(terrabank serve" in done.stderr and " on " in done.stderr, done.stderr  # refused by the database, naming the holder
         return done.stderr
 
     def log(self, name: str) -> str:
