@@ -17,6 +17,7 @@ from .join import render_join, render_poster
 from .labels import check_language
 from .report import render_report
 from .rules_summary import render_rules_summary
+from .state_procedure import render_bank_down
 
 # boards: each team's own A4 boards, the players' rules page, the bonus dice; sheets: the shared boards at
 # the bank (A3, and two A4 halves each), the score track (A3, and two A4 halves), the rate sign, the event
@@ -85,6 +86,7 @@ def documents(kind: str, config, lang: str, *, bank=None, team_urls=None, base=N
         docs.append((f"score-track-{halves}-{lang}.pdf", lambda: render_score_track(config, lang, True, paper)))
         docs.append((f"exchange-rate-sign-{sheet}{lang}.pdf", lambda: render_rate_sign(config, lang, paper)))
         docs.append((f"event-sheet-{sheet}{lang}.pdf", lambda: render_event_sheet(config, lang, paper)))
+        docs.append((f"bank-down-{sheet}{lang}.pdf", lambda: render_bank_down(config, lang, paper)))  # issue 25: paper takes over
     if "join" in wanted and team_urls:
         docs.append((f"join-cards-{sheet}{lang}.pdf", lambda: render_join(config, team_urls, lang, wifi, paper)))
     if "join" in wanted and base:

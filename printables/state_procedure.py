@@ -39,7 +39,7 @@ STEPS = {
             ("Garder l'heure", "L'animateur principal suit l'horloge à sa montre depuis l'heure de jeu de l'état. "
                                "La banque ne compte pas le temps de la panne : à son retour, terminez la session ou la "
                                "partie à la main si l'heure est passée."),
-            ("Au retour de la banque", "Page Animation : si l'horloge est en pause, appuyez sur Reprendre (sinon les "
+            ("Au retour de la banque", "Page Pilotage : si l'horloge est en pause, appuyez sur Reprendre (sinon les "
                                        "mouvements sont refusés). Dans « Reprise depuis le papier », tapez les mouvements "
                                        "de tous les registres dans l'ordre des heures, un par ligne, puis Saisir."),
             ("Lire les refus", "Chaque ligne refusée est dite avec sa raison ; les autres sont enregistrées. Corrigez "

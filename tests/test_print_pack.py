@@ -26,7 +26,7 @@ def test_boards_and_sheets(config, tmp_path):
                                                                    "bonus-dice-fr.pdf"]
     assert [p.name for p in build("sheets", tmp_path, config)] == [
         "bank-sheets-fr.pdf", "shared-boards-a3-fr.pdf", "shared-boards-a4-halves-fr.pdf", "score-track-fr.pdf",
-        "score-track-a4-halves-fr.pdf", "exchange-rate-sign-fr.pdf", "event-sheet-fr.pdf"]
+        "score-track-a4-halves-fr.pdf", "exchange-rate-sign-fr.pdf", "event-sheet-fr.pdf", "bank-down-fr.pdf"]
 
 
 def test_all_with_a_game_writes_everything(config, tmp_path, bank):
@@ -36,7 +36,7 @@ def test_all_with_a_game_writes_everything(config, tmp_path, bank):
     assert sorted(p.name for p in written) == sorted([
         "cards-en.pdf", "team-boards-en.pdf", "bank-sheets-en.pdf", "shared-boards-a3-en.pdf", "shared-boards-a4-halves-en.pdf",
         "join-cards-en.pdf", "big-screen-poster-en.pdf", "report-en.pdf", "rules-summary-en.pdf", "bonus-dice-en.pdf",
-        "score-track-en.pdf", "score-track-a4-halves-en.pdf", "exchange-rate-sign-en.pdf", "event-sheet-en.pdf"])
+        "score-track-en.pdf", "score-track-a4-halves-en.pdf", "exchange-rate-sign-en.pdf", "event-sheet-en.pdf", "bank-down-en.pdf"])
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in written)  # no temporary file left
 
 

@@ -4,6 +4,7 @@ GET  /api/paper/state.pdf     the game state on one page, now (A4 or Letter: ?pa
 GET  /api/paper/ledgers.pdf   each team's continuation ledger, starting from the state now
 GET  /api/paper/bank-down.pdf the bank-down procedure (also in the print pack's sheets)
 GET  /api/paper/saved         where the bank writes the state by itself (paper_writer.py) and the files there
+GET  /api/paper/syntax        one example of each move form, in the page's language
 POST /api/paper/batch         {"batch": key, "text": lines}: the paper ledgers' moves booked in order
 
 A batch books each line as an ordinary command (Bank.execute, the lead's permissions), in order;
@@ -104,6 +105,16 @@ def print_paper(kind: str):
 def saved():
     """Where the bank writes the game state by itself, how often, and the files kept there."""
     return jsonify(paper_writer.of(current_app).describe())
+
+
+@bp.get("/syntax")
+@lead_required
+def syntax():
+    """One example of each move form, in the page's language (printables/state_syntax.py)."""
+    from printables.state_syntax import EXAMPLES, NOTES
+
+    lang = _lang()
+    return jsonify({"examples": EXAMPLES[lang], "notes": NOTES[lang]})
 
 
 @bp.post("/batch")
