@@ -1,5 +1,8 @@
 """Several games on one server (issue 15, bank/web/serving/hosting.py): the host's lead creates and lists
-games, each served under /g/<name>/ with its own journal, accounts, cookie, links and live updates."""
+games, each served under /g/<name>/ with its own journal, accounts, cookie, links and live updates.
+
+Every test runs twice (issue 24, item 2): on the SQLite folder and on PostgreSQL, where the list of
+hosted games lives in the database (bank/store/hosted_pg.py); the same behaviour on both."""
 
 from __future__ import annotations
 
@@ -16,6 +19,11 @@ ROOT = Path(__file__).resolve().parents[1]
 HASH = "pbkdf2:sha256:1000"
 
 
+def pytest_generate_tests(metafunc):
+    """Both stores, as tests/conftest.py does for the journal's suites (storage_backend sets the URL)."""
+    metafunc.parametrize("storage_backend", ["sqlite", "postgresql"], indirect=True, scope="module")
+
+
 @pytest.fixture
 def host(tmp_path):
     """The host's own game at / (its lead is the host's lead), serving the games of tmp/games."""
@@ -23,7 +31,17 @@ def host(tmp_path):
                       "PASSWORD_HASH": HASH, "GAMES_DIR": str(tmp_path / "games")})
     app.extensions["terrabank"].access.add_user("boss", "correct horse", "lead")
     app.extensions["terrabank"].access.add_user("cashier", "correct horse", "banker")
-    return app
+    yield app
+    close(app)
+
+
+def close(app) -> None:
+    """Let go of the host's game and of every game it opened (their connections, on PostgreSQL)."""
+    if "terrabank_hosted" in app.extensions:
+        app.extensions["terrabank_hosted"].close()
+    app.extensions["terrabank"].bank.close()
+    app.extensions["terrabank"].access.close()
+    app.extensions["trias_games"].close()
 
 
 class Browser:
@@ -69,7 +87,7 @@ def test_the_hosts_lead_creates_a_game_and_its_lead_logs_in_under_its_own_path(h
     assert Browser(host).login("lead", body["lead_password"]).status_code == 401
 
 
-def test_each_game_has_its_own_journal(host):
+def test_each_game_has_its_own_journal(host, storage_backend):
     lead = _host_lead(host)
     password = lead.post("/api/host/games", {"name": "camp"}).get_json()["lead_password"]
     camp = Browser(host, "/g/camp")
@@ -80,8 +98,15 @@ def test_each_game_has_its_own_journal(host):
     hosted = host.extensions["terrabank_hosted"].app("camp").extensions["terrabank"].bank
     assert hosted.state.clock["status"] == "running"
     assert host.extensions["terrabank"].bank.state.clock["status"] == "setup"  # the host's game did not move
-    assert (Path(host.config["GAMES_DIR"]) / "camp" / "game.db").exists()
-    assert (Path(host.config["GAMES_DIR"]) / "camp" / "config.toml").read_text() == (ROOT / "config.toml").read_text()
+    journal = hosted._journal  # the hosted game's own journal, made from the host's config.toml
+    if storage_backend == "sqlite":  # FOLDER/<name>/: its file and its own config.toml to edit
+        assert (Path(host.config["GAMES_DIR"]) / "camp" / "game.db").exists()
+        assert (Path(host.config["GAMES_DIR"]) / "camp" / "config.toml").read_text() == (ROOT / "config.toml").read_text()
+    else:  # in the database, named after the host's game and its own name: no folder, no path in it
+        host_game = host.extensions["terrabank"].bank._journal.game
+        assert journal.game == f"{host_game}/g/camp"
+        assert not (Path(host.config["GAMES_DIR"]) / "camp").exists()
+    assert journal.meta("config_text") == (ROOT / "config.toml").read_text()
 
 
 def test_a_game_cookie_is_named_and_scoped_to_its_own_path(host):
@@ -186,6 +211,7 @@ def test_without_games_folder_the_server_serves_one_game_and_says_how_to_host(tm
     reply = lead.get("/api/host/games")
     assert reply.status_code == 404 and "--games" in reply.get_json()["error"]["message"]
     assert Browser(app).client.get("/g/camp/console").status_code == 404
+    close(app)
 
 
 def test_games_in_the_folder_are_served_again_after_a_restart(tmp_path, host):
@@ -193,7 +219,11 @@ def test_games_in_the_folder_are_served_again_after_a_restart(tmp_path, host):
     password = lead.post("/api/host/games", {"name": "camp"}).get_json()["lead_password"]
     again = create_app({"DB": tmp_path / "host.db", "CONFIG": str(ROOT / "config.toml"), "TESTING": True,
                         "PASSWORD_HASH": HASH, "GAMES_DIR": str(tmp_path / "games")})
-    assert Browser(again, "/g/camp").login("lead", password).status_code == 200
+    try:
+        assert Browser(again, "/g/camp").login("lead", password).status_code == 200
+        assert [g["name"] for g in again.extensions["terrabank_hosted"].listing()] == ["camp"]
+    finally:
+        close(again)
 
 
 def test_a_hosted_games_qr_codes_and_links_carry_its_path(host):
@@ -218,21 +248,23 @@ def test_trias_pages_of_a_hosted_game_stay_under_its_path(host):
 
 
 def test_a_game_held_by_another_server_says_so_and_the_others_are_served(tmp_path):
-    """The serving process holds each hosted game's file: a second server on the same folder (or a
-    `serve --db` of one game) is refused for that game with a sentence, never two writers."""
-    from bank.store import gamefile
+    """The serving process holds each hosted game (its file, or the game in PostgreSQL): a second server
+    of the same games (or a `serve --db` of one game) is refused for that game with a sentence, never
+    two writers; the host's lead sees why in the list."""
+    from bank.store import storage_url
 
     settings = {"CONFIG": str(ROOT / "config.toml"), "TESTING": True, "PASSWORD_HASH": HASH,
                 "GAMES_DIR": str(tmp_path / "games")}
     first = create_app({**settings, "DB": tmp_path / "host.db"})
     games = first.extensions["terrabank_hosted"]
     games.create("camp"), games.create("moor")
-    held = gamefile.hold(tmp_path / "games" / "camp" / "game.db", "terrabank serve")  # another server has it
+    held = games.registry.hold("camp", "terrabank serve", False)  # another server has it
     try:
         from bank.web.serving.hosting import HostedGames
 
         second = HostedGames(tmp_path / "games", ROOT / "config.toml",
-                             lambda own: create_app({**settings, **own, "GAMES_DIR": None}), holder="test")
+                             lambda own: create_app({**settings, **own, "GAMES_DIR": None}), holder="test",
+                             host=storage_url.target(tmp_path / "host.db", first.extensions["terrabank"].config))
         serving = create_app({**settings, "DB": tmp_path / "other-host.db"})
         from bank.web.serving.hosting import GameDispatch
 
@@ -241,5 +273,12 @@ def test_a_game_held_by_another_server_says_so_and_the_others_are_served(tmp_pat
         refused = client.get("/g/camp/login")
         assert refused.status_code == 503 and "already running" in refused.get_data(as_text=True)
         assert client.get("/g/moor/login").status_code == 200
+        listed = {g["name"]: g for g in second.listing()}
+        assert listed["camp"]["error"]["code"] == "bank_running" and listed["moor"]["entries"] >= 1
     finally:
         held.close()
+        for app in (locals().get("serving"), first):
+            if app is not None:
+                close(app)
+        if "second" in locals():
+            second.close()

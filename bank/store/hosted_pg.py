@@ -139,17 +139,22 @@ class DatabaseRegistry:
             if count >= limit:
                 raise too_many(limit, "take a finished game off the list (DELETE its row from "
                                "terrabank.hosted_games; its journal stays)")
+            self._games[name] = game  # for the block's hold; nobody else reaches it before the row is committed
             try:
                 yield {"DB": f"{game}.db", "CONFIG": str(self.config_path)}
             except BaseException:
+                self._games.pop(name, None)
                 if not unfinished:
                     self._abandon(game)
                 raise
-            with pg_errors(self.label):
-                conn.execute("INSERT INTO terrabank.hosted_games(host, name, game, created_at) VALUES "
-                             "(%s, %s, %s, %s)", (self.host, name, game, time.time()))
-                conn.execute("COMMIT")
-            self._games[name] = game
+            try:
+                with pg_errors(self.label):
+                    conn.execute("INSERT INTO terrabank.hosted_games(host, name, game, created_at) VALUES "
+                                 "(%s, %s, %s, %s)", (self.host, name, game, time.time()))
+                    conn.execute("COMMIT")
+            except BaseException:
+                self._games.pop(name, None)
+                raise
         finally:
             conn.close()  # without its COMMIT: rolled back, the lock let go
 

@@ -155,6 +155,19 @@ class HostedGames:
             self._apps[name] = app
         return Made(name, f"{PREFIX}{name}/", "lead", password)
 
+    def close(self) -> None:
+        """Let go of every game opened here (its journal, accounts, Trias games, hold) and of the registry."""
+        self._looking = True  # no new look starts
+        with self._lock:
+            apps, self._apps = self._apps, {}
+        for app in apps.values():
+            services = app.extensions["terrabank"]
+            for part in (services.bank, services.access, app.extensions.get("trias_games"),
+                         app.extensions.get("terrabank_game_lock")):
+                if part is not None:
+                    part.close()
+        self.registry.close()
+
     def listing(self) -> list[dict]:
         """What the host's lead sees of each game: its path, its teams, how far it has got (or why it
         cannot be served here)."""
