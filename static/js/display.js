@@ -1,5 +1,8 @@
-/* The big screen: standings, tracks, events, cooldowns, the clock, a reputation curve and the
- * winner. No login: it joins the "display" room and redraws on every `public` message.
+/* The big screen: standings, tracks, events, cooldowns, the clock, a reputation curve, the last
+ * bookings (board_feed.js) and the winner. No login: it joins the "display" room and redraws on
+ * every `public` message. At 1280x720 and 1920x1080 no line is cut (issue 25, item 2,
+ * tests/test_browser_tv.py): what does not fit is shown in turns (events, cooldowns) or not at all
+ * (the oldest bookings), never half.
  */
 (function () {
   "use strict";
@@ -13,12 +16,14 @@
     var board = pub.board;
     TB.$("#game-title").textContent = W.config.title;
     TB.$("#rate").textContent = W.rateText(board);
-    W.standings(TB.$("#standings"), pub.standings, board, { animals: true });
+    W.rateFlash(TB.$("#rate"), board);
+    W.standings(TB.$("#standings"), pub.standings, board, { animals: true, compact: true });
     W.tracks(TB.$("#tracks"), board);
     W.unlockNote(TB.$("#unlock-note"), board);
     TB.$("#unlock-note").classList.toggle("hidden", !board.animals_unlocked); // until then the legend frames the level
     legend(TB.$("#bonus-legend"), board);
     W.winner(TB.$("#winner"), board, { standings: pub.standings });
+    W.feed(TB.$("#feed"), pub.feed);
     tick();
   }
 
@@ -28,14 +33,47 @@
     var c = pub.board.clock;
     TB.$("#clock").textContent = W.gameTime(TB.clock.elapsed(), pub.board) + " / " + W.gameTime(c.duration, pub.board);
     var left = W.timeLeftText(pub.board);
-    TB.$("#time-left").textContent = t("session_n", { n: Math.max(1, c.session), of: c.sessions }) + (left ? " \u00b7 " + left : "");
+    figures(TB.$("#time-left"), t("session_n", { n: Math.max(1, c.session), of: c.sessions }) + (left ? " \u00b7 " + left : ""));
     var paused = TB.$("#paused");
     paused.classList.toggle("hidden", c.status === "running");
     paused.textContent = c.status === "running" ? "" : W.statusText(pub.board); // a break between sessions is not a pause
     W.events(TB.$("#events"), pub.board, { rewards: true, results: true });
+    // No event open and no recent result: the panel goes and the curve has its room back.
+    TB.$("#events-panel").classList.toggle("hidden", !TB.$("#events .event"));
+    document.body.classList.toggle("has-event", !!TB.$("#events .event"));
     W.cooldowns(TB.$("#cooldowns"), null, memory);
-    inTurns(TB.$("#cooldowns"), true); // first: the events have what the cooldowns leave (terrabank.css)
+    inTurns(TB.$("#cooldowns"), true); // first: the bookings have what the cooldowns leave (terrabank.css)
     inTurns(TB.$("#events"), false);
+    yieldChart(TB.$("#events-panel"));
+    fitNewest(TB.$("#feed"));
+    if (chartHeight !== TB.$("#chart").clientHeight) drawChart(); // the events panel came or went
+  }
+
+  /** The time line with its figures ("1:29:54") in big type: after the scores, the largest on the
+   * screen (it was 26 px at 720p, under the teams' names). */
+  function figures(node, text) {
+    if (node.dataset.text === text) return;
+    node.dataset.text = text;
+    TB.fill(node, text.split(/(\d+:\d\d(?::\d\d)?)/).map(function (part, i) {
+      return i % 2 ? el("b", { class: "tl-fig", text: part }) : part;
+    }));
+  }
+
+  /** One event alone still passes its panel's edge: the curve gives its room (and takes it back after). */
+  function yieldChart(panel) {
+    var body = document.body, over = function () { return panel.scrollHeight > panel.clientHeight + 1; };
+    if (body.classList.contains("chart-yields")) {
+      body.classList.remove("chart-yields");
+      if (!over()) return;
+      body.classList.add("chart-yields");
+    } else if (!panel.classList.contains("hidden") && over()) body.classList.add("chart-yields");
+  }
+
+  /** The newest bookings that fit their panel whole; the older ones are left out, never cut. */
+  function fitNewest(list) {
+    var panel = list.parentElement, items = Array.prototype.slice.call(list.children);
+    items.forEach(function (item) { item.style.display = ""; });
+    for (var n = items.length - 1; n > 0 && panel.scrollHeight > panel.clientHeight + 1; n--) items[n].style.display = "none";
   }
 
   var TURN_MS = 5000;
@@ -102,14 +140,19 @@
    * name and points at its end. Lines on the same value are drawn side by side (a few pixels
    * apart), and their labels pushed apart, so teams tied at 0 stay visible (issue 12, item 10).
    */
+  var chartHeight = 0;
+
   function drawChart() {
     var svg = TB.$("#chart");
     var w = svg.clientWidth || 800, h = svg.clientHeight || 220;
+    chartHeight = svg.clientHeight;
     var rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     if (!history.length) return;
-    var teams = W.teams(), now = TB.clock.elapsed(), x0 = history[0].x, x1 = Math.max(now, x0 + 60);
+    // From the game's start, whenever the page was loaded: after a reload at the end the curve began
+    // at the first score (0:02:54); everyone is at 0 until then.
+    var teams = W.teams(), now = TB.clock.elapsed(), x0 = 0, x1 = Math.max(now, x0 + 60);
     if (!teams.length) return;
     var last = history[history.length - 1].rep;
     // The labels first, to know how much room their longest needs on the right.
@@ -124,7 +167,7 @@
     var max = 10;
     history.forEach(function (s) { teams.forEach(function (team) { max = Math.max(max, s.rep[team] || 0); }); });
     max = Math.ceil(max / 10) * 10;
-    var left = 4.5 * rem, right = widest + 1.2 * rem, top = 1.4 * rem, bottom = 3 * rem;
+    var left = 4.5 * rem, right = widest + 1.2 * rem, top = 1.4 * rem, bottom = 2.7 * rem;
     if (w - left - right < 10 * rem) right = Math.max(2 * rem, w - left - 10 * rem); // a narrow chart: labels may overlap the end
     var sx = function (x) { return left + ((x - x0) / (x1 - x0)) * (w - left - right); };
     var sy = function (y) { return top + (1 - y / max) * (h - top - bottom); };
@@ -132,21 +175,19 @@
       svg.insertBefore(TB.svg("line", { class: "axis", x1: left, x2: w - right, y1: sy(v), y2: sy(v) }), svg.firstChild);
       svg.appendChild(TB.svg("text", { x: left - 0.6 * rem, y: sy(v) + 0.8 * rem, "text-anchor": "end" }, String(v)));
     });
-    if (now - x0 < 60) {
-      svg.appendChild(TB.svg("text", { x: (left + w - right) / 2, y: top + (h - top - bottom) / 3, "text-anchor": "middle", class: "chart-hint" }, t("chart_empty")));
-    }
     svg.appendChild(TB.svg("text", { x: left, y: h - 0.4 * rem }, W.gameTime(x0, pub.board)));
     svg.appendChild(TB.svg("text", { x: w - right, y: h - 0.4 * rem, "text-anchor": "end" }, W.gameTime(x1, pub.board)));
     var stroke = Math.max(3, 0.45 * rem);
     teams.forEach(function (team, i) {
       var shift = (i - (teams.length - 1) / 2) * stroke; // equal values: side by side, not on top of each other
       var points = history.map(function (s) { return sx(s.x).toFixed(1) + "," + (sy(s.rep[team] || 0) + shift).toFixed(1); });
+      if (history[0].x > x0) points.unshift(sx(x0).toFixed(1) + "," + (sy(0) + shift).toFixed(1)); // at 0 until the first score
       points.push(sx(now).toFixed(1) + "," + (sy(last[team] || 0) + shift).toFixed(1));
       svg.insertBefore(TB.svg("polyline", { points: points.join(" "), fill: "none", stroke: W.teamColour(team), "stroke-width": stroke,
         "stroke-linejoin": "round", "stroke-linecap": "round", "data-team": team }), labels[0].node);
     });
     // Labels at the lines' ends, highest first, pushed apart so none covers another.
-    var gap = 2.5 * rem, order = labels.slice().sort(function (a, b) { return (last[b.team] || 0) - (last[a.team] || 0); });
+    var gap = 2.35 * rem, order = labels.slice().sort(function (a, b) { return (last[b.team] || 0) - (last[a.team] || 0); });
     var y = -Infinity;
     order.forEach(function (l) {
       y = Math.max(sy(last[l.team] || 0) + 0.8 * rem, y + gap);
@@ -159,6 +200,39 @@
       l.node.setAttribute("x", sx(now) + 0.6 * rem);
       l.node.setAttribute("y", l.y - Math.max(0, overflow));
     });
+    if (now - x0 < 60) hint(svg, t("chart_empty"), { left: left, right: w - right, top: top, bottom: h - bottom, labels: order, rem: rem });
+  }
+
+  /** "The curve grows as the game goes on", where it covers nothing: above the names at the lines'
+   * ends if there is room, else beside them in as many lines as it takes, else not at all. Before,
+   * it was drawn over the team labels at the start of every game. */
+  function hint(svg, text, room) {
+    var rem = room.rem, node = TB.svg("text", { class: "chart-hint", "text-anchor": "start" }, text);
+    svg.appendChild(node);
+    var line = 2.6 * rem, width = node.getComputedTextLength();
+    var labelsTop = Math.min.apply(null, room.labels.map(function (l) { return l.node.getBBox().y; }));
+    var labelsRight = Math.max.apply(null, room.labels.map(function (l) { var b = l.node.getBBox(); return b.x + b.width; }));
+    if (labelsTop - room.top >= line + 0.4 * rem && room.left + width <= room.right) {
+      node.setAttribute("x", room.left);
+      node.setAttribute("y", room.top + 0.4 * rem + line * 0.8);
+      return;
+    }
+    var x = labelsRight + 1.5 * rem, words = text.split(" "), lines = [""];
+    words.forEach(function (word) {
+      var next = lines[lines.length - 1] ? lines[lines.length - 1] + " " + word : word;
+      node.textContent = next;
+      if (lines[lines.length - 1] && x + node.getComputedTextLength() > room.right) lines.push(word);
+      else lines[lines.length - 1] = next;
+    });
+    node.textContent = "";
+    var widest = 0;
+    lines.forEach(function (l, i) {
+      var span = TB.svg("tspan", { x: x, dy: i ? line : 0 }, l);
+      node.appendChild(span);
+      widest = Math.max(widest, span.getComputedTextLength());
+    });
+    if (x + widest > room.right || room.top + lines.length * line > room.bottom) { svg.removeChild(node); return; }
+    node.setAttribute("y", room.top + line * 0.8);
   }
 
   async function start() {
