@@ -14,7 +14,7 @@ PostgreSQL when this was written: issue 24 item 2.) Each cell is the median of -
 on the same servers, with every window's figure printed beside it.
 
 --code FOLDER runs the servers from another checkout (e.g. `git worktree add /tmp/before HEAD`
-made before a change): what the change bought, measured by this same script on this machine.
+made before a change), with that checkout's config.toml: what the change bought, measured by this same script on this machine.
 
     .venv/bin/python bench/bench_saturation.py                                  # the table
     .venv/bin/python bench/bench_saturation.py --code /tmp/before --label before
@@ -33,7 +33,7 @@ import threading
 import time
 from pathlib import Path
 
-from harness import Api, machine
+from harness import ROOT, Api, machine
 from processes_cluster import Cluster, queue_servers
 from proctree import cpu_seconds, machine_ticks
 
@@ -122,7 +122,7 @@ def run_cell(processes: int, games: int, args, postgres, redis, log) -> dict:
     clusters = []
     try:
         for g in range(games):
-            clusters.append(Cluster(folder / f"game-{g}", f"sat{g}", postgres.url, redis.url, processes))
+            clusters.append(Cluster(folder / f"game-{g}", f"sat{g}", postgres.url, redis.url, processes, args.config))
         windows = measure(clusters, args, f"sat{processes}x{games}")
         problems = [p for c in clusters for p in c.problems()]
     finally:
@@ -156,6 +156,7 @@ def main() -> int:
         if not (code / "bank" / "__init__.py").exists():
             raise SystemExit(f"bench_saturation: {code} holds no bank/ package: give a checkout of Terrabank")
         os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), os.environ.get("PYTHONPATH")]))
+    args.config = str(Path(args.code or ROOT).resolve() / "config.toml")  # a checkout's config is its own
     log = sys.stdout
     print(f"bench_saturation ({args.label}{', code in ' + args.code if args.code else ''}): {machine()}, "
           f"load {' '.join(Path('/proc/loadavg').read_text().split()[:3])}; {args.commanders} consoles per game, "

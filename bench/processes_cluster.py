@@ -59,8 +59,10 @@ def postmaster_pid(postgres: postgres_kit.Server) -> int:
 class Cluster:
     """One game in PostgreSQL and `processes` servers of it hearing each other through Redis."""
 
-    def __init__(self, folder: Path, name: str, database_url: str, queue_url: str, processes: int):
-        self.folder = folder
+    def __init__(self, folder: Path, name: str, database_url: str, queue_url: str, processes: int,
+                 config: str = CONFIG):
+        """`config`: the config.toml (another checkout's own, when its servers are measured)."""
+        self.folder, self.config = folder, config
         self.folder.mkdir(parents=True, exist_ok=True)
         self.env = {"TERRABANK_DATABASE_URL": database_url, "TERRABANK_QUEUE_URL": queue_url}
         self.db = str(folder / f"{name}.db")  # the game's name in the database: `name`
@@ -76,14 +78,14 @@ class Cluster:
             raise
 
     def _cli(self, *args: str, stdin: str | None = None) -> None:
-        subprocess.run([TERRABANK, "--config", CONFIG, "--db", self.db, *args], input=stdin, text=True,
+        subprocess.run([TERRABANK, "--config", self.config, "--db", self.db, *args], input=stdin, text=True,
                        check=True, capture_output=True, cwd=self.folder, env={**os.environ, **self.env})
 
     def _serve(self, name: str) -> None:
         cwd = os.getcwd()
         os.chdir(self.folder)  # the secret key and accounts file beside --db, as on one host
         try:
-            proc, port = launch([TERRABANK, "--config", CONFIG, "--db", self.db, "serve", "--host", "127.0.0.1",
+            proc, port = launch([TERRABANK, "--config", self.config, "--db", self.db, "serve", "--host", "127.0.0.1",
                                  "--port", "0"], self.folder / f"{name}.log", timeout=60, env=self.env)
         finally:
             os.chdir(cwd)

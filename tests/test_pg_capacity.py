@@ -25,6 +25,7 @@ import pytest
 from bank.errors import BankError
 from bank.services.bank import Bank
 from bank.services.journal_service import JournalService
+from bank.store.journal_pg import OPTIMISTIC_TRIES
 from bank.store.storage_url import PostgresTarget
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
@@ -192,3 +193,44 @@ def test_a_trias_move_sent_to_three_processes_at_once_is_decided_on_every_row_an
         service.refresh()
         assert service.state == 91 and service.verify() == []
         service.close()
+
+
+def waiting_for_the_game(url: str) -> int:
+    """Backends waiting for an advisory lock (a game's write lock) now."""
+    import psycopg
+    with psycopg.connect(url) as conn:
+        return conn.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").fetchone()[0]
+
+
+def test_a_process_that_keeps_losing_the_race_takes_the_game_and_books(game, postgres_server):
+    """A process beaten to its seq OPTIMISTIC_TRIES times in a row decides under the game's lock: it
+    cannot lose again, however busy the others are (no console waits for ever on a busy game)."""
+    a, b, c = game(3)
+    losses, third = [], {}
+    append = a._journal.append
+
+    def losing_append(row):
+        if len(losses) < OPTIMISTIC_TRIES:  # b books the seq a claims, just before a's row goes out
+            thread, out = in_thread(lambda: book(b, **AWARD))
+            thread.join(LIVENESS)
+            assert not thread.is_alive(), "b waited for a"
+            losses.append(out["result"].seq)
+        elif not third:  # a holds the game now: c, booking meanwhile, waits for a's COMMIT
+            third["c"] = in_thread(lambda: book(c, **AWARD))
+            pause = threading.Event()
+            for _ in range(int(LIVENESS * 10)):
+                if waiting_for_the_game(postgres_server.url):
+                    break
+                pause.wait(0.1)
+            third["waited"] = waiting_for_the_game(postgres_server.url)
+        return append(row)
+
+    a._journal.append = losing_append
+    mine = book(a, **AWARD)
+    c_thread, c_out = third["c"]
+    c_thread.join(LIVENESS)
+    assert third["waited"] == 1 and len(losses) == OPTIMISTIC_TRIES
+    assert mine.seq == losses[-1] + 1 and c_out["result"].seq == mine.seq + 1
+    for bank in (a, b, c):
+        bank.catch_up()
+        assert bank.state == a.state and bank.verify() == []

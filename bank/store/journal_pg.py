@@ -179,8 +179,8 @@ class PostgresJournal(PostgresReads):
                 self._flush(commit=True)
             self._lost = 0
         except BaseException as exc:
-            if getattr(exc, "code", None) in RETRIED:
-                self._lost += 1  # another process booked first: the next try may take the lock from BEGIN
+            # Another process booked first: counted, the next tries may take the lock from BEGIN.
+            self._lost = self._lost + 1 if getattr(exc, "code", None) in RETRIED else 0
             self._pending = []
             if not self._conn.broken and self._conn.info.transaction_status != idle_status():
                 with pg_errors(self.path):
