@@ -232,7 +232,9 @@ def _nginx_in_front(folder: Path, backends: list[int]) -> tuple[subprocess.Popen
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
 
     def start(port: int) -> tuple[subprocess.Popen, int]:
-        (folder / "terrabank.conf").write_text(shipped.replace("listen 80;", f"listen 127.0.0.1:{port};"))
+        assert "listen 80 default_server;" in shipped, "the shipped site is port 80's default server (DEPLOY.md)"
+        (folder / "terrabank.conf").write_text(shipped.replace("listen 80 default_server;",
+                                                               f"listen 127.0.0.1:{port} default_server;"))
         (folder / "nginx.conf").write_text(
             f"{'user root;' if os.geteuid() == 0 else ''}\nworker_processes 1;\npid {folder}/nginx.pid;\n"
             f"error_log {folder}/nginx-error.log;\nevents {{ worker_connections 512; }}\n"
