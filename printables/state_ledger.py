@@ -68,7 +68,7 @@ def _ledger(c, snap: dict, team: dict, config, lang: str, size: tuple) -> None:
 
 def _table(c, snap, team, config, lang, x0, y0, width) -> None:
     kinds = [(short(r.label, lang), r.id) for r in config.resources.values()] + [(w(lang, "rep"), None)]
-    pair = 2 * 11.5
+    pair = 2 * 10.0  # a 3-digit total fits; the move column gets the room a written move needs
     time_w, who_w = 15.0, 16.0
     move_w = width - time_w - who_w - pair * len(kinds)
     heads = [(w(lang, "time"), time_w), (w(lang, "move"), move_w)] + [(label, pair) for label, _ in kinds] + [(w(lang, "who"), who_w)]

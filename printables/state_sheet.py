@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from . import geometry as geo
-from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, colour, finish, ink_on, new_canvas, page, paragraph, text
+from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, colour, finish, fit_size, ink_on, new_canvas, page, paragraph, text
 from .geometry import Box
 from .labels import check_language, name, rate_text, short, typo
 from .state_words import amounts_text, card_text, clock_text, names_text, w
@@ -114,15 +114,23 @@ def _teams(c, snap, config, lang, x, y, width) -> float:
     text(c, w(lang, "rep"), x + name_w + (len(resources) + 0.5) * col, y - 4, 9 * PT, BOLD, INK, "centre", width=col - 1)
     y -= 5.5
     for team in snap["teams"]:
+        label = name(team["label"], lang)
+        # A long name (up to 30 characters, config_sections.TEAM_NAME_MAX) takes two lines, never a smaller size.
+        one_line = fit_size(label, BOLD, 11 * PT, name_w - 4) >= 9.5 * PT
+        row_h = 6.5 if one_line else 9.0
         c.setFillColor(colour(team["colour"]))
-        c.rect(x, y - 6.5, name_w - 1, 6.5, stroke=0, fill=1)
-        text(c, name(team["label"], lang), x + 1.5, y - 4.7, 11 * PT, BOLD, ink_on(team["colour"]), width=name_w - 4)
+        c.rect(x, y - row_h, name_w - 1, row_h, stroke=0, fill=1)
+        if one_line:
+            text(c, label, x + 1.5, y - 4.7, 11 * PT, BOLD, ink_on(team["colour"]), width=name_w - 4)
+        else:
+            paragraph(c, label, Box(x + 1.5, y - row_h + 0.4, name_w - 4, row_h - 0.8), 9.5 * PT, BOLD,
+                      ink_on(team["colour"]), smallest=SMALL, leading=1.05, middle=True)
         c.setFillColor(LIGHT)
-        c.rect(x + name_w, y - 6.5, width - name_w, 6.5, stroke=0, fill=1)
+        c.rect(x + name_w, y - row_h, width - name_w, row_h, stroke=0, fill=1)
         values = [team["stock"].get(r.id, 0) for r in resources] + [team["reputation"]]
         for i, value in enumerate(values):
-            text(c, str(value), x + name_w + (i + 0.5) * col, y - 4.9, 12 * PT, BOLD, INK, "centre")
-        y -= 7.5
+            text(c, str(value), x + name_w + (i + 0.5) * col, y - row_h / 2 - 1.6, 12 * PT, BOLD, INK, "centre")
+        y -= row_h + 1
         for line in _team_lines(team, config, lang):
             y -= paragraph(c, line, Box(x + 2, y - 8, width - 2, 8), 9 * PT, smallest=SMALL) + 0.4
         y -= 1.5

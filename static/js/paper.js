@@ -64,6 +64,15 @@
     }
   });
 
+  /** A card the bank names by its id ("pirate-2", a card the team does not hold) as the page names cards. */
+  function readable(error) {
+    var params = (error && error.params) || {};
+    if (error && /card/.test(error.code) && typeof params.value === "string" && W.cardLabel) {
+      return Object.assign({}, error, { params: Object.assign({}, params, { value: W.cardLabel(params.value) }) });
+    }
+    return error;
+  }
+
   function showResult(r) {
     var box = TB.$("#paper-result");
     if (!r.ok) {
@@ -74,7 +83,7 @@
     var items = d.lines.map(function (line) {
       var what = line.status === "booked" ? t("paper.booked", { seq: line.seq })
         : line.status === "duplicate" ? t("paper.duplicate")
-        : (line.status === "not_sent" ? t("paper.not_sent") + " \u00b7 " : "") + W.errorText(line.error);
+        : (line.status === "not_sent" ? t("paper.not_sent") + " \u00b7 " : "") + W.errorText(readable(line.error));
       return el("li", { class: "paper-line paper-" + line.status, "data-line": line.line },
         el("b", { text: t("paper.line", { n: line.line }) }), " \u00b7 ", el("code", { text: line.text }), " \u00b7 ",
         el("span", { class: "paper-why", text: what }));

@@ -1,0 +1,67 @@
+"""The admin page's paper panel in Chromium (issue 25, item 6): the lead types the ledger's moves,
+each refused line says why in the page's language, the rest are booked; pressed again after a
+reload, nothing is booked twice; the page says where the bank writes the state by itself."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from needs import module, needs  # noqa: E402
+sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
+from browserkit import started_bank  # noqa: E402
+
+pytestmark = needs("playwright", "chromium")
+expect = sync_api.expect
+SHOTS = Path("/tmp/paper_shots")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    return started_bank(tmp_path_factory.mktemp("paper"))
+
+
+def test_the_lead_types_the_ledger_back_and_reads_each_refusal_in_french(chromium, server):
+    app, url = server
+    bank = app.extensions["terrabank"].bank
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    errors = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(url + "/login")
+        page.fill("#username", "lea")
+        page.fill("#password", "password1")
+        page.click("#login-submit")
+        page.wait_for_url("**/console")
+        page.goto(url + "/admin")
+        panel = page.locator("#paper")
+        expect(panel.locator("h2")).to_have_text("Le papier prend le relais")
+        folder = str((Path(app.extensions["terrabank_state_writer"].folder)))
+        expect(page.locator("#paper-saved")).to_contain_text(folder)
+        page.fill("#paper-form textarea", "Bleu récolte eau 1\nBleu construit Château\nJaunes récolte énergie\n")
+        before = bank.last_seq
+        page.click("#paper-form button[type=submit]")
+        result = page.locator("#paper-result")
+        expect(result).to_contain_text("Enregistrés : 2 · déjà enregistrés : 0 · refusés : 1.")
+        expect(result.locator('[data-line="2"]')).to_contain_text("Château n'est pas un bâtiment de cette partie.")
+        assert bank.last_seq == before + 2
+        panel.scroll_into_view_if_needed()
+        SHOTS.mkdir(exist_ok=True)
+        panel.screenshot(path=str(SHOTS / "admin-paper-fr.png"))
+        # A reload keeps the batch (its key and text): sent again, it books nothing twice.
+        page.reload()
+        expect(page.locator("#paper-form textarea")).to_have_value(re.compile("Bleu construit Château"))
+        page.click("#paper-form button[type=submit]")
+        expect(result).to_contain_text("Enregistrés : 0 · déjà enregistrés : 2 · refusés : 1.")
+        assert bank.last_seq == before + 2
+        # A rule's refusal, in French too: the pirate card was not bought.
+        page.fill("#paper-form textarea", "Bleu pirate 2 bat Rouge récolteur 1")
+        page.click("#paper-form button[type=submit]")
+        expect(result).to_contain_text("Enregistrés : 0 · déjà enregistrés : 0 · refusés : 1.")
+        expect(result.locator('[data-line="1"]')).to_contain_text("Carte inconnue (Pirate 2)")
+    finally:
+        context.close()
+    assert not errors, errors
