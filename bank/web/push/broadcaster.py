@@ -46,10 +46,18 @@ def event_of(audience: str) -> str:
     return "public" if audience == PUBLIC else "team"
 
 
+# A round weighs its patch against the whole picture's size measured in an earlier round (issue 27:
+# encoding the whole picture on every round to compare cost more than the patch); measured again when
+# the patch comes within half of it, and every REMEASURE rounds, as the pictures grow with the game.
+REMEASURE = 20
+
+
 @dataclass(frozen=True)
 class Base:
     version: str
     picture: dict
+    size: int = 0  # bytes of this audience's whole message when last measured (0: not yet)
+    age: int = 0   # rounds since then
 
 
 class Broadcaster:
@@ -104,6 +112,8 @@ class Broadcaster:
             for audience, picture in fresh.items():
                 base = self._bases.get(audience)
                 version = base.version if base and delta.same(base.picture, picture) else self._version()
+                if base is None:  # no page held it (no base kept, see _send): this page's picture is the base
+                    self._bases[audience] = Base(version, picture)
                 holds[audience] = version
                 self.socketio.emit(event_of(audience), {**picture, "v": version}, to=sid)
 
@@ -135,9 +145,20 @@ class Broadcaster:
         with self.lock:
             seq, state = payloads.current(bank)
             now = bank.now()
-            self._publish(PUBLIC, payloads.public_of(seq, state, config, now))
-            for team in config.teams:
-                self._publish(team_room(team), payloads.team_of(seq, state, config, team, now))
+            # No picture made, no patch weighed, for an audience no page holds (issue 27: the bank with no
+            # page connected did it all on every command). Its base goes: a page joining later gets the
+            # whole picture (send_current, under this lock), and the round after it starts a new base.
+            held = {audience for holds in self._holds.values() for audience in holds}
+            for audience in [PUBLIC, *(team_room(team) for team in config.teams)]:
+                if audience not in held:
+                    self._bases.pop(audience, None)
+                elif audience == PUBLIC:
+                    self._publish(PUBLIC, payloads.public_of(seq, state, config, now))
+                else:
+                    self._publish(audience, payloads.team_of(seq, state, config, audience[len("team:"):], now))
+            if not any(True for _ in self.socketio.server.manager.get_participants("/", FACILITATORS)):
+                self._journal_seq = max(self._journal_seq, seq)  # no console to send rows to: none read
+                return
             rows = list(bank.journal_rows(self._journal_seq))
             if rows:
                 self._journal_seq = rows[-1]["seq"]
@@ -146,21 +167,26 @@ class Broadcaster:
     def _publish(self, audience: str, picture: dict) -> None:
         """Send one audience its new picture: a patch to the pages holding the base, the whole to the rest."""
         base = self._bases.get(audience)
-        ops = delta.diff(base.picture, picture) if base is not None else None
+        # whole=False: diff does not encode the whole picture to weigh a patch of it; this does, below.
+        ops = delta.diff(base.picture, picture, whole=False) if base is not None else None
         if ops == []:
             return  # nothing changed for this audience (a quiet tick)
         version = self._version()
-        self._bases[audience] = Base(version, picture)
         event, room = event_of(audience), None if audience == PUBLIC else audience
         holders = [sid for sid, holds in self._holds.items() if audience in holds]
         full = {**picture, "v": version}
-        patch = None
+        patch, size, age = None, 0, 0
         if base is not None:
             # The seq travels beside the patch (every message names it): no need to patch it too.
             ops = [op for op in ops if op[1] != ["seq"]]
             patch = {"seq": picture["seq"], "v": version, "base": base.version, "patch": ops}
-            if delta.size(patch) >= delta.size(full):
-                patch = None
+            size, age = base.size, base.age + 1
+            weight = delta.size(patch)
+            if weight * 2 >= size or age >= REMEASURE:  # near the whole's last size, or that size is old
+                size, age = delta.size(full), 0
+                if weight >= size:
+                    patch = None
+        self._bases[audience] = Base(version, picture, size, age)
         if patch is None:
             self.socketio.emit(event, full, to=room)
         else:

@@ -45,12 +45,15 @@ def same(a, b) -> bool:
     return a == b
 
 
-def diff(old, new) -> list:
-    """The patch that turns `old` into `new` (an empty list when they are the same)."""
-    return _diff(old, new, [])
+def diff(old, new, *, whole: bool = True) -> list:
+    """The patch that turns `old` into `new` (an empty list when they are the same).
+
+    whole=False: the caller weighs the patch against the whole picture itself (the broadcaster, issue 27),
+    so the top level is not encoded here to compare; the patch may then be larger than the whole."""
+    return _diff(old, new, [], whole)
 
 
-def _diff(old, new, path: list) -> list:
+def _diff(old, new, path: list, whole: bool = True) -> list:
     # Each value is looked at once (no whole-subtree comparison before going down): a round
     # diffs five pictures of a few KB and must stay well under a millisecond or two.
     if isinstance(old, dict) and isinstance(new, dict):
@@ -73,7 +76,7 @@ def _diff(old, new, path: list) -> list:
         return [[SET, path, new]]
     # Several changes inside one value, or a removed key's name, may weigh more than the value
     # itself: then send it whole. (One set or append carries its value, which the whole has too.)
-    if (len(ops) > 1 or (ops and ops[0][0] == DELETE)) and size(ops) >= size([[SET, path, new]]):
+    if (path or whole) and (len(ops) > 1 or (ops and ops[0][0] == DELETE)) and size(ops) >= size([[SET, path, new]]):
         return [[SET, path, new]]
     return ops
 
