@@ -19,7 +19,8 @@ from .randombot import random_action
 from .search import search_action
 
 LEVELS = ("random", "easy", "medium", "hard")
-DEFAULT_BUDGET = {"medium": {"seconds": 0.4}, "hard": {"seconds": 1.5}}
+# Every level thinks at most about this long (issue 26: no decision over 2 s on a loaded machine).
+DEFAULT_BUDGET = {"easy": {"seconds": 1.0}, "medium": {"seconds": 0.4}, "hard": {"seconds": 1.5}}
 
 __all__ = ["choose", "LEVELS", "DEFAULT_BUDGET", "random_action", "greedy_action", "search_action"]
 
@@ -35,5 +36,5 @@ def choose(view_or_state, level: str = "medium", budget: dict | None = None, rng
     if level == "random":
         return random_action(determinise(v, rng), rng)
     if level == "easy":
-        return greedy_action(determinise(v, rng), rng, unseen_cards(v))
+        return greedy_action(determinise(v, rng), rng, unseen_cards(v), (budget or DEFAULT_BUDGET["easy"]).get("seconds"))
     return search_action(v, rng, **(budget or DEFAULT_BUDGET[level]))

@@ -2,10 +2,15 @@
 
 Phase 1 is the one choice with a chance in it: drawing is worth the best drift
 of each landscape, weighted by how many of its cards are still unseen.
+
+Anytime: with `seconds`, the moves are judged in a random order until the time is up
+and the best judged so far is played (issue 26: a 4-player decision took 4.26 s on a
+loaded machine; no level may think over 2 s).
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 
 from ..engine import advance
@@ -19,15 +24,19 @@ def _pl(p: tuple) -> list:
     return [p[0], p[1]]
 
 
-def greedy_action(state: State, rng, unseen=None) -> dict:
-    """The legal command with the best one-step heuristic value for the seat to play."""
+def greedy_action(state: State, rng, unseen=None, seconds: float | None = None) -> dict:
+    """The legal command with the best one-step heuristic value for the seat to play
+    (among those judged within `seconds`, when given: at least one is always judged)."""
     seat = state.current
+    deadline = None if seconds is None else time.perf_counter() + seconds
     if state.phase == "start":
-        return _phase_one(state, rng, unseen)
+        return _phase_one(state, rng, unseen, deadline)
     best, best_value = None, None
     actions = legal_actions(state)
     rng.shuffle(actions)
     for action in actions:
+        if best is not None and _late(deadline):
+            break
         _, after = advance(state, action)
         value = evaluate(after, seat)
         if action["type"] == "end_turn":
@@ -37,17 +46,25 @@ def greedy_action(state: State, rng, unseen=None) -> dict:
     return best
 
 
-def _phase_one(state: State, rng, unseen) -> dict:
+def _late(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() > deadline
+
+
+def _phase_one(state: State, rng, unseen, deadline: float | None = None) -> dict:
     """T9: play the hand card's best drift, or draw when the unseen cards promise more on average."""
-    choice, _ = phase_one_choice(state, unseen)
+    choice, _ = phase_one_choice(state, unseen, deadline)
     return choice
 
 
-def phase_one_choice(state: State, unseen) -> tuple:
-    """(command, {landscape: (value, drift)}): the phase-1 choice and the best drift of each kind."""
+def phase_one_choice(state: State, unseen, deadline: float | None = None) -> tuple:
+    """(command, {landscape: (value, drift)}): the phase-1 choice and the best drift of each kind
+    (of the drifts judged before `deadline`: in the listing's order, so that a game replays the
+    same when no time runs out; a seeded game's computer moves stay the same)."""
     seat = state.current
     best = {}  # landscape -> (value, (tile, place))
     for tile, place in drift_pairs(state, seat, None):
+        if best and _late(deadline):
+            break
         kind = state.tiles[tile]
         _, after = advance(state, {"type": "play", "tile": tile, "to": place})
         value = evaluate(after, seat)
