@@ -79,6 +79,7 @@ def test_a_phone_undoes_its_own_last_move_and_never_another_seats(server, pages)
     for phone, seat in ((ana, 0), (bo, 1)):
         phone.goto(f"{url}/trias/s/{game.seats[seat]['token']}")
         wait_seq(phone, 1)
+    ana.click("#moves-toggle")  # the list of moves, behind its toggle (issue 26)
     ana.locator("#moves button").first.click()
     wait_seq(ana, 2)
     wait_seq(bo, 2)

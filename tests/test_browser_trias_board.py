@@ -12,8 +12,11 @@ the page shows (its journal number, its phase, its marks), never on fixed times.
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import tempfile
+from pathlib import Path
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
@@ -29,6 +32,9 @@ BIG_PHONE = {"width": 412, "height": 915}
 TV = {"width": 1920, "height": 1080}
 COORDS = re.compile(r"-?\d+,-?\d+")
 TOUCH = {"is_mobile": True, "has_touch": True}
+# Screenshots to look at (TRIAS_SHOTS=folder keeps them; by default a fresh temporary folder).
+SHOTS = Path(os.environ.get("TRIAS_SHOTS") or tempfile.mkdtemp(prefix="trias-board-"))
+SHOTS.mkdir(parents=True, exist_ok=True)
 
 
 def tap(page, key: str) -> None:
@@ -136,3 +142,124 @@ def test_issue26_a_whole_game_on_a_360_phone_only_by_tapping_the_board(server, p
     sync_api.expect(phone.locator(".trias-winner")).to_contain_text(winners[0])
     sync_api.expect(phone.locator("#actionbar")).to_be_hidden()
     assert phone.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def play(app, game, command: dict, key: str) -> None:
+    """The seat to play moves from another of its screens, and every open screen is told (as the route does)."""
+    from bank.web.trias.live import publish
+
+    before = game.last_seq
+    game.execute(command, key, f"seat:{game.state.current}")
+    publish(app, game, before)
+
+
+def placed_pair(app, seed: int):
+    """Two people, herds placed (T8): the first turn's phase 1 is next."""
+    game = app.extensions["trias_games"].create(seats=[{"name": "Ana", "kind": "human"}, {"name": "Bob", "kind": "human"}], seed=seed)
+    n = 0
+    while game.state.phase == "place":
+        n += 1
+        game.execute(trias.legal_actions(game.state)[0], f"place-{n}", f"seat:{game.state.current}")
+    return game
+
+
+def scrolled_to_the_end(page) -> int:
+    """The person scrolled down (to the scores, the board's foot): how far."""
+    page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+    page.wait_for_function("() => window.scrollY > 0", timeout=WAIT)
+    return page.evaluate("() => window.scrollY")
+
+
+def test_issue26_after_a_phase_change_the_next_action_is_on_screen_without_scrolling(server, pages):
+    app, url = server
+    game = placed_pair(app, 3)
+    first, second = game.state.current, 1 - game.state.current
+    for viewport in (PHONE, BIG_PHONE):
+        phone = pages(viewport, **TOUCH)
+        phone.goto(f"{url}/trias/s/{game.seats[second]['token']}")
+        wait_seq(phone, game.last_seq)
+        scrolled = scrolled_to_the_end(phone)
+        if viewport is BIG_PHONE:
+            break
+        # The other seat plays its whole turn: this phone's turn begins (waiting -> phase 1).
+        n = 0
+        while game.state.current == first:
+            legal = trias.legal_actions(game.state)
+            n += 1
+            play(app, game, next((c for c in legal if c["type"] in ("end_turn", "draw")), legal[0]), f"first-{n}")
+        wait_seq(phone, game.last_seq)
+        draw = phone.get_by_role("button", name="Piocher une carte", exact=True)
+        sync_api.expect(draw).to_be_visible(timeout=WAIT)
+        assert in_view(phone, draw)
+        assert phone.evaluate("() => window.scrollY") == scrolled  # nothing moved under the finger
+        before = seq_of(phone)
+        draw.click()
+        wait_seq(phone, before + 1)
+        if game.state.phase == "drift":  # the drawn card's drift (T9), made here by the seat's other screen
+            play(app, game, trias.legal_actions(game.state)[0], "second-drift")
+        assert game.state.phase == "actions"
+        scrolled = scrolled_to_the_end(phone)
+        wait_seq(phone, game.last_seq)
+        end = phone.get_by_role("button", name="Finir le tour", exact=True)
+        sync_api.expect(end).to_be_visible(timeout=WAIT)
+        assert in_view(phone, end)
+        phone.screenshot(path=str(SHOTS / "seat-actions-scrolled-360.png"))
+    assert in_view(phone, phone.locator("#actionbar #bar-text"))  # a 412x915 phone scrolled down still says what comes next
+    phone.screenshot(path=str(SHOTS / "seat-waiting-scrolled-412.png"))
+
+
+def scoring_position(players: int = 3, seed: int = 6):
+    """Moves from a new game (seed `seed`) to a position whose next drift is an interim scoring
+    that gives points (T16), with that drift and its event; the moves are drawn at random (seed 0)."""
+    state, _ = trias.new_game(players=players, seed=seed)
+    rng, moves = random.Random(0), []
+    while state.phase != "over":
+        legal = trias.legal_actions(state)
+        for command in legal:
+            if command["type"] in ("play", "drift"):
+                events, _ = trias.handle(state, command)
+                scored = [e for e in events if e["type"] == "scored" and e.get("reason") == "interim" and sum(e["points"])]
+                if scored:
+                    return moves, command, scored[0]
+        command = next(c for c in legal if c["type"] == "end_turn") if state.phase == "actions" else rng.choice(legal)
+        moves.append(command)
+        _, state = trias.handle(state, command)
+    raise AssertionError("no interim scoring in this game")
+
+
+def test_t16_an_interim_scoring_lights_its_land_mass_with_the_points_on_it(server, pages):
+    app, url = server
+    moves, drift, scored = scoring_position()
+    game = app.extensions["trias_games"].create(seats=[{"name": n, "kind": "human"} for n in ("Ana", "Bob", "Cyd")], seed=6)
+    for n, command in enumerate(moves):
+        game.execute(command, f"m{n}", f"seat:{game.state.current}")
+    scorer = game.state.current
+    watcher = (scorer + 1) % 3
+    phone = pages(PHONE, **TOUCH)
+    phone.goto(f"{url}/trias/s/{game.seats[watcher]['token']}")
+    tv = pages(TV)
+    tv.goto(f"{url}/trias/g/{game.id}")
+    for page in (phone, tv):
+        wait_seq(page, game.last_seq)
+        assert page.locator("#board .mass-lit").count() == 0
+    play(app, game, drift, "the-scoring-drift")
+    winners = {seat: pts for seat, pts in enumerate(scored["points"]) if pts}
+    for page in (phone, tv):
+        wait_seq(page, game.last_seq)
+        sync_api.expect(page.locator("#board .mass-lit").first).to_be_attached(timeout=WAIT)
+        lit = page.evaluate("() => [...document.querySelectorAll('#board .mass-lit')].map(n => n.dataset.lit)")
+        assert sorted(lit) == sorted(scored["tiles"])  # the whole land mass, nothing else
+        shown = page.evaluate("""() => [...document.querySelectorAll('#board .mass-point')].map(n => (
+            {seat: +n.dataset.seat, text: n.querySelector('text').textContent}))""")
+        assert {s["seat"]: s["text"] for s in shown} == {seat: f"+{pts}" for seat, pts in winners.items()}
+        announce = page.locator("#announce")
+        sync_api.expect(announce).to_contain_text("(T16)", timeout=WAIT)
+        for seat, pts in winners.items():
+            sync_api.expect(announce).to_contain_text(f"{game.seats[seat]['name']} +{pts}")
+        assert not COORDS.search(announce.inner_text())  # no list of coordinates
+    box = phone.locator("#board").bounding_box()
+    for point in phone.locator("#board .mass-point").all():  # the points are drawn on the board, inside it
+        mark = point.bounding_box()
+        assert box["x"] <= mark["x"] and mark["x"] + mark["width"] <= box["x"] + box["width"]
+    phone.screenshot(path=str(SHOTS / "seat-interim-scoring-360.png"))
+    tv.screenshot(path=str(SHOTS / "board-interim-scoring-1080.png"))

@@ -52,7 +52,7 @@ def test_t9_the_drawn_card_is_named_on_the_players_phone_and_on_the_board(server
     board.goto(f"{url}/trias/g/{game.id}")
     for page in (phone, board):
         wait_seq(page, game.last_seq)
-    phone.click("#moves button[data-type=draw]")
+    phone.click("#actionbar button[data-type=draw]")  # the next action, in the bar (issue 26)
     for page in (phone, board):
         wait_seq(page, game.last_seq)
     card = game.state.card
@@ -71,6 +71,7 @@ def test_a_move_buttons_place_is_written_on_that_place_of_the_board(server, page
     phone = pages(PHONE, is_mobile=True, has_touch=True)
     phone.goto(f"{url}/trias/s/{game.seats[game.state.current]['token']}")
     wait_seq(phone, game.last_seq)
+    phone.click("#moves-toggle")  # the list names places by their coordinates: the board shows them while it is open
     labels = phone.evaluate("""() => [...document.querySelectorAll('#board [data-place] text.label')].map(node => ({
         text: node.textContent, place: node.closest('[data-place]').dataset.place,
         height: node.getBoundingClientRect().height }))""")

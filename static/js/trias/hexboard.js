@@ -161,12 +161,12 @@
     if (!lit || !lit.tiles || !lit.tiles.length) return [];
     var got = [];
     (lit.points || []).forEach(function (pts, seat) { if (pts) got.push([seat, pts]); });
-    var mid = middleTile(lit.tiles), w = 8.6, gap = 0.8, x0 = mid.c[0] - (got.length * w + (got.length - 1) * gap) / 2;
+    var mid = middleTile(lit.tiles), w = 10, gap = 0.8, x0 = mid.c[0] - (got.length * w + (got.length - 1) * gap) / 2;
     return [TB.svg("g", { class: "mass-points", "data-place": mid.key }, got.map(function (item, i) {
-      var colour = TT.colour(item[0]), x = x0 + i * (w + gap), y = mid.c[1] - 8.4;
+      var colour = TT.colour(item[0]), x = x0 + i * (w + gap), y = mid.c[1] - 9.6;
       return TB.svg("g", { class: "mass-point", "data-seat": item[0], "data-points": item[1] },
-        TB.svg("rect", { x: x.toFixed(2), y: y.toFixed(2), width: w, height: 6, rx: 1.4, fill: colour }),
-        TB.svg("text", { x: (x + w / 2).toFixed(2), y: (y + 4.6).toFixed(2), fill: TB.ink(colour) }, "+" + item[1]),
+        TB.svg("rect", { x: x.toFixed(2), y: y.toFixed(2), width: w, height: 7.2, rx: 1.6, fill: colour }),
+        TB.svg("text", { x: (x + w / 2).toFixed(2), y: (y + 5.6).toFixed(2), fill: TB.ink(colour) }, "+" + item[1]),
         TB.svg("title", {}, TT.seatName(p, item[0]) + " +" + item[1]));
     }))];
   }
