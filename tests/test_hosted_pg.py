@@ -80,6 +80,27 @@ def test_one_name_is_one_game_across_processes_and_the_limit_counts_them_all(pro
     assert [g["name"] for g in _lead(one).get("/api/host/games").get_json()["games"]] == ["camp"]
 
 
+def test_two_leads_creating_one_name_at_once_on_two_processes_get_one_game(processes):
+    import threading
+
+    apps = [processes("a"), processes("b")]
+    leads = [_lead(app) for app in apps]
+    replies = [None, None]
+
+    def create(i):
+        replies[i] = leads[i].post("/api/host/games", {"name": "camp"})
+
+    threads = [threading.Thread(target=create, args=(i,)) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r.status_code for r in replies) == [201, 409], [r.get_json() for r in replies]
+    password = next(r.get_json()["lead_password"] for r in replies if r.status_code == 201)
+    for app in apps:  # the one game, with the lead the winner was told of, on both
+        assert Browser(app, "/g/camp").login("lead", password).status_code == 200
+
+
 def test_a_game_made_before_the_list_is_served_under_its_old_name(tmp_path, processes):
     """Before the list, a hosted game's journal was named after its file, FOLDER/<name>/game: the first
     server on that folder lists it again, with its accounts; nothing is renamed."""

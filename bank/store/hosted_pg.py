@@ -22,6 +22,7 @@ check at opening refuses one whose teams or resources differ, with its sentence.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 import zlib
@@ -66,7 +67,7 @@ class DatabaseRegistry:
         self.url, self.host = url, host
         self.folder, self.config_path = Path(folder), Path(config_path)
         self.label = f"the games hosted beside {host!r} in {display_url(url)}"
-        self._conn = None
+        self._conn, self._pid = None, os.getpid()
         self._conn_lock = threading.Lock()  # one statement at a time on the registry's connection
         self._games: dict[str, str] = {}  # name -> journal name, once read (a row's game never changes)
         self._looked_in_folder = False
@@ -211,6 +212,8 @@ class DatabaseRegistry:
     def _connection(self):
         """The registry's one connection, made again after PostgreSQL restarted or the link broke."""
         with self._conn_lock:
+            if self._pid != os.getpid():  # a forked worker: the parent's connection is not ours to use or close
+                self._conn, self._pid = None, os.getpid()
             if self._conn is None or self._conn.broken or self._conn.closed:
                 if self._conn is not None:
                     self._conn.close()
