@@ -110,3 +110,30 @@ def test_the_hosts_lead_creates_a_game_whose_lead_and_phones_play_under_its_path
     assert _water(other) == other_before, "the host game's phone saw nothing of the camp's harvest"
     assert app.extensions["terrabank"].bank.last_seq < camp.extensions["terrabank"].bank.last_seq
     assert not errors
+
+
+def test_a_game_another_server_holds_is_listed_with_the_reason(chromium, hosted):
+    """Issue 24, item 2: the host's lead sees every game of the list, and why one cannot be served here
+    (another server without a queue holds it), instead of an empty list."""
+    app, url = hosted
+    games = app.extensions["terrabank_hosted"]
+    games.create("moor")
+    games._apps.pop("moor")  # as a process that has not opened it yet
+    held = games.registry.hold("moor", "terrabank serve", False)
+    games.holder = "terrabank serve --games"  # this process holds what it opens, as `serve` does
+    try:
+        tab = chromium.new_context().new_page()
+        tab.goto(f"{url}/login")
+        tab.fill("#username", "boss")
+        tab.fill("#password", "correct horse")
+        tab.click("#login-submit")
+        tab.wait_for_url(f"{url}/console")
+        tab.goto(f"{url}/admin")
+        tab.wait_for_selector("#host-list li[data-game=moor] .host-unavailable")
+        assert "already running" in tab.text_content("#host-list li[data-game=moor]")
+        if SHOTS:
+            tab.set_viewport_size({"width": 1280, "height": 900})
+            tab.locator("#host-games").screenshot(path=SHOTS)
+    finally:
+        games.holder = None
+        held.close()
