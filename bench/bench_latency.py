@@ -1,38 +1,44 @@
-"""Command latency through the HTTP API, against the floor of one durable SQLite insert.
+"""Command latency through the HTTP API against two floors on the same stack, in a room with no page and
+in one with 200 live pages (issue 27).
 
-Subject: a real `terrabank serve` (bench/harness.Server: Gunicorn's guarded threaded
-worker, SQLite WAL + synchronous=FULL, ticker running), a facilitator posting `harvest`
-and `build` commands to /api/commands over one keep-alive connection (harness.Api).
+Three servers, always the same three, take turns in a fixed rotation (the order shifts by one every
+iteration, so none always goes first), each on the same stack (bank/web/serving.run: Gunicorn's guarded
+threaded worker with the bank's limits) in its own process, each talked to by the same client (harness.Api,
+one keep-alive connection, a facilitator logged in):
 
-Third, for the record: the same `terrabank serve` with the Socket.IO broadcast
-after each command switched off (bench/serve_without.py broadcast), to show its share.
+- **bank**: a real `terrabank serve` (SQLite WAL + synchronous=FULL, ticker running);
+- **authenticated floor** (bench/auth_floor_server.py): the least a server must do for a logged-in
+  facilitator's command: signed session cookie, the session row with idle expiry, CSRF compared in
+  constant time, BEGIN IMMEDIATE / INSERT / COMMIT. Every ratio the docs give is against it;
+- **anonymous floor** (bench/floor_server.py): one durable insert, nobody checked; the second line.
 
-Floor: bench/floor_server.py, a bare Flask endpoint doing one BEGIN IMMEDIATE /
-INSERT / COMMIT of a row of about the same size with the same PRAGMAs, served by
-the same stack (bank/web/serving.run: Gunicorn gthread, guarded) in its own process,
-talked to by the same client. Floor and bank requests alternate (and swap order every
-iteration), so the machine's drift hits both alike.
+How many servers rotate changes the ratios (issue 27 measured 1.13-1.29x with 2, 1.24-1.38x with 3,
+1.37-1.43x with 7): this is always 3. Every server gets the very same requests: per iteration a
+harvest (measured), then an `inventory` (not measured: it stocks the team up), a `build` (measured) and
+a `reverse` taking the building back (not measured). The floors book those too, so no server has a
+warm-up the others lack (before issue 27 only the bank got the `inventory`, which warmed its caches
+just before the measured build).
 
-Late in the game (issue 14): `--rows 0,20000,50000` measures on games of that many
-journal rows, built before the servers start by bench/late_game.py (the soak's mix
-with events and reversals, booked on bank.services.bank.Bank directly); each size gets its
-own servers and its own floor, measured in the same rotation. `--games DIR` keeps the
-built games between runs (a 50,000-row game takes minutes to build).
+Each room starts its servers once, warms each up alike, then measures `--runs` runs (>= 5) of
+`--samples` iterations; the report gives each ratio's median over the runs and its range. Rooms:
+`--rooms 0,200`: no page connected, and 200 Socket.IO clients per server (bench/clients.Fleet: 2 big
+screens, 3 consoles, the rest team phones; the floors' pages get nothing, the bank's get every update).
+CPU per request: user + system time of each server's whole process tree (Gunicorn's master and worker,
+bench/proctree.py) over a run, divided by the requests it answered in that run (4 per iteration).
 
-Builds need tokens and a team builds each building once: before each measured
-build an `inventory` command gives the team the tokens, and after it a `reverse`
-takes the building back (neither is measured). Harvests rotate teams, cards and
-resources (config.toml has no minimum interval between harvests).
+Late in the game (issue 14): `--rows 0,20000,50000` serves the bank a game of that many journal rows
+built by bench/late_game.py (`--games DIR` keeps them between runs).
 
-    .venv/bin/python bench/bench_latency.py            # 500 samples per kind, fresh game
-    .venv/bin/python bench/bench_latency.py --quick    # 100 samples per kind
-    .venv/bin/python bench/bench_latency.py --rows 0,20000,50000 --games /tmp/late-games
+    .venv/bin/python bench/bench_latency.py                  # 5 runs of 200, rooms of 0 and 200 pages
+    .venv/bin/python bench/bench_latency.py --quick          # 5 runs of 60, no page only
+    .venv/bin/python bench/bench_latency.py --rows 0,50000 --games /tmp/late-games --rooms 0
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import shutil
 import sqlite3
 import statistics
@@ -43,6 +49,7 @@ import time
 from pathlib import Path
 
 from harness import PASSWORD, TERRABANK, USER, Api, Server, launch, machine
+from proctree import tree
 
 HERE = Path(__file__).resolve().parent
 TEAMS = ["blue", "yellow", "red", "green"]
@@ -51,6 +58,9 @@ RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
 # Buildings a team owning nothing may build (the others need a building or animals first).
 BUILDINGS = ["power_plant_1", "purification_centre", "greenhouse", "reserve"]
 STOCK = {r: 30 for r in RESOURCES}  # enough for any of BUILDINGS
+SIDES = ("bank", "auth", "anon")  # the fixed rotation
+LABELS = {"bank": "**terrabank serve**", "auth": "authenticated floor", "anon": "anonymous floor"}
+REQUESTS_PER_ITERATION = 4  # harvest, inventory, build, reverse
 
 
 class Without(Server):
@@ -64,20 +74,15 @@ class Without(Server):
         return [sys.executable, str(HERE / "serve_without.py"), self.off, *super().serve_command()[1:]]
 
 
-class QuietServer(Without):
-    """The same `terrabank serve`, with the broadcast after each command switched off."""
-
-    def __init__(self, folder: Path):
-        super().__init__(folder, "broadcast")
-
-
 class Floor:
-    """bench/floor_server.py in its own process, on a port it chose."""
+    """A floor server (bench/floor_server.py or bench/auth_floor_server.py) in its own process, on a port it chose."""
 
-    def __init__(self, folder: Path, row_bytes: int):
-        self.proc, self.port = launch([sys.executable, str(HERE / "floor_server.py"), "--db", str(folder / "floor.db"),
-                                       "--row-bytes", str(row_bytes)], folder / "floor.log")
+    def __init__(self, folder: Path, script: str, row_bytes: int):
+        name = Path(script).stem
+        self.proc, self.port = launch([sys.executable, str(HERE / script), "--db", str(folder / f"{name}.db"),
+                                       "--row-bytes", str(row_bytes)], folder / f"{name}.log")
         self.url = f"http://127.0.0.1:{self.port}"  # launch returned once it answered HTTP
+        self.pid = self.proc.pid
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -98,21 +103,26 @@ def served_copy(game: Path, folder: Path, server_class=Server) -> Server:
     return server
 
 
-def timed(api: Api, key: str, command: dict) -> float:
-    """Milliseconds for one POST /api/commands; the reply must be a success."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of `pid` and every process below it, in seconds (/proc/PID/stat)."""
+    ticks = 0
+    for p in tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def sent(api: Api, key: str, command: dict) -> tuple[float, dict]:
+    """(milliseconds, reply) of one POST /api/commands; the reply must be a success."""
     start = time.perf_counter()
     status, body = api.command(key, **command)
     ms = (time.perf_counter() - start) * 1000
     if status != 200:
         raise RuntimeError(f"{command['type']} refused: {status} {body}")
-    return ms
-
-
-def ok(api: Api, key: str, command: dict) -> dict:
-    status, body = api.command(key, **command)
-    if status != 200:
-        raise RuntimeError(f"{command['type']} refused: {status} {body}")
-    return body
+    return ms, body
 
 
 def percentile(values: list, p: float) -> float:
@@ -125,38 +135,32 @@ def harvest_command(i: int) -> dict:
     return {"type": "harvest", "team": TEAMS[i % 4], "card": HARVESTERS[i // 4 % 2], "resource": RESOURCES[i % 5]}
 
 
-def measure(sides: dict, samples: int, warmup: int) -> dict:
-    """{kind: {side: [ms...]}} for harvest and build; sides = {"floor": Api, "bank": Api, ...}.
+def iterate(apis: dict, i: int, ids, times: dict | None) -> None:
+    """One iteration: every server, in the order of the rotation, gets the same four requests."""
+    order = list(SIDES[i % 3:] + SIDES[:i % 3])
+    cmd = harvest_command(i)
+    for side in order:
+        ms, _ = sent(apis[side], f"h{next(ids)}", cmd)
+        if times is not None:
+            times["harvest"][side].append(ms)
+    team, building = TEAMS[i % 4], BUILDINGS[i // 4 % len(BUILDINGS)]
+    for side in order:
+        api = apis[side]
+        sent(api, f"inv{next(ids)}", {"type": "inventory", "team": team, "counted": STOCK, "reason": "bench"})
+        ms, body = sent(api, f"b{next(ids)}", {"type": "build", "team": team, "building": building})
+        if times is not None:
+            times["build"][side].append(ms)
+        sent(api, f"rev{next(ids)}", {"type": "reverse", "seq": body["seq"], "reason": "bench: take the building back"})
 
-    The order of the sides rotates every iteration so none always goes first.
-    """
-    times = {k: {side: [] for side in sides} for k in ("harvest", "build")}
-    ids = itertools.count(1)
-    names = list(sides)
-    for i in range(warmup + samples):
-        keep = i >= warmup
-        order = names[i % len(names):] + names[:i % len(names)]
-        cmd = harvest_command(i)
-        for side in order:
-            ms = timed(sides[side], f"h{next(ids)}", cmd)
-            if keep:
-                times["harvest"][side].append(ms)
-        # Build: stock up (not measured), build (measured), take it back (not measured).
-        team, building = TEAMS[i % 4], BUILDINGS[i // 4 % len(BUILDINGS)]
-        cmd = {"type": "build", "team": team, "building": building}
-        for side in order:
-            api = sides[side]
-            if side != "floor":
-                ok(api, f"inv{next(ids)}", {"type": "inventory", "team": team, "counted": STOCK, "reason": "bench"})
-            start = time.perf_counter()
-            status, body = api.command(f"b{next(ids)}", **cmd)
-            ms = (time.perf_counter() - start) * 1000
-            if status != 200:
-                raise RuntimeError(f"build refused: {status} {body}")
-            if keep:
-                times["build"][side].append(ms)
-            if side != "floor":
-                ok(api, f"rev{next(ids)}", {"type": "reverse", "seq": body["seq"], "reason": "bench: take the building back"})
+
+def one_run(apis: dict, pids: dict, start: int, samples: int, ids) -> dict:
+    """{"harvest"/"build": {side: [ms]}, "cpu": {side: ms per request}} for `samples` iterations."""
+    times = {k: {side: [] for side in SIDES} for k in ("harvest", "build")}
+    before = {side: cpu_seconds(pid) for side, pid in pids.items()}
+    for i in range(start, start + samples):
+        iterate(apis, i, ids, times)
+    requests = samples * REQUESTS_PER_ITERATION
+    times["cpu"] = {side: (cpu_seconds(pid) - before[side]) * 1000 / requests for side, pid in pids.items()}
     return times
 
 
@@ -171,100 +175,120 @@ def row_sizes(db: Path) -> dict:
     return {t: round(n) for t, n in rows}
 
 
-def report_rows(times: dict, sizes: dict) -> list:
-    lines = ["| command | server | samples | p50 ms | p50 / floor | p99 ms | p99 / floor |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
-    labels = {"floor": "floor: bare Flask + 1 durable insert", "bank": "**terrabank serve**",
-              "quiet": "terrabank serve, broadcast off"}
-    for kind, t in times.items():
-        f50, f99 = statistics.median(t["floor"]), percentile(t["floor"], 99)
-        for side, ms in t.items():
-            p50, p99 = statistics.median(ms), percentile(ms, 99)
-            bold = "**" if side == "bank" else ""
-            lines.append(f"| {kind} | {labels[side]} | {len(ms)} | {p50:.2f} | {bold}{p50 / f50:.2f}x{bold} | "
-                         f"{p99:.2f} | {bold}{p99 / f99:.2f}x{bold} |")
-    lines += ["", "Journal row (command + events) mean bytes: "
-              + ", ".join(f"{k} {v}" for k, v in sorted(sizes.items()))]
+def ratio_stats(runs: list, kind: str, a: str, b: str) -> tuple:
+    """((p50 ratio median, min, max), (p99 ratio median, min, max)) of side a over side b across the runs."""
+    p50 = [statistics.median(r[kind][a]) / statistics.median(r[kind][b]) for r in runs]
+    p99 = [percentile(r[kind][a], 99) / percentile(r[kind][b], 99) for r in runs]
+    return tuple((statistics.median(v), min(v), max(v)) for v in (p50, p99))
+
+
+def spread(values: list, unit: str = "x") -> str:
+    return f"{statistics.median(values):.2f}{unit} ({min(values):.2f}-{max(values):.2f})"
+
+
+def report_room(runs: list, title: str) -> list:
+    lines = [f"### {title}", "", "Median over the runs, range in brackets.", "",
+             "| command | server | p50 ms | p99 ms | CPU ms per request |", "| --- | --- | ---: | ---: | ---: |"]
+    for kind in ("harvest", "build"):
+        for side in SIDES:
+            p50 = [statistics.median(r[kind][side]) for r in runs]
+            p99 = [percentile(r[kind][side], 99) for r in runs]
+            cpu = [r["cpu"][side] for r in runs]
+            lines.append(f"| {kind} | {LABELS[side]} | {spread(p50, '')} | {spread(p99, '')} | {spread(cpu, '')} |")
+    lines += ["", "| command | ratio | p50 | p99 | runs with p50 <= 1.2x |", "| --- | --- | ---: | ---: | ---: |"]
+    for kind in ("harvest", "build"):
+        for a, b in (("bank", "auth"), ("bank", "anon"), ("auth", "anon")):
+            (m50, lo50, hi50), (m99, lo99, hi99) = ratio_stats(runs, kind, a, b)
+            under = sum(statistics.median(r[kind][a]) / statistics.median(r[kind][b]) <= 1.2 for r in runs)
+            lines.append(f"| {kind} | {LABELS[a]} / {LABELS[b]} | {m50:.2f}x ({lo50:.2f}-{hi50:.2f}) | "
+                         f"{m99:.2f}x ({lo99:.2f}-{hi99:.2f}) | {under} of {len(runs)} |")
+    cpu = [r["cpu"]["bank"] / r["cpu"]["auth"] for r in runs]
+    lines += ["", f"Worker CPU per request, bank / authenticated floor: {spread(cpu)}; "
+              f"bank / anonymous floor: {spread([r['cpu']['bank'] / r['cpu']['anon'] for r in runs])}.", ""]
     return lines
 
 
-def ratios(times: dict) -> dict:
-    """{kind: (p50 ratio, p99 ratio)} of the bank against the floor."""
-    return {kind: (statistics.median(t["bank"]) / statistics.median(t["floor"]),
-                   percentile(t["bank"], 99) / percentile(t["floor"], 99)) for kind, t in times.items()}
-
-
-def report(runs: dict, row_bytes: int, argv: list, target: float) -> str:
-    """runs: {rows: (times, sizes, load average)}."""
-    lines = []
-    for rows, (times, sizes, load) in runs.items():
-        if len(runs) > 1 or rows:
-            lines += [f"### Game of {rows:,} journal rows (load average before: {load})", ""]
-        lines += report_rows(times, sizes) + [""]
-    if len(runs) > 1:
-        lines += ["| game rows | harvest p50 / floor | harvest p99 / floor | build p50 / floor | build p99 / floor |",
-                  "| ---: | ---: | ---: | ---: | ---: |"]
-        for rows, (times, _, _) in runs.items():
-            r = ratios(times)
-            lines.append(f"| {rows:,} | {r['harvest'][0]:.2f}x | {r['harvest'][1]:.2f}x | "
-                         f"{r['build'][0]:.2f}x | {r['build'][1]:.2f}x |")
-        lines.append("")
-    command = " ".join(["bench/bench_latency.py", *argv])
-    lines += [f"Floor row: about {row_bytes + 60} bytes.",
-              "", f"Target: terrabank serve's p50 and p99 within {target}x of the floor"
-              + (" at every size." if len(runs) > 1 else "."),
-              "", f"Command: `.venv/bin/python {command}`",
-              "", f"Machine: {machine()}"]
-    return "\n".join(lines)
-
-
-def measure_size(rows: int, games: Path, folder: Path, samples: int, warmup: int, args) -> tuple:
-    """(times, row sizes, load average) for one game size, with its own servers and floor."""
+def measure_room(rows: int, pages: int, games: Path, folder: Path, args) -> tuple[list, dict, str]:
+    """(runs, journal row sizes, load averages) for one game size and one room, with its own three servers."""
+    from clients import Fleet, lead_cookie_and_tokens
     from late_game import game_file
 
     folder.mkdir(parents=True)
-    if rows:
-        game = game_file(rows, games, log=sys.stderr)
-        bank, quiet = served_copy(game, folder / "bank"), served_copy(game, folder / "quiet", QuietServer)
-    else:
-        bank, quiet = Server(folder / "bank").prepare(), QuietServer(folder / "quiet").prepare()
-    floor = None
+    bank = served_copy(game_file(rows, games, log=sys.stderr), folder / "bank") if rows else \
+        Server(folder / "bank").prepare()
+    floors, fleets, apis = [], [], {}
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    with bank.start() as server, (quiet.start() if not args.no_quiet else quiet) as quiet:
+    with bank.start() as server:
         try:
-            floor = Floor(folder, args.row_bytes)
-            sides = {"floor": Api(floor.url).login(), "bank": Api(server.url).login()}
-            if not args.no_quiet:
-                sides["quiet"] = Api(quiet.url).login()
-            for side, api in sides.items():
-                if side != "floor":
-                    ok(api, "start", {"type": "resume" if rows else "start_clock"})
-            times = measure(sides, samples, warmup)
-            for api in sides.values():
-                api.close()
+            floors = [Floor(folder, "auth_floor_server.py", args.row_bytes), Floor(folder, "floor_server.py", args.row_bytes)]
+            urls = {"bank": server.url, "auth": floors[0].url, "anon": floors[1].url}
+            pids = {"bank": server.pid, "auth": floors[0].pid, "anon": floors[1].pid}
+            apis = {side: Api(url).login() for side, url in urls.items()}
+            for side, api in apis.items():  # the same first request everywhere
+                sent(api, "start", {"type": "resume" if rows else "start_clock"})
+            if pages:
+                cookie, tokens = lead_cookie_and_tokens(apis["bank"])
+                for side in SIDES:
+                    room_tokens = tokens if side == "bank" else {t: t for t in tokens}
+                    fleets.append(Fleet(urls[side], room_tokens, cookie if side == "bank" else apis[side].cookie,
+                                        n=pages).start())
+            ids = itertools.count(1)
+            for i in range(args.warmup):  # every server warmed up alike, not measured
+                iterate(apis, i, ids, None)
+            runs = []
+            for n in range(args.runs):
+                start = args.warmup + n * args.samples
+                runs.append(one_run(apis, pids, start, args.samples, ids))
+                print(f"  rows {rows}, {pages} pages: run {n + 1} of {args.runs} done", file=sys.stderr, flush=True)
+            if pages:
+                lost = sum(f.disconnects() for f in fleets)
+                if lost:
+                    print(f"  warning: {lost} pages disconnected during the runs", file=sys.stderr)
         finally:
-            if floor is not None:
+            for fleet in fleets:
+                fleet.stop()
+            for api in apis.values():
+                api.close()
+            for floor in floors:
                 floor.stop()
-    return times, row_sizes(server.db), load
+    load += " -> " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    return runs, row_sizes(server.db), load
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="p50/p99 latency of harvest and build against a durable-insert floor")
-    parser.add_argument("--quick", action="store_true", help="100 samples per kind instead of 500")
-    parser.add_argument("--samples", type=int, help="samples per kind (default 500, 100 with --quick)")
-    parser.add_argument("--row-bytes", type=int, default=400, help="bytes of the floor's stand-in events column")
-    parser.add_argument("--no-quiet", action="store_true", help="skip the third server (broadcast off)")
+    parser = argparse.ArgumentParser(description="p50/p99 latency of harvest and build against two floors")
+    parser.add_argument("--quick", action="store_true", help="runs of 60 iterations, no page only")
+    parser.add_argument("--runs", type=int, default=5, help="runs per room (the report's median and range)")
+    parser.add_argument("--samples", type=int, help="iterations per run (default 200, 60 with --quick)")
+    parser.add_argument("--warmup", type=int, default=20, help="iterations before the first run, for every server")
+    parser.add_argument("--rooms", help="live pages per server, e.g. 0,200 (default; --quick: 0)")
+    parser.add_argument("--row-bytes", type=int, default=400, help="bytes of the floors' stand-in events column")
+    parser.add_argument("--no-quiet", action="store_true", help="ignored: the rotation is always the same 3 servers")
     parser.add_argument("--rows", default="0", help="game sizes in journal rows, e.g. 0,20000,50000 (issue 14)")
     parser.add_argument("--games", type=Path, help="folder keeping the built games between runs")
     args = parser.parse_args()
-    samples = args.samples or (100 if args.quick else 500)
+    args.samples = args.samples or (60 if args.quick else 200)
+    rooms = [int(r) for r in (args.rooms or ("0" if args.quick else "0,200")).split(",")]
     sizes = [int(r) for r in args.rows.split(",")]
-    target = 1.2 if sizes != [0] else 1.5
     started = time.monotonic()
+    lines = []
     with tempfile.TemporaryDirectory(prefix="terrabank-latency-") as tmp:
         games = args.games or Path(tmp) / "games"
-        runs = {rows: measure_size(rows, games, Path(tmp) / f"rows-{rows}", samples, 20, args) for rows in sizes}
-    print(report(runs, args.row_bytes, sys.argv[1:], target))
+        for rows in sizes:
+            for pages in rooms:
+                runs, sizes_seen, load = measure_room(rows, pages, games, Path(tmp) / f"rows-{rows}-pages-{pages}", args)
+                title = (f"{'No page' if not pages else f'{pages} live pages per server'}"
+                         + (f", game of {rows:,} journal rows" if rows else "")
+                         + f" ({len(runs)} runs of {args.samples}; load average {load})")
+                lines += report_room(runs, title)
+                lines.append("Journal row (command + events) mean bytes: "
+                             + ", ".join(f"{k} {v}" for k, v in sorted(sizes_seen.items())) + "\n")
+    lines += [f"Floor rows: about {args.row_bytes + 60} bytes.",
+              "", "Targets (issue 27): p50 <= 1.2x and p99 <= 1.5x the authenticated floor, median of >= 5 runs, "
+              "both rooms; worker CPU per command <= 1.2x the authenticated floor's.",
+              "", f"Command: `.venv/bin/python bench/bench_latency.py {' '.join(sys.argv[1:])}`",
+              "", f"Machine: {machine()}"]
+    print("\n".join(lines))
     print(f"\n(run took {time.monotonic() - started:.0f} s)")
 
 

@@ -92,28 +92,34 @@ def make_core_app(db: str, config_path: str):
     return app
 
 
-def main() -> None:
+def serve(factory, label: str, port: int = 0) -> None:
+    """Bind a free port (or `port`), print the address as `terrabank serve --port 0` does (harness.launch
+    reads it), and serve the app `factory()` makes on the bank's stack: bank/web/serving.run, Gunicorn's
+    guarded threaded worker with the bank's limits. The app is made in the worker, after the fork, as the
+    bank's is (its SQLite connections with it). bench/auth_floor_server.py serves through this too."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from bank.web.serving import server as serving
 
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Gunicorn's own listener, before bind()
+    listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(2048)
+    print(f"{label} listening on http://127.0.0.1:{listener.getsockname()[1]}/", flush=True)
+    serving.run(factory, "127.0.0.1", listener.getsockname()[1], listener=listener)
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True)
     parser.add_argument("--port", type=int, default=0, help="0 (the default): any free port, printed")
     parser.add_argument("--row-bytes", type=int, default=600)
     parser.add_argument("--bank-core", metavar="CONFIG", help="Bank.execute on a new game instead of one insert")
     args = parser.parse_args()
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Gunicorn's own listener, before bind()
-    listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    listener.bind(("127.0.0.1", args.port))
-    listener.listen(2048)
-    port = listener.getsockname()[1]
-    print(f"floor listening on http://127.0.0.1:{port}/", flush=True)
-    # The app is made in Gunicorn's worker, after the fork, as the bank's is (its SQLite connection with it).
     if args.bank_core:
-        serving.run(lambda: make_core_app(args.db, args.bank_core), "127.0.0.1", port, listener=listener)
+        serve(lambda: make_core_app(args.db, args.bank_core), "floor", args.port)
     else:
-        serving.run(lambda: make_app(args.db, args.row_bytes)[0], "127.0.0.1", port, listener=listener)
+        serve(lambda: make_app(args.db, args.row_bytes)[0], "floor", args.port)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,161 @@
+"""The authenticated floor for bench_latency.py (issue 27): the least a server must do for a logged-in
+facilitator's command, on the bank's own stack.
+
+bench/floor_server.py (the anonymous floor) books whatever arrives. A facilitator's harvest cannot be
+booked that way: the bank must know who sends it and that the page is its own. This floor does exactly
+that and nothing more, per POST /api/commands:
+
+1. an HMAC-SHA256-signed session cookie checked (the key derived once, compared in constant time);
+2. the session's row looked up in SQLite (its own connection, as the bank's accounts are), refused when
+   idle longer than the bank's IDLE_LIMIT; last_seen written at most once a minute, as the bank does;
+3. the X-CSRF-Token header compared in constant time with the session's token;
+4. BEGIN IMMEDIATE / INSERT of a row of --row-bytes / COMMIT, WAL and synchronous=FULL (the bank's PRAGMAs),
+   the Idempotency-Key as the row's unique id; then a JSON reply.
+
+Served like the bank: Flask-SocketIO's app (pages may connect; it sends them nothing) behind
+bank/web/serving.run (Gunicorn's guarded threaded worker, the bank's limits, gzip, deadlines), in its own
+process (floor_server.serve). GET /api/csrf and POST /api/login (any user name and password; the session
+row and cookie made as the bank makes them) let harness.Api log in as it does with the bank.
+
+    python bench/auth_floor_server.py --db /tmp/auth-floor.db --row-bytes 400   # [--port N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import sqlite3
+import threading
+import time
+
+from flask import Flask, jsonify, request
+from flask_socketio import SocketIO
+
+from floor_server import serve
+
+IDLE_LIMIT = 24 * 3600  # as bank/store/accounts/sessions.py
+SEEN_EVERY = 60
+COOKIE = "floor_session"
+SENDERS = {"lead", "banker"}  # the roles that may book a harvest (bank/web/access/permissions.py has the bank's table)
+
+
+def _connect(db: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout=5000")
+    conn.execute("PRAGMA journal_mode=WAL").fetchone()
+    conn.execute("PRAGMA synchronous=FULL")
+    return conn
+
+
+class Signer:
+    """`<session id>.<base64url HMAC-SHA256>`, the key derived once from a secret (as the bank's CookieSigner)."""
+
+    def __init__(self, secret: bytes):
+        self._mac = hmac.new(hmac.digest(secret, b"auth floor cookie", "sha256"), digestmod=hashlib.sha256)
+
+    def _signature(self, text: str) -> bytes:
+        mac = self._mac.copy()
+        mac.update(text.encode("ascii"))
+        return mac.digest()
+
+    def sign(self, session_id: str) -> str:
+        return f"{session_id}.{base64.urlsafe_b64encode(self._signature(session_id)).decode('ascii')}"
+
+    def opened(self, cookie: str) -> str | None:
+        """The session id of a cookie signed here, else None."""
+        session_id, _, signature = cookie.rpartition(".")
+        try:
+            sent = base64.urlsafe_b64decode(signature)
+        except ValueError:
+            return None
+        return session_id if session_id and hmac.compare_digest(sent, self._signature(session_id)) else None
+
+
+def make_app(db: str, row_bytes: int):
+    app = Flask(__name__)
+    socketio = SocketIO(app, async_mode="threading")
+    signer = Signer(secrets.token_bytes(32))
+    journal, accounts = _connect(db), _connect(db)
+    journal.execute("CREATE TABLE IF NOT EXISTS journal(seq INTEGER PRIMARY KEY, command_id TEXT UNIQUE NOT NULL,"
+                    " at REAL NOT NULL, command TEXT NOT NULL, events TEXT NOT NULL)")
+    accounts.execute("CREATE TABLE IF NOT EXISTS sessions(id_hash TEXT PRIMARY KEY, username TEXT NOT NULL,"
+                     " role TEXT NOT NULL, csrf TEXT NOT NULL, last_seen REAL NOT NULL)")
+    write_lock, accounts_lock, filler = threading.Lock(), threading.Lock(), "x" * row_bytes
+
+    def login_of():
+        """(user, role, csrf) of the request's valid session, or None."""
+        session_id = signer.opened(request.cookies.get(COOKIE, ""))
+        if session_id is None:
+            return None
+        key = hashlib.sha256(session_id.encode()).hexdigest()
+        with accounts_lock:
+            row = accounts.execute("SELECT username, role, csrf, last_seen FROM sessions WHERE id_hash = ?",
+                                   (key,)).fetchone()
+        now = time.time()
+        if row is None or now - row[3] > IDLE_LIMIT:
+            return None
+        if now - row[3] > SEEN_EVERY:
+            with accounts_lock:
+                accounts.execute("UPDATE sessions SET last_seen = ? WHERE id_hash = ?", (now, key))
+        return row[:3]
+
+    def refusal(status: int, code: str):
+        return jsonify({"error": {"code": code, "message": code, "params": {}}}), status
+
+    @app.get("/api/csrf")
+    def csrf():
+        return jsonify({"csrf": "before-login"})
+
+    @app.post("/api/login")
+    def login():
+        body = request.get_json(silent=True) or {}
+        session_id, token = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
+        with accounts_lock:
+            accounts.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
+                             (hashlib.sha256(session_id.encode()).hexdigest(), str(body.get("username")), "lead",
+                              token, time.time()))
+        reply = jsonify({"user": body.get("username"), "role": "lead", "csrf": token})
+        reply.set_cookie(COOKIE, signer.sign(session_id), httponly=True, samesite="Lax")
+        return reply
+
+    @app.post("/api/commands")
+    def command():
+        found = login_of()
+        if found is None:
+            return refusal(401, "login_required")
+        _, role, token = found
+        if not hmac.compare_digest(request.headers.get("X-CSRF-Token", ""), token):
+            return refusal(403, "csrf_failed")
+        if role not in SENDERS:
+            return refusal(403, "forbidden")
+        body = request.get_json(silent=True) or {}
+        key = request.headers.get("Idempotency-Key") or str(time.time_ns())
+        with write_lock:
+            journal.execute("BEGIN IMMEDIATE")
+            try:
+                cur = journal.execute("INSERT INTO journal(command_id, at, command, events) VALUES (?, ?, ?, ?)",
+                                      (key, time.time(), json.dumps(body), json.dumps([{"filler": filler}])))
+                journal.execute("COMMIT")
+            except BaseException:
+                journal.execute("ROLLBACK")
+                raise
+        return jsonify({"seq": cur.lastrowid, "events": [], "duplicate": False})
+
+    return app, socketio
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--port", type=int, default=0, help="0 (the default): any free port, printed")
+    parser.add_argument("--row-bytes", type=int, default=600)
+    args = parser.parse_args()
+    serve(lambda: make_app(args.db, args.row_bytes)[0], "authenticated floor", args.port)
+
+
+if __name__ == "__main__":
+    main()
