@@ -83,20 +83,4 @@
     if (!entries.length) { TB.fill(list, el("li", { class: "feed-item muted", text: t("feed_empty") })); return; }
     TB.fill(list, entries.map(function (e) { return W.feedItem(e, options); }));
   };
-
-  /** A rate change flashes wherever the rate shows (issue 25, item 2): `node` gets .rate-flash for a
-   * while when the rate differs from the last picture's (not on the page's first picture). */
-  var FLASH_MS = 12000;
-  W.rateFlash = function (node, board) {
-    if (!node || !board || !board.rate) return false;
-    var now = board.rate.tokens + "/" + board.rate.points, was = node.dataset.rate;
-    node.dataset.rate = now;
-    if (!was || was === now) return false;
-    node.classList.remove("rate-flash");
-    void node.offsetWidth; // restart the animation on a second change
-    node.classList.add("rate-flash");
-    clearTimeout(node._rateTimer);
-    node._rateTimer = setTimeout(function () { node.classList.remove("rate-flash"); }, FLASH_MS);
-    return true;
-  };
 })();

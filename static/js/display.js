@@ -73,7 +73,7 @@
   function fitNewest(list) {
     var panel = list.parentElement, items = Array.prototype.slice.call(list.children);
     items.forEach(function (item) { item.style.display = ""; });
-    for (var n = items.length - 1; n > 0 && panel.scrollHeight > panel.clientHeight + 1; n--) items[n].style.display = "none";
+    for (var n = items.length - 1; n >= 0 && panel.scrollHeight > panel.clientHeight + 1; n--) items[n].style.display = "none";
   }
 
   var TURN_MS = 5000;
@@ -175,8 +175,8 @@
       svg.insertBefore(TB.svg("line", { class: "axis", x1: left, x2: w - right, y1: sy(v), y2: sy(v) }), svg.firstChild);
       svg.appendChild(TB.svg("text", { x: left - 0.6 * rem, y: sy(v) + 0.8 * rem, "text-anchor": "end" }, String(v)));
     });
-    svg.appendChild(TB.svg("text", { x: left, y: h - 0.4 * rem }, W.gameTime(x0, pub.board)));
-    svg.appendChild(TB.svg("text", { x: w - right, y: h - 0.4 * rem, "text-anchor": "end" }, W.gameTime(x1, pub.board)));
+    svg.appendChild(TB.svg("text", { x: left, y: h - 0.7 * rem }, W.gameTime(x0, pub.board)));
+    svg.appendChild(TB.svg("text", { x: w - right, y: h - 0.7 * rem, "text-anchor": "end" }, W.gameTime(x1, pub.board)));
     var stroke = Math.max(3, 0.45 * rem);
     teams.forEach(function (team, i) {
       var shift = (i - (teams.length - 1) / 2) * stroke; // equal values: side by side, not on top of each other

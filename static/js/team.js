@@ -6,7 +6,7 @@
   var TB = window.TB, W = window.W, el = TB.el, t = TB.t;
 
   var root = TB.$("#team-root"), token = root.dataset.token;
-  var view = null, viewSeq = 0, viewAt = 0, pub = null, memory = W.cooldownMemory();
+  var view = null, viewSeq = 0, viewAt = 0, pub = null, memory = W.cooldownMemory(), teamFeed = {};
 
   function renderView() {
     if (!view) return;
@@ -23,6 +23,8 @@
     }));
     TB.fill(TB.$("#buildings"), view.buildings.length ? view.buildings.map(W.buildingLabel).join(", ") : t("owned_none"));
     TB.fill(TB.$("#animals"), view.animals.length ? view.animals.map(W.animalLabel).join(", ") : t("owned_none"));
+    // What was just booked for us, an undo with its reason and our points before and after (issue 25, item 4).
+    W.feed(TB.$("#feed"), teamFeed, { team: view.team });
     renderNext();
   }
 
@@ -60,8 +62,22 @@
     W.tracks(TB.$("#tracks"), board);
     W.unlockNote(TB.$("#unlock-note"), board);
     TB.$("#rate").textContent = W.rateText(board);
+    rateNews(board);
     W.winner(TB.$("#winner"), board, { team: view && view.team, standings: pub.standings });
     tick();
+  }
+
+  /** A new rate is said at the top of the phone and flashes there (the rate itself sits in the Bank
+   * panel at the bottom): it applies from the moment it is made (R32, issue 25 item 2). */
+  function rateNews(board) {
+    var news = TB.$("#rate-news");
+    W.rateFlash(TB.$("#rate"), board);
+    if (W.rateFlash(news, board)) {
+      news.textContent = t("rate_changed", { rate: W.rateText(board) });
+      news.classList.remove("hidden");
+      clearTimeout(news._hide);
+      news._hide = setTimeout(function () { news.classList.add("hidden"); }, 60000);
+    }
   }
 
   /** Our harvester cards and when each last harvested (R14), counted on from the view's moment. */
@@ -109,6 +125,7 @@
     if (first.status === 404) { refused(); return; }
     if (first.ok) {
       view = first.data.view;
+      teamFeed = first.data.team_feed || {};
       viewSeq = first.data.seq;
       viewAt = performance.now();
       pub = { seq: first.data.seq, board: first.data.board, standings: first.data.standings, cooldowns: first.data.cooldowns };
@@ -128,6 +145,7 @@
           if (viewSeq && msg.seq < viewSeq) return;
           viewSeq = msg.seq;
           view = msg.view;
+          teamFeed = msg.team_feed || {};
           viewAt = performance.now();
           renderView();
         },
