@@ -263,3 +263,73 @@ def test_t16_an_interim_scoring_lights_its_land_mass_with_the_points_on_it(serve
         assert box["x"] <= mark["x"] and mark["x"] + mark["width"] <= box["x"] + box["width"]
     phone.screenshot(path=str(SHOTS / "seat-interim-scoring-360.png"))
     tv.screenshot(path=str(SHOTS / "board-interim-scoring-1080.png"))
+
+
+def test_t12_two_swimmers_rescued_for_one_point_by_tapping_each_then_its_tile(server, pages):
+    app, url = server
+    game = app.extensions["trias_games"].create(seats=[{"name": n, "kind": "human"} for n in ("Ana", "Bob", "Cyd")], seed=3)
+    rng = random.Random(0)
+    while not any(c["type"] == "rescue" and len({tuple(h[0]) for h in c["herds"]}) >= 2 for c in trias.legal_actions(game.state)):
+        assert game.state.phase != "over", "no position with two places of swimmers"
+        play(app, game, rng.choice(trias.legal_actions(game.state)), f"r{game.last_seq}")
+    seat, points = game.state.current, game.state.ap
+    swimmers = sorted({f"{p[0]},{p[1]}" for p, counts in game.state.herds.items() if counts[seat] and p not in game.state.tiles})
+    phone = pages(PHONE, **TOUCH)
+    phone.goto(f"{url}/trias/s/{game.seats[seat]['token']}")
+    wait_seq(phone, game.last_seq)
+    assert set(swimmers) <= set(marked(phone, "soft"))  # every swimmer is lit as something to tap
+    steps = []
+    for swimmer in swimmers[:2]:
+        tap(phone, swimmer)
+        phone.wait_for_function(f"() => !!document.querySelector('#board .mark-selected[data-place=\"{swimmer}\"]')", timeout=WAIT)
+        onto = marked(phone, "target")
+        assert onto and all(tuple(map(int, k.split(","))) in game.state.tiles for k in onto)  # onto tiles next to it (T12)
+        tap(phone, onto[0])
+        sync_api.expect(bar_button(phone, "[data-act=confirm]")).to_be_visible(timeout=WAIT)
+        steps.append((swimmer, onto[0]))
+    sync_api.expect(phone.locator("#bar-text")).to_contain_text("Sauvetage")
+    confirm(phone)
+    assert game.state.ap == points - 1  # one point for both (T12)
+    for swimmer, onto in steps:
+        q, r = map(int, onto.split(","))
+        assert game.state.herds[(q, r)][seat] >= 1
+
+
+def hex_width(page) -> float:
+    return page.evaluate("() => document.querySelector('#board .base .tile polygon').getBoundingClientRect().width")
+
+
+def pinch(page, start: float, end: float) -> None:
+    """Two fingers on the board moving from `start` to `end` px apart (Chromium builds the touches)."""
+    page.evaluate("""([start, end]) => {
+        const pan = document.querySelector('.trias-pan'), r = pan.getBoundingClientRect(), y = r.top + r.height / 2, x = r.left + r.width / 2;
+        const touches = d => [0, 1].map(i => new Touch({identifier: i, target: pan, clientX: x + (i ? d : -d) / 2, clientY: y}));
+        pan.dispatchEvent(new TouchEvent('touchstart', {touches: touches(start), bubbles: true}));
+        pan.dispatchEvent(new TouchEvent('touchmove', {touches: touches(end), bubbles: true}));
+        pan.dispatchEvent(new TouchEvent('touchend', {touches: [], bubbles: true}));
+    }""", [start, end])
+
+
+def test_issue26_the_five_player_map_fits_the_phone_and_zooms_with_buttons_and_two_fingers(server, pages):
+    app, url = server
+    game = app.extensions["trias_games"].create(seats=[{"name": n, "kind": "human"} for n in "ABCDE"], seed=4)
+    phone = pages(PHONE, **TOUCH)
+    phone.goto(f"{url}/trias/s/{game.seats[0]['token']}")
+    wait_seq(phone, game.last_seq)
+    fitted = hex_width(phone)
+    assert fitted >= 36  # 9 hexes across 360 px, each still a finger's width
+    phone.screenshot(path=str(SHOTS / "seat-five-players-360.png"))
+    phone.click("#zoom-in")
+    assert hex_width(phone) >= fitted * 1.45
+    sync_api.expect(phone.locator("#pan-hint")).to_be_visible()
+    assert phone.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")  # the board pans in its box
+    phone.screenshot(path=str(SHOTS / "seat-five-players-zoomed-360.png"))
+    phone.click("#zoom-out")
+    assert abs(hex_width(phone) - fitted) < 1
+    pinch(phone, 100, 300)  # spread to three times: the biggest step
+    assert hex_width(phone) >= fitted * 2.9
+    sync_api.expect(phone.locator("#zoom-in")).to_be_disabled()
+    pinch(phone, 300, 100)
+    assert abs(hex_width(phone) - fitted) < 1
+    tap(phone, marked(phone, "target")[0])  # a tap still reaches the board after pinching
+    sync_api.expect(bar_button(phone, "[data-act=confirm]")).to_be_visible(timeout=WAIT)

@@ -51,6 +51,17 @@
     if (ZOOMS[zoom] !== before) wrap.scrollLeft = cx * wrap.scrollWidth - wrap.clientWidth / 2;
     board.measure();
   }
+  // Two fingers zoom too: the nearest step to the pinch's scale (trias.css leaves pinching to this page).
+  var pinch = null, wrap = svg.parentNode;
+  function spread(touches) { return Math.hypot(touches[0].clientX - touches[1].clientX, touches[0].clientY - touches[1].clientY) || 1; }
+  wrap.addEventListener("touchstart", function (e) { pinch = e.touches.length === 2 ? { d: spread(e.touches), z: ZOOMS[zoom] } : null; }, { passive: true });
+  wrap.addEventListener("touchmove", function (e) {
+    if (!pinch || e.touches.length !== 2) return;
+    var want = pinch.z * spread(e.touches) / pinch.d, best = 0;
+    ZOOMS.forEach(function (z, i) { if (Math.abs(z - want) < Math.abs(ZOOMS[best] - want)) best = i; });
+    if (best !== zoom) setZoom(best);
+  }, { passive: true });
+  wrap.addEventListener("touchend", function (e) { if (e.touches.length < 2) pinch = null; }, { passive: true });
   TB.$("#zoom-in").addEventListener("click", function () { setZoom(zoom + 1); });
   TB.$("#zoom-out").addEventListener("click", function () { setZoom(zoom - 1); });
 
