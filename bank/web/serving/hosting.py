@@ -60,6 +60,7 @@ class HostedGames:
         self._apps: dict = {}
         self._lock = threading.Lock()  # one creation or first opening at a time
         self._looking = False
+        self._closed = threading.Event()  # close(): the look for new games stops
         self._said: dict[str, str] = {}  # the last failure logged of each game, so that each is one line
 
     def names(self) -> list[str]:
@@ -102,8 +103,7 @@ class HostedGames:
             threading.Thread(target=self._look, args=(log, look_every), name="hosted games", daemon=True).start()
 
     def _look(self, log, every: float) -> None:
-        stop = threading.Event()
-        while not stop.wait(every):
+        while not self._closed.wait(every):
             try:
                 self.open_all(log, look_every=None)
             except Exception:  # noqa: BLE001 - the look must go on; the next one says it again if it lasts
@@ -157,7 +157,8 @@ class HostedGames:
 
     def close(self) -> None:
         """Let go of every game opened here (its journal, accounts, Trias games, hold) and of the registry."""
-        self._looking = True  # no new look starts
+        self._looking = True  # no new look starts, and the running one stops
+        self._closed.set()
         with self._lock:
             apps, self._apps = self._apps, {}
         for app in apps.values():
