@@ -31,7 +31,8 @@
   async function send(command) {
     taps.reset();
     bar.nothing = false;
-    await TT.send(api + "/commands", command);
+    var reply = await TT.send(api + "/commands", command);
+    if (!reply.ok && reply.status) TT.refresh();  // refused: perhaps decided on a position that has moved on
     draw();
   }
 
@@ -112,6 +113,7 @@
     }
     TB.$("#bar-text").textContent = text;
     TB.fill(TB.$("#bar-buttons"), buttons);
+    TB.$("#actionbar").classList.toggle("choosing", taps.pending.length > 1);  // a sentence per button: one a line
     // Undo: only this seat's own last move (the server checks it again); not beside a move's Cancel.
     TB.$("#undo").hidden = !pay.can_undo || confirming;
     TT.renderUndoWhy(TB.$("#undo-why"), pay);
