@@ -283,6 +283,9 @@ def print_pack(kind: str):
              "rules-summary": "rules-summary", "bonus-dice": "bonus-dice"}
     if kind not in names:
         return error(404, "unknown_document", f"documents: {', '.join(names)}")
+    paper = request.args.get("paper") or s.config.print_paper  # [print] paper, as `terrabank print` (issue 25)
+    if paper not in ("a4", "letter"):
+        return error(400, "bad_paper", "paper must be a4 or letter")
     try:
         base = _phone_base()
         if kind in ("join", "poster"):  # refuse codes that open the scanning phone itself (issue 12, item 2)
@@ -294,8 +297,12 @@ def print_pack(kind: str):
     wifi = (s.config.wifi_ssid, s.config.wifi_password) if s.config.wifi_ssid else None
     group = {"sheets-a3": "sheets", "sheets-a4": "sheets", "bank-sheets": "sheets", "poster": "join", "score-track": "sheets",
              "rate-sign": "sheets", "event-sheet": "sheets", "rules-summary": "boards", "bonus-dice": "boards"}.get(kind, kind)
-    docs = dict(pack.documents(group, s.config, lang(), bank=s.bank, team_urls=urls, base=base, wifi=wifi))
-    filename = f"{names[kind]}-{lang()}.pdf"
+    docs = dict(pack.documents(group, s.config, lang(), bank=s.bank, team_urls=urls, base=base, wifi=wifi,
+                               paper=paper))
+    sheet = "" if paper == "a4" else f"{paper}-"
+    filename = {"sheets-a3": f"shared-boards-a3-{lang()}.pdf", "score-track": f"score-track-{lang()}.pdf",  # A3 always
+                "sheets-a4": f"shared-boards-{'a4' if paper == 'a4' else paper}-halves-{lang()}.pdf",
+                }.get(kind, f"{names[kind]}-{sheet}{lang()}.pdf")
     return Response(docs[filename](), mimetype="application/pdf",
                     headers={"Content-Disposition": f"attachment; filename={filename}"})
 
