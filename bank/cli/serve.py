@@ -214,7 +214,8 @@ def _serve(args, config_path: str, config, db: str) -> int:
               "delete it once the password is written down.")
     if hosted:
         games = app.extensions["terrabank_hosted"]
-        print(f"Hosting {len(games.names())} other game(s) from {Path(args.games).resolve()}, each at "
+        source = "the database" if games.registry.where == "database" else Path(args.games).resolve()
+        print(f"Hosting {len(games.names())} other game(s) from {source}, each at "
               f"{urls[0]}/g/<name>/; the lead of this game creates them on {urls[0]}/admin")
     print_qr(f"{urls[0]}/console")
     print(f"Team phone links: {launcher()} links.  Stop with Ctrl+C.", flush=True)
