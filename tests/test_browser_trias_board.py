@@ -113,6 +113,8 @@ def test_issue26_a_whole_game_on_a_360_phone_only_by_tapping_the_board(server, p
         seen.add(phase)
         if phase == "place":
             targets = marked(phone, "target")
+            if len(seen) == 1:
+                phone.screenshot(path=str(SHOTS / "seat-placing-360.png"))
             assert len(targets) == sum(1 for p in game.state.tiles if not game.state.total(p))  # every vacant tile lit (T8)
             tap(phone, targets[len(seen) % len(targets)])
             confirm(phone)
@@ -142,6 +144,7 @@ def test_issue26_a_whole_game_on_a_360_phone_only_by_tapping_the_board(server, p
     sync_api.expect(phone.locator(".trias-winner")).to_contain_text(winners[0])
     sync_api.expect(phone.locator("#actionbar")).to_be_hidden()
     assert phone.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    phone.screenshot(path=str(SHOTS / "seat-game-over-360.png"))
 
 
 def play(app, game, command: dict, key: str) -> None:
