@@ -24,6 +24,7 @@ test naming the step and the command, with the end of its output.
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import os
 import re
@@ -32,6 +33,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,9 +44,7 @@ from needs import needs
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIMS = Path(__file__).resolve().parent / "deploy_shims"
-sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(SHIMS))
-from harness import Api  # noqa: E402
 from sandbox import SYSTEM_PATH, Sandbox  # noqa: E402
 from sio_kit import Phone  # noqa: E402
 
@@ -149,7 +149,7 @@ class Machine:
         """Run the steps in one shell, in order; fail naming the first step whose command fails."""
         script = ["exec 2>&1"]
         for n, command in enumerate(steps):
-            script += [f"printf '\\n$ %s\\n' {shlex.quote(command.text)}",
+            script += [f"printf '\\n[%ss] $ %s\\n' \"$SECONDS\" {shlex.quote(command.text)}",
                        self.box.addresses(self.box.rooted(command.text)),
                        f'__rc=$?; if [ "$__rc" -ne 0 ]; then echo "{n} $__rc" > {self.box.state}/failed; exit 1; fi']
         # What the operator writes down at the end: the lead's password (step 6 shows it).
@@ -162,7 +162,9 @@ class Machine:
         if failed.exists():
             n, code = failed.read_text().split()
             command = steps[int(n)]
-            pytest.fail(f"docs/DEPLOY.md, {HEADING!r}, step {command.step}: `{command.text}` failed (exit {code}).\n"
+            number, _, title = command.step.partition(". ")
+            pytest.fail(f"docs/DEPLOY.md, {HEADING!r}, step {number} ({title.rstrip('.')}): `{command.text}` "
+                        f"failed (exit {code}).\n"
                         f"The steps' output ends with:\n{self.tail(self.log)}{self.process_logs()}", pytrace=False)
 
     def tail(self, path: Path, lines: int = 25) -> str:
@@ -236,27 +238,49 @@ def deployed(tmp_path_factory, postgres_server, redis_server):
         machine.stop()
 
 
-def get(port: int, path: str) -> tuple[int, dict]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"{}")
+class Browser:
+    """The lead's browser, reduced to HTTP: every cookie kept (behind nginx, its route cookie beside
+    the bank's session cookie), the CSRF token sent back."""
+
+    def __init__(self, port: int):
+        self.url = f"http://127.0.0.1:{port}"
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        self.csrf = ""
+
+    def request(self, method: str, path: str, body: dict | None = None, headers: dict | None = None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers={
+            "Content-Type": "application/json", "X-CSRF-Token": self.csrf, **(headers or {})})
+        try:
+            with self.opener.open(request, timeout=30) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read() or b"{}")
+
+    def login(self, user: str, password: str) -> "Browser":
+        self.csrf = self.request("GET", "/api/csrf")[1]["csrf"]
+        status, body = self.request("POST", "/api/login", {"username": user, "password": password})
+        assert status == 200, (self.url, status, body)
+        self.csrf = body["csrf"]
+        return self
+
+    def command(self, key: str, **command):
+        return self.request("POST", "/api/commands", command, {"Idempotency-Key": key})
 
 
 def test_each_process_the_steps_start_is_ready_and_so_is_the_bank_through_nginx(deployed):
     ports = deployed.process_ports()
     assert len(ports) >= 2, f"the steps start several processes (terrabank@PORT units), started: {list(ports)}"
     for unit, port in ports.items():
-        status, body = get(port, "/readyz")
+        status, body = Browser(port).request("GET", "/readyz")
         assert (status, body.get("ready")) == (200, True), (unit, status, body)
-    status, body = get(deployed.box.port(80), "/readyz")
+    status, body = Browser(deployed.box.port(80)).request("GET", "/readyz")
     assert (status, body.get("ready")) == (200, True), ("nginx on port 80", status, body)
 
 
 def test_the_lead_logs_in_through_nginx_and_every_process_sees_a_command_booked_there(deployed):
     nginx = deployed.box.port(80)
-    lead = Api(f"http://127.0.0.1:{nginx}").login("lead", deployed.lead_password())
+    lead = Browser(nginx).login("lead", deployed.lead_password())
     status, links = lead.request("GET", "/api/teams/links")
     assert status == 200, links
     assert lead.command("start", type="start_clock")[0] == 200
@@ -269,14 +293,9 @@ def test_the_lead_logs_in_through_nginx_and_every_process_sees_a_command_booked_
                               and data.get("seq", 0) >= booked["seq"], timeout=10), phone.events[-3:]
     finally:
         phone.close()
-        lead.close()
     for unit, port in deployed.process_ports().items():  # each process, asked directly, has the row
-        on_it = Api(f"http://127.0.0.1:{port}").login("lead", deployed.lead_password())
-        try:
-            status, state = on_it.request("GET", "/api/state")
-            assert status == 200 and state["seq"] >= booked["seq"], (unit, status, state.get("seq"))
-        finally:
-            on_it.close()
+        status, state = Browser(port).login("lead", deployed.lead_password()).request("GET", "/api/state")
+        assert status == 200 and state["seq"] >= booked["seq"], (unit, status, state.get("seq"))
 
 
 def test_the_settings_file_with_the_password_is_readable_by_root_and_the_terrabank_group_only(deployed):
@@ -315,5 +334,6 @@ def test_a_venv_planted_elsewhere_fails_at_the_step_that_expects_it(tmp_path, po
     finally:
         machine.stop()
     message = str(failed.value)
-    assert re.search(r"step 3\. .*`sudo /srv/terrabank/\.venv/bin/pip install", message), message
+    print(message)  # what the developer who planted it reads (pytest -s shows it)
+    assert re.search(r"step 3 \(The code .*\): `sudo /srv/terrabank/\.venv/bin/pip install", message), message
     assert "No such file or directory" in message or "not found" in message, message

@@ -298,11 +298,10 @@ def nginx_prepare(box: Sandbox) -> Path:
         for file in sorted(source.glob("*.conf" if sub == "conf.d" else "*")):
             if not file.exists():
                 die(f'nginx: [emerg] open() "{box.unrooted(str(file))}" failed (2: No such file or directory)')
-            text = file.read_text()
+            text = box.addresses(file.read_text())  # the upstream's 127.0.0.1:5001..., before the listen lines
             text = re.sub(r"^(\s*listen\s+\[::\]:\d+.*)$", r"# sandbox, no IPv6: \1", text, flags=re.M)
             text = re.sub(r"^(\s*listen\s+)(?:(?:\*|0\.0\.0\.0):)?(\d+)\b",
                           lambda m: f"{m.group(1)}127.0.0.1:{box.port(m.group(2))}", text, flags=re.M)
-            text = box.addresses(text)
             (folder / sub / file.name).write_text(text)
     temps = ""
     for temp in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):  # not /var/lib/nginx: the sandbox's own
@@ -322,7 +321,8 @@ def nginx_test(box: Sandbox) -> subprocess.CompletedProcess:
     done = subprocess.run([real("nginx"), "-t", "-p", str(main.parent), "-c", str(main)], capture_output=True,
                           text=True)
     # Name the operator's files, not the sandbox's copies of them.
-    out = done.stderr.replace(f"{main.parent}/sites-enabled/", "/etc/nginx/sites-enabled/")
+    out = done.stderr.replace(str(main), "/etc/nginx/nginx.conf")
+    out = out.replace(f"{main.parent}/sites-enabled/", "/etc/nginx/sites-enabled/")
     out = out.replace(f"{main.parent}/conf.d/", "/etc/nginx/conf.d/")
     return subprocess.CompletedProcess(done.args, done.returncode, "", box.unrooted(out))
 
