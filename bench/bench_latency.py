@@ -271,7 +271,7 @@ def main() -> None:
     rooms = [int(r) for r in (args.rooms or ("0" if args.quick else "0,200")).split(",")]
     sizes = [int(r) for r in args.rows.split(",")]
     started = time.monotonic()
-    lines = []
+    lines = []  # the closing notes
     with tempfile.TemporaryDirectory(prefix="terrabank-latency-") as tmp:
         games = args.games or Path(tmp) / "games"
         for rows in sizes:
@@ -280,9 +280,9 @@ def main() -> None:
                 title = (f"{'No page' if not pages else f'{pages} live pages per server'}"
                          + (f", game of {rows:,} journal rows" if rows else "")
                          + f" ({len(runs)} runs of {args.samples}; load average {load})")
-                lines += report_room(runs, title)
-                lines.append("Journal row (command + events) mean bytes: "
-                             + ", ".join(f"{k} {v}" for k, v in sorted(sizes_seen.items())) + "\n")
+                room = report_room(runs, title) + ["Journal row (command + events) mean bytes: "
+                                                   + ", ".join(f"{k} {v}" for k, v in sorted(sizes_seen.items())), ""]
+                print("\n".join(room), flush=True)  # each room as it ends: a later failure keeps it
     lines += [f"Floor rows: about {args.row_bytes + 60} bytes.",
               "", "Targets (issue 27): p50 <= 1.2x and p99 <= 1.5x the authenticated floor, median of >= 5 runs, "
               "both rooms; worker CPU per command <= 1.2x the authenticated floor's.",

@@ -18,6 +18,7 @@ import time
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
 import aiohttp
 import socketio
@@ -193,7 +194,10 @@ class Fleet:
             client.disconnects += 1
             client.reason = str(reason)
         sio.on("disconnect", on_disconnect)
-        await sio.connect(self.url, transports=["websocket"], auth=client.auth, headers=client.headers,
+        # As static/js/live.js: a phone's link also rides in the query, where the server admits a live page by
+        # its secret (issue 23); without it every phone counted as anonymous, and the 57th was refused (503).
+        url = f"{self.url}?{urlencode({'team': client.auth['team']})}" if client.auth.get("team") else self.url
+        await sio.connect(url, transports=["websocket"], auth=client.auth, headers=client.headers,
                           wait_timeout=30)
 
     async def _disconnect_all(self) -> None:

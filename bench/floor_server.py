@@ -99,14 +99,19 @@ def serve(factory, label: str, port: int = 0) -> None:
     bank's is (its SQLite connections with it). bench/auth_floor_server.py serves through this too."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from bank.web.serving import server as serving
+    from bank.web.serving.limits import Limits
 
+    # The bank's limits, but every live page may be anonymous: a floor knows no team link or session to
+    # admit a page by (the bank admits its phones by their link, bank/web/serving/admission.py), and its
+    # pages stand for the same phones. Only the count differs, not what a page costs.
+    limits = Limits(anonymous_live=Limits().live_slots())
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Gunicorn's own listener, before bind()
     listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     listener.bind(("127.0.0.1", port))
     listener.listen(2048)
     print(f"{label} listening on http://127.0.0.1:{listener.getsockname()[1]}/", flush=True)
-    serving.run(factory, "127.0.0.1", listener.getsockname()[1], listener=listener)
+    serving.run(factory, "127.0.0.1", listener.getsockname()[1], limits, listener=listener)
 
 
 def main() -> None:
