@@ -130,7 +130,8 @@ def test_a_game_another_server_holds_is_listed_with_the_reason(chromium, hosted)
         tab.wait_for_url(f"{url}/console")
         tab.goto(f"{url}/admin")
         tab.wait_for_selector("#host-list li[data-game=moor] .host-unavailable")
-        assert "already running" in tab.text_content("#host-list li[data-game=moor]")
+        listed = tab.text_content("#host-list li[data-game=moor]")
+        assert "Un autre serveur de la banque fait tourner cette partie" in listed, listed  # in the page's French
         if SHOTS:
             tab.set_viewport_size({"width": 1280, "height": 900})
             tab.locator("#host-games").screenshot(path=SHOTS)
