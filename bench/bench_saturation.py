@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+from collections import Counter
 import os
 import statistics
 import sys
@@ -46,6 +47,7 @@ class Commanders:
         first = Api(urls[0]).login()  # one session for all: the sessions are rows of the shared database
         self.apis = [[self._same_session(first, url) for url in urls] for _ in range(count)]
         self.answered, self.booked, self.failed = [0] * count, [0] * count, [0] * count
+        self.why: Counter = Counter()  # what the failures were: an error code, or the exception's name
         self.halt = threading.Event()
         self.threads = [threading.Thread(target=self._run, args=(i,), daemon=True) for i in range(count)]
 
@@ -75,14 +77,16 @@ class Commanders:
                        "reason": "saturation"}
             try:
                 status, body = self.apis[i][k % len(self.urls)].command(f"{self.tag}-{i}-{k}", **command)
-            except Exception:  # noqa: BLE001 - no answer: counted, the console goes on
+            except Exception as exc:  # noqa: BLE001 - no answer: counted, the console goes on
                 self.failed[i] += 1
+                self.why[type(exc).__name__] += 1
                 continue
             if status in (200, 400, 409):
                 self.answered[i] += 1
                 self.booked[i] += status == 200
             else:
                 self.failed[i] += 1
+                self.why[f"{status} {(body.get('error') or {}).get('code') if isinstance(body, dict) else ''}"] += 1
 
 
 def measure(clusters: list, args, tag: str) -> list[dict]:
@@ -109,6 +113,7 @@ def measure(clusters: list, args, tag: str) -> list[dict]:
             busy, all_ticks = (a - b for a, b in zip(machine_ticks(), ticks))
             answered, booked, failed = (sum(a[j] - b[j] for a, b in zip(after, before)) for j in range(3))
             windows.append({"answered": answered / took, "booked": booked / took, "failed": failed,
+                            "why": dict(sum((c.why for c in consoles), Counter())),
                             "servers_cpu": (cpu_seconds(pids) - cpu) / took,
                             "machine_busy": busy / max(1, all_ticks) * os.cpu_count()})
     finally:
@@ -130,11 +135,14 @@ def run_cell(processes: int, games: int, args, postgres, redis, log) -> dict:
             cluster.stop()
     cell = {"processes": processes, "games": games, "windows": windows, "problems": problems,
             "answered": statistics.median(w["answered"] for w in windows),
+            # Per CPU-second the servers got: on a machine others load, what is left of the figure
+            # once their share of the cores is taken out (it still counts waits for the game's lock).
+            "per_cpu": statistics.median(w["answered"] / max(w["servers_cpu"], 1e-9) for w in windows),
             "booked": statistics.median(w["booked"] for w in windows)}
     each = ", ".join(f"{w['answered']:.0f}" for w in windows)
     print(f"{processes} process(es) per game x {games} game(s): {cell['answered']:.0f} answered/s "
           f"(windows {each}), {cell['booked']:.0f} booked/s, failures {sum(w['failed'] for w in windows)}, "
-          f"servers' CPU {statistics.median(w['servers_cpu'] for w in windows):.2f} cores, machine busy "
+          f"{windows[-1]['why'] or ''}, servers' CPU {statistics.median(w['servers_cpu'] for w in windows):.2f} cores, machine busy "
           f"{statistics.median(w['machine_busy'] for w in windows):.2f} of {os.cpu_count()} cores, "
           f"log problems {len(problems)}", file=log, flush=True)
     return cell
@@ -170,12 +178,13 @@ def main() -> int:
     finally:
         redis.stop()
         postgres.stop()
-    print(f"\n| processes per game | games | answered/s ({args.label}) | booked/s | vs 1 process |", file=log)
-    print("| --- | --- | --- | --- | --- |", file=log)
+    print(f"\n| processes per game | games | answered/s ({args.label}) | booked/s | vs 1 process | "
+          "per server CPU-second |", file=log)
+    print("| --- | --- | --- | --- | --- | --- |", file=log)
     for cell in cells:
         one = next(c for c in cells if c["games"] == cell["games"] and c["processes"] == cells[0]["processes"])
         print(f"| {cell['processes']} | {cell['games']} | {cell['answered']:.0f} | {cell['booked']:.0f} | "
-              f"{cell['answered'] / one['answered']:.2f} |", file=log, flush=True)
+              f"{cell['answered'] / one['answered']:.2f} | {cell['per_cpu']:.0f} |", file=log, flush=True)
     return 0
 
 

@@ -2,9 +2,10 @@
 
 - the app's own role cannot UPDATE, DELETE or TRUNCATE a booked row (triggers);
 - the same command id sent through two connections at once is booked once;
-- two Bank objects on one game (two processes) never interleave a decision: the second
-  waits on the game's advisory lock until the first commits, then decides on its rows
-  (tests/test_service_processes.py, on both stores);
+- two writers on one game (two processes) never both book a seq: the second to send its
+  row is refused by the primary key and decides again on the first one's row (issue 24:
+  no lock is held while a process decides; tests/test_pg_capacity.py), and a writer that
+  lost twice holds the game's lock from BEGIN, which the other's rows wait on;
 - a DBA who disables the guards and edits a row is named by `verify` and by `serve`'s check.
 """
 
@@ -18,6 +19,7 @@ import pytest
 
 from bank.cli.serve import check_database
 from bank.store.journal import StorageError
+from bank.store.journal_pg import OPTIMISTIC_TRIES
 from bank.services.bank import Bank
 from bank.store.storage_url import PostgresTarget
 
@@ -116,33 +118,63 @@ def test_two_banks_on_one_game_book_a_retried_id_once(game, pg_config):
     assert {r.seq for r in results} == {rows[0]["seq"]} and len(rows) == 1
 
 
-def test_a_second_writer_waits_on_the_games_lock_until_the_first_commits(game, postgres_server):
-    """One writer at a time per game: B's transaction starts only after A's COMMIT, and then
-    reads A's row. Seen in pg_locks (B waiting on the advisory lock), not with a stopwatch."""
+ROW = {"fingerprint": "f", "type": "note", "at": 2.0, "events": []}
+
+
+def test_two_writers_claiming_one_seq_book_one_row_and_the_second_is_told(game, postgres_server):
+    """Both read the head (entry 4) and claim entry 5: the primary key, not a check in Python, keeps the
+    first COMMIT's row; the second is refused with nothing written (the bank then decides again)."""
+    where = PostgresTarget(postgres_server.url, game)
+    a, b = where.open(), where.open()
+    try:
+        with pytest.raises(StorageError) as refused:
+            with b.transaction():
+                assert b.committed_seq() == 4
+                with a.transaction():
+                    assert a.committed_seq() == 4
+                    a.append({**ROW, "command_id": "by-a", "command": {"id": "by-a"}})
+                b.append({**ROW, "command_id": "by-b", "command": {"id": "by-b"}})
+        assert refused.value.code == "journal_moved_on"
+        assert [r["command_id"] for r in a.rows(4)] == ["by-a"] and a.chain_problem() is None
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_writer_that_lost_twice_holds_the_game_and_the_others_rows_wait(game, postgres_server):
+    """Seen in pg_locks (A's rows waiting on the advisory lock B took with BEGIN), not with a stopwatch."""
     import psycopg
     where = PostgresTarget(postgres_server.url, game)
     a, b = where.open(), where.open()
-    seen_by_b = []
+    b._lost = OPTIMISTIC_TRIES  # as after two losses in a row
+    outcome = []
 
-    def b_writes():
+    def a_writes():
+        try:
+            with a.transaction():
+                a.append({**ROW, "command_id": "by-a", "command": {"id": "by-a"}})
+            outcome.append("booked")
+        except StorageError as exc:
+            outcome.append(exc.code)
+
+    try:
         with b.transaction():
-            seen_by_b.append(b.last_seq())
-
-    with a.transaction():
-        a.append({"command_id": "by-a", "fingerprint": "f", "type": "note", "at": 2.0,
-                  "command": {"id": "by-a"}, "events": []})
-        thread = threading.Thread(target=b_writes)
-        thread.start()
-        with psycopg.connect(postgres_server.admin_url, autocommit=True) as watch:
-            while not watch.execute("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
-                                    "AND objid = %s", (a.game_id,)).fetchone():
-                assert thread.is_alive()
-                time.sleep(0.01)  # polling pg_locks, not timing anything
-        assert seen_by_b == []  # still waiting while A holds the game
-    thread.join()
-    assert seen_by_b == [5]  # A's row, committed before B went on
-    a.close()
-    b.close()
+            assert b.committed_seq() == 4
+            thread = threading.Thread(target=a_writes)
+            thread.start()
+            with psycopg.connect(postgres_server.admin_url, autocommit=True) as watch:
+                while not watch.execute("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
+                                        "AND objid = %s", (a.game_id,)).fetchone():
+                    assert thread.is_alive()
+                    time.sleep(0.01)  # polling pg_locks, not timing anything
+            assert outcome == []  # A's rows wait while B holds the game
+            b.append({**ROW, "command_id": "by-b", "command": {"id": "by-b"}})
+        thread.join()
+        assert outcome == ["journal_moved_on"]  # B's row took entry 5; A decides again
+        assert [r["command_id"] for r in a.rows(4)] == ["by-b"]
+    finally:
+        a.close()
+        b.close()
 
 
 def _as_dba(server, *statements):

@@ -209,8 +209,7 @@ class Bank:
 
     def tick(self, now: float | None = None) -> Result | None:
         """Let the clock act (session ends, deadlines); journal it only if it did something."""
-        now = self.now() if now is None else now
-        return retried(lambda: self._tick(now))  # again when another process booked first (journal_api)
+        return retried(lambda: self._tick(self.now() if now is None else now))  # again if another process booked first
 
     def _tick(self, now: float) -> Result | None:
         with self._lock:
@@ -249,10 +248,13 @@ class Bank:
 
         The rows are committed (by another process), so the new state goes live at once, even
         if the command being decided is then refused or rolled back."""
-        if self._journal.committed_seq() <= self._last_seq:
+        head = self._journal.committed_seq()
+        if head <= self._last_seq:
             return now  # the usual case: one indexed read (PostgreSQL: none, it came with BEGIN)
         draft, seq, at = self._state.draft(), self._last_seq, None
         for row in self._journal.rows(seq):
+            if row["seq"] > head:  # booked after this transaction began (PostgreSQL): this one appends after head
+                break
             if row["seq"] != seq + 1:
                 raise StorageError("journal_gap", f"The journal of {self._journal.path} jumps from entry {seq} "
                                    f"to {row['seq']}: run `terrabank verify`; nothing was recorded.")
@@ -265,8 +267,7 @@ class Bank:
         return now
 
     def _execute(self, command: dict, now: float, *, tick: bool, may_undo=None) -> Result:
-        """The check-and-append transaction behind execute() and the setup, decided again on the rows
-        missed when another process booked the same seq or id first (PostgreSQL, journal_api.retried)."""
+        """The check-and-append behind execute() and the setup; again when another process booked first."""
         return retried(lambda: self._execute_once(command, now, tick=tick, may_undo=may_undo))
 
     def _execute_once(self, command: dict, now: float, *, tick: bool, may_undo=None) -> Result:
