@@ -113,7 +113,7 @@ def parse(data) -> dict:
 
 
 def score_description(data, lang: str = "en") -> dict:
-    """T18 points per land mass, totals, T19 winners and the arithmetic in words (`lang`: en or fr)."""
+    """T18 points per land mass, totals, T19 winners and the arithmetic in words (`lang`: en, fr or it)."""
     d = parse(data)
     players, words = d["players"], WORDS.get(lang, WORDS["en"])
     totals = [d["interim"].get(p, 0) for p in players]
@@ -224,5 +224,21 @@ WORDS = {
         "totals": "Totaux : {}", "wins": "{p} gagne avec {t} points",
         "tie": "{ps} sont à égalité avec {t} points", "stock": "troupeaux en réserve : {}",
         "presence": "continents occupés : {}", "win_one": "gagne", "win_all": "gagnent tous",
+    },
+    # Italian (issue 26, item 8): the terms of the game's Italian rules (continente, branchi, tessere, riserva).
+    "it": {
+        "decimal": ",", "sep": ": ", "and": "e", "tile": "tessera", "tiles": "tessere", "head": "{name} ({n} {tiles})",
+        "no_herds": "nessun branco", "main": "il continente del Polo Sud non conta",
+        "nobody": "nessun branco, nessuno segna punti",
+        "sole": "{p} è solo e segna soltanto il primo posto: {n}",
+        "tied_firsts": "{ps} sono primi a pari merito e si dividono primo e secondo posto, {n} + {half}: "
+                       "{share} ciascuno",
+        "first": "{p} primo: {n}", "second": "{ps} secondo: {share}",
+        "seconds": "{ps} sono secondi a pari merito e se ne dividono la metà: {share} ciascuno",
+        "rounded": "arrotondato a",
+        "interim": "Punti dei conteggi intermedi già sulla tavola segnapunti (T16): {}",
+        "totals": "Totali: {}", "wins": "{p} vince con {t} punti",
+        "tie": "{ps} sono pari con {t} punti", "stock": "branchi in riserva: {}",
+        "presence": "continenti occupati: {}", "win_one": "vince", "win_all": "vincono tutti",
     },
 }

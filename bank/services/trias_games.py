@@ -245,7 +245,7 @@ class TriasGames:
         if mode not in MODES:
             raise BadCommand("bad_mode", f"mode must be play or mirror, not {str(mode)[:20]!r}")
         if lang not in LANGS:
-            raise BadCommand("bad_lang", f"lang must be fr or en, not {str(lang)[:20]!r}")
+            raise BadCommand("bad_lang", f"lang must be fr, en or it, not {str(lang)[:20]!r}")
         if seed is None:
             seed = secrets.randbelow(2**53)  # the seed gives the deck order: too many to try them all
         elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:

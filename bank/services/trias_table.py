@@ -16,7 +16,7 @@ from trias.errors import BadCommand, IllegalMove
 from trias.view import reveals
 
 MODES = ("play", "mirror")
-LANGS = ("fr", "en")
+LANGS = ("fr", "en", "it")  # Italian: Trias only (issue 26, item 8)
 SEAT_KINDS = ("human", "computer")
 MAX_NAME = 40
 # Board Game Arena's rule: no undo past information that was hidden. The pages and the terminal

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from flask import Flask, current_app, session
+from flask import Flask
 
 from bank.store import storage_url
 from bank.game.config import GameConfig, load_config
@@ -24,7 +24,7 @@ from bank.store.accounts import AccessRules, open_access
 from bank.web import health
 from bank.web.access.auth import load_login
 from bank.web.push.extensions import make_socketio
-from bank.web.i18n import translate
+from bank.web.i18n import page_languages, request_language, translate
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -158,6 +158,7 @@ def _register(app: Flask) -> None:
     app.register_blueprint(trias_score_routes.bp)  # the Trias score calculator and print downloads
     app.after_request(_security_headers)
     app.jinja_env.globals["_"] = _gettext
+    app.jinja_env.globals["page_languages"] = page_languages  # _lang.html: Italian on Trias pages only
 
 
 def _register_sockets(server) -> None:
@@ -169,9 +170,8 @@ def _register_sockets(server) -> None:
 
 
 def _gettext(text: str, **params) -> str:
-    """Templates' _("..."): the session's language, else the game's (French by default)."""
-    lang = session.get("lang") or current_app.extensions["terrabank"].config.language
-    return translate(lang, text, **params)
+    """Templates' _("..."): the session's language, else the game's (French by default); Italian on Trias pages only."""
+    return translate(request_language(), text, **params)
 
 
 # A stylesheet's or a script's own CSP header is ignored: the policy is the page's (these

@@ -1,7 +1,15 @@
-"""French and English from standard gettext catalogues (translations/<lang>/LC_MESSAGES/messages.po).
+"""French, English and (for Trias) Italian from standard gettext catalogues
+(translations/<lang>/LC_MESSAGES/messages.po).
 
 Message ids are English. The .po files are read at start with Babel (no compile
 step to forget on a Raspberry Pi); `pybabel extract -F babel.cfg` refreshes them.
+
+Italian exists for Trias only (issue 26, item 8): its catalogue holds the Trias pages'
+messages and the few shared ones they show. A field-game page asked in Italian speaks
+the game's language instead (French by default), so a phone left on Italian after a
+Trias game never sees a bank page half in one language and half in another; and a
+message the Italian catalogue lacks falls back to French, the app's default, not to the
+English id (an Italian table at a French event reads French before it reads English).
 """
 
 from __future__ import annotations
@@ -11,13 +19,18 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-LANGUAGES = ("fr", "en")
+LANGUAGES = ("fr", "en", "it")      # a catalogue each
+FIELD_LANGUAGES = ("fr", "en")      # the field game's pages, sheets and API speak these
+TRIAS_LANGUAGES = ("fr", "en", "it")  # the Trias pages and printables speak these
+DEFAULT = "fr"
+FALLBACK = {"it": "fr"}             # a missing Italian message is said in French
+TRIAS_BLUEPRINTS = ("trias", "trias_score")
 FOLDER = Path(__file__).resolve().parent.parent.parent / "translations"
 
 
 @lru_cache(maxsize=None)
 def catalogue(lang: str) -> dict:
-    """msgid -> msgstr for one language; missing or empty entries fall back to the English id."""
+    """msgid -> msgstr for one language; missing or empty entries are left out (see translate)."""
     path = FOLDER / lang / "LC_MESSAGES" / "messages.po"
     if not path.exists():
         return {}
@@ -27,6 +40,40 @@ def catalogue(lang: str) -> dict:
 
 
 def translate(lang: str, text: str, **params) -> str:
-    """gettext with %(name)s parameters."""
-    result = catalogue(lang if lang in LANGUAGES else "fr").get(text, text)
+    """gettext with %(name)s parameters: the language's entry, else its fallback's (Italian: French), else the id."""
+    lang = lang if lang in LANGUAGES else DEFAULT
+    result = catalogue(lang).get(text)
+    if result is None and lang in FALLBACK:
+        result = catalogue(FALLBACK[lang]).get(text)
+    if result is None:
+        result = text
     return result % params if params else result
+
+
+def page_language(asked, default: str = DEFAULT, *, trias: bool = False) -> str:
+    """The language a page speaks: the one asked if this kind of page has it, else the game's, else French."""
+    offered = TRIAS_LANGUAGES if trias else FIELD_LANGUAGES
+    for lang in (asked, default):
+        if lang in offered:
+            return lang
+    return DEFAULT
+
+
+def is_trias_page(blueprint) -> bool:
+    """True for the Trias pages and their API (blueprints "trias" and "trias_score")."""
+    return blueprint in TRIAS_BLUEPRINTS
+
+
+def request_language() -> str:
+    """This request's language: the session's choice, else the game's; Italian only on a Trias page."""
+    from flask import current_app, request, session  # the web's helper; translate() above needs no Flask
+
+    default = current_app.extensions["terrabank"].config.language
+    return page_language(session.get("lang"), default, trias=is_trias_page(request.blueprint))
+
+
+def page_languages() -> tuple:
+    """The languages the language switch offers on this request's page (Italian on Trias pages only)."""
+    from flask import request
+
+    return TRIAS_LANGUAGES if is_trias_page(request.blueprint) else FIELD_LANGUAGES

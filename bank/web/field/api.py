@@ -17,6 +17,7 @@ from bank.web.field import payloads
 from bank.web.access.auth import (CLIENT, Busy, csrf_ok, csrf_token, current_login, current_role, error, facilitator_required,
                    lead_required, lockout, sessions)
 from bank.web.body import BodyError, read_object
+from bank.web.i18n import LANGUAGES, page_language
 from bank.store.accounts.lockout import ACCOUNT, user_key, wait_text
 from bank.web.access.permissions import allowed, may, may_reverse
 
@@ -29,7 +30,7 @@ def services():
 
 
 def lang() -> str:
-    return session.get("lang") or services().config.language
+    return page_language(session.get("lang"), services().config.language)  # fr or en: no Italian field game
 
 
 @bp.get("/config")
@@ -151,8 +152,8 @@ def set_lang(code: str):
     # With the CSRF token: a cross-site form posting here would replace the facilitator's cookie (a log-out).
     if not csrf_ok():
         return error(403, "csrf_failed", "reload the page and try again")
-    if code not in ("fr", "en"):
-        return error(400, "unknown_language", "choose fr or en")
+    if code not in LANGUAGES:  # Italian too: Trias pages speak it, the field game's fall back (i18n.py)
+        return error(400, "unknown_language", "choose " + ", ".join(LANGUAGES))
     session["lang"] = code
     return jsonify({"lang": code})
 

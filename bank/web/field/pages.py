@@ -5,14 +5,14 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for
 
 from bank.web.access.auth import csrf_token, current_role, lead_required
+from bank.web.i18n import request_language
 from bank.web.push.live import end_display_sockets
 
 bp = Blueprint("pages", __name__)
 
 
 def _render(template: str, **context):
-    services = current_app.extensions["terrabank"]
-    lang = session.get("lang") or services.config.language
+    lang = request_language()  # Italian is Trias's only: here the game's language (bank/web/i18n.py)
     return render_template(template, lang=lang, csrf=csrf_token(), role=current_role(), user=session.get("user"), **context)
 
 

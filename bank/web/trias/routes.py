@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request, url_for
 
 from bank.store.storage import StorageError
 from trias import BadCommand, TriasError
@@ -25,6 +25,7 @@ from trias.bots import LEVELS
 from bank.web.field import addresses
 from bank.web.access.auth import csrf_ok, csrf_token, error, lead_required
 from bank.web.body import BodyError, read_object
+from bank.web.i18n import request_language
 from bank.store.accounts.lockout import wait_text
 from bank.web.rate import Window
 from bank.web.trias import held
@@ -45,7 +46,8 @@ def games():
 
 
 def lang() -> str:
-    return session.get("lang") or current_app.extensions["terrabank"].config.language
+    """The page's language: French, English or Italian (bank/web/i18n.py)."""
+    return request_language()
 
 
 def _render(template: str, status: int = 200, **context):

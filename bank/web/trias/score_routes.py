@@ -10,13 +10,14 @@ nothing a table does not already have (a stored game's map never shows its seed)
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request, session
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from trias import TriasError
 from trias.calculator import score_description
 
 from bank.web.access.auth import csrf_ok, csrf_token, error
 from bank.web.body import BodyError, read_object
+from bank.web.i18n import TRIAS_LANGUAGES, request_language
 
 bp = Blueprint("trias_score", __name__, url_prefix="/trias")
 MAX_BODY = 16 * 1024  # 40 land masses of 5 players is about 4 KB
@@ -25,13 +26,13 @@ DOCUMENTS = ("setup", "score-sheet", "aid")
 
 def page_lang() -> str:
     """The page's language (session), else the game's (French by default), as the templates' _() reads it."""
-    return session.get("lang") or current_app.extensions["terrabank"].config.language
+    return request_language()
 
 
 def lang() -> str:
-    """A download's language: ?lang=fr|en, else the page's."""
+    """A download's language: ?lang=fr|en|it, else the page's."""
     asked = request.args.get("lang")
-    return asked if asked in ("fr", "en") else page_lang()
+    return asked if asked in TRIAS_LANGUAGES else page_lang()
 
 
 @bp.get("/score")
