@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .labels import check_language
+from .trias_words import check_language  # French, English or Italian (the field game's: no Italian)
 from .pack import write
 from .trias_setup import PAGES, render_setup
 from .trias_sheets import render_aid, render_score_sheet

@@ -1,8 +1,10 @@
-"""The printed words of the Trias sheets, in French and English (written for this pack, rules T1-T21)."""
+"""The printed words of the Trias sheets, in French, English and Italian (written for this pack, rules T1-T21).
+
+The Italian takes the game's own terms from its Italian rules (tessera, branco, continente, deriva,
+nuotatori, riserva, punti azione, conteggio); the sentences are this pack's own.
+"""
 
 from __future__ import annotations
-
-from .labels import check_language
 
 WORDS = {
     "fr": {
@@ -162,7 +164,95 @@ WORDS = {
         "aid_two": "Two players: 10 herds, 19 tiles and no water, 3 action points, no scoring during the "
                    "game (T21).",
     },
+    "it": {
+        "mountain": "Montagna", "steppe": "Steppa", "woods": "Bosco", "pole": "Polo Sud", "water": "Acqua",
+        "herds_cap": "max. {n} branchi",
+        "setup_title": "Trias: preparazione", "setup_game": "{players} giocatori · seme {seed}",
+        "setup_game_id": "Partita {game} · {players} giocatori",
+        "legend": "Tessere in gioco", "tiles_n": "{n} tessere", "tiles_1": "{n} tessera",
+        "left_out": "Restano nella scatola, senza guardarle: {tiles}.",
+        "water_note": "Le caselle azzurre restano acqua per tutta la partita: le 2 tessere d'acqua vi sono "
+                      "state posate e poi tolte (T3).",
+        "no_water": "In due giocatori: 19 tessere sui primi due anelli, niente acqua (T21).",
+        "steps": "1. Il Polo Sud al centro. 2. Ogni tessera sulla casella indicata dalla mappa, un anello "
+                 "dopo l'altro partendo dal centro. 3. Le coordinate q,r sono quelle dell'app: il lato alto "
+                 "del foglio è il lato alto della plancia sullo schermo.",
+        "herds_note": "Ognuno prende {herds} branchi e una carta; poi i branchi si piazzano 2 alla volta (T7, T8).",
+        "ring": "anello {n}",
+        "score_title": "Trias: foglio dei punti (conteggio finale, T18)",
+        "game_line": "Partita: ....................   Data: ..............",
+        "mass": "Continente", "tiles": "Tess. N", "herds": "Br.", "points": "Pt",
+        "player": "Giocatore {n}", "main_row": "Continente del Polo Sud: non conta",
+        "total": "Totale dei punti", "stock": "Branchi in riserva (T19)",
+        "presence": "Continenti occupati (T19)", "winner": "Vincitore/i",
+        "how_title": "Il calcolo, continente per continente",
+        "how": ["N = numero di tessere del continente; si confrontano i branchi.",
+                "Un solo primo: N punti. Secondo: N/2. Un giocatore da solo sul continente: N.",
+                "Primi a pari merito: si dividono N + N/2, e nessun altro segna.",
+                "Un primo e secondi a pari merito: il primo ha N, i secondi si dividono N/2.",
+                "Ogni quota si arrotonda all'intero superiore.",
+                "Parità nel totale: vince chi ha più branchi in riserva, poi chi è presente su più "
+                "continenti (compreso quello del Polo Sud); altrimenti vincono tutti."],
+        "table_title": "Tabella delle quote (arrotondate per eccesso)",
+        "col_n": "N", "col_first": "1°", "col_second": "2°", "col_2nd2": "2 × 2°", "col_2nd3": "3 × 2°",
+        "col_1st2": "2 × 1°", "col_1st3": "3 × 1°", "col_1st4": "4 × 1°",
+        "example": "Esempio: N = 5, Nero 3 branchi, Bianco 1, Grigio 1: Nero 5; Bianco e Grigio 5/2/2 = 1,25, "
+                   "arrotondato a 2.",
+        "aid_title": "Trias: riassunto delle regole",
+        "aid_goal": "Distribuite i vostri branchi sui continenti che si allontanano dal Polo Sud: alla fine, ogni "
+                    "continente tranne quello del Polo premia chi vi ha più branchi.",
+        "aid_setup": "Preparazione", "aid_setup_text": "15 branchi e 1 carta a testa (10 branchi in due). Due "
+                     "giri di piazzamento, 2 branchi insieme su una tessera vuota; chi piazza per ultimo "
+                     "comincia, poi si gioca in senso orario (T7, T8).",
+        "aid_turn": "Il tuo turno in quattro fasi",
+        "aid_p1": "1. Deriva obbligatoria (T9-T11)",
+        "aid_p1_text": "Gioca la tua carta, oppure pescane una e gioca quella. Sposta una tessera del paesaggio "
+                       "della carta: confina con il mare esterno, sta su un continente dove hai un branco, non è "
+                       "il Polo né una tessera isolata. Rimettila più lontana dal Polo, attaccata al continente "
+                       "da cui viene e sul bordo del mare esterno. I branchi rimasti lì diventano nuotatori. "
+                       "Impossibile con quel paesaggio: scegline un altro; impossibile con tutti: nessuna deriva.",
+        "aid_meteor": "Impatto del meteorite pescato in fase 1: nessuna deriva, e il tuo turno apre l'ultimo giro.",
+        "aid_p2": "2. Azioni (T12, T13)",
+        "aid_p2_text": "{ap} punti azione (3 in due giocatori, 2 nell'ultimo giro). I punti non spesi sono persi. "
+                       "In qualunque ordine:",
+        "aid_cost": "Costo", "aid_action": "Azione",
+        "act_drift": "Deriva: un'altra tessera, stesse condizioni, senza carta",
+        "act_move": "Spostare un branco da una tessera a una tessera adiacente (per passo)",
+        "act_rescue": "Salvare fino a 3 dei tuoi nuotatori su tessere adiacenti",
+        "act_reproduce": "Riproduzione: un branco aggiunge sulla sua tessera un branco della tua riserva "
+                         "(una volta per turno; il nuovo nato aspetta il tuo turno successivo)",
+        "cost_drift": "3", "cost_move": "1 per passo", "cost_rescue": "1", "cost_reproduce": "1",
+        "aid_capacity": "Capacità: montagna 2, steppa 3, bosco 4, Polo Sud 3. Una tessera piena blocca: nessun "
+                        "branco vi entra, la attraversa o vi nasce.",
+        "aid_p3": "3. Nuotatori e sovrappopolazione (T14)",
+        "aid_p3_text": "I tuoi nuotatori tornano nella tua riserva. Su una tessera sovrappopolata togli i tuoi "
+                       "branchi finché è rispettata la capacità (o finché non ne resta nessuno dei tuoi).",
+        "aid_p4": "4. Pesca (T15)",
+        "aid_p4_text": "Se hai giocato la tua carta, pescane una. Impatto del meteorite: mostralo, l'ultimo giro "
+                       "comincia dal giocatore successivo. Ognuno finisce il turno con una carta in mano.",
+        "aid_interim": "Conteggio intermedio (T16, non in due)",
+        "aid_interim_text": "Una deriva che divide un continente e posa la tessera contro una sola delle parti, "
+                            "senza toccare altri continenti né la parte del Polo: quella parte, tessera compresa, "
+                            "dà 2 punti a chi vi ha più branchi e 1 al secondo (a pari merito segnano tutti).",
+        "aid_end": "Ultimo giro e conteggio finale (T17-T19)",
+        "aid_end_text": "Niente fase 1, 2 punti azione a testa, poi il conteggio: ogni continente tranne quello "
+                        "del Polo, di N tessere, dà N al primo e N/2 al secondo (quote arrotondate per eccesso; "
+                        "vedi il foglio dei punti). Vince chi ha più punti; a pari merito chi ha più branchi in "
+                        "riserva, poi chi è presente su più continenti.",
+        "aid_two": "In due giocatori: 10 branchi, 19 tessere senza acqua, 3 punti azione, nessun conteggio "
+                   "intermedio (T21).",
+    },
 }
+
+
+LANGUAGES = tuple(WORDS)  # fr, en, it: Trias prints in Italian too, the field game's sheets do not
+
+
+def check_language(lang: str) -> str:
+    """The language, or ValueError naming the ones the Trias sheets are printed in."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {lang!r}")
+    return lang
 
 
 def w(lang: str, key: str, **fields):
