@@ -167,7 +167,7 @@
     var max = 10;
     history.forEach(function (s) { teams.forEach(function (team) { max = Math.max(max, s.rep[team] || 0); }); });
     max = Math.ceil(max / 10) * 10;
-    var left = 4.5 * rem, right = widest + 1.2 * rem, top = 1.4 * rem, bottom = 2.7 * rem;
+    var left = 4.5 * rem, right = widest + 1.2 * rem, top = 1.4 * rem, bottom = 3 * rem;
     if (w - left - right < 10 * rem) right = Math.max(2 * rem, w - left - 10 * rem); // a narrow chart: labels may overlap the end
     var sx = function (x) { return left + ((x - x0) / (x1 - x0)) * (w - left - right); };
     var sy = function (y) { return top + (1 - y / max) * (h - top - bottom); };
@@ -175,8 +175,8 @@
       svg.insertBefore(TB.svg("line", { class: "axis", x1: left, x2: w - right, y1: sy(v), y2: sy(v) }), svg.firstChild);
       svg.appendChild(TB.svg("text", { x: left - 0.6 * rem, y: sy(v) + 0.8 * rem, "text-anchor": "end" }, String(v)));
     });
-    svg.appendChild(TB.svg("text", { x: left, y: h - 0.7 * rem }, W.gameTime(x0, pub.board)));
-    svg.appendChild(TB.svg("text", { x: w - right, y: h - 0.7 * rem, "text-anchor": "end" }, W.gameTime(x1, pub.board)));
+    svg.appendChild(TB.svg("text", { x: left, y: h - 0.55 * rem }, W.gameTime(x0, pub.board)));
+    svg.appendChild(TB.svg("text", { x: w - right, y: h - 0.55 * rem, "text-anchor": "end" }, W.gameTime(x1, pub.board)));
     var stroke = Math.max(3, 0.45 * rem);
     teams.forEach(function (team, i) {
       var shift = (i - (teams.length - 1) / 2) * stroke; // equal values: side by side, not on top of each other
