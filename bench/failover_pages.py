@@ -42,6 +42,7 @@ from sio_kit import Phone  # noqa: E402
 
 KINDS = ("console", "phone", "display")
 DUE = {"console": ("public",), "phone": ("public", "team"), "display": ("public",)}
+SESSION_PAGES = 40  # consoles per log-in session
 PER_ADDRESS = 100  # pages behind one access point (the bank caps connections per address)
 NO_REPLY = (OSError, http.client.HTTPException)
 TEAM_KEYS = ("team", "reputation", "stock", "buildings", "animals", "cards")
@@ -136,6 +137,11 @@ class PageTwin:
     misfits: int = 0              # patches of a version this page never got
     last_seq: dict = field(default_factory=dict)
 
+    def query(self) -> str:
+        """The secret live.js also puts in the socket's query: the server admits a page by it (issue 23)."""
+        secret = self.auth.get("team") and f"&team={self.auth['team']}" or self.auth.get("key") and f"&key={self.auth['key']}"
+        return secret or ""
+
     def connect_auth(self) -> dict:
         """What live.js sends on each (re)connect: its auth, and a console the last row it holds."""
         return {**self.auth, "after": self.journal.seq} if self.kind == "console" else dict(self.auth)
@@ -179,6 +185,7 @@ class Crowd:
         self.survivor: int | None = None
         self.target, self.killed_at = None, None
         self.failed_moves: list[str] = []
+        self.reconnected, self._count = 0, threading.Lock()
         self._stop = threading.Event()
         self._movers = ThreadPoolExecutor(8)
         self._pump = threading.Thread(target=self._run, name="crowd", daemon=True)
@@ -192,7 +199,8 @@ class Crowd:
         return self
 
     def _open(self, page: PageTwin, port: int) -> PageTwin:
-        page.phone = Phone(port, page.connect_auth(), timeout=30, headers=page.headers, source=page.source)
+        page.phone = Phone(port, page.connect_auth(), timeout=30, headers=page.headers, source=page.source,
+                           query=page.query())
         page.port, page.cursor = port, 0
         return page
 
@@ -229,6 +237,8 @@ class Crowd:
             if self.survivor is not None:
                 try:
                     self.arrived.put(self._open(page, self.survivor))
+                    with self._count:
+                        self.reconnected += 1
                     return
                 except (OSError, TimeoutError) as exc:
                     why = str(exc)
@@ -258,31 +268,34 @@ class Crowd:
                 page.phone.close()
 
 
-def make_pages(per_kind: int, links: dict, cookie: str, journal_after: int, journal_rows: list) -> list[PageTwin]:
-    """`per_kind` consoles, team phones (spread over the teams) and big screens, interleaved."""
+def make_pages(per_kind: int, links: dict, cookies: list, key: str, journal_after: int,
+               journal_rows: list) -> list[PageTwin]:
+    """`per_kind` consoles (spread over the sessions of `cookies`), team phones (over the teams) and big
+    screens (the big-screen link's `key`), interleaved."""
     teams, pages = list(links), []
     for i in range(per_kind):
         for kind in KINDS:
             n = len(pages)
             source = f"127.0.{n // PER_ADDRESS // 250 + 1}.{n // PER_ADDRESS % 250 + 1}"
             if kind == "console":
-                page = PageTwin(kind, {}, {"Cookie": cookie}, source)
+                page = PageTwin(kind, {}, {"Cookie": cookies[i % len(cookies)]}, source)
                 page.journal.load(journal_after, journal_rows)
             elif kind == "phone":
                 team = teams[i % len(teams)]
                 page = PageTwin(kind, {"team": links[team]}, {}, source, team)
             else:
-                page = PageTwin(kind, {"display": True}, {}, source)
+                page = PageTwin(kind, {"display": True, "key": key}, {}, source)
             pages.append(page)
     return pages
 
 
 class Commanders:
-    """Facilitators booking flat out, half on each process; one whose process dies retries the same
-    Idempotency-Key on the survivor until answered (static/js/commands.js)."""
+    """Facilitators booking flat out, half on each process, until `stop` is set; one whose process dies
+    retries the same Idempotency-Key on the survivor until answered (static/js/commands.js)."""
 
-    def __init__(self, apis: list[Api], teams: list[str], each: int):
-        self.apis, self.teams, self.each = apis, teams, each
+    def __init__(self, apis: list[Api], teams: list[str]):
+        self.apis, self.teams = apis, teams
+        self.stop = threading.Event()
         self.acked: dict[str, int] = {}
         self.lock = threading.Lock()
         self.survivor: int | None = None
@@ -294,8 +307,9 @@ class Commanders:
         return self
 
     def _book(self, n: int) -> None:
-        api = self.apis[n]
-        for i in range(self.each):
+        api, i = self.apis[n], -1
+        while not self.stop.is_set():
+            i += 1
             team = self.teams[(n + i) % len(self.teams)]
             body = ({"type": "award", "team": team, "points": 1 + i % 3, "reason": "failover"} if i % 2 else
                     {"type": "harvest", "team": team, "card": f"harvester-{1 + i % 2}", "resource": "water"})
@@ -408,45 +422,62 @@ class Outcome:
         }
 
 
-def run(cluster: Cluster, per_kind: int, commanders: int = 4, each: int = 60) -> tuple[Outcome, float]:
-    """The crowd on `cluster` (2 processes), a burst, kill -9 of the first process in its middle."""
+def run(cluster: Cluster, per_kind: int, commanders: int = 4, before: int = 80,
+        after: int = 80) -> tuple[Outcome, float]:
+    """The crowd on `cluster` (2 processes), a burst of commands, kill -9 of the first process once
+    `before` are booked; the burst goes on while the pages move and for `after` more once all are back."""
     port_a, port_b = cluster.ports[:2]
-    lead = Api(f"http://127.0.0.1:{port_b}").login()
+    lead_url = f"http://127.0.0.1:{port_b}"
+    lead = Api(lead_url).login()
     status, links = lead.request("GET", "/api/teams/links")
     assert status == 200, links
     assert lead.command("start", type="start_clock")[0] == 200
     seq = lead.request("GET", "/api/state")[1]["seq"]
-    after = max(0, seq - 40)  # what console.js loads before it connects
-    rows = lead.request("GET", f"/api/journal?after={after}&limit=60")[1]["rows"]
-    pages = make_pages(per_kind, links, lead.cookie, after, rows)
+    first = max(0, seq - 40)  # what console.js loads before it connects
+    rows = lead.request("GET", f"/api/journal?after={first}&limit=60")[1]["rows"]
+    status, screen = lead.request("GET", "/api/display/link")
+    assert status == 200, screen
+    # A session holds up to 100 live pages (Limits.per_secret_live): a lead logged in at several tablets.
+    cookies = [lead.cookie] + [Api(lead_url).login().cookie for _ in range(per_kind // SESSION_PAGES)]
+    pages = make_pages(per_kind, links, cookies, screen["key"], first, rows)
     apis = []
     for n in range(commanders):
         api = Api(f"http://127.0.0.1:{(port_a, port_b)[n % 2]}")
         api.cookie, api.csrf = lead.cookie, lead.csrf  # one lead at several counters: one session
         apis.append(api)
     crowd = Crowd(pages).start([port_a, port_b])
-    burst = Commanders(apis, list(links), each).start()
+    on_a = sum(1 for p in pages if p.port == port_a)
+    burst = Commanders(apis, list(links)).start()
     try:
-        total = commanders * each
-        deadline = time.monotonic() + 120
-        while burst.count() < total // 3 and time.monotonic() < deadline:
-            time.sleep(0.005)  # in the middle of the burst, whatever the machine's speed
+        _wait(lambda: burst.count() >= before, 120)  # in the middle of the burst, whatever the machine's speed
         kill_after = burst.count()
         cluster.procs[0].kill()  # SIGKILL: a power cut on one host
         burst.survivor = port_b
         crowd.killed(port_b, burst.max_seq())
         cluster.procs[0].wait(10)
-        burst.join(300)
+        _wait(lambda: crowd.reconnected + len(crowd.failed_moves) >= on_a, 180)
+        mark = burst.count()
+        _wait(lambda: burst.count() >= mark + after, 120)
+        burst.stop.set()
+        burst.join(60)
         truth = all_rows(lead)
         behind = crowd.wait_all_hold(truth[-1]["seq"], timeout=90)
         state = lead.request("GET", "/api/state")[1]
     finally:
+        burst.stop.set()
         crowd.stop()
         for api in apis:
             api.close()
     outcome = Outcome(pages, truth, state, behind, crowd.failed_moves, dict(burst.acked), kill_after)
     lead.close()
     return outcome, crowd.killed_at
+
+
+def _wait(done, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return done()
 
 
 def table(figures: dict) -> str:
@@ -466,14 +497,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=100, help="pages of each kind (console, phone, big screen)")
     parser.add_argument("--commanders", type=int, default=4)
-    parser.add_argument("--each", type=int, default=60, help="commands per commander")
+    parser.add_argument("--before", type=int, default=80, help="commands booked before the kill")
+    parser.add_argument("--after", type=int, default=80, help="commands booked once every page moved")
     args = parser.parse_args()
     postgres, redis = queue_servers()
     try:
         with tempfile.TemporaryDirectory(prefix="terrabank-failover-") as folder:
             cluster = Cluster(Path(folder), "failover", postgres.url, redis.url, processes=2)
             try:
-                outcome, killed_at = run(cluster, args.pages, args.commanders, args.each)
+                outcome, killed_at = run(cluster, args.pages, args.commanders, args.before, args.after)
             finally:
                 cluster.stop()
             figures = outcome.figures(killed_at)
@@ -484,7 +516,7 @@ def main() -> None:
     print()
     print({k: v for k, v in figures.items()})
     print(f"\n`.venv/bin/python bench/failover_pages.py --pages {args.pages} --commanders {args.commanders} "
-          f"--each {args.each}` on {machine()}")
+          f"--before {args.before} --after {args.after}` on {machine()}")
 
 
 if __name__ == "__main__":

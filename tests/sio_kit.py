@@ -101,8 +101,9 @@ class Phone(RawWebSocket):
     """`namespace`: "/" for the bank's pages, "/trias" for a Trias board or seat."""
 
     def __init__(self, port: int, auth: dict, timeout: float = 10.0, namespace: str = "/",
-                 headers: dict | None = None, source: str | None = None):
-        super().__init__(port, ENGINE_IO, timeout, headers, source)
+                 headers: dict | None = None, source: str | None = None, query: str = ""):
+        """`query`: "&team=<link>" or "&key=<key>", as live.js sends them (admission by secret, issue 23)."""
+        super().__init__(port, ENGINE_IO + query, timeout, headers, source)
         self.prefix = "" if namespace == "/" else f"{namespace},"
         self.events: list[tuple[str, object]] = []
         try:

@@ -199,7 +199,12 @@ class Broadcaster:
             for sid in behind:
                 self.socketio.emit(event, full, to=sid)
         for sid in holders:
-            self._holds[sid][audience] = version
+            # An emit may close a page whose pings stopped (python-engineio's "client is gone"), here, in this
+            # thread: on_disconnect forgets it under this same (reentrant) lock. Issue 24: one such page failed
+            # every round of a failover (KeyError) and the others' updates with it.
+            holds = self._holds.get(sid)
+            if holds is not None:
+                holds[audience] = version
 
     def _version(self) -> str:
         self._made += 1
