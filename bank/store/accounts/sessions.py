@@ -60,10 +60,11 @@ def generation_file(path) -> str:
     return os.path.realpath(path) + "-sessions"
 
 
-def generation(path) -> tuple | None:
-    """The game's session generation: it changes whenever a session ends or an account changes."""
+def generation(stamp: str) -> tuple | None:
+    """The game's session generation, read from its `generation_file`: it changes whenever a session ends
+    or an account changes."""
     try:
-        found = os.stat(generation_file(path))
+        found = os.stat(stamp)
     except FileNotFoundError:
         return None
     return found.st_ino, found.st_size, found.st_mtime_ns
@@ -148,6 +149,7 @@ class Sessions(SessionRules):
         # id hash -> (login, its last_seen, the generation read before its row): one tuple per entry,
         # replaced whole, so threads never see half an entry.
         self._known: dict[str, tuple[Login, float, tuple | None]] = {}
+        self._stamp = generation_file(self.path)  # resolved once: realpath costs an lstat per folder
 
     def check(self, session_id: str) -> Login | None:
         """As SessionRules.check, without the row's look-up for a session checked less than SEEN_EVERY
@@ -155,7 +157,7 @@ class Sessions(SessionRules):
         if not isinstance(session_id, str) or not session_id:
             return None
         id_hash = digest(session_id)
-        now_generation = generation(self.path)  # read BEFORE the row: an ending after it changes it
+        now_generation = generation(self._stamp)  # read BEFORE the row: an ending after it changes it
         known = self._known.get(id_hash)
         if known is not None and known[2] == now_generation and 0 <= self.clock() - known[1] <= SEEN_EVERY:
             return known[0]
