@@ -26,29 +26,19 @@ import argparse
 import base64
 import hashlib
 import hmac
-import json
 import secrets
-import sqlite3
 import threading
 import time
 
 from flask import Flask, jsonify, request
 from flask_socketio import SocketIO
 
-from floor_server import serve
+from floor_server import book, durable_journal, serve
 
 IDLE_LIMIT = 24 * 3600  # as bank/store/accounts/sessions.py
 SEEN_EVERY = 60
 COOKIE = "floor_session"
 SENDERS = {"lead", "banker"}  # the roles that may book a harvest (bank/web/access/permissions.py has the bank's table)
-
-
-def _connect(db: str) -> sqlite3.Connection:
-    conn = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout=5000")
-    conn.execute("PRAGMA journal_mode=WAL").fetchone()
-    conn.execute("PRAGMA synchronous=FULL")
-    return conn
 
 
 class Signer:
@@ -79,9 +69,7 @@ def make_app(db: str, row_bytes: int):
     app = Flask(__name__)
     socketio = SocketIO(app, async_mode="threading")
     signer = Signer(secrets.token_bytes(32))
-    journal, accounts = _connect(db), _connect(db)
-    journal.execute("CREATE TABLE IF NOT EXISTS journal(seq INTEGER PRIMARY KEY, command_id TEXT UNIQUE NOT NULL,"
-                    " at REAL NOT NULL, command TEXT NOT NULL, events TEXT NOT NULL)")
+    journal, accounts = durable_journal(db), durable_journal(db)  # accounts: a connection of their own, as the bank's
     accounts.execute("CREATE TABLE IF NOT EXISTS sessions(id_hash TEXT PRIMARY KEY, username TEXT NOT NULL,"
                      " role TEXT NOT NULL, csrf TEXT NOT NULL, last_seen REAL NOT NULL)")
     write_lock, accounts_lock, filler = threading.Lock(), threading.Lock(), "x" * row_bytes
@@ -132,18 +120,8 @@ def make_app(db: str, row_bytes: int):
             return refusal(403, "csrf_failed")
         if role not in SENDERS:
             return refusal(403, "forbidden")
-        body = request.get_json(silent=True) or {}
-        key = request.headers.get("Idempotency-Key") or str(time.time_ns())
-        with write_lock:
-            journal.execute("BEGIN IMMEDIATE")
-            try:
-                cur = journal.execute("INSERT INTO journal(command_id, at, command, events) VALUES (?, ?, ?, ?)",
-                                      (key, time.time(), json.dumps(body), json.dumps([{"filler": filler}])))
-                journal.execute("COMMIT")
-            except BaseException:
-                journal.execute("ROLLBACK")
-                raise
-        return jsonify({"seq": cur.lastrowid, "events": [], "duplicate": False})
+        seq = book(journal, write_lock, request.get_json(silent=True) or {}, filler)
+        return jsonify({"seq": seq, "events": [], "duplicate": False})
 
     return app, socketio
 

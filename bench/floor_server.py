@@ -47,30 +47,40 @@ def _bare(name: str):
     return app, socketio
 
 
-def make_app(db: str, row_bytes: int):
-    app, socketio = _bare("floor")
+def durable_journal(db: str) -> sqlite3.Connection:
+    """A connection to the floor's journal with the bank's PRAGMAs (WAL, synchronous=FULL), its table made."""
     conn = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout=5000")
     conn.execute("PRAGMA journal_mode=WAL").fetchone()
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("CREATE TABLE IF NOT EXISTS journal(seq INTEGER PRIMARY KEY, command_id TEXT UNIQUE NOT NULL,"
                  " at REAL NOT NULL, command TEXT NOT NULL, events TEXT NOT NULL)")
-    lock, filler = threading.Lock(), "x" * row_bytes
+    return conn
+
+
+def book(conn: sqlite3.Connection, lock: threading.Lock, body: dict, filler: str) -> int:
+    """BEGIN IMMEDIATE / INSERT / COMMIT of one row under the request's Idempotency-Key: its seq."""
+    key = request.headers.get("Idempotency-Key") or str(time.time_ns())
+    with lock:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            cur = conn.execute("INSERT INTO journal(command_id, at, command, events) VALUES (?, ?, ?, ?)",
+                               (key, time.time(), json.dumps(body), json.dumps([{"filler": filler}])))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return cur.lastrowid
+
+
+def make_app(db: str, row_bytes: int):
+    app, socketio = _bare("floor")
+    conn, lock, filler = durable_journal(db), threading.Lock(), "x" * row_bytes
 
     @app.post("/api/commands")
     def command():
-        body = request.get_json(silent=True) or {}
-        key = request.headers.get("Idempotency-Key") or str(time.time_ns())
-        with lock:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                cur = conn.execute("INSERT INTO journal(command_id, at, command, events) VALUES (?, ?, ?, ?)",
-                                   (key, time.time(), json.dumps(body), json.dumps([{"filler": filler}])))
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        return jsonify({"seq": cur.lastrowid, "events": [], "duplicate": False})
+        seq = book(conn, lock, request.get_json(silent=True) or {}, filler)
+        return jsonify({"seq": seq, "events": [], "duplicate": False})
 
     return app, socketio
 
