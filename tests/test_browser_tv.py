@@ -107,8 +107,12 @@ def event_closed(app):
 
 
 def game_over(app):
-    run(app, type="award", team="red", points=3, reason="fair play")
-    run(app, type="end_game")
+    """The first points come 2:54 into the game, as on the game day; then the lead ends it."""
+    bank = app.extensions["terrabank"].bank
+    start = bank.now()
+    bank.execute({"id": f"tv-{next(_ids)}", "actor": "lea", "type": "award", "team": "red", "points": 3, "reason": "fair play"},
+                 now=start + 174)
+    bank.execute({"id": f"tv-{next(_ids)}", "actor": "lea", "type": "end_game"}, now=start + 180)
 
 
 STATES = {"event-open": event_with_four_givers, "pirates-waiting": four_pirates_waiting,
