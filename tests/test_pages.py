@@ -182,7 +182,7 @@ def test_every_template_string_has_a_french_translation():
     assert not missing, f"add these to translations/fr/LC_MESSAGES/messages.po: {missing}"
 
 
-@pytest.mark.parametrize("lang", ["fr", "en"])
+@pytest.mark.parametrize("lang", ["fr", "en", "it"])
 def test_translations_keep_every_placeholder(lang):
     for msgid, msgstr in _catalogue(lang).items():
         if msgstr:
@@ -191,3 +191,33 @@ def test_translations_keep_every_placeholder(lang):
 
 def test_english_catalogue_lists_the_same_messages():
     assert set(_catalogue("en")) == set(_catalogue("fr")) == set(_template_messages())
+
+
+def _trias_messages() -> list:
+    """What a Trias page can show: its templates' messages, the language switch's, and the shared
+    script strings (templates/_strings.html) that the scripts a Trias page loads ask for."""
+    found = extract_from_dir(str(ROOT), method_map=[("templates/trias/**.html", "jinja2"), ("templates/_lang.html", "jinja2")])
+    messages = {message for _, _, message, _, _ in found if isinstance(message, str)}
+    shared = dict(re.findall(r'"([\w.]+)": _\("((?:[^"\\]|\\.)*)"\)', (TEMPLATES / "_strings.html").read_text(encoding="utf-8")))
+    scripts = [STATIC / name for name in re.findall(r"filename='(js/[\w/]+\.js)'",
+                                                     (TEMPLATES / "_shared_scripts.html").read_text(encoding="utf-8"))]
+    used = set()
+    for script in scripts + sorted((STATIC / "js" / "trias").glob("*.js")):
+        used |= set(re.findall(r'\bt\("([\w.]+)"', script.read_text(encoding="utf-8")))
+    # A key a Trias template sets itself (undo_confirm, refused) replaces the shared one on its pages.
+    own = {key for path in (TEMPLATES / "trias").glob("*.html")
+           for key in re.findall(r'"([\w.]+)": _\(', path.read_text(encoding="utf-8"))}
+    return sorted(messages | {shared[key] for key in used - own if key in shared})
+
+
+def test_italian_catalogue_covers_every_trias_message():
+    """Italian is Trias's (issue 26, item 8): every message a Trias page shows has an Italian entry."""
+    italian = _catalogue("it")
+    missing = [m for m in _trias_messages() if not italian.get(m)]
+    assert not missing, f"add these to translations/it/LC_MESSAGES/messages.po: {missing}"
+
+
+def test_italian_catalogue_holds_trias_messages_only():
+    """No field-game message in Italian (its pages fall back to French), no entry left from a removed string."""
+    extra = sorted(set(_catalogue("it")) - set(_trias_messages()))
+    assert not extra, f"not shown on any Trias page: {extra}"
