@@ -38,6 +38,8 @@ from harness import ROOT, Api, machine
 from processes_cluster import Cluster, queue_servers
 from proctree import cpu_seconds, machine_ticks
 
+from bank.store.journal_pg_schema import LOCK_SPACE  # the games' write locks (the same in every checkout)
+
 
 class Commanders:
     """`count` consoles on one game, closed loop: each sends its next command once the last is answered."""
@@ -89,7 +91,37 @@ class Commanders:
                 self.why[f"{status} {(body.get('error') or {}).get('code') if isinstance(body, dict) else ''}"] += 1
 
 
-def measure(clusters: list, args, tag: str) -> list[dict]:
+class LockWatch(threading.Thread):
+    """What the games' write locks cost, read from PostgreSQL itself while the consoles run: how many
+    backends wait for a game's advisory lock (pg_locks, sampled every 20 ms), and the transactions
+    rolled back (pg_stat_database: a row refused because another process booked its seq first)."""
+
+    def __init__(self, url: str):
+        super().__init__(daemon=True)
+        import psycopg
+
+        self.conn = psycopg.connect(url, autocommit=True)
+        self.samples: list[int] = []
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        while not self.halt.wait(0.02):
+            self.samples.append(self.conn.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = %s",
+                (LOCK_SPACE,)).fetchone()[0])
+
+    def counters(self) -> tuple[int, int]:
+        """(commits, rollbacks) of the database so far."""
+        return self.conn.execute("SELECT xact_commit, xact_rollback FROM pg_stat_database "
+                                 "WHERE datname = current_database()").fetchone()
+
+    def stop(self) -> None:
+        self.halt.set()
+        self.join(10)
+        self.conn.close()
+
+
+def measure(clusters: list, args, tag: str, url: str) -> list[dict]:
     """--runs windows of --seconds on running clusters, after a --warmup: one dict per window."""
     consoles = []
     for g, cluster in enumerate(clusters):
@@ -101,24 +133,31 @@ def measure(clusters: list, args, tag: str) -> list[dict]:
     pids = [pid for cluster in clusters for pid in cluster.pids()]
     for c in consoles:
         c.start()
-    windows = []
+    windows, watch = [], LockWatch(url)
+    watch.start()
     try:
         time.sleep(args.warmup)
         for _ in range(args.runs):
             before = [c.totals() for c in consoles]
             cpu, ticks, wall = cpu_seconds(pids), machine_ticks(), time.monotonic()
+            sampled, (commits, rollbacks) = len(watch.samples), watch.counters()
             time.sleep(args.seconds)
             after = [c.totals() for c in consoles]
             took = time.monotonic() - wall
             busy, all_ticks = (a - b for a, b in zip(machine_ticks(), ticks))
             answered, booked, failed = (sum(a[j] - b[j] for a, b in zip(after, before)) for j in range(3))
+            waits = watch.samples[sampled:]
+            commits_after, rollbacks_after = watch.counters()
             windows.append({"answered": answered / took, "booked": booked / took, "failed": failed,
                             "why": dict(sum((c.why for c in consoles), Counter())),
                             "servers_cpu": (cpu_seconds(pids) - cpu) / took,
-                            "machine_busy": busy / max(1, all_ticks) * os.cpu_count()})
+                            "machine_busy": busy / max(1, all_ticks) * os.cpu_count(),
+                            "waiting": sum(waits) / max(1, len(waits)),
+                            "rolled_back": (rollbacks_after - rollbacks) / max(1, booked)})
     finally:
         for c in consoles:
             c.stop()
+        watch.stop()
     return windows
 
 
@@ -128,7 +167,7 @@ def run_cell(processes: int, games: int, args, postgres, redis, log) -> dict:
     try:
         for g in range(games):
             clusters.append(Cluster(folder / f"game-{g}", f"sat{g}", postgres.url, redis.url, processes, args.config))
-        windows = measure(clusters, args, f"sat{processes}x{games}")
+        windows = measure(clusters, args, f"sat{processes}x{games}", postgres.url)
         problems = [p for c in clusters for p in c.problems()]
     finally:
         for cluster in clusters:
@@ -137,6 +176,8 @@ def run_cell(processes: int, games: int, args, postgres, redis, log) -> dict:
             "answered": statistics.median(w["answered"] for w in windows),
             # Per CPU-second the servers got: on a machine others load, what is left of the figure
             # once their share of the cores is taken out (it still counts waits for the game's lock).
+            "waiting": statistics.median(w["waiting"] for w in windows),
+            "rolled_back": statistics.median(w["rolled_back"] for w in windows),
             "per_cpu": statistics.median(w["answered"] / max(w["servers_cpu"], 1e-9) for w in windows),
             "booked": statistics.median(w["booked"] for w in windows)}
     each = ", ".join(f"{w['answered']:.0f}" for w in windows)
@@ -144,7 +185,8 @@ def run_cell(processes: int, games: int, args, postgres, redis, log) -> dict:
           f"(windows {each}), {cell['booked']:.0f} booked/s, failures {sum(w['failed'] for w in windows)}, "
           f"{windows[-1]['why'] or ''}, servers' CPU {statistics.median(w['servers_cpu'] for w in windows):.2f} cores, machine busy "
           f"{statistics.median(w['machine_busy'] for w in windows):.2f} of {os.cpu_count()} cores, "
-          f"log problems {len(problems)}", file=log, flush=True)
+          f"backends waiting for a game's lock {cell['waiting']:.2f} on average, rollbacks per booked command "
+          f"{cell['rolled_back']:.2f}, log problems {len(problems)}", file=log, flush=True)
     return cell
 
 
@@ -179,12 +221,13 @@ def main() -> int:
         redis.stop()
         postgres.stop()
     print(f"\n| processes per game | games | answered/s ({args.label}) | booked/s | vs 1 process | "
-          "per server CPU-second |", file=log)
-    print("| --- | --- | --- | --- | --- | --- |", file=log)
+          "per server CPU-second | waiting for a game's lock | rollbacks per booked |", file=log)
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |", file=log)
     for cell in cells:
         one = next(c for c in cells if c["games"] == cell["games"] and c["processes"] == cells[0]["processes"])
         print(f"| {cell['processes']} | {cell['games']} | {cell['answered']:.0f} | {cell['booked']:.0f} | "
-              f"{cell['answered'] / one['answered']:.2f} | {cell['per_cpu']:.0f} |", file=log, flush=True)
+              f"{cell['answered'] / one['answered']:.2f} | {cell['per_cpu']:.0f} | {cell['waiting']:.2f} | "
+              f"{cell['rolled_back']:.2f} |", file=log, flush=True)
     return 0
 
 
