@@ -200,7 +200,17 @@ class Api:
         host, port = url.removeprefix("http://").split(":")
         self.host, self.port, self.timeout = host, int(port), timeout
         self.conn: http.client.HTTPConnection | None = None
-        self.cookie, self.csrf = "", ""
+        self.cookies: dict[str, str] = {}  # by name: behind nginx a route cookie comes beside the session's
+        self.csrf = ""
+
+    @property
+    def cookie(self) -> str:
+        """The Cookie header this browser sends ("" before any was set)."""
+        return "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+
+    @cookie.setter
+    def cookie(self, header: str) -> None:
+        self.cookies = dict(part.strip().split("=", 1) for part in header.split(";") if "=" in part)
 
     def request(self, method: str, path: str, body: dict | None = None, headers: dict | None = None):
         """(status, decoded JSON or text); reconnects once if the kept-alive socket was closed."""
@@ -220,9 +230,9 @@ class Api:
                 self.close()
                 if attempt == 2:
                     raise
-        cookie = response.getheader("Set-Cookie")
-        if cookie:
-            self.cookie = cookie.split(";", 1)[0]
+        for cookie in response.msg.get_all("Set-Cookie") or ():
+            name, _, value = cookie.split(";", 1)[0].strip().partition("=")
+            self.cookies[name] = value
         if response.getheader("Connection", "").lower() == "close":
             self.close()
         text = raw.decode("utf-8", "replace")
