@@ -13,12 +13,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 import threading
 import time
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
+
+if os.environ.get("BENCH_SITE"):
+    # aiohttp from a folder outside the venv (`pip install --target DIR aiohttp`): only the benchmark's process
+    # loads it. On PYTHONPATH the servers it starts would load it too (python-socketio imports its asyncio
+    # client wherever aiohttp is found: about 9 MB a process that a production install does not have).
+    sys.path.append(os.environ["BENCH_SITE"])
 
 import aiohttp
 import socketio

@@ -1,17 +1,21 @@
-"""The fan-out floor: a bare Flask-SocketIO server on the same stack as the bank.
+"""The fan-out floor: a bare Flask-SocketIO server on the bank's own stack (issue 27).
 
-Threading mode + simple-websocket on Werkzeug, the same Socket.IO settings as
-bank/web/__init__.py, and no bank at all: POST /api/commands only stamps the next
-seq on payloads captured from a real bank (bench_fanout.py writes them), emits
-them to the same rooms as bank/web/push/live.py (public to all, each team's to its
-room, journal rows to facilitators), then replies. Whatever the bank costs on
-top of this is ours to explain. Since issue 14 the captured messages are the
-bank's patches, so both put the same bytes on the wire. The floor emits before it
-replies and the bank after: compare "send -> last client", not "reply -> last client".
+Served exactly as `terrabank serve` serves the bank: Flask-SocketIO in threading mode with
+simple-websocket, the bank's Socket.IO settings (bank/web/push/extensions.py), behind
+bank/web/serving.run: Gunicorn's master and one guarded gthread worker with the bank's limits,
+gzip and deadlines (bench/floor_server.serve, which the latency floors use too; before issue 27
+this floor ran on Werkzeug, a lighter stack than the bank's). The only difference in limits:
+every live page may be anonymous (floor_server.serve says why).
 
-Like `terrabank serve --port 0`, it binds a free port itself and prints its address
-(harness.launch reads it): it makes the Werkzeug server that socketio.run would run
-(threaded), so that it is bound and its port known before it serves.
+No bank at all: POST /api/commands only stamps the next seq on payloads captured from a real bank
+(bench_fanout.py writes them), emits them to the same rooms as bank/web/push/live.py (public to
+all, each team's to its room, journal rows to facilitators), then replies. Whatever the bank costs
+on top of this is ours to explain. The captured messages are the bank's patches, so both put the
+same bytes on the wire. The floor emits before it replies and the bank after: compare "send -> last
+client", not "reply -> last client".
+
+Like `terrabank serve --port 0`, it binds a free port itself and prints its address (harness.launch
+reads it).
 
     python bench/fanout_floor.py --payloads /tmp/payloads.json   # [--port N]
 """
@@ -24,12 +28,14 @@ import threading
 
 from flask import Flask, jsonify, request
 from flask_socketio import SocketIO, join_room
-from werkzeug.serving import make_server
+
+from floor_server import serve
 
 
 def make_app(payloads: dict):
     app = Flask(__name__)
-    socketio = SocketIO(app, async_mode="threading", cors_allowed_origins=[], max_http_buffer_size=64 * 1024,
+    # As bank/web/push/extensions.py: the same mode, origins, buffer and pings.
+    socketio = SocketIO(app, async_mode="threading", cors_allowed_origins=None, max_http_buffer_size=64 * 1024,
                         ping_interval=10, ping_timeout=10)
     lock, state = threading.Lock(), {"seq": payloads["public"]["seq"]}
 
@@ -49,6 +55,10 @@ def make_app(payloads: dict):
         team = auth.get("team")
         if team in payloads["team"]:
             join_room(f"team:{team}")
+
+    @app.get("/api/csrf")
+    def csrf():  # harness.Api.login asks it; the floor checks nobody
+        return jsonify({"csrf": "floor"})
 
     @app.post("/api/commands")
     def command():
@@ -73,11 +83,7 @@ def main() -> None:
     args = parser.parse_args()
     with open(args.payloads) as f:
         payloads = json.load(f)
-    app, _ = make_app(payloads)
-    # What socketio.run(app, allow_unsafe_werkzeug=True) runs in threading mode, made here: bound on return.
-    server = make_server("127.0.0.1", args.port, app, threaded=True)
-    print(f"fanout floor listening on http://127.0.0.1:{server.port}/", flush=True)
-    server.serve_forever()
+    serve(lambda: make_app(payloads)[0], "fanout floor", args.port)
 
 
 if __name__ == "__main__":

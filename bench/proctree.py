@@ -45,15 +45,31 @@ def rss_mb(pid: int) -> float:
 
 def pss_mb(pid: int) -> float:
     """Proportional set size of the whole tree, MB: shared pages split between the processes."""
-    total = 0
+    return sum(_pss_kb(p) for p in tree(pid)) / 1024
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def processes(pid: int) -> list:
+    """[(pid, name, RSS MB, PSS MB)] of each process of the tree, `pid` (Gunicorn's master) first:
+    the per-process lines beside the tree's totals (issue 27: the master alone was once read as "the bank")."""
+    out = []
     for p in tree(pid):
         try:
-            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Pss:"):
-                    total += int(line.split()[1])
+            name = Path(f"/proc/{p}/comm").read_text().strip()
         except OSError:
-            pass
-    return total / 1024
+            continue
+        out.append((p, "master" if p == pid else f"worker ({name})" if p in children(pid) else name,
+                    _status_field(p, "VmRSS") / 1024, _pss_kb(p) / 1024))
+    return out
 
 
 def largest_vmsize_mb(pid: int) -> float:
