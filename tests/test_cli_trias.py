@@ -86,7 +86,10 @@ def test_show_and_verify_a_game(cli, games_dir, capsys):
     gid = only_game(games_dir)
     capsys.readouterr()
     assert cli("show") == 0 and gid in capsys.readouterr().out
-    assert cli("show", gid) == 0
+    assert cli("show", gid) == 0  # in the game's language, French by default (issue 26, item 8)
+    out = capsys.readouterr().out
+    assert "Mise en place (T8) : Seat 1 pose 2 troupeaux" in out and "Pioche : 36 cartes (9 de la pioche 2)" in out
+    assert cli("show", gid, "--lang", "en") == 0
     out = capsys.readouterr().out
     assert "Set-up (T8): Seat 1 places 2 herds" in out and "Deck: 36 cards (9 of deck 2)" in out
     assert "P " in out  # the map shows the pole

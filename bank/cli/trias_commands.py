@@ -22,11 +22,12 @@ from bank.errors import BankError
 from bank.game.config import load_config
 from bank.store.storage_url import database_url
 from bank.services.trias_games import TriasGames, open_games
-from bank.web.i18n import translate
+from bank.web.i18n import TRIAS_LANGUAGES, translate
 from bank.web.trias.names import with_default_names
 from trias.calculator import score_description
 
 LEVELS = trias.bots.LEVELS
+LANGS = TRIAS_LANGUAGES  # fr, en, it: the terminal game speaks the Trias pages' languages (trias_words.py)
 SEAT_HELP = ("a seat, in turn order: NAME for a person, NAME:LEVEL for a computer opponent "
              f"(LEVEL: {', '.join(LEVELS)}); repeat for 2 to 5 seats")
 
@@ -53,12 +54,13 @@ def add_parser(sub, paths) -> None:
     q.add_argument("--seat", action="append", default=[], metavar="NAME[:LEVEL]", help=SEAT_HELP)
     q.add_argument("--seed", type=int, help="the seed of the set-up (default: random)")
     q.add_argument("--mirror", action="store_true", help="mirror a physical table: moves are recorded, cards named")
-    q.add_argument("--lang", choices=("fr", "en"), default="fr")
+    q.add_argument("--lang", choices=LANGS, default="fr")
     q.add_argument("--base", help="the address phones use, e.g. http://192.168.4.1:5000, to print whole links")
     q.set_defaults(func=lambda args: _run(cmd_new, args, paths))
 
     q = tsub.add_parser("show", help="print a game's board, turn, scores and hands")
     q.add_argument("game", help="the game's id (terrabank trias show lists them when omitted)", nargs="?")
+    q.add_argument("--lang", choices=LANGS, help="language of the summary (default: the game's)")
     q.set_defaults(func=lambda args: _run(cmd_show, args, paths))
 
     q = tsub.add_parser("table", help="print a game's table link (made now for a game stored before table links)")
@@ -70,7 +72,7 @@ def add_parser(sub, paths) -> None:
     q.add_argument("file", help='JSON: {"land_masses": [{"name": "A", "tiles": 3, "main": false, '
                                 '"herds": {"Black": 3}}, ...], "stock": {"Black": 2}}')
     q.add_argument("--json", action="store_true", help="print {points, totals, winners} as JSON")
-    q.add_argument("--lang", choices=("fr", "en"), default="en", help="language of the explanation")
+    q.add_argument("--lang", choices=LANGS, default="en", help="language of the explanation")
     q.set_defaults(func=lambda args: _run(cmd_score, args, paths))
 
     q = tsub.add_parser("verify", help="check a game's journal: chain, rows and a full replay")
@@ -79,13 +81,13 @@ def add_parser(sub, paths) -> None:
 
     q = tsub.add_parser("play", help="play in the terminal against computer opponents (moves read from stdin)")
     q.add_argument("game", nargs="?", help="resume this game (default: start a new one)")
-    q.add_argument("--name", help="your name (new game; default You, or Vous in French)")
+    q.add_argument("--name", help="your name (new game; default You, Vous in French, Tu in Italian)")
     q.add_argument("--opponents", type=int, default=1, metavar="N", help="computer opponents, 1 to 4 (new game)")
     q.add_argument("--level", choices=LEVELS, default="easy", help="their level (new game; default easy)")
     q.add_argument("--seat", action="append", default=[], metavar="NAME[:LEVEL]",
                    help=SEAT_HELP + "; replaces --name, --opponents and --level")
     q.add_argument("--seed", type=int)
-    q.add_argument("--lang", choices=("fr", "en"), default="fr")
+    q.add_argument("--lang", choices=LANGS, default="fr")
     q.set_defaults(func=lambda args: _run(cmd_play, args, paths))
 
 
@@ -165,7 +167,7 @@ def cmd_show(args, games: TriasGames) -> int:
             print(f"{g['id']}  {g['mode']:6}  {', '.join(s['name'] for s in g['seats'])}  ({state})")
         return 0
     game = _game(games, args.game)
-    print("\n".join(describe(game, None)))
+    print("\n".join(describe(game, None, args.lang or game.lang)))  # the game's language, as its pages
     return 0
 
 

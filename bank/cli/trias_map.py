@@ -6,7 +6,7 @@ from bank.cli.trias_words import say
 from trias.hexes import label
 
 LETTER = {"mountain": "M", "steppe": "S", "woods": "W", "pole": "P"}
-LETTERS = {"fr": dict(LETTER, woods="F")}  # forêt
+LETTERS = {"fr": dict(LETTER, woods="F"), "it": dict(LETTER, woods="B")}  # forêt, Bosco
 
 
 def _grid(places, cell, lang="en") -> list:

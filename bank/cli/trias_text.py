@@ -1,11 +1,11 @@
-"""Trias in words for the terminal: moves, what a row did and the board summary, in English or French."""
+"""Trias in words for the terminal: moves, what a row did and the board summary, in English, French or Italian."""
 
 from __future__ import annotations
 
 import json
 
 from bank.cli.trias_map import board_map, masses_map, mass_letters
-from bank.cli.trias_words import YOU, count, kind_name, lang_of, phase_name, say
+from bank.cli.trias_words import YOU, count, kind_name, lang_of, level_name, phase_name, say
 from trias.hexes import distance, label
 
 # Moves and events, per language: {name} fields filled by command_text and narrate.
@@ -29,6 +29,8 @@ TEXT = {
         "seat": "  {i}. {name} ({kind}): {points}, {stock} in stock, {board} on the board, hand: {hand}",
         "computer": "computer {level}", "person": "person", "no_card": "no card",
         "scores_final": "Scores: {list}", "interim": "interim", "final": "final",
+        "distance": "distance", "reason_swimming": "swimming", "reason_overpopulation": "overpopulation",
+        "mode_play": "play", "mode_mirror": "mirror", "win_you1": "win", "win_you2": "win",
     },
     "fr": {
         "place": "poser 2 troupeaux sur {at} ({kind})", "play_none": "jouer votre carte {card} (aucune dérive possible, T11)",
@@ -49,6 +51,37 @@ TEXT = {
         "seat": "  {i}. {name} ({kind}) : {points}, {stock} en réserve, {board} sur le plateau, main : {hand}",
         "computer": "ordinateur {level}", "person": "personne", "no_card": "aucune carte",
         "scores_final": "Scores : {list}", "interim": "intermédiaire", "final": "final",
+        "distance": "distance", "reason_swimming": "à la nage", "reason_overpopulation": "surpopulation",
+        "mode_play": "jouée ici", "mode_mirror": "miroir d'une vraie table",
+        "win_you1": "gagnez", "win_you2": "gagnez",
+    },
+    # Italian: what a row did is said without a verb's person ("carta giocata: Bosco"), so it reads right
+    # after any name, "Tu" included; the moves offered are infinitives, as on the pages.
+    "it": {
+        "place": "piazzare 2 branchi su {at} ({kind})",
+        "play_none": "giocare la tua carta {card} (nessuna deriva possibile, T11)",
+        "play": "giocare la tua carta {card}, deriva: {drift}",
+        "draw": "pescare la prima carta del mazzo e giocarla", "drift": "deriva: {drift}{cost}", "cost": " (3 punti)",
+        "move": "spostare un branco {a} -> {b}{fresh}", "fresh": " (un branco che può ancora riprodursi)",
+        "rescue": "salvare {pairs}", "reproduce": "nascita su {at}", "end_turn": "finire il turno",
+        "placed": "piazzamento di {herds} su {at}", "card_played": "carta giocata: {card}",
+        "card_drawn": "carta pescata: {card}", "drifted": "deriva: {kind} {a} -> {b}",
+        "drift_skipped": "nessuna deriva possibile (T11)", "moved": "branco spostato {a} -> {b}",
+        "rescued": "salvataggio {pairs}", "born": "è nato un branco su {at}",
+        "returned": "rientro in riserva: {herds} di {name} da {at} ({reason})",
+        "scored": "conteggio {reason} ({rule}): {got}", "nobody_scores": "nessuno segna punti",
+        "last_round": "Impatto del meteorite: ultimo giro (T17)", "turn_started": "tocca a {name}",
+        "turn_started_v": "tocca a {name}", "turn_started_you": "tocca a te",
+        "game_over": "partita finita: {names} {win}", "win1": "vince", "win2": "vincono", "and": " e ",
+        "undone": "annullamento di {moves}", "nothing": "(niente da mostrare)",
+        "title": "Partita di Trias {id} ({mode}), voce {seq} del registro",
+        "deck": "Mazzo: {cards} ({deck2} del mazzo 2). Carte viste: {seen}.",
+        "seat": "  {i}. {name} ({kind}): {points}, {stock} in riserva, {board} sulla plancia, in mano: {hand}",
+        "computer": "computer {level}", "person": "persona", "no_card": "nessuna carta",
+        "scores_final": "Punteggi: {list}", "interim": "intermedio", "final": "finale",
+        "distance": "distanza", "reason_swimming": "a nuoto", "reason_overpopulation": "sovrappopolazione",
+        "mode_play": "giocata qui", "mode_mirror": "specchio di un tavolo vero", "win_you1": "vinci",
+        "win_you2": "vincete",
     },
 }
 
@@ -94,7 +127,13 @@ def command_text(cmd: dict, state, lang="en") -> str:
 def _drift_text(cmd: dict, state, lang="en") -> str:
     tile, to = tuple(cmd["tile"]), tuple(cmd["to"])
     return (f"{kind_name(lang, state.tiles[tile])} {_pl(tile)} -> {_pl(to)} "
-            f"(distance {distance(tile)} -> {distance(to)})")
+            f"({_t(lang, 'distance')} {distance(tile)} -> {distance(to)})")
+
+
+def _reason(lang, reason: str) -> str:
+    """Why herds went back to stock (T14): 'swimming' or 'overpopulation', in words."""
+    key = f"reason_{reason}"
+    return _t(lang, key) if key in TEXT[lang_of(lang)] else reason
 
 
 def _you(name: str, lang) -> bool:
@@ -123,7 +162,7 @@ def narrate(game, events: list, lang="en") -> str:
             said.append(_t(lang, kind, at=_pl(e["at"])))
         elif kind == "returned":
             said.append(_t(lang, kind, herds=count(lang, e["count"], "herd"), name=names[e["player"]],
-                           at=_pl(e["at"]), reason=e["reason"]))
+                           at=_pl(e["at"]), reason=_reason(lang, e["reason"])))
         elif kind == "scored":
             got = ", ".join(f"{names[s]} +{p}" for s, p in enumerate(e["points"]) if p) or _t(lang, "nobody_scores")
             reason = _t(lang, e["reason"]) if e["reason"] in ("interim", "final") else e["reason"]
@@ -135,8 +174,9 @@ def narrate(game, events: list, lang="en") -> str:
             said.append(_t(lang, key, name=name))
         elif kind == "game_over":
             who = e["winners"]
-            said.append(_t(lang, kind, names=_t(lang, "and").join(names[s] for s in who),
-                           win=_t(lang, "win1" if len(who) == 1 and not _you(names[who[0]], lang) else "win2")))
+            you = any(_you(names[s], lang) for s in who)  # "Vous gagnez", "Tu e Ada vincete"
+            win = ("win_you" if you else "win") + ("1" if len(who) == 1 else "2")
+            said.append(_t(lang, kind, names=_t(lang, "and").join(names[s] for s in who), win=_t(lang, win)))
         elif kind == "undone":
             said.append(_t(lang, kind, moves=count(lang, len(e["seqs"]), "move")))
     return "; ".join(said) or _t(lang, "nothing")
@@ -166,7 +206,8 @@ def describe(game, seat: int | None, lang="en") -> list:
     """The board summary: turn and phase, each seat's score, stock and hand, the map, the result."""
     s = game.state
     names = [x["name"] for x in game.seats]
-    lines = [_t(lang, "title", id=game.id, mode=game.mode, seq=game.last_seq), status(game, lang)[0]]
+    mode = _t(lang, f"mode_{game.mode}") if f"mode_{game.mode}" in TEXT[lang_of(lang)] else game.mode
+    lines = [_t(lang, "title", id=game.id, mode=mode, seq=game.last_seq), status(game, lang)[0]]
     deck2 = min(len(s.deck), s.rules.deck2_size)
     lines.append(_t(lang, "deck", cards=count(lang, len(s.deck), "card"), deck2=deck2, seen=len(s.seen)))
     for i, x in enumerate(game.seats):
@@ -174,7 +215,8 @@ def describe(game, seat: int | None, lang="en") -> list:
         shown = kind_name(lang, hand) if (hand and (i == seat or hand == "meteorite")) else (
             count(lang, 1, "card") if hand else _t(lang, "no_card"))
         on_board = sum(c[i] for c in s.herds.values())
-        kind = _t(lang, "computer", level=x["level"]) if x["kind"] == "computer" else _t(lang, "person")
+        computer = x["kind"] == "computer"
+        kind = _t(lang, "computer", level=level_name(lang, x["level"])) if computer else _t(lang, "person")
         lines.append(_t(lang, "seat", i=i, name=x["name"], kind=kind, points=count(lang, s.score[i], "point"),
                         stock=count(lang, s.stock[i], "herd"), board=on_board, hand=shown))
     lines += board_map(s, names, lang)

@@ -1,6 +1,12 @@
-"""The terminal game's words in English and French, with singular and plural ("1 tile", "2 tiles")."""
+"""The terminal game's words in English, French and Italian, with singular and plural ("1 tile", "2 tiles").
+
+The Italian terms are the game's own (issue 26, item 8): those of printables/trias_words.py and
+trias/calculator.py (tessera, branco, continente, deriva, riserva, punti azione, Polo Sud...).
+"""
 
 from __future__ import annotations
+
+from bank.web.i18n import translate
 
 NOUNS = {
     "en": {"tile": ("tile", "tiles"), "herd": ("herd", "herds"), "ap": ("action point", "action points"),
@@ -9,14 +15,23 @@ NOUNS = {
     "fr": {"tile": ("tuile", "tuiles"), "herd": ("troupeau", "troupeaux"), "ap": ("point d'action", "points d'action"),
            "point": ("point", "points"), "card": ("carte", "cartes"), "place": ("case", "cases"),
            "move": ("coup", "coups")},
+    "it": {"tile": ("tessera", "tessere"), "herd": ("branco", "branchi"), "ap": ("punto azione", "punti azione"),
+           "point": ("punto", "punti"), "card": ("carta", "carte"), "place": ("casella", "caselle"),
+           "move": ("mossa", "mosse")},
 }
 
-KINDS = {"fr": {"mountain": "montagne", "steppe": "steppe", "woods": "forêt", "pole": "pôle"}}
+# A hand may hold the Meteorite Impact too (T15): named, never shown as the engine's "meteorite".
+KINDS = {"en": {"meteorite": "Meteorite Impact"},
+         "fr": {"mountain": "montagne", "steppe": "steppe", "woods": "forêt", "pole": "pôle",
+                "meteorite": "Impact de météorite"},
+         "it": {"mountain": "Montagna", "steppe": "Steppa", "woods": "Bosco", "pole": "Polo Sud",
+                "meteorite": "Impatto del meteorite"}}
 
-PHASES = {"fr": {"start": "de départ", "drift": "de dérive", "actions": "d'actions"}}
+PHASES = {"fr": {"start": "de départ", "drift": "de dérive", "actions": "d'actions"},
+          "it": {"start": "iniziale", "drift": "di deriva", "actions": "delle azioni"}}
 
-# The player who reads the screen: "You place", "Vous posez".
-YOU = {"en": "You", "fr": "Vous"}
+# The player who reads the screen: "You place", "Vous posez", "Tu piazzi".
+YOU = {"en": "You", "fr": "Vous", "it": "Tu"}
 
 WORDS = {
     "en": {
@@ -100,6 +115,49 @@ WORDS = {
         "no_herds": "aucun troupeau",
         "winners": "Vainqueur(s) (T19) : {names}",
     },
+    # Italian speaks to the player with "tu", as the printed player aid does ("Il tuo turno").
+    "it": {
+        "new_game": "Nuova partita di Trias {id}: {names}. Scrivi il numero di una mossa, u per annullare, "
+                    "b per la plancia, q per smettere.",
+        "setup": "Preparazione (T8): {name} piazza 2 branchi su una tessera libera.",
+        "setup_you": "Preparazione (T8): piazzi 2 branchi su una tessera libera.",
+        "turn": "Turno {turn}{last}: tocca a {name}, fase {phase}, {ap}.",
+        "turn_you": "Turno {turn}{last}: tocca a te, fase {phase}, {ap}.",
+        "last_round": " (ultimo giro, T17)",
+        "over": "La partita è finita.",
+        "scores": "Punteggi: {list}",
+        "hand": "In mano hai: {card}.",
+        "stock": "{herds} in riserva",
+        "your_move": "{name}, la tua mossa [1-{n}, u, b, q]: ",
+        "your_pick": "{title} [1-{n}, 0 indietro, u, b, q]: ",
+        "type_a_number": "Scrivi un numero da 1 a {n}, u, b o q.",
+        "type_a_number_back": "Scrivi un numero da 1 a {n}, 0 per tornare indietro, u, b o q.",
+        "taken_back": "Mossa annullata.",
+        "stopped": "Partita interrotta e conservata: riprendila con `terrabank trias play {id}`.",
+        "group_move": "spostare un branco ({n})",
+        "group_reproduce": "una nascita ({n})",
+        "group_rescue": "salvare nuotatori ({n})",
+        "drift_tile": "deriva: {kind} {tile}{cost} ({n})",
+        "play_drift_tile": "giocare la tua carta {card}, deriva: {kind} {tile} ({n})",
+        "pick_move": "Quale branco, verso dove",
+        "pick_reproduce": "Una nascita dove",
+        "pick_rescue": "Quali nuotatori salvare",
+        "pick_to": "Deriva di {kind} {tile} verso",
+        "to": "verso {to} (distanza {a} -> {b})",
+        "cost3": ", 3 punti",
+        "map_legend": "Mappa: M Montagna (ospita 2), S Steppa (3), B Bosco (4), P Polo Sud (3); cifra: branchi; "
+                      "~ nuotatori",
+        "touches": "  una tessera tocca: sinistra, destra, sopra, sopra a destra, sotto, sotto a sinistra",
+        "did": "{name}: {what}",
+        "herds": "Branchi: {list}",
+        "swimming": "a nuoto",
+        "masses_legend": "Continenti (* quello del Polo Sud, il T18 conta gli altri):",
+        "final": "Conteggio finale (T18), continenti tranne quello del Polo Sud:",
+        "mass_row": "  {letter}: {tiles} ({herds}): {got}",
+        "nobody": "nessuno",
+        "no_herds": "nessun branco",
+        "winners": "Vincitore/i (T19): {names}",
+    },
 }
 
 
@@ -112,7 +170,8 @@ def say(lang, key: str, **params) -> str:
 
 
 def count(lang, n: int, noun: str) -> str:
-    """'1 tile', '2 tiles'; in French 0 and 1 take the singular ('0 tuile', '1 tuile')."""
+    """'1 tile', '2 tiles'; in French 0 and 1 take the singular ('0 tuile', '1 tuile'); in Italian, as in
+    English, only 1 does ('1 tessera', '0 tessere', '2 tessere')."""
     lang = lang_of(lang)
     one, many = NOUNS[lang][noun]
     single = n in (0, 1) if lang == "fr" else n == 1
@@ -125,3 +184,8 @@ def phase_name(lang, phase: str) -> str:
 
 def kind_name(lang, kind: str) -> str:
     return KINDS.get(lang_of(lang), {}).get(kind, kind)
+
+
+def level_name(lang, level: str) -> str:
+    """A computer seat's level ('difficile'), from the pages' catalogues, which name the levels already."""
+    return translate(lang_of(lang), str(level))
