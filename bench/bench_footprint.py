@@ -1,27 +1,31 @@
 """Footprint: the bank's memory with 200 live pages, and what a team phone downloads on first load.
 
-Memory: resident set (VmRSS) of a real `terrabank serve`'s whole process tree (Gunicorn's
-master and its worker, bench/proctree.py; shared pages counted in each, PSS beside it
-splits them) idle after start, with 200
+Memory: resident set (VmRSS) and proportional set (PSS, /proc/<pid>/smaps_rollup: shared pages
+split between the processes) of a real `terrabank serve`'s whole process tree (Gunicorn's master
+and its worker, bench/proctree.py; each process given too) idle after start, with 200
 Socket.IO clients connected (bench/clients.py), and after 20 commands fanned out
-to them; beside it, the bare Flask-SocketIO floor (bench/fanout_floor.py) with the
-same 200 clients: what the stack alone costs.
+to them; beside it, the bare Flask-SocketIO floor on the same Gunicorn stack
+(bench/fanout_floor.py) with the same 200 clients: what the stack alone costs.
+Target (P3, issue 27): the whole tree <= 100 MB with 200 pages.
 
 Page weight: headless Chromium opens a team phone link (/t/<token>) in a fresh
 context (empty cache) and waits until the page is live; every response is
 counted (headers + body as transferred), the socket's frames too (as sent: each
 frame's header and its payload, deflated when the browser and the server agreed on
-permessage-deflate, as they do), and every request must go to 127.0.0.1. Each body
+permessage-deflate, as they do), and every request must go to 127.0.0.1. Both ways (issue 27): what the
+phone sends too (each request's headers and body, and the socket frames it sends, deflated). Each body
 is also gzip-compressed (level 6) to show what compression would save on a weak Wi-Fi.
 
     .venv/bin/python bench/bench_footprint.py            # 200 clients
     .venv/bin/python bench/bench_footprint.py --quick    # 50 clients
+    .venv/bin/python bench/bench_footprint.py --memory-only   # no browser (bench/pi_budget.py)
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import re
 import subprocess
 import sys
@@ -85,6 +89,8 @@ def memory(clients: int) -> dict:
                 time.sleep(2)
                 result[f"bank with {clients} clients, after 20 commands"] = proctree.rss_mb(server.pid)
                 result[f"bank with {clients} clients, after 20 commands, PSS"] = proctree.pss_mb(server.pid)
+                for _, label, rss, pss in proctree.processes(server.pid):
+                    result[f"bank with {clients} clients: {label}, RSS / PSS"] = f"{rss:.1f} / {pss:.1f}"
                 floor = FloorServer(folder, capture(fleet))
                 time.sleep(2)
                 result["floor idle after start"] = proctree.rss_mb(floor.proc.pid)
@@ -95,6 +101,9 @@ def memory(clients: int) -> dict:
                     one(floor_api, floor_fleet, f"c{i}", harvest(i, teams))
                 time.sleep(2)
                 result[f"floor with {clients} clients, after 20 commands"] = proctree.rss_mb(floor.proc.pid)
+                result[f"floor with {clients} clients, after 20 commands, PSS"] = proctree.pss_mb(floor.proc.pid)
+                for _, label, rss, pss in proctree.processes(floor.proc.pid):
+                    result[f"floor with {clients} clients: {label}, RSS / PSS"] = f"{rss:.1f} / {pss:.1f}"
                 result[f"bank threads with {clients} clients"] = proctree.threads(server.pid)
                 # Address space, not memory: what a 32-bit Raspberry Pi OS (3 GB per process) must fit;
                 # the worker's (it holds every thread), the largest process of the tree.
@@ -122,11 +131,12 @@ def frames_on_the_wire(payloads: list, deflate: bool) -> list:
     return sizes
 
 
-def page_weight() -> tuple[list, list, list]:
-    """([(url, status, encoding, transferred, raw, gzipped)], [socket frame sizes as sent], [foreign urls])."""
+def page_weight() -> tuple[list, list, list, dict]:
+    """([(url, status, encoding, transferred, raw, gzipped)], [socket frame sizes as sent], [foreign urls],
+    {requests, frames}: the bytes the phone sent (request headers + bodies; its socket frames as sent))."""
     from playwright.sync_api import expect, sync_playwright
 
-    rows, payloads, urls, handshakes = [], [], [], []
+    rows, payloads, urls, handshakes, sent_payloads = [], [], [], [], []
     with tempfile.TemporaryDirectory(prefix="terrabank-weight-") as tmp:
         with Server(Path(tmp) / "bank").prepare().start() as server:
             lead = Api(server.url).login()
@@ -145,15 +155,18 @@ def page_weight() -> tuple[list, list, list]:
                         {k.lower(): v for k, v in e["response"]["headers"].items()}))
                     page.on("request", lambda r: urls.append(r.url))
                     page.on("websocket", lambda ws: (urls.append(ws.url), ws.on(
-                        "framereceived", lambda payload: payloads.append(payload))))
+                        "framereceived", lambda payload: payloads.append(payload)), ws.on(
+                        "framesent", lambda payload: sent_payloads.append(payload))))
                     responses = []
                     page.on("response", lambda r: responses.append(r))
                     page.goto(f"{server.url}/t/{token}")
                     expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
                     page.wait_for_load_state("networkidle")
                     page.wait_for_timeout(1000)
+                    uplink = 0
                     for r in responses:
                         sizes = r.request.sizes()
+                        uplink += sizes["requestHeadersSize"] + sizes["requestBodySize"]
                         body = r.body() if r.status != 101 else b""
                         encoding = r.headers.get("content-encoding", "")
                         rows.append((r.url, r.status, encoding, sizes["responseHeadersSize"] + sizes["responseBodySize"],
@@ -163,17 +176,24 @@ def page_weight() -> tuple[list, list, list]:
                     browser.close()
     foreign = [u for u in urls if urlsplit(u).hostname != "127.0.0.1"]
     deflate = any("permessage-deflate" in h.get("sec-websocket-extensions", "") for h in handshakes)
-    return rows, frames_on_the_wire(payloads, deflate), foreign
+    # A client's frames carry a 4-byte mask beside the header (RFC 6455 5.3).
+    sent_frames = [n + 4 for n in frames_on_the_wire(sent_payloads, deflate)]
+    return rows, frames_on_the_wire(payloads, deflate), foreign, {"requests": uplink, "frames": sum(sent_frames),
+                                                                   "count": len(sent_frames)}
 
 
 def report(mem: dict, imports: tuple, weight: tuple, clients: int, args: list) -> str:
-    rows, frames, foreign = weight
+    rows, frames, foreign, up = weight if weight else ([], [], [], {})
     lines = ["Server memory, the whole process tree (VmRSS unless said):", "", "| state | MB |", "| --- | --- |"]
     lines += [f"| {k} | {v:.1f} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in mem.items()]
     lines += ["", f"Imports alone (`import bank.web, bank.cli`): {imports[0]:.1f} MB with the bench extra installed, "
               f"{imports[1]:.1f} MB without aiohttp (as on a Pi without the bench extra): the figures above include "
               f"{imports[0] - imports[1]:.1f} MB a production install does not load.",
-              f"Target: under 150 MB with {clients} clients.", "",
+              f"Target (P3, issue 27): the whole tree <= 100 MB with {clients} clients.", ""]
+    if not weight:
+        return "\n".join(lines + [f"Command: `{' '.join(['.venv/bin/python', 'bench/bench_footprint.py', *args])}`",
+                                   f"Machine: {machine()}"])
+    lines += [
               "Team phone, first load, as transferred: target under 60 KB (issue 13).", "",
               "Team phone, first load (bytes: response headers + body):", "",
               "| request | status | content-encoding | transferred | gzip level 6 would be |",
@@ -186,6 +206,9 @@ def report(mem: dict, imports: tuple, weight: tuple, clients: int, args: list) -
               f"| socket frames received ({len(frames)}), as sent (deflated) | | | {sum(frames):,} | |", "",
               f"Total as transferred: {(total + sum(frames)) / 1024:.1f} KB (target under 60 KB); "
               f"with gzip on every response: {(total_gz + sum(frames)) / 1024:.1f} KB.",
+              f"Sent by the phone (uplink): request headers + bodies {up['requests']:,} bytes, socket frames "
+              f"({up['count']}, as sent, mask included) {up['frames']:,} bytes: {(up['requests'] + up['frames']) / 1024:.1f} KB; "
+              f"both ways {(total + sum(frames) + up['requests'] + up['frames']) / 1024:.1f} KB.",
               f"Requests to anything but 127.0.0.1: {len(foreign)}" + (f" {foreign[:5]}" if foreign else " (none)."),
               "", f"Command: `{' '.join(['.venv/bin/python', 'bench/bench_footprint.py', *args])}`",
               f"Machine: {machine()}"]
@@ -196,13 +219,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="server memory with 200 clients, and the team phone's page weight")
     parser.add_argument("--quick", action="store_true", help="50 clients instead of 200")
     parser.add_argument("--clients", type=int)
+    parser.add_argument("--memory-only", action="store_true", help="no browser: the memory only")
+    parser.add_argument("--json", type=Path, help="also write the memory figures here (bench/pi_budget.py reads them)")
     args = parser.parse_args()
     clients = args.clients or (50 if args.quick else 200)
     imports = (import_rss(block=False), import_rss(block=True))
     mem = memory(clients)
-    weight = page_weight()
+    if args.json:
+        args.json.write_text(json.dumps(mem, indent=1))
+    weight = None if args.memory_only else page_weight()
     print(report(mem, imports, weight, clients, sys.argv[1:]))
-    if weight[2]:
+    if weight and weight[2]:
         sys.exit("a request left 127.0.0.1")
 
 

@@ -125,8 +125,12 @@ class Fleet:
     """N clients on one asyncio loop in a thread: start(), wait_for(seq), stop()."""
 
     def __init__(self, url: str, tokens: dict, cookie: str, n: int = 200, displays: int = 2,
-                 facilitators: int = 3, count_bytes: bool = False, sources: list | None = None):
+                 facilitators: int = 3, count_bytes: bool = False, sources: list | None = None,
+                 deflate: bool = False):
         self.url, self.tokens, self.cookie = url, tokens, cookie
+        # deflate: offer permessage-deflate as a browser does (aiohttp's compress=15; the server's
+        # simple-websocket accepts it): bench_bytes.py measures both at the socket.
+        self.deflate = deflate
         # Counting bytes encodes and deflates every message again here: only for the benchmarks
         # that report them (bench_fanout), so the others' clients stay as quick as before.
         self.count_bytes = count_bytes
@@ -177,6 +181,8 @@ class Fleet:
         if client.source:  # a factory: each client still owns (and closes) its aiohttp session
             options["http_session"] = lambda: aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(local_addr=(client.source, 0)))
+        if self.deflate:
+            options["websocket_extra_options"] = {"compress": 15}
         sio = socketio.AsyncClient(reconnection=False, **options)
         client.sio = sio
 
