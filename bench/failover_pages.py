@@ -135,6 +135,8 @@ class PageTwin:
     back_at: float | None = None   # when a moved page held the target again (time.monotonic)
     backwards: int = 0            # pictures older than one already shown
     misfits: int = 0              # patches of a version this page never got
+    connects: int = 0
+    story: list = field(default_factory=list)  # a console's journal messages: (connect, first seq, last seq)
     last_seq: dict = field(default_factory=dict)
 
     def query(self) -> str:
@@ -159,7 +161,10 @@ class PageTwin:
                     self.backwards += 1
                 self.last_seq[name] = picture["seq"]
         elif name == "journal" and self.kind == "console" and isinstance(data, dict):
-            gap = self.journal.add(data.get("rows") or [])
+            rows = data.get("rows") or []
+            if rows and len(self.story) < 50:
+                self.story.append((self.connects, self.journal.seq, rows[0]["seq"], rows[-1]["seq"]))
+            gap = self.journal.add(rows)
             if gap is not None:
                 self.emit("sync", {"after": gap, "pictures": False})
 
@@ -202,6 +207,7 @@ class Crowd:
         page.phone = Phone(port, page.connect_auth(), timeout=30, headers=page.headers, source=page.source,
                            query=page.query())
         page.port, page.cursor = port, 0
+        page.connects += 1
         return page
 
     def _watch(self, page: PageTwin) -> None:
@@ -293,8 +299,8 @@ class Commanders:
     """Facilitators booking flat out, half on each process, until `stop` is set; one whose process dies
     retries the same Idempotency-Key on the survivor until answered (static/js/commands.js)."""
 
-    def __init__(self, apis: list[Api], teams: list[str]):
-        self.apis, self.teams = apis, teams
+    def __init__(self, apis: list[Api], teams: list[str], pause: float = 0.0):
+        self.apis, self.teams, self.pause = apis, teams, pause  # pause: seconds between two commands of one counter
         self.stop = threading.Event()
         self.acked: dict[str, int] = {}
         self.lock = threading.Lock()
@@ -328,6 +334,7 @@ class Commanders:
             if status == 200:
                 with self.lock:
                     self.acked[key] = reply["seq"]
+            time.sleep(self.pause)
 
     def max_seq(self) -> int:
         with self.lock:

