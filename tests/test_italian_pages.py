@@ -14,19 +14,15 @@ import re
 import pytest
 
 from bank.web.i18n import catalogue, translate
+from trias_kit import trias_web_app
 
 HUMAN, HARD = {"kind": "human", "name": "Ana"}, {"kind": "computer", "level": "hard", "name": "Bot"}
 
 
 @pytest.fixture
 def app(tmp_path, config):
-    from bank.web import create_app
-
-    app = create_app({"DB": tmp_path / "web.db", "CONFIG": config, "TESTING": True, "TRIAS_PACE": 0})
-    yield app
-    app.extensions["trias_games"].close()
-    app.extensions["terrabank"].bank.close()
-    app.extensions["terrabank"].access.close()
+    with trias_web_app(tmp_path / "web.db", config) as made:
+        yield made
 
 
 class Phone:

@@ -13,6 +13,7 @@ import pytest
 import trias
 from bank.web.push.extensions import socketio_of
 from trias.hexes import distance
+from trias_kit import trias_web_app
 
 NS = "/trias"
 HUMAN = {"kind": "human"}
@@ -20,13 +21,8 @@ HUMAN = {"kind": "human"}
 
 @pytest.fixture
 def app(tmp_path, config):
-    from bank.web import create_app
-
-    app = create_app({"DB": tmp_path / "web.db", "CONFIG": config, "TESTING": True, "TRIAS_PACE": 0})
-    yield app
-    app.extensions["trias_games"].close()
-    app.extensions["terrabank"].bank.close()
-    app.extensions["terrabank"].access.close()
+    with trias_web_app(tmp_path / "web.db", config) as made:
+        yield made
 
 
 class Table:

@@ -7,6 +7,8 @@ conftest.BOTH_STORES, the test server's database under that bank game's name.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 
 import trias
@@ -53,3 +55,17 @@ def finish(game) -> None:
         command = next((c for c in legal if c["type"] == "end_turn"), legal[0])
         n += 1
         game.execute(command, f"finish-{n}", "cli")
+
+
+@contextmanager
+def trias_web_app(db, config, **settings):
+    """The bank's app for Trias route tests: computer moves at once (TRIAS_PACE 0), closed after."""
+    from bank.web import create_app
+
+    app = create_app({"DB": db, "CONFIG": config, "TESTING": True, "TRIAS_PACE": 0, **settings})
+    try:
+        yield app
+    finally:
+        app.extensions["trias_games"].close()
+        app.extensions["terrabank"].bank.close()
+        app.extensions["terrabank"].access.close()
