@@ -146,7 +146,7 @@ def test_a_writer_that_lost_twice_holds_the_game_and_the_others_rows_wait(game, 
     import psycopg
     where = PostgresTarget(postgres_server.url, game)
     a, b = where.open(), where.open()
-    b._lost = OPTIMISTIC_TRIES  # as after two losses in a row
+    b._lost.count = OPTIMISTIC_TRIES  # as after two losses in a row on this thread
     outcome = []
 
     def a_writes():
@@ -172,6 +172,35 @@ def test_a_writer_that_lost_twice_holds_the_game_and_the_others_rows_wait(game, 
         thread.join()
         assert outcome == ["journal_moved_on"]  # B's row took entry 5; A decides again
         assert [r["command_id"] for r in a.rows(4)] == ["by-b"]
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_threads_losses_are_its_own_and_another_thread_booking_meanwhile_does_not_forget_them(game, postgres_server):
+    """A command's tries run on its thread while the process's other threads book between them. Before:
+    the count of losses was the journal's, so another thread's success reset it and a command could lose
+    every try (seen in bench_saturation: '503 journal_moved_on' with 4 processes)."""
+    import psycopg
+    where = PostgresTarget(postgres_server.url, game)
+    a, b = where.open(), where.open()
+    try:
+        for n in range(OPTIMISTIC_TRIES):  # a loses the race for its seq twice on this thread
+            with pytest.raises(StorageError):
+                with a.transaction():
+                    seq = a.committed_seq() + 1
+                    with b.transaction():
+                        b.append({**ROW, "command_id": f"b{n}", "command": {"id": f"b{n}"}})
+                    a.append({**ROW, "seq": seq, "command_id": f"a{n}", "command": {"id": f"a{n}"}})
+        other = threading.Thread(target=lambda: a.save_checkpoint(1.0, 1.0))  # another thread of a's process
+        other.start()
+        other.join()
+        with a.transaction():
+            a.committed_seq()
+            with psycopg.connect(postgres_server.admin_url, autocommit=True) as watch:
+                held = watch.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                                     "AND objid = %s", (a.game_id,)).fetchone()[0]
+            assert held == 1  # this try holds the game from BEGIN: it cannot lose again
     finally:
         a.close()
         b.close()

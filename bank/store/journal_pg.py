@@ -67,7 +67,9 @@ class PostgresJournal(PostgresReads):
         self._begun = False  # whether this transaction's BEGIN went to the server
         self._locked = False  # whether this transaction holds the game's advisory lock yet
         self._lock_from_begin = False  # this transaction decides under the lock (it lost the race before)
-        self._lost = 0  # transactions in a row refused because another process booked the seq first
+        # Per thread (a command's tries run on its thread; others of the process book between them): how
+        # many transactions in a row were refused because another process booked the seq first.
+        self._lost = threading.local()
         self._head = (0, chain.GENESIS)  # (seq, hash) of the chain's last row, read when a transaction starts
         self._committed_head = 0  # the head's seq as BEGIN read it: rows committed before this transaction
         self._pending: list[tuple] = []  # (sql, params) written in this transaction, sent with the COMMIT
@@ -159,7 +161,7 @@ class PostgresJournal(PostgresReads):
         # psycopg believing in ones the server dropped ("prepared statement _pg3_2 does not exist").
         self._conn.prepare_threshold = None
         self._begun, self._pending, self._pending_checkpoint = False, [], None
-        self._locked, self._lock_from_begin = False, self._lost >= OPTIMISTIC_TRIES
+        self._locked, self._lock_from_begin = False, getattr(self._lost, "count", 0) >= OPTIMISTIC_TRIES
         try:
             self._tx_thread = threading.get_ident()
             try:
@@ -177,10 +179,10 @@ class PostgresJournal(PostgresReads):
                 self._begin()
             if self._begun:
                 self._flush(commit=True)
-            self._lost = 0
+            self._lost.count = 0
         except BaseException as exc:
-            # Another process booked first: counted, the next tries may take the lock from BEGIN.
-            self._lost = self._lost + 1 if getattr(exc, "code", None) in RETRIED else 0
+            # Another process booked first: counted, this thread's next tries may take the lock from BEGIN.
+            self._lost.count = getattr(self._lost, "count", 0) + 1 if getattr(exc, "code", None) in RETRIED else 0
             self._pending = []
             if not self._conn.broken and self._conn.info.transaction_status != idle_status():
                 with pg_errors(self.path):
