@@ -8,6 +8,7 @@ from bank.cli import printing_trias as cli_print_trias
 from bank.game.config import load_config
 from bank.game.config_model import LANGUAGES
 from bank.errors import BankError
+from bank.web.i18n import TRIAS_LANGUAGES
 
 KINDS = ("cards", "boards", "sheets", "join", "report", "all")  # same as printables.pack.KINDS
 NEEDS_GAME = ("join", "report")
@@ -23,7 +24,8 @@ def add_parser(sub, paths) -> None:
                         "all (default): everything the game has the data for; trias: the Trias set-up map "
                         "(--seed or --game), score sheet and player aid")
     p.add_argument("--out", default="print", help="folder for the PDF files (default: print)")
-    p.add_argument("--lang", choices=LANGUAGES, help="language (default: config [game] language)")
+    p.add_argument("--lang", choices=(*LANGUAGES, *(x for x in TRIAS_LANGUAGES if x not in LANGUAGES)),
+                   help="language (default: config [game] language); it (Italian) for --kind trias only")
     p.add_argument("--base", help="the address phones use, e.g. http://192.168.4.1:5000 (join cards, poster)")
     p.add_argument("--loopback", action="store_true",
                    help="print team links to a loopback address (127.0.0.1, localhost) anyway: only this "
@@ -34,6 +36,8 @@ def add_parser(sub, paths) -> None:
     _paper_option(p)
     p.set_defaults(func=lambda args: cmd_print(args, *paths(args)))
 
+
+_LANGUAGE_NAMES = {"it": "Italian"}  # the Trias printables' languages the field game's sheets lack
 
 PAPERS = ("a4", "letter")  # the print pack's sheets; "a3" is the Trias set-up map's only
 
@@ -96,6 +100,10 @@ def cmd_print(args, config_path: str, db: str) -> int:
     """Write the PDFs of --kind into --out and list them; skip what needs a game if there is none."""
     from printables import pack  # ReportLab is loaded only for this command
 
+    if args.kind != "trias" and args.lang and args.lang not in LANGUAGES:  # before anything is read or written
+        raise BankError("trias_only_language", f"{_LANGUAGE_NAMES.get(args.lang, args.lang)} is available for Trias "
+                        f"printables only: use --lang {' or '.join(LANGUAGES)} for the field game's pack "
+                        f"(or --kind trias)", lang=args.lang)
     config = load_config(config_path)
     if args.kind == "trias":
         args.paper = args.paper or config.print_paper
