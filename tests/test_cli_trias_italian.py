@@ -77,8 +77,8 @@ def test_every_word_table_has_italian_for_every_key_with_the_same_fields():
                 fields = set().union(*(_fields(table[lang][key]) for lang in ("en", "fr") if key in table[lang]))
                 assert _fields(table["it"][key]) == fields, (name, key)
     # The leftover finder finds them (it is what the played transcripts below are checked with).
-    assert leftovers("Your hand: steppe. Tour 2 : à vous de jouer, 1 point d'action") == [
-        "Tour", "Your hand", "point d'action", "steppe", "à vous de jouer"]
+    assert {"Your hand", "steppe", "Tour", "à vous de jouer", "point d'action"} <= set(
+        leftovers("Your hand: steppe. Tour 2 : à vous de jouer, 1 point d'action"))
     assert trias_map.LETTERS["it"]["woods"] == "B" and "B Bosco (4)" in trias_words.WORDS["it"]["map_legend"]
     # The game's own terms, as the printed player aid has them.
     for kind in ("mountain", "steppe", "woods", "pole"):
