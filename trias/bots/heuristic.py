@@ -38,30 +38,39 @@ def values(state: State) -> list:
     on_main = ON_MAIN_LATE + (ON_MAIN - ON_MAIN_LATE) * left
     projected = 1.0 - (1.0 - PROJECTED) * left
     worth = [float(state.score[s]) + IN_STOCK * state.stock[s] for s in range(n)]
-    risky = _risky(state, geo)
-    for i, mass in enumerate(geo.masses):
-        counts = [0] * n
-        at_risk = [0] * n
-        for place in mass:
-            c = state.herds.get(place)
-            if c:
+    # Herds per land mass in one pass over the herds (not over every tile): a mass without
+    # herds adds nothing, so only masses with herds are visited, in the masses' order.
+    tiles, mass_of = state.tiles, geo.mass_of
+    per_mass: dict = {}
+    swimming = []
+    for place, c in state.herds.items():
+        if place in tiles:
+            counts = per_mass.get(mass_of[place])
+            if counts is None:
+                per_mass[mass_of[place]] = list(c)
+            else:
                 for s in range(n):
                     counts[s] += c[s]
-                    if place in risky:
-                        at_risk[s] += c[s]
-        for s in range(n):
-            worth[s] -= AT_RISK * at_risk[s]
+        else:
+            swimming.append(c)
+    if AT_RISK:  # weight 0 by default: the flood of risky tiles is skipped
+        risky = _risky(state, geo)
+        for place, c in state.herds.items():
+            if place in risky:
+                for s in range(n):
+                    worth[s] -= AT_RISK * c[s]
+    for i in sorted(per_mass):
+        counts = per_mass[i]
         if i == geo.main:
             for s in range(n):
                 worth[s] += on_main * counts[s]
-            _local_majorities(state, mass, worth, LOCAL * (0.2 + 0.8 * left))
+            _local_majorities(state, geo.masses[i], worth, LOCAL * (0.2 + 0.8 * left))
         else:
-            for s, p in enumerate(mass_points(len(mass), counts)):
+            for s, p in enumerate(mass_points(len(geo.masses[i]), counts)):
                 worth[s] += projected * p + ON_OTHER * counts[s]
-    for place, c in state.herds.items():
-        if place not in state.tiles:
-            for s in range(n):
-                worth[s] += IN_STOCK * c[s]
+    for c in swimming:
+        for s in range(n):
+            worth[s] += IN_STOCK * c[s]
     return worth
 
 

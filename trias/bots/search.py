@@ -60,7 +60,12 @@ def search_action(v: dict, rng, seconds: float | None = None, iterations: int | 
         # them all could take the whole budget, and the search would then overrun it (issue 26:
         # hard took 2.68 s of its 1.5 s at a load of 8 per core).
         _ranked(root, determinise(v, rng), rng, root=True, deadline=deadline - seconds / 2)
-    done, last = 0, 0.0
+    else:
+        _ranked(root, determinise(v, rng), rng, root=True)
+    forced = _forced(root)
+    if forced is not None:
+        return forced
+    done, last, started = 0, 0.0, time.perf_counter()
     # An iteration is started only if one as long as the last still fits: the budget is a bound.
     while (iterations is None or done < iterations) and (deadline is None or done == 0
                                                          or time.perf_counter() + last < deadline):
@@ -68,9 +73,46 @@ def search_action(v: dict, rng, seconds: float | None = None, iterations: int | 
         _iterate(root, determinise(v, rng), rng, horizon, deadline)
         last = time.perf_counter() - began
         done += 1
+        if _settled(root, _left(done, iterations, deadline, started)):
+            break
     best = max(root.children.values(), key=lambda child: child.visits)
     key = next(k for k, child in root.children.items() if child is best)
     return dict(_command(root, key))
+
+
+def _forced(root: Node):
+    """The only legal move, when the root has one: no search can choose another (issue 26: no
+    budget spent on a forced move). The root's moves do not depend on the deal: its phase and
+    action points are public and its landscape is the seat's own card or the card shown."""
+    ranked = list(root.ranked.values())
+    if len(ranked) == 1 and len(ranked[0]) == 1:
+        return dict(ranked[0][0][1])
+    return None
+
+
+def _left(done: int, iterations: int | None, deadline: float | None, started: float) -> float:
+    """How many more iterations the budget allows: the rest of the count, or of the time at the
+    pace so far."""
+    left = math.inf if iterations is None else iterations - done
+    if deadline is not None:
+        pace = (time.perf_counter() - started) / done
+        left = min(left, (deadline - time.perf_counter()) / pace if pace > 0 else math.inf)
+    return left
+
+
+def _settled(root: Node, left: float) -> bool:
+    """Whether the most visited move stays the most visited whatever the remaining iterations do:
+    the rest of the budget would be wasted (issue 26: medium and hard answer sooner when the
+    choice is clear; with an iteration budget the move played is exactly the same)."""
+    if left == math.inf:
+        return False
+    first = second = 0
+    for child in root.children.values():
+        if child.visits > first:
+            first, second = child.visits, first
+        elif child.visits > second:
+            second = child.visits
+    return first - second > left
 
 
 def _command(node: Node, key: tuple) -> dict:
