@@ -6,10 +6,8 @@ Italian printables, and the field game's kinds, which have no Italian, refuse `-
 
 from __future__ import annotations
 
-import io
 import re
 import string
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,6 +19,7 @@ from bank.cli.main import main
 from bank.cli.trias_text import narrate
 from bank.cli.trias_words import count
 from printables.trias_words import WORDS as PRINTED
+from test_cli_trias_play import cli, play  # noqa: F401 (cli is the fixture: `terrabank --db ... trias`)
 
 CONFIG = Path(__file__).resolve().parents[1] / "config.toml"
 
@@ -28,17 +27,6 @@ CONFIG = Path(__file__).resolve().parents[1] / "config.toml"
 TABLES = {"NOUNS": trias_words.NOUNS, "KINDS": trias_words.KINDS, "PHASES": trias_words.PHASES,
           "YOU": trias_words.YOU, "WORDS": trias_words.WORDS, "TEXT": trias_text.TEXT,
           "LETTERS": trias_map.LETTERS}
-
-
-@pytest.fixture
-def cli(tmp_path):
-    return lambda *args: main(["--db", str(tmp_path / "terrabank.db"), "trias", *args])
-
-
-def play(cli, monkeypatch, capsys, answers: str, *args) -> str:
-    monkeypatch.setattr(sys, "stdin", io.StringIO(answers))
-    assert cli("play", *args) == 0
-    return capsys.readouterr().out
 
 
 def _strings(value) -> list:
