@@ -93,3 +93,19 @@ def test_t9_t12_the_search_answers_a_legal_move_even_with_no_time_at_all():
     for state in positions(4, seed=6, every=17)[1:5]:
         command = choose(state, "hard", {"seconds": 0.0}, random.Random(3))
         assert trias.is_legal(state, command)
+
+
+def test_t12_a_forced_end_of_turn_is_answered_without_searching(monkeypatch):
+    """When ending the turn is the only legal command (no action point can be spent, T12), the
+    search levels play it at once instead of thinking their whole budget (0.4 s, 1.5 s) over a
+    move they cannot choose (issue 26): no search iteration is run."""
+    from trias.bots import search
+    state = next(s for s in positions(2, seed=1, every=1)
+                 if s.phase == "actions" and trias.legal_actions(s) == [{"type": "end_turn"}])
+    iterations = []
+    real = search._iterate
+    monkeypatch.setattr(search, "_iterate", lambda *args, **kw: iterations.append(1) or real(*args, **kw))
+    for level in ("medium", "hard"):
+        assert choose(trias.view(state, state.current), level, None, random.Random(1)) == {"type": "end_turn"}
+    assert choose(state, "hard", {"iterations": 50}, random.Random(1)) == {"type": "end_turn"}
+    assert iterations == []
