@@ -3,6 +3,11 @@
     python bench/bench_trias.py speed            # random games/s, drift listing, playouts/s, decision time
     python bench/bench_trias.py strength --games 200 --workers 2 --iterations 200
     python bench/bench_trias.py strength --games 40 --workers 2 --hard-seconds 1.5 --pairings hard:easy
+    python bench/bench_trias.py strength --calibration bench/trias_calibration.json   # real budgets, 2 players
+
+--medium 20 and --iterations 80 are far below what the real budgets buy (on a quiet core medium's
+0.4 s buys about 350 iterations at 2 players, hard's 1.5 s about 1,300): pass --calibration to
+judge the levels as people meet them; bench_trias_ladder.py does 2-5 players.
 
 Everything runs on one core unless --workers says otherwise; figures are
 printed as JSON (and written with --json); docs/PERFORMANCE.md, "## Trias engine", quotes them.
@@ -183,6 +188,11 @@ def speed_main(args) -> dict:
 
 def strength_main(args) -> dict:
     budgets = {"medium": {"iterations": args.medium}, "hard": {"iterations": args.iterations}}
+    if args.calibration:
+        # The iterations each level's real time budget buys on a quiet core (bench_trias_ladder.py
+        # calibrate), two players: issue 26 found medium judged at 20 iterations, 1/17 of its 0.4 s.
+        two = json.loads(args.calibration.read_text())["calibration"]["2"]
+        budgets = {level: {"iterations": two[level]["iterations_mean"]} for level in ("medium", "hard")}
     if args.hard_seconds:
         budgets["hard"] = {"seconds": args.hard_seconds}
     pairings = [tuple(p.split(":")) for p in args.pairings.split(",")]
@@ -199,6 +209,8 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=80, help="hard level's iterations in the strength table")
     parser.add_argument("--hard-seconds", type=float, help="give the hard level this time budget instead")
     parser.add_argument("--medium", type=int, default=20, help="medium level's iterations in the strength table")
+    parser.add_argument("--calibration", type=Path, help="bench_trias_ladder.py calibrate's JSON: medium and hard"
+                        " at the iterations their real time budgets buy (instead of --medium and --iterations)")
     parser.add_argument("--pairings", default="easy:random,hard:easy,medium:easy,hard:medium")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--log", type=Path, help="append each pairing's row here as soon as it is done")
