@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import os
 import queue
 import selectors
 import statistics
@@ -507,6 +508,7 @@ def main() -> None:
     parser.add_argument("--before", type=int, default=80, help="commands booked before the kill")
     parser.add_argument("--after", type=int, default=80, help="commands booked once every page moved")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     postgres, redis = queue_servers()
     try:
         with tempfile.TemporaryDirectory(prefix="terrabank-failover-") as folder:
@@ -523,7 +525,8 @@ def main() -> None:
     print()
     print({k: v for k, v in figures.items()})
     print(f"\n`.venv/bin/python bench/failover_pages.py --pages {args.pages} --commanders {args.commanders} "
-          f"--before {args.before} --after {args.after}` on {machine()}")
+          f"--before {args.before} --after {args.after}` on {machine()}; load average {load_before:.1f} "
+          f"before, {os.getloadavg()[0]:.1f} after (catch-up times follow the machine's load)")
 
 
 if __name__ == "__main__":
