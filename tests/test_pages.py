@@ -199,8 +199,9 @@ def _trias_messages() -> list:
     found = extract_from_dir(str(ROOT), method_map=[("templates/trias/**.html", "jinja2"), ("templates/_lang.html", "jinja2")])
     messages = {message for _, _, message, _, _ in found if isinstance(message, str)}
     shared = dict(re.findall(r'"([\w.]+)": _\("((?:[^"\\]|\\.)*)"\)', (TEMPLATES / "_strings.html").read_text(encoding="utf-8")))
-    scripts = [STATIC / name for name in re.findall(r"filename='(js/[\w/]+\.js)'",
-                                                     (TEMPLATES / "_shared_scripts.html").read_text(encoding="utf-8"))]
+    shared_list = re.search(r"set SHARED = \[([^\]]*)\]", (TEMPLATES / "_scripts.html").read_text(encoding="utf-8"))
+    scripts = [STATIC / name for name in re.findall(r'"(js/[\w/]+\.js)"', shared_list.group(1))]
+    assert scripts, "templates/_scripts.html lists the shared scripts"
     used = set()
     for script in scripts + sorted((STATIC / "js" / "trias").glob("*.js")):
         used |= set(re.findall(r'\bt\("([\w.]+)"', script.read_text(encoding="utf-8")))

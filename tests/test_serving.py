@@ -236,7 +236,7 @@ def test_a_versioned_file_carries_no_validators_or_policy_but_the_page_keeps_its
     client = served.test_client()
     page = client.get(f"/t/{tokens['blue']}")
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
-    script = re.search(r'src="(/static/[^"]+\.js\?v=[^"]+)"', page.get_data(as_text=True)).group(1)
+    script = re.search(r'src="(/static/js/[^"]+\.js\?v=[^"]+)"', client.get("/login").get_data(as_text=True)).group(1)
     for headers in ({}, {"Accept-Encoding": "gzip"}):
         reply = client.get(script, headers=headers)
         assert reply.status_code == 200
@@ -396,3 +396,21 @@ def test_behind_a_proxy_the_cap_per_address_is_left_to_it_and_a_wrong_count_is_r
     with pytest.raises(BankError) as err:
         serving.behind_proxies(serving.Limits())
     assert "1 for one nginx" in err.value.message
+
+
+def test_a_served_team_page_loads_its_scripts_as_one_file_the_same_bytes_in_the_same_order(served, tokens):
+    """bank/web/serving/bundles.py: one reply instead of a dozen (the phone's first-load budget),
+    named by its content, cached for a year, gzipped; a key the server never made is a 404."""
+    client = served.test_client()
+    html = client.get(f"/t/{tokens['blue']}").get_data(as_text=True)
+    scripts = re.findall(r'<script src="([^"]+)"', html)
+    assert len(scripts) == 1 and scripts[0].startswith("/static/bundles/"), scripts
+    names = ["vendor/socket.io.min.js", "js/delta.js", "js/page.js", "js/api.js", "js/live.js", "js/clock.js",
+             "js/board_labels.js", "js/board_status.js", "js/board_sections.js", "js/refusals.js",
+             "js/board_feed.js", "js/team.js"]
+    expected = b"\n;\n".join((ROOT / "static" / name).read_bytes() for name in names) + b"\n"
+    plain = client.get(scripts[0])
+    zipped = client.get(scripts[0], headers={"Accept-Encoding": "gzip"})
+    assert plain.get_data() == expected and gzip.decompress(zipped.get_data()) == expected
+    assert "immutable" in zipped.headers["Cache-Control"] and zipped.headers["Content-Encoding"] == "gzip"
+    assert client.get("/static/bundles/0123456789abcdef.js").status_code == 404

@@ -159,6 +159,9 @@ def _register(app: Flask) -> None:
     app.after_request(_security_headers)
     app.jinja_env.globals["_"] = _gettext
     app.jinja_env.globals["page_languages"] = page_languages  # _lang.html: Italian on Trias pages only
+    from bank.web.serving import bundles
+
+    bundles.register(app)  # scripts([...]): one file per page once served (bank/web/serving/bundles.py)
 
 
 def _register_sockets(server) -> None:

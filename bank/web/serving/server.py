@@ -34,7 +34,7 @@ from pathlib import Path
 from flask import Flask, request, url_for
 
 from bank.web.serving.admission import LIVE_REFUSAL, LiveSlots, live_kind  # noqa: F401 (their old home)
-from bank.web.serving import stopping
+from bank.web.serving import bundles, stopping
 from bank.web.serving.after_reply import AfterReply
 from bank.web.serving.deadlines import DEADLINES, Deadlines  # noqa: F401
 from bank.web.serving.identity import Identify
@@ -80,6 +80,7 @@ def prepare(app: Flask, limits: Limits | None = None) -> Flask:
         return url_for(endpoint, **values)
 
     app.jinja_env.globals["url_for"] = versioned_url_for
+    bundles.enable(app)  # a page's scripts as one file (bundles.py)
 
     @app.after_request
     def _cache_and_compress(response):

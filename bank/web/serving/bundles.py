@@ -1,0 +1,91 @@
+"""A page's scripts as one file, when served for real (issues 25 and 27: the phone's first load).
+
+A team phone loaded a dozen scripts, each with its ~330 bytes of reply headers and its own
+gzip dictionary: with the activity feed the first load went over its 60 KB budget (64.9 KB
+on the wire). One file for the same scripts, in the same order, costs one reply and
+compresses better (about 8 KB less). Templates call `scripts([...])`; without `prepare()`
+(a test client, no server) it writes one tag per file, as before, so a page works either way.
+
+The bundle's URL names its content (a hash of the files' bytes), so it is cached for a year
+and never revalidated, as the versioned static files are (server.py). It is served gzipped
+when the browser takes it; the bytes are made once per content.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import threading
+from pathlib import Path
+
+from flask import Response, current_app, request, url_for
+from markupsafe import Markup
+
+ENDPOINT = "script_bundle"
+
+
+def separate(files) -> Markup:
+    """One <script> tag per file, each named by its content once served (the templates' url_for, server.py)."""
+    versioned = current_app.jinja_env.globals.get("url_for", url_for)
+    return Markup("\n").join(Markup('<script src="{}"></script>').format(versioned("static", filename=f))
+                             for f in files)
+
+
+class Bundles:
+    """The bundles one app serves, by the hash of their content."""
+
+    def __init__(self, static_folder: Path):
+        self.folder = Path(static_folder).resolve()
+        self.lock = threading.Lock()
+        self.made: dict[tuple, str] = {}  # (files, their sizes and mtimes) -> key
+        self.bodies: dict[str, tuple[bytes, bytes]] = {}  # key -> (plain, gzipped)
+
+    def key(self, files) -> str:
+        paths = [self._path(f) for f in files]
+        stamp = tuple((f, p.stat().st_size, p.stat().st_mtime_ns) for f, p in zip(files, paths))
+        with self.lock:
+            if stamp not in self.made:
+                # A file that does not end its last statement must not run into the next one.
+                plain = b"\n;\n".join(p.read_bytes() for p in paths) + b"\n"
+                key = hashlib.sha256(plain).hexdigest()[:16]
+                self.bodies[key] = (plain, gzip.compress(plain, compresslevel=9, mtime=0))
+                self.made[stamp] = key
+            return self.made[stamp]
+
+    def tag(self, files) -> Markup:
+        key = self.key(list(files))
+        return Markup('<script src="{}"></script>').format(url_for(ENDPOINT, key=key, v=key))
+
+    def serve(self, key: str):
+        body = self.bodies.get(key)
+        if body is None:
+            return Response("unknown bundle: reload the page", status=404, mimetype="text/plain")
+        zipped = "gzip" in request.headers.get("Accept-Encoding", "")
+        response = Response(body[1] if zipped else body[0], mimetype="text/javascript")
+        if zipped:
+            response.headers["Content-Encoding"] = "gzip"
+        response.vary.add("Accept-Encoding")
+        response.headers["Cache-Control"] = "public, max-age=31536000, immutable"
+        return response
+
+    def _path(self, filename: str) -> Path:
+        path = (self.folder / filename).resolve()
+        if not path.is_relative_to(self.folder) or path.suffix != ".js":
+            raise ValueError(f"{filename!r} is not a script of the static folder")
+        return path
+
+
+def register(app) -> None:
+    """The bundles' route, and one tag per file until the app is prepared for serving (create_app)."""
+    bundles = Bundles(Path(app.static_folder))
+    app.extensions["terrabank_bundles"] = bundles
+    app.add_url_rule("/static/bundles/<key>.js", ENDPOINT, bundles.serve)
+    app.jinja_env.globals["scripts"] = separate
+    app.jinja_env.globals["script_tags"] = separate  # always one tag per file (pages not bundled)
+
+
+def enable(app) -> None:
+    """From now on `scripts([...])` is one file (prepare(): the app is about to be served)."""
+    bundles = app.extensions.get("terrabank_bundles")
+    if bundles is not None:
+        app.jinja_env.globals["scripts"] = bundles.tag
