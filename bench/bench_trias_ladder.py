@@ -17,7 +17,8 @@ the search with its own clock replaced by this process's CPU clock (what a quiet
 gives), with the real budget in seconds, at positions along greedy games, and counts the
 iterations. Greedy ("easy") plays without its 1.0 s bound: `calibrate` reports its longest
 decision in CPU time, well under 1 s, so on a quiet core the bound never cuts it short.
-`--minutes` caps each cell's wall time: the games finished in order before the cap are
+Without --calibration the search levels play with their real time budgets (fine on a machine
+with a core per worker). `--minutes` caps each cell's wall time: the games finished in order before the cap are
 kept (a prefix of the seeds, never the quickest games), so n is honest but may be short.
 """
 
@@ -184,7 +185,8 @@ def full_run(rows: list, games: int = 200) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["calibrate", "ladder"])
+    parser.add_argument("what", choices=["calibrate", "ladder", "report"],
+                        help="report: the table and full-run estimate of the cells appended to --log")
     parser.add_argument("--players", default="2,3,4,5")
     parser.add_argument("--games", type=int, default=200, help="games a cell (ladder); greedy games to sample (calibrate)")
     parser.add_argument("--every", type=int, default=7, help="calibrate: every n-th decision of those games")
@@ -203,14 +205,22 @@ def main() -> None:
         for players in players_list:
             out["calibration"][str(players)] = calibrate(players, args.games, args.every)
             print(json.dumps(out["calibration"][str(players)]), flush=True)
+    elif args.what == "report":
+        rows = [json.loads(line) for line in args.log.read_text().splitlines() if line.strip()]
+        order = list(RUNGS + GOALS)
+        rows.sort(key=lambda r: (r["players"], order.index((r["tested"], r["below"]))
+                                 if (r["tested"], r["below"]) in order else len(order)))
+        out.update(rows=rows, full_run=full_run(rows), markdown=markdown(rows))
+        if args.markdown:
+            args.markdown.write_text(out["markdown"])
     else:
         calibration = json.loads(args.calibration.read_text())["calibration"] if args.calibration else None
         budgets = budgets_from(calibration, players_list)
         pairs = [tuple(c.split(":")) for c in args.cells.split(",")] if args.cells else list(RUNGS + GOALS)
         rows = []
-        with Pool(args.workers) as pool:
-            for players in players_list:
-                for tested, below in pairs:
+        for players in players_list:
+            for tested, below in pairs:
+                with Pool(args.workers) as pool:  # one pool a cell: a capped cell's queued games die with it
                     rows.append(cell(pool, tested, below, players, args.games, budgets, args.minutes))
                     print(json.dumps(rows[-1]), flush=True)
                     if args.log:
