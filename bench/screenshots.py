@@ -4,7 +4,9 @@
 Starts the real server on a scratch game (a free local port, a temporary database),
 plays a short morning of the game so the pages have something to show, and saves
 console.png (1280x800), team.png (360x740) and display.png (1920x1080), then the console, fight,
-admin, team and big-screen pages at a phone's size and at 1280x720 ({page}-phone.png, {page}-1280x720.png).
+admin, team and big-screen pages at a phone's size and at 1280x720 ({page}-phone.png, {page}-1280x720.png),
+the admin page's team links and its "paper takes over" panel (admin-links-*, admin-paper-*; at 1280x720
+with a re-entry batch sent: one line booked, one refused), and a team phone's own feed (team-feed-phone.png).
 
     .venv/bin/python bench/screenshots.py [--out docs/screenshots] [--serve]
 
@@ -35,9 +37,22 @@ def start_server(folder: Path):
     from bank.web import create_app
     from bank.web.serving import thread as serving_thread
 
-    app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(ROOT / "config.toml")})
+    app = create_app({"DB": str(folder / "terrabank.db"), "CONFIG": str(ROOT / "config.toml")})
     app.extensions["terrabank"].access.add_user(USER, PASSWORD, "lead")
     return app, serving_thread.serve_in_thread(app).url
+
+
+def as_served(app) -> None:
+    """From now on as under `terrabank serve` (TICKER): game time passes on the server, and the bank writes
+    the game state to disk by itself, a first file at once, so the admin page's paper panel lists one (issue 25)."""
+    from bank.web.field import paper_writer
+    from bank.web.push.live import start_ticker
+
+    app.config["TICKER"] = True  # after the seed: its commands are dated in the past, which a running clock refuses
+    start_ticker(app)
+    writer = paper_writer.of(app)
+    writer.start()
+    writer.look()
 
 
 def seed(app) -> None:
@@ -47,7 +62,7 @@ def seed(app) -> None:
     start = time.time() - 3600
 
     def run(command, at=None):
-        bank.execute({"id": f"seed-{next(ids)}", "actor": USER, **command}, now=at or time.time())
+        return bank.execute({"id": f"seed-{next(ids)}", "actor": USER, **command}, now=at or time.time())
 
     run({"type": "start_clock"}, start)
     for i in range(8):
@@ -68,6 +83,9 @@ def seed(app) -> None:
          "defender_card": "harvester-1", "winner": "defender", "tokens": {}})
     run({"type": "fight", "attacker_team": "yellow", "attacker_card": "pirate-1", "defender_team": "blue",
          "defender_card": "builder-1", "winner": "attacker", "tokens": {"energy": 1}})
+    # A correction with its reason, as the feeds show it (issue 25, item 4): points given to the wrong team.
+    wrong = run({"type": "award", "team": "red", "points": 2, "reason": "défi relevé"})
+    run({"type": "reverse", "seq": wrong.seq, "reason": "mauvaise équipe"})
 
 
 def login(page, url: str) -> None:
@@ -94,6 +112,24 @@ def _fight(page, url: str) -> None:
     page.click('#defender [data-team="yellow"]')
     page.click('#defender [data-card="harvester-1"]')
     page.click("#win-attacker")
+
+
+def _scroll_to(page, selector: str) -> None:
+    """`selector`'s top at the top of the window (scroll_into_view_if_needed stops at its bottom edge)."""
+    page.locator(selector).evaluate("node => node.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(400)
+
+
+# Two lines of a paper ledger typed back (issue 25, item 6): one booked, one refused with its reason.
+PAPER_LINES = "Vert récolte flore 1\nJaune construit serre"
+
+
+def _paper_batch(page) -> None:
+    """The admin page's "Re-entry from paper" form, filled and sent, its answer on screen."""
+    page.fill("#paper-form textarea", PAPER_LINES)
+    page.click('#paper-form button[type="submit"]')
+    page.wait_for_function("() => document.querySelector('#paper-result').textContent.trim() !== ''", timeout=60_000)
+    page.wait_for_timeout(400)
 
 
 def shoot(url: str, app, out: Path) -> None:
@@ -126,6 +162,9 @@ def shoot(url: str, app, out: Path) -> None:
             page.wait_for_selector(".badge-live")
             page.wait_for_timeout(600)
             page.screenshot(path=str(out / f"team-{size}.png"))
+            if phone:  # the team's own latest bookings, a correction with its reason among them (issue 25, item 4)
+                _scroll_to(page, "#feed-panel")
+                page.screenshot(path=str(out / "team-feed-phone.png"))
             page.goto(url + "/display")
             page.wait_for_selector(".badge-live")
             page.wait_for_timeout(900)
@@ -142,6 +181,9 @@ def shoot(url: str, app, out: Path) -> None:
             page.locator("#links .link-qr").first.scroll_into_view_if_needed()  # the team links and their QR codes
             page.wait_for_timeout(400)
             page.screenshot(path=str(out / f"admin-links-{size}.png"))
+            if not phone:  # books the batch: once only, and after every other page's picture
+                _paper_batch(page)
+            page.locator("#paper").screenshot(path=str(out / f"admin-paper-{size}.png"))  # the whole panel, as laid out
             page.close()
         browser.close()
 
@@ -151,9 +193,10 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--serve", action="store_true", help="keep the seeded server running instead")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(prefix="terrabank-") as folder:
         app, url = start_server(Path(folder))
         seed(app)
+        as_served(app)
         if args.serve:
             print(f"{url}  (user {USER} / {PASSWORD}; blue team: {url}/t/{app.extensions['terrabank'].access.team_tokens()['blue']})", flush=True)
             try:
