@@ -3,8 +3,12 @@
 
 Serves the app on a scratch folder, plays a four-seat game (two people, two computer
 opponents; the people's moves chosen by the greedy player) until a person is in the
-middle of a turn, then saves trias-board-tv.png (1920x1080), trias-board-phone.png and
-trias-seat-phone.png (360 px wide, whole page).
+middle of a turn, then saves trias-board-tv.png (1920x1080), trias-board-phone.png (360 px
+wide, whole page), trias-seat-phone.png (360x740: the seat's bar of actions is fixed at the
+bottom, so the phone's screen as seen) and trias-seat-phone-it.png (the same in Italian).
+Then plays a second game to its end and saves what every screen opens on (issue 26, item 3):
+trias-result-tv.png (the board at 1280x720) and trias-result-phone.png (a seat at 360x740).
+Last, the score calculator (/trias/score) at 360x740 with the rules' Example 3 counted: trias-score-phone.png.
 
     .venv/bin/python bench/screenshots_trias.py [--out docs/screenshots] [--seed 12]
 """
@@ -43,6 +47,59 @@ def seed_game(games, seed: int):
     raise SystemExit("the game ended before the moment to photograph; try another --seed")
 
 
+def finished_game(games, seed: int):
+    """Two people and two computer seats named by their level (issue 26, item 4), played to the end."""
+    game = games.create(seats=[{"name": "Ana", "kind": "human"}, {"name": "Bruno", "kind": "human"},
+                               {"name": "Ordinateur · moyen", "kind": "computer", "level": "medium"},
+                               {"name": "Ordinateur · facile", "kind": "computer", "level": "easy"}], seed=seed, lang="fr")
+    rng, n = random.Random(seed), 0
+    while game.state.phase != "over":
+        if game.computer_to_play() is not None:
+            game.play_computer({"iterations": 50})
+            continue
+        s = game.state
+        n += 1
+        game.execute(trias.bots.choose(trias.view(s, s.current), "easy", None, rng), f"end-{n}", f"seat:{s.current}")
+    return game
+
+
+def shoot(browser, url: str, out: Path, name: str, viewport: dict, path: str, seq: int, whole: bool,
+          lang: str | None = None) -> None:
+    """One page once it shows entry `seq`, in its own context (a phone's: touch); `lang` picked on its switch."""
+    phone = viewport["width"] < 800
+    context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone)
+    page = context.new_page()
+    page.set_default_timeout(120_000)  # a loaded machine: Chromium is slow
+    page.goto(url + path)
+    page.wait_for_function(f"() => +document.body.dataset.seq >= {seq}")
+    if lang:
+        with page.expect_navigation():
+            page.click(f'.lang-switch [data-lang="{lang}"]')
+        page.wait_for_function(f"() => +document.body.dataset.seq >= {seq}")
+    page.wait_for_timeout(600)  # the live badge turns green, fonts settle
+    page.screenshot(path=str(out / name), full_page=whole)
+    context.close()
+    print(out / name)
+
+
+def shoot_calculator(browser, url: str, out: Path) -> None:
+    """The calculator with T20's Example 3 typed in as its browser test does, on its result."""
+    from test_browser_trias_score import type_example_3
+
+    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    page.goto(url + "/trias/score")
+    type_example_3(page)
+    page.click("#compute")
+    page.wait_for_selector("#result:not(.hidden)")
+    # The page scrolls its result into view, smoothly: wait until the scrolling has stopped.
+    page.wait_for_function("() => new Promise(done => { const y = scrollY; setTimeout(() => done(scrollY === y && y > 0), 400); })")
+    page.screenshot(path=str(out / "trias-score-phone.png"))
+    context.close()
+    print(out / "trias-score-phone.png")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
@@ -59,18 +116,21 @@ def main(argv=None) -> int:
     game = seed_game(app.extensions["trias_games"], args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    shots = [("trias-board-tv.png", {"width": 1920, "height": 1080}, f"/trias/g/{game.id}", False),
-             ("trias-board-phone.png", {"width": 360, "height": 740}, f"/trias/g/{game.id}", True),
-             ("trias-seat-phone.png", {"width": 360, "height": 740}, f"/trias/s/{game.seats[0]['token']}", True)]
+    seat = f"/trias/s/{game.seats[0]['token']}"
+    phone = {"width": 360, "height": 740}
+    shots = [("trias-board-tv.png", {"width": 1920, "height": 1080}, f"/trias/g/{game.id}", False, None),
+             ("trias-board-phone.png", phone, f"/trias/g/{game.id}", True, None),
+             ("trias-seat-phone.png", phone, seat, False, None),
+             ("trias-seat-phone-it.png", phone, seat, False, "it")]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        for name, viewport, path, whole in shots:
-            page = browser.new_page(viewport=viewport)
-            page.goto(url + path)
-            page.wait_for_function(f"() => +document.body.dataset.seq >= {game.last_seq}")
-            page.wait_for_timeout(300)  # the live badge turns green
-            page.screenshot(path=str(out / name), full_page=whole)
-            print(out / name)
+        for name, viewport, path, whole, lang in shots:
+            shoot(browser, url, out, name, viewport, path, game.last_seq, whole, lang)
+        over = finished_game(app.extensions["trias_games"], args.seed + 1)
+        for name, viewport, path in (("trias-result-tv.png", {"width": 1280, "height": 720}, f"/trias/g/{over.id}"),
+                                     ("trias-result-phone.png", phone, f"/trias/s/{over.seats[0]['token']}")):
+            shoot(browser, url, out, name, viewport, path, over.last_seq, False)
+        shoot_calculator(browser, url, out)
         browser.close()
     return 0
 
