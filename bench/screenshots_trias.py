@@ -28,23 +28,28 @@ sys.path.insert(0, str(ROOT / "tests"))
 import trias  # noqa: E402
 
 
+def play_until(game, stop, seed: int, prefix: str) -> None:
+    """Play `game` until `stop(state)` or its end: computer seats by themselves, the people as the easy player."""
+    rng, n = random.Random(seed), 0
+    while game.state.phase != "over" and not stop(game.state):
+        if game.computer_to_play() is not None:
+            game.play_computer({"iterations": 50})
+            continue
+        s = game.state
+        n += 1
+        game.execute(trias.bots.choose(trias.view(s, s.current), "easy", None, rng), f"{prefix}-{n}", f"seat:{s.current}")
+
+
 def seed_game(games, seed: int):
     """A game a few turns in, stopped with seat 0 (a person) in its action phase."""
     game = games.create(seats=[{"name": "Ana", "kind": "human"}, {"name": "Bruno", "kind": "human"},
                                {"name": "Chloé", "kind": "computer", "level": "easy"},
                                {"name": "Dev", "kind": "computer", "level": "random"}], seed=seed, lang="fr")
-    rng, n = random.Random(seed), 0
-    while game.state.phase != "over":
-        s = game.state
-        if s.turn >= 9 and s.current == 0 and s.phase == "actions" and s.ap < s.rules.action_points:
-            return game
-        if game.computer_to_play() is not None:
-            game.play_computer({"iterations": 50})
-            continue
-        command = trias.bots.choose(trias.view(s, s.current), "easy", None, rng)
-        n += 1
-        game.execute(command, f"shot-{n}", f"seat:{s.current}")
-    raise SystemExit("the game ended before the moment to photograph; try another --seed")
+    play_until(game, lambda s: s.turn >= 9 and s.current == 0 and s.phase == "actions" and s.ap < s.rules.action_points,
+               seed, "shot")
+    if game.state.phase == "over":
+        raise SystemExit("the game ended before the moment to photograph; try another --seed")
+    return game
 
 
 def finished_game(games, seed: int):
@@ -52,14 +57,7 @@ def finished_game(games, seed: int):
     game = games.create(seats=[{"name": "Ana", "kind": "human"}, {"name": "Bruno", "kind": "human"},
                                {"name": "Ordinateur · moyen", "kind": "computer", "level": "medium"},
                                {"name": "Ordinateur · facile", "kind": "computer", "level": "easy"}], seed=seed, lang="fr")
-    rng, n = random.Random(seed), 0
-    while game.state.phase != "over":
-        if game.computer_to_play() is not None:
-            game.play_computer({"iterations": 50})
-            continue
-        s = game.state
-        n += 1
-        game.execute(trias.bots.choose(trias.view(s, s.current), "easy", None, rng), f"end-{n}", f"seat:{s.current}")
+    play_until(game, lambda s: False, seed, "end")
     return game
 
 
