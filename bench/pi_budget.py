@@ -175,11 +175,12 @@ def main() -> None:
         free = min(calibrate(None) for _ in range(3))
         held = min(calibrate(budget) for _ in range(3))
         print(f"# A Raspberry Pi's budget: {budget.describe()}\n")
-        print(f"Calibration (a pure-Python loop, best of 3): it needs {held[1]:.2f} s of CPU; wall time "
-              f"{free[0]:.2f} s outside the budget on this machine as loaded now ({free[0] / free[1]:.1f}x its CPU "
-              f"time), {held[0]:.2f} s in the budget: the servers run {held[0] / held[1]:.1f}x slower than on a free "
-              f"core of this machine. The machine has 2 vCPUs shared with other work (load average "
-              f"{os.getloadavg()[0]:.1f}): the figures below are ratios within each bench's own run.\n", flush=True)
+        print(f"Calibration (a pure-Python loop, best of 3 each): outside the budget {free[1]:.2f} s of CPU in "
+              f"{free[0]:.2f} s of wall time (this machine as loaded now); in the budget {held[1]:.2f} s of CPU in "
+              f"{held[0]:.2f} s: the servers run {held[0] / free[1]:.1f}x slower than on a free core of this machine "
+              f"({held[0] / held[1]:.1f}x their own CPU time). The machine has 2 vCPUs shared with other work (load "
+              f"average {os.getloadavg()[0]:.1f}): the figures below are ratios within each bench's own run.\n",
+              flush=True)
         for name in names:
             code, out, seconds = run_bench(budget, name, [])
             print(f"## {name}: `{' '.join(BENCHES[name])}` ({seconds:.0f} s, exit {code}; servers in the budget: "
