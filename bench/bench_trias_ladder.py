@@ -139,11 +139,12 @@ def budgets_from(calibration: dict | None, players_list: list) -> dict:
     return out
 
 
-def cell(pool, tested: str, below: str, players: int, games: int, budgets: dict, minutes: float | None) -> dict:
-    """One cell of the table: as many of `games` as finish (in seed order) within `minutes`."""
+def cell(pool, tested: str, below: str, players: int, games: int, budgets: dict, minutes: float | None,
+         first: int = 0) -> dict:
+    """One cell of the table: as many of `games` (from game `first`) as finish, in seed order, within `minutes`."""
     started = time.perf_counter()
     results = []
-    jobs = [(tested, below, players, g, budgets) for g in range(games)]
+    jobs = [(tested, below, players, g, budgets) for g in range(first, first + games)]
     for result in pool.imap(play, jobs, chunksize=1):
         results.append(result)
         if minutes is not None and time.perf_counter() - started > 60 * minutes:
@@ -155,9 +156,34 @@ def cell(pool, tested: str, below: str, players: int, games: int, budgets: dict,
     return {"players": players, "tested": tested, "below": below, "budget": budgets[players].get(tested),
             "below_budget": budgets[players].get(below), "games": n, "wins": score,
             "rate": round(score / n, 3) if n else None, "ci_low": round(low, 3), "ci_high": round(high, 3),
-            "parity": round(1 / players, 3), "cpu_s_per_game": round(cpu_per_game, 1),
+            "parity": round(1 / players, 3), "first_game": first, "cpu_s_per_game": round(cpu_per_game, 1),
             "longest_decision_cpu_s": round(max((r["longest_cpu_s"] for r in results), default=0), 3),
             "wall_s": round(time.perf_counter() - started)}
+
+
+def merged(rows: list) -> list:
+    """Rows of one cell (same players, levels and budgets; runs over further games) as one row."""
+    cells: dict = {}
+    for r in rows:
+        key = (r["players"], r["tested"], r["below"], json.dumps(r["budget"]), json.dumps(r["below_budget"]))
+        if key not in cells:
+            cells[key] = dict(r, cpu=r["cpu_s_per_game"] * r["games"])
+            continue
+        c = cells[key]
+        c["games"] += r["games"]
+        c["wins"] += r["wins"]
+        c["cpu"] += r["cpu_s_per_game"] * r["games"]
+        c["wall_s"] += r["wall_s"]
+        c["longest_decision_cpu_s"] = max(c["longest_decision_cpu_s"], r["longest_decision_cpu_s"])
+    out = []
+    for c in cells.values():
+        n = c["games"]
+        low, high = wilson(c["wins"], n)
+        c.update(rate=round(c["wins"] / n, 3) if n else None, ci_low=round(low, 3), ci_high=round(high, 3),
+                 cpu_s_per_game=round(c.pop("cpu") / max(n, 1), 1))
+        c.pop("first_game", None)
+        out.append(c)
+    return out
 
 
 def markdown(rows: list) -> str:
@@ -193,6 +219,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--calibration", type=Path, help="calibrate's JSON: iteration budgets per player count")
     parser.add_argument("--cells", help="tested:below pairs, default the ladder's rungs and hard:easy")
+    parser.add_argument("--first", type=int, default=0, help="first game number: extends a cell already run"
+                        " (report merges the log's rows of the same cell and budgets)")
     parser.add_argument("--minutes", type=float, help="cap on each cell's wall time")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--markdown", type=Path)
@@ -206,7 +234,7 @@ def main() -> None:
             out["calibration"][str(players)] = calibrate(players, args.games, args.every)
             print(json.dumps(out["calibration"][str(players)]), flush=True)
     elif args.what == "report":
-        rows = [json.loads(line) for line in args.log.read_text().splitlines() if line.strip()]
+        rows = merged([json.loads(line) for line in args.log.read_text().splitlines() if line.strip()])
         order = list(RUNGS + GOALS)
         rows.sort(key=lambda r: (r["players"], order.index((r["tested"], r["below"]))
                                  if (r["tested"], r["below"]) in order else len(order)))
@@ -221,7 +249,7 @@ def main() -> None:
         for players in players_list:
             for tested, below in pairs:
                 with Pool(args.workers) as pool:  # one pool a cell: a capped cell's queued games die with it
-                    rows.append(cell(pool, tested, below, players, args.games, budgets, args.minutes))
+                    rows.append(cell(pool, tested, below, players, args.games, budgets, args.minutes, args.first))
                     print(json.dumps(rows[-1]), flush=True)
                     if args.log:
                         with args.log.open("a") as log:
