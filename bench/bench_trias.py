@@ -176,6 +176,14 @@ def strength(pairings: list, games: int, workers: int, budgets: dict, log: Path 
     return rows
 
 
+def emit(out: dict, path: Path | None) -> None:
+    """Print the figures as JSON, and write them to `path` when given."""
+    text = json.dumps(out, indent=1)
+    if path:
+        path.write_text(text)
+    print(text)
+
+
 def speed_main(args) -> dict:
     out = {"load_average": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
     out["games"] = [games_per_second(p, args.games) for p in (2, 4, 5)]
@@ -216,10 +224,7 @@ def main() -> None:
     parser.add_argument("--log", type=Path, help="append each pairing's row here as soon as it is done")
     args = parser.parse_args()
     out = speed_main(args) if args.what == "speed" else strength_main(args)
-    text = json.dumps(out, indent=1)
-    if args.json:
-        args.json.write_text(text)
-    print(text)
+    emit(out, args.json)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import trias  # noqa: E402
 from trias import bots  # noqa: E402
 from trias.bots import DEFAULT_BUDGET, greedy, search  # noqa: E402
-from bench_trias import wilson  # noqa: E402
+from bench_trias import emit, wilson  # noqa: E402
 
 RUNGS = (("easy", "random"), ("medium", "easy"), ("hard", "medium"))
 GOALS = (("hard", "easy"),)  # issue 26: hard against three greedy as well
@@ -259,10 +259,7 @@ def main() -> None:
         if args.markdown:
             args.markdown.write_text(out["markdown"])
     out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
-    text = json.dumps(out, indent=1)
-    if args.json:
-        args.json.write_text(text)
-    print(text)
+    emit(out, args.json)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import trias  # noqa: E402
 from trias import bots  # noqa: E402
 from trias.bots import heuristic  # noqa: E402
-from bench_trias import wilson  # noqa: E402
+from bench_trias import emit, wilson  # noqa: E402
 
 NAMES = ("PROJECTED", "ON_MAIN", "ON_MAIN_LATE", "ON_OTHER", "AT_RISK", "IN_STOCK", "LOCAL")
 DEFAULTS = {name: getattr(heuristic, name) for name in NAMES}
@@ -120,10 +120,7 @@ def main() -> None:
         out["heldout"] = judge(pool, best, args.players, args.heldout, HELDOUT_SEED)
     out["significant"] = out["heldout"]["ci_low"] > 0.5
     out["seconds"] = round(time.perf_counter() - started)
-    text = json.dumps(out, indent=1)
-    if args.json:
-        args.json.write_text(text)
-    print(text)
+    emit(out, args.json)
 
 
 if __name__ == "__main__":
