@@ -16,6 +16,7 @@ BIG = geo.landscape(A3)
 AREA = Box(12, 12, BIG[0] - 24, BIG[1] - 24)
 DARK = "#2d3a45"
 LABEL_W = 74.0
+TAB_ROOM = 36.0  # title bar (16 mm) + the unlock tab over its one column (18 mm) + 2 mm air
 
 
 def draw_tracks(c, config, lang: str) -> None:
@@ -23,7 +24,7 @@ def draw_tracks(c, config, lang: str) -> None:
     header(c, Box(AREA.x, AREA.top - 16, AREA.w, 16), DARK, t(lang, "tracks_title"),
            t(lang, "unlock_short", n=config.animal_unlock_level))
     tracks = list(config.tracks.values())
-    body = Box(AREA.x, AREA.y + 16, AREA.w, AREA.h - 16 - 26)  # 8 mm under the title bar for the unlock tab
+    body = Box(AREA.x, AREA.y + 16, AREA.w, AREA.h - 16 - TAB_ROOM)  # under the title bar, room for the unlock tab
     rows = geo.stack(body, [None] * len(tracks), gap=5)
     longest = max(tr.length for tr in tracks)
     for track, row in zip(tracks, rows):
@@ -68,10 +69,14 @@ def _unlock_marker(c, config, rows: list, longest: int, lang: str) -> None:
     c.setStrokeColor(colour(DARK))
     c.setLineWidth(1.4)
     c.roundRect(frame.x, frame.y, frame.w, frame.h, 3, stroke=1, fill=0)
-    flag = Box(frame.x, frame.top, min(130, AREA.right - frame.x), 5)
+    # The tab is exactly as wide as the framed column, its words wrapped inside it: a wider strip read as
+    # covering the levels it ran over (levels 4-7 on the review's board).
+    flag = Box(frame.x, frame.top, frame.w, TAB_ROOM - 16 - 2 - (frame.top - rows[0].top))
     c.setFillColor(colour(DARK))
-    c.rect(flag.x, flag.y, flag.w, flag.h, stroke=0, fill=1)
-    text(c, t(lang, "unlock"), flag.x + 2, flag.y + 1.4, 9 * PT, BOLD, white, width=flag.w - 4)
+    c.roundRect(flag.x, flag.y, flag.w, flag.h, 3, stroke=0, fill=1)
+    c.rect(flag.x, flag.y, flag.w, 3, stroke=0, fill=1)  # square where it sits on the frame
+    paragraph(c, t(lang, "unlock"), Box(flag.x + 1.5, flag.y + 0.8, flag.w - 3, flag.h - 1.6), 9 * PT, BOLD, white,
+              align="centre", middle=True)
 
 
 def _legend(c, config, box: Box, lang: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .drawing import BOLD, FONT, PT, paragraph, text
+from .drawing import BOLD, FONT, PT, fit_size, paragraph, text
 from .geometry import A4, Box
 from .icons import in_words
 from .labels import count, name, typo
@@ -120,14 +120,18 @@ def sources_table(flow, summary, config, lang: str) -> None:
     text(c, heads["title"], AREA.x, top - 5, 12 * PT, BOLD)
     first, step = AREA.x + 40, (AREA.w - 40) / (len(SOURCES) + 1)
     y = top - 11
-    for i, key in enumerate((*SOURCES, "total")):
-        text(c, heads[key], first + (i + 0.5) * step, y, 9 * PT, BOLD, align="centre", width=step - 1)
+    keys = (*SOURCES, "total")
+    # One size for every header: each shrunk on its own made the longest one ("Événements") look smaller.
+    size = min(fit_size(heads[key], BOLD, 9 * PT, step - 1) for key in keys)
+    for i, key in enumerate(keys):
+        text(c, heads[key], first + (i + 0.5) * step, y, size, BOLD, align="centre")
     for row in rows:
         y -= 6.5
         sources = summary.teams[row["team"]].sources
         text(c, name(row["label"], lang), AREA.x, y, 10 * PT, BOLD, width=38)
         values = [sources.get(key, 0) for key in SOURCES] + [row["reputation"]]
         for i, value in enumerate(values):
-            text(c, str(value) if value else "·", first + (i + 0.5) * step, y, 10 * PT,
+            total = i == len(SOURCES)  # a total of 0 is a score (the standings say 0), not an empty source
+            text(c, str(value) if value or total else "·", first + (i + 0.5) * step, y, 10 * PT,
                  BOLD if i == len(SOURCES) else FONT, align="centre")
     flow.y = y - 4

@@ -28,7 +28,7 @@ TEXT = {
                         "chaque animal commun une fois. Chaque animal unique n'existe qu'une fois dans la "
                         "partie : première équipe arrivée, première servie."),
         ("Les jokers", "Un joker remplace n'importe quel jeton pour payer, ou se rend à la banque contre {joker}."),
-        ("Les points", "Bâtiments, pas sur les pistes, animaux, jokers rendus, change ({rate}), événements, et "
+        ("Les points", "Bâtiments, avancées des pistes, animaux, jokers rendus, change ({rate}), événements, et "
                        "bonus ou pénalités de l'animation."),
         ("La fin", "Après {minutes} min de jeu, l'équipe qui a le plus de points gagne. La partie peut finir "
                    "plus tôt si toutes les pistes sont au bout et qu'une équipe a {points} points ou {animals} animaux."),
