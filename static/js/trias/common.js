@@ -228,11 +228,18 @@
     return out;
   };
 
+  /** A number as the page's language writes it: "4,5" in French and Italian, "4.5" in English. */
+  TT.num = function (x) { return TB.lang === "en" ? String(x) : String(x).replace(".", ","); };
+  /** "1 tile", "3 tiles": singular for one in every language (French "1 tuile", Italian "1 tessera"). */
+  TT.tiles = function (n) { return n === 1 ? t("tile_1") : t("tiles_count", { n: n }); };
+
   /** A share of a land mass's points as the rules count it (T18): the sum, then rounded up. */
   function share(sum, shown) {
     var exact = Math.round(sum * 100) / 100;
-    return exact === Math.ceil(sum) ? shown + " = " + exact : shown + " = " + exact + " → " + Math.ceil(sum);
+    return exact === Math.ceil(sum) ? shown + " = " + TT.num(exact) : shown + " = " + TT.num(exact) + " → " + Math.ceil(sum);
   }
+  /** A land mass that gives nobody a point (the main one, or one with no herd): hidden behind "show all". */
+  function unscored(row) { return row.points.every(function (pts) { return !pts; }); }
 
   /** One land mass's arithmetic (T18): who is first and second, and how each share is counted. */
   TT.massLine = function (p, row, name) {
@@ -253,8 +260,26 @@
       parts.push(t("mass_first", { who: who(firsts[0]), pts: n }));
       seconds.forEach(function (s) { parts.push(t("mass_second", { who: who(s), sum: share(n / 2 / seconds.length, seconds.length > 1 ? n + "/2 / " + seconds.length : n + "/2") })); });
     }
-    return el("li", { class: "trias-mass-line", dataset: { mass: name } }, el("b", { text: t("mass_head", { mass: name, n: n }) + " " }), parts.join(" · "));
+    return el("li", { class: "trias-mass-line" + (unscored(row) ? " trias-unscored" : ""), dataset: { mass: name } },
+      el("b", { text: t(n === 1 ? "mass_head_1" : "mass_head", { mass: name, n: n }) + " " }), parts.join(" · "));
   };
+
+  /**
+   * The land masses nobody scores in stay reachable behind one button (they would push the
+   * arithmetic below a 720p TV's fold): it says how many are hidden; the choice outlives re-renders.
+   */
+  function showAll(end, hidden, all) {
+    if (!hidden) return null;
+    var open = end.classList.contains("show-all");
+    return el("p", { class: "trias-show-all" }, el("button", { type: "button", class: "btn btn-small", id: "masses-all", "aria-expanded": open ? "true" : "false",
+      text: t(open ? "masses_scored_only" : "masses_all", { n: all, k: hidden }),
+      onclick: function () {
+        end.classList.toggle("show-all");
+        var now = end.classList.contains("show-all");
+        this.setAttribute("aria-expanded", now ? "true" : "false");
+        this.textContent = t(now ? "masses_scored_only" : "masses_all", { n: all, k: hidden });
+      } }));
+  }
 
   /**
    * The end, result first: the winners, every seat's rank with its points (final + interim) and
@@ -270,7 +295,8 @@
     for (var s = 0; s < n; s++) head.appendChild(el("th", { scope: "col", style: { "--c": TT.colour(s) }, title: TT.seatName(p, s) }, el("span", { class: "trias-cube-sm" }), " ", el("span", { class: "trias-col-name", text: TT.seatName(p, s) })));
     var finals = end.scores.map(function (_, seat) { return end.table.reduce(function (sum, row) { return sum + row.points[seat]; }, 0); });
     var rows = end.table.map(function (row, i) {
-      var tr = el("tr", {}, el("th", { scope: "row", title: row.tiles.join(" ") }, TT.massName(i) + " ", el("small", { class: "muted", text: t("tiles_n", { n: row.size }) })));
+      var tr = el("tr", { class: unscored(row) ? "trias-unscored" : null },
+        el("th", { scope: "row", title: row.tiles.join(" ") }, TT.massName(i) + " ", el("small", { class: "muted trias-mass-size", text: TT.tiles(row.size) })));
       row.points.forEach(function (pts, seat) { tr.appendChild(el("td", { text: pts ? pts + " (" + row.herds[seat] + ")" : "–" })); });
       return tr;
     });
@@ -303,6 +329,7 @@
       el("div", { class: "trias-end-detail" },
         el("div", { class: "trias-table-wrap" }, el("table", { class: "trias-final" }, el("thead", {}, head), el("tbody", {}, rows, earlier, total))),
         el("ul", { class: "trias-mass-lines" }, end.table.map(function (row, i) { return TT.massLine(p, row, TT.massName(i)); })),
+        showAll(TB.$("#end", panel), end.table.filter(unscored).length, end.table.length),
         el("p", { class: "muted", text: t("points_herds") })),
     ]);
     if (!panel.dataset.shown) {  // the end just came (or the page opened on it): the result first

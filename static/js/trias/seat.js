@@ -85,6 +85,15 @@
     if (on) { var first = TB.$("#moves button"); if (first) first.focus(); }
   });
 
+  // The page ends as far above the bottom as the fixed bar is tall (its height changes with its
+  // sentence and buttons, and with the language), so nothing under the board hides behind it.
+  function measureBar() {
+    var act = TB.$("#actionbar");
+    document.documentElement.style.setProperty("--bar-h", (act.hidden ? 0 : act.offsetHeight) + "px");
+  }
+  if (window.ResizeObserver) new ResizeObserver(measureBar).observe(TB.$("#actionbar"));
+  window.addEventListener("resize", measureBar);
+
   /** The bar at the bottom: the move waiting for its confirm, or the next required action. */
   function renderBar() {
     var pay = p(), v = pay.view, buttons = [], text;
@@ -117,6 +126,7 @@
     // Undo: only this seat's own last move (the server checks it again); not beside a move's Cancel.
     TB.$("#undo").hidden = !pay.can_undo || confirming;
     TT.renderUndoWhy(TB.$("#undo-why"), pay);
+    measureBar();
   }
 
   function draw() {
