@@ -60,7 +60,7 @@
       var s = sides[name];
       TB.append(box, el("div", { dataset: { side: name } },
         W.teamChip(s.team), " ", el("b", { text: W.cardLabel(s.card) }), " ", t("must_win"),
-        el("span", { class: "n", text: r[i] }), t("rounds_n", { n: r[i] })));
+        el("span", { class: "n", text: r[i] }), t(TB.one(r[i]) ? "rounds_one" : "rounds_n", { n: r[i] })));
     });
   }
 
