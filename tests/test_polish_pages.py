@@ -19,3 +19,32 @@ def test_fight_page_says_1_manche_and_2_manches_not_manche_s_r18(app):
     assert said["rounds_one"] == "%(n)s manche" and said["rounds_n"] == "%(n)s manches"
     # fight.js picks the singular by the page's own rule for one (TB.one: 0 and 1 in French).
     assert 'TB.one(r[i]) ? "rounds_one" : "rounds_n"' in (JS / "fight.js").read_text(encoding="utf-8")
+
+
+# --- the big screen's reputation chart draws steps (R31) -------------------------------------------
+
+def test_display_chart_lines_are_steps_flat_until_a_score_then_straight_up(chromium, tmp_path):
+    import logging
+    import time
+
+    from browserkit import serve_in_thread
+
+    from bank.web import create_app
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_app({"DB": str(tmp_path / "game.db"), "CONFIG": str(ROOT / "config.toml"), "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    bank, t0 = app.extensions["terrabank"].bank, time.time() - 600
+    bank.execute({"id": "s1", "actor": "lea", "type": "start_clock"}, now=t0)
+    bank.execute({"id": "s2", "actor": "lea", "type": "award", "team": "blue", "points": 6, "reason": "fair play"}, now=t0 + 300)
+    bank.execute({"id": "s3", "actor": "lea", "type": "award", "team": "blue", "points": 3, "reason": "help"}, now=t0 + 420)
+    url, _ = serve_in_thread(app)
+    context = chromium.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(url + "/display")
+    page.locator('#chart .line-label[data-team="blue"]').wait_for()
+    points = page.evaluate("""() => Array.from(document.querySelector('#chart polyline[data-team="blue"]').points)
+        .map(p => [p.x, p.y])""")
+    context.close()
+    slanted = [(a, b) for a, b in zip(points, points[1:]) if abs(a[0] - b[0]) > 0.2 and abs(a[1] - b[1]) > 0.2]
+    assert not slanted, points  # each piece flat (a score held) or upright (a score changing)
+    assert len({round(y) for _x, y in points}) == 3  # 0, then 6, then 9

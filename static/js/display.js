@@ -180,9 +180,17 @@
     var stroke = Math.max(3, 0.45 * rem);
     teams.forEach(function (team, i) {
       var shift = (i - (teams.length - 1) / 2) * stroke; // equal values: side by side, not on top of each other
-      var points = history.map(function (s) { return sx(s.x).toFixed(1) + "," + (sy(s.rep[team] || 0) + shift).toFixed(1); });
-      if (history[0].x > x0) points.unshift(sx(x0).toFixed(1) + "," + (sy(0) + shift).toFixed(1)); // at 0 until the first score
-      points.push(sx(now).toFixed(1) + "," + (sy(last[team] || 0) + shift).toFixed(1));
+      // Steps, not slopes: a score holds until the next one changes it, at the moment it changes (a slope
+      // from 0:00 to a first score at 0:57 read as points earned all along the way).
+      var points = [], held = null, at = function (x, v) { points.push(sx(x).toFixed(1) + "," + (sy(v) + shift).toFixed(1)); };
+      if (history[0].x > x0) { at(x0, 0); held = 0; } // at 0 until the first score
+      history.forEach(function (s) {
+        var v = s.rep[team] || 0;
+        if (held !== null && v !== held) at(s.x, held);
+        at(s.x, v);
+        held = v;
+      });
+      at(now, last[team] || 0);
       svg.insertBefore(TB.svg("polyline", { points: points.join(" "), fill: "none", stroke: W.teamColour(team), "stroke-width": stroke,
         "stroke-linejoin": "round", "stroke-linecap": "round", "data-team": team }), labels[0].node);
     });
