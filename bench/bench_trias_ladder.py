@@ -6,6 +6,11 @@
     python bench/bench_trias_ladder.py ladder --calibration bench/trias_calibration.json \
         --games 200 --workers 8 --json ladder.json --markdown ladder.md
 
+A full run (16 cells: the three rungs and hard against greedy, at 2-5 players, 200 games each)
+needs about 34 CPU-hours at the calibrated budgets (hard's cells are nearly 90 % of it: 40-100 CPU-s
+a game): some 4.5 hours on 8 free cores. On the 2-core machine shared by seven engineers
+where the figures in docs/PERFORMANCE.md were taken, cells were capped with --minutes.
+
 Seats rotate: game g puts the tested level in seat g mod players, the level below in every
 other seat, on the board dealt by seed 20000 + g (every cell plays the same boards). A shared
 first place counts as a shared win; parity is 1 / players. Intervals are Wilson 95 %.
