@@ -131,6 +131,8 @@ def test_item15_16_the_result_on_a_phone_wraps_whole_words_and_fits_360_px(over,
         if size.is_visible():
             assert len(size.evaluate("e => Array.from(e.getClientRects()).map(r => Math.round(r.top))")) == 1
     no_sideways_scroll(page)
+    wrap = page.locator("#end-panel .trias-table-wrap")  # no column hidden in the table's own scroll box either
+    assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth"), wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
     table = page.locator("#end-panel .trias-final").bounding_box()
     assert table["x"] >= 0 and table["x"] + table["width"] <= PHONE["width"], table
 

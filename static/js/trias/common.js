@@ -327,7 +327,9 @@
         why ? el("p", { class: "trias-tie", text: why }) : null,
         el("ol", { class: "trias-ranks" }, ranks)),
       el("div", { class: "trias-end-detail" },
-        el("div", { class: "trias-table-wrap" }, el("table", { class: "trias-final" }, el("thead", {}, head), el("tbody", {}, rows, earlier, total))),
+        el("div", { class: "trias-table-wrap" }, el("table", { class: "trias-final", style: { "--n": n } }, el("thead", {}, head), el("tbody", {}, rows, earlier, total)))),
+      // The arithmetic: under the table on a phone, under the ranks on a wide screen (trias.css).
+      el("div", { class: "trias-end-lines" },
         el("ul", { class: "trias-mass-lines" }, end.table.map(function (row, i) { return TT.massLine(p, row, TT.massName(i)); })),
         showAll(TB.$("#end", panel), end.table.filter(unscored).length, end.table.length),
         el("p", { class: "muted", text: t("points_herds") })),
