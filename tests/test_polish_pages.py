@@ -48,3 +48,44 @@ def test_display_chart_lines_are_steps_flat_until_a_score_then_straight_up(chrom
     slanted = [(a, b) for a, b in zip(points, points[1:]) if abs(a[0] - b[0]) > 0.2 and abs(a[1] - b[1]) > 0.2]
     assert not slanted, points  # each piece flat (a score held) or upright (a score changing)
     assert len({round(y) for _x, y in points}) == 3  # 0, then 6, then 9
+
+
+# --- the admin page: no empty band under the menu, and the paper panel says one thing ----------------
+
+FIRST_PANEL_GAP = """() => {
+  const bar = document.querySelector('header.topbar').getBoundingClientRect();
+  const panel = Array.from(document.querySelectorAll('.admin-grid > .panel')).find(p => p.offsetParent !== null);
+  return panel.getBoundingClientRect().top - bar.bottom;
+}"""
+
+
+def _admin(chromium, url, size):
+    context = chromium.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    page.goto(url + "/login")
+    page.fill("#username", "lea")
+    page.fill("#password", "password1")
+    page.click("#login-submit")
+    page.wait_for_url("**/console")
+    page.goto(url + "/admin")
+    page.locator("#paper-saved").filter(has_text="terrabank serve").wait_for()
+    return context, page
+
+
+def test_admin_page_has_no_empty_band_under_its_menu_and_paper_says_it_writes_no_file(chromium, tmp_path):
+    import logging
+
+    from browserkit import serve_in_thread
+
+    from bank.web import create_app
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_app({"DB": str(tmp_path / "game.db"), "CONFIG": str(ROOT / "config.toml"), "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    app.extensions["terrabank"].access.add_user("lea", "password1", "lead")
+    url, _ = serve_in_thread(app)  # not started by `terrabank serve`: the bank writes no state file
+    for size in ((1280, 720), (390, 844)):
+        context, page = _admin(chromium, url, size)
+        gap, saved = page.evaluate(FIRST_PANEL_GAP), page.locator("#paper-saved").inner_text()
+        context.close()
+        assert gap <= 40, (size, gap)  # was 88 px at 1280, 120 on a phone: the empty banner slot
+        assert saved == "Cette banque n'a pas été lancée par terrabank serve : elle n'écrit aucun fichier d'elle-même.", saved

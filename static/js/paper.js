@@ -98,7 +98,9 @@
     var r = await TB.get("/api/paper/saved");
     if (!r.ok) return;
     var d = r.data, parts = [];
-    parts.push(t(d.every_minutes ? "paper.saved" : "paper.saved_sessions", { folder: d.folder, n: d.every_minutes, keep: d.keep }));
+    // Where and how often it writes only when it writes: a bank not started by `serve` said both
+    // "writes every 10 min" and "writes no file".
+    if (d.writing) parts.push(t(d.every_minutes ? "paper.saved" : "paper.saved_sessions", { folder: d.folder, n: d.every_minutes, keep: d.keep }));
     if (!d.writing) parts.push(t("paper.not_writing"));
     else if (d.files.length) parts.push(t("paper.newest", { name: d.files[0].name, time: TB.timeOfDay(d.files[0].written) }));
     else parts.push(t("paper.none_yet"));
