@@ -89,3 +89,28 @@ def test_admin_page_has_no_empty_band_under_its_menu_and_paper_says_it_writes_no
         context.close()
         assert gap <= 40, (size, gap)  # was 88 px at 1280, 120 on a phone: the empty banner slot
         assert saved == "Cette banque n'a pas été lancée par terrabank serve : elle n'écrit aucun fichier d'elle-même.", saved
+
+
+LINK_GAPS = """() => {
+  const links = Array.from(document.querySelectorAll('#paper .downloads a')).map(a => a.getBoundingClientRect());
+  return links.slice(1).map((r, i) => r.top - links[i].bottom);
+}"""
+
+
+def test_paper_download_links_keep_a_gap_on_a_phone_when_they_wrap(chromium, tmp_path):
+    import logging
+
+    from browserkit import serve_in_thread
+
+    from bank.web import create_app
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_app({"DB": str(tmp_path / "game.db"), "CONFIG": str(ROOT / "config.toml"), "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    app.extensions["terrabank"].access.add_user("lea", "password1", "lead")
+    url, _ = serve_in_thread(app)
+    context, page = _admin(chromium, url, (360, 740))
+    wrapped = page.evaluate("() => document.querySelector('#paper .downloads a').getBoundingClientRect().height")
+    gaps = page.evaluate(LINK_GAPS)
+    context.close()
+    assert wrapped > 40  # the first link takes two lines at 360 px: the case the review saw
+    assert min(gaps) >= 4, gaps
