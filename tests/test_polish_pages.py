@@ -114,3 +114,28 @@ def test_paper_download_links_keep_a_gap_on_a_phone_when_they_wrap(chromium, tmp
     context.close()
     assert wrapped > 40  # the first link takes two lines at 360 px: the case the review saw
     assert min(gaps) >= 4, gaps
+
+
+BESIDE = """() => Array.from(document.querySelectorAll('#tokens-box .amount-row')).map(row => {
+  const name = row.querySelector('.amount-name').getBoundingClientRect(), step = row.querySelector('.stepper').getBoundingClientRect();
+  return {name: row.dataset.resource, beside: name.right <= step.left && name.top < step.bottom && step.top < name.bottom,
+          gap: step.left - name.right};
+})"""
+
+
+def test_fight_tokens_every_name_sits_beside_its_stepper_at_1280(chromium, tmp_path):
+    from browserkit import started_bank
+
+    app, url = started_bank(tmp_path)
+    context, page = _admin(chromium, url, (1280, 720))
+    page.goto(url + "/fight")
+    page.click('#attacker [data-team="green"]')
+    page.click('#attacker [data-card="pirate-1"]')
+    page.click('#defender [data-team="yellow"]')
+    page.click('#defender [data-card="harvester-1"]')
+    page.click("#win-attacker")
+    page.locator("#tokens-box .amount-row").first.wait_for()
+    rows = page.evaluate(BESIDE)
+    context.close()
+    assert len(rows) >= 6 and all(r["beside"] for r in rows), rows
+    assert max(r["gap"] for r in rows) - min(r["gap"] for r in rows) < 150, rows  # no name pushed far from its stepper
