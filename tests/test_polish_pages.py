@@ -139,3 +139,27 @@ def test_fight_tokens_every_name_sits_beside_its_stepper_at_1280(chromium, tmp_p
     context.close()
     assert len(rows) >= 6 and all(r["beside"] for r in rows), rows
     assert max(r["gap"] for r in rows) - min(r["gap"] for r in rows) < 150, rows  # no name pushed far from its stepper
+
+
+CHIP_PADDING = """() => Array.from(document.querySelectorAll('#cooldowns .team-chip')).map(chip => {
+  const range = document.createRange(); range.selectNodeContents(chip);
+  const text = range.getBoundingClientRect(), box = chip.getBoundingClientRect();
+  return {left: text.left - box.left, right: box.right - text.right, size: parseFloat(getComputedStyle(chip).fontSize)};
+})"""
+
+
+def test_display_waiting_team_chips_have_inner_padding(chromium, tmp_path):
+    from browserkit import started_bank
+
+    app, url = started_bank(tmp_path)
+    for i, (team, card) in enumerate((("red", "pirate-1"), ("yellow", "pirate-1"))):
+        app.extensions["terrabank"].bank.execute({"id": f"f{i}", "actor": "lea", "type": "fight", "attacker_team": team,
+                                                  "attacker_card": card, "defender_team": "blue",
+                                                  "defender_card": f"harvester-{i + 1}", "winner": "defender", "tokens": {}})
+    context = chromium.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(url + "/display")
+    page.locator("#cooldowns .team-chip").first.wait_for()
+    chips = page.evaluate(CHIP_PADDING)
+    context.close()
+    assert chips and all(min(c["left"], c["right"]) >= 0.25 * c["size"] for c in chips), chips  # as the events panel's chips
