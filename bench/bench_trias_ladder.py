@@ -7,8 +7,9 @@
         --games 200 --workers 8 --json ladder.json --markdown ladder.md
 
 A full run (16 cells: the three rungs and hard against greedy, at 2-5 players, 200 games each)
-needs about 34 CPU-hours at the calibrated budgets (hard's cells are nearly 90 % of it: 40-100 CPU-s
-a game): some 4.5 hours on 8 free cores. On the 2-core machine shared by seven engineers
+needs about 50 CPU-hours at the calibrated budgets (hard's cells are nearly 90 % of it: 80 CPU-s
+a game measured for hard against medium at 2 players, up to 150 at 3-5): some 6 hours on 8 free
+cores. On the 2-core machine shared by seven engineers
 where the figures in docs/PERFORMANCE.md were taken, cells were capped with --minutes.
 
 Seats rotate: game g puts the tested level in seat g mod players, the level below in every
