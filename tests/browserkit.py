@@ -65,3 +65,14 @@ def started_bank(folder: Path) -> tuple:
     app.extensions["terrabank"].bank.execute({"id": "started-bank", "type": "start_clock"})
     url, _ = serve_in_thread(app)
     return app, url
+
+
+def log_in_to(page, url: str, page_path: str, username: str = "lea", password: str = "password1") -> None:
+    """Log in through the log-in page, as a facilitator does (it lands on the console), then open `page_path`."""
+    page.goto(url + "/login")
+    page.fill("#username", username)
+    page.fill("#password", password)
+    page.click("#login-submit")
+    page.wait_for_url("**/console")
+    if page_path != "/console":
+        page.goto(url + page_path)

@@ -11,7 +11,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import started_bank  # noqa: E402
+from browserkit import log_in_to, started_bank  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 expect = sync_api.expect
@@ -31,12 +31,7 @@ def test_the_lead_types_the_ledger_back_and_reads_each_refusal_in_french(chromiu
     try:
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(url + "/login")
-        page.fill("#username", "lea")
-        page.fill("#password", "password1")
-        page.click("#login-submit")
-        page.wait_for_url("**/console")
-        page.goto(url + "/admin")
+        log_in_to(page, url, "/admin")
         panel = page.locator("#paper")
         expect(panel.locator("h2")).to_have_text("Le papier prend le relais")
         # Not started by `terrabank serve`: it says it writes no file, and not where nor how often it would.

@@ -60,14 +60,11 @@ FIRST_PANEL_GAP = """() => {
 
 
 def _admin(chromium, url, size):
+    from browserkit import log_in_to
+
     context = chromium.new_context(viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
-    page.goto(url + "/login")
-    page.fill("#username", "lea")
-    page.fill("#password", "password1")
-    page.click("#login-submit")
-    page.wait_for_url("**/console")
-    page.goto(url + "/admin")
+    log_in_to(page, url, "/admin")
     page.locator("#paper-saved").filter(has_text="terrabank serve").wait_for()
     return context, page
 
