@@ -29,6 +29,8 @@ ROUTES = {
     "/api/accounts/delete": {"lead"},
     # Games hosted beside this one (serve --games, bank/web/field/host_routes.py): the lead of the game at /.
     "/api/host/games": {"lead"},
+    # Paper takes over (issue 25, bank/web/field/paper_routes.py): the lead types the paper ledgers back.
+    "/api/paper/batch": {"lead"},
     # Trias at the table (bank/web/trias/routes.py): no log-in, like a team link; every POST needs the page's CSRF token.
     "/trias/api/games": "anyone (a new Trias game, not the bank's)",
     "/trias/api/s/<token>/commands": "the seat's secret link, on that seat's turn only (T8, T9); undo: its own last move",
@@ -270,7 +272,9 @@ GETS = ["/", "/login", "/console", "/fight", "/admin", "/display", "/api/config"
         "/api/export/standings.json", "/api/print/join.pdf", "/api/sessions", "/api/accounts",
         "/api/teams/address", "/api/teams/red/qr.svg", "/api/host/games", "/api/display/link", "/t", "/t/", "/trias/", "/trias/api/games",
         "/trias/g/nosuchgm", "/trias/s/no-such-seat", "/trias/api/g/nosuchgm", "/trias/api/s/no-such-seat",
-        "/trias/api/admin/games", "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf", "/healthz", "/readyz"]
+        "/trias/api/admin/games", "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf", "/healthz", "/readyz",
+        "/api/paper/state.pdf", "/api/paper/ledgers.pdf", "/api/paper/bank-down.pdf", "/api/paper/saved",
+        "/api/paper/syntax", "/static/bundles/0123456789abcdef.js"]
 
 
 def test_a_get_never_changes_anything(web, app, tokens):
@@ -282,7 +286,7 @@ def test_a_get_never_changes_anything(web, app, tokens):
                            "/api/export/<what>.<fmt>", "/api/print/<kind>.pdf",
                            "/api/teams/<team>/qr.svg", "/trias/g/<game_id>", "/trias/s/<token>",
                            "/trias/g/<game_id>/qr/<int:number>.svg", "/trias/api/g/<game_id>", "/trias/api/s/<token>",
-                           "/trias/print/<doc>.pdf"}
+                           "/trias/print/<doc>.pdf", "/api/paper/<kind>.pdf", "/static/bundles/<key>.js"}
     assert rules <= covered, f"GET routes not exercised here: {rules - covered}"
     for path in GETS + [f"/t/{tokens['blue']}", f"/api/team/{tokens['blue']}", "/static/js/live.js",
                         "/api/commands", "/api/logout", "/api/teams/red/rotate"]:
