@@ -42,7 +42,8 @@ class Bundles:
 
     def key(self, files) -> str:
         paths = [self._path(f) for f in files]
-        stamp = tuple((f, p.stat().st_size, p.stat().st_mtime_ns) for f, p in zip(files, paths))
+        stats = [p.stat() for p in paths]  # one stat a file a page load: the bundle follows an edited file
+        stamp = tuple((f, st.st_size, st.st_mtime_ns) for f, st in zip(files, stats))
         with self.lock:
             if stamp not in self.made:
                 # A file that does not end its last statement must not run into the next one.
