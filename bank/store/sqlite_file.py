@@ -31,12 +31,19 @@ def _connect(path, mode: str) -> sqlite3.Connection:
 
 
 
+def sessions_generation_file(path) -> str:
+    """The game's session generation file (bank/store/accounts/sessions.py `generation_file`, which
+    calls this): it lives and dies with the game file, so it is named here beside its companions."""
+    return os.path.realpath(path) + "-sessions"
+
+
 def remove_database(path) -> None:
-    """Delete a database file and its WAL/SHM companions (init --force)."""
-    # A stale -wal left beside a new file would be replayed into it: remove all three.
-    for suffix in ("", "-wal", "-shm"):
+    """Delete a database file, its WAL/SHM companions and its sessions generation file (init --force)."""
+    # A stale -wal left beside a new file would be replayed into it: remove all three. The generation
+    # file goes too (taken before the game file, whose realpath names it): a removed game leaves nothing.
+    for name in (sessions_generation_file(path), *(f"{path}{suffix}" for suffix in ("", "-wal", "-shm"))):
         try:
-            os.remove(f"{path}{suffix}")
+            os.remove(name)
         except FileNotFoundError:
             pass
 
@@ -44,7 +51,12 @@ def remove_database(path) -> None:
 def move_database(src, dst) -> None:
     """Put a finished database file in place of `dst` (and its companions), durably."""
     remove_database(dst)
+    src_generation = sessions_generation_file(src)
     os.replace(src, dst)
+    try:  # the generation moves with its game (the replaced game's went with remove_database)
+        os.replace(src_generation, sessions_generation_file(dst))
+    except FileNotFoundError:
+        pass
     # fsync the folder so a power cut right after `init` cannot undo the rename.
     try:
         fd = os.open(Path(dst).resolve().parent, os.O_RDONLY)

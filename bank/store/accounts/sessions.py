@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bank.store.journal import StorageError, storage_errors
+from bank.store.sqlite_file import sessions_generation_file
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -57,7 +58,7 @@ def digest(session_id: str) -> str:
 
 def generation_file(path) -> str:
     """The file whose stat() is the session generation of the game at `path` (see `bump`)."""
-    return os.path.realpath(path) + "-sessions"
+    return sessions_generation_file(path)  # named beside the game's other companions, removed and moved with it
 
 
 def generation(stamp: str) -> tuple | None:
