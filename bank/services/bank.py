@@ -12,6 +12,7 @@ from typing import Iterator
 from bank.game import engine
 from bank.store import storage_url
 from bank.services import timeline
+from bank.services.bank_clock import HEARTBEAT_SECONDS, TICK_PREFIX, ClockKeeping  # noqa: F401 (re-exported)
 from bank.services.bank_verify import fold, verify_journal
 from bank.errors import BankError, CommandError, IdConflict, NotAllowed
 from bank.store.journal import Journal, StorageError
@@ -21,9 +22,7 @@ from bank.store.rows import MAX_ID_LENGTH, check_command_id, fingerprint, row_pr
 from bank.game.state import GameState
 
 SNAPSHOT_EVERY = 500
-HEARTBEAT_SECONDS = 5.0  # while the game clock runs, how often the time line is checkpointed
 SETUP_ID = "setup"
-TICK_PREFIX = "tick:"
 
 
 @dataclass(frozen=True)
@@ -47,7 +46,7 @@ def identity_problems(stored: dict, current: dict) -> list[str]:
     return problems
 
 
-class Bank:
+class Bank(ClockKeeping):
     """A running game: the live state, its journal, and the lock that orders commands."""
 
     def __init__(self, journal: Journal, config, state: GameState, clock: timeline.BankClock | None = None,
@@ -164,108 +163,6 @@ class Bank:
                                "the bank itself and cannot be sent.", type=command["type"])
         return self._execute(command, self.now() if now is None else now, tick=True, may_undo=may_undo)
 
-    def hold_if_suspect(self) -> Result | None:
-        """At the start of the server: pause a running game clock if the machine's clock
-        cannot be trusted for the time the bank was off (R34); None if nothing to do.
-
-        Only the serving process calls this: a CLI command opening the game for a
-        look must never write into a game another process is running.
-        """
-        jump, self._start_jump = self._start_jump, None
-        return None if jump is None else self._hold(jump)
-
-    def watch_clock(self) -> Result | None:
-        """Called every second by the server: a jump of the machine's clock pauses a running
-        game clock and says what was seen (R34); a heartbeat checkpoints the time line."""
-        # A jump whose hold could not be written (disk full) is kept and tried again next second:
-        # the clock has already taken the new reading as its reference and would not see it twice.
-        jump = self._unheld_jump or self._clock.jumped()
-        if jump is not None:
-            self._unheld_jump = jump
-            result = self._hold(jump)
-            self._unheld_jump = None
-            return result
-        if self._state.clock["status"] == "running" and self.now() - self._last_beat >= HEARTBEAT_SECONDS:
-            self._beat()
-        return None
-
-    def _hold(self, jump: timeline.Jump) -> Result | None:
-        """Journal the bank's hold_clock command (it pauses only a running clock)."""
-        self.catch_up()  # another process of the game may have paused it already: no empty row then
-        if self._state.clock["status"] != "running":
-            self._beat()  # the new reading of the system clock is the reference from now on
-            return None
-        command = {**engine.hold_command(jump.as_cause()),
-                   "id": f"{TICK_PREFIX}hold:{self._last_seq + 1}:{self._process_tag}"}
-        return self._execute(command, self.now(), tick=True)
-
-    def _beat(self) -> None:
-        """Checkpoint the time line outside any command (its own small transaction)."""
-        with self._lock:
-            point = self._clock.checkpoint()
-            with self._journal.transaction():
-                self._journal.save_checkpoint(point.timeline, point.wall)
-            self._last_beat = point.timeline
-
-    def tick(self, now: float | None = None) -> Result | None:
-        """Let the clock act (session ends, deadlines); journal it only if it did something."""
-        return retried(lambda: self._tick(self.now() if now is None else now))  # again if another process booked first
-
-    def _tick(self, now: float) -> Result | None:
-        with self._lock:
-            # Decided on the live state first: a timer calling this every second
-            # touches the database only when time actually changed something.
-            events, _ = self._decide_tick(self._state, now)
-            if not events:
-                return None
-            with self._journal.transaction():
-                # Decided again on every row committed so far: another process may have booked
-                # this very tick a moment ago (issue 15).
-                now = self._catch_up(now)
-                events, new_state = self._decide_tick(self._state, now)
-                if not events:
-                    return None
-                seq = self._append_tick(events, new_state, now)
-            self._commit_state(seq, new_state)
-            return Result(seq, events)
-
-    def catch_up(self) -> int | None:
-        """Fold the rows other processes committed since this one last looked (issue 15).
-
-        Several server processes may run one game; each keeps its own live state, and
-        each command already catches up before it decides. This
-        is for the rest: a notice from another process, the once-a-second look, a page
-        connecting. Returns the new last seq, or None when nothing was new.
-        """
-        with self._lock:
-            before = self._last_seq
-            self._catch_up(self.now())
-            return self._last_seq if self._last_seq != before else None
-
-    def _catch_up(self, now: float) -> float:
-        """Under the lock: make the live state that of every committed row; returns `now`, moved
-        forward if another process journalled a later time (one time line for all processes).
-
-        The rows are committed (by another process), so the new state goes live at once, even
-        if the command being decided is then refused or rolled back."""
-        head = self._journal.committed_seq()
-        if head <= self._last_seq:
-            return now  # the usual case: one indexed read (PostgreSQL: none, it came with BEGIN)
-        draft, seq, at = self._state.draft(), self._last_seq, None
-        for row in self._journal.rows(seq):
-            if row["seq"] > head:  # booked after this transaction began (PostgreSQL): this one appends after head
-                break
-            if row["seq"] != seq + 1:
-                raise StorageError("journal_gap", f"The journal of {self._journal.path} jumps from entry {seq} "
-                                   f"to {row['seq']}: run `terrabank verify`; nothing was recorded.")
-            for event in row["events"]:
-                draft.apply(event)
-            seq, at = row["seq"], row["at"]
-        self._commit_state(seq, draft.commit())
-        if at is not None and self._clock.advance_to(at):
-            return max(now, at)
-        return now
-
     def _execute(self, command: dict, now: float, *, tick: bool, may_undo=None) -> Result:
         """The check-and-append behind execute() and the setup; again when another process booked first."""
         return retried(lambda: self._execute_once(command, now, tick=tick, may_undo=may_undo))
@@ -309,19 +206,6 @@ class Bank:
                              f"for another command (journal seq {known['seq']}): use a new id "
                              "for a new command.", id=known["command_id"], seq=known["seq"])
         return Result(known["seq"], known["events"], duplicate=True)
-
-    def _decide_tick(self, state: GameState, now: float) -> tuple[list, GameState]:
-        """What the clock tick would do to `state` at `now` (nothing is written)."""
-        if not engine.tick_due(state, self.config, now):
-            return [], state  # the usual case, decided without copying the state
-        return engine.handle(state, self.config, engine.tick_command(), self._context(now))
-
-    def _append_tick(self, events: list, new_state: GameState, now: float) -> int:
-        """Inside a transaction: journal a tick that had events, as row tick:<seq>."""
-        seq = self._last_seq + 1
-        command = {**engine.tick_command(), "id": f"{TICK_PREFIX}{seq}"}
-        return self._append(seq, command["id"], fingerprint(command), command, events, now,
-                            new_state)
 
     def _append(self, seq, cid, print_, command, events, now, new_state) -> int:
         """Insert one journal row, plus a snapshot every SNAPSHOT_EVERY seqs."""
