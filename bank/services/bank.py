@@ -6,12 +6,12 @@ import random
 import secrets
 import threading
 import time
-from dataclasses import dataclass
 from typing import Iterator
 
 from bank.game import engine
 from bank.store import storage_url
 from bank.services import timeline
+from bank.services.bank_result import Result
 from bank.services.bank_clock import HEARTBEAT_SECONDS, TICK_PREFIX, ClockKeeping  # noqa: F401 (re-exported)
 from bank.services.bank_verify import fold, verify_journal
 from bank.errors import BankError, CommandError, IdConflict, NotAllowed
@@ -23,15 +23,6 @@ from bank.game.state import GameState
 
 SNAPSHOT_EVERY = 500
 SETUP_ID = "setup"
-
-
-@dataclass(frozen=True)
-class Result:
-    """What a command did: its journal seq, its events, and whether it was a retry."""
-
-    seq: int
-    events: list
-    duplicate: bool = False
 
 
 def identity_problems(stored: dict, current: dict) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bank.game import engine
 from bank.services import timeline
+from bank.services.bank_result import Result
 from bank.store.journal_api import retried
 from bank.store.rows import fingerprint
 from bank.store.storage import StorageError
