@@ -8,10 +8,11 @@ where the facilitators then keep booking, and type it in later (inventory counts
 from __future__ import annotations
 
 from . import geometry as geo
-from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, colour, finish, ink_on, new_canvas, paragraph, text, wrap
+from .drawing import BOLD, FONT, GREY, INK, PT, colour, finish, ink_on, new_canvas, paragraph, text, wrap
 from .geometry import A4, MM, Box
 from .labels import check_language, name, short, typo
 from .rule_lines import sections
+from .ruled_rows import LedgerGrid, draw_heads, draw_pair_heads, rule_rows, shade_start_row
 
 MARGIN = 10.0
 LEDGER_ROWS = 20
@@ -117,43 +118,14 @@ def _ledger(c, config, team, lang: str, w: dict, size: tuple = geo.landscape(A4)
     what_w = max(30.0, width - fixed)
     x0, y0, row_h = MARGIN, top - 24, 6.6
     heads = [(w["time"], 16), (w["what"], what_w)] + [(label, pair) for label, _ in kinds] + [(w["who"], 22)]
-    xs, x = [], x0
-    for label, cw in heads:  # the header row, then the '±' / 'total' row under each resource
-        text(c, label, x + cw / 2, y0 - 4.5, 9 * PT, BOLD, INK, "centre", width=cw - 1.5)
-        xs.append(x)
-        x += cw
-    right = x
-    sub = y0 - row_h
-    for i, (_, kind) in enumerate(kinds):
-        cx = xs[2 + i]
-        text(c, w["move"], cx + 6.5, sub - 4.5, 9 * PT, BOLD, INK, "centre")
-        text(c, w["total"], cx + 19.5, sub - 4.5, 8 * PT, BOLD, INK, "centre")
-    start_y = sub - row_h  # the starting stock: its own shaded, boxed row
-    c.setFillColor(LIGHT)
-    c.rect(x0, start_y - row_h, right - x0, row_h, stroke=0, fill=1)
-    text(c, w["start"], xs[1] + 1.5, start_y - 4.6, 9 * PT, BOLD, width=what_w - 3)
+    xs, right = draw_heads(c, heads, x0, y0)
+    grid = LedgerGrid(xs, right, y0, row_h, pair, len(kinds), LEDGER_ROWS)
+    draw_pair_heads(c, grid, w["move"], w["total"], drop=4.5)
+    shade_start_row(c, grid)  # the starting stock: its own shaded, boxed row
+    text(c, w["start"], xs[1] + 1.5, grid.start_y - 4.6, 9 * PT, BOLD, width=what_w - 3)
     for i, (_, kind) in enumerate(kinds):
         start = 0 if kind is None else config.own_colour_tokens * (kind == team.resource) + config.extra_start.get(kind, 0)
-        text(c, str(start), xs[2 + i] + 19.5, start_y - 4.6, 10 * PT, BOLD, INK, "centre")
-    body_top = start_y - row_h
-    rows = LEDGER_ROWS
-    bottom = body_top - rows * row_h
-    c.setStrokeColor(GREY)
-    c.setLineWidth(0.25)
-    for i in range(rows + 1):
-        c.line(x0, body_top - i * row_h, right, body_top - i * row_h)
-    for i in range(rows):
-        if i % 2:
-            c.setFillColor(LIGHT)
-            c.rect(x0, body_top - (i + 1) * row_h, right - x0, row_h, stroke=0, fill=1)
-    c.setStrokeColor(INK)
-    c.setLineWidth(0.6)
-    for y in (y0, start_y, body_top):
-        c.line(x0, y, right, y)
-    c.line(x0, bottom, right, bottom)
-    for x in [*xs, right]:
-        c.line(x, y0, x, bottom)
-    c.setLineWidth(0.2)
-    for i in range(len(kinds)):  # the thin line between a movement and its running total
-        c.line(xs[2 + i] + 13, sub, xs[2 + i] + 13, bottom)
+        text(c, str(start), grid.count_x(i) + 19.5, grid.start_y - 4.6, 10 * PT, BOLD, INK, "centre")
+    rule_rows(c, grid, shade_over_rules=True)
+    bottom = grid.bottom
     text(c, typo(lang, w["carry"]), x0, bottom - 4.5, 9 * PT, FONT, INK, width=right - x0)

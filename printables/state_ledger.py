@@ -10,9 +10,10 @@ batch form, bank/web/field/paper_syntax.py), not as a total.
 from __future__ import annotations
 
 from . import geometry as geo
-from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, colour, finish, ink_on, new_canvas, page, paragraph, text
+from .drawing import BOLD, FONT, GREY, INK, PT, colour, finish, ink_on, new_canvas, page, paragraph, text
 from .geometry import Box
 from .labels import check_language, name, short
+from .ruled_rows import LedgerGrid, draw_heads, draw_pair_heads, rule_rows, shade_start_row
 from .state_sheet import SMALL, _team_lines, draw_state, printed_words
 from .state_words import w
 
@@ -72,43 +73,19 @@ def _table(c, snap, team, config, lang, x0, y0, width) -> None:
     time_w, who_w = 15.0, 16.0
     move_w = width - time_w - who_w - pair * len(kinds)
     heads = [(w(lang, "time"), time_w), (w(lang, "move"), move_w)] + [(label, pair) for label, _ in kinds] + [(w(lang, "who"), who_w)]
-    xs, x = [], x0
-    for label, cw in heads:
-        text(c, label, x + cw / 2, y0 - 4.5, 9 * PT, BOLD, INK, "centre", width=cw - 1.5)
-        xs.append(x)
-        x += cw
-    right, sub = x, y0 - ROW_H
-    for i in range(len(kinds)):
-        text(c, w(lang, "pm"), xs[2 + i] + pair / 4, sub - 4.6, 9 * PT, BOLD, INK, "centre")
-        text(c, w(lang, "total"), xs[2 + i] + 3 * pair / 4, sub - 4.6, 8 * PT, BOLD, INK, "centre")
-    start_y = sub - ROW_H
-    c.setFillColor(LIGHT)
-    c.rect(x0, start_y - ROW_H, right - x0, ROW_H, stroke=0, fill=1)
+    xs, right = draw_heads(c, heads, x0, y0)
+    start_y = y0 - ROW_H - ROW_H  # the grid's start_y, needed first to count the rows
+    rows = int((start_y - ROW_H - MARGIN - 6) // ROW_H)  # as many rows as the sheet holds above the carry-over line
+    grid = LedgerGrid(xs, right, y0, ROW_H, pair, len(kinds), rows)
+    draw_pair_heads(c, grid, w(lang, "pm"), w(lang, "total"), drop=4.6)
+    shade_start_row(c, grid)
     text(c, snap_time(snap, lang), xs[0] + time_w / 2, start_y - 4.7, 9 * PT, BOLD, INK, "centre")
     text(c, w(lang, "start", seq=snap["seq"]), xs[1] + 1.5, start_y - 4.7, 9 * PT, BOLD, width=move_w - 3)
     for i, (_, kind) in enumerate(kinds):
         value = team["reputation"] if kind is None else team["stock"].get(kind, 0)
-        text(c, str(value), xs[2 + i] + 3 * pair / 4, start_y - 4.8, 11 * PT, BOLD, INK, "centre")
-    body_top = start_y - ROW_H
-    rows = int((body_top - MARGIN - 6) // ROW_H)  # as many rows as the sheet holds above the carry-over line
-    bottom = body_top - rows * ROW_H
-    for i in range(rows):
-        if i % 2:
-            c.setFillColor(LIGHT)
-            c.rect(x0, body_top - (i + 1) * ROW_H, right - x0, ROW_H, stroke=0, fill=1)
-    c.setStrokeColor(GREY)
-    c.setLineWidth(0.25)
-    for i in range(rows + 1):
-        c.line(x0, body_top - i * ROW_H, right, body_top - i * ROW_H)
-    c.setStrokeColor(INK)
-    c.setLineWidth(0.6)
-    for y in (y0, start_y, body_top, bottom):
-        c.line(x0, y, right, y)
-    for x in [*xs, right]:
-        c.line(x, y0, x, bottom)
-    c.setLineWidth(0.2)
-    for i in range(len(kinds)):
-        c.line(xs[2 + i] + pair / 2, sub, xs[2 + i] + pair / 2, bottom)
+        text(c, str(value), grid.count_x(i) + 3 * pair / 4, start_y - 4.8, 11 * PT, BOLD, INK, "centre")
+    rule_rows(c, grid)
+    bottom = grid.bottom
     text(c, w(lang, "carry"), x0, bottom - 4.5, 9 * PT, FONT, INK, width=right - x0)
 
 
