@@ -34,9 +34,9 @@ class Work:
             self.pictures.append("public")
             return public_of(*args, **kwargs)
 
-        def counted_team(seq, state, config, team, now):
+        def counted_team(seq, state, config, team, now, **kwargs):
             self.pictures.append(team)
-            return team_of(seq, state, config, team, now)
+            return team_of(seq, state, config, team, now, **kwargs)
 
         def counted_diff(*args, **kwargs):
             self.diffs += 1

@@ -1,11 +1,12 @@
 /* The live socket of every page: connect, catch up with `sync` after a reconnect or when a phone
- * wakes, keep the versioned pictures (a patch applies to the version held, with delta.js; a gap
+ * wakes, read one `round` message per round holding the parts the page shows (issue 27), keep the versioned pictures (a patch applies to the version held, with delta.js; a gap
  * asks for the whole pictures; Python twin: tests/delta_page.py) and the "live / offline" badge.
  */
 (function () {
   "use strict";
 
   var TB = window.TB;
+  var PARTS = ["public", "team", "journal"]; // what a `round` message may hold (bank/web/push/rounds.py)
 
   var lastMessageAt = 0, connected = false, badgeTimer = null;
   var refusal = ""; // the server's sentence when it turned this page's live connection away
@@ -32,7 +33,8 @@
   TB.touch = function () { lastMessageAt = Date.now(); updateBadge(); };
 
   /**
-   * Connect the socket: opts.auth ({team} or {display: true}), opts.on {public, team, journal},
+   * Connect the socket: opts.auth ({team} or {display: true}), opts.on {public, team, journal} (the parts
+   * of each `round` message this page reads; the server sends the journal only to a page that has it),
    * opts.after() the last journal seq held in order (sent with every connect and `sync`),
    * opts.onRefused() when the server turns the connection down (an old team link) or
    * says the link was replaced while the page was open (`link_replaced`, then it closes the socket).
@@ -46,8 +48,11 @@
     }
     // The link's secret also rides in the query (issue 23): the server admits a live page by the team link
     // or big-screen key it holds before the socket opens (bank/web/serving/identity.py).
-    var auth = opts.auth || {};
-    var query = auth.team ? { team: auth.team } : auth.key ? { key: auth.key } : {};
+    var on = opts.on || {};
+    var query = opts.auth && opts.auth.team ? { team: opts.auth.team } : opts.auth && opts.auth.key ? { key: opts.auth.key } : {};
+    // One `round` message per round holding every part this page reads (issue 27: fewer frames and TCP
+    // segments on the Wi-Fi): the journal only for a page that shows it (bank/web/push/rounds.py).
+    var auth = Object.assign({ rounds: 1 }, on.journal ? { journal: true } : {}, opts.auth || {});
     // Each (re)connect names the last journal entry the page holds (issue 24): the server sends the rows
     // after it before any newer one, so a page that moved to another server process loses none.
     var connectAuth = opts.after ? function (cb) { cb(Object.assign({ after: opts.after() }, auth)); } : auth;
@@ -77,15 +82,23 @@
     socket.on("link_replaced", function () {
       if (opts.onRefused) opts.onRefused("replaced");
     });
-    Object.keys(opts.on || {}).forEach(function (name) {
-      socket.on(name, function (payload) {
-        TB.touch();
-        // A picture (public, team) comes whole or as a patch of the version the page holds.
-        if (payload && payload.v !== undefined) payload = pictures.receive(name, payload);
-        if (!payload) return; // an older or repeated message, or a patch waiting for the whole picture
-        TB.seen(payload.seq);
-        opts.on[name](payload);
+    function receive(name, payload) {
+      // A picture (public, team) comes whole or as a patch of the version the page holds.
+      if (payload && payload.v !== undefined) payload = pictures.receive(name, payload);
+      if (!payload) return; // an older or repeated message, or a patch waiting for the whole picture
+      TB.seen(payload.seq);
+      on[name](payload);
+    }
+    socket.on("round", function (message) {
+      TB.touch();
+      // Its parts in the order they were made: the public picture, the team's, then the journal rows.
+      PARTS.forEach(function (name) {
+        if (message && message[name] !== undefined && on[name]) receive(name, message[name]);
       });
+    });
+    // A server process not yet upgraded (several behind one address, issue 15) sends the parts separately.
+    Object.keys(on).forEach(function (name) {
+      socket.on(name, function (payload) { TB.touch(); receive(name, payload); });
     });
     // A phone that wakes up asks for the current picture at once.
     document.addEventListener("visibilitychange", function () {

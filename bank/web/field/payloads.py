@@ -2,56 +2,37 @@
 
 from __future__ import annotations
 
-import threading
-
 from bank.game import views
 from bank.services import feed_tail
-
-# The state a picture is made of -> its bank, for the activity feed (read from the bank's journal).
-# The broadcaster hands public_of/team_of the (seq, state) that current() read; a few recent states
-# are enough, and holding them keeps their ids from being reused by another object.
-_BANK_OF: dict = {}
-_REMEMBERED = 16
-_LOCK = threading.Lock()  # the broadcaster's thread and the requests' threads both call current()
 
 
 def current(bank) -> tuple[int, object]:
     """(seq, state) of the bank, the seq read first: a payload's seq is never newer than its state."""
     seq = bank.last_seq
     state = bank.state
-    with _LOCK:
-        _BANK_OF.pop(id(state), None)  # re-inserted: the newest stay
-        _BANK_OF[id(state)] = (state, bank)
-        while len(_BANK_OF) > _REMEMBERED:
-            _BANK_OF.pop(next(iter(_BANK_OF)))
     return seq, state
-
-
-def _bank_of(state):
-    with _LOCK:
-        held = _BANK_OF.get(id(state))
-    return held[1] if held and held[0] is state else None
 
 
 def public(bank, config) -> dict:
     """The big screen's picture: no team's stock, but everyone's cooldowns (R19)."""
-    return public_of(*current(bank), config, bank.now())
+    return public_of(*current(bank), config, bank.now(), bank=bank)
 
 
-def public_of(seq: int, state, config, now: float) -> dict:
+def public_of(seq: int, state, config, now: float, bank=None) -> dict:
+    """The public picture of `state`; its activity feed is read from `bank`'s journal (none without one:
+    a test's state that no bank holds). The bank is passed, not looked up by the state (issue 27)."""
     return {
         "seq": seq,
         "board": views.board(state, config, now),
         "standings": views.standings(state, config, now),
         "cooldowns": {t: views.cooldowns(state, t, now) for t in config.teams},
-        "feed": _feed(state, seq),
+        "feed": _feed(bank, state, seq),
     }
 
 
-def _feed(state, seq: int, team_id: str | None = None) -> dict:
+def _feed(bank, state, seq: int, team_id: str | None = None) -> dict:
     """The last bookings (issue 25, item 4): everyone's without tokens, or one team's own."""
-    bank = _bank_of(state)
-    if bank is None:  # a picture of a state no bank handed out (a test's): no journal to read
+    if bank is None:  # a picture of a state alone (a test's): no journal to read
         return {}
     if team_id is None:
         return feed_tail.public(bank, seq)
@@ -60,11 +41,12 @@ def _feed(state, seq: int, team_id: str | None = None) -> dict:
 
 def team(bank, config, team_id: str) -> dict:
     """One team's page: its own stock and what it can afford, plus the shared picture."""
-    return team_of(*current(bank), config, team_id, bank.now())
+    return team_of(*current(bank), config, team_id, bank.now(), bank=bank)
 
 
-def team_of(seq: int, state, config, team_id: str, now: float) -> dict:
-    return {"seq": seq, "view": views.team_view(state, config, team_id, now), "team_feed": _feed(state, seq, team_id)}
+def team_of(seq: int, state, config, team_id: str, now: float, bank=None) -> dict:
+    return {"seq": seq, "view": views.team_view(state, config, team_id, now),
+            "team_feed": _feed(bank, state, seq, team_id)}
 
 
 def facilitators(bank, config) -> dict:

@@ -20,6 +20,9 @@ not the journal seq: it is "<boot>.<n>", n counting every picture made, <boot>
 random per start, so a page never applies a patch of a restarted server to a
 picture of the old one. Every message still carries `seq`; a patch leaves it out
 of its operations and the page sets it from the message.
+
+One message per page per round (issue 27): the parts a page needs travel together, to rooms shaped
+for it (bank/web/push/rounds.py); a page that reads only the separate messages still gets those.
 """
 
 from __future__ import annotations
@@ -29,21 +32,13 @@ import threading
 import time
 from dataclasses import dataclass
 
-from bank.web.push import delta
+from bank.web.push import delta, rounds
+from bank.web.push.rounds import FACILITATORS, PUBLIC, ROUND, ROUND_FACILITATORS, Publication, event_of, team_room
 from bank.web.field import payloads
 
-FACILITATORS = "facilitators"
-PUBLIC = "public"  # the audience of every page; a team's audience is its room, "team:<id>"
+__all__ = ["FACILITATORS", "PUBLIC", "Broadcaster", "team_room", "event_of"]
 # At most ten rounds a second: phones cannot show more, and 200 of them on one Wi-Fi must keep up.
 MIN_GAP = 0.1
-
-
-def team_room(team: str) -> str:
-    return f"team:{team}"
-
-
-def event_of(audience: str) -> str:
-    return "public" if audience == PUBLIC else "team"
 
 
 # A round weighs its patch against the whole picture's size measured in an earlier round (issue 27:
@@ -73,6 +68,7 @@ class Broadcaster:
         self._boot, self._made = secrets.token_hex(3), 0
         self._bases: dict[str, Base] = {}
         self._holds: dict[str, dict[str, str]] = {}  # sid -> {audience: version that page holds}
+        self._rounds: set[str] = set()    # pages that read one `round` message per round (rounds.py)
         socketio.start_background_task(self._loop)
 
     @property
@@ -94,32 +90,55 @@ class Broadcaster:
 
     # -- pages joining, syncing, leaving ------------------------------------------------
 
-    def send_current(self, sid: str, team: str | None) -> None:
-        """The whole picture of each audience of this page, to it alone (connect and `sync`).
+    def admit(self, sid: str, rounds: bool) -> None:
+        """A page connects: `rounds` if it reads one `round` message per round (else the separate ones)."""
+        with self.lock:
+            if rounds:
+                self._rounds.add(sid)
+
+    def send_current(self, sid: str, team: str | None, pictures: bool = True, journal: list | None = None) -> None:
+        """The whole picture of each audience of this page, to it alone (connect and `sync`), with the
+        journal rows it asked for (`journal`, None: it did not ask): one message, or separate ones
+        to a page that reads those.
 
         Computed now (a clock must not come back minutes old), it keeps the room's version
         when nothing differs; else it is this page's own, and the next round gives the page
         the whole picture again rather than a patch of a base it does not hold.
         """
         with self.lock:
-            bank, config = self.services.bank, self.services.config
-            seq, state = payloads.current(bank)
-            now = bank.now()
-            fresh = {PUBLIC: payloads.public_of(seq, state, config, now)}
-            if team:
-                fresh[team_room(team)] = payloads.team_of(seq, state, config, team, now)
-            holds = self._holds.setdefault(sid, {})
-            for audience, picture in fresh.items():
-                base = self._bases.get(audience)
-                version = base.version if base and delta.same(base.picture, picture) else self._version()
-                if base is None:  # no page held it (no base kept, see _send): this page's picture is the base
-                    self._bases[audience] = Base(version, picture)
-                holds[audience] = version
-                self.socketio.emit(event_of(audience), {**picture, "v": version}, to=sid)
+            parts = self._current(sid, team) if pictures else {}
+            if journal is not None:
+                parts["journal"] = {"rows": journal}
+            if sid not in self._rounds:
+                for event, message in parts.items():
+                    self.socketio.emit(event, message, to=sid)
+            elif parts.get("journal") == {"rows": []}:  # nothing to say about the journal: one part less
+                parts.pop("journal")
+            if sid in self._rounds and parts:
+                self.socketio.emit(ROUND, parts, to=sid)
+
+    def _current(self, sid: str, team: str | None) -> dict:
+        bank, config = self.services.bank, self.services.config
+        seq, state = payloads.current(bank)
+        now = bank.now()
+        fresh = {PUBLIC: payloads.public_of(seq, state, config, now, bank=bank)}
+        if team:
+            fresh[team_room(team)] = payloads.team_of(seq, state, config, team, now, bank=bank)
+        holds = self._holds.setdefault(sid, {})
+        parts = {}
+        for audience, picture in fresh.items():
+            base = self._bases.get(audience)
+            version = base.version if base and delta.same(base.picture, picture) else self._version()
+            if base is None:  # no page held it (no base kept, see _send): this page's picture is the base
+                self._bases[audience] = Base(version, picture)
+            holds[audience] = version
+            parts[event_of(audience)] = {**picture, "v": version}
+        return parts
 
     def forget(self, sid: str) -> None:
         with self.lock:
             self._holds.pop(sid, None)
+            self._rounds.discard(sid)
 
     # -- rounds -------------------------------------------------------------------------
 
@@ -149,31 +168,46 @@ class Broadcaster:
             # page connected did it all on every command). Its base goes: a page joining later gets the
             # whole picture (send_current, under this lock), and the round after it starts a new base.
             held = {audience for holds in self._holds.values() for audience in holds}
+            pubs = {}
             for audience in [PUBLIC, *(team_room(team) for team in config.teams)]:
                 if audience not in held:
                     self._bases.pop(audience, None)
-                elif audience == PUBLIC:
-                    self._publish(PUBLIC, payloads.public_of(seq, state, config, now))
-                else:
-                    self._publish(audience, payloads.team_of(seq, state, config, audience[len("team:"):], now))
-            if not any(True for _ in self.socketio.server.manager.get_participants("/", FACILITATORS)):
-                self._journal_seq = max(self._journal_seq, seq)  # no console to send rows to: none read
-                return
-            rows = list(bank.journal_rows(self._journal_seq))
-            if rows:
-                self._journal_seq = rows[-1]["seq"]
-                self.socketio.emit("journal", {"rows": rows}, to=FACILITATORS)
+                    continue
+                picture = (payloads.public_of(seq, state, config, now, bank=bank) if audience == PUBLIC else
+                           payloads.team_of(seq, state, config, audience[len("team:"):], now, bank=bank))
+                pub = self._publish(audience, picture)
+                if pub is not None:
+                    pubs[audience] = pub
+            rows = self._new_rows(seq)
+            holders = {audience: [sid for sid, holds in self._holds.items() if audience in holds] for audience in pubs}
+            rounds.deliver(self.socketio, pubs, rows, self._holds, config.teams)
+            for audience, pub in pubs.items():
+                for sid in holders[audience]:
+                    # An emit may close a page whose pings stopped (python-engineio's "client is gone"), here, in
+                    # this thread: on_disconnect forgets it under this same (reentrant) lock. Issue 24: one such
+                    # page failed every round of a failover (KeyError) and the others' updates with it.
+                    holds = self._holds.get(sid)
+                    if holds is not None:
+                        holds[audience] = pub.version
 
-    def _publish(self, audience: str, picture: dict) -> None:
-        """Send one audience its new picture: a patch to the pages holding the base, the whole to the rest."""
+    def _new_rows(self, seq: int) -> list:
+        """The journal rows after the last round's, for the consoles; none read when no console is open."""
+        if not any(rounds.participants(self.socketio, room) for room in (FACILITATORS, ROUND_FACILITATORS)):
+            self._journal_seq = max(self._journal_seq, seq)
+            return []
+        rows = list(self.services.bank.journal_rows(self._journal_seq))
+        if rows:
+            self._journal_seq = rows[-1]["seq"]
+        return rows
+
+    def _publish(self, audience: str, picture: dict) -> Publication | None:
+        """This audience's new picture as a patch of its base (or whole); None when nothing changed."""
         base = self._bases.get(audience)
         # whole=False: diff does not encode the whole picture to weigh a patch of it; this does, below.
         ops = delta.diff(base.picture, picture, whole=False) if base is not None else None
         if ops == []:
-            return  # nothing changed for this audience (a quiet tick)
+            return None  # nothing changed for this audience (a quiet tick)
         version = self._version()
-        event, room = event_of(audience), None if audience == PUBLIC else audience
-        holders = [sid for sid, holds in self._holds.items() if audience in holds]
         full = {**picture, "v": version}
         patch, size, age = None, 0, 0
         if base is not None:
@@ -187,24 +221,7 @@ class Broadcaster:
                 if weight >= size:
                     patch = None
         self._bases[audience] = Base(version, picture, size, age)
-        if patch is None:
-            self.socketio.emit(event, full, to=room)
-        else:
-            behind = [sid for sid in holders if self._holds[sid][audience] != base.version]
-            # A page still connecting is in the room before on_connect notes what it holds (python-socketio's
-            # pre_connect): it must not get a patch of a picture it never got (issue 24), only its whole one.
-            skip = behind + [sid for sid, _ in self.socketio.server.manager.get_participants("/", room)
-                             if audience not in self._holds.get(sid, {})]
-            self.socketio.emit(event, patch, to=room, skip_sid=skip or None)
-            for sid in behind:
-                self.socketio.emit(event, full, to=sid)
-        for sid in holders:
-            # An emit may close a page whose pings stopped (python-engineio's "client is gone"), here, in this
-            # thread: on_disconnect forgets it under this same (reentrant) lock. Issue 24: one such page failed
-            # every round of a failover (KeyError) and the others' updates with it.
-            holds = self._holds.get(sid)
-            if holds is not None:
-                holds[audience] = version
+        return Publication(version, full, patch, base.version if patch is not None else None)
 
     def _version(self) -> str:
         self._made += 1

@@ -1,8 +1,10 @@
 """Socket.IO: rooms per audience, updates after each commit, the clock's tick.
 
-Rooms: "facilitators" (logged-in console, fight area, admin), "display" (big
-screens), "team:<id>" (a team's phones). Every room gets the public picture;
-only a team's own room gets its stock.
+Rooms (bank/web/push/rounds.py): a page of today's live.js (auth `rounds: 1`) joins the one room
+of its shape, its team's phones, the consoles that read the journal, or the other pages, and gets
+one message per round. A page loaded before issue 27 joins "separate" (the public picture),
+"facilitators" (logged-in console, fight area, admin), "display" (big screens), "team:<id>"
+(a team's phones). Only a team's own room gets its stock; only facilitators get the journal.
 """
 
 from __future__ import annotations
@@ -12,15 +14,15 @@ import threading
 from itertools import islice, takewhile
 
 from flask import current_app, request
-from flask_socketio import emit, join_room
+from flask_socketio import join_room
 
 from bank.web.serving import after_reply
 from bank.web.access.auth import current_login
-from bank.web.push.broadcaster import FACILITATORS, Broadcaster, team_room
+from bank.web.push.broadcaster import Broadcaster
+from bank.web.push.rounds import rooms_of
 from bank.web.push.extensions import socketio_of
 from bank.web.push.socket_owners import Owner, SocketOwners
 
-DISPLAY = "display"
 DISPLAY_TOKEN = "display:"  # a big screen that came with its key (issue 23) is recorded as token "display:<key>"
 _STARTING = threading.Lock()
 JOURNAL_PAGE = 500  # journal rows sent at most per connect or `sync`; a page behind by more asks again
@@ -97,14 +99,13 @@ def _join(auth) -> Owner:
     # The session's row, not the cookie: an ended session joins nothing. A big screen or a team
     # link opened on a facilitator's tablet is not a facilitator page: no journal, no log-out.
     login = None if auth.get("display") or auth.get("team") else current_login()
-    if login:
-        join_room(FACILITATORS)
     token = str(auth.get("team", ""))[:100] if auth.get("team") else None
     team = services.access.team_for(token) if token else None
-    if team:
-        join_room(team_room(team))
+    if auth.get("team") and team is None:
+        return Owner(None, None, None)  # refused by on_connect: no room joined
+    for room in rooms_of(team, bool(login), bool(auth.get("display")), reads_rounds(auth), auth.get("journal") is True):
+        join_room(room)
     if auth.get("display"):
-        join_room(DISPLAY)
         if auth.get("key"):  # checked by on_connect: the big screen's own link, cut when it is replaced
             return Owner(None, None, DISPLAY_TOKEN + str(auth["key"])[:100])
     return Owner(login.key if login else None, team, token if team else None)
@@ -126,12 +127,17 @@ def on_connect(auth=None):
         if auth.get("team") and owner.team is None:
             return False
         owners(current_app).add(request.sid, owner)  # so a logout or a new link can close it (end_*_sockets)
-        sender.send_current(request.sid, owner.team)
-        if owner.session and "after" in auth:
-            _journal_upto_round(sender, _seq(auth["after"]))
+        sender.admit(request.sid, reads_rounds(auth))
+        rows = _journal_upto_round(sender, _seq(auth["after"])) if owner.session and "after" in auth else None
+        sender.send_current(request.sid, owner.team, journal=rows)
 
 
-def _journal_upto_round(sender: Broadcaster, after: int) -> None:
+def reads_rounds(auth: dict) -> bool:
+    """The page's live.js reads one `round` message per round (issue 27); an older page says nothing."""
+    return auth.get("rounds") == 1
+
+
+def _journal_upto_round(sender: Broadcaster, after: int) -> list:
     """The journal rows after `after` up to the last one a round sent, to this page alone; under
     `sender.lock`, so the next round's rows follow them: the page gets every row once, in order.
 
@@ -141,7 +147,7 @@ def _journal_upto_round(sender: Broadcaster, after: int) -> None:
     first 500 and asks for the rest with `sync` (console_journal.js fills a gap from its last seq)."""
     rows = islice(takewhile(lambda row: row["seq"] <= sender.journal_seq,
                             current_app.extensions["terrabank"].bank.journal_rows(after)), JOURNAL_PAGE)
-    emit("journal", {"rows": list(rows)})
+    return list(rows)
 
 
 def display_key_ok(key: str) -> bool:
@@ -168,10 +174,8 @@ def on_sync(data=None):
         catch_up(app)
     sender = broadcaster(app)
     with sender.lock:  # the rows asked for, then the next round's: none overtakes an older one
-        if pictures:
-            sender.send_current(request.sid, team)
-        if current_login() and isinstance(data, dict):
-            _journal_upto_round(sender, _seq(data.get("after")))
+        rows = _journal_upto_round(sender, _seq(data.get("after"))) if current_login() and isinstance(data, dict) else None
+        sender.send_current(request.sid, team, pictures=pictures, journal=rows)
 
 
 def _seq(value) -> int:

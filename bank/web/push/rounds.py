@@ -1,0 +1,126 @@
+"""How a round reaches the pages: ONE message per page per round (issue 27, P9 and P2).
+
+Each Socket.IO message costs a WebSocket frame, an Engine.IO packet and, on the Wi-Fi, TCP/IP
+headers (about 70% of the bytes per command at 400 pages, bench/bench_bytes.py). So a page
+whose live.js says it reads them (auth `rounds: 1`) gets one `round` message holding every
+part it needs, each part exactly what the separate message carried before:
+
+- a team phone: {"public": ..., "team": ...} (its own team's part only);
+- a facilitator's console: {"public": ..., "journal": {"rows": [...]}} (it asked with `journal: true`);
+- every other page (big screen, fight page, admin): {"public": ...}.
+
+A part left out did not change (a quiet tick). Pages are in rooms shaped for it (ROUND_TEAM + team,
+ROUND_FACILITATORS, ROUND_OTHERS), so a round is one emit per room, the same bytes for all its pages,
+plus one message of its own for a page holding another version of a picture (it gets that picture
+whole) or still connecting (nothing but new journal rows: its connect reply brings the pictures).
+
+A page that does not say it (a page loaded before the upgrade, a tool) gets the separate messages
+`public`, `team`, `journal` as before, through the rooms it has always joined (LEGACY for the public
+picture): never a broken screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ROUND = "round"  # the event of one page's message
+FACILITATORS = "facilitators"
+PUBLIC = "public"  # the audience of every page; a team's audience is its room, "team:<id>"
+LEGACY = "separate"  # every page that reads separate messages: the public picture goes to it
+ROUND_TEAM = "round:"  # + "team:<id>": that team's phones, one message per round
+ROUND_FACILITATORS = "round:facilitators"
+ROUND_OTHERS = "round:others"
+DISPLAY = "display"  # the big screens that read separate messages (no message goes to it alone)
+
+
+def team_room(team: str) -> str:
+    return f"team:{team}"
+
+
+def event_of(audience: str) -> str:
+    return "public" if audience == PUBLIC else "team"
+
+
+def rooms_of(team: str | None, facilitator: bool, display: bool, rounds: bool, journal: bool) -> list[str]:
+    """The rooms a page joins: by what it may see, and by the shape of message it reads."""
+    if rounds:
+        if team:
+            return [ROUND_TEAM + team_room(team)]
+        return [ROUND_FACILITATORS if facilitator and journal else ROUND_OTHERS]
+    rooms = [LEGACY]
+    rooms += [FACILITATORS] if facilitator else []
+    rooms += [team_room(team)] if team else []
+    rooms += [DISPLAY] if display else []
+    return rooms
+
+
+@dataclass(frozen=True)
+class Publication:
+    """What a round sends of one audience's picture: `patch` of version `base`, or `whole` (patch None)."""
+    version: str
+    whole: dict
+    patch: dict | None
+    base: str | None
+
+    def for_page(self, held: str | None) -> dict:
+        return self.patch if self.patch is not None and held == self.base else self.whole
+
+
+def deliver(socketio, pubs: dict, rows: list, holds: dict, teams) -> None:
+    """Emit one round: `pubs` {audience: Publication} (the audiences that changed), `rows` the new
+    journal rows, `holds` {sid: {audience: version held}} before this round. A page closed by an emit (python-engineio's "client is gone", issue 24)
+    is only skipped: every lookup here tolerates a sid gone from `holds`."""
+    journal = {"rows": rows} if rows else None
+    _one_room(socketio, ROUND_OTHERS, [PUBLIC], None, pubs, holds)
+    _one_room(socketio, ROUND_FACILITATORS, [PUBLIC], journal, pubs, holds)
+    for team in teams:
+        _one_room(socketio, ROUND_TEAM + team_room(team), [PUBLIC, team_room(team)], None, pubs, holds)
+    if any(True for _ in socketio.server.manager.get_participants("/", LEGACY)):  # a page loaded before issue 27
+        _separately(socketio, pubs, journal, holds)
+
+
+def participants(socketio, room: str) -> list[str]:
+    return [sid for sid, _ in socketio.server.manager.get_participants("/", room)]
+
+
+def _one_room(socketio, room: str, audiences: list, journal: dict | None, pubs: dict, holds: dict) -> None:
+    changed = [a for a in audiences if a in pubs]
+    if not changed and journal is None:
+        return
+    tail = {"journal": journal} if journal else {}
+    common = {**{event_of(a): pubs[a].patch or pubs[a].whole for a in changed}, **tail}
+    own, sids = [], participants(socketio, room)  # own: (sid, its message or None)
+    for sid in sids:
+        mine = holds.get(sid)
+        if mine is None or any(a not in mine for a in audiences):
+            # Still connecting (in the room before on_connect notes what it holds, issue 24): no patch of a
+            # picture it never got; the journal rows, as every console gets them (its reply merges by seq).
+            own.append((sid, tail or None))
+        elif any(pubs[a].patch is not None and mine[a] != pubs[a].base for a in changed):
+            own.append((sid, {**{event_of(a): pubs[a].for_page(mine[a]) for a in changed}, **tail}))
+    if len(own) < len(sids):  # no emit (no encoding) for a room with no page that takes the common message
+        socketio.emit(ROUND, common, to=room, skip_sid=[sid for sid, _ in own] or None)
+    for sid, message in own:
+        if message:
+            socketio.emit(ROUND, message, to=sid)
+
+
+def _separately(socketio, pubs: dict, journal: dict | None, holds: dict) -> None:
+    """The messages as before issue 27, to the pages that read them: each audience's, then the journal."""
+    for audience, pub in pubs.items():
+        event, room = event_of(audience), LEGACY if audience == PUBLIC else audience
+        if pub.patch is None:
+            socketio.emit(event, pub.whole, to=room)
+            continue
+        behind, connecting = [], []
+        for sid in participants(socketio, room):
+            mine = holds.get(sid, {})
+            if audience not in mine:
+                connecting.append(sid)
+            elif mine[audience] != pub.base:
+                behind.append(sid)
+        socketio.emit(event, pub.patch, to=room, skip_sid=(behind + connecting) or None)
+        for sid in behind:
+            socketio.emit(event, pub.whole, to=sid)
+    if journal:
+        socketio.emit("journal", journal, to=FACILITATORS)
