@@ -19,6 +19,9 @@ python-socketio's client) and pages that offer it as a browser does (aiohttp com
 simple-websocket accepts it with context takeover). Beside the measured plain figures, the downlink
 frames deflated by zlib as the server would (bench/clients.Deflated) cross-check the measured ones.
 
+The pages read one `round` message per round as today's live.js does (issue 27; bench/clients.Fleet);
+`--separate` makes them pages of the old script, which get the separate public/team/journal messages.
+
 Commands: the soak's mix (bench/bench_soak.pick_command: harvests, builds, trades, fights and commands
 refused), one at a time, each waited for on every page; all traffic of the window (refusals and pings
 included) divided by the booked commands. Idle traffic (pings) per second is measured first, before
@@ -96,7 +99,7 @@ def delivered(fleet: Fleet, seq: int, timeout: float) -> bool:
     return False
 
 
-def measure(clients: int, commands: int, deflate: bool, idle_seconds: float, seed: int) -> dict:
+def measure(clients: int, commands: int, deflate: bool, idle_seconds: float, seed: int, rounds: bool = True) -> dict:
     with tempfile.TemporaryDirectory(prefix="terrabank-bytes-") as tmp:
         with Server(Path(tmp) / "bank").prepare().start() as server:
             lead = Api(server.url).login()
@@ -104,14 +107,14 @@ def measure(clients: int, commands: int, deflate: bool, idle_seconds: float, see
             cookie, tokens = lead_cookie_and_tokens(lead)
             teams = list(tokens)
             fleet = Fleet(server.url, tokens, cookie, n=clients, count_bytes=True, sources=SOURCES,
-                          deflate=deflate).start(timeout=600)
+                          deflate=deflate, rounds=rounds).start(timeout=600)
             try:
                 time.sleep(2)
                 quiet = sockets(server.port)
                 time.sleep(idle_seconds)
                 idle = delta(quiet, sockets(server.port))
                 rng, booked = random.Random(seed), 0
-                before, frames = sockets(server.port), fleet.wire_bytes()
+                before, frames, messages = sockets(server.port), fleet.wire_bytes(), fleet.messages()
                 started = time.monotonic()
                 for i in range(commands):
                     _, command, _ = pick_command(rng, teams)
@@ -127,11 +130,12 @@ def measure(clients: int, commands: int, deflate: bool, idle_seconds: float, see
                 seconds = time.monotonic() - started
                 plain_frames, deflated_frames = (a - b for a, b in zip(fleet.wire_bytes(), frames))
                 connected, drops = fleet.connected(), fleet.disconnects()
+                messages = fleet.messages() - messages
             finally:
                 fleet.stop()
     return {"clients": clients, "deflate": deflate, "commands": commands, "booked": booked, "seconds": seconds,
             "idle": idle, "idle_seconds": idle_seconds, "window": window, "frames_plain": plain_frames,
-            "frames_deflated": deflated_frames, "connected": connected, "drops": drops}
+            "frames_deflated": deflated_frames, "connected": connected, "drops": drops, "messages": messages}
 
 
 def kb(n: float) -> str:
@@ -147,6 +151,7 @@ def row(r: dict) -> str:
             f"{r['commands']} ({r['booked']} booked, {r['seconds']:.0f} s) | {kb(w['down'] / b)} | {kb(w['up'] / b)} | "
             f"{kb(w['tcpip_down'] / b)} / {kb(w['tcpip_up'] / b)} | **{kb(total / b)}** | "
             f"{kb(r['frames_plain'] / b)} ({kb(r['frames_deflated'] / b)} deflated by zlib) | "
+            f"{r['messages'] / b / r['clients']:.2f} | "
             f"{kb(idle_rate)} KB/s ({kb(idle_rate * r['seconds'] / b)}) | {w['closed']} closed, {r['drops']} dropped |")
 
 
@@ -154,9 +159,9 @@ def report(results: list, args: list) -> str:
     lines = ["Bytes per booked command at the bank's sockets, both ways, the soak's mix (KB = 1,024 bytes).", "",
              "| pages | permessage-deflate | commands | down: payload + HTTP/WebSocket framing | up: same | "
              "TCP/IP headers down / up (estimate) | **total both ways** | of it, update frames to the pages "
-             "(as the pages read them) | idle traffic (pings) per second (its share per booked command) | "
+             "(as the pages read them) | update messages per page per booked command | idle traffic (pings) per second (its share per booked command) | "
              "sockets closed during the window; pages dropped |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     lines += [row(r) for r in results]
     lines += ["", "Target (P9, issue 27): <= 150 KB per booked command at 400 pages, both ways.",
               "Measured at the socket: tcp_info of every established socket of the server's port (ss -tin), "
@@ -173,11 +178,13 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=20.0, help="seconds of idle traffic measured first")
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--separate", action="store_true",
+                        help="pages of the script before issue 27: separate public/team/journal messages")
     args = parser.parse_args()
     results = []
     for n in (int(x) for x in args.clients.split(",")):
         for deflate in (False, True):
-            results.append(measure(n, args.commands, deflate, args.idle, args.seed))
+            results.append(measure(n, args.commands, deflate, args.idle, args.seed, not args.separate))
             print(row(results[-1]), file=sys.stderr, flush=True)
     print(report(results, sys.argv[1:]))
     if args.json:

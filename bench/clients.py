@@ -88,6 +88,7 @@ class Client:
     regressions: int = 0  # messages older than one already shown: the page would show a stale picture
     sio: socketio.AsyncClient | None = None
     wire: int = 0        # bytes of the update frames received (public, team, journal), as sent
+    messages: int = 0    # update messages received (a `round` counts once, issue 27)
     deflated: int = 0    # the same frames had the connection negotiated permessage-deflate
     deflate: Deflated = field(default_factory=Deflated)
 
@@ -126,7 +127,7 @@ class Fleet:
 
     def __init__(self, url: str, tokens: dict, cookie: str, n: int = 200, displays: int = 2,
                  facilitators: int = 3, count_bytes: bool = False, sources: list | None = None,
-                 deflate: bool = False):
+                 deflate: bool = False, rounds: bool = True):
         self.url, self.tokens, self.cookie = url, tokens, cookie
         # deflate: offer permessage-deflate as a browser does (aiohttp's compress=15; the server's
         # simple-websocket accepts it): bench_bytes.py measures both at the socket.
@@ -137,6 +138,8 @@ class Fleet:
         self.clients: list[Client] = []
         for kind, team in mix(n, list(tokens), displays, facilitators):
             auth = {"team": tokens[team]} if kind == "phone" else {"display": True} if kind == "display" else {}
+            if rounds:  # as static/js/live.js (issue 27): one `round` message per round; a console shows the journal
+                auth = {**auth, "rounds": 1, **({"journal": True} if kind == "facilitator" else {})}
             headers = {"Cookie": cookie} if kind == "facilitator" else {}
             self.clients.append(Client(kind, auth, headers, team))
         # Local addresses (127.x.y.z) the clients connect from, client i from sources[i % len]: the bank
@@ -187,8 +190,9 @@ class Fleet:
         client.sio = sio
 
         def recorder(event):
-            async def on(payload=None):
-                if self.count_bytes:
+            async def on(payload=None, counted=False):
+                client.messages += not counted
+                if self.count_bytes and not counted:
                     text = socketio_text(event, payload)
                     client.wire += frame_bytes(text)
                     client.deflated += client.deflate.size(text)
@@ -203,6 +207,19 @@ class Fleet:
 
         for event in client.received:
             sio.on(event, recorder(event))
+        parts = {event: recorder(event) for event in client.received}
+
+        async def on_round(message=None):
+            """One message holding each part (issue 27): its bytes counted once, each part's seq as its own."""
+            client.messages += 1
+            if self.count_bytes:
+                text = socketio_text("round", message)
+                client.wire += frame_bytes(text)
+                client.deflated += client.deflate.size(text)
+            for event in ("public", "team", "journal"):
+                if isinstance(message, dict) and event in message:
+                    await parts[event](message[event], counted=True)
+        sio.on("round", on_round)
 
         async def on_disconnect(reason=None):
             client.disconnects += 1
@@ -229,6 +246,10 @@ class Fleet:
     def wire_bytes(self) -> tuple[int, int]:
         """(plain, deflated) bytes of updates received by every client so far."""
         return sum(c.wire for c in self.clients), sum(c.deflated for c in self.clients)
+
+    def messages(self) -> int:
+        """Update messages received by all pages so far (a `round` counts once)."""
+        return sum(c.messages for c in self.clients)
 
     def disconnects(self) -> int:
         return sum(c.disconnects for c in self.clients)

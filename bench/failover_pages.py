@@ -146,11 +146,18 @@ class PageTwin:
         return secret or ""
 
     def connect_auth(self) -> dict:
-        """What live.js sends on each (re)connect: its auth, and a console the last row it holds."""
-        return {**self.auth, "after": self.journal.seq} if self.kind == "console" else dict(self.auth)
+        """What live.js sends on each (re)connect: its auth (one `round` message per round, issue 27; a
+        console shows the journal), and a console the last row it holds."""
+        if self.kind == "console":
+            return {**self.auth, "rounds": 1, "journal": True, "after": self.journal.seq}
+        return {**self.auth, "rounds": 1}
 
     def handle(self, name: str, data) -> None:
-        if name in ("public", "team") and isinstance(data, dict):
+        if name == "round" and isinstance(data, dict):  # its parts in order, as live.js reads them
+            for part in ("public", "team", "journal"):
+                if part in data:
+                    self.handle(part, data[part])
+        elif name in ("public", "team") and isinstance(data, dict):
             asks, misfits = self.pictures.asks, self.pictures.misfits
             self.pictures.clock = time.monotonic()
             picture = self.pictures.receive(name, data)

@@ -8,8 +8,9 @@ this floor ran on Werkzeug, a lighter stack than the bank's). The only differenc
 every live page may be anonymous (floor_server.serve says why).
 
 No bank at all: POST /api/commands only stamps the next seq on payloads captured from a real bank
-(bench_fanout.py writes them), emits them to the same rooms as bank/web/push/live.py (public to
-all, each team's to its room, journal rows to facilitators), then replies. Whatever the bank costs
+(bench_fanout.py writes them), emits them to the same rooms as bank/web/push/rounds.py (one message
+per page: public + its team's part to each team's phones, public + journal rows to the consoles,
+public to the rest; the separate messages to pages that read those), then replies. Whatever the bank costs
 on top of this is ours to explain. The captured messages are the bank's patches, so both put the
 same bytes on the wire. The floor emits before it replies and the bank after: compare "send -> last
 client", not "reply -> last client".
@@ -48,12 +49,17 @@ def make_app(payloads: dict):
     @socketio.on("connect")
     def on_connect(auth=None):
         auth = auth if isinstance(auth, dict) else {}
+        team = auth.get("team") if auth.get("team") in payloads["team"] else None
+        if auth.get("rounds") == 1:  # one message per page per round, in rooms shaped for it (issue 27)
+            join_room(f"round:team:{team}" if team else
+                      "round:facilitators" if request.headers.get("Cookie") and auth.get("journal") else "round:others")
+            return
+        join_room("separate")
         if request.headers.get("Cookie"):
             join_room("facilitators")
         if auth.get("display"):
             join_room("display")
-        team = auth.get("team")
-        if team in payloads["team"]:
+        if team:
             join_room(f"team:{team}")
 
     @app.get("/api/csrf")
@@ -67,7 +73,13 @@ def make_app(payloads: dict):
             state["seq"] += 1
             seq = state["seq"]
             public, teams, journal = stamped(seq)
-            socketio.emit("public", public)
+            # As bank/web/push/rounds.py: one emit per room of pages reading one message per round...
+            socketio.emit("round", {"public": public}, to="round:others")
+            socketio.emit("round", {"public": public, "journal": journal}, to="round:facilitators")
+            for team, payload in teams.items():
+                socketio.emit("round", {"public": public, "team": payload}, to=f"round:team:{team}")
+            # ...and the separate messages to the pages that read those.
+            socketio.emit("public", public, to="separate")
             for team, payload in teams.items():
                 socketio.emit("team", payload, to=f"team:{team}")
             socketio.emit("journal", journal, to="facilitators")
