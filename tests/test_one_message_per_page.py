@@ -144,3 +144,21 @@ def test_r_a_sync_of_a_page_is_answered_with_one_message(app, web, tokens):
     console.emit("sync", {"after": 0, "pictures": False})  # a gap in the journal: rows only
     [rows_only] = rounds_of(console)
     assert sorted(rows_only) == ["journal"] and rows_only["journal"]["rows"]
+
+
+def test_r_a_page_that_is_not_a_facilitator_gets_no_journal_rows_however_it_asks(app, web, tokens):
+    """`journal: true` only picks the console's room for a logged-in page: a big screen, a team phone or an
+    anonymous page asking for it still gets the public picture (and a phone its own team's) only."""
+    lead = web("lead")
+    lead.command(type="start_clock")
+    io = socketio_of(app)
+    asking = {"tv": io.test_client(app, auth={"display": True, "rounds": 1, "journal": True, "after": 0}),
+              "phone": io.test_client(app, auth={"team": tokens["blue"], "rounds": 1, "journal": True, "after": 0}),
+              "anonymous": io.test_client(app, auth={"rounds": 1, "journal": True, "after": 0})}
+    for client in asking.values():
+        rounds_of(client)
+    lead.command(type="harvest", team="blue", card="harvester-1", resource="water")
+    for name, client in asking.items():
+        client.emit("sync", {"after": 0})
+        messages = rounds_of(client)
+        assert messages and all("journal" not in m for m in messages), name
