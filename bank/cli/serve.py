@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import getpass
 import os
@@ -12,6 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
+from bank.cli import serve_lean
 from bank.game import fields
 from bank.store import gamefile
 from bank.store import storage_url
@@ -51,9 +53,7 @@ def launcher() -> str:
 
 
 def _app(config_path: str, db: str, **settings):
-    from bank.web import create_app  # Flask is loaded only for the web commands
-
-    return create_app({"DB": db, "CONFIG": load_config(config_path), **settings})
+    return serve_lean.app(config_path, db, **settings)  # Flask is loaded only for the web commands
 
 
 def addresses() -> list:
@@ -159,12 +159,7 @@ def _hold_games(args, who: str, shared: bool):
 
 def _hosting_settings(args, config_path: str) -> dict:
     """create_app's settings for `--games` (bank/web/serving/hosting.py); none without it."""
-    if not getattr(args, "games", None):
-        return {}
-    from bank.web.serving.hosting import prepare_hosted
-
-    # A new game starts from this server's config.toml (copied into its folder, to edit there).
-    return {"GAMES_DIR": str(Path(args.games)), "GAMES_CONFIG": config_path, "PREPARE_HOSTED": prepare_hosted}
+    return serve_lean.hosting_settings(getattr(args, "games", None), config_path)
 
 
 def _serve(args, config_path: str, config, db: str) -> int:
@@ -231,8 +226,29 @@ def _serve(args, config_path: str, config, db: str) -> int:
         return 0
     app.extensions["terrabank"].bank.close()  # the worker opens its own; none crosses the fork
     access.close()
-    serving.run(lambda: _app(config_path, db, TICKER=True, PHONE_BASE=base, **hosted), host, port, listener=listener)
+    if isinstance(storage_url.target(db, config), storage_url.PostgresTarget):
+        # Its hold is a database session of this interpreter: no new one could take it over.
+        serving.run(lambda: _app(config_path, db, TICKER=True, PHONE_BASE=base, **hosted), host, port,
+                    listener=listener)
+        return 0
+    _exec_lean_master(args, config_path, db, base, host, port, listener)
     return 0
+
+
+def _exec_lean_master(args, config_path: str, db: str, base, host: str, port: int, listener) -> None:
+    """Gunicorn's master in a new interpreter that never loads Flask (bank/cli/serve_lean.py, issue 27)."""
+    from bank.web.serving import server as serving
+
+    limits, warning = serving.fit_limits(serving.behind_proxies(serving.Limits()))
+    if warning:
+        print(warning, flush=True)
+    serving.options(host, port, limits)  # a wrong setting (TERRABANK_DRAIN_SECONDS) is refused here, in words
+    locks = [gamefile.lock_path(db)] + ([gamefile.lock_path(Path(args.games) / "hosted")] if getattr(args, "games", None) else [])
+    keep = serve_lean.held_descriptors(locks) + ([listener.fileno()] if listener is not None else [])
+    params = {"config": config_path, "db": db, "base": base, "games": getattr(args, "games", None), "host": host,
+              "port": port, "listener": listener.fileno() if listener is not None else None,
+              "limits": dataclasses.asdict(limits)}
+    serve_lean.exec_master(params, keep)
 
 
 def listen_any(host: str) -> socket.socket:

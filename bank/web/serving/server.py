@@ -21,14 +21,10 @@ for the browser tests and the screenshots.
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import hashlib
-import math
-import resource
 import socket
 import threading
-from dataclasses import asdict
 from pathlib import Path
 
 from flask import Flask, request, url_for
@@ -39,7 +35,8 @@ from bank.web.serving.after_reply import AfterReply
 from bank.web.serving.deadlines import DEADLINES, Deadlines  # noqa: F401
 from bank.web.serving.identity import Identify
 from bank.web.serving.limits import REFUSAL, STACK_SIZE, Limits, refusal_bytes  # noqa: F401
-from bank.web.serving.worker import worker_classes as _worker_classes
+from bank.web.serving.master import behind_proxies, fit_limits, options, raise_fd_limit, run_gunicorn  # noqa: F401
+from bank.web.serving.worker import worker_classes as _worker_classes  # noqa: F401 (thread.py's)
 
 # --- the application side: compression, static files by content hash, body deadline ---------
 
@@ -154,62 +151,6 @@ def _compress(response, cache: dict):
     return response
 
 
-def raise_fd_limit(needed: int) -> int:
-    """Raise this process's open-file limit towards `needed` (up to the hard limit); the new soft limit."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
-    if soft != resource.RLIM_INFINITY and soft < target:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-        soft = target
-    return soft
-
-
-def behind_proxies(limits: Limits) -> Limits:
-    """With TERRABANK_PROXIES set every connection comes from the proxy: the cap per address is
-    the proxy's job (deploy/nginx-terrabank.conf limit_conn), the total cap stays the bank's."""
-    from bank.web.serving.proxies import trusted_proxies
-
-    if trusted_proxies():
-        return dataclasses.replace(limits, per_address=limits.max_connections)
-    return limits
-
-
-def fit_limits(limits: Limits) -> tuple[Limits, str | None]:
-    """Limits the file-descriptor limit allows, and a warning line when they had to shrink."""
-    soft = raise_fd_limit(limits.fd_needed())
-    if soft == resource.RLIM_INFINITY or soft >= limits.fd_needed():
-        return limits, None
-    fitted = max(64, soft - 256)
-    data = asdict(limits)
-    data["max_connections"] = fitted
-    data["per_address"] = min(limits.per_address, max(16, fitted // 4))
-    return Limits(**data), (f"Warning: this system lets the bank open {soft} files; it will accept at most "
-                            f"{fitted} connections. Raise the limit (LimitNOFILE=4096 in the systemd unit, "
-                            "or ulimit -n 4096) for 200 phones.")
-
-
-def options(host: str, port: int, limits: Limits, worker: str = "gthread") -> dict:
-    """Gunicorn's settings for one worker (Socket.IO keeps its clients in one process's memory)."""
-    bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    common = {
-        "bind": [bind], "workers": 1, "keepalive": int(limits.keepalive_seconds),
-        # graceful_timeout: the master waits that long for the worker after SIGTERM: the drain
-        # window (stopping.py) plus 5 s for the requests in flight.
-        "timeout": 60, "graceful_timeout": 5 + math.ceil(stopping.drain_seconds()), "backlog": 2048,
-        "accesslog": None, "errorlog": "-", "loglevel": "warning",  # no team link (a secret) in any log
-        "proc_name": "terrabank", "control_socket_disable": True,
-        "limit_request_line": 4094, "limit_request_fields": 60, "limit_request_field_size": 8190,
-    }
-    if worker == "gthread":
-        return {**common, "worker_class": _worker_classes()[1], "threads": limits.threads,
-                # One above our own cap, so Gunicorn never stops accepting: over the cap we answer
-                # at once (GuardedWorker.accept) instead of leaving clients in the kernel's queue.
-                "worker_connections": limits.max_connections + 1}
-    if worker == "gevent":  # for bench/bench_servers.py: Gunicorn's own gevent worker, monkey-patched
-        return {**common, "worker_class": "gevent", "worker_connections": limits.max_connections}
-    raise ValueError(f"unknown worker {worker!r}: gthread or gevent")
-
-
 def run(factory, host: str, port: int, limits: Limits | None = None, worker: str = "gthread",
         listener: socket.socket | None = None) -> None:
     """Serve the app made by `factory()` (called in the worker process, after the fork: the
@@ -218,25 +159,8 @@ def run(factory, host: str, port: int, limits: Limits | None = None, worker: str
     `listener`: a socket the caller already bound and listens on (`serve --port 0`: the port
     the system chose is known before anything is printed, and never free for another to take).
     """
-    from gunicorn.app.base import BaseApplication
-
     limits, warning = fit_limits(behind_proxies(limits or Limits()))
     if warning:
         print(warning, flush=True)
-
-    class Bank(BaseApplication):
-        def __init__(self):
-            self.limits = limits
-            super().__init__()
-
-        def load_config(self):
-            for key, value in options(host, port, limits, worker).items():
-                self.cfg.set(key, value)
-            if listener is not None:  # Gunicorn closes the descriptor it is given: it becomes its own
-                self.cfg.set("bind", [f"fd://{listener.detach()}"])
-
-        def load(self):
-            return prepare(factory(), limits if worker == "gthread" else None)
-
-    threading.stack_size(STACK_SIZE)
-    Bank().run()
+    run_gunicorn(lambda fitted: prepare(factory(), fitted if worker == "gthread" else None),
+                 host, port, limits, worker, listener)

@@ -1,0 +1,147 @@
+"""`terrabank serve`'s Gunicorn master in a fresh interpreter, without Flask (issue 27, P3 memory).
+
+Once `serve` has answered the start-up questions (the database checked, the addresses, the big
+screen's key and the first lead's password printed), its process held Flask, Socket.IO, the bank
+and the start-up app: 55 MB resident, and Gunicorn's master kept all of it for the whole game
+while doing nothing but watch the worker. The worker, forked from it, shared those pages at
+first and copied them one by one as it touched them (the soak's PSS grew faster than its RSS).
+
+So the process re-executes itself here (same pid: Ctrl+C, SIGTERM, systemd and the printed
+lines are unchanged), keeping only its locks and its listening socket, and the new interpreter
+imports Gunicorn and the Flask-free serving modules alone (about 24 MB). The worker builds the
+app after the fork, as before. The same step sets the allocator settings a Raspberry Pi should
+run with (`ALLOCATOR`), unless the operator set them already. Only for a SQLite game: a game in
+PostgreSQL holds its hold on a database connection that no new interpreter could take over.
+
+This module imports only the standard library at the top: the lean master imports it.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import json
+import os
+import sys
+from functools import partial
+from pathlib import Path
+
+# glibc's malloc gives each thread that allocates its own arena, up to 8 per core; a live page
+# holds four threads, so 200 pages spread the worker's small allocations over 16 arenas, each
+# keeping its own free memory. Two arenas (docs/PERFORMANCE.md "Memory (issue 27)"). Environment
+# variables, because glibc reads them once at start, before any Python code runs.
+ALLOCATOR = {"MALLOC_ARENA_MAX": "2"}
+
+# Runs in the new interpreter: the checkout (or install) this `terrabank` came from goes first
+# on the path (`-c` would put the working directory there), then main().
+_BOOT = ("# terrabank serve: Gunicorn's master (bank/cli/serve_lean.py)\n"
+         "import sys; sys.path[0] = sys.argv[2]\n"
+         "from bank.cli.serve_lean import main; main(sys.argv[1])")
+_PLACEHOLDER = "__terrabank_placeholder__"
+
+
+def app(config_path: str, db: str, **settings):
+    """The app of the game at `db` with the config at `config_path` (Flask is loaded here only)."""
+    from bank.game.config import load_config
+    from bank.web import create_app
+
+    return create_app({"DB": db, "CONFIG": load_config(config_path), **settings})
+
+
+def hosting_settings(games: str | None, config_path: str) -> dict:
+    """create_app's settings for `--games` (bank/web/serving/hosting.py); none without it."""
+    if not games:
+        return {}
+    from bank.web.serving.hosting import prepare_hosted
+
+    # A new game starts from this server's config.toml (copied into its folder, to edit there).
+    return {"GAMES_DIR": str(Path(games)), "GAMES_CONFIG": config_path, "PREPARE_HOSTED": prepare_hosted}
+
+
+def exec_master(params: dict, keep: list) -> None:
+    """Become the lean master: this process, re-executed with `params` (JSON), descriptors `keep` open.
+
+    Never returns. `params`: config, db, base, games, host, port, listener (a descriptor or None),
+    limits (Limits as a dict, already fitted)."""
+    for fd in keep:
+        os.set_inheritable(fd, True)
+    env = {**ALLOCATOR, **os.environ}  # the operator's own values win
+    root = str(Path(__file__).resolve().parents[2])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, "-c", _BOOT, json.dumps(params), root], env)
+
+
+def held_descriptors(paths: list) -> list:
+    """This process's open descriptors on `paths` (the locks `serve` holds), found in /proc/self/fd."""
+    wanted = {str(Path(p).resolve()) for p in paths}
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{name}") in wanted:
+                found.append(int(name))
+        except OSError:
+            continue  # the descriptor listdir itself used, gone already
+    return found
+
+
+def main(encoded: str) -> None:
+    """The lean master: Gunicorn with the worker class, and the app loaded in the worker only."""
+    params = json.loads(encoded)
+    _name_process(b"terrabank")
+    _without_package_init("bank.web")  # its __init__ loads Flask and the whole app
+    from bank.web.serving.limits import Limits
+    from bank.web.serving.master import raise_fd_limit, run_gunicorn
+
+    limits = Limits(**params["limits"])
+    raise_fd_limit(limits.fd_needed())
+    # What the master holds now is shared with the worker it forks: keep the collector of the
+    # worker from writing to those objects (copy on write), as Instagram's gc.freeze() does.
+    gc.collect()
+    gc.freeze()
+    run_gunicorn(partial(_worker_app, params), params["host"], params["port"], limits,
+                 listener=params["listener"])
+
+
+def _worker_app(params: dict, limits):
+    """In the worker, after the fork: the real bank.web, and the app to serve."""
+    _with_package_init("bank.web")
+    from bank.web.serving.server import prepare
+
+    settings = hosting_settings(params["games"], params["config"])
+    return prepare(app(params["config"], params["db"], TICKER=True, PHONE_BASE=params["base"], **settings), limits)
+
+
+def _without_package_init(name: str) -> None:
+    """Import `name`'s submodules without running `name/__init__.py`: a bare package stands in."""
+    import importlib.util
+    import types
+
+    spec = importlib.util.find_spec(name)
+    stand_in = types.ModuleType(name, f"{name} without its __init__ (bank/cli/serve_lean.py)")
+    stand_in.__path__ = list(spec.submodule_search_locations)
+    stand_in.__package__ = name
+    setattr(stand_in, _PLACEHOLDER, True)
+    sys.modules[name] = stand_in
+
+
+def _with_package_init(name: str) -> None:
+    """The real package in place of the stand-in, its submodules loaded meanwhile kept."""
+    if not getattr(sys.modules.get(name), _PLACEHOLDER, False):
+        return
+    del sys.modules[name]
+    real = importlib.import_module(name)
+    depth = name.count(".") + 1
+    for key, module in list(sys.modules.items()):
+        if key.startswith(name + ".") and key.count(".") == depth:
+            setattr(real, key.rsplit(".", 1)[1], module)
+
+
+def _name_process(name: bytes) -> None:
+    """`terrabank` in top and pgrep (the new interpreter would be "python3"); Linux only."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(15, name, 0, 0, 0)  # PR_SET_NAME
+    except (OSError, AttributeError):
+        pass
