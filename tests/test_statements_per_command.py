@@ -32,7 +32,7 @@ START = {"type": "start_clock"}
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
 # The issue asks for 5; 6 is what the store alone reaches (see the report of issue 27): the 6th, the id's
 # look-up (with the last seq and the head), goes only if Bank._execute books optimistically.
-MAX_STATEMENTS = 6
+MAX_STATEMENTS = 5
 
 
 class Statements:

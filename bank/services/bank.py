@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import secrets
 import threading
@@ -23,6 +24,14 @@ from bank.game.state import GameState
 
 SNAPSHOT_EVERY = 500
 SETUP_ID = "setup"
+
+
+class _Answered(Exception):
+    """Inside a transaction: a retried id's stored result, raised so what the try wrote rolls back."""
+
+    def __init__(self, result: Result):
+        super().__init__(result)
+        self.result = result
 
 
 def identity_problems(stored: dict, current: dict) -> list[str]:
@@ -155,30 +164,65 @@ class Bank(ClockKeeping):
         return self._execute(command, self.now() if now is None else now, tick=True, may_undo=may_undo)
 
     def _execute(self, command: dict, now: float, *, tick: bool, may_undo=None) -> Result:
-        """The check-and-append behind execute() and the setup; again when another process booked first."""
-        return retried(lambda: self._execute_once(command, now, tick=tick, may_undo=may_undo))
+        """The check-and-append behind execute() and the setup; again when another process booked first.
 
-    def _execute_once(self, command: dict, now: float, *, tick: bool, may_undo=None) -> Result:
+        On a store that allows it (SQLite, issue 27) the first try books without looking the id up: the
+        bank's last seq and the journal's tip are in memory, and the row's constraints refuse a retried
+        id (id_taken) or a seq another process booked meanwhile (journal_moved_on). Only a refused try
+        looks the id up; a try after a refusal looks it up first, as every try on PostgreSQL does."""
+        tries = itertools.count()
+        optimistic = self._journal.optimistic_ids
+        return retried(lambda: self._execute_once(command, now, tick=tick, may_undo=may_undo,
+                                                  look_up=not optimistic or next(tries) > 0))
+
+    def _execute_once(self, command: dict, now: float, *, tick: bool, may_undo=None, look_up: bool = True) -> Result:
         cid, print_ = command["id"], fingerprint(command)
         with self._lock:
-            with self._journal.transaction():
-                known = self._journal.find(cid)
-                now = self._catch_up(now)  # rows another process committed: decide on them too
-                if known is not None:
-                    return self._duplicate(known, print_)
-                if may_undo is not None and command.get("type") == "reverse":
-                    self._check_undo(command.get("seq"), may_undo)
-                seq, state = self._last_seq, self._state
-                if tick:
-                    tick_events, ticked = self._decide_tick(state, now)
-                    if tick_events:
-                        seq, state = self._append_tick(tick_events, ticked, now), ticked
-                events, new_state = engine.handle(state, self.config, command,
-                                                  self._context(now))
-                seq = self._append(seq + 1, cid, print_, command, events, now, new_state)
+            try:
+                with self._journal.transaction():
+                    known = self._journal.find(cid) if look_up else None
+                    now = self._catch_up(now)  # rows another process committed: decide on them too
+                    if known is not None:
+                        return self._duplicate(known, print_)
+                    try:
+                        seq, events, new_state = self._decide_and_append(command, cid, print_, now, tick, may_undo)
+                    except BankError as refusal:
+                        if not look_up:
+                            self._answer_if_retried(cid, print_, refusal, now)
+                        raise
+            except _Answered as answered:  # raised inside: the transaction rolled back what it wrote
+                return answered.result
             # Only a committed command reaches the live state.
             self._commit_state(seq, new_state)
             return Result(seq, events)
+
+    def _decide_and_append(self, command: dict, cid: str, print_: str, now: float, tick: bool, may_undo):
+        """Inside the transaction: the undo check, a tick that is due, the command's decision and its row."""
+        if may_undo is not None and command.get("type") == "reverse":
+            self._check_undo(command.get("seq"), may_undo)
+        seq, state = self._last_seq, self._state
+        if tick:
+            tick_events, ticked = self._decide_tick(state, now)
+            if tick_events:
+                seq, state = self._append_tick(tick_events, ticked, now), ticked
+        events, new_state = engine.handle(state, self.config, command, self._context(now))
+        seq = self._append(seq + 1, cid, print_, command, events, now, new_state)
+        return seq, events, new_state
+
+    def _answer_if_retried(self, cid: str, print_: str, refusal: BankError, now: float) -> None:
+        """A try booked without the look-up was refused (the rules, the undo check, the id's UNIQUE, the
+        seq's PRIMARY KEY): if the id is booked, answer as the look-up first would have, whatever the
+        refusal (a purchase retried after it spent the resources gets its stored result, not "not
+        enough resources"; other content under the id, IdConflict). Raises _Answered so the transaction
+        rolls back what this try wrote before the refusal: a tick that was due is not kept for a retry
+        (the look-up first never wrote it). Returns when the id is new: the refusal stands."""
+        try:
+            known = self._journal.find(cid)
+        except StorageError:
+            raise refusal from None  # the store failing now says nothing the first refusal did not
+        if known is not None:
+            self._catch_up(now)  # the tip is read anew by the look-up: fold the rows missed, as the look-up first did
+            raise _Answered(self._duplicate(known, print_))
 
     def _check_undo(self, seq, may_undo) -> None:
         """Inside the transaction: refuse to reverse an entry the sender may not send.

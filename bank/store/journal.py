@@ -49,11 +49,11 @@ CREATE TRIGGER IF NOT EXISTS {table}_no_{verb} BEFORE {op} ON {table}
 BEGIN SELECT RAISE(ABORT, '{table} rows are append-only: add a correcting entry instead'); END;
 """
 
-# Inside the command's transaction, one statement answers the id's look-up, the last seq and the chain's
-# head (issue 27: they were three, each a trip through SQLite on every command's path). The write lock
-# is held from BEGIN IMMEDIATE, so the last seq and the head stay true until this transaction appends.
-_FIND_IN_TX = ("SELECT (SELECT COALESCE(MAX(seq), 0) FROM journal), (SELECT hash FROM chain ORDER BY seq DESC LIMIT 1), "
-               + ", ".join(f"j.{c.strip()}" for c in _COLUMNS.split(","))
+# Inside a transaction, the last seq and the chain's head, read under the write lock (BEGIN IMMEDIATE):
+# they stay true until this transaction appends. The id's look-up goes in the same statement (issue 27:
+# they were three, each a trip through SQLite on every command's path).
+_TIP_IN_TX = "SELECT (SELECT COALESCE(MAX(seq), 0) FROM journal), (SELECT hash FROM chain ORDER BY seq DESC LIMIT 1)"
+_FIND_IN_TX = (_TIP_IN_TX + ", " + ", ".join(f"j.{c.strip()}" for c in _COLUMNS.split(","))
                + " FROM (SELECT 1) LEFT JOIN journal j ON j.command_id = ?")
 _APPEND_ONLY = ("journal", "snapshots", "meta", "chain")
 
@@ -67,6 +67,9 @@ class Journal(JournalReaders):
     """One game's database: meta, the append-only journal, state snapshots (bank/store/journal_api.py)."""
 
     check_name = "SQLite integrity_check"  # what `verify` calls integrity_check()'s findings
+    # The bank books a command's first try without looking its id up (issue 27, bank/store/journal_api.py):
+    # the row's constraints refuse a seq another process booked, or an id already booked.
+    optimistic_ids = True
 
     def __init__(self, conn: sqlite3.Connection, path):
         self._conn = conn
@@ -76,9 +79,12 @@ class Journal(JournalReaders):
         self._readers_lock = threading.Lock()
         self._views: dict[int, sqlite3.Connection] = {}  # thread -> its read transaction (read_view)
         self._closed = False
-        # (last seq, chain head) as read or written in the open transaction, by the thread that began it:
-        # what committed_seq(), head() and append() answer without asking SQLite again (issue 27).
+        # (last seq, chain head) as this connection last read or wrote them, kept from one transaction to
+        # the next: what committed_seq(), head() and append() answer inside a transaction without asking
+        # SQLite again (issue 27). It may be stale (another process booked since): the append's seq is then
+        # refused by the PRIMARY KEY (journal_moved_on) and the tip forgotten, so the next try reads it.
         self._tip: tuple[int, str] | None = None
+        self._tip_before: tuple[int, str] | None = None  # the tip at BEGIN: what a ROLLBACK puts back
         self._tx_thread: int | None = None
 
     @classmethod
@@ -172,21 +178,24 @@ class Journal(JournalReaders):
         """BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception, which is re-raised."""
         with storage_errors(self.path):
             self._conn.execute("BEGIN IMMEDIATE")
-        self._in_tx, self._tx_thread, self._tip = True, threading.get_ident(), None
+        self._in_tx, self._tx_thread, self._tip_before = True, threading.get_ident(), self._tip
         try:
             yield self
         except BaseException:
-            self._in_tx, self._tip = False, None
+            # The rows this transaction wrote are gone: so is the tip they moved (a tick before a refused
+            # command, a disk full at COMMIT); the next command links to the row really last.
+            self._in_tx, self._tip = False, self._tip_before
             # SQLite may already have rolled back by itself (e.g. disk full).
             if self._conn.in_transaction:
                 with storage_errors(self.path):
                     self._conn.execute("ROLLBACK")
             raise
-        self._in_tx, self._tip = False, None
+        self._in_tx = False
         try:
             with storage_errors(self.path):
                 self._conn.execute("COMMIT")
         except StorageError:
+            self._tip = self._tip_before
             # A failed COMMIT (disk full...) may leave the transaction open: end it.
             if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
@@ -234,10 +243,16 @@ class Journal(JournalReaders):
         values = (row.get("seq"), row["command_id"], row["fingerprint"], row["type"],
                   row.get("actor"), row["at"], canonical_json(row["command"]),
                   canonical_json(row["events"]))
-        previous = self.head()  # from the transaction's look-up when there was one, else read now
+        previous = self._link_before(values[0])
         with storage_errors(self.path):
-            cur = self._conn.execute(f"INSERT INTO journal({_COLUMNS}) VALUES "
-                                     "(?, ?, ?, ?, ?, ?, ?, ?)", values)
+            try:
+                cur = self._conn.execute(f"INSERT INTO journal({_COLUMNS}) VALUES "
+                                         "(?, ?, ?, ?, ?, ?, ?, ?)", values)
+            except sqlite3.IntegrityError as exc:
+                refusal = self._refusal(exc)
+                if refusal is None:
+                    raise
+                raise refusal from None
             seq = cur.lastrowid
             # The row's bytes as the check will read them (chain.ROW_BYTES), made here from the values
             # just written; a value SQLite might store otherwise than Python writes it is read back.
@@ -251,6 +266,35 @@ class Journal(JournalReaders):
         if self._in_my_tx():
             self._tip = (seq, link)
         return seq
+
+    def _link_before(self, seq: int | None) -> str:
+        """The chain's hash the row at `seq` (None: after the last) links to: the tip's when it is the
+        row before, else the head read now. A head read after the tip moved still gives a sound link:
+        if `seq` follows it the row links to it, else the PRIMARY KEY refuses the row."""
+        if self._tip is not None and self._in_my_tx() and (seq is None or self._tip[0] == seq - 1):
+            return self._tip[1]
+        return self._read_tip()[1]
+
+    def _refusal(self, exc: sqlite3.IntegrityError) -> StorageError | None:
+        """The row's constraints said no: the refusals journal_api.retried decides again on, as on PostgreSQL
+        (bank/store/journal_pg_connect.pg_errors); any other constraint is the usual storage failure."""
+        if "journal.command_id" in str(exc):
+            return StorageError("id_taken", f"This command id is already booked in {self.path}: send the command "
+                                "again, it is answered as the retry it is.")
+        if "journal.seq" in str(exc):
+            self._tip_before = None  # stale: the next try reads the last seq and head under the write lock
+            return StorageError("journal_moved_on", f"Another process booked the same entry of {self.path} at the "
+                                "same moment: nothing was recorded; send the command again, it is booked at most "
+                                "once.")
+        return None
+
+    def _read_tip(self) -> tuple[int, str]:
+        """(last seq, chain head) read now; inside this thread's transaction, kept as its tip."""
+        last, head = self._fetch(_TIP_IN_TX)
+        tip = (last, head or chain.GENESIS)
+        if self._in_my_tx():
+            self._tip = tip
+        return tip
 
     def head(self) -> str:
         """The hash of the last row (GENESIS for an empty journal): write it down to anchor the chain."""
@@ -295,9 +339,12 @@ class Journal(JournalReaders):
 
     def committed_seq(self) -> int:
         """The last seq committed by any process (inside BEGIN IMMEDIATE: before this one writes)."""
-        if self._tip is not None and self._in_my_tx():
-            return self._tip[0]  # read under the write lock by find(): no other process can have written since
-        return self.last_seq()
+        if not self._in_my_tx():
+            return self.last_seq()
+        # The tip this connection knows (from find(), its last append, or read now under the write lock).
+        # Another process may have booked since a previous transaction: the append claiming the next seq
+        # is then refused (journal_moved_on), and the command decided again on a tip read anew.
+        return (self._tip or self._read_tip())[0]
 
     def latest_snapshot(self) -> tuple[int, dict] | None:
         """(seq, state dict) of the newest sealed snapshot, checked against the chain (bank/store/snapshots.py);

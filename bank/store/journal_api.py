@@ -53,6 +53,10 @@ class JournalStore(Protocol):
 
     path: object  # what names the game in messages (a file path, or the game in a database)
     check_name: str  # what `verify` calls integrity_check()'s findings
+    # True: the bank books a command's first try without find() (issue 27, SQLite): append() refuses a
+    # booked id with "id_taken" and a seq another process booked with "journal_moved_on", and only then
+    # is the id looked up. False (PostgreSQL): find() first on every try.
+    optimistic_ids: bool
 
     # The game's write lock and one database transaction; ROLLBACK on any exception.
     def transaction(self) -> AbstractContextManager: ...

@@ -50,6 +50,7 @@ class PostgresJournal(PostgresReads):
     """One game's journal in a PostgreSQL database shared with other games (see journal_api.py)."""
 
     check_name = "PostgreSQL check"  # what `verify` calls integrity_check()'s findings
+    optimistic_ids = False  # the id's look-up rides with BEGIN in one round trip: it costs nothing to keep
 
     def __init__(self, url: str, conn, game_id: int, name: str, pool=None, epoch: int = 0):
         self._url = url
