@@ -8,13 +8,16 @@ refuses the log-in, a connection lost in the middle. Never a traceback.
 from __future__ import annotations
 
 import logging
+import os
 import time
+import weakref
 from contextlib import contextmanager
 
 from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
 from bank.store.storage import StorageError, display_url  # noqa: F401 (its callers name it here)
 
 CONNECT_TIMEOUT = 5  # seconds, unless the URL says otherwise
+_OPEN: "weakref.WeakSet" = weakref.WeakSet()  # this process's connections, made inert in a forked child
 
 
 class _PipelineExitNoise(logging.Filter):
@@ -77,7 +80,41 @@ def connect(url: str):
     except BaseException:
         conn.close()
         raise
+    _OPEN.add(conn)
     return conn
+
+
+def _disown_inherited() -> None:
+    """In a process just forked: let go of every connection the parent opened, without ending it.
+
+    A forked child shares its parent's sockets. Closing an inherited libpq connection sends
+    PostgreSQL the Terminate message on the socket the parent still uses, and PostgreSQL ends
+    the parent's session cleanly: Gunicorn's worker, ending (each stop, each worker restart),
+    unwound through `serve`'s `with hold(...)` and so ended its master's hold on the game
+    (journal_pg_hold.py: "lost the hold ... server closed the connection unexpectedly", commands
+    refused until it was taken back under a new epoch). Here the child's copy of each socket is
+    replaced by /dev/null before the connection is closed: its Terminate goes nowhere, the parent's
+    session is untouched, and no use of the copy here can mix with the parent's messages.
+    """
+    inherited = list(_OPEN)
+    _OPEN.clear()
+    if not inherited:
+        return
+    nowhere = os.open(os.devnull, os.O_RDWR)
+    try:
+        for conn in inherited:
+            if conn.closed:
+                continue
+            try:
+                os.dup2(nowhere, conn.pgconn.socket, inheritable=False)
+            except Exception:  # noqa: BLE001 - a connection already broken has no socket to protect
+                pass
+            conn.close()
+    finally:
+        os.close(nowhere)
+
+
+os.register_at_fork(after_in_child=_disown_inherited)
 
 
 @contextmanager

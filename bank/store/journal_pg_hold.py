@@ -24,7 +24,8 @@ A watcher thread probes the hold's connection every second: when it breaks, the 
 refuses commands at once (`state()`, read by the journal before each transaction), says
 so in one log line, takes the hold back as soon as PostgreSQL answers (a new epoch) and
 says so in one line; if another process got in meanwhile it stays refused and names it.
-The state lives in memory shared with the worker processes forked after the hold.
+The state lives in memory shared with the worker processes forked after the hold; a worker
+never closes the hold's connection (its copy is made inert at the fork: journal_pg_connect.py).
 """
 
 from __future__ import annotations
@@ -52,6 +53,14 @@ LOG = logging.getLogger("terrabank.hold")
 _CELL = struct.Struct("qqq")  # held (1) or not (0), the game's number (0: no game yet), the epoch
 _WHO = 240  # bytes kept for who holds the game instead of this process
 _HOLDS: dict[tuple[str, str], "DatabaseHold"] = {}  # this process's holds, by (url, game name)
+
+
+def _forked_child() -> None:
+    for held in list(_HOLDS.values()):
+        held._forked()
+
+
+os.register_at_fork(after_in_child=_forked_child)
 
 
 def lock_key(game: str) -> int:
@@ -87,6 +96,15 @@ class DatabaseHold:
         _HOLDS[(url, game)] = self
         if watch:
             threading.Thread(target=self._watch, name=f"hold {game}", daemon=True).start()
+
+    def _forked(self) -> None:
+        """In a worker forked from the holder: the hold stays the holder's (its connection was made inert
+        by journal_pg_connect; closing it here ended the holder's session, issue 24). The state cell
+        is shared, so the worker reads the holder's; the watcher stays the holder's. A parent's thread
+        may have held the connection's lock at the fork: this process gets a free one."""
+        self._conn_lock = threading.Lock()
+        self._stop.set()
+        self.conn = None
 
     def state(self) -> HoldState:
         held, game_id, epoch = _CELL.unpack_from(self._cell, 0)

@@ -12,6 +12,7 @@ No journal holds a pooled connection while it asks for another, so waiting canno
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from contextlib import contextmanager
@@ -35,6 +36,7 @@ class ConnectionPool:
         self._cond = threading.Condition()
         self._closed = False
         self._schema_checked = False
+        self._pid = os.getpid()
 
     @property
     def opened(self) -> int:
@@ -46,6 +48,8 @@ class ConnectionPool:
         """A connection in autocommit mode; give it back with `give` (or use `connection()`)."""
         deadline = time.monotonic() + self.wait
         with self._cond:
+            if self._pid != os.getpid():  # a forked child: the parent's connections were made inert there
+                self._pid, self._idle, self._opened = os.getpid(), [], 0
             while True:
                 if self._closed:
                     raise StorageError("pool_closed", f"The connections to {display_url(self.url)} were closed "
