@@ -67,7 +67,7 @@
   W.icon = function (bonus) {
     return el("span", { class: "icons" }, Object.keys(bonus).map(function (kind) {
       var n = bonus[kind];
-      if (kind === "dice") return el("span", { class: "ico ico-die", title: t("bonus_dice", { n: n }), text: n });
+      if (kind === "dice") return el("span", { class: "ico ico-die", title: t(TB.one(n) ? "bonus_die" : "bonus_dice", { n: n }), text: n });
       var colour = W.resColour(kind);
       return el("span", { class: "ico", title: n + " " + W.resLabel(kind), style: { background: colour, color: TB.ink(colour) }, text: n });
     }));

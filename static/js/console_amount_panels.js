@@ -20,7 +20,7 @@
         n += k;
         cost[info.resource] = (cost[info.resource] || 0) + k * info.step_cost;
       });
-      TB.fill(summary, n ? [t("steps_n", { n: n }) + " ", W.tokens(cost)] : []);
+      TB.fill(summary, n ? [t(TB.one(n) ? "steps_one" : "steps_n", { n: n }) + " ", W.tokens(cost)] : []);
       button.disabled = !n;
     }
     var rows = Object.keys(state.board.tracks).map(function (id) {

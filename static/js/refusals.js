@@ -29,6 +29,7 @@
     if (error.code === "clock_held" && typeof params.seconds === "number") params.seconds = W.jumpText ? W.jumpText(params.seconds) : params.seconds + " s";
     var code = error.code || "", locked = /^animals_locked_until_all_tracks_reach_(\d+)$/.exec(code);
     if (locked) { code = "animals_locked"; params.level = locked[1]; } // the unlock level is part of the code
+    if (code === "track_full" && TB.one(Number(params.room))) code = "track_full_one"; // "1 cran", never "cran(s)"
     return TB.errorText(Object.assign({}, error, { code: code, params: params }));
   };
 })();
