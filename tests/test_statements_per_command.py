@@ -4,9 +4,16 @@ The latency floor (bench/auth_floor_server.py) runs 4 statements per command: th
 BEGIN IMMEDIATE, INSERT, COMMIT. The bank ran 10 (the session row JOIN its account, BEGIN, the id's
 look-up, MAX(seq), the journal row, the row read back for its hash, the chain's head, the chain row,
 the time line's checkpoint, COMMIT); each is a trip through SQLite's parser and pager on the
-request's path. These tests count them through the real app, with sqlite3's trace callback on
-every connection the app holds, and check that what the statements replaced still holds: the chain
-verifies, a retried id is answered from the journal, a row another process booked is folded.
+request's path. It runs 5 now: BEGIN IMMEDIATE, the journal row, its chain row, the time line's
+checkpoint, COMMIT. The session is remembered (no row read); the id's look-up, the last seq and the
+chain's head are not read at all: the bank books from its last seq and the journal's tip in memory,
+and the row's constraints refuse a retried id or a seq another process booked, which only then costs
+the look-up (bank/services/bank.py, tests/test_optimistic_booking.py). A retry costs 4: BEGIN, the
+refused row, the look-up, ROLLBACK.
+
+These tests count them through the real app, with sqlite3's trace callback on every connection the
+app holds, and check that what the statements replaced still holds: the chain verifies, a retried id
+is answered from the journal (a row another process booked is folded: tests/test_optimistic_booking.py).
 """
 
 from __future__ import annotations
@@ -30,8 +37,7 @@ pytestmark = pytest.mark.sqlite_file("counts the statements of the SQLite store"
 
 START = {"type": "start_clock"}
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
-# The issue asks for 5; 6 is what the store alone reaches (see the report of issue 27): the 6th, the id's
-# look-up (with the last seq and the head), goes only if Bank._execute books optimistically.
+# BEGIN IMMEDIATE, INSERT journal, INSERT chain, the time line's checkpoint, COMMIT (issue 27).
 MAX_STATEMENTS = 5
 
 

@@ -269,8 +269,8 @@ class Journal(JournalReaders):
 
     def _link_before(self, seq: int | None) -> str:
         """The chain's hash the row at `seq` (None: after the last) links to: the tip's when it is the
-        row before, else the head read now. A head read after the tip moved still gives a sound link:
-        if `seq` follows it the row links to it, else the PRIMARY KEY refuses the row."""
+        row before, else the head read now (the tip unknown, or stale: another process booked since, and
+        the PRIMARY KEY will refuse `seq` if that process took it)."""
         if self._tip is not None and self._in_my_tx() and (seq is None or self._tip[0] == seq - 1):
             return self._tip[1]
         return self._read_tip()[1]

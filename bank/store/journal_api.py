@@ -10,12 +10,14 @@ Guarantees every implementation keeps:
 - rows are append-only: the database itself refuses UPDATE and DELETE of journal,
   snapshot, meta and chain rows (a correction is a new row);
 - a command id is stored at most once per game (a unique constraint, not a check);
-- a decision is made on every booked row: SQLite's `transaction()` holds the game's write
-  lock from its first statement to COMMIT, so a decision read inside it cannot be overtaken;
-  PostgreSQL's holds none while the bank decides (several processes would queue behind each
-  other's decisions, issue 24): each process appends at the seq after the last row it folded,
-  the primary key refuses it when another process booked that seq first, and the command is
-  decided again on the rows it missed (`retried`, below); nothing is written twice or lost;
+- a decision is made on every booked row: each process appends at the seq after the last row it
+  folded, the primary key refuses it when another process booked that seq first, and the command
+  is decided again on the rows it missed (`retried`, below); nothing is written twice or lost.
+  SQLite's `transaction()` holds the game's write lock from BEGIN IMMEDIATE to COMMIT, but the
+  bank decides on the tip it keeps in memory (issue 27: no read before the row), so a row another
+  process booked since its last transaction is found by the same refusal; PostgreSQL's holds no
+  lock while the bank decides (several processes would queue behind each other's decisions,
+  issue 24);
 - each row's hash is chained to the previous one (bank/store/chain.py), the same bytes on
   both stores, so a game keeps its chain head whichever store holds it.
 """
