@@ -12,6 +12,7 @@ from flask import current_app, g, jsonify, request, session
 from bank.store.accounts.lockout import (ACCOUNT, ACCOUNT_MAX_FAILURES, CLIENT, CLIENT_MAX_FAILURES, LOCK_SECONDS,  # noqa: F401
                       MAX_FAILURES, USER, Busy, Lockout, user_key)
 from bank.store.accounts.sessions import Login, Sessions
+from bank.web.serving.identity import CHECKED_LOGIN
 
 
 def csrf_token() -> str:
@@ -32,10 +33,17 @@ def sessions() -> Sessions:
 
 
 def current_login() -> Login | None:
-    """The valid session of this request or socket event, from its row (not from the cookie); looked up once."""
+    """The valid session of this request or socket event, from its row (not from the cookie); looked up once.
+    Admission (serving/identity.py) already looked up the session of a request with a body: its answer for
+    the same sessions and the same id is taken, not asked again (issue 27). Taken out of the environ, so only
+    once: a socket's events run on its connecting request's environ, and each must check the row afresh."""
     if "login" not in g:
         sid = session.get("sid")
-        g.login = sessions().check(sid) if sid else None
+        checked = request.environ.pop(CHECKED_LOGIN, None)
+        if checked is not None and checked[0] is sessions() and checked[1] == sid:
+            g.login = checked[2]
+        else:
+            g.login = sessions().check(sid) if sid else None
     return g.login
 
 

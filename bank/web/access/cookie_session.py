@@ -26,6 +26,8 @@ import time
 from flask.sessions import SecureCookieSessionInterface
 from itsdangerous import BadSignature
 
+from bank.web.serving.identity import OPENED_COOKIE
+
 # Tells these signatures apart from any other use of the app's secret key (and from Flask's own cookies).
 PURPOSE = b"terrabank session cookie v1"
 
@@ -108,3 +110,25 @@ class CookieSessions(SecureCookieSessionInterface):
             signer = CookieSigner(list(keys), self.clock)
             self._cached = (keys, signer)
         return signer
+
+    def open_cookie(self, app, value: str) -> dict:
+        """The data of a session cookie's value as open_session reads it: {} when it is not signed here,
+        is too old, or cannot be read. For serving/identity.py, which names a request before Flask runs."""
+        signer = self.get_signing_serializer(app)
+        if signer is None or not value:
+            return {}
+        try:
+            return signer.loads(value, max_age=int(app.permanent_session_lifetime.total_seconds()))
+        except BadSignature:
+            return {}
+
+    def open_session(self, app, request):
+        """Flask's open_session, but a cookie that admission already opened in this request
+        (identity.py, before the app ran: `OPENED_COOKIE` in the environ, set by this interface's
+        open_cookie on the very same value) is not checked and decoded a second time (issue 27). Taken out
+        of the environ, so only once: a socket's later events run on its connecting request's environ."""
+        opened = request.environ.pop(OPENED_COOKIE, None)
+        if (opened is not None and opened[0] is self and app.secret_key
+                and opened[1] == request.cookies.get(self.get_cookie_name(app))):
+            return self.session_class(opened[2])  # a session of its own: the opened data is never changed
+        return super().open_session(app, request)

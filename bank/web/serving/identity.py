@@ -19,10 +19,15 @@ import time
 from urllib.parse import parse_qs
 
 from flask import session
+from werkzeug.http import parse_cookie
 
 TEAM_PATH = re.compile(r"^/(?:t|api/team)/([A-Za-z0-9_-]{1,100})(?:/|$)")
 HOSTED = "/g/"  # hosting.py's PREFIX: a hosted game's paths
 FRESH = 1.0     # seconds a game's links and key are trusted from memory
+# What _who found, left in the request's environ for the app (no client can set an environ key without
+# the HTTP_ prefix): (the session interface, the cookie's value, its data), and (the sessions, the id, the Login).
+OPENED_COOKIE = "terrabank.opened_session_cookie"
+CHECKED_LOGIN = "terrabank.checked_login"
 
 
 class Identify:
@@ -59,12 +64,29 @@ class Identify:
                 return f"{name}/hook/{who}"
         cookie = game.config.get("SESSION_COOKIE_NAME") or "session"
         if f"{cookie}=" in environ.get("HTTP_COOKIE", "") and "terrabank_sessions" in game.extensions:
-            with game.request_context(environ):
-                sid = session.get("sid")
-                login = game.extensions["terrabank_sessions"].check(sid) if sid else None
+            sessions = game.extensions["terrabank_sessions"]
+            sid = self._session_id(game, environ, cookie)
+            login = sessions.check(sid) if sid else None
+            # The app asks again for this request's login (access/auth.py current_login): it takes this answer
+            # instead of a second look-up (issue 27). Keyed by the sessions' object and the id: another game's
+            # app, or a cookie that names another session, looks up its own.
+            environ[CHECKED_LOGIN] = (sessions, sid, login)
             if login is not None:
                 return f"{name}/session/{login.key}"
         return None
+
+    def _session_id(self, game, environ, cookie: str):
+        """The session id the request's signed cookie holds, or None. Opened by the app's own session interface
+        (access/cookie_session.py open_cookie) without a request context, and left in the environ for Flask's
+        open_session, which then does not check and decode the same cookie again (issue 27)."""
+        interface = game.session_interface
+        if not hasattr(interface, "open_cookie"):  # another interface (a test's): as Flask opens it
+            with game.request_context(environ):
+                return session.get("sid")
+        value = parse_cookie(environ.get("HTTP_COOKIE", "")).get(cookie)
+        data = interface.open_cookie(game, value)
+        environ[OPENED_COOKIE] = (interface, value, data)
+        return data.get("sid")
 
     def _game(self, environ):
         """The game's app this request goes to, its name, and the path inside it."""
