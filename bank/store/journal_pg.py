@@ -170,11 +170,12 @@ class PostgresJournal(PostgresReads):
             finally:
                 self._tx_thread = None
             if self._pending_checkpoint is not None:  # fenced: no time line (NOT NULL) unless we hold the epoch
+                # Never back (issue 24): another process's later time line, committed first, stays (its wall too).
                 timeline, wall = self._pending_checkpoint
-                self._pending.append(("INSERT INTO terrabank.clock_checkpoint(game, timeline, wall) VALUES (%s, "
+                self._pending.append(("INSERT INTO terrabank.clock_checkpoint AS c(game, timeline, wall) VALUES (%s, "
                                       "(SELECT %s::float8 FROM terrabank.games WHERE id = %s AND hold_epoch = %s "
                                       "FOR SHARE), %s) ON CONFLICT (game) DO UPDATE SET timeline = "
-                                      "EXCLUDED.timeline, wall = EXCLUDED.wall",
+                                      "EXCLUDED.timeline, wall = EXCLUDED.wall WHERE EXCLUDED.timeline >= c.timeline",
                                       (self.game_id, timeline, self.game_id, self._epoch, wall)))
             if self._pending and not self._begun:
                 self._begin()
@@ -305,7 +306,7 @@ class PostgresJournal(PostgresReads):
 
     def save_checkpoint(self, timeline: float, wall: float) -> None:
         """Remember where the time line is (bank/services/timeline.py); the one row per game that changes.
-        Inside a transaction it is written with the COMMIT (the last one asked for wins)."""
+        Written with the COMMIT inside a transaction (the last asked for); never over a later stored one."""
         if self._in_tx:
             self._pending_checkpoint = (float(timeline), float(wall))
             return
