@@ -17,7 +17,15 @@ bank/web/serving.run (Gunicorn's guarded threaded worker, the bank's limits, gzi
 process (floor_server.serve). GET /api/csrf and POST /api/login (any user name and password; the session
 row and cookie made as the bank makes them) let harness.Api log in as it does with the bank.
 
-    python bench/auth_floor_server.py --db /tmp/auth-floor.db --row-bytes 400   # [--port N]
+`--fanout` (bench_latency's room of live pages, issue 27): the floor also does what the bank does for its
+pages, at the least cost: after the COMMIT and once the reply is written (bank/web/serving/after_reply.later,
+as the bank wakes its broadcaster), one Socket.IO message to every connected page, `round` as the bank's
+pages get, padded to the bank's measured bytes. Its size and how many commands one message covers (the
+bank sends at most one round per 100 ms, so a round may carry several commands) are set by
+POST /bench/fanout {"bytes": B, "per_command": r} once the bank's pages have measured them; until then one
+message of 400 bytes per command. Without `--fanout` its pages receive nothing: the plain authenticated floor.
+
+    python bench/auth_floor_server.py --db /tmp/auth-floor.db --row-bytes 400   # [--port N] [--fanout]
 """
 
 from __future__ import annotations
@@ -34,6 +42,8 @@ from flask import Flask, jsonify, request
 from flask_socketio import SocketIO
 
 from floor_server import book, durable_journal, serve
+
+from bank.web.serving.after_reply import later
 
 IDLE_LIMIT = 24 * 3600  # as bank/store/accounts/sessions.py
 SEEN_EVERY = 60
@@ -65,7 +75,37 @@ class Signer:
         return session_id if session_id and hmac.compare_digest(sent, self._signature(session_id)) else None
 
 
-def make_app(db: str, row_bytes: int):
+# Bytes of '42["round",{"pad":""}]' and the WebSocket frame's 2-4 byte head around the padding.
+ROUND_OVERHEAD = 26
+
+
+class Fanout:
+    """One `round` message to every page per `1 / per_command` commands, of `bytes` on the wire."""
+
+    def __init__(self, socketio, size: int = 400, per_command: float = 1.0):
+        self.socketio, self.lock = socketio, threading.Lock()
+        self.set(size, per_command)
+
+    def set(self, size: int, per_command: float) -> None:
+        if not (isinstance(size, int) and size >= ROUND_OVERHEAD and 0 < per_command <= 1):
+            raise ValueError(f"bytes must be a whole number >= {ROUND_OVERHEAD} and per_command in (0, 1]")
+        with self.lock:
+            self.message = {"pad": "x" * (size - ROUND_OVERHEAD)}
+            self.per_command, self.owed = per_command, 0.0
+
+    def after_command(self) -> None:
+        """Called once the reply is written: emits when the commands since the last message add up to one."""
+        with self.lock:
+            self.owed += self.per_command
+            due = self.owed >= 1.0 - 1e-9
+            if due:
+                self.owed -= 1.0
+            message = self.message
+        if due:
+            self.socketio.emit("round", message)
+
+
+def make_app(db: str, row_bytes: int, fanout: bool = False):
     app = Flask(__name__)
     socketio = SocketIO(app, async_mode="threading")
     signer = Signer(secrets.token_bytes(32))
@@ -121,7 +161,20 @@ def make_app(db: str, row_bytes: int):
         if role not in SENDERS:
             return refusal(403, "forbidden")
         seq = book(journal, write_lock, request.get_json(silent=True) or {}, filler)
+        if pages is not None:
+            later(pages.after_command)  # after the reply, as the bank's round
         return jsonify({"seq": seq, "events": [], "duplicate": False})
+
+    pages = Fanout(socketio) if fanout else None
+    if fanout:
+        @app.post("/bench/fanout")
+        def set_fanout():
+            body = request.get_json(silent=True) or {}
+            try:
+                pages.set(body.get("bytes"), float(body.get("per_command", 1.0)))
+            except (TypeError, ValueError) as exc:
+                return refusal(400, str(exc))
+            return jsonify({"bytes": body["bytes"], "per_command": pages.per_command})
 
     return app, socketio
 
@@ -131,8 +184,9 @@ def main() -> None:
     parser.add_argument("--db", required=True)
     parser.add_argument("--port", type=int, default=0, help="0 (the default): any free port, printed")
     parser.add_argument("--row-bytes", type=int, default=600)
+    parser.add_argument("--fanout", action="store_true", help="one message to every page per command, after the reply")
     args = parser.parse_args()
-    serve(lambda: make_app(args.db, args.row_bytes)[0], "authenticated floor", args.port)
+    serve(lambda: make_app(args.db, args.row_bytes, args.fanout)[0], "authenticated floor", args.port)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,14 @@ one keep-alive connection, a facilitator logged in):
   constant time, BEGIN IMMEDIATE / INSERT / COMMIT. Every ratio the docs give is against it;
 - **anonymous floor** (bench/floor_server.py): one durable insert, nobody checked; the second line.
 
+In a room of live pages the third server is instead the **authenticated floor with fan-out**
+(`auth_floor_server.py --fanout`): the same floor, which also sends its pages, after the COMMIT and after
+the reply, one `round` message of the bank's size per command (issue 27: the plain floor's pages receive
+nothing, while the bank sends each of them the update, 7-20 ms of CPU per command in its broadcaster
+thread). Its size is the bank's own, measured in the same room during the warm-up: the bytes and the
+messages the bank's 200 pages received per command (bench/clients.Fleet counts them), set on the floor
+before the first run. The plain authenticated floor stays the first line; the rotation stays 3 servers.
+
 How many servers rotate changes the ratios (issue 27 measured 1.13-1.29x with 2, 1.24-1.38x with 3,
 1.37-1.43x with 7): this is always 3. Every server gets the very same requests: per iteration a
 harvest (measured), then an `inventory` (not measured: it stocks the team up), a `build` (measured) and
@@ -59,7 +67,9 @@ RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
 BUILDINGS = ["power_plant_1", "purification_centre", "greenhouse", "reserve"]
 STOCK = {r: 30 for r in RESOURCES}  # enough for any of BUILDINGS
 SIDES = ("bank", "auth", "anon")  # the fixed rotation
-LABELS = {"bank": "**terrabank serve**", "auth": "authenticated floor", "anon": "anonymous floor"}
+ROOM_SIDES = ("bank", "auth", "fan")  # with live pages: the anonymous floor's turn goes to the fan-out floor
+LABELS = {"bank": "**terrabank serve**", "auth": "authenticated floor", "anon": "anonymous floor",
+          "fan": "authenticated floor + fan-out"}
 REQUESTS_PER_ITERATION = 4  # harvest, inventory, build, reverse
 
 
@@ -77,10 +87,10 @@ class Without(Server):
 class Floor:
     """A floor server (bench/floor_server.py or bench/auth_floor_server.py) in its own process, on a port it chose."""
 
-    def __init__(self, folder: Path, script: str, row_bytes: int):
-        name = Path(script).stem
+    def __init__(self, folder: Path, script: str, row_bytes: int, *options: str):
+        name = Path(script).stem + ("-fanout" if "--fanout" in options else "")
         self.proc, self.port = launch([sys.executable, str(HERE / script), "--db", str(folder / f"{name}.db"),
-                                       "--row-bytes", str(row_bytes)], folder / f"{name}.log")
+                                       "--row-bytes", str(row_bytes), *options], folder / f"{name}.log")
         self.url = f"http://127.0.0.1:{self.port}"  # launch returned once it answered HTTP
         self.pid = self.proc.pid
 
@@ -137,7 +147,8 @@ def harvest_command(i: int) -> dict:
 
 def iterate(apis: dict, i: int, ids, times: dict | None) -> None:
     """One iteration: every server, in the order of the rotation, gets the same four requests."""
-    order = list(SIDES[i % 3:] + SIDES[:i % 3])
+    sides = tuple(apis)
+    order = list(sides[i % 3:] + sides[:i % 3])
     cmd = harvest_command(i)
     for side in order:
         ms, _ = sent(apis[side], f"h{next(ids)}", cmd)
@@ -155,7 +166,7 @@ def iterate(apis: dict, i: int, ids, times: dict | None) -> None:
 
 def one_run(apis: dict, pids: dict, start: int, samples: int, ids) -> dict:
     """{"harvest"/"build": {side: [ms]}, "cpu": {side: ms per request}} for `samples` iterations."""
-    times = {k: {side: [] for side in SIDES} for k in ("harvest", "build")}
+    times = {k: {side: [] for side in pids} for k in ("harvest", "build")}
     before = {side: cpu_seconds(pid) for side, pid in pids.items()}
     for i in range(start, start + samples):
         iterate(apis, i, ids, times)
@@ -187,28 +198,40 @@ def spread(values: list, unit: str = "x") -> str:
 
 
 def report_room(runs: list, title: str) -> list:
+    sides = tuple(runs[0]["cpu"])
+    third = sides[2]
     lines = [f"### {title}", "", "Median over the runs, range in brackets.", "",
              "| command | server | p50 ms | p99 ms | CPU ms per request |", "| --- | --- | ---: | ---: | ---: |"]
     for kind in ("harvest", "build"):
-        for side in SIDES:
+        for side in sides:
             p50 = [statistics.median(r[kind][side]) for r in runs]
             p99 = [percentile(r[kind][side], 99) for r in runs]
             cpu = [r["cpu"][side] for r in runs]
             lines.append(f"| {kind} | {LABELS[side]} | {spread(p50, '')} | {spread(p99, '')} | {spread(cpu, '')} |")
     lines += ["", "| command | ratio | p50 | p99 | runs with p50 <= 1.2x |", "| --- | --- | ---: | ---: | ---: |"]
     for kind in ("harvest", "build"):
-        for a, b in (("bank", "auth"), ("bank", "anon"), ("auth", "anon")):
+        for a, b in (("bank", "auth"), ("bank", third), ((third, "auth") if third == "fan" else ("auth", third))):
             (m50, lo50, hi50), (m99, lo99, hi99) = ratio_stats(runs, kind, a, b)
             under = sum(statistics.median(r[kind][a]) / statistics.median(r[kind][b]) <= 1.2 for r in runs)
             lines.append(f"| {kind} | {LABELS[a]} / {LABELS[b]} | {m50:.2f}x ({lo50:.2f}-{hi50:.2f}) | "
                          f"{m99:.2f}x ({lo99:.2f}-{hi99:.2f}) | {under} of {len(runs)} |")
     cpu = [r["cpu"]["bank"] / r["cpu"]["auth"] for r in runs]
     lines += ["", f"Worker CPU per request, bank / authenticated floor: {spread(cpu)}; "
-              f"bank / anonymous floor: {spread([r['cpu']['bank'] / r['cpu']['anon'] for r in runs])}.", ""]
+              f"bank / {LABELS[third]}: {spread([r['cpu']['bank'] / r['cpu'][third] for r in runs])}.", ""]
     return lines
 
 
-def measure_room(rows: int, pages: int, games: Path, folder: Path, args) -> tuple[list, dict, str]:
+def measured_fanout(fleet, before: tuple, commands: int, pages: int) -> dict:
+    """What the bank's pages received per command since `before` (wire bytes, messages): the fan-out floor's
+    message size and how many commands one message covers."""
+    (wire, _), messages = fleet.wire_bytes(), fleet.messages()
+    wire, messages = wire - before[0], messages - before[1]
+    if not messages:
+        raise RuntimeError("the bank's pages received no update during the warm-up: no size for the fan-out floor")
+    return {"bytes": round(wire / messages), "per_command": min(1.0, messages / pages / commands)}
+
+
+def measure_room(rows: int, pages: int, games: Path, folder: Path, args, notes: list) -> tuple[list, dict, str]:
     """(runs, journal row sizes, load averages) for one game size and one room, with its own three servers."""
     from clients import Fleet, lead_cookie_and_tokens
     from late_game import game_file
@@ -220,21 +243,34 @@ def measure_room(rows: int, pages: int, games: Path, folder: Path, args) -> tupl
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     with bank.start() as server:
         try:
-            floors = [Floor(folder, "auth_floor_server.py", args.row_bytes), Floor(folder, "floor_server.py", args.row_bytes)]
-            urls = {"bank": server.url, "auth": floors[0].url, "anon": floors[1].url}
-            pids = {"bank": server.pid, "auth": floors[0].pid, "anon": floors[1].pid}
+            third = Floor(folder, "auth_floor_server.py", args.row_bytes, "--fanout") if pages else \
+                Floor(folder, "floor_server.py", args.row_bytes)
+            floors = [Floor(folder, "auth_floor_server.py", args.row_bytes), third]
+            sides = ROOM_SIDES if pages else SIDES
+            urls = dict(zip(sides, (server.url, floors[0].url, floors[1].url)))
+            pids = dict(zip(sides, (server.pid, floors[0].pid, floors[1].pid)))
             apis = {side: Api(url).login() for side, url in urls.items()}
             for side, api in apis.items():  # the same first request everywhere
                 sent(api, "start", {"type": "resume" if rows else "start_clock"})
             if pages:
                 cookie, tokens = lead_cookie_and_tokens(apis["bank"])
-                for side in SIDES:
+                for side in sides:
                     room_tokens = tokens if side == "bank" else {t: t for t in tokens}
                     fleets.append(Fleet(urls[side], room_tokens, cookie if side == "bank" else apis[side].cookie,
-                                        n=pages).start())
+                                        n=pages, count_bytes=side == "bank").start())
             ids = itertools.count(1)
+            counted = (fleets[0].wire_bytes(), fleets[0].messages()) if pages else None
             for i in range(args.warmup):  # every server warmed up alike, not measured
                 iterate(apis, i, ids, None)
+            if pages:
+                time.sleep(0.5)  # the bank's last round of the warm-up reaches its pages
+                fanout = measured_fanout(fleets[0], (counted[0][0], counted[1]), args.warmup * REQUESTS_PER_ITERATION,
+                                         fleets[0].connected())
+                status, body = apis["fan"].request("POST", "/bench/fanout", fanout)
+                if status != 200:
+                    raise RuntimeError(f"the fan-out floor refused its size: {status} {body}")
+                notes.append(f"Fan-out floor, as the bank's {pages} pages received during the warm-up: one message of "
+                             f"{fanout['bytes']} bytes per {1 / fanout['per_command']:.2f} commands.")
             runs = []
             for n in range(args.runs):
                 start = args.warmup + n * args.samples
@@ -276,12 +312,15 @@ def main() -> None:
         games = args.games or Path(tmp) / "games"
         for rows in sizes:
             for pages in rooms:
-                runs, sizes_seen, load = measure_room(rows, pages, games, Path(tmp) / f"rows-{rows}-pages-{pages}", args)
+                notes = []
+                runs, sizes_seen, load = measure_room(rows, pages, games, Path(tmp) / f"rows-{rows}-pages-{pages}", args,
+                                                      notes)
                 title = (f"{'No page' if not pages else f'{pages} live pages per server'}"
                          + (f", game of {rows:,} journal rows" if rows else "")
                          + f" ({len(runs)} runs of {args.samples}; load average {load})")
                 room = report_room(runs, title) + ["Journal row (command + events) mean bytes: "
-                                                   + ", ".join(f"{k} {v}" for k, v in sorted(sizes_seen.items())), ""]
+                                                   + ", ".join(f"{k} {v}" for k, v in sorted(sizes_seen.items())), "",
+                                                   *notes, ""]
                 print("\n".join(room), flush=True)  # each room as it ends: a later failure keeps it
     lines += [f"Floor rows: about {args.row_bytes + 60} bytes.",
               "", "Targets (issue 27): p50 <= 1.2x and p99 <= 1.5x the authenticated floor, median of >= 5 runs, "
