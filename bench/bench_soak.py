@@ -26,7 +26,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from clients import Fleet, lead_cookie_and_tokens
+import bench_extra
 from harness import Api, Server, machine
 from proctree import processes, pss_mb, rss_mb, threads
 
@@ -121,7 +121,7 @@ def percentile(values: list, p: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))] if ordered else float("nan")
 
 
-def fanout_of(fleet: Fleet, acks: list) -> list:
+def fanout_of(fleet, acks: list) -> list:
     """ms from reply to the last client for each ack all clients have; the rest stay pending."""
     done = []
     for seq, acked in acks:
@@ -132,14 +132,15 @@ def fanout_of(fleet: Fleet, acks: list) -> list:
 
 
 def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0) -> dict:
+    fleets = bench_extra.load("clients")  # before the server starts: a missing extra is said at once
     with tempfile.TemporaryDirectory(prefix="terrabank-soak-") as tmp:
         with Server(Path(tmp) / "bank").prepare().start() as server:
             lead = Api(server.url).login()
             lead.command("start", type="start_clock")
-            cookie, tokens = lead_cookie_and_tokens(lead)
+            cookie, tokens = fleets.lead_cookie_and_tokens(lead)
             teams = list(tokens)
             idle_rss, idle_pss = rss_mb(server.pid), pss_mb(server.pid)
-            fleet = Fleet(server.url, tokens, cookie, n=clients).start()
+            fleet = fleets.Fleet(server.url, tokens, cookie, n=clients).start()
             stop = threading.Event()
             workers = [Facilitator(server.url, f"fac{i}", teams, stop, seed=i, pace=pace) for i in range(facilitators)]
             samples, fanout, pending = [], [], []

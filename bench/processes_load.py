@@ -21,7 +21,7 @@ from collections import Counter
 
 from bench_soak import pick_command
 from harness import Api
-from processes_fleet import CLIENT_LOG, Room
+import bench_extra
 # The /proc readers live in proctree (bench_saturation uses them without this module's clients).
 from proctree import cpu_seconds, machine_ticks  # noqa: F401
 
@@ -170,7 +170,8 @@ def soak(room: Room, subject, urls: list, teams: list, seconds: float, log, floo
     pages = room.connected()
     for fleet in room.fleets:
         fleet.lags.clear()
-    CLIENT_LOG.seen.clear()
+    client_log = bench_extra.load("processes_fleet").CLIENT_LOG
+    client_log.seen.clear()
     pids = subject.pids()
     cpu_before, wall_before = cpu_seconds(pids), time.monotonic()
     others_before, self_before = cpu_seconds(others), sum(os.times()[:2])
@@ -228,6 +229,6 @@ def soak(room: Room, subject, urls: list, teams: list, seconds: float, log, floo
             "disconnects": sum(f.disconnects() for f in room.fleets),
             "disconnects_each": [f.disconnects() for f in room.fleets],
             "regressions": sum(f.regressions() for f in room.fleets),
-            "client_log": dict(CLIENT_LOG.seen),
+            "client_log": dict(client_log.seen),
             "reasons": sum((Counter(f.disconnect_reasons()) for f in room.fleets), Counter()),
             "connected": room.connected(), "alive": subject.alive(), "floor": floor_result}
