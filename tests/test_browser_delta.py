@@ -147,7 +147,8 @@ def test_a_phone_that_loses_one_patch_asks_for_the_whole_picture_and_shows_the_e
     before = _shown_stock(page)
     assert before == stock()
 
-    proxy.drop_next(lambda text: text.startswith('42["team"') and '"patch"' in text)
+    # The round's one message to the phone (issue 27: public + team parts), its team part a patch.
+    proxy.drop_next(lambda text: text.startswith('42["round"') and '"team":{' in text and '"patch"' in text)
     _book(app, 1)
     _wait(lambda: proxy.dropped, "the patch of the first harvest was lost")
     time.sleep(0.3)

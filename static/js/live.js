@@ -1,6 +1,7 @@
 /* The live socket of every page: connect, catch up with `sync` after a reconnect or when a phone
- * wakes, read one `round` message per round holding the parts the page shows (issue 27), keep the versioned pictures (a patch applies to the version held, with delta.js; a gap
- * asks for the whole pictures; Python twin: tests/delta_page.py) and the "live / offline" badge.
+ * wakes, read one `round` message per round holding the parts the page shows (issue 27), keep the
+ * versioned pictures (a patch applies to the version held, with delta.js; a gap asks for the whole
+ * pictures; Python twin: tests/delta_page.py) and the "live / offline" badge.
  */
 (function () {
   "use strict";
@@ -48,11 +49,11 @@
     }
     // The link's secret also rides in the query (issue 23): the server admits a live page by the team link
     // or big-screen key it holds before the socket opens (bank/web/serving/identity.py).
-    var on = opts.on || {};
-    var query = opts.auth && opts.auth.team ? { team: opts.auth.team } : opts.auth && opts.auth.key ? { key: opts.auth.key } : {};
+    var on = opts.on || {}, own = opts.auth || {};
+    var query = own.team ? { team: own.team } : own.key ? { key: own.key } : {};
     // One `round` message per round holding every part this page reads (issue 27: fewer frames and TCP
     // segments on the Wi-Fi): the journal only for a page that shows it (bank/web/push/rounds.py).
-    var auth = Object.assign({ rounds: 1 }, on.journal ? { journal: true } : {}, opts.auth || {});
+    var auth = Object.assign({ rounds: 1 }, on.journal ? { journal: true } : {}, own);
     // Each (re)connect names the last journal entry the page holds (issue 24): the server sends the rows
     // after it before any newer one, so a page that moved to another server process loses none.
     var connectAuth = opts.after ? function (cb) { cb(Object.assign({ after: opts.after() }, auth)); } : auth;

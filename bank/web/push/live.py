@@ -138,8 +138,9 @@ def reads_rounds(auth: dict) -> bool:
 
 
 def _journal_upto_round(sender: Broadcaster, after: int) -> list:
-    """The journal rows after `after` up to the last one a round sent, to this page alone; under
-    `sender.lock`, so the next round's rows follow them: the page gets every row once, in order.
+    """The journal rows after `after` up to the last one a round sent, for this page alone (send_current
+    sends them with its pictures); read under `sender.lock`, so the next round's rows follow them: the
+    page gets every row once, in order.
 
     Why (issue 24): a console that moved to another process joined `facilitators`, got that process's
     next rows from a round, then the reply to its `sync`, older, which static/js/console_journal.js
