@@ -19,6 +19,12 @@ MAX_DEPTH = 8  # a command is an object of tables of numbers: 3 levels deep at m
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+# The only way JSON text gives a lone surrogate is an escape \uD800-\uDFFF: UTF-8 cannot encode one (decode()
+# refuses it). Text without such an escape, and with no more opening brackets than MAX_DEPTH (each level of
+# nesting needs one), cannot fail either check of _shape: a command's body is read without that walk (issue 27).
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 class BodyError(Exception):
     """A body the API cannot read: an HTTP status, a code and a sentence."""
 
@@ -92,6 +98,8 @@ def parse(raw: bytes, what: str) -> dict:
                         "send a JSON object with a 'type'") from None
     if not isinstance(value, dict):
         raise BodyError(400, "not_json", f"the {what} must be a JSON object like {{\"type\": ...}}, not a {type(value).__name__}")
+    if raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH and not _SURROGATE_ESCAPE.search(raw):
+        return value  # too shallow to nest too deep, and no escape that could be a lone surrogate
     depth, broken = _shape(value, MAX_DEPTH)
     if depth > MAX_DEPTH:
         raise BodyError(400, "too_deep", f"the {what} nests lists or objects more than {MAX_DEPTH} levels deep; "
