@@ -39,8 +39,8 @@ def only_game(folder):
 
 
 def test_new_prints_the_id_board_and_seat_links(cli, games_dir, capsys):
-    assert cli("new", "--seat", "Ana", "--seat", "Bot:easy", "--seat", "Chloé", "--seed", "5") == 0
-    out = capsys.readouterr().out
+    assert cli("new", "--seat", "Ana", "--seat", "Bot:easy", "--seat", "Chloé", "--seed", "5", "--lang", "en") == 0
+    out = capsys.readouterr().out  # French by default: tests/test_cli_trias_language.py
     gid = only_game(games_dir)
     assert f"Created Trias game {gid} (play, 3 seats, seed 5)" in out
     assert f"Board (public, read only): /trias/g/{gid}\n" in out
@@ -77,7 +77,8 @@ def test_new_without_seats_says_how(cli, capsys):
 
 def test_new_mirror_refuses_a_computer_seat(cli, games_dir, capsys):
     assert cli("new", "--mirror", "--seat", "Ana", "--seat", "Bot:easy") == 2
-    assert "physical table" in capsys.readouterr().err
+    # The pages' sentence for the refusal, in the game's language (French by default; bank/cli/trias_refusals.py)
+    assert "Une partie miroir suit une vraie table" in capsys.readouterr().err
     assert not games_dir.exists() or not list(games_dir.glob("*.db"))
 
 
@@ -88,10 +89,10 @@ def test_show_and_verify_a_game(cli, games_dir, capsys):
     assert cli("show") == 0 and gid in capsys.readouterr().out
     assert cli("show", gid) == 0  # in the game's language, French by default (issue 26, item 8)
     out = capsys.readouterr().out
-    assert "Mise en place (T8) : Seat 1 pose 2 troupeaux" in out and "Pioche : 36 cartes (9 de la pioche 2)" in out
+    assert "Mise en place (T8) : Place 1 pose 2 troupeaux" in out  # the seats named in the game's language and "Pioche : 36 cartes (9 de la pioche 2)" in out
     assert cli("show", gid, "--lang", "en") == 0
     out = capsys.readouterr().out
-    assert "Set-up (T8): Seat 1 places 2 herds" in out and "Deck: 36 cards (9 of deck 2)" in out
+    assert "Set-up (T8): Place 1 places 2 herds" in out and "Deck: 36 cards (9 of deck 2)" in out
     assert "P " in out  # the map shows the pole
     assert cli("verify", gid) == 0 and capsys.readouterr().out.startswith("ok\njournal chain head: ")
     assert cli("show", "nosuchid") == 2 and "no Trias game 'nosuchid'" in capsys.readouterr().err

@@ -131,7 +131,7 @@ def test_show_speaks_the_games_language_seat_levels_included(cli, capsys, tmp_pa
                        ("it", ["Preparazione (T8): Ana piazza 2 branchi", "Bot (computer difficile): 0 punti,",
                                "(giocata qui)", "Mazzo: 19 carte", "Mappa: M Montagna"])):
         assert cli("new", "--seat", "Ana", "--seat", "Bot:hard", "--seed", "3", "--lang", lang) == 0
-        gid = re.search(r"Created Trias game (\w+)", capsys.readouterr().out).group(1)
+        gid = re.search(r"/trias/g/(\w+)$", capsys.readouterr().out, re.M).group(1)  # `new` speaks the game's language
         assert cli("show", gid) == 0
         out = capsys.readouterr().out
         assert all(s in out for s in said), (lang, out[:600])

@@ -16,13 +16,14 @@ from pathlib import Path
 import trias
 from bank.cli.trias_map import board_map
 from bank.cli.trias_menu import Choice, build_menu, render
-from bank.cli.trias_text import describe, narrate, status
-from bank.cli.trias_words import YOU, kind_name, lang_of, say
+from bank.cli.trias_refusals import refusal_text
+from bank.cli.trias_text import describe, mode_name, narrate, status
+from bank.cli.trias_words import YOU, count, kind_name, lang_of, level_name, phase_name, say
 from bank.errors import BankError
 from bank.game.config import load_config
 from bank.store.storage_url import database_url
 from bank.services.trias_games import TriasGames, open_games
-from bank.web.i18n import TRIAS_LANGUAGES, translate
+from bank.web.i18n import DEFAULT, TRIAS_LANGUAGES, translate
 from bank.web.trias.names import with_default_names
 from trias.calculator import score_description
 
@@ -60,7 +61,8 @@ def add_parser(sub, paths) -> None:
 
     q = tsub.add_parser("show", help="print a game's board, turn, scores and hands")
     q.add_argument("game", help="the game's id (terrabank trias show lists them when omitted)", nargs="?")
-    q.add_argument("--lang", choices=LANGS, help="language of the summary (default: the game's)")
+    q.add_argument("--lang", choices=LANGS, help="language of the summary (default: the game's; the list: its games' "
+                   "language when they share one, else French)")
     q.set_defaults(func=lambda args: _run(cmd_show, args, paths))
 
     q = tsub.add_parser("table", help="print a game's table link (made now for a game stored before table links)")
@@ -98,8 +100,11 @@ def _run(command, args, paths) -> int:
     games = open_games(db, folder=args.games, url=None if args.games else cli_url(config_path))
     try:
         return command(args, games) or 0
-    except trias.TriasError as exc:
+    except CliError as exc:  # already in the command's language where it has one (say below)
         print(f"terrabank: {exc.message}", file=sys.stderr)
+        return 2
+    except trias.TriasError as exc:  # the engine's refusal, as the Trias pages word it (trias_refusals.py)
+        print(f"terrabank: {refusal_text(getattr(args, 'lang', None) or DEFAULT, exc.code, exc.message)}", file=sys.stderr)
         return 2
     except BankError as exc:
         print(f"terrabank: {exc.message}", file=sys.stderr)
@@ -112,12 +117,12 @@ class CliError(trias.TriasError):
     """A problem with the command line itself."""
 
 
-def _seats(specs: list, players: int | None) -> list:
-    """Seats from --seat NAME[:LEVEL] or --players N."""
+def _seats(specs: list, players: int | None, lang: str) -> list:
+    """Seats from --seat NAME[:LEVEL] or --players N (named as the start page names them: Place 1, Posto 1)."""
     if specs and players:
-        raise CliError("seats_twice", "give either --players or --seat, not both")
+        raise CliError("seats_twice", say(lang, "seats_twice"))
     if players:
-        return [{"name": f"Seat {i + 1}", "kind": "human"} for i in range(players)]
+        return [{"name": translate(lang, "Seat %(n)s", n=i + 1), "kind": "human"} for i in range(players)]
     seats = []
     for spec in specs:
         name, _, level = spec.rpartition(":")
@@ -126,7 +131,7 @@ def _seats(specs: list, players: int | None) -> list:
         else:
             seats.append({"name": spec, "kind": "human"})
     if not seats:
-        raise CliError("no_seats", "say who plays: --players N (2 to 5 people) or --seat NAME[:LEVEL] for each seat")
+        raise CliError("no_seats", say(lang, "no_seats"))
     return seats
 
 
@@ -141,18 +146,19 @@ def _game(games: TriasGames, game_id: str | None):
 
 def cmd_new(args, games: TriasGames) -> int:
     """Create a game; print its id, board page and each person's seat link."""
-    game = games.create(_seats(args.seat, args.players), args.seed, "mirror" if args.mirror else "play", args.lang)
-    base = (args.base or "").rstrip("/")
-    print(f"Created Trias game {game.id} ({game.mode}, {len(game.seats)} seats, seed {game.seed}) in {games.where}.")
-    print(f"Board (public, read only): {base}/trias/g/{game.id}")
-    print(f"Table (keep it private: undo, rematch, the seats' links): {base}/trias/g/{game.id}?t={game.table_secret}")
+    game = games.create(_seats(args.seat, args.players, args.lang), args.seed, "mirror" if args.mirror else "play", args.lang)
+    base, lang = (args.base or "").rstrip("/"), game.lang
+    print(say(lang, "created", id=game.id, mode=mode_name(lang, game.mode), seats=count(lang, len(game.seats), "seat"),
+              seed=game.seed, where=games.where))
+    print(say(lang, "board_link", url=f"{base}/trias/g/{game.id}"))
+    print(say(lang, "table_link", url=f"{base}/trias/g/{game.id}?t={game.table_secret}"))
     for i, seat in enumerate(game.seats):
         if seat["kind"] == "computer":
-            print(f"Seat {i} {seat['name']}: computer ({seat['level']})")
+            print(say(lang, "seat_computer", i=i, name=seat["name"], level=level_name(lang, seat["level"])))
         elif game.mode == "play":
-            print(f"Seat {i} {seat['name']}: {base}/trias/s/{seat['token']}")
+            print(say(lang, "seat_link", i=i, name=seat["name"], url=f"{base}/trias/s/{seat['token']}"))
         else:
-            print(f"Seat {i} {seat['name']}: recorded on the board page (mirror)")
+            print(say(lang, "seat_mirror", i=i, name=seat["name"]))
     return 0
 
 
@@ -160,11 +166,15 @@ def cmd_show(args, games: TriasGames) -> int:
     """Print a game's summary, or the list of games without an id."""
     if not args.game:
         listed = games.list()
+        spoken = {g["lang"] for g in listed}
+        lang = args.lang or (spoken.pop() if len(spoken) == 1 else DEFAULT)
         if not listed:
-            print(f"No Trias games in {games.where}: start one with `terrabank trias new` or `trias play`.")
+            print(say(lang, "no_games", where=games.where))
+        width = max((len(mode_name(lang, g["mode"])) for g in listed), default=0)  # the modes' column
         for g in listed:
-            state = "over" if g["over"] else f"turn {g['turn']}, {g['phase']}"
-            print(f"{g['id']}  {g['mode']:6}  {', '.join(s['name'] for s in g['seats'])}  ({state})")
+            state = say(lang, "listed_over") if g["over"] else say(lang, "listed_turn", turn=g["turn"],
+                                                                   phase=phase_name(lang, g["phase"]))
+            print(f"{g['id']}  {mode_name(lang, g['mode']):{width}}  {', '.join(s['name'] for s in g['seats'])}  ({state})")
         return 0
     game = _game(games, args.game)
     print("\n".join(describe(game, None, args.lang or game.lang)))  # the game's language, as its pages
@@ -234,10 +244,10 @@ def cmd_play(args, games: TriasGames) -> int:
         game = _game(games, args.game)
     else:
         if args.seat:
-            seats = _seats(args.seat, None)
+            seats = _seats(args.seat, None, args.lang)
         else:
             if not 1 <= args.opponents <= 4:
-                raise CliError("bad_opponents", "--opponents must be 1 to 4 (Trias is for 2 to 5 players)")
+                raise CliError("bad_opponents", say(args.lang, "bad_opponents"))
             # The opponents are named by their level ("Computer · hard", "Ordinateur · difficile 2").
             seats = with_default_names([{"name": args.name or YOU[lang_of(args.lang)], "kind": "human"}] + [
                 {"kind": "computer", "level": args.level} for _ in range(args.opponents)], args.lang)
@@ -311,8 +321,8 @@ def _human_turn(game, lang) -> bool:
                 events = [trias.public_event(e, state.current) for e in result.events]
                 print(say(lang, "did", name=name, what=narrate(game, events, lang)))
         except trias.TriasError as exc:
-            # No undo past a card drawn: said as the pages say it, in the game's language.
-            print(translate(game.lang, exc.message) if exc.code == "undo_past_draw" else exc.message)
+            # Said as the pages say it (with its rule), in the game's language: "Ces deux cases ne se touchent pas (T12)."
+            print(refusal_text(game.lang, exc.code, exc.message))
         return True
 
 

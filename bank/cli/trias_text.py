@@ -136,6 +136,12 @@ def _reason(lang, reason: str) -> str:
     return _t(lang, key) if key in TEXT[lang_of(lang)] else reason
 
 
+def mode_name(lang, mode: str) -> str:
+    """'play' / 'mirror' in words ('jouée ici', 'miroir d'une vraie table')."""
+    key = f"mode_{mode}"
+    return _t(lang, key) if key in TEXT[lang_of(lang)] else mode
+
+
 def _you(name: str, lang) -> bool:
     return name == YOU[lang_of(lang)]
 
@@ -206,8 +212,7 @@ def describe(game, seat: int | None, lang="en") -> list:
     """The board summary: turn and phase, each seat's score, stock and hand, the map, the result."""
     s = game.state
     names = [x["name"] for x in game.seats]
-    mode = _t(lang, f"mode_{game.mode}") if f"mode_{game.mode}" in TEXT[lang_of(lang)] else game.mode
-    lines = [_t(lang, "title", id=game.id, mode=mode, seq=game.last_seq), status(game, lang)[0]]
+    lines = [_t(lang, "title", id=game.id, mode=mode_name(lang, game.mode), seq=game.last_seq), status(game, lang)[0]]
     deck2 = min(len(s.deck), s.rules.deck2_size)
     lines.append(_t(lang, "deck", cards=count(lang, len(s.deck), "card"), deck2=deck2, seen=len(s.seen)))
     for i, x in enumerate(game.seats):

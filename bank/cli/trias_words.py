@@ -11,13 +11,13 @@ from bank.web.i18n import translate
 NOUNS = {
     "en": {"tile": ("tile", "tiles"), "herd": ("herd", "herds"), "ap": ("action point", "action points"),
            "point": ("point", "points"), "card": ("card", "cards"), "place": ("place", "places"),
-           "move": ("move", "moves")},
+           "move": ("move", "moves"), "seat": ("seat", "seats")},
     "fr": {"tile": ("tuile", "tuiles"), "herd": ("troupeau", "troupeaux"), "ap": ("point d'action", "points d'action"),
            "point": ("point", "points"), "card": ("carte", "cartes"), "place": ("case", "cases"),
-           "move": ("coup", "coups")},
+           "move": ("coup", "coups"), "seat": ("place", "places")},
     "it": {"tile": ("tessera", "tessere"), "herd": ("branco", "branchi"), "ap": ("punto azione", "punti azione"),
            "point": ("punto", "punti"), "card": ("carta", "carte"), "place": ("casella", "caselle"),
-           "move": ("mossa", "mosse")},
+           "move": ("mossa", "mosse"), "seat": ("posto", "posti")},
 }
 
 # A hand may hold the Meteorite Impact too (T15): named, never shown as the engine's "meteorite".
@@ -27,8 +27,8 @@ KINDS = {"en": {"meteorite": "Meteorite Impact"},
          "it": {"mountain": "Montagna", "steppe": "Steppa", "woods": "Bosco", "pole": "Polo Sud",
                 "meteorite": "Impatto del meteorite"}}
 
-PHASES = {"fr": {"start": "de départ", "drift": "de dérive", "actions": "d'actions"},
-          "it": {"start": "iniziale", "drift": "di deriva", "actions": "delle azioni"}}
+PHASES = {"fr": {"place": "de mise en place", "start": "de départ", "drift": "de dérive", "actions": "d'actions"},
+          "it": {"place": "di preparazione", "start": "iniziale", "drift": "di deriva", "actions": "delle azioni"}}
 
 # The player who reads the screen: "You place", "Vous posez", "Tu piazzi".
 YOU = {"en": "You", "fr": "Vous", "it": "Tu"}
@@ -73,6 +73,19 @@ WORDS = {
         "nobody": "nobody",
         "no_herds": "no herds",
         "winners": "Winner(s) (T19): {names}",
+        # `trias new`, `trias show` without an id (the list), and the command line's own refusals
+        "created": "Created Trias game {id} ({mode}, {seats}, seed {seed}) in {where}.",
+        "board_link": "Board (public, read only): {url}",
+        "table_link": "Table (keep it private: undo, rematch, the seats' links): {url}",
+        "seat_computer": "Seat {i} {name}: computer ({level})",
+        "seat_link": "Seat {i} {name}: {url}",
+        "seat_mirror": "Seat {i} {name}: recorded on the board page (mirror)",
+        "no_games": "No Trias games in {where}: start one with `terrabank trias new` or `trias play`.",
+        "listed_over": "over",
+        "listed_turn": "turn {turn}, {phase}",
+        "seats_twice": "give either --players or --seat, not both",
+        "no_seats": "say who plays: --players N (2 to 5 people) or --seat NAME[:LEVEL] for each seat",
+        "bad_opponents": "--opponents must be 1 to 4 (Trias is for 2 to 5 players)",
     },
     "fr": {
         "new_game": "Nouvelle partie de Trias {id} : {names}. Tapez le numéro d'un coup, u pour annuler, "
@@ -114,6 +127,18 @@ WORDS = {
         "nobody": "personne",
         "no_herds": "aucun troupeau",
         "winners": "Vainqueur(s) (T19) : {names}",
+        "created": "Partie de Trias {id} créée ({mode}, {seats}, graine {seed}) dans {where}.",
+        "board_link": "Plateau (public, en lecture seule) : {url}",
+        "table_link": "Table (à garder pour vous : annuler, revanche, liens des places) : {url}",
+        "seat_computer": "Place {i} {name} : ordinateur ({level})",
+        "seat_link": "Place {i} {name} : {url}",
+        "seat_mirror": "Place {i} {name} : coups notés sur la page du plateau (miroir)",
+        "no_games": "Aucune partie de Trias dans {where} : lancez-en une avec `terrabank trias new` ou `trias play`.",
+        "listed_over": "terminée",
+        "listed_turn": "tour {turn}, phase {phase}",
+        "seats_twice": "donnez --players ou --seat, pas les deux",
+        "no_seats": "dites qui joue : --players N (2 à 5 personnes) ou --seat NOM[:NIVEAU] pour chaque place",
+        "bad_opponents": "--opponents va de 1 à 4 (Trias se joue de 2 à 5)",
     },
     # Italian speaks to the player with "tu", as the printed player aid does ("Il tuo turno").
     "it": {
@@ -157,6 +182,18 @@ WORDS = {
         "nobody": "nessuno",
         "no_herds": "nessun branco",
         "winners": "Vincitore/i (T19): {names}",
+        "created": "Partita di Trias {id} creata ({mode}, {seats}, seme {seed}) in {where}.",
+        "board_link": "Plancia (pubblica, sola lettura): {url}",
+        "table_link": "Tavolo (tienilo per te: annullare, rivincita, i link dei posti): {url}",
+        "seat_computer": "Posto {i} {name}: computer ({level})",
+        "seat_link": "Posto {i} {name}: {url}",
+        "seat_mirror": "Posto {i} {name}: mosse registrate sulla pagina della plancia (specchio)",
+        "no_games": "Nessuna partita di Trias in {where}: iniziane una con `terrabank trias new` o `trias play`.",
+        "listed_over": "finita",
+        "listed_turn": "turno {turn}, fase {phase}",
+        "seats_twice": "indica --players oppure --seat, non entrambi",
+        "no_seats": "di' chi gioca: --players N (da 2 a 5 persone) oppure --seat NOME[:LIVELLO] per ogni posto",
+        "bad_opponents": "--opponents va da 1 a 4 (Trias si gioca da 2 a 5)",
     },
 }
 
