@@ -63,10 +63,10 @@ def test_table_prints_the_table_link_and_makes_one_for_a_game_stored_before_them
     edit_identity(games_dir / f"{gid}.db", lambda identity: identity.pop("table"))  # as stored before issue 23
     assert cli("table", gid, "--base", "http://10.0.0.2:5000") == 0
     made = capsys.readouterr().out
-    assert "was made now" in made and f"http://10.0.0.2:5000/trias/g/{gid}?t=" in made
+    assert "vient d'être créé" in made and f"http://10.0.0.2:5000/trias/g/{gid}?t=" in made
     assert cli("table", gid) == 0
     again = capsys.readouterr().out
-    assert "made now" not in again and made.split("?t=")[1].split()[0] == again.split("?t=")[1].split()[0]
+    assert "vient d'être créé" not in again and made.split("?t=")[1].split()[0] == again.split("?t=")[1].split()[0]
     assert cli("verify", gid) == 0
 
 

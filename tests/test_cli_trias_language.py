@@ -15,20 +15,10 @@ import sys
 import pytest
 
 import trias
-from bank.cli.main import main
 from bank.services.trias_games import TriasGames
+from test_cli_trias import cli, games_dir  # noqa: F401 (the fixtures: main() with the test's database, its games)
 
 ENGLISH = re.compile(r"\b(Created|Board|Table \(keep|Seat|seats|computer|turn|place\)|No Trias games|there is|moved on)\b")
-
-
-@pytest.fixture
-def games_dir(tmp_path):
-    return tmp_path / "terrabank-trias"
-
-
-@pytest.fixture
-def cli(tmp_path):
-    return lambda *args: main(["--db", str(tmp_path / "terrabank.db"), "trias", *args])
 
 
 def test_new_in_a_french_game_prints_french(cli, games_dir, capsys):
@@ -46,6 +36,17 @@ def test_new_with_players_names_the_seats_in_the_games_language(cli, capsys):
     assert cli("new", "--players", "2", "--lang", "it") == 0
     out = capsys.readouterr().out
     assert "Posto 0 Posto 1: /trias/s/" in out and "(giocata qui, 2 posti, seme " in out
+
+
+def test_table_and_a_mirror_game_refused_to_play_speak_the_games_language(cli, games_dir, capsys):
+    assert cli("new", "--mirror", "--players", "2") == 0
+    (gid,) = [p.stem for p in games_dir.glob("*.db")]
+    capsys.readouterr()
+    assert cli("table", gid) == 0
+    assert capsys.readouterr().out.startswith(f"Table de la partie {gid} (à garder pour vous : annuler, revanche, ")
+    assert cli("play", gid) == 2
+    assert capsys.readouterr().err == (f"terrabank: la partie {gid} suit une vraie table (miroir) ; notez ses coups "
+                                       "sur la page du plateau\n")
 
 
 def test_the_list_of_games_speaks_french(cli, capsys, tmp_path):

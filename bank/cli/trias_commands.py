@@ -136,6 +136,8 @@ def _seats(specs: list, players: int | None, lang: str) -> list:
 
 
 def _game(games: TriasGames, game_id: str | None):
+    """The game `game_id`, or a refusal naming the latest ones. English, as `terrabank print --kind trias` says it:
+    with no game there is no game's language to speak (every sentence about a game found speaks its language)."""
     game = games.get(game_id) if game_id else None
     if game is None:
         known = ", ".join(g["id"] for g in games.list()[:5]) or "none yet"
@@ -187,9 +189,9 @@ def cmd_table(args, games: TriasGames) -> int:
     had = bool(game.table_secret)
     secret = game.make_table_secret("cli")
     base = (args.base or "").rstrip("/")
-    print(f"Table of game {game.id} (keep it private: undo, rematch, the seats' links): {base}/trias/g/{game.id}?t={secret}")
+    print(say(game.lang, "table_of", id=game.id, url=f"{base}/trias/g/{game.id}?t={secret}"))
     if not had:
-        print("This game had no table link (it was stored before them): this one was made now.")
+        print(say(game.lang, "table_made_now"))
     return 0
 
 
@@ -254,7 +256,7 @@ def cmd_play(args, games: TriasGames) -> int:
         game = games.create(seats, args.seed, "play", args.lang)
         print(say(game.lang, "new_game", id=game.id, names=", ".join(s["name"] for s in game.seats)))
     if game.mode != "play":
-        raise CliError("mirror_game", f"game {game.id} mirrors a physical table; record its moves on the board page")
+        raise CliError("mirror_game", say(game.lang, "mirror_game", id=game.id))
     lang = game.lang
     while game.state.phase != "over":
         if game.computer_to_play() is not None:

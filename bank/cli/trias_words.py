@@ -86,6 +86,9 @@ WORDS = {
         "seats_twice": "give either --players or --seat, not both",
         "no_seats": "say who plays: --players N (2 to 5 people) or --seat NAME[:LEVEL] for each seat",
         "bad_opponents": "--opponents must be 1 to 4 (Trias is for 2 to 5 players)",
+        "mirror_game": "game {id} mirrors a physical table; record its moves on the board page",
+        "table_of": "Table of game {id} (keep it private: undo, rematch, the seats' links): {url}",
+        "table_made_now": "This game had no table link (it was stored before them): this one was made now.",
     },
     "fr": {
         "new_game": "Nouvelle partie de Trias {id} : {names}. Tapez le numéro d'un coup, u pour annuler, "
@@ -139,6 +142,9 @@ WORDS = {
         "seats_twice": "donnez --players ou --seat, pas les deux",
         "no_seats": "dites qui joue : --players N (2 à 5 personnes) ou --seat NOM[:NIVEAU] pour chaque place",
         "bad_opponents": "--opponents va de 1 à 4 (Trias se joue de 2 à 5)",
+        "mirror_game": "la partie {id} suit une vraie table (miroir) ; notez ses coups sur la page du plateau",
+        "table_of": "Table de la partie {id} (à garder pour vous : annuler, revanche, liens des places) : {url}",
+        "table_made_now": "Cette partie n'avait pas de lien de table (gardée avant eux) : celui-ci vient d'être créé.",
     },
     # Italian speaks to the player with "tu", as the printed player aid does ("Il tuo turno").
     "it": {
@@ -194,6 +200,9 @@ WORDS = {
         "seats_twice": "indica --players oppure --seat, non entrambi",
         "no_seats": "di' chi gioca: --players N (da 2 a 5 persone) oppure --seat NOME[:LIVELLO] per ogni posto",
         "bad_opponents": "--opponents va da 1 a 4 (Trias si gioca da 2 a 5)",
+        "mirror_game": "la partita {id} segue un tavolo vero (specchio); registra le sue mosse sulla pagina della plancia",
+        "table_of": "Tavolo della partita {id} (tienilo per te: annullare, rivincita, i link dei posti): {url}",
+        "table_made_now": "Questa partita non aveva un link del tavolo (salvata prima che esistessero): è stato creato ora.",
     },
 }
 
