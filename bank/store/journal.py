@@ -338,7 +338,7 @@ class Journal(JournalReaders):
         return self._fetch("SELECT COALESCE(MAX(seq), 0) FROM journal")[0]
 
     def committed_seq(self) -> int:
-        """The last seq committed by any process (inside BEGIN IMMEDIATE: before this one writes)."""
+        """The last seq committed by any process; inside this thread's transaction, the tip it knows."""
         if not self._in_my_tx():
             return self.last_seq()
         # The tip this connection knows (from find(), its last append, or read now under the write lock).
