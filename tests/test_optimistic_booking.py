@@ -12,19 +12,17 @@ fails half-way leaves nothing, not even a tip pointing at a row that was rolled 
 from __future__ import annotations
 
 import itertools
-import sqlite3
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 from bank.errors import IdConflict, NotAllowed, RuleError
 from bank.services.bank import TICK_PREFIX, Bank
-from bank.store import journal_readers
 from bank.store.journal import StorageError
 from conftest import CONFIG_PATH
+from sql_statements_kit import Statements
 
 TERRABANK = str(Path(sys.executable).with_name("terrabank"))
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
@@ -39,43 +37,6 @@ def book(bank: Bank, now: float | None = None, **command):
 
 def command_ids(bank: Bank) -> list[str]:
     return [row["command_id"] for row in bank.journal_rows()]
-
-
-class Statements:
-    """The SQL statements this thread runs on the bank's SQLite connections (readers opened later too)."""
-
-    def __init__(self, bank: Bank, monkeypatch):
-        self.seen: list[str] = []
-        self.counting = False
-        self.thread = threading.get_ident()
-        journal = bank._journal
-        for conn in [journal._conn, *journal._readers]:
-            self.watch(conn)
-        real = journal_readers._connect
-
-        def traced(path, mode):
-            conn = real(path, mode)
-            self.watch(conn)
-            return conn
-        monkeypatch.setattr(journal_readers, "_connect", traced)
-
-    def watch(self, conn: sqlite3.Connection) -> None:
-        def note(sql: str) -> None:
-            if self.counting and threading.get_ident() == self.thread:
-                self.seen.append(" ".join(sql.split())[:80])
-        conn.set_trace_callback(note)
-
-    def of(self, action):
-        self.seen.clear()
-        self.counting = True
-        try:
-            return action()
-        finally:
-            self.counting = False
-
-    @property
-    def reads(self) -> list[str]:
-        return [s for s in self.seen if s.startswith("SELECT")]
 
 
 @pytest.fixture
@@ -181,8 +142,8 @@ def test_a_command_refused_after_a_due_tick_leaves_the_tip_as_it_was(game, monke
     with pytest.raises(RuleError):
         book(game, now=late, type="build", team="blue", building="greenhouse")  # no tokens for it
     assert game.last_seq == before and game._journal.last_seq() == before
-    statements = Statements(game, monkeypatch)
-    booked = statements.of(lambda: book(game, now=late + 1, **HARVEST))
+    statements = Statements.of_bank(game, monkeypatch)
+    booked = statements.during(lambda: book(game, now=late + 1, **HARVEST))
     assert booked.seq == before + 2 and command_ids(game)[-2] == f"{TICK_PREFIX}{before + 1}"
     assert statements.reads == [], statements.seen  # booked from the tip in memory (before issue 27: a look-up)
     assert game.verify() == [] and game._journal.chain_problem() is None
@@ -205,8 +166,8 @@ def test_a_full_disk_mid_booking_leaves_the_tip_as_it_was(game, monkeypatch):
     kept = game.last_seq
     assert game._journal.last_seq() == kept
     conn.execute("PRAGMA max_page_count=1073741823")
-    statements = Statements(game, monkeypatch)
-    booked = statements.of(lambda: book(game, **HARVEST))
+    statements = Statements.of_bank(game, monkeypatch)
+    booked = statements.during(lambda: book(game, **HARVEST))
     assert booked.seq == kept + 1 and statements.reads == [], statements.seen
     assert game.verify() == []
 

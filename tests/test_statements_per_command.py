@@ -21,15 +21,14 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 from bank.store import chain
-from bank.store import journal_readers as journal_module
 from conftest import CONFIG_PATH
 from security_kit import cookie, refusal, replay, services
+from sql_statements_kit import Statements
 
 TERRABANK = str(Path(sys.executable).with_name("terrabank"))
 
@@ -39,40 +38,6 @@ START = {"type": "start_clock"}
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
 # BEGIN IMMEDIATE, INSERT journal, INSERT chain, the time line's checkpoint, COMMIT (issue 27).
 MAX_STATEMENTS = 5
-
-
-class Statements:
-    """Every SQL statement run by the calling thread on the app's SQLite connections, while `counting`."""
-
-    def __init__(self, app, monkeypatch):
-        self.seen: list[str] = []
-        self.counting = False
-        self.thread = threading.get_ident()
-        found = services(app)
-        journal = found.bank._journal
-        for conn in [journal._conn, *journal._readers, found.access.conn]:
-            self.watch(conn)
-        real_connect = journal_module._connect
-
-        def traced_connect(path, mode):  # readers opened later are counted too
-            conn = real_connect(path, mode)
-            self.watch(conn)
-            return conn
-        monkeypatch.setattr(journal_module, "_connect", traced_connect)
-
-    def watch(self, conn: sqlite3.Connection) -> None:
-        def note(sql: str) -> None:
-            if self.counting and threading.get_ident() == self.thread:
-                self.seen.append(" ".join(sql.split())[:90])
-        conn.set_trace_callback(note)
-
-    def during(self, action):
-        self.seen.clear()
-        self.counting = True
-        try:
-            return action()
-        finally:
-            self.counting = False
 
 
 @pytest.fixture
@@ -85,7 +50,7 @@ def lead(web, app):
 def test_a_booked_harvest_runs_at_most_five_statements(app, lead, monkeypatch):
     """Issue 27: the session check, the look-ups and the hash chain cost statements the floor does not run."""
     assert lead.command(**HARVEST).status_code == 200  # the facilitator's page has booked before
-    statements = Statements(app, monkeypatch)
+    statements = Statements.of_bank(services(app).bank, monkeypatch, services(app).access.conn)
     reply = statements.during(lambda: lead.command(**HARVEST))
     assert reply.status_code == 200, reply.get_json()
     assert len(statements.seen) <= MAX_STATEMENTS, "\n".join(statements.seen)
@@ -98,7 +63,7 @@ def test_a_booked_harvest_runs_at_most_five_statements(app, lead, monkeypatch):
 def test_a_retried_harvest_is_answered_from_the_journal_in_as_few(app, lead, monkeypatch):
     """The idempotency look-up stays: a retry books nothing and says it is the same command."""
     first = lead.command("same-key", **HARVEST)
-    statements = Statements(app, monkeypatch)
+    statements = Statements.of_bank(services(app).bank, monkeypatch, services(app).access.conn)
     again = statements.during(lambda: lead.command("same-key", **HARVEST))
     assert again.status_code == 200 and again.get_json()["duplicate"] is True
     assert again.get_json()["seq"] == first.get_json()["seq"]
