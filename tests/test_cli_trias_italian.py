@@ -119,8 +119,9 @@ def test_a_whole_italian_game_has_no_english_or_french_left(cli, monkeypatch, ca
     # The computers' moves vary (their guesses of hidden cards are random): what every such game shows.
     for said in ("conteggio intermedio (T16): ", "Impatto del meteorite: ultimo giro (T17)", "ultimo giro, T17): ",
                  "rientro in riserva: ", "(a nuoto)", "La partita è finita.", "Conteggio finale (T18), continenti tranne",
-                 "Continenti (* quello del Polo Sud", "Vincitore/i (T19): "):
+                 "Continenti (* quello del Polo Sud"):
         assert said in out, said
+    assert re.search(r"Vincitore \(T19\): |Vincitori \(a pari merito, T19\): ", out)  # never "Vincitore/i"
     assert re.search(r"(?m)^  [A-Z]: 1 tessera \(", out) and re.search(r"(?m)^  [A-Z]: \d+ tessere \(", out)
     assert leftovers(out) == []
 

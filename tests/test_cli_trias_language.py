@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import re
 import sys
+from types import SimpleNamespace
 
 import pytest
 
@@ -111,3 +112,33 @@ def test_nothing_to_undo_is_said_in_french(cli, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "\nAucun coup d'une personne à annuler : la mise en place ne s'annule jamais.\n" in out
     assert "there is no move" not in out
+
+
+@pytest.mark.parametrize("lang, one, tied", [
+    ("fr", "Vainqueur (T19) : Ana", "Vainqueurs (à égalité, T19) : Ana et Bea"),
+    ("en", "Winner (T19): Ana", "Winners (tied, T19): Ana and Bea"),
+    ("it", "Vincitore (T19): Ana", "Vincitori (a pari merito, T19): Ana e Bea"),
+])
+def test_the_winners_line_has_no_s_in_brackets_t19(monkeypatch, lang, one, tied):
+    """The last line of the final table (T18, T19) for one winner and for two still tied; the land-mass map
+    above it is left out (it needs a whole board: test_cli_trias_play.py draws it)."""
+    from bank.cli import trias_text
+
+    monkeypatch.setattr(trias_text, "masses_map", lambda state, lang: [])
+    monkeypatch.setattr(trias_text, "mass_letters", lambda state: {})
+
+    def ended(winners):
+        result = {"table": [], "scores": [5, 5], "winners": winners}
+        return SimpleNamespace(seats=[{"name": "Ana"}, {"name": "Bea"}], state=SimpleNamespace(result=result))
+
+    assert trias_text.final_table(ended([0]), lang)[-1] == one
+    assert trias_text.final_table(ended([0, 1]), lang)[-1] == tied
+
+
+def test_one_herd_back_to_stock_is_rendu_two_are_rendus_t14():
+    from bank.cli.trias_text import narrate
+
+    game = SimpleNamespace(seats=[{"name": "Ana"}])
+    back = {"type": "returned", "player": 0, "at": [1, 0], "reason": "swimming"}
+    assert narrate(game, [dict(back, count=1)], "fr") == "1 troupeau de Ana rendu à la réserve depuis 1,0 (à la nage)"
+    assert narrate(game, [dict(back, count=2)], "fr") == "2 troupeaux de Ana rendus à la réserve depuis 1,0 (à la nage)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from bank.cli.trias_map import board_map, masses_map, mass_letters
-from bank.cli.trias_words import YOU, count, kind_name, lang_of, level_name, phase_name, say
+from bank.cli.trias_words import YOU, count, is_one, kind_name, lang_of, level_name, phase_name, say
 from trias.hexes import distance, label
 
 # Moves and events, per language: {name} fields filled by command_text and narrate.
@@ -19,7 +19,8 @@ TEXT = {
         "placed": "placed {herds} on {at}", "card_played": "played {card}", "card_drawn": "drew {card}",
         "drifted": "drifted {kind} {a} -> {b}", "drift_skipped": "no drift possible (T11)", "moved": "moved {a} -> {b}",
         "rescued": "rescued {pairs}", "born": "a herd was born on {at}",
-        "returned": "{herds} of {name} back to stock from {at} ({reason})", "scored": "{reason} scoring ({rule}): {got}",
+        "returned": "{herds} of {name} back to stock from {at} ({reason})",
+        "returned_n": "{herds} of {name} back to stock from {at} ({reason})", "scored": "{reason} scoring ({rule}): {got}",
         "nobody_scores": "nobody scores", "last_round": "the Meteorite Impact: last round (T17)",
         "turn_started": "now {name}'s turn", "turn_started_you": "now your turn",
         "game_over": "game over: {names} {win}", "win1": "wins", "win2": "win", "and": " and ",
@@ -41,7 +42,8 @@ TEXT = {
         "placed": "a posé {herds} sur {at}", "card_played": "a joué {card}", "card_drawn": "a pioché {card}",
         "drifted": "a dérivé {kind} {a} -> {b}", "drift_skipped": "aucune dérive possible (T11)",
         "moved": "a déplacé {a} -> {b}", "rescued": "a sauvé {pairs}", "born": "un troupeau est né sur {at}",
-        "returned": "{herds} de {name} rendu(s) à la réserve depuis {at} ({reason})",
+        "returned": "{herds} de {name} rendu à la réserve depuis {at} ({reason})",
+        "returned_n": "{herds} de {name} rendus à la réserve depuis {at} ({reason})",
         "scored": "décompte {reason} ({rule}) : {got}", "nobody_scores": "personne ne marque",
         "last_round": "l'Impact de météorite : dernier tour (T17)", "turn_started": "au tour de {name}", "turn_started_v": "au tour d'{name}",
         "turn_started_you": "à vous de jouer", "game_over": "partie terminée : {names} {win}",
@@ -69,6 +71,7 @@ TEXT = {
         "drift_skipped": "nessuna deriva possibile (T11)", "moved": "branco spostato {a} -> {b}",
         "rescued": "salvataggio {pairs}", "born": "è nato un branco su {at}",
         "returned": "rientro in riserva: {herds} di {name} da {at} ({reason})",
+        "returned_n": "rientro in riserva: {herds} di {name} da {at} ({reason})",
         "scored": "conteggio {reason} ({rule}): {got}", "nobody_scores": "nessuno segna punti",
         "last_round": "Impatto del meteorite: ultimo giro (T17)", "turn_started": "tocca a {name}",
         "turn_started_v": "tocca a {name}", "turn_started_you": "tocca a te",
@@ -167,7 +170,8 @@ def narrate(game, events: list, lang="en") -> str:
         elif kind == "born":
             said.append(_t(lang, kind, at=_pl(e["at"])))
         elif kind == "returned":
-            said.append(_t(lang, kind, herds=count(lang, e["count"], "herd"), name=names[e["player"]],
+            key = kind if is_one(lang, e["count"]) else "returned_n"  # "1 troupeau rendu", "2 troupeaux rendus"
+            said.append(_t(lang, key, herds=count(lang, e["count"], "herd"), name=names[e["player"]],
                            at=_pl(e["at"]), reason=_reason(lang, e["reason"])))
         elif kind == "scored":
             got = ", ".join(f"{names[s]} +{p}" for s, p in enumerate(e["points"]) if p) or _t(lang, "nobody_scores")
@@ -242,5 +246,6 @@ def final_table(game, lang="en") -> list:
         herds = ", ".join(f"{names[i]} {k}" for i, k in enumerate(row["herds"]) if k) or say(lang, "no_herds")
         lines.append(say(lang, "mass_row", letter=letter, tiles=count(lang, row["size"], "tile"), herds=herds, got=got))
     lines.append(_t(lang, "scores_final", list=", ".join(f"{n} {p}" for n, p in zip(names, s.result["scores"]))))
-    lines.append(say(lang, "winners", names=_t(lang, "and").join(names[i] for i in s.result["winners"])))
+    winners = s.result["winners"]  # one, or several still tied after T19's tie-breaks
+    lines.append(say(lang, "winner" if len(winners) == 1 else "winners", names=_t(lang, "and").join(names[i] for i in winners)))
     return lines

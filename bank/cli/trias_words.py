@@ -72,7 +72,8 @@ WORDS = {
         "mass_row": "  {letter}: {tiles} ({herds}): {got}",
         "nobody": "nobody",
         "no_herds": "no herds",
-        "winners": "Winner(s) (T19): {names}",
+        "winner": "Winner (T19): {names}",
+        "winners": "Winners (tied, T19): {names}",
         # `trias new`, `trias show` without an id (the list), and the command line's own refusals
         "created": "Created Trias game {id} ({mode}, {seats}, seed {seed}) in {where}.",
         "board_link": "Board (public, read only): {url}",
@@ -129,7 +130,8 @@ WORDS = {
         "mass_row": "  {letter} : {tiles} ({herds}) : {got}",
         "nobody": "personne",
         "no_herds": "aucun troupeau",
-        "winners": "Vainqueur(s) (T19) : {names}",
+        "winner": "Vainqueur (T19) : {names}",
+        "winners": "Vainqueurs (à égalité, T19) : {names}",
         "created": "Partie de Trias {id} créée ({mode}, {seats}, graine {seed}) dans {where}.",
         "board_link": "Plateau (public, en lecture seule) : {url}",
         "table_link": "Table (à garder pour vous : annuler, revanche, liens des places) : {url}",
@@ -187,7 +189,8 @@ WORDS = {
         "mass_row": "  {letter}: {tiles} ({herds}): {got}",
         "nobody": "nessuno",
         "no_herds": "nessun branco",
-        "winners": "Vincitore/i (T19): {names}",
+        "winner": "Vincitore (T19): {names}",
+        "winners": "Vincitori (a pari merito, T19): {names}",
         "created": "Partita di Trias {id} creata ({mode}, {seats}, seme {seed}) in {where}.",
         "board_link": "Plancia (pubblica, sola lettura): {url}",
         "table_link": "Tavolo (tienilo per te: annullare, rivincita, i link dei posti): {url}",
@@ -218,10 +221,13 @@ def say(lang, key: str, **params) -> str:
 def count(lang, n: int, noun: str) -> str:
     """'1 tile', '2 tiles'; in French 0 and 1 take the singular ('0 tuile', '1 tuile'); in Italian, as in
     English, only 1 does ('1 tessera', '0 tessere', '2 tessere')."""
-    lang = lang_of(lang)
-    one, many = NOUNS[lang][noun]
-    single = n in (0, 1) if lang == "fr" else n == 1
-    return f"{n} {one if single else many}"
+    one, many = NOUNS[lang_of(lang)][noun]
+    return f"{n} {one if is_one(lang, n) else many}"
+
+
+def is_one(lang, n: int) -> bool:
+    """Whether `n` takes the singular: 0 and 1 in French, 1 in English and Italian (as TB.one on the pages)."""
+    return n in (0, 1) if lang_of(lang) == "fr" else n == 1
 
 
 def phase_name(lang, phase: str) -> str:
