@@ -488,7 +488,7 @@ def test_play_never_applies_a_listed_move_to_a_position_another_screen_changed(c
     try:
         assert cli("play", game.id) == 0
         out = capsys.readouterr().out
-        assert "choose again" in out
+        assert "choisissez à nouveau" in out  # the pages' sentence, in the game's language (bank/cli/trias_refusals.py)
         assert game.refresh() is False and game.last_seq == 2 and game.state.placements == 1
     finally:
         server.close()
