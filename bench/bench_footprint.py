@@ -89,8 +89,11 @@ def memory(clients: int) -> dict:
                 time.sleep(2)
                 result[f"bank with {clients} clients, after 20 commands"] = proctree.rss_mb(server.pid)
                 result[f"bank with {clients} clients, after 20 commands, PSS"] = proctree.pss_mb(server.pid)
-                for _, label, rss, pss in proctree.processes(server.pid):
+                for pid, label, rss, pss in proctree.processes(server.pid):
                     result[f"bank with {clients} clients: {label}, RSS / PSS"] = f"{rss:.1f} / {pss:.1f}"
+                    kinds = proctree.kinds_mb(pid)  # where it is (issue 27)
+                    result[f"bank with {clients} clients: {label}, PSS by kind"] = ", ".join(
+                        f"{kind} {mb:.1f}" for kind, mb in kinds.items())
                 floor = FloorServer(folder, capture(fleet))
                 time.sleep(2)
                 result["floor idle after start"] = proctree.rss_mb(floor.proc.pid)

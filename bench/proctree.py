@@ -100,3 +100,32 @@ def machine_ticks() -> tuple[int, int]:
     values = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:8]]
     idle = values[3] + values[4]  # idle + iowait
     return sum(values) - idle, sum(values)
+
+
+def kinds_mb(pid: int) -> dict:
+    """Where one process's resident memory is (issue 27), MB of PSS by kind of mapping, from /proc/<pid>/smaps:
+    thread stacks (the 512 KB stacks `serve` sets, bank/web/serving/limits.py), the main heap, other anonymous
+    memory (malloc's thread arenas, Python's object arenas and its 16 KB frame stacks, one per thread), and
+    files (the interpreter, shared libraries: mostly shared with the other processes)."""
+    out = {"thread stacks": 0, "heap": 0, "other anonymous": 0, "files": 0}
+    kind = None
+    try:
+        lines = Path(f"/proc/{pid}/smaps").read_text().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        head = line.split(maxsplit=5)
+        if len(head) >= 5 and "-" in head[0] and ":" not in head[0]:
+            low, high = (int(x, 16) for x in head[0].split("-"))
+            name = head[5] if len(head) > 5 else ""
+            if name == "[heap]":
+                kind = "heap"
+            elif name.startswith("/"):
+                kind = "files"
+            elif not name and 500 * 1024 <= high - low <= 530 * 1024:
+                kind = "thread stacks"
+            else:
+                kind = "other anonymous"
+        elif line.startswith("Pss:") and kind:
+            out[kind] += int(line.split()[1])
+    return {k: v / 1024 for k, v in out.items()}
