@@ -162,3 +162,34 @@ def test_r_a_page_that_is_not_a_facilitator_gets_no_journal_rows_however_it_asks
         client.emit("sync", {"after": 0})
         messages = rounds_of(client)
         assert messages and all("journal" not in m for m in messages), name
+
+
+def test_r_a_page_closed_by_an_emit_in_the_middle_of_a_round_is_skipped_and_the_others_get_theirs(
+        app, web, tokens, monkeypatch):
+    """python-engineio may close a page whose pings stopped inside an emit, on the broadcaster's thread; the
+    page's on_disconnect forgets it there (issue 24: a KeyError then failed every round of a failover)."""
+    lead = web("lead")
+    lead.command(type="start_clock")
+    io = socketio_of(app)
+    phones = [io.test_client(app, auth={"team": tokens["blue"], "rounds": 1}) for _ in range(3)]
+    for phone in phones:
+        rounds_of(phone)
+    sender = app.extensions["terrabank_broadcaster"]
+    doomed = list(sender._holds)[1]  # the middle phone
+    emit, failures = sender.socketio.emit, []
+    monkeypatch.setattr(app.logger, "exception", lambda *a, **k: failures.append(a))
+
+    def closing_emit(*args, **kwargs):
+        sender.forget(doomed)  # as on_disconnect does, under the same (reentrant) lock, mid-round
+        return emit(*args, **kwargs)
+
+    monkeypatch.setattr(sender.socketio, "emit", closing_emit)
+    lead.command(type="harvest", team="blue", card="harvester-1", resource="water")
+    monkeypatch.setattr(sender.socketio, "emit", emit)
+    lead.command(type="harvest", team="blue", card="harvester-2", resource="water")
+    assert failures == []
+    assert doomed not in sender._holds
+    for phone in (phones[0], phones[2]):
+        messages = rounds_of(phone)
+        assert len(messages) == 2 and all("team" in m for m in messages)
+    assert len(rounds_of(phones[1])) == 1, "a page the bank forgot gets no patch of a picture it may not hold"
