@@ -5,7 +5,8 @@ Subject: a real `terrabank serve` (bench/harness.Server) with 200 Socket.IO clie
 and a facilitator posting harvests to /api/commands (harness.Api). For each
 command: t_ack = when its reply arrived; t_last = when the last client had every
 message it is due carrying that seq (phone: public + team, screen: public,
-console: public + journal). Figure: t_last - t_ack (and t_last - t_send).
+console: public + journal; since issue 27 these are the parts of one `round` message per page, as
+today's live.js reads them, and the floor sends the same shape). Figure: t_last - t_ack (and t_last - t_send).
 
 Floor: bench/fanout_floor.py, a bare Flask-SocketIO server on the bank's own stack
 (Gunicorn's master and guarded gthread worker, the bank's limits: issue 27; it ran on
