@@ -109,12 +109,13 @@ class Broadcaster:
             parts = self._current(sid, team) if pictures else {}
             if journal is not None:
                 parts["journal"] = {"rows": journal}
-            if sid not in self._rounds:
+            if sid not in self._rounds:  # a page loaded before issue 27: each part its own message
                 for event, message in parts.items():
                     self.socketio.emit(event, message, to=sid)
-            elif parts.get("journal") == {"rows": []}:  # nothing to say about the journal: one part less
+                return
+            if parts.get("journal") == {"rows": []}:  # nothing to say about the journal: one part less
                 parts.pop("journal")
-            if sid in self._rounds and parts:
+            if parts:
                 self.socketio.emit(ROUND, parts, to=sid)
 
     def _current(self, sid: str, team: str | None) -> dict:

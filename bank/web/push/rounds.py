@@ -68,8 +68,8 @@ class Publication:
 
 def deliver(socketio, pubs: dict, rows: list, holds: dict, teams) -> None:
     """Emit one round: `pubs` {audience: Publication} (the audiences that changed), `rows` the new
-    journal rows, `holds` {sid: {audience: version held}} before this round. A page closed by an emit (python-engineio's "client is gone", issue 24)
-    is only skipped: every lookup here tolerates a sid gone from `holds`."""
+    journal rows, `holds` {sid: {audience: version held}} before this round. A page closed by an emit
+    (python-engineio's "client is gone", issue 24) is only skipped: no lookup here needs a sid in `holds`."""
     journal = {"rows": rows} if rows else None
     _one_room(socketio, ROUND_OTHERS, [PUBLIC], None, pubs, holds)
     _one_room(socketio, ROUND_FACILITATORS, [PUBLIC], journal, pubs, holds)
