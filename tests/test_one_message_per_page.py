@@ -23,6 +23,14 @@ def rounds_of(client) -> list[dict]:
     return [m["args"][0] for m in received]
 
 
+def console_of(app, web):
+    """A banker's console as console.js opens it (it shows the journal), its connect reply read."""
+    console = socketio_of(app).test_client(app, flask_test_client=web("banker").client,
+                                           auth={"rounds": 1, "journal": True, "after": 0})
+    rounds_of(console)
+    return console
+
+
 def feed(page: Page, messages: list[dict]) -> Page:
     """What live.js does with each `round`: its parts in order, each as its own message was."""
     for message in messages:
@@ -99,9 +107,7 @@ def test_r_a_page_holding_another_version_gets_that_picture_whole_in_its_own_one
 def test_r_journal_rows_of_a_burst_reach_the_console_once_in_order_within_its_messages(app, web, tokens):
     lead = web("lead")
     lead.command(type="start_clock")
-    console = socketio_of(app).test_client(app, flask_test_client=web("banker").client,
-                                           auth={"rounds": 1, "journal": True, "after": 0})
-    rounds_of(console)
+    console = console_of(app, web)
     booked = []
     for i in range(6):
         team = ("blue", "yellow", "red")[i % 3]
@@ -133,9 +139,7 @@ def test_r_a_page_of_the_old_script_still_gets_separate_messages_beside_pages_of
 def test_r_a_sync_of_a_page_is_answered_with_one_message(app, web, tokens):
     lead = web("lead")
     lead.command(type="start_clock")
-    console = socketio_of(app).test_client(app, flask_test_client=web("banker").client,
-                                           auth={"rounds": 1, "journal": True, "after": 0})
-    rounds_of(console)
+    console = console_of(app, web)
     lead.command(type="harvest", team="blue", card="harvester-1", resource="water")
     rounds_of(console)
     console.emit("sync", {"after": 0})
