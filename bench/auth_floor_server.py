@@ -19,7 +19,7 @@ row and cookie made as the bank makes them) let harness.Api log in as it does wi
 
 `--fanout` (bench_latency's room of live pages, issue 27): the floor also does what the bank does for its
 pages, at the least cost: after the COMMIT and once the reply is written (bank/web/serving/after_reply.later,
-as the bank wakes its broadcaster), one Socket.IO message to every connected page, `round` as the bank's
+as the bank wakes its broadcaster), a thread of its own sends one Socket.IO message to every connected page, `round` as the bank's
 pages get, padded to the bank's measured bytes. Its size and how many commands one message covers (the
 bank sends at most one round per 100 ms, so a round may carry several commands) are set by
 POST /bench/fanout {"bytes": B, "per_command": r} once the bank's pages have measured them; until then one
@@ -77,37 +77,53 @@ class Signer:
 
 # Bytes of '42["round",{"pad":""}]' and the WebSocket frame's 2-4 byte head around the padding.
 ROUND_OVERHEAD = 26
+MIN_GAP = 0.1  # as bank/web/push/broadcaster.py: at most one round per 100 ms, a burst goes out as one
 
 
 class Fanout:
-    """One `round` message to every page per `1 / per_command` commands, of `bytes` on the wire."""
+    """The bank's broadcaster reduced to its sending: a thread of its own, woken once a command's reply is
+    written, sends one `round` message of `bytes` to every page, at most one per MIN_GAP (commands arriving
+    meanwhile are covered by the next), as bank/web/push/broadcaster.py does. Only the message differs: the
+    same padding for every page instead of the pictures and patches the bank builds for each room."""
 
-    def __init__(self, socketio, size: int = 400, per_command: float = 1.0):
-        self.socketio, self.lock = socketio, threading.Lock()
-        self.set(size, per_command)
+    def __init__(self, socketio, size: int = 400):
+        self.socketio, self.wake = socketio, threading.Condition()
+        self.asked = self.done = 0
+        self.last_round = 0.0
+        self.set(size)
+        threading.Thread(target=self._loop, name="fanout", daemon=True).start()
 
-    def set(self, size: int, per_command: float) -> None:
-        if not (isinstance(size, int) and size >= ROUND_OVERHEAD and 0 < per_command <= 1):
-            raise ValueError(f"bytes must be a whole number >= {ROUND_OVERHEAD} and per_command in (0, 1]")
-        with self.lock:
+    def set(self, size: int) -> None:
+        if not (isinstance(size, int) and size >= ROUND_OVERHEAD):
+            raise ValueError(f"bytes must be a whole number >= {ROUND_OVERHEAD}")
+        with self.wake:
             self.message = {"pad": "x" * (size - ROUND_OVERHEAD)}
-            self.per_command, self.owed = per_command, 0.0
 
     def after_command(self) -> None:
-        """Called once the reply is written: emits when the commands since the last message add up to one."""
-        with self.lock:
-            self.owed += self.per_command
-            due = self.owed >= 1.0 - 1e-9
-            if due:
-                self.owed -= 1.0
-            message = self.message
-        if due:
+        """Called once the reply is written (after_reply.later), as the bank's live.broadcast wakes its thread."""
+        with self.wake:
+            self.asked += 1
+            self.wake.notify()
+
+    def _loop(self) -> None:
+        while True:
+            with self.wake:
+                self.wake.wait_for(lambda: self.asked > self.done)
+            time.sleep(max(0.0, self.last_round + MIN_GAP - time.monotonic()))
+            with self.wake:
+                covered, message = self.asked, self.message
+            self.last_round = time.monotonic()
             self.socketio.emit("round", message)
+            with self.wake:
+                self.done = covered
 
 
 def make_app(db: str, row_bytes: int, fanout: bool = False):
     app = Flask(__name__)
-    socketio = SocketIO(app, async_mode="threading")
+    # As bank/web/push/extensions.py (and bench/fanout_floor.py): the same mode, origins, buffer and pings,
+    # so its pages cost it what the bank's cost the bank, and are dropped as soon for a late answer.
+    socketio = SocketIO(app, async_mode="threading", cors_allowed_origins=None, max_http_buffer_size=64 * 1024,
+                        ping_interval=10, ping_timeout=10)
     signer = Signer(secrets.token_bytes(32))
     journal, accounts = durable_journal(db), durable_journal(db)  # accounts: a connection of their own, as the bank's
     accounts.execute("CREATE TABLE IF NOT EXISTS sessions(id_hash TEXT PRIMARY KEY, username TEXT NOT NULL,"
@@ -171,10 +187,10 @@ def make_app(db: str, row_bytes: int, fanout: bool = False):
         def set_fanout():
             body = request.get_json(silent=True) or {}
             try:
-                pages.set(body.get("bytes"), float(body.get("per_command", 1.0)))
+                pages.set(body.get("bytes"))
             except (TypeError, ValueError) as exc:
                 return refusal(400, str(exc))
-            return jsonify({"bytes": body["bytes"], "per_command": pages.per_command})
+            return jsonify({"bytes": body["bytes"]})
 
     return app, socketio
 
