@@ -1,8 +1,12 @@
-"""Live updates over Socket.IO: rooms, privacy between teams, catch-up after a missed update."""
+"""Live updates over Socket.IO: rooms, privacy between teams, catch-up after a missed update.
 
+The pages connect as today's live.js (tests/live_kit.py: one `round` message per round, read part by part);
+the key tests run once more as a page loaded before issue 27 (`legacy`: separate messages).
+"""
+
+import pytest
 from delta_page import Page
-
-from bank.web.push.extensions import socketio_of
+from live_kit import live_client
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
 
@@ -11,12 +15,13 @@ def names(client) -> list:
     return [m["name"] for m in client.get_received()]
 
 
-def test_console_action_reaches_the_team_and_the_display_but_not_other_teams(app, web, tokens):
+@pytest.mark.parametrize("legacy", [False, True], ids=["rounds", "legacy"])
+def test_console_action_reaches_the_team_and_the_display_but_not_other_teams(app, web, tokens, legacy):
     lead = web("lead")
     lead.command(type="start_clock")
-    blue = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
-    red = socketio_of(app).test_client(app, auth={"team": tokens["red"]})
-    display = socketio_of(app).test_client(app, auth={"display": True})
+    blue = live_client(app, {"team": tokens["blue"]}, legacy=legacy)
+    red = live_client(app, {"team": tokens["red"]}, legacy=legacy)
+    display = live_client(app, {"display": True}, legacy=legacy)
     pages = {c: Page().feed(c.get_received()) for c in (blue, red, display)}
     lead.command(**HARVEST)
     blue_msgs = blue.get_received()
@@ -29,18 +34,18 @@ def test_console_action_reaches_the_team_and_the_display_but_not_other_teams(app
 
 
 def test_invalid_team_token_is_refused_at_connect(app):
-    client = socketio_of(app).test_client(app, auth={"team": "not-a-token"})
+    client = live_client(app, {"team": "not-a-token"})
     assert not client.is_connected()
 
 
 def test_resync_after_a_missed_update(app, web, tokens):
     lead = web("lead")
     lead.command(type="start_clock")
-    phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
+    phone = live_client(app, {"team": tokens["blue"]})
     phone.get_received()
     phone.disconnect()
     lead.command(**HARVEST)                         # the phone misses this one
-    phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
+    phone = live_client(app, {"team": tokens["blue"]})
     page = Page().feed(phone.get_received())
     phone.emit("sync", {"after": 2, "team": tokens["blue"]})
     page.feed(phone.get_received())
@@ -48,9 +53,10 @@ def test_resync_after_a_missed_update(app, web, tokens):
     assert page.picture("team")["seq"] == app.extensions["terrabank"].bank.last_seq
 
 
-def test_facilitators_receive_journal_rows(app, web):
+@pytest.mark.parametrize("legacy", [False, True], ids=["rounds", "legacy"])
+def test_facilitators_receive_journal_rows(app, web, legacy):
     lead = web("lead")
-    console = socketio_of(app).test_client(app, flask_test_client=lead.client)
+    console = live_client(app, flask_test_client=lead.client, legacy=legacy)
     console.get_received()
     lead.command(type="start_clock")
     journal = [m["args"][0] for m in console.get_received() if m["name"] == "journal"]
@@ -58,7 +64,7 @@ def test_facilitators_receive_journal_rows(app, web):
 
 
 def test_a_team_phone_gets_no_journal(app, web, tokens):
-    phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
+    phone = live_client(app, {"team": tokens["blue"]}, journal=True)  # even asking for it
     phone.get_received()
     web("lead").command(type="start_clock")
     assert "journal" not in names(phone)
