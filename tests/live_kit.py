@@ -77,8 +77,8 @@ def live_auth(auth: dict | None, console: bool, legacy: bool = False, journal: b
     """The connect auth live.js sends: `rounds: 1`, `journal: true` on a console (a page showing the
     journal: by default a page with a browser session that is neither a team phone nor a big screen),
     then the page's own auth on top (as live.js: Object.assign({rounds: 1}, journal, own))."""
-    if legacy:
-        return auth
+    if legacy or not isinstance(auth, (dict, type(None))):
+        return auth  # an old page; or odd auth no live.js sends (a tool, an attacker): as it is
     own = dict(auth or {})
     if journal is None:
         journal = console and not own.get("team") and not own.get("display")

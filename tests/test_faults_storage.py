@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from bank.web.push.extensions import socketio_of
+from live_kit import live_client
 from conftest import WebClient
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
@@ -39,9 +39,9 @@ def picture(app, lead, token) -> dict:
 
 def listeners(app, lead, tokens) -> list:
     """A console, a team phone and a big screen, connected and with their first messages read."""
-    clients = [socketio_of(app).test_client(app, flask_test_client=lead.client),
-               socketio_of(app).test_client(app, auth={"team": tokens["blue"]}),
-               socketio_of(app).test_client(app, auth={"display": True})]
+    clients = [live_client(app, flask_test_client=lead.client),
+               live_client(app, auth={"team": tokens["blue"]}),
+               live_client(app, auth={"display": True})]
     for c in clients:
         c.get_received()
     return clients

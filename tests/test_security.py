@@ -10,6 +10,7 @@ import pytest
 
 from bank.web.access import auth
 from bank.web.push.extensions import socketio_of
+from live_kit import live_client
 from bank.web.access.permissions import PERMISSIONS
 from security_kit import CALLERS, KINDS, is_sentence, prepare, refusal, services, snapshot, valid_command
 
@@ -62,7 +63,7 @@ def test_every_socket_handler_is_known_and_changes_nothing(app, web, tokens):
     before = snapshot(app)
     for who in CALLERS:
         client = _client(web, tokens, who)
-        sock = socketio_of(app).test_client(app, flask_test_client=client.client, auth={"team": tokens["blue"]} if who == "team" else {})
+        sock = live_client(app, flask_test_client=client.client, auth={"team": tokens["blue"]} if who == "team" else {})
         sock.emit("sync", {"after": 0, "team": tokens["red"]})
         assert sock.get_received(), "a sync gets the current picture back"
         sock.disconnect()

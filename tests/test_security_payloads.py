@@ -12,7 +12,7 @@ import json
 import pytest
 
 from bank.game import fields
-from bank.web.push.extensions import socketio_of
+from live_kit import live_client
 from security_kit import KINDS, prepare, refusal, services, snapshot, valid_command
 
 
@@ -165,7 +165,7 @@ def test_the_field_table_matches_what_the_pages_send():
                                   {"team": ["x"]}, {"team": {"a": 1}}, {"team": "x" * 10_000}])
 def test_sync_with_odd_data_never_raises(app, lead, data):
     before = snapshot(app)
-    sock = socketio_of(app).test_client(app, flask_test_client=lead.client)
+    sock = live_client(app, flask_test_client=lead.client)
     sock.get_received()
     sock.emit("sync", data)
     received = {packet["name"] for packet in sock.get_received()}
@@ -178,7 +178,7 @@ def test_sync_with_odd_data_never_raises(app, lead, data):
                                   "text", [1], 7, {"display": "yes"}, {"display": [1]}])
 def test_connect_with_odd_auth_never_raises(app, auth):
     before = snapshot(app)
-    sock = socketio_of(app).test_client(app, auth=auth)
+    sock = live_client(app, auth=auth)
     if isinstance(auth, dict) and "team" in auth:
         assert not sock.is_connected()  # an unusable team token is refused, so the phone says so
     else:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bank.web.push import live
-from bank.web.push.extensions import socketio_of
+from live_kit import live_client
 from conftest import CONFIG_PATH, WebClient
 from security_kit import CALLERS, cookie, refusal, replay, services, snapshot
 
@@ -28,8 +28,7 @@ HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource":
 def received(sock) -> list:
     """What the server sent this socket since the last call, also after the server closed it
     (the test client's get_received() refuses a closed socket)."""
-    messages, sock.queue[:] = list(sock.queue), []
-    return messages
+    return sock.received()  # tests/live_kit.py: a round's parts unfolded
 
 
 def names(sock) -> list:
@@ -37,7 +36,7 @@ def names(sock) -> list:
 
 
 def facilitator_socket(app, web_client):
-    sock = socketio_of(app).test_client(app, flask_test_client=web_client.client)
+    sock = live_client(app, flask_test_client=web_client.client)
     sock.get_received()
     return sock
 
@@ -206,7 +205,7 @@ def test_logout_cuts_the_facilitators_socket(web, app):
 
 def test_a_big_screen_opened_on_a_facilitators_tablet_stays_after_logout(web, app):
     lead = web("lead")
-    screen = socketio_of(app).test_client(app, flask_test_client=lead.client, auth={"display": True})
+    screen = live_client(app, flask_test_client=lead.client, auth={"display": True})
     lead.client.post("/api/logout", headers={"X-CSRF-Token": lead.csrf})
     assert screen.is_connected()
     screen.get_received()
@@ -218,18 +217,18 @@ def test_a_big_screen_opened_on_a_facilitators_tablet_stays_after_logout(web, ap
 def test_a_rotated_link_cuts_the_phones_that_used_it(web, app, tokens):
     lead = web("lead")
     lead.command(**START)
-    old_phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
-    red_phone = socketio_of(app).test_client(app, auth={"team": tokens["red"]})
+    old_phone = live_client(app, auth={"team": tokens["blue"]})
+    red_phone = live_client(app, auth={"team": tokens["red"]})
     old_phone.get_received(), red_phone.get_received()
     new = lead.client.post("/api/teams/blue/rotate", headers={"X-CSRF-Token": lead.csrf}).get_json()["token"]
     assert [m["args"][0] for m in received(old_phone) if m["name"] == "link_replaced"] == [{"reason": "rotated"}]
     assert not old_phone.is_connected() and red_phone.is_connected()
-    new_phone = socketio_of(app).test_client(app, auth={"team": new})
+    new_phone = live_client(app, auth={"team": new})
     new_phone.get_received()
     lead.command(**HARVEST)
     assert received(old_phone) == []  # blue's stock no longer reaches the old link
     assert "team" in names(new_phone) and "team" in names(red_phone)
-    assert socketio_of(app).test_client(app, auth={"team": tokens["blue"]}).is_connected() is False
+    assert live_client(app, auth={"team": tokens["blue"]}).is_connected() is False
 
 
 def test_a_session_ended_by_another_process_loses_its_socket_at_the_next_sweep(web, app, tmp_path):

@@ -14,7 +14,7 @@ import pytest
 from bank.web.field import payloads
 from bank.web.push import broadcaster as broadcaster_module
 from bank.web.push import delta
-from bank.web.push.extensions import socketio_of
+from live_kit import live_client
 from bank.web.push.live import broadcaster
 from delta_page import Page
 
@@ -78,7 +78,7 @@ def test_a_command_in_a_room_with_no_page_makes_no_picture_and_no_patch(app, lea
 
 
 def test_only_the_pictures_a_page_holds_are_made_and_it_still_gets_patches(app, lead, tokens, monkeypatch):
-    phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
+    phone = live_client(app, auth={"team": tokens["blue"]})
     page = Page().feed(phone.get_received())
     work = Work(monkeypatch)
     book(app, lead, "blue")
@@ -96,7 +96,7 @@ def test_only_the_pictures_a_page_holds_are_made_and_it_still_gets_patches(app, 
 
 
 def test_rounds_weigh_a_small_patch_without_encoding_the_whole_picture_each_time(app, lead, tokens, monkeypatch):
-    phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
+    phone = live_client(app, auth={"team": tokens["blue"]})
     page = Page().feed(phone.get_received())
     for _ in range(2):  # the first rounds after the page joined measure each whole picture once
         book(app, lead, "blue")

@@ -1,10 +1,15 @@
-"""Live updates when several consoles book at once: newest picture last, every journal entry once."""
+"""Live updates when several consoles book at once: newest picture last, every journal entry once.
+
+The pages connect as today's live.js (tests/live_kit.py: one `round` message per round, read part by part);
+the journal and the late phone's whole picture are checked once more for a page loaded before issue 27.
+"""
 
 import threading
 
+import pytest
 from delta_page import Page
 
-from bank.web.push.extensions import socketio_of
+from live_kit import live_client
 
 TEAMS = ("blue", "yellow", "red", "green")
 
@@ -30,7 +35,7 @@ def _book_together(web, per_console: int = 8) -> None:
 
 def test_phones_end_on_the_newest_stock_when_three_consoles_book_at_once(app, web, tokens):
     web("lead").command(type="start_clock")
-    phones = {team: socketio_of(app).test_client(app, auth={"team": tokens[team]}) for team in TEAMS}
+    phones = {team: live_client(app, auth={"team": tokens[team]}) for team in TEAMS}
     pages = {team: Page().feed(phone.get_received()) for team, phone in phones.items()}
     _book_together(web)
     bank = app.extensions["terrabank"].bank
@@ -44,9 +49,10 @@ def test_phones_end_on_the_newest_stock_when_three_consoles_book_at_once(app, we
         assert page.picture("team")["view"]["stock"]["water"] == bank.state.balance(f"team:{team}", "water")
 
 
-def test_the_console_gets_every_journal_entry_once_when_commands_arrive_together(app, web):
+@pytest.mark.parametrize("legacy", [False, True], ids=["rounds", "legacy"])
+def test_the_console_gets_every_journal_entry_once_when_commands_arrive_together(app, web, legacy):
     lead = web("lead")
-    console = socketio_of(app).test_client(app, flask_test_client=lead.client)
+    console = live_client(app, flask_test_client=lead.client, legacy=legacy)
     console.get_received()
     lead.command(type="start_clock")
     _book_together(web)
@@ -65,7 +71,7 @@ def test_a_harvest_reaches_the_team_phone_as_a_small_patch_carrying_the_new_stoc
 
     lead = web("lead")
     lead.command(type="start_clock")
-    phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
+    phone = live_client(app, auth={"team": tokens["blue"]})
     page = Page().feed(phone.get_received())
     whole = size({**page.picture("team"), "v": page.version("team")})
     lead.command(type="harvest", team="blue", card="harvester-1", resource="water")
@@ -77,18 +83,19 @@ def test_a_harvest_reaches_the_team_phone_as_a_small_patch_carrying_the_new_stoc
     assert page.receive("team", update)["view"]["stock"]["water"] == 6
 
 
+@pytest.mark.parametrize("legacy", [False, True], ids=["rounds", "legacy"])
 def test_a_phone_that_joined_since_the_last_round_gets_the_whole_picture_then_all_hold_one_version(
-        app, web, tokens, monkeypatch):
+        app, web, tokens, monkeypatch, legacy):
     """One base per room, not per phone: after each round every phone of the room holds the same version."""
     bank = app.extensions["terrabank"].bank
     lead = web("lead")
     lead.command(type="start_clock")
-    early = socketio_of(app).test_client(app, auth={"team": tokens["red"]})
+    early = live_client(app, auth={"team": tokens["red"]}, legacy=legacy)
     lead.command(type="harvest", team="red", card="harvester-1", resource="flora")  # a round: the room's base
     pages = {"early": Page().feed(early.get_received())}
     real_now = bank.now
     monkeypatch.setattr(bank, "now", lambda: real_now() + 5)  # the late phone joins 5 s on: "harvested 5 s ago"
-    late = socketio_of(app).test_client(app, auth={"team": tokens["red"]})
+    late = live_client(app, auth={"team": tokens["red"]}, legacy=legacy)
     pages["late"] = Page().feed(late.get_received())
     assert pages["late"].version("team") != pages["early"].version("team")
     lead.command(type="harvest", team="red", card="harvester-2", resource="flora")
@@ -105,8 +112,8 @@ def test_a_phone_that_joined_since_the_last_round_gets_the_whole_picture_then_al
 def test_a_refused_command_sends_nothing(app, web, tokens):
     lead = web("lead")
     lead.command(type="start_clock")
-    phone = socketio_of(app).test_client(app, auth={"team": tokens["blue"]})
-    display = socketio_of(app).test_client(app, auth={"display": True})
+    phone = live_client(app, auth={"team": tokens["blue"]})
+    display = live_client(app, auth={"display": True})
     phone.get_received(), display.get_received()
     reply = lead.command(type="harvest", team="blue", card="harvester-9", resource="water")
     assert reply.status_code in (400, 409)
@@ -118,7 +125,7 @@ def test_the_whole_picture_goes_when_a_patch_would_not_be_smaller(app, web, toke
 
     lead = web("lead")
     lead.command(type="start_clock")
-    display = socketio_of(app).test_client(app, auth={"display": True})
+    display = live_client(app, auth={"display": True})
     page = Page().feed(display.get_received())
     sender = app.extensions["terrabank_broadcaster"]
     with sender.lock:  # a base that shares nothing with the next picture: every key would be in the patch
