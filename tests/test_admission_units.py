@@ -16,7 +16,7 @@ from test_serving import wait_until
 
 
 def test_the_big_screen_link_is_the_leads_and_a_replaced_one_is_cut_and_refused(app, web):
-    from bank.web.push.extensions import socketio_of
+    from live_kit import live_client
 
     assert web().client.get("/api/display/link").status_code == 401
     assert web("banker").client.get("/api/display/link").status_code == 403
@@ -24,18 +24,17 @@ def test_the_big_screen_link_is_the_leads_and_a_replaced_one_is_cut_and_refused(
     link = lead.client.get("/api/display/link").get_json()
     key = link["key"]
     assert link["path"] == f"/display?key={key}" and len(key) >= 16
-    io = socketio_of(app)
-    screen = io.test_client(app, auth={"display": True, "key": key})
+    screen = live_client(app, auth={"display": True, "key": key})
     assert screen.is_connected()
-    assert not io.test_client(app, auth={"display": True, "key": "not-the-key"}).is_connected()
-    anonymous = io.test_client(app, auth={"display": True})  # without a key: still served (anonymous pool)
+    assert not live_client(app, auth={"display": True, "key": "not-the-key"}).is_connected()
+    anonymous = live_client(app, auth={"display": True})  # without a key: still served (anonymous pool)
     assert anonymous.is_connected()
     assert lead.client.post("/api/display/rotate").status_code == 403  # no CSRF token
     new = lead.client.post("/api/display/rotate", headers={"X-CSRF-Token": lead.csrf}).get_json()["key"]
     assert new != key and lead.client.get("/api/display/link").get_json()["key"] == new
     assert not screen.is_connected() and anonymous.is_connected()  # the old link's screen was cut (link_replaced)
-    assert not io.test_client(app, auth={"display": True, "key": key}).is_connected()
-    assert io.test_client(app, auth={"display": True, "key": new}).is_connected()
+    assert not live_client(app, auth={"display": True, "key": key}).is_connected()
+    assert live_client(app, auth={"display": True, "key": new}).is_connected()
 
 
 def test_a_request_is_named_by_its_secret_never_by_what_it_claims(app, web, tokens):

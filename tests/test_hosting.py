@@ -13,6 +13,7 @@ import pytest
 
 from bank.web import create_app
 from bank.web.push.extensions import socketio_of
+from live_kit import live_client
 from bank.web.push.live import broadcaster
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -142,11 +143,11 @@ def test_a_phone_of_a_hosted_game_gets_that_games_updates_only(host):
     assert socketio_of(camp_app) is not socketio_of(host)
     camp_token = camp_app.extensions["terrabank"].access.team_tokens()["blue"]
     host_token = host.extensions["terrabank"].access.team_tokens()["blue"]
-    camp_phone = socketio_of(camp_app).test_client(camp_app, auth={"team": camp_token})
-    host_phone = socketio_of(host).test_client(host, auth={"team": host_token})
+    camp_phone = live_client(camp_app, auth={"team": camp_token})
+    host_phone = live_client(host, auth={"team": host_token})
     assert camp_phone.is_connected() and host_phone.is_connected()
     # The other game's link is not a link here.
-    assert not socketio_of(camp_app).test_client(camp_app, auth={"team": host_token}).is_connected()
+    assert not live_client(camp_app, auth={"team": host_token}).is_connected()
     for app in (camp_app, host):  # each broadcaster's first round (it starts with the first page) is over
         sender = broadcaster(app)
         sender.flush(sender.ask())
