@@ -226,8 +226,9 @@ def _serve(args, config_path: str, config, db: str) -> int:
         return 0
     app.extensions["terrabank"].bank.close()  # the worker opens its own; none crosses the fork
     access.close()
-    if isinstance(storage_url.target(db, config), storage_url.PostgresTarget):
-        # Its hold is a database session of this interpreter: no new one could take it over.
+    if isinstance(storage_url.target(db, config), storage_url.PostgresTarget) or not serve_lean.can_exec():
+        # A game in PostgreSQL: its hold is a database session of this interpreter, no new one could take it
+        # over. Without /proc (macOS) the locks to keep open cannot be found. Both: the master stays as it is.
         serving.run(lambda: _app(config_path, db, TICKER=True, PHONE_BASE=base, **hosted), host, port,
                     listener=listener)
         return 0

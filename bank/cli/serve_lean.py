@@ -72,6 +72,11 @@ def exec_master(params: dict, keep: list) -> None:
     os.execve(sys.executable, [sys.executable, "-c", _BOOT, json.dumps(params), root], env)
 
 
+def can_exec() -> bool:
+    """Whether this system lets `serve` find the descriptors it must keep (Linux's /proc/self/fd)."""
+    return os.path.isdir("/proc/self/fd") and hasattr(os, "set_inheritable")
+
+
 def held_descriptors(paths: list) -> list:
     """This process's open descriptors on `paths` (the locks `serve` holds), found in /proc/self/fd."""
     wanted = {str(Path(p).resolve()) for p in paths}
