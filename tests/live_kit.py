@@ -12,13 +12,12 @@ here on the path every page uses.
 the parts of each `round` message unfolded in the order live.js reads them (public, team, journal), each
 shaped as the separate message was ({"name", "args", "namespace"}), so a test's assertions on "public",
 "team" and "journal" keep their meaning on either path. `legacy=True` connects as an old page instead.
+tests/sio_kit.Phone (a page on a real WebSocket) connects and unfolds the same way.
 Both paths are checked strictly: a page that reads rounds and is sent a separate picture or journal
 message, or an old page sent a `round`, fails the test at once.
 """
 
 from __future__ import annotations
-
-from bank.web.push.extensions import socketio_of
 
 ROUND = "round"
 PARTS = ("public", "team", "journal")  # a round's parts, in the order live.js reads them
@@ -89,6 +88,8 @@ def live_client(app, auth: dict | None = None, *, flask_test_client=None, legacy
                 journal: bool | None = None, **options) -> LiveClient:
     """A page's socket on `app`, connected as live.js does (see live_auth); `flask_test_client` carries a
     facilitator's log-in (a console); `legacy=True`: a page loaded before issue 27."""
+    from bank.web.push.extensions import socketio_of  # here: tests/sio_kit.py reads this kit on a plain socket
+
     client = socketio_of(app).test_client(
         app, auth=live_auth(auth, flask_test_client is not None, legacy, journal),
         flask_test_client=flask_test_client, **options)

@@ -8,6 +8,9 @@ with the 101, so it surfaced 10 s late, with the first ping.
 `Phone` is a team phone reduced to its Socket.IO connection: Engine.IO 4's open packet,
 Socket.IO's connect with the phone's auth, pings answered, events kept in order. Enough
 to check what a phone is sent (tests of several processes); no reconnection of its own.
+It connects as today's live.js (tests/live_kit.py: `rounds: 1`, one `round` message per round) and
+keeps each round's parts as events ("public", "team", "journal"); `legacy=True`: a page loaded before
+issue 27, sent the separate messages.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import time
 
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessage
+
+from live_kit import ROUND, live_auth, unfold
 
 ENGINE_IO = "/socket.io/?EIO=4&transport=websocket"
 
@@ -98,14 +103,20 @@ class RawWebSocket:
 
 
 class Phone(RawWebSocket):
-    """`namespace`: "/" for the bank's pages, "/trias" for a Trias board or seat."""
+    """`namespace`: "/" for the bank's pages, "/trias" for a Trias board or seat (its own messages).
+
+    `events`: (name, data) in order, a `round` message as its parts; `rounds`: the raw `round` messages."""
 
     def __init__(self, port: int, auth: dict, timeout: float = 10.0, namespace: str = "/",
-                 headers: dict | None = None, source: str | None = None, query: str = ""):
-        """`query`: "&team=<link>" or "&key=<key>", as live.js sends them (admission by secret, issue 23)."""
+                 headers: dict | None = None, source: str | None = None, query: str = "", legacy: bool = False):
+        """`query`: "&team=<link>" or "&key=<key>", as live.js sends them (admission by secret, issue 23).
+        A page with a facilitator's Cookie in `headers` connects as a console (it shows the journal)."""
         super().__init__(port, ENGINE_IO + query, timeout, headers, source)
         self.prefix = "" if namespace == "/" else f"{namespace},"
+        if namespace == "/":
+            auth = live_auth(auth, "Cookie" in (headers or {}), legacy)
         self.events: list[tuple[str, object]] = []
+        self.rounds: list[dict] = []
         try:
             self.wait(lambda: any(t.startswith("0") for t in self.texts), timeout)
             self.send_text("40" + self.prefix + json.dumps(auth))
@@ -119,7 +130,12 @@ class Phone(RawWebSocket):
             self.send_text("3")
         elif text.startswith("42" + self.prefix):
             name, *args = json.loads(text[2 + len(self.prefix):])
-            self.events.append((name, args[0] if args else None))
+            data = args[0] if args else None
+            if name == ROUND and not self.prefix:
+                self.rounds.append(data)
+                self.events += unfold(name, data)
+            else:
+                self.events.append((name, data))
 
     def wait_for(self, predicate, timeout: float = 10.0) -> bool:
         """Read until some received (event name, data) satisfies predicate(name, data)."""

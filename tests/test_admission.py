@@ -29,6 +29,7 @@ from wsproto.events import Request
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from harness import Api  # noqa: E402
+from live_kit import live_auth  # noqa: E402
 from sio_kit import ENGINE_IO, Phone  # noqa: E402
 from slow_clients import Attack, raise_own_fd_limit  # noqa: E402
 from test_serving import Production, harvest, wait_until  # noqa: E402
@@ -43,12 +44,12 @@ class Page(Phone):
         self.ws = WSConnection(ConnectionType.CLIENT)
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0))
         self.texts, self._partial, self.accepted, self.closed = [], "", False, False
-        self.prefix, self.events = "", []
+        self.prefix, self.events, self.rounds = "", [], []
         try:
             self.sock.sendall(self.ws.send(Request(host=f"127.0.0.1:{port}", target=ENGINE_IO + query)))
             if not self.wait(lambda: any(t.startswith("0") for t in self.texts), timeout):
                 raise ConnectionError("refused")
-            self.send_text("40" + json.dumps(auth))  # (a 503 instead of the 101: wait() ends at once, see read)
+            self.send_text("40" + json.dumps(live_auth(auth, False)))  # as live.js (rounds: 1); (a 503 instead of the 101: wait() ends at once, see read)
             if not self.wait(lambda: any(t.startswith("40") for t in self.texts), timeout):
                 raise ConnectionError("no connect")
         except BaseException:
