@@ -22,7 +22,7 @@ import time
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessage
 
-from live_kit import ROUND, live_auth, unfold
+from live_kit import PARTS, ROUND, live_auth, unfold
 
 ENGINE_IO = "/socket.io/?EIO=4&transport=websocket"
 
@@ -117,6 +117,8 @@ class Phone(RawWebSocket):
             auth = live_auth(auth, "Cookie" in (headers or {}), legacy)
         self.events: list[tuple[str, object]] = []
         self.rounds: list[dict] = []
+        self.separate: list[str] = []  # separate picture/journal messages sent although it reads rounds
+        self.legacy = legacy or namespace != "/"
         try:
             self.wait(lambda: any(t.startswith("0") for t in self.texts), timeout)
             self.send_text("40" + self.prefix + json.dumps(auth))
@@ -135,6 +137,8 @@ class Phone(RawWebSocket):
                 self.rounds.append(data)
                 self.events += unfold(name, data)
             else:
+                if name in PARTS and not self.legacy:
+                    self.separate.append(name)
                 self.events.append((name, data))
 
     def wait_for(self, predicate, timeout: float = 10.0) -> bool:

@@ -44,7 +44,7 @@ class Page(Phone):
         self.ws = WSConnection(ConnectionType.CLIENT)
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0))
         self.texts, self._partial, self.accepted, self.closed = [], "", False, False
-        self.prefix, self.events, self.rounds = "", [], []
+        self.prefix, self.events, self.rounds, self.separate, self.legacy = "", [], [], [], False
         try:
             self.sock.sendall(self.ws.send(Request(host=f"127.0.0.1:{port}", target=ENGINE_IO + query)))
             if not self.wait(lambda: any(t.startswith("0") for t in self.texts), timeout):

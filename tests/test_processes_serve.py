@@ -107,6 +107,8 @@ def test_a_command_booked_on_one_process_reaches_a_phone_on_the_other(cluster):
         assert status == 200, booked
         seq = booked["seq"]
         assert sees(phone, seq), phone.events[-3:]
+        # As today's live.js reads them (tests/sio_kit.Phone): one `round` message per round, nothing separate.
+        assert phone.rounds and phone.separate == []
         on_b = lead(port_b)  # the same session store: the lead's account works on both
         assert state_seq(on_b) == state_seq(on_a) == seq
         _, stock_a = on_a.request("GET", "/api/state")
