@@ -66,7 +66,7 @@ def import_rss(block: bool) -> float:
     return float(out.stdout.strip())
 
 
-def memory(clients: int) -> dict:
+def memory(clients: int, deflate: bool = False) -> dict:
     """RSS in MB of the bank (idle, with clients, after commands) and of the floor with the same clients."""
     result = {}
     with tempfile.TemporaryDirectory(prefix="terrabank-footprint-") as tmp:
@@ -80,7 +80,9 @@ def memory(clients: int) -> dict:
                 lead.command("start", type="start_clock")
                 cookie, tokens = lead_cookie_and_tokens(lead)
                 teams = list(tokens)
-                fleet = Fleet(server.url, tokens, cookie, n=clients).start()
+                # deflate: the pages offer permessage-deflate, as browsers do; each then holds a zlib
+                # compressor in the worker (issue 27: 160 KB a page, 32 MB for 200).
+                fleet = Fleet(server.url, tokens, cookie, n=clients, deflate=deflate).start()
                 fleets.append(fleet)
                 time.sleep(5)
                 result[f"bank with {clients} clients connected"] = proctree.rss_mb(server.pid)
@@ -97,7 +99,7 @@ def memory(clients: int) -> dict:
                 floor = FloorServer(folder, capture(fleet))
                 time.sleep(2)
                 result["floor idle after start"] = proctree.rss_mb(floor.proc.pid)
-                floor_fleet = Fleet(floor.url, {t: t for t in teams}, "session=floor", n=clients).start()
+                floor_fleet = Fleet(floor.url, {t: t for t in teams}, "session=floor", n=clients, deflate=deflate).start()
                 fleets.append(floor_fleet)
                 floor_api = Api(floor.url)
                 for i in range(20):
@@ -223,11 +225,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="50 clients instead of 200")
     parser.add_argument("--clients", type=int)
     parser.add_argument("--memory-only", action="store_true", help="no browser: the memory only")
+    parser.add_argument("--deflate", action="store_true",
+                        help="the clients offer permessage-deflate, as browsers do (the server then keeps a compressor a page)")
     parser.add_argument("--json", type=Path, help="also write the memory figures here (bench/pi_budget.py reads them)")
     args = parser.parse_args()
     clients = args.clients or (50 if args.quick else 200)
     imports = (import_rss(block=False), import_rss(block=True))
-    mem = memory(clients)
+    mem = memory(clients, args.deflate)
     if args.json:
         args.json.write_text(json.dumps(mem, indent=1))
     weight = None if args.memory_only else page_weight()
