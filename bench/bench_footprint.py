@@ -35,8 +35,7 @@ import zlib
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bench_fanout import FloorServer, capture, harvest, one
-from clients import Fleet, lead_cookie_and_tokens
+import bench_extra
 from harness import Api, Server, machine
 import proctree
 
@@ -69,6 +68,9 @@ def import_rss(block: bool) -> float:
 def memory(clients: int, deflate: bool = False) -> dict:
     """RSS in MB of the bank (idle, with clients, after commands) and of the floor with the same clients."""
     result = {}
+    fanout = bench_extra.load("bench_fanout")  # the bench extra (aiohttp): loaded here, so --help needs none
+    Fleet, lead_cookie_and_tokens = fanout.Fleet, fanout.lead_cookie_and_tokens
+    FloorServer, capture, harvest, one = fanout.FloorServer, fanout.capture, fanout.harvest, fanout.one
     with tempfile.TemporaryDirectory(prefix="terrabank-footprint-") as tmp:
         folder, fleets, floor = Path(tmp), [], None
         with Server(folder / "bank").prepare().start() as server:
@@ -146,7 +148,7 @@ def page_weight() -> tuple[list, list, list, dict]:
         with Server(Path(tmp) / "bank").prepare().start() as server:
             lead = Api(server.url).login()
             lead.command("start", type="start_clock")
-            _, tokens = lead_cookie_and_tokens(lead)
+            _, tokens = bench_extra.load("clients").lead_cookie_and_tokens(lead)
             token = tokens[next(iter(tokens))]
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
