@@ -19,7 +19,6 @@ This module imports only the standard library at the top: the lean master import
 from __future__ import annotations
 
 import gc
-import importlib
 import json
 import os
 import sys
@@ -37,7 +36,6 @@ ALLOCATOR = {"MALLOC_ARENA_MAX": "2"}
 _BOOT = ("# terrabank serve: Gunicorn's master (bank/cli/serve_lean.py)\n"
          "import sys; sys.path[0] = sys.argv[2]\n"
          "from bank.cli.serve_lean import main; main(sys.argv[1])")
-_PLACEHOLDER = "__terrabank_placeholder__"
 
 
 def app(config_path: str, db: str, **settings):
@@ -94,7 +92,6 @@ def main(encoded: str) -> None:
     """The lean master: Gunicorn with the worker class, and the app loaded in the worker only."""
     params = json.loads(encoded)
     _name_process(b"terrabank")
-    _without_package_init("bank.web")  # its __init__ loads Flask and the whole app
     from bank.web.serving.limits import Limits
     from bank.web.serving.master import raise_fd_limit, run_gunicorn
 
@@ -109,37 +106,11 @@ def main(encoded: str) -> None:
 
 
 def _worker_app(params: dict, limits):
-    """In the worker, after the fork: the real bank.web, and the app to serve."""
-    _with_package_init("bank.web")
+    """In the worker, after the fork: the app to serve (Flask is loaded here, not in the master)."""
     from bank.web.serving.server import prepare
 
     settings = hosting_settings(params["games"], params["config"])
     return prepare(app(params["config"], params["db"], TICKER=True, PHONE_BASE=params["base"], **settings), limits)
-
-
-def _without_package_init(name: str) -> None:
-    """Import `name`'s submodules without running `name/__init__.py`: a bare package stands in."""
-    import importlib.util
-    import types
-
-    spec = importlib.util.find_spec(name)
-    stand_in = types.ModuleType(name, f"{name} without its __init__ (bank/cli/serve_lean.py)")
-    stand_in.__path__ = list(spec.submodule_search_locations)
-    stand_in.__package__ = name
-    setattr(stand_in, _PLACEHOLDER, True)
-    sys.modules[name] = stand_in
-
-
-def _with_package_init(name: str) -> None:
-    """The real package in place of the stand-in, its submodules loaded meanwhile kept."""
-    if not getattr(sys.modules.get(name), _PLACEHOLDER, False):
-        return
-    del sys.modules[name]
-    real = importlib.import_module(name)
-    depth = name.count(".") + 1
-    for key, module in list(sys.modules.items()):
-        if key.startswith(name + ".") and key.count(".") == depth:
-            setattr(real, key.rsplit(".", 1)[1], module)
 
 
 def _name_process(name: bytes) -> None:
