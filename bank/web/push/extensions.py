@@ -2,6 +2,8 @@
 
 from flask_socketio import SocketIO
 
+from bank.web.push import deflate
+
 
 def make_socketio(app, register) -> SocketIO:
     """A Socket.IO server for `app`; `register(server)` attaches the handlers before it is bound.
@@ -11,7 +13,10 @@ def make_socketio(app, register) -> SocketIO:
     A short heartbeat so a phone that lost the Wi-Fi shows "offline" within about 20 s.
     cors_allowed_origins=None: only the page's own origin (whatever address the phones use), since
     [] would turn engineio's origin check off and let any site open a facilitator's socket.
+    permessage-deflate with a 4 KB window and a small zlib memLevel (deflate.py, issue 27: a browser's
+    page held a 290 KB compressor and decompressor in the worker at simple-websocket's defaults).
     """
+    deflate.install()
     server = SocketIO(async_mode="threading")
     register(server)
     server.init_app(app, async_mode="threading", cors_allowed_origins=None, max_http_buffer_size=64 * 1024,
