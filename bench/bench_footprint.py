@@ -24,8 +24,11 @@ is also gzip-compressed (level 6) to show what compression would save on a weak 
 from __future__ import annotations
 
 import argparse
+import base64
 import gzip
+import http.client
 import json
+import os
 import re
 import subprocess
 import sys
@@ -36,6 +39,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import bench_extra
+from bank.web.push.deflate import MEM_LEVEL, WINDOW_BITS
 from harness import Api, Server, machine
 import proctree
 
@@ -85,6 +89,8 @@ def memory(clients: int, deflate: bool = False) -> dict:
                 # deflate: the pages offer permessage-deflate, as browsers do; each then holds a zlib
                 # compressor in the worker (issue 27: 160 KB a page, 32 MB for 200).
                 fleet = Fleet(server.url, tokens, cookie, n=clients, deflate=deflate).start()
+                if deflate:
+                    result["permessage-deflate agreed (Chromium's offer)"] = agreed_deflate(server.url)
                 fleets.append(fleet)
                 time.sleep(5)
                 result[f"bank with {clients} clients connected"] = proctree.rss_mb(server.pid)
@@ -123,12 +129,27 @@ def memory(clients: int, deflate: bool = False) -> dict:
     return result
 
 
+def agreed_deflate(url: str) -> str:
+    """The Sec-WebSocket-Extensions the server answers Chromium's offer with (issue 27: the window it keeps)."""
+    host, port = urlsplit(url).hostname, urlsplit(url).port
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    try:
+        conn.request("GET", "/socket.io/?EIO=4&transport=websocket", headers={
+            "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode(),
+            "Sec-WebSocket-Extensions": "permessage-deflate; client_max_window_bits"})
+        return conn.getresponse().getheader("Sec-WebSocket-Extensions") or "none"
+    finally:
+        conn.close()
+
+
 def frames_on_the_wire(payloads: list, deflate: bool) -> list:
     """The size of each server-to-client WebSocket frame as sent: Playwright hands over the payload
     as the page reads it (inflated), so it is deflated again the way the server does it (raw
     deflate, default level, one stream for the connection: context takeover, each message ending
-    with a sync flush whose 4 trailing bytes are not sent, RFC 7692) plus the frame's header."""
-    stream = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -15) if deflate else None
+    with a sync flush whose 4 trailing bytes are not sent, RFC 7692; its window and memLevel, issue 27)
+    plus the frame's header."""
+    stream = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -WINDOW_BITS, MEM_LEVEL) if deflate else None
     sizes = []
     for payload in payloads:
         data = payload.encode() if isinstance(payload, str) else bytes(payload)
