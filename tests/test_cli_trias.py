@@ -51,7 +51,7 @@ def test_new_prints_the_id_board_and_seat_links(cli, games_dir, capsys):
     finally:
         games.close()
     assert f"/trias/g/{gid}?t={secret}" in out and len(secret) >= 16  # the table's link, printed once here
-    assert f"Seat 0 Ana: /trias/s/{seats[0]['token']}" in out and "Seat 1 Bot: computer (easy)" in out
+    assert f"1. Ana: /trias/s/{seats[0]['token']}" in out and "2. Bot: computer (easy)" in out
     assert seats[2]["name"] == "Chloé"
 
 

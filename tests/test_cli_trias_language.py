@@ -29,14 +29,14 @@ def test_new_in_a_french_game_prints_french(cli, games_dir, capsys):
     assert f"Partie de Trias {gid} créée (jouée ici, 2 places, graine 5) dans {games_dir}." in out
     assert f"Plateau (public, en lecture seule) : /trias/g/{gid}\n" in out
     assert f"Table (à garder pour vous : annuler, revanche, liens des places) : /trias/g/{gid}?t=" in out
-    assert "Place 0 Ana : /trias/s/" in out and "Place 1 Bot : ordinateur (difficile)" in out
+    assert "1. Ana : /trias/s/" in out and "2. Bot : ordinateur (difficile)" in out
     assert not ENGLISH.search(out), out
 
 
 def test_new_with_players_names_the_seats_in_the_games_language(cli, capsys):
     assert cli("new", "--players", "2", "--lang", "it") == 0
     out = capsys.readouterr().out
-    assert "Posto 0 Posto 1: /trias/s/" in out and "(giocata qui, 2 posti, seme " in out
+    assert "1. Posto 1: /trias/s/" in out and "(giocata qui, 2 posti, seme " in out
 
 
 def test_table_and_a_mirror_game_refused_to_play_speak_the_games_language(cli, games_dir, capsys):
@@ -140,5 +140,17 @@ def test_one_herd_back_to_stock_is_rendu_two_are_rendus_t14():
 
     game = SimpleNamespace(seats=[{"name": "Ana"}])
     back = {"type": "returned", "player": 0, "at": [1, 0], "reason": "swimming"}
-    assert narrate(game, [dict(back, count=1)], "fr") == "1 troupeau de Ana rendu à la réserve depuis 1,0 (à la nage)"
-    assert narrate(game, [dict(back, count=2)], "fr") == "2 troupeaux de Ana rendus à la réserve depuis 1,0 (à la nage)"
+    assert narrate(game, [dict(back, count=1)], "fr") == "1 troupeau d'Ana rendu à la réserve depuis 1,0 (à la nage)"
+    assert narrate(game, [dict(back, count=2)], "fr") == "2 troupeaux d'Ana rendus à la réserve depuis 1,0 (à la nage)"
+
+
+def test_french_elides_de_before_a_vowel_or_an_h_only_t14():
+    """'d'Ana', 'd'Hugo', but 'de Bruno'; English and Italian keep 'of' and 'di'."""
+    from bank.cli.trias_text import narrate
+
+    back = {"type": "returned", "player": 0, "at": [1, 0], "reason": "swimming", "count": 1}
+    said = {name: narrate(SimpleNamespace(seats=[{"name": name}]), [back], "fr") for name in ("Hugo", "Bruno", "Élise")}
+    assert said["Hugo"].startswith("1 troupeau d'Hugo ") and said["Élise"].startswith("1 troupeau d'Élise ")
+    assert said["Bruno"].startswith("1 troupeau de Bruno ")
+    assert " of Ana " in narrate(SimpleNamespace(seats=[{"name": "Ana"}]), [back], "en")
+    assert " di Ana " in narrate(SimpleNamespace(seats=[{"name": "Ana"}]), [back], "it")

@@ -154,7 +154,7 @@ def cmd_new(args, games: TriasGames) -> int:
               seed=game.seed, where=games.where))
     print(say(lang, "board_link", url=f"{base}/trias/g/{game.id}"))
     print(say(lang, "table_link", url=f"{base}/trias/g/{game.id}?t={game.table_secret}"))
-    for i, seat in enumerate(game.seats):
+    for i, seat in enumerate(game.seats, start=1):  # counted from 1, as the table and the pages count them
         if seat["kind"] == "computer":
             print(say(lang, "seat_computer", i=i, name=seat["name"], level=level_name(lang, seat["level"])))
         elif game.mode == "play":

@@ -19,8 +19,8 @@ TEXT = {
         "placed": "placed {herds} on {at}", "card_played": "played {card}", "card_drawn": "drew {card}",
         "drifted": "drifted {kind} {a} -> {b}", "drift_skipped": "no drift possible (T11)", "moved": "moved {a} -> {b}",
         "rescued": "rescued {pairs}", "born": "a herd was born on {at}",
-        "returned": "{herds} of {name} back to stock from {at} ({reason})",
-        "returned_n": "{herds} of {name} back to stock from {at} ({reason})", "scored": "{reason} scoring ({rule}): {got}",
+        "returned": "{herds} {of_name} back to stock from {at} ({reason})",
+        "returned_n": "{herds} {of_name} back to stock from {at} ({reason})", "scored": "{reason} scoring ({rule}): {got}",
         "nobody_scores": "nobody scores", "last_round": "the Meteorite Impact: last round (T17)",
         "turn_started": "now {name}'s turn", "turn_started_you": "now your turn",
         "game_over": "game over: {names} {win}", "win1": "wins", "win2": "win", "and": " and ",
@@ -42,8 +42,8 @@ TEXT = {
         "placed": "a posé {herds} sur {at}", "card_played": "a joué {card}", "card_drawn": "a pioché {card}",
         "drifted": "a dérivé {kind} {a} -> {b}", "drift_skipped": "aucune dérive possible (T11)",
         "moved": "a déplacé {a} -> {b}", "rescued": "a sauvé {pairs}", "born": "un troupeau est né sur {at}",
-        "returned": "{herds} de {name} rendu à la réserve depuis {at} ({reason})",
-        "returned_n": "{herds} de {name} rendus à la réserve depuis {at} ({reason})",
+        "returned": "{herds} {of_name} rendu à la réserve depuis {at} ({reason})",
+        "returned_n": "{herds} {of_name} rendus à la réserve depuis {at} ({reason})",
         "scored": "décompte {reason} ({rule}) : {got}", "nobody_scores": "personne ne marque",
         "last_round": "l'Impact de météorite : dernier tour (T17)", "turn_started": "au tour de {name}", "turn_started_v": "au tour d'{name}",
         "turn_started_you": "à vous de jouer", "game_over": "partie terminée : {names} {win}",
@@ -70,8 +70,8 @@ TEXT = {
         "card_drawn": "carta pescata: {card}", "drifted": "deriva: {kind} {a} -> {b}",
         "drift_skipped": "nessuna deriva possibile (T11)", "moved": "branco spostato {a} -> {b}",
         "rescued": "salvataggio {pairs}", "born": "è nato un branco su {at}",
-        "returned": "rientro in riserva: {herds} di {name} da {at} ({reason})",
-        "returned_n": "rientro in riserva: {herds} di {name} da {at} ({reason})",
+        "returned": "rientro in riserva: {herds} {of_name} da {at} ({reason})",
+        "returned_n": "rientro in riserva: {herds} {of_name} da {at} ({reason})",
         "scored": "conteggio {reason} ({rule}): {got}", "nobody_scores": "nessuno segna punti",
         "last_round": "Impatto del meteorite: ultimo giro (T17)", "turn_started": "tocca a {name}",
         "turn_started_v": "tocca a {name}", "turn_started_you": "tocca a te",
@@ -171,7 +171,7 @@ def narrate(game, events: list, lang="en") -> str:
             said.append(_t(lang, kind, at=_pl(e["at"])))
         elif kind == "returned":
             key = kind if is_one(lang, e["count"]) else "returned_n"  # "1 troupeau rendu", "2 troupeaux rendus"
-            said.append(_t(lang, key, herds=count(lang, e["count"], "herd"), name=names[e["player"]],
+            said.append(_t(lang, key, herds=count(lang, e["count"], "herd"), of_name=of_name(lang, names[e["player"]]),
                            at=_pl(e["at"]), reason=_reason(lang, e["reason"])))
         elif kind == "scored":
             got = ", ".join(f"{names[s]} +{p}" for s, p in enumerate(e["points"]) if p) or _t(lang, "nobody_scores")
@@ -249,3 +249,10 @@ def final_table(game, lang="en") -> list:
     winners = s.result["winners"]  # one, or several still tied after T19's tie-breaks
     lines.append(say(lang, "winner" if len(winners) == 1 else "winners", names=_t(lang, "and").join(names[i] for i in winners)))
     return lines
+
+
+def of_name(lang: str, name: str) -> str:
+    """Whose herds: "of Ana"; in French "d'Ana" before a vowel or an h, "de Bruno" otherwise; "di Ana"."""
+    if lang == "fr":
+        return f"d'{name}" if name[:1].lower() in "aâàeéèêëiîïoôuùûüyh" else f"de {name}"
+    return f"{'di' if lang == 'it' else 'of'} {name}"
