@@ -116,6 +116,12 @@ def serve(extra):
     probe = subprocess.run([TERRABANK, "serve", "--help"], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if probe.returncode == 0:
+        if os.name == "posix":
+            # Become the bank rather than wait for it: this launcher would otherwise hold 18 MB of a
+            # Raspberry Pi's memory for the whole game doing nothing (issue 27, P3). Same pid, so
+            # Ctrl+C and a service manager reach the bank directly.
+            sys.stdout.flush()
+            os.execve(TERRABANK, [TERRABANK, "serve"] + extra, env)
         return run([TERRABANK, "serve"] + extra, env=env)
     print("run.py: the web app is not there yet; showing the standings instead.", flush=True)
     if not os.path.exists(env["TERRABANK_DB"]):

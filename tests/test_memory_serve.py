@@ -98,3 +98,20 @@ def test_issue27_after_the_master_is_re_executed_a_second_server_on_the_game_is_
         assert proc.poll() is None
     finally:
         end(proc)
+
+
+def test_issue27_python3_run_py_serve_becomes_the_bank_instead_of_waiting_beside_it(tmp_path):
+    """The README's `python3 run.py serve`: the process the facilitator started is the bank itself
+    (Ctrl+C reaches it directly), not an idle launcher holding 18 MB of a Pi's memory all game long."""
+    db = _init(tmp_path)
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import run; "
+            "sys.exit(run.serve(['--host', '127.0.0.1', '--port', '0']))")  # run.py's venv set-up skipped
+    env = {"TERRABANK_DB": db, "TERRABANK_CONFIG": CONFIG}
+    proc, port = launch([sys.executable, "-c", code], tmp_path / "serve.log", timeout=60,
+                        env=env, cwd=tmp_path)
+    try:
+        assert Path(f"/proc/{proc.pid}/comm").read_text().strip() == "terrabank"
+        (worker,) = proctree.children(proc.pid)  # Gunicorn's worker, and no launcher in between
+        assert "serve_lean" in Path(f"/proc/{proc.pid}/cmdline").read_text()
+    finally:
+        end(proc)
