@@ -12,11 +12,14 @@ Fan-out (reply -> last client) is also measured for every booked command, under 
 
     .venv/bin/python bench/bench_soak.py                 # 30 minutes
     .venv/bin/python bench/bench_soak.py --minutes 2     # a quick check (also: --quick)
+    .venv/bin/python bench/bench_soak.py --minutes 10 --probe /tmp/probe   # figures from inside the worker
+                                                          # (bench/soak_probe.py says how to read them)
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -27,6 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 import bench_extra
+import soak_probe
 from harness import Api, Server, machine
 from proctree import processes, pss_mb, rss_mb, threads
 
@@ -131,8 +135,10 @@ def fanout_of(fleet, acks: list) -> list:
     return done
 
 
-def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0) -> dict:
+def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0, probe: str | None = None) -> dict:
     fleets = bench_extra.load("clients")  # before the server starts: a missing extra is said at once
+    if probe:  # the server inherits this process's environment (harness.spawn)
+        os.environ.update(soak_probe.prepare(Path(probe)))
     with tempfile.TemporaryDirectory(prefix="terrabank-soak-") as tmp:
         with Server(Path(tmp) / "bank").prepare().start() as server:
             lead = Api(server.url).login()
@@ -249,9 +255,11 @@ def main() -> None:
     parser.add_argument("--facilitators", type=int, default=3)
     parser.add_argument("--pace", type=float, default=1.0,
                         help="each facilitator waits between pace/2 and pace seconds between commands (0: flat out)")
+    parser.add_argument("--probe", metavar="DIR",
+                        help="sample the worker from inside every SOAK_PROBE_EVERY (120) s into DIR (bench/soak_probe.py)")
     args = parser.parse_args()
     minutes = 2 if args.quick else args.minutes
-    result = run(minutes, args.clients, args.facilitators, sys.stderr, args.pace)
+    result = run(minutes, args.clients, args.facilitators, sys.stderr, args.pace, args.probe)
     print(report(result, sys.argv[1:]))
 
 
