@@ -58,8 +58,23 @@ _FIND_IN_TX = (_TIP_IN_TX + ", " + ", ".join(f"j.{c.strip()}" for c in _COLUMNS.
 _APPEND_ONLY = ("journal", "snapshots", "meta", "chain")
 
 
+# json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False) builds a JSONEncoder and its C
+# encoder on every call; a command books three of these texts (its fingerprint, its row's command and events):
+# the C encoder is made once here (issue 27), with the same settings, so the text is byte for byte the same.
+# Without the circular-reference check: a cycle (never in JSON-parsed data) recurses, and then json.dumps
+# itself is asked, which raises what it always raised.
+_ENCODE = json.encoder.c_make_encoder and json.encoder.c_make_encoder(
+    None, json.JSONEncoder(ensure_ascii=False).default, json.encoder.encode_basestring, None, ":", ",",
+    True, False, True)  # markers, default, strings, indent, separators, sort_keys, skipkeys, allow_nan
+
+
 def canonical_json(value) -> str:
     """JSON with sorted keys and no spaces: the same data always gives the same text."""
+    if _ENCODE is not None:
+        try:
+            return "".join(_ENCODE(value, 0))
+        except RecursionError:
+            pass
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
