@@ -14,6 +14,7 @@ dumps a tracemalloc snapshot to DIR/tm-<pid>-<n>.snap. tracemalloc starts at the
 sees what is allocated after warm-up and still held).
 
     .venv/bin/python bench/bench_soak.py --minutes 10 --probe /tmp/probe
+    .venv/bin/python bench/soak_probe.py /tmp/probe          # one row per sample
     .venv/bin/python bench/soak_probe.py /tmp/probe 1 4      # what grew from sample 1 to sample 4
 """
 
@@ -72,6 +73,33 @@ def anonymous_mappings() -> dict:
     return {"n": n, "MB": size / 2**20}
 
 
+def pymalloc_arenas() -> dict:
+    """Python's own allocator (sys._debugmallocstats, which only prints to fd 2: borrowed for the call):
+    its 256 KB arenas now and the bytes in used blocks, free blocks and free pools, MB. Arenas held
+    by a few live blocks each are fragmentation that tracemalloc, counting live blocks, cannot see."""
+    import tempfile
+
+    wanted = {"# arenas allocated current": "arenas", "# bytes in allocated blocks": "used",
+              "# bytes in available blocks": "free blocks", "# bytes lost to pool headers": "pool headers",
+              "# bytes in free pools": "free pools"}
+    with tempfile.TemporaryFile("w+") as tmp:
+        saved = os.dup(2)
+        try:
+            os.dup2(tmp.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        tmp.seek(0)
+        out = {}
+        for line in tmp.read().splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() in wanted:
+                number = int(value.strip().replace(",", ""))
+                out[wanted[key.strip()]] = number if key.strip() == "# arenas allocated current" else number / 2**20
+    return out
+
+
 def sample(n: int, folder: Path, started: float) -> dict:
     """One line of figures; also dumps tracemalloc's snapshot."""
     import tracemalloc
@@ -82,6 +110,7 @@ def sample(n: int, folder: Path, started: float) -> dict:
     types = Counter(type(o).__qualname__ for o in gc.get_objects())
     line = {"n": n, "t": round(time.monotonic() - started, 1), "rollup": rollup(),
             "kinds": proctree.kinds_mb(os.getpid()), "anon": anonymous_mappings(), "malloc": mallinfo(),
+            "pymalloc": pymalloc_arenas(),
             "threads": len(threading.enumerate()), "blocks": sys.getallocatedblocks(),
             "objects": sum(types.values()), "types": dict(types.most_common(300))}
     if tracemalloc.is_tracing():
@@ -194,7 +223,29 @@ def compare(folder: Path, first: int, last: int, top: int = 25) -> str:
     return "\n".join(out)
 
 
+def series(folder: Path) -> str:
+    """One row per sample: the worker's PSS, anonymous memory, malloc's in use / free / free chunks, objects."""
+    out = []
+    for f in sorted(folder.glob("probe-*.jsonl")):
+        out += [f.name, "    t s   PSS MB  anon MB  heap MB  other anon MB  malloc in use / free MB  free chunks  "
+                "threads  gc objects  traced MB  pymalloc arenas / used MB"]
+        for raw in f.read_text().splitlines():
+            d = json.loads(raw)
+            if "error" in d:
+                out.append(f"  sample {d['n']}: {d['error']}")
+                continue
+            m, k = d["malloc"], d["kinds"]
+            out.append(f"  {d['t']:6.0f} {d['rollup']['Pss']:8.1f} {d['rollup']['Anonymous']:8.1f} {k['heap']:8.1f} "
+                       f"{k['other anonymous']:14.1f} {m.get('uordblks', 0):10.1f} / {m.get('fordblks', 0):5.1f} "
+                       f"{m.get('ordblks', 0):12d} {d['threads']:8d} {d['objects']:11d} {d.get('traced_MB', 0):10.2f}"
+                       f"  {d.get('pymalloc', {}).get('arenas', 0):5d} / {d.get('pymalloc', {}).get('used', 0):.1f}")
+    return "\n".join(out) or f"no probe-*.jsonl in {folder}"
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        sys.exit("usage: soak_probe.py DIR FIRST LAST   (sample numbers from DIR/probe-<pid>.jsonl)")
-    print(compare(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])))
+    if len(sys.argv) == 2:
+        print(series(Path(sys.argv[1])))
+    elif len(sys.argv) == 4:
+        print(compare(Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])))
+    else:
+        sys.exit("usage: soak_probe.py DIR [FIRST LAST]   (the series; or what grew between two sample numbers)")
