@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterator
 
 from bank.store import chain, snapshots
+from bank.store.canonical_json import canonical_json  # noqa: F401 (re-exported: its home until issue 27)
 from bank.store.journal_readers import _COLUMNS, JournalReaders, _row_dict
 from bank.store.sqlite_file import _connect, move_database, remove_database  # noqa: F401 (re-exported)
 from bank.store.storage import (StorageError, backup_hint, known_failure, private_file,  # noqa: F401 (re-exported)
@@ -56,26 +57,6 @@ _TIP_IN_TX = "SELECT (SELECT COALESCE(MAX(seq), 0) FROM journal), (SELECT hash F
 _FIND_IN_TX = (_TIP_IN_TX + ", " + ", ".join(f"j.{c.strip()}" for c in _COLUMNS.split(","))
                + " FROM (SELECT 1) LEFT JOIN journal j ON j.command_id = ?")
 _APPEND_ONLY = ("journal", "snapshots", "meta", "chain")
-
-
-# json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False) builds a JSONEncoder and its C
-# encoder on every call; a command books three of these texts (its fingerprint, its row's command and events):
-# the C encoder is made once here (issue 27), with the same settings, so the text is byte for byte the same.
-# Without the circular-reference check: a cycle (never in JSON-parsed data) recurses, and then json.dumps
-# itself is asked, which raises what it always raised.
-_ENCODE = json.encoder.c_make_encoder and json.encoder.c_make_encoder(
-    None, json.JSONEncoder(ensure_ascii=False).default, json.encoder.encode_basestring, None, ":", ",",
-    True, False, True)  # markers, default, strings, indent, separators, sort_keys, skipkeys, allow_nan
-
-
-def canonical_json(value) -> str:
-    """JSON with sorted keys and no spaces: the same data always gives the same text."""
-    if _ENCODE is not None:
-        try:
-            return "".join(_ENCODE(value, 0))
-        except RecursionError:
-            pass
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 class Journal(JournalReaders):
