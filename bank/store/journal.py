@@ -7,11 +7,11 @@ import os
 import sqlite3
 import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from bank.store import chain, snapshots
+from bank.store.sqlite_transaction import SqliteErrors, Transaction
 from bank.store.canonical_json import canonical_json  # noqa: F401 (re-exported: its home until issue 27)
 from bank.store.journal_readers import _COLUMNS, JournalReaders, _row_dict
 from bank.store.sqlite_file import _connect, move_database, remove_database  # noqa: F401 (re-exported)
@@ -75,6 +75,7 @@ class Journal(JournalReaders):
         self._readers_lock = threading.Lock()
         self._views: dict[int, sqlite3.Connection] = {}  # thread -> its read transaction (read_view)
         self._closed = False
+        self._errors = SqliteErrors(self.path)  # storage_errors(self.path), made once (issue 27)
         # (last seq, chain head) as this connection last read or wrote them, kept from one transaction to
         # the next: what committed_seq(), head() and append() answer inside a transaction without asking
         # SQLite again (issue 27). It may be stale (another process booked since): the append's seq is then
@@ -169,38 +170,14 @@ class Journal(JournalReaders):
                                f"{version}; this Terrabank reads version {SCHEMA_VERSION}: "
                                "update Terrabank.", path=str(self.path), version=version)
 
-    @contextmanager
-    def transaction(self):
-        """BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception, which is re-raised."""
-        with storage_errors(self.path):
-            self._conn.execute("BEGIN IMMEDIATE")
-        self._in_tx, self._tx_thread, self._tip_before = True, threading.get_ident(), self._tip
-        try:
-            yield self
-        except BaseException:
-            # The rows this transaction wrote are gone: so is the tip they moved (a tick before a refused
-            # command, a disk full at COMMIT); the next command links to the row really last.
-            self._in_tx, self._tip = False, self._tip_before
-            # SQLite may already have rolled back by itself (e.g. disk full).
-            if self._conn.in_transaction:
-                with storage_errors(self.path):
-                    self._conn.execute("ROLLBACK")
-            raise
-        self._in_tx = False
-        try:
-            with storage_errors(self.path):
-                self._conn.execute("COMMIT")
-        except StorageError:
-            self._tip = self._tip_before
-            # A failed COMMIT (disk full...) may leave the transaction open: end it.
-            if self._conn.in_transaction:
-                self._conn.execute("ROLLBACK")
-            raise
+    def transaction(self) -> Transaction:
+        """BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception, which is re-raised (bank/store/sqlite_transaction.py)."""
+        return Transaction(self)
 
     def _fetch(self, sql: str, params=(), *, one: bool = True):
         """Run a query on the writer connection (or this thread's read_view); one row or all, as tuples."""
         conn = self._views.get(threading.get_ident(), self._conn)
-        with storage_errors(self.path):
+        with self._errors:
             cur = conn.execute(sql, params)
             return cur.fetchone() if one else cur.fetchall()
 
@@ -240,7 +217,7 @@ class Journal(JournalReaders):
                   row.get("actor"), row["at"], canonical_json(row["command"]),
                   canonical_json(row["events"]))
         previous = self._link_before(values[0])
-        with storage_errors(self.path):
+        with self._errors:
             try:
                 cur = self._conn.execute(f"INSERT INTO journal({_COLUMNS}) VALUES "
                                          "(?, ?, ?, ?, ?, ?, ?, ?)", values)
@@ -308,14 +285,14 @@ class Journal(JournalReaders):
     def chain_problem(self) -> str | None:
         """The first row whose content no longer matches the chain, as a sentence, or None."""
         # One read transaction: a row committed between reading the chain and the rows is not a break.
-        with self.read_view(), storage_errors(self.path):
+        with self.read_view(), self._errors:
             conn = self._views.get(threading.get_ident(), self._conn)
             stored = dict(conn.execute("SELECT seq, hash FROM chain").fetchall())
             return chain.first_break(conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored)
 
     def save_checkpoint(self, timeline: float, wall: float) -> None:
         """Remember where the bank's time line is and what the system clock said (bank/services/timeline.py)."""
-        with storage_errors(self.path):
+        with self._errors:
             self._conn.execute("INSERT OR REPLACE INTO clock_checkpoint(id, timeline, wall) VALUES (1, ?, ?)",
                                (timeline, wall))
 
@@ -369,7 +346,7 @@ class Journal(JournalReaders):
             raise RuntimeError("Journal.write_snapshot must run inside journal.transaction()")
         link = self._fetch("SELECT hash FROM chain WHERE seq=?", (seq,))
         body = canonical_json(state)
-        with storage_errors(self.path):
+        with self._errors:
             self._conn.execute("INSERT INTO snapshots(seq, state) VALUES (?, ?)",
                                (seq, body if link is None else snapshots.sealed(seq, link[0], body)))
 

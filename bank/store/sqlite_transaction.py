@@ -1,0 +1,75 @@
+"""The SQLite journal's transaction and its translation of sqlite3 errors, as plain classes.
+
+A command's booking entered four generator-based context managers (`contextlib.contextmanager`: the
+transaction, and `storage_errors` around BEGIN, the rows and COMMIT), each a generator made, started and
+closed per use. These classes do the same with two method calls each (issue 27); their behaviour is that
+of the generator versions they replace in bank/store/journal.py.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+from bank.store.storage import StorageError, storage_errors
+
+
+class SqliteErrors:
+    """`storage_errors(path)` for one path, made once: an sqlite3 error leaves as a StorageError."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path):
+        self.path = path
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if kind is not None and issubclass(kind, sqlite3.Error):
+            with storage_errors(self.path):  # the one translation, on the rare path only
+                raise exc
+        return False
+
+
+class Transaction:
+    """BEGIN IMMEDIATE ... COMMIT on a Journal's writer connection; ROLLBACK on any exception, re-raised.
+
+    Keeps the journal's tip (bank/store/journal.py) true: what a ROLLBACK or a failed COMMIT undid, the
+    tip forgets."""
+
+    __slots__ = ("journal",)
+
+    def __init__(self, journal):
+        self.journal = journal
+
+    def __enter__(self):
+        journal = self.journal
+        with journal._errors:
+            journal._conn.execute("BEGIN IMMEDIATE")
+        journal._in_tx, journal._tx_thread, journal._tip_before = True, threading.get_ident(), journal._tip
+        return journal
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        journal = self.journal
+        conn = journal._conn
+        if kind is not None:
+            # The rows this transaction wrote are gone: so is the tip they moved (a tick before a refused
+            # command, a disk full at COMMIT); the next command links to the row really last.
+            journal._in_tx, journal._tip = False, journal._tip_before
+            # SQLite may already have rolled back by itself (e.g. disk full).
+            if conn.in_transaction:
+                with journal._errors:
+                    conn.execute("ROLLBACK")
+            return False
+        journal._in_tx = False
+        try:
+            with journal._errors:
+                conn.execute("COMMIT")
+        except StorageError:
+            journal._tip = journal._tip_before
+            # A failed COMMIT (disk full...) may leave the transaction open: end it.
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return False
