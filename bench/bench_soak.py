@@ -32,7 +32,7 @@ from pathlib import Path
 import bench_extra
 import soak_probe
 from harness import Api, Server, machine
-from proctree import processes, pss_mb, rss_mb, threads
+from proctree import cpu_seconds, processes, pss_mb, rss_mb, threads
 
 RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
 BUILDINGS = ["power_plant_1", "purification_centre", "greenhouse", "reserve"]
@@ -146,6 +146,7 @@ def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0,
             cookie, tokens = fleets.lead_cookie_and_tokens(lead)
             teams = list(tokens)
             idle_rss, idle_pss = rss_mb(server.pid), pss_mb(server.pid)
+            cpu_before = cpu_seconds([server.pid])
             fleet = fleets.Fleet(server.url, tokens, cookie, n=clients).start()
             stop = threading.Event()
             workers = [Facilitator(server.url, f"fac{i}", teams, stop, seed=i, pace=pace) for i in range(facilitators)]
@@ -183,6 +184,7 @@ def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0,
                     w.join(15)
             time.sleep(3)  # let the last updates arrive
             by_process = processes(server.pid)
+            cpu = cpu_seconds([server.pid]) - cpu_before  # the server's CPU for the pages and the commands
             _, public = lead.request("GET", "/api/public")
             bank_seq = public["seq"]
             lagging = fleet.lagging(bank_seq)
@@ -199,7 +201,7 @@ def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0,
             "by_process": by_process, "samples": samples, "statuses": statuses,
             "unexpected": [u for w in workers for u in w.unexpected], "crashes": [repr(w.crash) for w in workers if w.crash],
             "lagging": [(c.kind, c.team, c.last_seq()) for c in lagging], "bank_seq": bank_seq,
-            "facilitators": facilitators, "disconnects": disconnects, "regressions": regressions, "pace": pace, "reasons": reasons, "connected": connected, "alive": alive, "fanout": fanout}
+            "facilitators": facilitators, "disconnects": disconnects, "regressions": regressions, "pace": pace, "reasons": reasons, "connected": connected, "alive": alive, "fanout": fanout, "cpu": cpu}
 
 
 def report(r: dict, args: list) -> str:
@@ -231,6 +233,8 @@ def report(r: dict, args: list) -> str:
              f"{slope_text([(x[0], x[1]) for x in s])} / {slope_text([(x[0], x[1]) for x in half])} | < 1 (P3) |",
              "| per process at the end, RSS / PSS (MB) | " + "; ".join(
                  f"{label} {rss_:.1f} / {pss_:.1f}" for _, label, rss_, pss_ in r["by_process"]) + " | |",
+             f"| server CPU (master + worker) per command, pages included (ms) | {r['cpu'] * 1000 / max(1, total):.2f} "
+             "| (watch) |",
              f"| server threads first / last / max | {threads[0]} / {threads[-1]} / {max(threads)} | steady |",
              f"| fan-out reply -> last client p50 / p99 / max (ms), {len(fan)} commands | "
              f"{statistics.median(fan):.0f} / {percentile(fan, 99):.0f} / {max(fan):.0f} | p99 < 250 |", "",
