@@ -57,6 +57,8 @@ _TIP_IN_TX = "SELECT (SELECT COALESCE(MAX(seq), 0) FROM journal), (SELECT hash F
 _FIND_IN_TX = (_TIP_IN_TX + ", " + ", ".join(f"j.{c.strip()}" for c in _COLUMNS.split(","))
                + " FROM (SELECT 1) LEFT JOIN journal j ON j.command_id = ?")
 _APPEND_ONLY = ("journal", "snapshots", "meta", "chain")
+_INSERT_ROW = f"INSERT INTO journal({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT_LINK = "INSERT INTO chain(seq, hash) VALUES (?, ?)"
 
 
 class Journal(JournalReaders):
@@ -216,11 +218,11 @@ class Journal(JournalReaders):
         values = (row.get("seq"), row["command_id"], row["fingerprint"], row["type"],
                   row.get("actor"), row["at"], canonical_json(row["command"]),
                   canonical_json(row["events"]))
-        previous = self._link_before(values[0])
+        mine = self._in_my_tx()  # asked once per row (issue 27), not by each step below
+        previous = self._link_before(values[0], mine)
         with self._errors:
             try:
-                cur = self._conn.execute(f"INSERT INTO journal({_COLUMNS}) VALUES "
-                                         "(?, ?, ?, ?, ?, ?, ?, ?)", values)
+                cur = self._conn.execute(_INSERT_ROW, values)
             except sqlite3.IntegrityError as exc:
                 refusal = self._refusal(exc)
                 if refusal is None:
@@ -235,16 +237,16 @@ class Journal(JournalReaders):
             else:
                 at, row_bytes = stored
             link = chain.link(previous, seq, at, row_bytes)
-            self._conn.execute("INSERT INTO chain(seq, hash) VALUES (?, ?)", (seq, link))
-        if self._in_my_tx():
+            self._conn.execute(_INSERT_LINK, (seq, link))
+        if mine:
             self._tip = (seq, link)
         return seq
 
-    def _link_before(self, seq: int | None) -> str:
+    def _link_before(self, seq: int | None, mine: bool) -> str:
         """The chain's hash the row at `seq` (None: after the last) links to: the tip's when it is the
         row before, else the head read now (the tip unknown, or stale: another process booked since, and
         the PRIMARY KEY will refuse `seq` if that process took it)."""
-        if self._tip is not None and self._in_my_tx() and (seq is None or self._tip[0] == seq - 1):
+        if self._tip is not None and mine and (seq is None or self._tip[0] == seq - 1):
             return self._tip[1]
         return self._read_tip()[1]
 
