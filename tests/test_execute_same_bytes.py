@@ -1,8 +1,8 @@
 """Issue 27: cutting Bank.execute's CPU must not change a byte of what it writes.
 
-The same 500 mixed commands (harvests, inventories, builds, reversals, awards, track raises,
+The same 700 mixed commands (harvests, inventories, builds, reversals, awards, track raises,
 animals, refused ones among them), booked at fixed times with a seeded die, give the same
-journal export, the same chain head and the same fingerprints as the code before the cuts
+journal export, the same chain head, the same fingerprints and the same snapshot as the code before the cuts
 did: the figures below were taken from that code (commit 321af37, `book_mixed` run on a copy of
 its tree). Whatever the bank does faster, a game's journal, its chain (the head a lead wrote
 down on paper) and its ids' fingerprints stay what they were.
@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import sqlite3
 
 import pytest
 
@@ -22,10 +23,12 @@ from bank.services.export import export_journal
 
 # From the code before issue 27's CPU cuts (commit 321af37), the same book_mixed.
 BEFORE = {
-    "outcomes": "c0b06d6133a508dc7efc478db797ee16638488a60cf1f813729e2bd6bdb6a4c6",
-    "export": "747e57c6061bcb082f552f59233b3211a657023e737b73ae81d8b76d3579fc1d",
-    "head": "372:01d42dd91e3d8aebbc7debc130c5ac983df27848ab98dc524748c66493633995",
-    "fingerprints": "17f5aecb4c5000ce76a5a1ec550ec62bcd4bfd2a7bb085b52e75913dd2bb7d0c",
+    "outcomes": "eb7831508e8586446dcb500eeeeb9b2845e9ad24dcee3d4cd23104d9dc58eaf4",
+    "export": "a4b2d834cd55031e51d434cde6c056611724df1563a439eddcee89cd4fae9c62",
+    "head": "512:1c014105d4b8f9d3754e668fb4bb6f3b8be5f0b83f2594c6831129112a4891c8",
+    "fingerprints": "3129ea8f9d023b503fd0d5b11eea5fdd3b4770276b50fd6329dfb231d83ea53d",
+    "snapshots": [(500, "b55f11e1c1d6922bf5ec7f3055f369237312ff149eb30882894296000c11705e")],
+    "booked": 510,  # 190 of the 700 refused (cooldowns, stock, buildings owned, a reversal's target)
 }
 
 TEAMS = ["blue", "yellow", "red", "green"]
@@ -52,7 +55,7 @@ def mixed(i: int, last_seq) -> dict:
         {"type": "buy_animal", "team": team, "animal": "sheep"}
 
 
-def book_mixed(path, config, n: int = 500) -> dict:
+def book_mixed(path, config, n: int = 700) -> dict:
     """Book n mixed commands at fixed times with a seeded die; what a reader of the game sees of them."""
     clock = [1_700_000_000.0]
     bank = Bank.create(path, config, wall=lambda: clock[0], mono=lambda: clock[0] - 1_600_000_000.0)
@@ -63,7 +66,7 @@ def book_mixed(path, config, n: int = 500) -> dict:
         bank.execute({"id": "start", "type": "start_clock"}, now=at)
         last_seq = 1
         for i in range(n):
-            at += 7.125  # harvest cooldowns pass, and a tick falls due now and then
+            at += 7.125  # some harvest cooldowns pass, some not
             command = {"id": f"c{i}", **mixed(i, last_seq)}
             try:
                 result = bank.execute(command, now=at)
@@ -82,12 +85,17 @@ def book_mixed(path, config, n: int = 500) -> dict:
         export_journal(bank, export, "json")
     finally:
         bank.close()
+    with sqlite3.connect(path) as db:  # the sealed snapshot(s), written every SNAPSHOT_EVERY seqs
+        snapshots = db.execute("SELECT seq, state FROM snapshots ORDER BY seq").fetchall()
+    db.close()
     return {"outcomes": hashlib.sha256(json.dumps(outcomes).encode()).hexdigest(),
             "export": hashlib.sha256(export.read_bytes()).hexdigest(),
             "head": f"{seq}:{head}",
-            "fingerprints": hashlib.sha256("".join(prints).encode()).hexdigest()}
+            "fingerprints": hashlib.sha256("".join(prints).encode()).hexdigest(),
+            "snapshots": [(seq, hashlib.sha256(text.encode()).hexdigest()) for seq, text in snapshots],
+            "booked": sum(type(o) is int for o in outcomes)}
 
 
 @pytest.mark.sqlite_file("the figures were taken on SQLite; the chain is the same on both stores")
-def test_500_mixed_commands_write_the_same_journal_chain_and_fingerprints_as_before(config, bank_path):
+def test_700_mixed_commands_write_the_same_journal_chain_fingerprints_and_snapshot_as_before(config, bank_path):
     assert book_mixed(bank_path, config) == BEFORE
