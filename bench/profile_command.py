@@ -114,6 +114,7 @@ def late_parts(path: Path, commands: int) -> dict:
 
     from bank.game import engine
     from bank.services import bank as service
+    from bank.store.canonical_json import canonical_json
     from bank.game import turn
     from bank.store.journal import Journal
     from bank.services.bank import Bank
@@ -167,7 +168,7 @@ def late_parts(path: Path, commands: int) -> dict:
             # as the service encodes it (a copy with to_dict() before issue 14, the state's own data since).
             state = bank.state
             started = time.perf_counter()
-            service.canonical_json(state.plain() if hasattr(state, "plain") else state.to_dict())
+            canonical_json(state.plain() if hasattr(state, "plain") else state.to_dict())
             snapshot_once = (time.perf_counter() - started) * 1000
         finally:
             for owner, attr, real in wrapped:
@@ -244,8 +245,8 @@ def main() -> None:
     print(out.getvalue())
     total = {f"{Path(k[0]).parent.name}/{Path(k[0]).name}:{k[2]}": v[3] for k, v in stats.stats.items()}
     print(f"{requests} requests, {wall / requests * 1000:.2f} ms each under the profiler")
-    for name in ("live.py:broadcast", "service.py:execute", "service.py:_decide_tick", "turn.py:__init__",
-                 "state.py:copy", "service.py:fingerprint", "journal.py:transaction", "journal.py:append"):
+    for name in ("live.py:broadcast", "bank.py:execute", "bank_clock.py:_decide_tick", "turn.py:__init__",
+                 "state.py:copy", "rows.py:fingerprint", "sqlite_transaction.py:__exit__", "journal.py:append"):
         secs = next((v for k, v in total.items() if k.endswith(name)), 0.0)
         print(f"  {name:28} {secs / requests * 1000:6.3f} ms/request  {secs / wall * 100:5.1f} %")
 
