@@ -21,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -42,16 +43,12 @@ THREADS = 200
 
 # Runs in the child: malloc's in-use MB before the threads allocate, and while they all wait after freeing.
 CHILD = r"""
-import ctypes, json, threading
-
-class MallInfo2(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
-                                               "fsmblks", "uordblks", "fordblks", "keepcost")]
-mallinfo2 = ctypes.CDLL(None).mallinfo2
-mallinfo2.restype = MallInfo2
+import json, sys, threading
+sys.path.insert(0, %r)
+from soak_probe import mallinfo  # what the soak's probe reads inside the worker
 
 def in_use_mb():
-    return mallinfo2().uordblks / 2**20
+    return mallinfo()["uordblks"]
 
 THREADS = %d
 started, freed, leave = (threading.Barrier(THREADS + 1) for _ in range(3))
@@ -75,7 +72,7 @@ leave.wait()
 for t in threads:
     t.join()
 print(json.dumps({"before": before, "after": after}))
-""" % THREADS
+""" % (str(Path(__file__).resolve().parents[1] / "bench"), THREADS)
 
 
 def _in_use(env: dict) -> dict:
