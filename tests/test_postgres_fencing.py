@@ -289,7 +289,7 @@ def test_a_restarted_postgres_finds_the_server_holding_its_game_again(game, post
         refused = game.cli("init", "--force", check=False)
         assert refused.returncode != 0 and "already running" in refused.stderr
         count = len(burst.acknowledged)
-        assert wait_until(lambda: len(burst.acknowledged) >= count + 10, 30), burst.replies[-3:]
+        assert wait_until(lambda: len(burst.acknowledged) >= count + 10, 30), (burst.replies[-1], game.log("a")[-3000:])
     finally:
         burst.stop()
     booked = game.rows()
@@ -315,7 +315,7 @@ def test_a_server_whose_hold_another_took_books_nothing_and_says_who(game, postg
             # loaded machine); once it reconnects, its insert meets b's epoch and is refused.
             def fenced():
                 return [code(body) for _, status, body in list(burst.replies[b_started:]) if status != 200]
-            assert wait_until(lambda: "hold_taken" in fenced(), 30), fenced()[-20:]
+            assert wait_until(lambda: "hold_taken" in fenced(), 30), (fenced()[-5:], burst.replies[-1], game.log("a")[-3000:])
         finally:
             os.kill(proc_a.pid, signal.SIGCONT)
         # a's watcher wakes: the hold is gone and b has it; a says so and refuses with the sentence.
