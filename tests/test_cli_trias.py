@@ -95,8 +95,9 @@ def test_show_and_verify_a_game(cli, games_dir, capsys):
     out = capsys.readouterr().out
     assert "Set-up (T8): Place 1 places 2 herds" in out and "Deck: 36 cards (9 of deck 2)" in out
     assert "P " in out  # the map shows the pole
-    assert cli("verify", gid) == 0 and capsys.readouterr().out.startswith("ok\njournal chain head: ")
-    assert cli("show", "nosuchid") == 2 and "no Trias game 'nosuchid'" in capsys.readouterr().err
+    # "ok" first in every language; the chain head in the game's (tests/test_trias_terminal_words.py)
+    assert cli("verify", gid) == 0 and capsys.readouterr().out.startswith("ok\ntête de la chaîne du journal : ")
+    assert cli("show", "nosuchid") == 2 and "pas de partie de Trias 'nosuchid'" in capsys.readouterr().err
 
 
 def test_verify_reports_an_edited_row_with_exit_code_1(cli, games_dir, capsys):

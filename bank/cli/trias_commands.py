@@ -29,6 +29,7 @@ from trias.calculator import score_description
 
 LEVELS = trias.bots.LEVELS
 LANGS = TRIAS_LANGUAGES  # fr, en, it: the terminal game speaks the Trias pages' languages (trias_words.py)
+LANG_HELP = "language of what is printed (default: the game's; French when the game is not found)"
 SEAT_HELP = ("a seat, in turn order: NAME for a person, NAME:LEVEL for a computer opponent "
              f"(LEVEL: {', '.join(LEVELS)}); repeat for 2 to 5 seats")
 
@@ -68,6 +69,7 @@ def add_parser(sub, paths) -> None:
     q = tsub.add_parser("table", help="print a game's table link (made now for a game stored before table links)")
     q.add_argument("game", help="the game's id")
     q.add_argument("--base", help="the address the table's screen uses, e.g. http://192.168.4.1:5000")
+    q.add_argument("--lang", choices=LANGS, help=LANG_HELP)
     q.set_defaults(func=lambda args: _run(cmd_table, args, paths))
 
     q = tsub.add_parser("score", help="final scoring of a physical game from a JSON file of its land masses")
@@ -79,6 +81,7 @@ def add_parser(sub, paths) -> None:
 
     q = tsub.add_parser("verify", help="check a game's journal: chain, rows and a full replay")
     q.add_argument("game")
+    q.add_argument("--lang", choices=LANGS, help=LANG_HELP)
     q.set_defaults(func=lambda args: _run(cmd_verify, args, paths))
 
     q = tsub.add_parser("play", help="play in the terminal against computer opponents (moves read from stdin)")
@@ -135,14 +138,15 @@ def _seats(specs: list, players: int | None, lang: str) -> list:
     return seats
 
 
-def _game(games: TriasGames, game_id: str | None):
-    """The game `game_id`, or a refusal naming the latest ones. English, as `terrabank print --kind trias` says it:
-    with no game there is no game's language to speak (every sentence about a game found speaks its language)."""
+def _game(games: TriasGames, game_id: str | None, lang: str | None):
+    """The game `game_id`, or a refusal naming the latest ones in the terminal's language: --lang, else French
+    (with no game found there is no game's language to speak; every sentence about a game found speaks its own)."""
     game = games.get(game_id) if game_id else None
     if game is None:
-        known = ", ".join(g["id"] for g in games.list()[:5]) or "none yet"
-        raise CliError("unknown_game", f"there is no Trias game {str(game_id)[:40]!r} in {games.where} "
-                       f"(latest: {known})")
+        lang = lang or DEFAULT
+        known = ", ".join(g["id"] for g in games.list()[:5]) or say(lang, "none_yet")
+        raise CliError("unknown_game", say(lang, "unknown_game", id=repr(str(game_id)[:40]), where=games.where,
+                                           known=known))
     return game
 
 
@@ -178,41 +182,44 @@ def cmd_show(args, games: TriasGames) -> int:
                                                                    phase=phase_name(lang, g["phase"]))
             print(f"{g['id']}  {mode_name(lang, g['mode']):{width}}  {', '.join(s['name'] for s in g['seats'])}  ({state})")
         return 0
-    game = _game(games, args.game)
+    game = _game(games, args.game, args.lang)
     print("\n".join(describe(game, None, args.lang or game.lang)))  # the game's language, as its pages
     return 0
 
 
 def cmd_table(args, games: TriasGames) -> int:
     """The table's link (bank/services/trias_authority.py); a game stored before table links gets one now."""
-    game = _game(games, args.game)
+    game = _game(games, args.game, args.lang)
+    lang = args.lang or game.lang
     had = bool(game.table_secret)
     secret = game.make_table_secret("cli")
     base = (args.base or "").rstrip("/")
-    print(say(game.lang, "table_of", id=game.id, url=f"{base}/trias/g/{game.id}?t={secret}"))
+    print(say(lang, "table_of", id=game.id, url=f"{base}/trias/g/{game.id}?t={secret}"))
     if not had:
-        print(say(game.lang, "table_made_now"))
+        print(say(lang, "table_made_now"))
     return 0
 
 
 def cmd_score(args, games: TriasGames) -> int:
-    """Score a described physical game; the sentence of what is wrong and exit 2 for a bad file."""
-    path = Path(args.file)
+    """Score a described physical game; the sentence of what is wrong (in --lang, as the explanation) and exit 2
+    for a bad file."""
+    path, lang = Path(args.file), args.lang
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise CliError("no_file", f"cannot read {path}: {exc.strerror or exc}") from None
+        raise CliError("no_file", say(lang, "cannot_read", path=path, why=_why_unreadable(lang, exc))) from None
     except UnicodeDecodeError:
-        raise CliError("not_text", f"{path} is not a UTF-8 text file; save the description as JSON text") from None
+        raise CliError("not_text", say(lang, "not_text", path=path)) from None
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CliError("bad_json", f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
-                       f"{exc.msg.lower()})") from None
+    except json.JSONDecodeError as exc:  # json's own words ("expecting value") are English: said in English only
+        detail = f": {exc.msg.lower()}" if lang_of(lang) == "en" else ""
+        raise CliError("bad_json", say(lang, "bad_json", path=path, line=exc.lineno, column=exc.colno,
+                                       detail=detail)) from None
     except RecursionError:
-        raise CliError("bad_json", f"{path} is too deeply nested to be a description of land masses") from None
+        raise CliError("bad_json", say(lang, "too_nested", path=path)) from None
     except ValueError:  # Python refuses integers of thousands of digits
-        raise CliError("bad_json", f"{path} holds a number too long to be a count of tiles or herds") from None
+        raise CliError("bad_json", say(lang, "too_long_number", path=path)) from None
     try:
         result = score_description(data, args.lang)
     except trias.TriasError as exc:
@@ -225,16 +232,26 @@ def cmd_score(args, games: TriasGames) -> int:
     return 0
 
 
+def _why_unreadable(lang: str, exc: OSError) -> str:
+    """Why a file cannot be read, in words: the usual three in `lang`, else the system's own sentence."""
+    for kind, key in ((FileNotFoundError, "why_missing"), (IsADirectoryError, "why_folder"),
+                      (PermissionError, "why_denied")):
+        if isinstance(exc, kind):
+            return say(lang, key)
+    return exc.strerror or str(exc)
+
+
 def cmd_verify(args, games: TriasGames) -> int:
-    """"ok" and the chain head, or the problems and exit code 1."""
-    game = _game(games, args.game)
+    """"ok" and the chain head in the game's language, or the problems and exit code 1. The first line is
+    "ok" in every language, as the bank's own `verify` prints it: the token a script checks."""
+    game = _game(games, args.game, args.lang)
     problems = game.verify()
     if problems:
         for problem in problems:
             print(problem)
         return 1
     print("ok")
-    print(f"journal chain head: {game._service.head()} (entry {game.last_seq})")
+    print(say(args.lang or game.lang, "chain_head", head=game._service.head(), seq=game.last_seq))
     return 0
 
 
@@ -243,7 +260,7 @@ def cmd_verify(args, games: TriasGames) -> int:
 def cmd_play(args, games: TriasGames) -> int:
     """Play until the game is over or standard input ends (the game is kept and can be resumed)."""
     if args.game:
-        game = _game(games, args.game)
+        game = _game(games, args.game, args.lang)
     else:
         if args.seat:
             seats = _seats(args.seat, None, args.lang)

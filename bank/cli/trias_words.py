@@ -90,6 +90,19 @@ WORDS = {
         "mirror_game": "game {id} mirrors a physical table; record its moves on the board page",
         "table_of": "Table of game {id} (keep it private: undo, rematch, the seats' links): {url}",
         "table_made_now": "This game had no table link (it was stored before them): this one was made now.",
+        # what the command line says when a game is not found, `trias verify` finds it sound, or `trias score`'s
+        # file cannot be read (the description's own mistakes are trias/calculator.py's sentences)
+        "unknown_game": "there is no Trias game {id} in {where} (latest: {known}); `terrabank trias show` lists them",
+        "none_yet": "none yet",
+        "chain_head": "journal chain head: {head} (entry {seq})",
+        "cannot_read": "cannot read {path}: {why}; give the path of the JSON file that describes the land masses",
+        "why_missing": "no such file",
+        "why_folder": "it is a folder",
+        "why_denied": "permission denied",
+        "not_text": "{path} is not a UTF-8 text file; save the description as JSON text",
+        "bad_json": "{path} is not valid JSON (line {line}, column {column}{detail}); correct the file there",
+        "too_nested": "{path} is too deeply nested to be a description of land masses",
+        "too_long_number": "{path} holds a number too long to be a count of tiles or herds",
     },
     "fr": {
         "new_game": "Nouvelle partie de Trias {id} : {names}. Tapez le numéro d'un coup, u pour annuler, "
@@ -147,6 +160,18 @@ WORDS = {
         "mirror_game": "la partie {id} suit une vraie table (miroir) ; notez ses coups sur la page du plateau",
         "table_of": "Table de la partie {id} (à garder pour vous : annuler, revanche, liens des places) : {url}",
         "table_made_now": "Cette partie n'avait pas de lien de table (gardée avant eux) : celui-ci vient d'être créé.",
+        "unknown_game": "il n'y a pas de partie de Trias {id} dans {where} (dernières : {known}) ; "
+                        "`terrabank trias show` les liste",
+        "none_yet": "aucune pour l'instant",
+        "chain_head": "tête de la chaîne du journal : {head} (entrée {seq})",
+        "cannot_read": "impossible de lire {path} : {why} ; donnez le chemin du fichier JSON qui décrit les continents",
+        "why_missing": "fichier introuvable",
+        "why_folder": "c'est un dossier",
+        "why_denied": "accès refusé",
+        "not_text": "{path} n'est pas un fichier texte UTF-8 ; enregistrez la description en texte JSON",
+        "bad_json": "{path} n'est pas du JSON valide (ligne {line}, colonne {column}{detail}) ; corrigez le fichier à cet endroit",
+        "too_nested": "{path} est trop imbriqué pour décrire des continents",
+        "too_long_number": "{path} contient un nombre trop long pour compter des tuiles ou des troupeaux",
     },
     # Italian speaks to the player with "tu", as the printed player aid does ("Il tuo turno").
     "it": {
@@ -206,6 +231,18 @@ WORDS = {
         "mirror_game": "la partita {id} segue un tavolo vero (specchio); registra le sue mosse sulla pagina della plancia",
         "table_of": "Tavolo della partita {id} (tienilo per te: annullare, rivincita, i link dei posti): {url}",
         "table_made_now": "Questa partita non aveva un link del tavolo (salvata prima che esistessero): è stato creato ora.",
+        "unknown_game": "non c'è nessuna partita di Trias {id} in {where} (ultime: {known}); "
+                        "`terrabank trias show` le elenca",
+        "none_yet": "nessuna finora",
+        "chain_head": "testa della catena del registro: {head} (voce {seq})",
+        "cannot_read": "impossibile leggere {path}: {why}; indica il percorso del file JSON che descrive i continenti",
+        "why_missing": "file inesistente",
+        "why_folder": "è una cartella",
+        "why_denied": "accesso negato",
+        "not_text": "{path} non è un file di testo UTF-8; salva la descrizione come testo JSON",
+        "bad_json": "{path} non è JSON valido (riga {line}, colonna {column}{detail}); correggi il file in quel punto",
+        "too_nested": "{path} è troppo annidato per descrivere dei continenti",
+        "too_long_number": "{path} contiene un numero troppo lungo per contare tessere o branchi",
     },
 }
 
