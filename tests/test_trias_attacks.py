@@ -441,7 +441,8 @@ def test_show_verify_and_play_with_a_bad_game_id_say_there_is_no_such_game(cli, 
     for sub in ("show", "verify", "play"):
         assert cli(sub, game_id) == 2
         err = capsys.readouterr().err
-        assert "il n'y a pas de partie de Trias" in err and len(err) < 400  # French by default (test_trias_terminal_words.py)
+        # French by default (tests/test_trias_terminal_words.py)
+        assert "il n'y a pas de partie de Trias" in err and len(err) < 400
 
 
 def test_verify_and_show_of_a_damaged_game_give_a_sentence_and_code_2(cli, tmp_path, capsys):

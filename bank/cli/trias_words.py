@@ -164,12 +164,14 @@ WORDS = {
                         "`terrabank trias show` les liste",
         "none_yet": "aucune pour l'instant",
         "chain_head": "tête de la chaîne du journal : {head} (entrée {seq})",
-        "cannot_read": "impossible de lire {path} : {why} ; donnez le chemin du fichier JSON qui décrit les continents",
+        "cannot_read": "impossible de lire {path} : {why} ; donnez le chemin du fichier JSON qui décrit "
+                       "les continents",
         "why_missing": "fichier introuvable",
         "why_folder": "c'est un dossier",
         "why_denied": "accès refusé",
         "not_text": "{path} n'est pas un fichier texte UTF-8 ; enregistrez la description en texte JSON",
-        "bad_json": "{path} n'est pas du JSON valide (ligne {line}, colonne {column}{detail}) ; corrigez le fichier à cet endroit",
+        "bad_json": "{path} n'est pas du JSON valide (ligne {line}, colonne {column}{detail}) ; "
+                    "corrigez le fichier à cet endroit",
         "too_nested": "{path} est trop imbriqué pour décrire des continents",
         "too_long_number": "{path} contient un nombre trop long pour compter des tuiles ou des troupeaux",
     },
