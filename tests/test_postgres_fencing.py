@@ -227,9 +227,10 @@ def game(tmp_path, postgres_server):
 
 
 class Burst:
-    """Commands sent one after the other to a server until stopped (at most `most`, for at most 90 s)."""
+    """Commands sent one after the other to a server until stopped (at most `most`, for at most 90 s: a
+    loaded machine spends hundreds on refusals while PostgreSQL restarts, and must not run out)."""
 
-    def __init__(self, port: int, name: str, most: int = 400):
+    def __init__(self, port: int, name: str, most: int = 5000):
         self.api, self.name, self.most = Api(f"http://127.0.0.1:{port}", timeout=15).login(), name, most
         self.acknowledged: list[str] = []
         self.replies: list[tuple[str, int, dict | str]] = []

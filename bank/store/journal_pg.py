@@ -155,7 +155,7 @@ class PostgresJournal(PostgresReads):
         self._check_hold()
         if self._pool is not None:
             self._conn = self._pool.take()
-        if self._conn.broken:  # the server restarted since: start again on a new connection
+        if self._conn.closed:  # the server restarted since (or a new connection failed): start again on a new one
             self._conn.close()
             self._conn = connect(self._url)
         # No prepared statements in a transaction: a pipeline that fails (a seq booked meanwhile) leaves

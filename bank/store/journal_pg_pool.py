@@ -80,12 +80,17 @@ class ConnectionPool:
         """Take back a connection: kept if it is sound and idle, else closed (a new one opens when needed)."""
         reusable = (healthy and not conn.closed and not conn.broken
                     and conn.info.transaction_status == idle_status())
+        dropped: list = []
         with self._cond:
             if reusable and not self._closed:
                 self._idle.append(conn)
                 self._cond.notify()
                 return
-        conn.close()
+            if conn.broken:  # PostgreSQL went away (a restart): the idle ones met the same end
+                dropped, self._idle = self._idle, []
+                self._opened -= len(dropped)
+        for each in (conn, *dropped):
+            each.close()
         self._forget()
 
     def _forget(self) -> None:

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from bank.store import chain, snapshots
-from bank.store.journal_pg_connect import connect, pg_errors
+from bank.store.journal_pg_connect import connect, pg_errors, psycopg_module
 from bank.store.journal_pg_schema import GUARDS
 from bank.store.storage import StorageError
 
@@ -64,11 +64,9 @@ class PostgresReads:
         if me in self._views or self._in_tx:
             yield self
             return
-        conn, _ = self._reader()
+        conn = self._begun_reader("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         healthy = False
         try:
-            with pg_errors(self.path):
-                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             self._views[me] = conn
             try:
                 yield self
@@ -84,6 +82,26 @@ class PostgresReads:
                 except Exception:  # the connection is dropped below anyway
                     pass
             self._release(conn, healthy)
+
+    def _begun_reader(self, begin: str):
+        """A reader on which `begin` ran. A kept one that PostgreSQL dropped while it sat idle (a restart)
+        fails before anything ran: it is dropped with every other kept one, and a new one is tried, once."""
+        for attempt in (1, 2):
+            conn, kept = self._reader()
+            try:
+                with pg_errors(self.path):
+                    try:
+                        conn.execute(begin)
+                    except psycopg_module().OperationalError:
+                        if kept and attempt == 1:
+                            self._release(conn, False)
+                            continue
+                        raise
+                return conn
+            except BaseException:
+                self._release(conn, False)
+                raise
+        raise AssertionError("unreachable")  # the second attempt returns or raises
 
     def _reader(self) -> tuple:
         """(connection, taken from the idle ones?): never the writer's, whose open transaction
@@ -102,11 +120,15 @@ class PostgresReads:
             return  # the read_view's: it ends with the view
         if self._pool is not None:
             return self._pool.give(conn, healthy)
+        dropped: list = []
         with self._readers_lock:
             if healthy and not self._closed and not conn.broken and len(self._readers) < IDLE_READERS:
                 self._readers.append(conn)
                 return
-        conn.close()
+            if conn.broken:  # PostgreSQL went away: the readers kept idle met the same end
+                dropped, self._readers = self._readers, []
+        for each in (conn, *dropped):
+            each.close()
 
     def meta(self, key: str) -> str | None:
         r = self._fetch("SELECT value FROM terrabank.meta WHERE game = %s AND key = %s", (self.game_id, key))
