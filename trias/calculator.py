@@ -27,17 +27,53 @@ MAX_NAME = 40
 MAX_PER_TILE = 4  # T2: woods, the roomiest tile, holds 4 herds (T13)
 
 
-def _bad(message: str) -> BadCommand:
-    return BadCommand("bad_description", message)
+# Every refusal of a description: a stable code and its English sentence, `{}` fields filled from the
+# refusal's parameters. The pages (templates/trias/score.html, "error.<code>") and the terminal
+# (bank/cli/trias_words.py, "calc_<code>") say the same code in French and Italian from those
+# parameters; tests/test_trias_calculator_words.py walks this table for a sentence in each language.
+REFUSALS = {
+    "not_an_object": 'the description must be a JSON object with a "land_masses" list',
+    "unknown_key": "unknown key {key!r}: a description has land_masses, and optionally stock and interim",
+    "no_land_masses": "land_masses must be a non-empty list of land masses, each with a name, tiles and herds",
+    "too_many_land_masses": "{count} land masses are listed; a board of {max} tiles has at most {max} land masses "
+                            "(T2, T3)",
+    "mass_not_an_object": "{where} must be an object with a name, tiles and herds",
+    "mass_unknown_key": "{where} has an unknown key {key!r}: a land mass has name, tiles, herds and optionally main",
+    "bad_name": "{where} must be a name of 1 to {max} printable characters",
+    "bad_player_name": "each player name in {where} must be a name of 1 to {max} printable characters",
+    "name_twice": "{where} {name!r} is already the name of another land mass",
+    "bad_tiles": "{where} must be a whole number from 1 to {max}",
+    "bad_main": "{where} must be true or false",
+    "counts_not_an_object": '{where} must be an object of player names and counts, like {{"Black": 2}}',
+    "bad_count": "{where} must be a whole number from 0 to {max}",
+    "player_twice": "{where} names {player} twice",
+    "crowded": "{where} holds {herds} herds on {tiles} tiles, more than {per_tile} a tile can hold (T2, T13)",
+    "two_main": "only one land mass can be the main one (the one holding the South Pole, T5)",
+    "no_herds": 'no player has a herd anywhere: give each land mass\'s herds per player, like {{"Black": 2}}',
+    "too_many_players": "{count} players are named ({names}); Trias is for 2 to {max}",
+    "too_many_herds": "{player} has {held} herds on the land masses and in stock, more than the {max} a player owns (T7)",
+}
+
+
+class CalculatorError(BadCommand):
+    """A refused description: `code` (a key of REFUSALS) and `params` say it in any language; `message` is
+    the English sentence, as `str()` and the API's `message` have always given it."""
+
+    def __init__(self, code: str, **params):
+        super().__init__(code, REFUSALS[code].format(**params), **params)
+
+
+def _bad(code: str, **params) -> CalculatorError:
+    return CalculatorError(code, **params)
 
 
 def _whole(value, low: int, high: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
-def _name(value, where: str) -> str:
+def _name(value, where: str, code: str = "bad_name") -> str:
     if not isinstance(value, str) or not value.strip() or len(value.strip()) > MAX_NAME or not value.isprintable():
-        raise _bad(f"{where} must be a name of 1 to {MAX_NAME} printable characters")
+        raise _bad(code, where=where, max=MAX_NAME)
     return value.strip()
 
 
@@ -46,14 +82,14 @@ def _counts(value, where: str, high: int, players: list) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise _bad(f"{where} must be an object of player names and counts, like {{\"Black\": 2}}")
+        raise _bad("counts_not_an_object", where=where)
     found = {}
     for key, k in value.items():
-        player = _name(key, f"each player name in {where}")
+        player = _name(key, where, "bad_player_name")
         if not _whole(k, 0, high):
-            raise _bad(f"{where}.{player} must be a whole number from 0 to {high}")
+            raise _bad("bad_count", where=f"{where}.{player}", max=high)
         if player in found:
-            raise _bad(f"{where} names {player} twice")
+            raise _bad("player_twice", where=where, player=player)
         found[player] = k
         if player not in players:
             players.append(player)
@@ -63,52 +99,49 @@ def _counts(value, where: str, high: int, players: list) -> dict:
 def parse(data) -> dict:
     """The description checked and normalised, or a BadCommand naming the first problem in one sentence."""
     if not isinstance(data, dict):
-        raise _bad("the description must be a JSON object with a \"land_masses\" list")
+        raise _bad("not_an_object")
     unknown = sorted(set(data) - {"land_masses", "stock", "interim"})
     if unknown:
-        raise _bad(f"unknown key {unknown[0]!r}: a description has land_masses, and optionally stock and interim")
+        raise _bad("unknown_key", key=unknown[0])
     masses = data.get("land_masses")
     if not isinstance(masses, list) or not masses:
-        raise _bad("land_masses must be a non-empty list of land masses, each with a name, tiles and herds")
+        raise _bad("no_land_masses")
     if len(masses) > MAX_TILES:  # each has a tile at least; also bounds the work and the lines printed
-        raise _bad(f"{len(masses)} land masses are listed; a board of {MAX_TILES} tiles has at most {MAX_TILES} "
-                   "land masses (T2, T3)")
+        raise _bad("too_many_land_masses", count=len(masses), max=MAX_TILES)
     players, parsed, names = [], [], set()
     for i, mass in enumerate(masses):
         where = f"land_masses[{i}]"
         if not isinstance(mass, dict):
-            raise _bad(f"{where} must be an object with a name, tiles and herds")
+            raise _bad("mass_not_an_object", where=where)
         extra = sorted(set(mass) - {"name", "tiles", "main", "herds"})
         if extra:
-            raise _bad(f"{where} has an unknown key {extra[0]!r}: a land mass has name, tiles, herds and optionally main")
+            raise _bad("mass_unknown_key", where=where, key=extra[0])
         name = _name(mass.get("name", str(i + 1)), f"{where}.name")
         if name in names:
-            raise _bad(f"{where}.name {name!r} is already the name of another land mass")
+            raise _bad("name_twice", where=f"{where}.name", name=name)
         names.add(name)
         tiles = mass.get("tiles")
         if not _whole(tiles, 1, MAX_TILES):
-            raise _bad(f"{where}.tiles must be a whole number from 1 to {MAX_TILES}")
+            raise _bad("bad_tiles", where=f"{where}.tiles", max=MAX_TILES)
         main = mass.get("main", False)
         if not isinstance(main, bool):
-            raise _bad(f"{where}.main must be true or false")
+            raise _bad("bad_main", where=f"{where}.main")
         herds = _counts(mass.get("herds"), f"{where}.herds", MAX_HERDS, players)
         if sum(herds.values()) > MAX_PER_TILE * tiles:
-            raise _bad(f"{where} holds {sum(herds.values())} herds on {tiles} tiles, more than {MAX_PER_TILE} a tile "
-                       "can hold (T2, T13)")
+            raise _bad("crowded", where=where, herds=sum(herds.values()), tiles=tiles, per_tile=MAX_PER_TILE)
         parsed.append({"name": name, "tiles": tiles, "main": main, "herds": herds})
     if sum(m["main"] for m in parsed) > 1:
-        raise _bad("only one land mass can be the main one (the one holding the South Pole, T5)")
+        raise _bad("two_main")
     stock = _counts(data.get("stock"), "stock", MAX_HERDS, players)
     interim = _counts(data.get("interim"), "interim", 999, players)
     if not players:
-        raise _bad("no player has a herd anywhere: give each land mass's herds per player, like {\"Black\": 2}")
+        raise _bad("no_herds")
     if len(players) > MAX_PLAYERS:
-        raise _bad(f"{len(players)} players are named ({', '.join(players)}); Trias is for 2 to {MAX_PLAYERS}")
+        raise _bad("too_many_players", count=len(players), names=", ".join(players), max=MAX_PLAYERS)
     for player in players:
         held = sum(m["herds"].get(player, 0) for m in parsed) + stock.get(player, 0)
         if held > MAX_HERDS:
-            raise _bad(f"{player} has {held} herds on the land masses and in stock, more than the {MAX_HERDS} "
-                       "a player owns (T7)")
+            raise _bad("too_many_herds", player=player, held=held, max=MAX_HERDS)
     return {"players": players, "land_masses": parsed, "stock": stock, "interim": interim}
 
 
