@@ -25,7 +25,7 @@ from bank.store.storage_url import database_url
 from bank.services.trias_games import TriasGames, open_games
 from bank.web.i18n import DEFAULT, TRIAS_LANGUAGES, translate
 from bank.web.trias.names import with_default_names
-from trias.calculator import score_description
+from trias.calculator import CalculatorError, score_description
 
 LEVELS = trias.bots.LEVELS
 LANGS = TRIAS_LANGUAGES  # fr, en, it: the terminal game speaks the Trias pages' languages (trias_words.py)
@@ -202,7 +202,7 @@ def cmd_table(args, games: TriasGames) -> int:
 
 def cmd_score(args, games: TriasGames) -> int:
     """Score a described physical game; the sentence of what is wrong (in --lang, as the explanation) and exit 2
-    for a bad file."""
+    for a bad file or a refused description."""
     path, lang = Path(args.file), args.lang
     try:
         text = path.read_text(encoding="utf-8")
@@ -222,8 +222,8 @@ def cmd_score(args, games: TriasGames) -> int:
         raise CliError("bad_json", say(lang, "too_long_number", path=path)) from None
     try:
         result = score_description(data, args.lang)
-    except trias.TriasError as exc:
-        raise CliError(exc.code, f"{path}: {exc.message}") from None
+    except CalculatorError as exc:  # the description's own mistake, in --lang too (trias_words.CALC)
+        raise CliError(exc.code, f"{path}: {say(lang, 'calc_' + exc.code, **exc.params)}") from None
     if args.json:
         print(json.dumps({k: result[k] for k in ("points", "totals", "winners")}, ensure_ascii=False))
         return 0

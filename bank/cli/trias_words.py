@@ -7,6 +7,7 @@ trias/calculator.py (tessera, branco, continente, deriva, riserva, punti azione,
 from __future__ import annotations
 
 from bank.web.i18n import translate
+from trias.calculator import REFUSALS
 
 NOUNS = {
     "en": {"tile": ("tile", "tiles"), "herd": ("herd", "herds"), "ap": ("action point", "action points"),
@@ -91,7 +92,7 @@ WORDS = {
         "table_of": "Table of game {id} (keep it private: undo, rematch, the seats' links): {url}",
         "table_made_now": "This game had no table link (it was stored before them): this one was made now.",
         # what the command line says when a game is not found, `trias verify` finds it sound, or `trias score`'s
-        # file cannot be read (the description's own mistakes are trias/calculator.py's sentences)
+        # file cannot be read (the description's own mistakes: CALC below, calc_<code>)
         "unknown_game": "there is no Trias game {id} in {where} (latest: {known}); `terrabank trias show` lists them",
         "none_yet": "none yet",
         "chain_head": "journal chain head: {head} (entry {seq})",
@@ -247,6 +248,70 @@ WORDS = {
         "too_long_number": "{path} contiene un numero troppo lungo per contare tessere o branchi",
     },
 }
+
+# `trias score`'s refusals of a description (trias/calculator.py's REFUSALS, whose English they are): the
+# same code and parameters in French and Italian, short and saying what to write instead. The file's own
+# keys (land_masses, tiles, herds, main, stock, interim, name) stay as they must be written.
+CALC = {
+    "fr": {
+        "not_an_object": 'la description doit être un objet JSON avec une liste "land_masses", '
+                         'comme {{"land_masses": [...]}}',
+        "unknown_key": "clé inconnue « {key} » : une description a land_masses, et si besoin stock et interim",
+        "no_land_masses": "land_masses doit être une liste non vide de continents, chacun avec name, tiles et herds",
+        "too_many_land_masses": "{count} continents sont listés ; un plateau de {max} tuiles a au plus {max} "
+                                "continents (T2, T3)",
+        "mass_not_an_object": "{where} doit être un objet avec name, tiles et herds",
+        "mass_unknown_key": "{where} a une clé inconnue « {key} » : un continent a name, tiles, herds et si besoin main",
+        "bad_name": "{where} doit être un nom de 1 à {max} caractères imprimables",
+        "bad_player_name": "chaque nom de joueur dans {where} doit avoir de 1 à {max} caractères imprimables",
+        "name_twice": "{where} « {name} » est déjà le nom d'un autre continent : donnez à chacun son nom",
+        "bad_tiles": "{where} doit être un nombre entier de 1 à {max} : le nombre de tuiles du continent",
+        "bad_main": "{where} doit valoir true ou false",
+        "counts_not_an_object": '{where} doit donner un nombre par joueur, comme {{"Black": 2}}',
+        "bad_count": "{where} doit être un nombre entier de 0 à {max}",
+        "player_twice": "{where} nomme {player} deux fois : écrivez chaque joueur une seule fois",
+        "crowded": "{where} : trop de troupeaux ({herds}) pour le nombre de tuiles ({tiles}) ; une tuile porte "
+                   "au plus {per_tile} troupeaux (T2, T13)",
+        "two_main": "un seul continent peut être le principal (celui du pôle Sud, T5) : mettez main à true "
+                    "sur un seul",
+        "no_herds": "aucun joueur n'a de troupeau : donnez les troupeaux de chaque joueur sur chaque continent, "
+                    'comme {{"Black": 2}}',
+        "too_many_players": "{count} joueurs sont nommés ({names}) ; Trias se joue de 2 à {max} : gardez-en {max} "
+                            "au plus",
+        "too_many_herds": "{player} a {held} troupeaux sur les continents et en réserve, plus que les {max} qu'un "
+                          "joueur possède (T7)",
+    },
+    "it": {
+        "not_an_object": 'la descrizione deve essere un oggetto JSON con una lista "land_masses", '
+                         'come {{"land_masses": [...]}}',
+        "unknown_key": "chiave sconosciuta «{key}»: una descrizione ha land_masses e, se serve, stock e interim",
+        "no_land_masses": "land_masses deve essere una lista non vuota di continenti, ognuno con name, tiles e herds",
+        "too_many_land_masses": "{count} continenti nella lista; una plancia di {max} tessere ha al massimo {max} "
+                                "continenti (T2, T3)",
+        "mass_not_an_object": "{where} deve essere un oggetto con name, tiles e herds",
+        "mass_unknown_key": "{where} ha una chiave sconosciuta «{key}»: un continente ha name, tiles, herds e, "
+                            "se serve, main",
+        "bad_name": "{where} deve essere un nome da 1 a {max} caratteri stampabili",
+        "bad_player_name": "ogni nome di giocatore in {where} deve avere da 1 a {max} caratteri stampabili",
+        "name_twice": "{where} «{name}» è già il nome di un altro continente: dai a ognuno il suo nome",
+        "bad_tiles": "{where} deve essere un numero intero da 1 a {max}: il numero di tessere del continente",
+        "bad_main": "{where} deve essere true o false",
+        "counts_not_an_object": '{where} deve dare un numero per giocatore, come {{"Black": 2}}',
+        "bad_count": "{where} deve essere un numero intero da 0 a {max}",
+        "player_twice": "{where} nomina {player} due volte: scrivi ogni giocatore una volta sola",
+        "crowded": "{where}: troppi branchi ({herds}) per il numero di tessere ({tiles}); una tessera ospita al "
+                   "massimo {per_tile} branchi (T2, T13)",
+        "two_main": "solo un continente può essere quello del Polo Sud (T5): metti main a true su uno solo",
+        "no_herds": "nessun giocatore ha un branco: indica i branchi di ogni giocatore su ogni continente, "
+                    'come {{"Black": 2}}',
+        "too_many_players": "{count} giocatori nominati ({names}); Trias si gioca da 2 a {max}: tienine al "
+                            "massimo {max}",
+        "too_many_herds": "{player} ha {held} branchi sui continenti e in riserva, più dei {max} che ha un "
+                          "giocatore (T7)",
+    },
+}
+for _lang, _refusals in {"en": REFUSALS, **CALC}.items():
+    WORDS[_lang].update({f"calc_{code}": text for code, text in _refusals.items()})
 
 
 def lang_of(lang) -> str:
