@@ -88,6 +88,10 @@ def run_gunicorn(load_app, host: str, port: int, limits: Limits, worker: str = "
     """
     from gunicorn.app.base import BaseApplication
 
+    # Gunicorn closes the descriptor it is given: it becomes its own. Detached once, here: a SIGHUP
+    # reloads the settings (load_config again) and must name the same descriptor, not a detached -1.
+    fd = listener if listener is None or isinstance(listener, int) else listener.detach()
+
     class Bank(BaseApplication):
         def __init__(self):
             self.limits = limits
@@ -96,8 +100,7 @@ def run_gunicorn(load_app, host: str, port: int, limits: Limits, worker: str = "
         def load_config(self):
             for key, value in options(host, port, limits, worker).items():
                 self.cfg.set(key, value)
-            if listener is not None:  # Gunicorn closes the descriptor it is given: it becomes its own
-                fd = listener if isinstance(listener, int) else listener.detach()
+            if fd is not None:
                 self.cfg.set("bind", [f"fd://{fd}"])
 
         def load(self):
