@@ -318,7 +318,7 @@ def lang_of(lang) -> str:
     return lang if lang in WORDS else "en"
 
 
-def say(lang, key: str, **params) -> str:
+def say(lang, key: str, /, **params) -> str:  # positional: a refusal may carry a `key` parameter
     return WORDS[lang_of(lang)][key].format(**params)
 
 
