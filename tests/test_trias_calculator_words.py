@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 
 from bank.cli import trias_words
+from needs import needs
+from test_browser_trias_score import expect, phone, server, type_example_3  # noqa: F401 (fixtures)
 from test_cli_trias_play import cli  # noqa: F401 (the fixture: `terrabank --db ... trias`)
 from trias import calculator
 
@@ -82,7 +84,8 @@ CASES = {
         "fr": "Un seul continent porte le pôle Sud (T5) : cochez-en un seul comme principal.",
         "en": "Only one land mass holds the South Pole (T5): mark only one as the main one.",
         "it": "Solo un continente ha il Polo Sud (T5): segnane uno solo come principale.",
-        "cli-fr": "un seul continent peut être le principal (celui du pôle Sud, T5) : mettez main à true sur un seul",
+        "cli-fr": "un seul continent peut être le principal (celui du pôle Sud, T5) : mettez main à true "
+                  "sur un seul",
         "cli-it": "solo un continente può essere quello del Polo Sud (T5): metti main a true su uno solo"}),
     "crowded land mass": (crowded, "crowded", {
         "fr": "land_masses[4] : trop de troupeaux (6) pour le nombre de tuiles (1) ; une tuile porte au plus "
@@ -199,7 +202,8 @@ def raised_codes() -> set:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     found.add(arg.value)
                 elif node.func.id != "_name" and not (isinstance(arg, ast.Name) and arg.id == "code"):
-                    raise AssertionError(f"line {node.lineno}: a refusal code this test cannot read: {ast.unparse(arg)}")
+                    raise AssertionError(f"line {node.lineno}: a refusal code this test cannot read: "
+                                         f"{ast.unparse(arg)}")
         if isinstance(node, ast.FunctionDef) and node.name == "_name":
             found |= {d.value for d in node.args.defaults if isinstance(d, ast.Constant)}
     return found
@@ -237,3 +241,24 @@ def test_every_refusal_has_a_sentence_on_the_score_page_in_each_language(web, la
         assert re.findall(r"T\d+", shown) == re.findall(r"T\d+", sentence), (lang, code)
         if lang != "en":
             assert shown != english[f"error.{code}"], f"error.{code} is not translated in {lang}"
+
+
+# -- in Chromium: the page's own scripts ---------------------------------------------------------
+
+@needs("playwright", "chromium")
+def test_in_chromium_a_refusal_reaches_the_french_page_in_french_beside_its_land_mass(phone):  # noqa: F811
+    """A description the page's own checks let through but the calculator refuses (an older page, another
+    script): the real reply, shown by score.js in French, under the form and beside land mass B."""
+    type_example_3(phone)
+
+    def send_forty_tiles(route):
+        body = json.loads(route.request.post_data)
+        body["land_masses"][1]["tiles"] = 40  # T2: 36 land tiles in the box
+        route.continue_(post_data=json.dumps(body))
+
+    phone.route("**/trias/api/score", send_forty_tiles)
+    phone.click("#compute")
+    sentence = "land_masses[1].tiles : les tuiles d'un continent sont un nombre entier de 1 à 36."
+    expect(phone.locator("#form-error")).to_have_text(sentence)
+    expect(phone.locator('[data-mass-msg="1"]')).to_have_text(sentence)
+    expect(phone.locator("#result")).to_be_hidden()

@@ -51,7 +51,8 @@ REFUSALS = {
     "two_main": "only one land mass can be the main one (the one holding the South Pole, T5)",
     "no_herds": 'no player has a herd anywhere: give each land mass\'s herds per player, like {{"Black": 2}}',
     "too_many_players": "{count} players are named ({names}); Trias is for 2 to {max}",
-    "too_many_herds": "{player} has {held} herds on the land masses and in stock, more than the {max} a player owns (T7)",
+    "too_many_herds": "{player} has {held} herds on the land masses and in stock, more than the {max} a player owns "
+                      "(T7)",
 }
 
 

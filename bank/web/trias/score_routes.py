@@ -43,7 +43,9 @@ def score_page():
 @bp.post("/api/score")
 def score():
     """{land_masses: [{name, tiles, main?, herds: {player: n}}], stock?, interim?} -> the T18 table, T19 winners
-    and the arithmetic in the page's language."""
+    and the arithmetic in the page's language. A refused description: 400 with the calculator's code, its
+    parameters and its English sentence; the page says it in its own language from its "error.<code>" strings
+    (templates/trias/score.html), as the Trias board pages do with the engine's refusals."""
     if not csrf_ok():
         return error(403, "csrf_failed", "this page is out of date or came from elsewhere; reload it and try again")
     try:
