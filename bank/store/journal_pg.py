@@ -322,29 +322,14 @@ class PostgresJournal(PostgresReads):
                 return self._begin((sql, params), one)
             self._flush()  # the rows this transaction wrote, so the read sees them
             with pg_errors(self.path):
-                cur = self._conn.execute(sql, params)
-                return cur.fetchone() if one else cur.fetchall()
+                return _rows(self._conn.execute(sql, params), one)
         pinned = self._views.get(threading.get_ident())
         if pinned is not None:  # this thread's read_view: one moment for all its reads
             with pg_errors(self.path):
-                cur = pinned.execute(sql, params)
-                return cur.fetchone() if one else cur.fetchall()
-        for attempt in (1, 2):
-            conn, pooled = self._reader()
-            healthy = False
-            try:
-                with pg_errors(self.path):
-                    try:
-                        cur = conn.execute(sql, params)
-                    except psycopg_module().OperationalError:
-                        if pooled and attempt == 1:  # an idle connection the server dropped: once more, new
-                            continue
-                        raise
-                    result = cur.fetchone() if one else cur.fetchall()
-                healthy = True
-                return result
-            finally:
-                self._release(conn, healthy)
+                return _rows(pinned.execute(sql, params), one)
+        conn, result = self._on_reader(lambda c: _rows(c.execute(sql, params), one))
+        self._release(conn, True)
+        return result
 
     def committed_seq(self) -> int:
         """The last seq committed by any process, as the game's lock holder sees it.
@@ -377,6 +362,11 @@ class PostgresJournal(PostgresReads):
             reader.close()
         if self._conn is not None:  # a pooled journal holds none between transactions
             self._conn.close()
+
+
+def _rows(cur, one: bool):
+    """A query's one row (or None), or all its rows."""
+    return cur.fetchone() if one else cur.fetchall()
 
 
 def check_before_serving(url: str, name: str) -> None:

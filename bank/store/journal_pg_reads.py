@@ -64,7 +64,7 @@ class PostgresReads:
         if me in self._views or self._in_tx:
             yield self
             return
-        conn = self._begun_reader("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        conn, _ = self._on_reader(lambda c: c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"))
         healthy = False
         try:
             self._views[me] = conn
@@ -83,25 +83,23 @@ class PostgresReads:
                     pass
             self._release(conn, healthy)
 
-    def _begun_reader(self, begin: str):
-        """A reader on which `begin` ran. A kept one that PostgreSQL dropped while it sat idle (a restart)
-        fails before anything ran: it is dropped with every other kept one, and a new one is tried, once."""
-        for attempt in (1, 2):
-            conn, kept = self._reader()
-            try:
-                with pg_errors(self.path):
-                    try:
-                        conn.execute(begin)
-                    except psycopg_module().OperationalError:
-                        if kept and attempt == 1:
-                            self._release(conn, False)
-                            continue
+    def _on_reader(self, first, again: bool = True) -> tuple:
+        """(a reader, what `first(reader)` returned). A kept reader that PostgreSQL dropped while it sat idle
+        (a restart) fails before anything ran: it goes, with every other kept one (`_release`), and `first`
+        runs once more on a new one. Give the reader back with `_release(conn, True)`."""
+        conn, kept = self._reader()
+        try:
+            with pg_errors(self.path):
+                try:
+                    return conn, first(conn)
+                except psycopg_module().OperationalError:
+                    if not (kept and again):
                         raise
-                return conn
-            except BaseException:
-                self._release(conn, False)
-                raise
-        raise AssertionError("unreachable")  # the second attempt returns or raises
+        except BaseException:
+            self._release(conn, False)
+            raise
+        self._release(conn, False)
+        return self._on_reader(first, again=False)
 
     def _reader(self) -> tuple:
         """(connection, taken from the idle ones?): never the writer's, whose open transaction
