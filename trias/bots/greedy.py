@@ -57,22 +57,31 @@ def _phase_one(state: State, rng, unseen, deadline: float | None = None) -> dict
 
 
 def phase_one_choice(state: State, unseen, deadline: float | None = None) -> tuple:
-    """(command, {landscape: (value, drift)}): the phase-1 choice and the best drift of each kind
-    (of the drifts judged before `deadline`: in the listing's order, so that a game replays the
-    same when no time runs out; a seeded game's computer moves stay the same)."""
+    """(command, {landscape: (value, drift)}): the phase-1 choice and the best drift of each kind.
+
+    The drifts the hand card allows (T9, T11) are judged first, so that the answer is legal
+    whenever time runs out, however soon (issue 32: on a short budget greedy played a mountain
+    tile with a steppe card, the move was refused and the computer seat froze the table). The
+    other landscapes' drifts are judged next, only to price a draw. Within each group the listing's
+    order is kept, so that a game replays the same when no time runs out (a seeded game's computer
+    moves stay the same: every drift is then judged, and ties go to the first listed as before).
+    """
     seat = state.current
-    best = {}  # landscape -> (value, (tile, place))
-    for tile, place in drift_pairs(state, seat, None):
-        if best and _late(deadline):
+    allowed = drift_pairs(state, seat, state.hands[seat])  # T9, T11: what the hand card may drift
+    best = {}  # landscape -> (value, (tile, place)), of every drift judged
+    for tile, place in _allowed_first(allowed, drift_pairs(state, seat, None)):
+        if best and _late(deadline):  # the first judged is one the card allows
             break
         kind = state.tiles[tile]
         _, after = advance(state, {"type": "play", "tile": tile, "to": place})
         value = evaluate(after, seat)
         if kind not in best or value > best[kind][0]:
             best[kind] = (value, (tile, place))
-    if not best:
+    if not best:  # T11 Decision: no drift at all; the card is played without one
         return {"type": "play"}, best
     overall = max(best.values())
+    # With drifts of its own landscape the card must take one of them, all judged before any other
+    # kind; with none, T11 lets it take any, and every drift judged is allowed.
     hand = best.get(state.hands[seat], overall)
     pool = Counter(unseen or [])
     total = sum(pool.values())
@@ -83,3 +92,9 @@ def phase_one_choice(state: State, unseen, deadline: float | None = None) -> tup
             return {"type": "draw"}, best
     tile, place = hand[1]
     return {"type": "play", "tile": _pl(tile), "to": _pl(place)}, best
+
+
+def _allowed_first(allowed: list, every: list) -> list:
+    """The drifts the card allows, then every other drift, each group in the listing's order."""
+    legal = set(allowed)
+    return list(allowed) + [pair for pair in every if pair not in legal]
