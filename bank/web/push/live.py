@@ -18,6 +18,7 @@ from flask_socketio import join_room
 
 from bank.web.serving import after_reply
 from bank.web.access.auth import current_login
+from bank.web.push.auth_text import refuse_unreadable
 from bank.web.push.broadcaster import Broadcaster
 from bank.web.push.rounds import rooms_of
 from bank.web.push.extensions import socketio_of
@@ -117,6 +118,7 @@ def on_connect(auth=None):
     A team token that is not valid is refused, so an old QR code says so at once.
     """
     auth = auth if isinstance(auth, dict) else {}
+    refuse_unreadable(auth)  # a lone surrogate: refused with its reason, not a UnicodeEncodeError (issue 34)
     if auth.get("display") and auth.get("key") and not display_key_ok(str(auth["key"])):
         return False  # a replaced big-screen link: refused, as an old team link (without a key: anonymous)
     app = current_app._get_current_object()

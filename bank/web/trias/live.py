@@ -20,6 +20,7 @@ from __future__ import annotations
 from flask import current_app, request
 from flask_socketio import emit, join_room
 
+from bank.web.push.auth_text import refuse_unreadable, unreadable_key
 from bank.web.push.extensions import socketio_of
 from bank.web.trias.payloads import snapshot
 
@@ -93,6 +94,7 @@ def _whose(auth) -> tuple:
 
 def on_connect(auth=None):
     """A board or a phone opens its socket; a wrong link is refused so the page says so at once."""
+    refuse_unreadable(auth)  # a lone surrogate in the seat or game: refused with its reason (issue 34)
     game, seat = _whose(auth)
     if game is None:
         return False
@@ -103,6 +105,8 @@ def on_connect(auth=None):
 
 def on_sync(data=None):
     """A page back on the network sends the last row it saw; it alone gets the picture and what it missed."""
+    if unreadable_key(data):
+        return  # text no link can match (a lone surrogate): nothing to send
     game, seat = _whose(data)
     if game is None:
         return
