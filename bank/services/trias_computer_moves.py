@@ -5,15 +5,24 @@ the search is slow (up to a second at level hard), so it must never hold the gam
 screens and phones need, and a move chosen for a position that has moved on (an undo, another
 process) must be dropped, not applied. Its command id names the position it answers
 (trias_authority.COMPUTER_ID_PREFIX), so two threads racing for one position apply one move.
+
+A computer seat never stops the table (issue 32): a bot that raises, or proposes a move the
+rules refuse, is a bug, but the people at the table must not pay for it. The seat then plays a
+legal fallback, marked `"fallback": true` in its journal row so that every screen can say so
+(the row's command is what the pages announce), and the bug is logged once, in one line.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 
 import trias
 from bank.services.journal_service import Result
+from trias.bots.randombot import random_action
 from trias.errors import BadCommand, IllegalMove
+
+LOG = logging.getLogger("terrabank.trias")
 
 
 class ComputerMoves:
@@ -40,10 +49,18 @@ class ComputerMoves:
             seat = self.computer_to_play()
             if seat is None:
                 raise IllegalMove("not_computer_turn", "no computer opponent is to play now")
-            seq, level = self.last_seq, self.seats[seat]["level"]
-            view = trias.view(self.state, seat)
+            seq, level, state = self.last_seq, self.seats[seat]["level"], self.state
+            view = trias.view(state, seat)
         rng = random.Random(f"{self.seed}:{seq}")
-        return seat, seq, trias.bots.choose(view, level, budget or trias.bots.DEFAULT_BUDGET.get(level), rng)
+        try:
+            command = trias.bots.choose(view, level, budget or trias.bots.DEFAULT_BUDGET.get(level), rng)
+            wrong = None if trias.is_legal(state, command) else f"proposed {command}, which the rules refuse"
+        except Exception as exc:  # noqa: BLE001 (any bug of a bot: the table goes on, see the module's doc)
+            wrong = f"failed ({type(exc).__name__}: {exc})"
+        if wrong is not None:
+            command = fallback_move(state, rng)
+            LOG.error("trias %s: computer seat %s (%s) %s; it plays %s instead", self.id, seat, level, wrong, command)
+        return seat, seq, command
 
     def play_computer(self, budget: dict | None = None) -> Result | None:
         """Choose and apply one computer move; None if no computer is to play (or the position moved on).
@@ -64,3 +81,15 @@ class ComputerMoves:
             if exc.code == "stale":  # an undo or another process moved the game meanwhile
                 return None
             raise
+
+
+def fallback_move(state, rng) -> dict:
+    """A legal move for the seat to play when its bot failed: a random legal one (the rules' own
+    listing if even that were refused), marked so the screens can say it was not the bot's choice.
+
+    It reads only what the seat may know: its own hand card, and the deck's size (T9).
+    """
+    command = random_action(state, rng)
+    if not trias.is_legal(state, command):
+        command = trias.legal_actions(state)[0]
+    return {**command, "fallback": True}

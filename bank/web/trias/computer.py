@@ -29,6 +29,7 @@ class Computer:
         self.lock = threading.Lock()
         self.wake = threading.Event()
         self.started = False
+        self.refused: set = set()    # (game id, seq) whose computer move was refused, said once
 
     def poke(self, game_id: str) -> None:
         """A game changed (a human moved, a game was made): its computer seats start their clock."""
@@ -66,10 +67,15 @@ class Computer:
             self.app.logger.exception("trias %s: the computer's move could not be written; retrying", gid)
             self.poke(gid)
             return 0
-        except TriasError:  # a bot proposing an illegal move is a bug: stop that game's bot, keep the others
-            self.app.logger.exception("trias %s: computer seat %s proposed an illegal move", gid, seat)
-            with self.lock:
-                self.changed.pop(gid, None)
+        except TriasError:
+            # A bot's refused move is replaced by a legal fallback (trias_computer_moves.py), so this is
+            # a refused fallback: never seen, but the seat must not stop the table for good (issue 32: a
+            # stopped seat left every screen "waiting for" it until a restart). Said once per position;
+            # the seat tries again after its pace, and a later move or an undo moves the game on.
+            if (gid, before) not in self.refused:
+                self.refused.add((gid, before))
+                self.app.logger.exception("trias %s: computer seat %s's move was refused; trying again", gid, seat)
+            self.poke(gid)
             return 0
         self.poke(gid)
         if result is not None and not result.duplicate:

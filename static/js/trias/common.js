@@ -361,6 +361,9 @@
         out.push(t("undone"));
       }
     });
+    var bot = /^computer:(\d+)$/.exec(row.actor || "");
+    // A computer seat whose bot failed played a legal move at random (issue 32): the table is told, never left waiting.
+    if (bot && row.command && row.command.fallback) out.push(t("computer_fallback", { name: TT.seatName(p, +bot[1]) }));
     if (TT.lit && TT.lit.stale && Date.now() - TT.lit.at >= LIT_MS) TT.lit = null;
     return out.length ? out.join(" · ") : null;
   };
