@@ -37,9 +37,10 @@ def safe_path(out_dir, filename: str) -> Path:
     return path
 
 
-# PDFs that carry a secret: each team's link (whoever holds it plays for that team) and the Wi-Fi
-# password. Readable by their owner only, like the game file; the rest of the pack is for everyone.
-SECRET_PREFIXES = ("join-cards-", "big-screen-poster-")
+# PDFs that carry a secret: each team's link (whoever holds it plays for that team), the Wi-Fi
+# password, and the game state (every team's stock, which the rules keep private). Readable by their
+# owner only, like the game file; the rest of the pack is for everyone.
+SECRET_PREFIXES = ("join-cards-", "big-screen-poster-", "game-state-")  # the state: every team's stock (issue 34)
 
 
 def write(out_dir, filename: str, data: bytes) -> Path:

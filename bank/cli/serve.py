@@ -20,6 +20,7 @@ from bank.store import storage_url
 from bank.game.config import load_config
 from bank.errors import BankError
 from bank.store.journal import Journal, known_failure, writable
+from bank.store.storage import private_folder
 
 
 def add_parsers(sub, paths) -> None:
@@ -149,7 +150,7 @@ def _hold_games(args, who: str, shared: bool):
         return
     folder = Path(args.games)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_folder(folder, tighten=False)  # made 0700: it holds every hosted game's file (stock, secrets)
     except OSError as exc:
         raise BankError("games_folder", f"cannot use {folder} for the hosted games ({exc.strerror}): give a folder "
                         "this user may write, e.g. --games /var/lib/terrabank/games", path=str(folder)) from exc

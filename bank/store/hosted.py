@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bank.errors import BankError
+from bank.store.storage import private_file, private_folder
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")  # a game's name: its path /g/<name>/, never a file's path
 GAME_FILE = "game.db"
@@ -72,9 +73,11 @@ class FolderRegistry:
             raise name_taken(name)
         if len(self.names()) >= limit:
             raise too_many(limit, "remove a finished game's folder")
-        where.mkdir(parents=True)
+        where.mkdir(mode=0o700, parents=True)  # its game file, secret key, lead's paper state: its owner's alone
+        private_folder(where)  # and 0700 whatever the umask did to the mode asked
         try:
             shutil.copyfile(self.config_path, where / "config.toml")
+            private_file(where / "config.toml")  # the Wi-Fi password
             yield self.settings(name)
         except BaseException:
             shutil.rmtree(where, ignore_errors=True)  # no half-made game left in the list

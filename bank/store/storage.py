@@ -97,6 +97,22 @@ def private_file(path) -> None:
         pass  # not ours to change (another owner, a read-only disk): the bank still runs
 
 
+def private_folder(path, tighten: bool = True) -> Path:
+    """Make `path` (and missing parents) a folder its owner alone may enter (0700): team stock, secrets.
+
+    `tighten`: also narrow a folder that already exists wider (one the bank names and owns, e.g. the
+    paper state's); False for a folder the user chose (only a new one is made 0700)."""
+    path = Path(path)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if tighten:
+        try:
+            if os.stat(path).st_mode & 0o077:
+                os.chmod(path, stat.S_IRWXU)
+        except OSError:
+            pass  # not ours to change: the files in it are still 0600
+    return path
+
+
 def display_url(url: str) -> str:
     """host/database of a URL, for messages (never the password)."""
     parts = urlsplit(url)

@@ -16,7 +16,7 @@ from flask import Flask
 from bank.store import storage_url
 from bank.game.config import GameConfig, load_config
 from bank.services.bank import Bank
-from bank.store.storage import private_file
+from bank.store.storage import private_file, private_folder
 from bank.store.accounts import AccessRules, open_access
 from bank.web import health
 from bank.web.access.auth import load_login
@@ -198,7 +198,7 @@ def _secret_key(path: Path) -> str:
         private_file(path)  # a secret left readable by everyone by an earlier version
         return path.read_text().strip()
     key = secrets.token_hex(32)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(path.parent, tighten=False)  # a folder made here: 0700 (the game file's, the user's choice)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(key)

@@ -14,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 
+from bank.store.storage import private_folder
+
 KEEP = 8          # the newest files kept; older ones are removed (a game day writes a few dozen)
 POLL_SECONDS = 5  # how often the writer looks for a session end: the sheet is on disk seconds after it
 PREFIX = "game-state-"
@@ -94,7 +96,7 @@ class StateWriter:
         snap = snapshot(state, config, bank.now(), seq, printed)
         data = render_takeover(snap, config, config.language, config.print_paper)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(printed))
-        self.folder.mkdir(parents=True, exist_ok=True)
+        private_folder(self.folder)  # 0700, and each file 0600 (pack.SECRET_PREFIXES): every team's stock
         path = pack.write(self.folder, f"{PREFIX}{stamp}-e{seq}-{reason}.pdf", data)
         self.written_seq, self.written_at, self.last_error = seq, self.clock(), None
         for old in self.files()[KEEP:]:
