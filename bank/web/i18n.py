@@ -65,11 +65,23 @@ def is_trias_page(blueprint) -> bool:
 
 
 def request_language() -> str:
-    """This request's language: the session's choice, else the game's; Italian only on a Trias page."""
-    from flask import current_app, request, session  # the web's helper; translate() above needs no Flask
+    """This request's language: the session's choice, else the game's; Italian only on a Trias page.
 
-    default = current_app.extensions["terrabank"].config.language
+    "The game" is the bank's field game, unless the route named another for this request
+    (`speak_for`: a Trias game speaks the language it was made in)."""
+    from flask import current_app, g, request, session  # the web's helper; translate() above needs no Flask
+
+    default = g.get("game_language") or current_app.extensions["terrabank"].config.language
     return page_language(session.get("lang"), default, trias=is_trias_page(request.blueprint))
+
+
+def speak_for(game_language: str | None) -> None:
+    """This request is about a game made in `game_language`: its pages speak it unless the device chose
+    another (issue 32: every phone scanning an Italian game's seat code opened in French)."""
+    from flask import g
+
+    if game_language in LANGUAGES:
+        g.game_language = game_language
 
 
 def page_languages() -> tuple:

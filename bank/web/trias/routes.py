@@ -25,7 +25,7 @@ from trias.bots import LEVELS
 from bank.web.field import addresses
 from bank.web.access.auth import csrf_ok, csrf_token, error, lead_required
 from bank.web.body import BodyError, read_object
-from bank.web.i18n import request_language
+from bank.web.i18n import request_language, speak_for
 from bank.store.accounts.lockout import wait_text
 from bank.web.rate import Window
 from bank.web.trias import held
@@ -51,6 +51,8 @@ def lang() -> str:
 
 
 def _render(template: str, status: int = 200, **context):
+    if context.get("game") is not None:
+        speak_for(context["game"].lang)  # a game's pages speak its language (issue 32)
     return render_template(template, lang=lang(), csrf=csrf_token(), role=None, user=None, **context), status
 
 
