@@ -13,29 +13,44 @@ POLE = (0, 0)
 # other, which the "one run of water around a place" test in board.py relies on.
 DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 
-_NEIGHBOURS: dict = {}
+class _Table(dict):
+    """A cache filled on first look-up: `TABLE[place]` costs one dict look-up once known."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, place):
+        found = self[place] = self.make(place)
+        return found
+
+
+def _neighbours_of(place: tuple) -> tuple:
+    q, r = place
+    return tuple((q + dq, r + dr) for dq, dr in DIRECTIONS)
+
+
+def _pole_distance(place: tuple) -> int:
+    q, r = place
+    return (abs(q) + abs(r) + abs(q + r)) // 2
+
+
+# The hot loops (board.py, listing.py) index these directly: NEIGHBOURS[p], FROM_POLE[p].
+NEIGHBOURS = _Table(_neighbours_of)
+FROM_POLE = _Table(_pole_distance)
 
 
 def neighbours(place: tuple) -> tuple:
     """The six places sharing an edge with `place`, in cyclic order (cached)."""
-    found = _NEIGHBOURS.get(place)
-    if found is None:
-        q, r = place
-        found = tuple((q + dq, r + dr) for dq, dr in DIRECTIONS)
-        _NEIGHBOURS[place] = found
-    return found
-
-
-_DISTANCE: dict = {}
+    return NEIGHBOURS[place]
 
 
 def distance(place: tuple, other: tuple = POLE) -> int:
     """Hex distance: steps between hex centres; the pole's own distance is 0 (T4)."""
     if other is POLE:
-        found = _DISTANCE.get(place)
-        if found is None:
-            found = _DISTANCE[place] = (abs(place[0]) + abs(place[1]) + abs(place[0] + place[1])) // 2
-        return found
+        return FROM_POLE[place]
     dq = place[0] - other[0]
     dr = place[1] - other[1]
     return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
