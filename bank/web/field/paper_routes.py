@@ -144,7 +144,7 @@ def batch():
 
 def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
     """Each line read and booked in order: {line, text, status, seq?, error?}."""
-    grammar = Grammar(services.config, services.bank.state.events)
+    grammar = Grammar(services.config, services.bank.state.events, _lang())
     seen: dict = {}
     results, stopped = [], None
     for number, line in enumerate(lines, 1):

@@ -54,9 +54,19 @@ class PaperSyntaxError(ValueError):
         return {"code": self.code, "message": self.message, "params": self.params}
 
 
+# Roman numerals as the cards and boards print them ("Centrale I", "Power plant II") are numbers: a
+# banker writes "centrale 1" as often as "centrale I" (issue 35). Only whole words of one to four
+# letters are read so, so no ordinary word changes.
+ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8",
+         "ix": "9", "x": "10"}
+
+
 def fold(word: str) -> str:
-    """A word as compared: lower case, no accent, no plural s ('Bleus', 'bleu' and 'BLEU' match)."""
+    """A word as compared: lower case, no accent, no plural s ('Bleus', 'bleu' and 'BLEU' match), a
+    Roman numeral as its number ('II' and '2' match)."""
     plain = "".join(ch for ch in unicodedata.normalize("NFD", word.lower()) if unicodedata.category(ch) != "Mn")
+    if plain in ROMAN:
+        return ROMAN[plain]
     return plain[:-1] if len(plain) > 3 and plain.endswith("s") else plain
 
 
@@ -69,9 +79,11 @@ def words_of(text: str) -> list:
 
 
 class Names:
-    """The game's names of one kind (teams, resources...) as word sequences, longest first."""
+    """The game's names of one kind (teams, resources...) as word sequences, longest first.
 
-    def __init__(self, items: dict):
+    `shown`: each id's name as the page shows it, listed when a line names none of them."""
+
+    def __init__(self, items: dict, shown: dict | None = None):
         found = {}
         for key, labels in items.items():
             for label in labels:
@@ -79,6 +91,7 @@ class Names:
                 if seq:
                     found.setdefault(seq, key)
         self.seqs = sorted(found.items(), key=lambda item: -len(item[0]))
+        self.shown = ", ".join((shown or {}).get(key, key) for key in items)
 
     def take(self, words: list, at: int):
         """(id, next position) of the longest name starting at `at`, or (None, at)."""
@@ -94,18 +107,30 @@ def _labels(thing) -> list:
     return texts + [t.split(" (")[0] for t in label.values()]
 
 
-class Grammar:
-    """The names of one game (config.toml), read once per batch."""
+def _shown(things, lang: str) -> dict:
+    """id -> the name the cards print in `lang` (a refusal lists them, issue 35)."""
+    return {t.id: t.label.get(lang) or next(iter(t.label.values()), t.id) for t in things}
 
-    def __init__(self, config, events: dict):
+
+class Grammar:
+    """The names of one game (config.toml), read once per batch; `lang`: the page's, for the lists of
+    names a refusal gives."""
+
+    def __init__(self, config, events: dict, lang: str | None = None):
         self.config = config
-        self.teams = Names({t.id: _labels(t) for t in config.teams.values()})
-        self.resources = Names({r.id: _labels(r) for r in config.resources.values()})
-        self.buildings = Names({b.id: _labels(b) for b in config.buildings.values()})
-        self.animals = Names({a.id: _labels(a) for a in config.animals.values()})
-        self.tracks = Names({t.id: _labels(t) for t in config.tracks.values()})
-        self.roles = Names({r.id: _labels(r) for r in config.roles.values()})
-        self.events = Names({e: [e, e[2:], record.get("title", "")] for e, record in events.items()})
+        lang = lang or config.language
+
+        def names(things):
+            things = list(things)
+            return Names({t.id: _labels(t) for t in things}, _shown(things, lang))
+        self.teams = names(config.teams.values())
+        self.resources = names(config.resources.values())
+        self.buildings = names(config.buildings.values())
+        self.animals = names(config.animals.values())
+        self.tracks = names(config.tracks.values())
+        self.roles = names(config.roles.values())
+        self.events = Names({e: [e, e[2:], record.get("title", "")] for e, record in events.items()},
+                            {e: f"{e} ({record['title']})" if record.get("title") else e for e, record in events.items()})
         self.options = Names({k: list(v) for k, v in OPTIONS.items()})
 
 
@@ -172,7 +197,8 @@ def _name(names: Names, words: list, at: int, what: str):
     key, after = names.take(words, at)
     if key is None:
         word = " ".join(words[at:at + 1])[:40]
-        raise PaperSyntaxError(f"paper_unknown_{what}", f"{word or 'nothing'} is not a {what} of this game", at, word=word)
+        raise PaperSyntaxError(f"paper_unknown_{what}", f"{word or 'nothing'} is not a {what} of this game; "
+                               f"write one of: {names.shown}", at, word=word, known=names.shown)
     return key, after
 
 
@@ -229,7 +255,7 @@ def _tracks(g, words, team, at):
         n, at = (int(words[at]), at + 1) if at < len(words) and words[at].isdigit() else (1, at)
         steps[track] = steps.get(track, 0) + n
     if not steps:
-        raise PaperSyntaxError("paper_unknown_track", "name the track", word="")
+        raise PaperSyntaxError("paper_unknown_track", f"name the track: {g.tracks.shown}", word="", known=g.tracks.shown)
     return {"type": "raise_tracks", "team": team, "steps": steps}
 
 
