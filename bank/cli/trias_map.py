@@ -37,7 +37,8 @@ def board_map(state, names: list, lang="en") -> list:
     lines = [say(lang, "map_legend")] + _grid(places, cell, lang)
     herds = []
     for place in sorted(state.herds, key=lambda p: (p[1], p[0])):
-        who = ", ".join(f"{names[i]} {k}" for i, k in enumerate(state.herds[place]) if k)
+        # The count in brackets: a seat named "Computer · easy 2" with 3 herds would read "Computer · easy 2 3".
+        who = ", ".join(f"{names[i]} ({k})" for i, k in enumerate(state.herds[place]) if k)
         where = letter.get(state.tiles.get(place), say(lang, "swimming"))
         herds.append(f"{label(place)} {where}: {who}")
     if herds:
