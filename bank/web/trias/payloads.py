@@ -38,7 +38,7 @@ def snapshot(game, seat: int | None, after: int | None = None) -> dict:
         "seat": seat,
         "view": view,
         "can_undo": view.get("can_undo", False),
-        "undo_refused": view.get("undo_refused"),  # why not ({code, message}): the page may say it
+        "undo_refused": _undo_refused(game.table, view),  # why not ({code, message}): the page may say it
         "next_game": view.get("next_game"),
         "legal": _legal(game, state, seat),
         "by_card": _by_card(state),
@@ -48,6 +48,17 @@ def snapshot(game, seat: int | None, after: int | None = None) -> dict:
     if after is not None:
         payload["rows"] = rows_after(game, after, seat)
     return payload
+
+
+def _undo_refused(table, view: dict) -> dict | None:
+    """Why the last move stands, once the seat to play has moved this turn; None before (issue 32).
+
+    At a turn's start the last move is the previous seat's end of turn (its new card drawn, T15):
+    saying "a card was drawn since" then answers a question nobody asked.
+    """
+    if not table.moves or table.moves[-1][2] != view["current"]:
+        return None
+    return view.get("undo_refused")
 
 
 def rows_after(game, after: int, seat: int | None) -> list:
