@@ -1,0 +1,566 @@
+"""The Trias ladder where people play (issue 32): real time budgets, each game's process held to a Pi's budget.
+
+    # the final run: every cell, 4 workers (each its own Pi), stop at 19:50 whatever n is reached
+    nohup .venv/bin/python bench/trias/ladder_pi.py run --workers 4 --until 19:50 \
+        --log bench/trias/ladder_pi_run.jsonl --json bench/trias/ladder_pi_run.json &
+    # the tables again from the JSON lines (a run cut short, or several logs of the same commit)
+    .venv/bin/python bench/trias/ladder_pi.py report --log bench/trias/ladder_pi_run.jsonl
+    # reproducible: medium and hard at the iteration counts bench_trias_ladder.py calibrated, greedy unbounded
+    .venv/bin/python bench/trias/ladder_pi.py run --mode iterations --games 20 --log /tmp/it.jsonl
+
+What it measures. `bench/bench_trias_ladder.py` plays medium and hard at iteration counts a quiet
+core buys in their budgets; a family plays them at their time budgets (`trias.bots.DEFAULT_BUDGET`,
+seconds of wall time) on a small computer. Here every worker process stands for one Raspberry Pi:
+it makes its OWN control group with `bench/pi_budget.py`'s `Budget` (one core, by default 2.5 ms of
+CPU every 10 ms, a quarter of the core) and moves itself in before it plays; workers alternate
+between cores 0 and 1. A worker plays complete games, every seat through `trias.bots.choose` with
+the seat's level at its DEFAULT_BUDGET, and times each decision (wall and CPU, and the search's
+iterations for medium and hard). So the time budgets run out as they would on a Pi: a decision's
+seconds are the Pi's seconds, and the iterations it buys are what a Pi buys.
+
+Cells (tested level in one seat, the level below in the others): 2 players easy:random,
+medium:easy, hard:medium, hard:easy; 4 players medium:easy and hard:medium (rate against parity,
+25 %). Seats rotate: game g is dealt by seed SEED_BASE + g // players and puts the tested level in
+seat g mod players, so every board is played from every seat and a cell of n = k * players games
+plays each seat order equally. A shared first place counts as a shared win. Intervals are Wilson 95 %.
+
+Games are handed out interleaved across cells, each cell at the pace of its --games target, so a run
+stopped at any time (--until, --minutes, SIGTERM) has every cell in proportion. Each finished game is
+appended to --log as one JSON line at once. A cell's figures count only the longest prefix of its
+games all finished (so the quick games of a cell are never kept while its long ones were cut off);
+the rest are reported as dropped.
+
+Calibration: `pi_budget.calibrate`'s pure-Python loop, timed in a group of the same budget and
+outside it, at the start (before any worker) and every --calibrate-every minutes during the run on
+alternating cores: the factor is the loop's wall time in the group over its CPU time outside (about
+4 for a quarter core on a quiet machine; more when other work takes the core from the group). Each
+game also records its CPU / wall share: what the worker's Pi actually got.
+
+--mode iterations (reproducible, not where people play): medium and hard at the iteration counts of
+`bench/trias_calibration.json` (what their budgets buy on a quiet core, per player count), greedy
+without a time bound, one seeded rng a game; the workers are still held to the Pi budget unless
+--no-pi, so the decision times say what those counts cost on a Pi. The report says which mode each
+figure is.
+
+Needs root on Linux with cgroups (v1 or v2, as pi_budget.py). Groups are removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import multiprocessing as mp
+import os
+import queue
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import pi_budget  # noqa: E402
+from pi_budget import Budget  # noqa: E402
+
+import trias  # noqa: E402
+from trias import bots  # noqa: E402
+from trias.bots import search  # noqa: E402
+from trias.bots.randombot import random_action  # noqa: E402
+
+CELLS = ((2, "easy", "random"), (2, "medium", "easy"), (2, "hard", "medium"), (2, "hard", "easy"),
+         (4, "medium", "easy"), (4, "hard", "medium"))
+SEED_BASE = 32_000
+TARGET_RATE = 0.65        # issue 32: each level beats the one below in >= 65 % of 2-player games
+TARGET_HARD_EASY = 0.80   # hard beats greedy in >= 80 %
+TARGET_N = 100            # per 2-player cell
+BOUND_S = {"easy": 0.5, "any": 2.0}   # every decision <= 2 s at the Pi budget, easy <= 0.5 s
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple:
+    """Wilson score interval for a win rate (ties counted as fractions of a win)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def cell_name(cell: tuple) -> str:
+    return f"{cell[0]}:{cell[1]}:{cell[2]}"
+
+
+def parse_cells(text: str | None) -> list:
+    if not text:
+        return list(CELLS)
+    out = []
+    for part in text.split(","):
+        players, tested, below = part.split(":")
+        out.append((int(players), tested, below))
+    return out
+
+
+def commit() -> dict:
+    """The commit measured, and whether the engine and bots differ from it in the tree that runs."""
+    def git(*args):
+        try:
+            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=20).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    head = git("log", "-1", "--format=%h")
+    if not head and (ROOT / "COMMIT").exists():  # a `git archive` copy made for a run
+        head = (ROOT / "COMMIT").read_text().strip()
+    return {"commit": head or "unknown", "trias_changed": git("status", "--porcelain", "--", "trias") if head else ""}
+
+
+def budgets_for(mode: str, players: int, calibration: dict | None) -> dict:
+    """Each level's budget for `bots.choose` at `players`: the real seconds, or calibrated iterations."""
+    if mode == "seconds":
+        return {"random": None, **{level: dict(b) for level, b in bots.DEFAULT_BUDGET.items()}}
+    row = calibration[str(players)]
+    return {"random": None, "easy": {"seconds": None},
+            **{level: {"iterations": row[level]["iterations_mean"]} for level in ("medium", "hard")}}
+
+
+# --- a worker: one Pi -------------------------------------------------------------------------
+
+class _Stop(Exception):
+    pass
+
+
+def _count_iterations() -> list:
+    """Count the search's iterations (the bench's wrapper around search._iterate; the bot is unchanged)."""
+    counter = [0]
+    real = search._iterate
+
+    def counting(*args, **kwargs):
+        counter[0] += 1
+        return real(*args, **kwargs)
+
+    search._iterate = counting
+    return counter
+
+
+def play(job: dict, counter: list) -> dict:
+    """One complete game: `tested` in seat job['seat'], `below` in every other; per decision its times."""
+    players, tested, below = job["players"], job["tested"], job["below"]
+    state, _ = trias.new_game(players, job["seed"])
+    rng = random.Random(job["seed"] * 10 + job["seat"])
+    levels = [tested if s == job["seat"] else below for s in range(players)]
+    budgets = job["budgets"]
+    decisions = {level: {"wall": [], "cpu": [], "it": []} for level in set(levels)}
+    fallbacks, started, cpu0 = 0, time.perf_counter(), time.process_time()
+    while state.phase != "over":
+        level = levels[state.current]
+        counter[0] = 0
+        t, c = time.perf_counter(), time.process_time()
+        command = bots.choose(trias.view(state, state.current), level, budgets[level], rng)
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
+        d = decisions[level]
+        d["wall"].append(round(wall, 4))
+        d["cpu"].append(round(cpu, 4))
+        if level in ("medium", "hard"):
+            d["it"].append(counter[0])
+        if not trias.is_legal(state, command):  # as the table's seat does: a legal move at random
+            fallbacks += 1
+            command = random_action(state, rng)
+        _, state = trias.handle(state, command)
+    won = state.result["winners"]
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu0
+    return {"kind": "game", "cell": cell_name((players, tested, below)), "players": players, "tested": tested,
+            "below": below, "game": job["game"], "seed": job["seed"], "seat": job["seat"], "winners": won,
+            "score": (1 / len(won)) if job["seat"] in won else 0.0, "decisions": decisions, "fallbacks": fallbacks,
+            "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "share": round(cpu / wall, 3) if wall else None,
+            "budgets": budgets}
+
+
+def worker(index: int, core: int | None, quota: int, period: int, jobs, results) -> None:
+    """Make this worker's own Pi (a group of its own), move in, play games until told to stop."""
+    def stop(signum, frame):
+        raise _Stop()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it sends SIGTERM
+    budget = None
+    try:
+        if core is not None:
+            budget = Budget(core, quota, period)
+            budget.admit(os.getpid())
+        counter = _count_iterations()
+        while True:
+            job = jobs.get()
+            if job is None:
+                break
+            try:
+                out = play(job, counter)
+            except _Stop:
+                raise
+            except Exception:  # noqa: BLE001 - a bot's or the engine's failure is a finding, recorded
+                out = {"kind": "error", "cell": cell_name((job["players"], job["tested"], job["below"])),
+                       "game": job["game"], "traceback": traceback.format_exc()}
+            out.update(worker=index, core=core)
+            results.put(out)
+    except _Stop:
+        pass
+    finally:
+        if budget is not None:
+            results.put({"kind": "worker", "worker": index, "core": core, "throttled": budget.throttled()})
+            budget.remove()
+
+
+# --- the run ----------------------------------------------------------------------------------
+
+def jobs_for(cells: list, games: dict, mode: str, calibration: dict | None, first: int) -> list:
+    """Every game of every cell, interleaved so that each cell advances at the pace of its target."""
+    out = []
+    for cell in cells:
+        players, tested, below = cell
+        n = games[cell]
+        blocks = max(1, math.ceil(n / players))
+        for g in range(first, first + n):
+            block = (g - first) // players
+            out.append(((block + 0.5) / blocks, CELLS.index(cell) if cell in CELLS else 99, g,
+                        {"players": players, "tested": tested, "below": below, "game": g,
+                         "seed": SEED_BASE + g // players, "seat": g % players,
+                         "budgets": budgets_for(mode, players, calibration)}))
+    out.sort(key=lambda t: t[:3])
+    return [t[3] for t in out]
+
+
+def calibration_sample(core: int, quota: int, period: int) -> dict:
+    """pi_budget's loop outside any group and in a group of the Pi budget on `core`."""
+    free = pi_budget.calibrate(None)
+    budget = Budget(core, quota, period)
+    try:
+        held = pi_budget.calibrate(budget)
+    finally:
+        budget.remove()
+    return {"kind": "calibration", "at": dt.datetime.now().isoformat(timespec="seconds"), "core": core,
+            "free_wall_s": round(free[0], 3), "free_cpu_s": round(free[1], 3), "held_wall_s": round(held[0], 3),
+            "held_cpu_s": round(held[1], 3), "factor": round(held[0] / free[1], 2),
+            "load": round(os.getloadavg()[0], 2)}
+
+
+def until_time(text: str | None, minutes: float | None) -> float | None:
+    """The wall-clock moment (time.time()) the run stops."""
+    ends = []
+    if minutes is not None:
+        ends.append(time.time() + 60 * minutes)
+    if text:
+        hour, minute = (int(x) for x in text.split(":"))
+        now = dt.datetime.now()
+        at = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+        if at <= now:
+            at += dt.timedelta(days=1)
+        ends.append(at.timestamp())
+    return min(ends) if ends else None
+
+
+def run(args) -> None:
+    cells = parse_cells(args.cells)
+    games = {cell: (args.games4 if cell[0] >= 4 and args.games4 else args.games) for cell in cells}
+    calibration = json.loads(args.calibration.read_text())["calibration"] if args.mode == "iterations" else None
+    ends = until_time(args.until, args.minutes)
+    log = args.log.open("a")
+    lock = threading.Lock()
+
+    def write(record: dict) -> None:
+        with lock:
+            log.write(json.dumps(record, separators=(",", ":")) + "\n")
+            log.flush()
+
+    pi = not args.no_pi
+    header = {"kind": "run", "started": dt.datetime.now().isoformat(timespec="seconds"), **commit(),
+              "mode": args.mode, "pi": pi, "quota_us": args.quota, "period_us": args.period,
+              "workers": args.workers, "cells": [cell_name(c) for c in cells],
+              "games": {cell_name(c): n for c, n in games.items()},
+              "budgets": {str(p): budgets_for(args.mode, p, calibration) for p in sorted({c[0] for c in cells})},
+              "ends": dt.datetime.fromtimestamp(ends).isoformat(timespec="seconds") if ends else None,
+              "load": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count(), "python": sys.version.split()[0]}
+    write(header)
+    print(json.dumps(header), flush=True)
+    if pi:
+        for core in (0, 1):
+            sample = calibration_sample(core, args.quota, args.period)
+            write(dict(sample, phase="before"))
+            print(json.dumps(sample), flush=True)
+
+    ctx = mp.get_context("fork")
+    jobs, results = ctx.Queue(), ctx.Queue()
+    for job in jobs_for(cells, games, args.mode, calibration, args.first):
+        jobs.put(job)
+    procs = []
+    for i in range(args.workers):
+        core = (i % 2) if pi else None
+        p = ctx.Process(target=worker, args=(i, core, args.quota, args.period, jobs, results), daemon=True)
+        p.start()
+        procs.append(p)
+        jobs.put(None)  # one stop per worker, after every game
+
+    stopping = threading.Event()
+
+    def on_signal(signum, frame):
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    def calibrating():
+        turn = 0
+        while not stopping.wait(60 * args.calibrate_every):
+            try:
+                write(dict(calibration_sample(turn % 2, args.quota, args.period), phase="during"))
+            except Exception:  # noqa: BLE001 - a sample lost is not a run lost
+                pass
+            turn += 1
+
+    if pi and args.calibrate_every > 0:
+        threading.Thread(target=calibrating, daemon=True, name="calibration").start()
+
+    done = 0
+    while not stopping.is_set():
+        if ends is not None and time.time() >= ends:
+            write({"kind": "note", "at": dt.datetime.now().isoformat(timespec="seconds"),
+                   "note": "stopped at --until/--minutes"})
+            break
+        try:
+            record = results.get(timeout=1)
+        except queue.Empty:
+            if not any(p.is_alive() for p in procs):
+                break
+            continue
+        write(record)
+        if record["kind"] == "game":
+            done += 1
+            d = record["decisions"]
+            slowest = {lv: max(x["wall"]) for lv, x in d.items() if x["wall"]}
+            print(f"{record['cell']} game {record['game']} seat {record['seat']}: score {record['score']:.2f}, "
+                  f"{record['wall_s']:.0f} s, share {record['share']}, slowest {slowest} (done {done})", flush=True)
+        elif record["kind"] == "error":
+            print(record["traceback"], flush=True)
+    stopping.set()
+    for p in procs:
+        if p.is_alive():
+            os.kill(p.pid, signal.SIGTERM)
+    for p in procs:
+        p.join(timeout=30)
+    while True:  # what the workers said on their way out
+        try:
+            write(results.get(timeout=0.5))
+        except queue.Empty:
+            break
+    for p in procs:  # a group whose worker died without removing it
+        for base in (pi_budget.V1_CPU, pi_budget.V1_CPUSET, pi_budget.V2):
+            group = base / f"terrabank-pi-{p.pid}"
+            if group.is_dir():
+                try:
+                    group.rmdir()
+                except OSError:
+                    pass
+    write({"kind": "end", "at": dt.datetime.now().isoformat(timespec="seconds"), "games": done,
+           "load": [round(x, 2) for x in os.getloadavg()]})
+    log.close()
+    summary = report([args.log])
+    print(summary["text"], flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(summary["data"], indent=1) + "\n")
+
+
+# --- the report -------------------------------------------------------------------------------
+
+def pct(values: list, q: float):
+    """Nearest-rank percentile (q in 0..100) of `values`; None when empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def _prefix(records: list) -> tuple:
+    """The games of one cell whose numbers form an unbroken run from its first: (kept, dropped)."""
+    by_game = {r["game"]: r for r in records}
+    if not by_game:
+        return [], 0
+    g, kept = min(by_game), []
+    while g in by_game:
+        kept.append(by_game[g])
+        g += 1
+    return kept, len(by_game) - len(kept)
+
+
+def report(logs: list) -> dict:
+    """Per cell: n, rate, Wilson interval; per level: decision times; the calibration; the commit."""
+    lines = []
+    for path in logs:
+        lines += [json.loads(x) for x in Path(path).read_text().splitlines() if x.strip()]
+    runs = [r for r in lines if r["kind"] == "run"]
+    games = [r for r in lines if r["kind"] == "game"]
+    modes = sorted({r["mode"] for r in runs})
+    commits = sorted({r["commit"] for r in runs})
+    cells: dict = {}
+    for r in games:  # a cell is its levels and their budgets: runs at other budgets are other cells
+        cells.setdefault((r["cell"], json.dumps(r["budgets"], sort_keys=True)), []).append(r)
+    order = [cell_name(c) for c in CELLS]
+    rows, kept_games = [], []
+    for name, _ in sorted(cells, key=lambda c: (order.index(c[0]) if c[0] in order else 99, c[1])):
+        kept, dropped = _prefix(cells[name, _])
+        kept_games += kept
+        players, tested, below = name.split(":")
+        players = int(players)
+        n = len(kept)
+        wins = sum(r["score"] for r in kept)
+        low, high = wilson(wins, n)
+        parity = 1 / players
+        seats = [sum(1 for r in kept if r["seat"] == s) for s in range(players)]
+        row = {"cell": name, "players": players, "tested": tested, "below": below, "n": n, "wins": wins,
+               "rate": round(wins / n, 3) if n else None, "ci_low": round(low, 3), "ci_high": round(high, 3),
+               "parity": round(parity, 3), "games_per_seat": seats, "dropped_after_gap": dropped,
+               "wall_s_per_game": round(statistics.mean(r["wall_s"] for r in kept), 1) if kept else None,
+               "cpu_s_per_game": round(statistics.mean(r["cpu_s"] for r in kept), 1) if kept else None,
+               "share_median": pct([r["share"] for r in kept if r["share"]], 50),
+               "fallbacks": sum(r["fallbacks"] for r in kept),
+               "budget": kept[0]["budgets"][tested] if kept else None,
+               "below_budget": kept[0]["budgets"][below] if kept else None}
+        if players == 2:
+            goal = TARGET_HARD_EASY if (tested, below) == ("hard", "easy") else TARGET_RATE
+            row["target"] = goal
+            row["met"] = ("n too small" if n < TARGET_N else
+                          ("met" if row["rate"] >= goal else "not met"))
+            row["lower_bound_clears"] = low >= goal
+        else:
+            row["vs_parity"] = round((wins / n) / parity, 2) if n else None
+            row["above_parity"] = low > parity
+        rows.append(row)
+    levels: dict = {}
+    for r in kept_games:
+        for level, d in r["decisions"].items():
+            for key in (level, f"{level}@{r['players']}p"):
+                slot = levels.setdefault(key, {"wall": [], "cpu": [], "it": []})
+                for k in ("wall", "cpu", "it"):
+                    slot[k] += d[k]
+    timing = {}
+    for key in sorted(levels, key=lambda k: (["random", "easy", "medium", "hard"].index(k.split("@")[0]), k)):
+        w, c, it = levels[key]["wall"], levels[key]["cpu"], levels[key]["it"]
+        level = key.split("@")[0]
+        bound = BOUND_S.get(level, BOUND_S["any"])
+        timing[key] = {"decisions": len(w), "median_s": pct(w, 50), "p99_s": pct(w, 99), "max_s": max(w),
+                       "cpu_median_s": pct(c, 50), "bound_s": bound, "over_bound": sum(1 for x in w if x > bound),
+                       "iterations_median": pct(it, 50), "iterations_p1": pct(it, 1)}
+    cal = [r for r in lines if r["kind"] == "calibration"]
+    calibration = {"samples": len(cal),
+                   "before": [r["factor"] for r in cal if r.get("phase") == "before"],
+                   "during": [r["factor"] for r in cal if r.get("phase") == "during"],
+                   "median": pct([r["factor"] for r in cal], 50)}
+    errors = [r for r in lines if r["kind"] == "error"]
+    data = {"commits": commits, "modes": modes, "runs": runs, "cells": rows, "decisions": timing,
+            "calibration": calibration, "errors": len(errors),
+            "throttled": [r for r in lines if r["kind"] == "worker"]}
+    data["text"] = text = render(data)
+    return {"data": data, "text": text}
+
+
+def label(level: str, budget: dict | None) -> str:
+    """A level and its budget as the tables name them: "hard (1.5 s)", "medium (346 it.)", "easy (no bound)"."""
+    if not budget:
+        return level
+    if budget.get("iterations"):
+        return f"{level} ({budget['iterations']} it.)"
+    return f"{level} ({budget['seconds']:g} s)" if budget.get("seconds") else f"{level} (no bound)"
+
+
+def render(data: dict) -> str:
+    runs = data["runs"]
+    out = [f"# Trias ladder at the Pi budget: commit {', '.join(data['commits'])}, mode {', '.join(data['modes'])}"]
+    for r in runs:
+        dirty = " (trias/ differs from the commit!)" if r.get("trias_changed") else ""
+        pi = (f"each its own group, {r['quota_us'] / 1000:g} ms of CPU every {r['period_us'] / 1000:g} ms, "
+              "cores 0/1 alternating") if r["pi"] else "no Pi budget"
+        out.append(f"run {r['started']}{dirty}: {r['workers']} workers, {pi}; "
+                   f"budgets {json.dumps(r['budgets'])}; load {r['load']}")
+    cal = data["calibration"]
+    out.append(f"calibration factor (loop's wall time in the group / its CPU time outside): before {cal['before']}, "
+               f"during {cal['during']}, median {cal['median']}")
+    out.append("")
+    out.append("| players | tested (1 seat, rotated) | against | n | win rate | Wilson 95 % | lower bound |"
+               " target / parity | verdict | s/game |")
+    out.append("| ---: | --- | --- | ---: | ---: | --- | ---: | --- | --- | ---: |")
+    for r in data["cells"]:
+        rate = f"{100 * r['rate']:.1f} %" if r["rate"] is not None else "-"
+        if r["players"] == 2:
+            goal = f">= {100 * r['target']:.0f} %"
+            verdict = r["met"] + ("" if r["met"] == "n too small" else
+                                  (", lower bound clears it" if r["lower_bound_clears"] else ", lower bound below it"))
+            if r["met"] == "n too small":
+                verdict += f" ({'rate above' if (r['rate'] or 0) >= r['target'] else 'rate below'} target)"
+        else:
+            goal = f"parity {100 * r['parity']:.0f} %"
+            verdict = (f"{r['vs_parity']}x parity, " + ("above parity (lower bound)" if r["above_parity"]
+                                                          else "not shown above parity")) if r["n"] else "-"
+        out.append(f"| {r['players']} | {label(r['tested'], r['budget'])} | {label(r['below'], r['below_budget'])} |"
+                   f" {r['n']} | {rate} | "
+                   f"{100 * r['ci_low']:.1f}-{100 * r['ci_high']:.1f} % | {100 * r['ci_low']:.1f} % | {goal} | "
+                   f"{verdict} | {r['wall_s_per_game']} |")
+    out.append("")
+    out.append("| level | decisions | median | p99 | max | bound | over | CPU median | iterations median / p1 |")
+    out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for key, t in data["decisions"].items():
+        its = f"{t['iterations_median']} / {t['iterations_p1']}" if t["iterations_median"] is not None else "-"
+        out.append(f"| {key} | {t['decisions']} | {t['median_s']:.3f} s | {t['p99_s']:.3f} s | {t['max_s']:.3f} s | "
+                   f"{t['bound_s']} s | {t['over_bound']} | {t['cpu_median_s']:.3f} s | {its} |")
+    extra = [f"{r['cell']}: {r['dropped_after_gap']} finished games after an unfinished one not counted"
+             for r in data["cells"] if r["dropped_after_gap"]]
+    extra += [f"{r['cell']}: {r['fallbacks']} illegal proposals replaced" for r in data["cells"] if r["fallbacks"]]
+    if data["errors"]:
+        extra.append(f"{data['errors']} games raised (see the log)")
+    shares = ", ".join(f"{r['cell']} {r['share_median']}" for r in data["cells"])
+    extra.append(f"CPU share a worker got during its games (median, 0.25 = the full quota): {shares}")
+    return "\n".join(out + [""] + extra) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["run", "report"])
+    parser.add_argument("--cells", help="players:tested:below,... (default the six of issue 32)")
+    parser.add_argument("--games", type=int, default=100, help="games per cell (the target's n for 2 players)")
+    parser.add_argument("--games4", type=int, help="games per 4-player cell (default --games)")
+    parser.add_argument("--first", type=int, default=0, help="first game number (extends a cell already run)")
+    parser.add_argument("--workers", type=int, default=2, help="processes, each its own Pi (at most 4 here)")
+    parser.add_argument("--mode", choices=["seconds", "iterations"], default="seconds")
+    parser.add_argument("--calibration", type=Path, default=ROOT / "bench" / "trias_calibration.json",
+                        help="--mode iterations: bench_trias_ladder.py calibrate's JSON")
+    parser.add_argument("--no-pi", action="store_true", help="workers not held to a budget")
+    parser.add_argument("--quota", type=int, default=2500, help="microseconds of CPU per period (default 2500)")
+    parser.add_argument("--period", type=int, default=10000, help="microseconds (default 10000)")
+    parser.add_argument("--calibrate-every", type=float, default=10, help="minutes between calibrations (0: none)")
+    parser.add_argument("--until", help="HH:MM (local time): stop then, whatever n")
+    parser.add_argument("--minutes", type=float, help="stop after this many minutes")
+    parser.add_argument("--log", type=Path, action="append", help="JSON lines (run: appended as games finish)")
+    parser.add_argument("--json", type=Path, help="the summary as JSON")
+    args = parser.parse_args()
+    if not args.log:
+        parser.error("--log is required")
+    if args.what == "run":
+        if len(args.log) != 1:
+            parser.error("run takes one --log")
+        args.log = args.log[0]
+        run(args)
+    else:
+        summary = report(args.log)
+        print(summary["text"])
+        if args.json:
+            args.json.write_text(json.dumps(summary["data"], indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
