@@ -114,7 +114,8 @@ def test_in_a_browser_the_admin_page_gives_the_screen_its_link_and_screen_and_ph
         link = admin.locator("#display-link a")
         sync_api.expect(link).to_contain_text("/display?key=", timeout=10000)
         screen = context.new_page()
-        screen.goto(link.get_attribute("href"))
+        # The link names the address the phones use (the network's, issue 35); this server listens on loopback only.
+        screen.goto(url + "/display?" + link.get_attribute("href").split("/display?", 1)[1])
         phone = context.new_page()
         phone.goto(f"{url}/t/{tokens['blue']}")
         for page in (screen, phone):

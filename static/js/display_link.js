@@ -13,14 +13,16 @@
   var words = WORDS[TB.lang] || WORDS.fr;
 
   function show(box, data) {
-    var url = window.location.origin + data.path;
+    var url = data.url || window.location.origin + data.path;  // the phones' address, not this page's (issue 35)
     box.textContent = "";
     box.appendChild(document.createTextNode(words.title));
     box.appendChild(TB.el("a", { href: url, text: url, target: "_blank", rel: "noopener" }));
     box.appendChild(document.createTextNode(" "));
     box.appendChild(TB.el("button", { type: "button", class: "btn btn-small btn-danger", text: words.replace, onclick: async function () {
       if (!window.confirm(words.confirm)) return;
-      var r = await TB.api("POST", "/api/display/rotate", {});
+      var saved = null;
+      try { saved = window.localStorage.getItem("terrabank.phoneBase"); } catch (e) { saved = null; }
+      var r = await TB.api("POST", "/api/display/rotate" + (saved ? "?base=" + encodeURIComponent(saved) : ""), {});
       if (r.ok) show(box, r.data);
     } }));
   }
@@ -28,7 +30,9 @@
   async function load() {
     var box = document.getElementById("display-link");
     if (!box) return;
-    var r = await TB.get("/api/display/link");
+    var saved = null;
+    try { saved = window.localStorage.getItem("terrabank.phoneBase"); } catch (e) { saved = null; }  // links.js's KEY
+    var r = await TB.get("/api/display/link" + (saved ? "?base=" + encodeURIComponent(saved) : ""));
     if (r.ok) show(box, r.data);
   }
 

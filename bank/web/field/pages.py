@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for
 
+from bank.errors import BankError
 from bank.web.access.auth import csrf_token, current_role, lead_required
+from bank.web.field import addresses
 from bank.web.i18n import request_language
 from bank.web.push.live import end_display_sockets
 
@@ -60,7 +62,18 @@ def display():
 
 
 def _display_link(key: str):
-    return jsonify({"key": key, "path": f"{request.script_root}/display?key={key}"})
+    """The big screen's link on the address the team links use (issue 35: it named 127.0.0.1 when the admin
+    page was opened on the bank's own machine, so a TV on another device got nothing): ?base= (the lead's
+    choice on the admin page), else serve --base, else the page's own if others can reach it, else this
+    machine's network address."""
+    path = f"{request.script_root}/display?key={key}"
+    config = current_app.extensions["terrabank"].config
+    try:
+        base = addresses.normalise(request.args["base"]) if request.args.get("base") else None
+    except BankError:
+        base = None  # a malformed remembered choice: the bank's own choice, as the team links fall back
+    chosen = addresses.choose(base or current_app.config.get("PHONE_BASE"), request.host_url, config.port)
+    return jsonify({"key": key, "path": path, "url": chosen["base"] + path, "loopback": chosen["loopback"]})
 
 
 @bp.get("/api/display/link")
