@@ -452,7 +452,7 @@ def run(cluster: Cluster, per_kind: int, commanders: int = 4, before: int = 80,
     rows = lead.request("GET", f"/api/journal?after={first}&limit=60")[1]["rows"]
     status, screen = lead.request("GET", "/api/display/link")
     assert status == 200, screen
-    # A session holds up to 100 live pages (Limits.per_secret_live): a lead logged in at several tablets.
+    # A session holds up to [server] phones_per_team + spare_pages_per_link live pages: a lead at several tablets.
     cookies = [lead.cookie] + [Api(lead_url).login().cookie for _ in range(per_kind // SESSION_PAGES)]
     pages = make_pages(per_kind, links, cookies, screen["key"], first, rows)
     apis = []

@@ -40,7 +40,7 @@ def test_the_big_screen_link_is_the_leads_and_a_replaced_one_is_cut_and_refused(
 def test_a_request_is_named_by_its_secret_never_by_what_it_claims(app, web, tokens):
     from werkzeug.test import EnvironBuilder
 
-    from bank.web.serving.identity import Identify
+    from bank.web.serving.identity import Identify, display_name, team_name
 
     who = Identify(app)
     key = app.extensions["terrabank"].access.display_key()
@@ -50,9 +50,11 @@ def test_a_request_is_named_by_its_secret_never_by_what_it_claims(app, web, toke
         headers = {"Cookie": cookie} if cookie else {}
         return who(EnvironBuilder(path=path, query_string=query, headers=headers).get_environ())
 
-    assert named("/socket.io/", f"EIO=4&transport=websocket&team={tokens['blue']}") == "/team/blue"
-    assert named(f"/t/{tokens['red']}") == named(f"/api/team/{tokens['red']}") == "/team/red"
-    assert named("/socket.io/", f"EIO=4&key={key}") == "/display"
+    # Named per link (issue 34): the team and a fingerprint of the link, never the link itself.
+    blue = named("/socket.io/", f"EIO=4&transport=websocket&team={tokens['blue']}")
+    assert blue == team_name("", "blue", tokens["blue"]) and blue.startswith("/team/blue#") and tokens["blue"] not in blue
+    assert named(f"/t/{tokens['red']}") == named(f"/api/team/{tokens['red']}") == team_name("", "red", tokens["red"])
+    assert named("/socket.io/", f"EIO=4&key={key}") == display_name("", key)
     session = lead.client.get_cookie("session")
     assert named("/api/commands", cookie=f"session={session.value}").startswith("/session/")
     for anonymous in [("/socket.io/", "EIO=4&team=made-up"), ("/t/made-up", ""), ("/socket.io/", "key=guess"),
@@ -121,7 +123,8 @@ def test_in_a_browser_the_admin_page_gives_the_screen_its_link_and_screen_and_ph
         for page in (screen, phone):
             sync_api.expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"), timeout=15000)
         slots = app.extensions["terrabank_live_slots"]
-        assert wait_until(lambda: {"/display", "/team/blue"} <= set(slots.by_secret), 10), slots.by_secret
+        assert wait_until(lambda: {n.partition("#")[0] for n in slots.by_secret} >= {"/display", "/team/blue"}, 10), \
+            slots.by_secret
         assert slots.held_anonymous == 0  # the admin page's own socket rides on the lead's session
     finally:
         context.close()
@@ -133,7 +136,7 @@ def test_a_hosted_game_names_its_own_links_and_not_another_games(tmp_path):
     from werkzeug.test import EnvironBuilder
 
     from bank.web import create_app
-    from bank.web.serving.identity import Identify
+    from bank.web.serving.identity import Identify, display_name, team_name
 
     config = str(Path(__file__).resolve().parents[1] / "config.toml")
     host = create_app({"DB": tmp_path / "host.db", "CONFIG": config, "TESTING": True,
@@ -148,9 +151,9 @@ def test_a_hosted_game_names_its_own_links_and_not_another_games(tmp_path):
             return who(EnvironBuilder(path=path, query_string=query).get_environ())
 
         token, host_token = camp.team_tokens()["blue"], host.extensions["terrabank"].access.team_tokens()["blue"]
-        assert named(f"/g/camp/t/{token}") == named("/g/camp/socket.io/", f"team={token}") == "camp/team/blue"
-        assert named("/g/camp/socket.io/", f"key={camp.display_key()}") == "camp/display"
-        assert named(f"/t/{host_token}") == "/team/blue"
+        assert named(f"/g/camp/t/{token}") == named("/g/camp/socket.io/", f"team={token}") == team_name("camp", "blue", token)
+        assert named("/g/camp/socket.io/", f"key={camp.display_key()}") == display_name("camp", camp.display_key())
+        assert named(f"/t/{host_token}") == team_name("", "blue", host_token)
         assert named(f"/g/camp/t/{host_token}") is None and named(f"/t/{token}") is None
         assert named(f"/g/nowhere/t/{token}") is None
     finally:

@@ -112,6 +112,8 @@ def read_all(root: Reader, text: str) -> GameConfig:
         animals_threshold=end.int("animals_threshold", minimum=1, maximum=1000),
         host=server.str("host", "0.0.0.0"),
         port=server.int("port", 5000, minimum=1, maximum=65535),
+        phones_per_team=server.int("phones_per_team", 50, minimum=1, maximum=1000),
+        spare_pages_per_link=server.int("spare_pages_per_link", 10, minimum=0, maximum=1000),
         wifi_ssid=_plain_text(wifi, "ssid"),
         wifi_password=_plain_text(wifi, "password"),
         print_paper=printing.str("paper", "a4", choices=("a4", "letter")),

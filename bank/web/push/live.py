@@ -17,6 +17,7 @@ from flask import current_app, request
 from flask_socketio import join_room
 
 from bank.web.serving import after_reply
+from bank.web.serving.identity import display_name, team_name
 from bank.web.access.auth import current_login
 from bank.web.push.auth_text import refuse_unreadable
 from bank.web.push.broadcaster import Broadcaster
@@ -208,13 +209,22 @@ def _cut(app, sids, event: str, reason: str) -> int:
 def end_session_sockets(key: str, reason: str, app=None) -> int:
     """Close the open pages of an ended session (reason: "logout" or "ended"); how many were closed."""
     app = app or current_app._get_current_object()
-    return _cut(app, owners(app).of_session(key), "session_ended", reason)
+    cut = _cut(app, owners(app).of_session(key), "session_ended", reason)
+    slots = admission_of(app)
+    if slots is not None:
+        session = f"{game_name(app)}/session/{key}"
+        slots.revoke(lambda name: name == session)  # its connections too, and their slots (issue 34)
+    return cut
 
 
 def end_link_sockets(team: str, new_token: str, app=None) -> int:
-    """Close the phones of a team that still use its replaced link; how many were closed."""
+    """Close the phones of a team that still use its replaced link; how many were closed.
+
+    The pages hear why first (a page of ours says so); then every connection opened with the old link
+    is shut down by the server and its slots freed (close_replaced), before the new link is shown."""
     app = app or current_app._get_current_object()
-    return _cut(app, owners(app).of_team(team, except_token=new_token), "link_replaced", "rotated")
+    cut = _cut(app, owners(app).of_team(team, except_token=new_token), "link_replaced", "rotated")
+    return max(cut, close_replaced(app))
 
 
 def end_display_sockets(new_key: str, app=None) -> int:
@@ -222,7 +232,36 @@ def end_display_sockets(new_key: str, app=None) -> int:
     app = app or current_app._get_current_object()
     keep = DISPLAY_TOKEN + new_key
     old = [sid for sid, token in owners(app).tokens().items() if token.startswith(DISPLAY_TOKEN) and token != keep]
-    return _cut(app, old, "link_replaced", "rotated")
+    return max(_cut(app, old, "link_replaced", "rotated"), close_replaced(app))
+
+
+def admission_of(app):
+    """The server's admission of live pages (bank/web/serving/admission.py) for this game: the host's for a
+    hosted game; None when no guarded server runs it (`serve --dev`, a test client)."""
+    host = app.extensions.get("terrabank_host_app") or app
+    return host.extensions.get("terrabank_live_slots")
+
+
+def game_name(app) -> str:
+    """The game's name in the server's counts: "" for the host's own game, else the hosted game's."""
+    return app.extensions.get("terrabank_game_name", "")
+
+
+def close_replaced(app) -> int:
+    """Shut down every live connection opened with a team link or big-screen key of this game that is no longer
+    valid, and free its slots now (issue 34: asking the pages to leave was not enough, a hostile client
+    ignored it and kept the slots, counted per team, so the new link's phones were refused). How many."""
+    slots = admission_of(app)
+    if slots is None:
+        return 0
+    game = game_name(app)
+    mine = [name for name in slots.held_secrets() if name.startswith((f"{game}/team/", f"{game}/display#"))]
+    if not mine:
+        return 0
+    access = app.extensions["terrabank"].access
+    valid = {team_name(game, team, token) for team, token in access.team_tokens().items()}
+    valid.add(display_name(game, access.display_key()))
+    return slots.revoke(lambda name: name in mine and name not in valid)
 
 
 def sweep(app) -> int:
@@ -231,6 +270,7 @@ def sweep(app) -> int:
     keys = record.sessions()
     dead = keys - app.extensions["terrabank_sessions"].valid(keys)
     cut = sum(end_session_sockets(key, "ended", app) for key in dead)
+    cut += close_replaced(app)  # a link or key the CLI replaced: its connections, even those never connected
     phones = record.tokens()
     if not phones:  # nothing to read each second while no phone is connected
         return cut

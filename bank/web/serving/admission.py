@@ -10,11 +10,21 @@ and `anonymous_bodies` threads, with a short deadline for their body. No number 
 anonymous clients can then refuse a phone that holds its link, or a facilitator.
 Pages, scripts and plain reads have no body and are answered at once: never counted.
 Split from server.py (it grew past 400 lines with this).
+
+Issue 34: authority a stranger can mint is kept apart from the authority the lead issues. Anyone on
+the Wi-Fi may create a Trias game and so hold its seat links (an admission hook names them): those
+live pages draw from a bounded pool of their own (`strangers`), at most `per_stranger_secret` a
+seat and `per_stranger_address` a client address, so the lead's team links, big-screen key and
+facilitator sessions always find their share. Slots are counted per secret (a link's name carries a
+fingerprint of the link, identity.py), and `revoke()` closes the sockets opened with a replaced one
+on the server's side (a hostile client that ignores the request to leave is cut all the same) and
+frees their slots at once.
 """
 
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from urllib.parse import parse_qs
 
@@ -50,6 +60,34 @@ def live_kind(environ) -> str | None:
     return "poll" if query.get("sid") else "open"
 
 
+def pool_of(who: str | None) -> str:
+    """The pool a live page draws from: "anonymous" (no secret), "strangers" (a secret anyone can mint:
+    an admission hook's, e.g. a Trias seat) or "lead" (a secret the lead issued: a team link, the
+    big screen's key, a facilitator's session)."""
+    if who is None:
+        return "anonymous"
+    return "strangers" if "/hook/" in who else "lead"
+
+
+def client_address(environ, proxies: int = 0) -> str:
+    """The client's address: REMOTE_ADDR, or with `proxies` trusted in front (TERRABANK_PROXIES) the
+    entry of X-Forwarded-For they added, as the app's ProxyFix reads it (this runs outside it)."""
+    if proxies:
+        forwarded = [part.strip() for part in environ.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
+        if len(forwarded) >= proxies:
+            return forwarded[-proxies]
+    return environ.get("REMOTE_ADDR", "?")
+
+
+class _Held:
+    """One live request holding slots: whose, from where, its socket; `freed` once revoke() counted it down."""
+
+    __slots__ = ("who", "address", "sock", "freed")
+
+    def __init__(self, who, address, sock):
+        self.who, self.address, self.sock, self.freed = who, address, sock, False
+
+
 def has_body(environ) -> bool:
     return (environ.get("CONTENT_LENGTH") not in (None, "", "0")
             or "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower())
@@ -64,23 +102,37 @@ class LiveSlots:
     sentence instead (its Socket.IO client tries again every few seconds). The counts go down in
     `finally`, however the request ends. `identify(environ)`: the secret's name, or None.
     Without `identify` every client is anonymous and `anonymous` defaults to `slots` (issue 15).
+
+    Pools (issue 34, pool_of): anonymous pages take at most `anonymous` slots, pages holding a secret
+    anyone can mint at most `strangers` (None: no pool of their own, as before), so the lead's secrets
+    always have `slots - anonymous - strangers` that nothing else draws on (and any slot left free).
     """
 
     def __init__(self, app, slots: int, anonymous: int | None = None, per_secret: int | None = None,
                  identify=None, anonymous_bodies: int | None = None, body_seconds: float = 30.0,
-                 anonymous_body_seconds: float = 5.0):
+                 anonymous_body_seconds: float = 5.0, strangers: int | None = None,
+                 per_stranger_secret: int | None = None, per_stranger_address: int | None = None,
+                 proxies: int = 0):
         self.app, self.slots = app, slots
         self.anonymous = slots if anonymous is None else anonymous
         self.per_secret = slots if per_secret is None else per_secret
+        self.strangers = strangers
+        self.per_stranger_secret = self.per_secret if per_stranger_secret is None else per_stranger_secret
+        self.per_stranger_address = slots if per_stranger_address is None else per_stranger_address
+        self.proxies = proxies
         self.identify = identify or (lambda environ: None)
         self.anonymous_bodies = anonymous_bodies  # None: not counted
         self.body_seconds, self.anonymous_body_seconds = body_seconds, anonymous_body_seconds
         self.lock = threading.Lock()
         self.held = 0            # live requests holding a thread now
         self.held_anonymous = 0  # of which without a secret
+        self.held_strangers = 0  # of which with a secret anyone can mint (a Trias seat's)
         self.by_secret: dict[str, int] = {}
+        self.by_address: dict[str, int] = {}   # strangers' live pages per client address
+        self.live: dict[str, set] = {}         # secret's name -> its _Held requests, for revoke()
         self.bodies = 0          # anonymous requests reading their body now
         self.refused = 0         # since the start
+        self.revoked = 0         # live requests cut by revoke() since the start
 
     def __call__(self, environ, start_response):
         kind = live_kind(environ)
@@ -99,12 +151,13 @@ class LiveSlots:
         who = self.identify(environ)
         if kind is None:
             return self._body(environ, start_response, who, sock)
+        held = _Held(who, client_address(environ, self.proxies), sock)
         with self.lock:
-            full = self._full(who)
+            full = self._full(held)
             if full and kind != "poll":
                 self.refused += 1
             elif kind != "open":
-                self._count(who, 1)
+                self._count(held, 1)
         if full and kind != "poll":
             return _refuse(start_response, LIVE_REFUSAL.encode(), "text/plain; charset=utf-8")
         if kind == "open":
@@ -115,25 +168,67 @@ class LiveSlots:
             return self.app(environ, start_response)
         finally:
             with self.lock:
-                self._count(who, -1)
+                if not held.freed:  # revoke() counted it down already
+                    self._count(held, -1)
 
-    def _full(self, who: str | None) -> bool:
+    def _full(self, held: _Held) -> bool:
         if self.held >= self.slots:
             return True
-        if who is None:
+        pool = pool_of(held.who)
+        if pool == "anonymous":
             return self.held_anonymous >= self.anonymous
-        return self.by_secret.get(who, 0) >= self.per_secret
+        if pool == "strangers" and self.strangers is not None:
+            return (self.held_strangers >= self.strangers
+                    or self.by_secret.get(held.who, 0) >= self.per_stranger_secret
+                    or self.by_address.get(held.address, 0) >= self.per_stranger_address)
+        return self.by_secret.get(held.who, 0) >= self.per_secret
 
-    def _count(self, who: str | None, step: int) -> None:
+    def _count(self, held: _Held, step: int) -> None:
+        who = held.who
         self.held += step
         if who is None:
             self.held_anonymous += step
             return
-        left = self.by_secret.get(who, 0) + step
-        if left > 0:
-            self.by_secret[who] = left
+        _add(self.by_secret, who, step)
+        if pool_of(who) == "strangers" and self.strangers is not None:
+            self.held_strangers += step
+            _add(self.by_address, held.address, step)
+        requests = self.live.setdefault(who, set())
+        if step > 0:
+            requests.add(held)
         else:
-            self.by_secret.pop(who, None)
+            requests.discard(held)
+        if not requests:
+            self.live.pop(who, None)
+
+    def held_secrets(self) -> list:
+        """The names of the secrets holding live pages now."""
+        with self.lock:
+            return list(self.live)
+
+    def revoke(self, replaced) -> int:
+        """Close every live request opened with a secret `replaced(name)` says was replaced, and free its slots now.
+
+        Issue 34: the live layer used to ask the old sockets to leave, and a hostile client ignored it; the
+        slots were counted per team, so the new link's phones were refused. Here the connection itself is
+        shut down (the thread serving it wakes at once and ends the page), and its slots are counted down
+        before this returns: the lead's new link is shown with its team's share free. How many were cut."""
+        with self.lock:
+            cut = [held for name in list(self.live) if replaced(name) for held in self.live.get(name, ())]
+            for held in cut:
+                self._count(held, -1)
+                held.freed = True
+            self.revoked += len(cut)
+        forget = getattr(self.identify, "forget", None)
+        if cut and forget is not None:
+            forget()  # a replaced secret read from memory would name new pages by it for up to a second
+        for held in cut:
+            if held.sock is not None:
+                try:
+                    held.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass  # closed meanwhile: nothing left to cut
+        return len(cut)
 
     def _body(self, environ, start_response, who, sock):
         """A request with a body: a deadline for it (shorter without a secret), anonymous ones counted."""
@@ -171,6 +266,14 @@ class LiveSlots:
         if counted:
             with self.lock:
                 self.bodies -= 1
+
+
+def _add(counts: dict, key, step: int) -> None:
+    left = counts.get(key, 0) + step
+    if left > 0:
+        counts[key] = left
+    else:
+        counts.pop(key, None)
 
 
 def _refuse(start_response, body: bytes, content_type: str) -> list:

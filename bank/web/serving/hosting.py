@@ -58,6 +58,7 @@ class HostedGames:
         self.max_games, self.holder, self.shared = max_games, holder, shared
         self.registry = _registry(self.folder, self.config_path, host)
         self._apps: dict = {}
+        self.host_app = None  # the host's app (install): its server admits the hosted games' live pages
         self._lock = threading.Lock()  # one creation or first opening at a time
         self._looking = False
         self._closed = threading.Event()  # close(): the look for new games stops
@@ -124,8 +125,11 @@ class HostedGames:
         return app
 
     def _make(self, name: str, settings: dict):
-        return self.make_app({**settings, "SESSION_COOKIE_NAME": f"terrabank-{name}",
-                              "SESSION_COOKIE_PATH": f"{PREFIX}{name}/"})
+        app = self.make_app({**settings, "SESSION_COOKIE_NAME": f"terrabank-{name}",
+                             "SESSION_COOKIE_PATH": f"{PREFIX}{name}/"})
+        # Its live pages are admitted by the host's server (admission.py): a replaced link is cut there (issue 34).
+        app.extensions["terrabank_game_name"], app.extensions["terrabank_host_app"] = name, self.host_app
+        return app
 
     def create(self, name: str) -> Made:
         """A new game from the host's config.toml, with a lead account whose password is returned once;
@@ -245,6 +249,7 @@ def install(app, folder: Path, config_path: Path, make_app, **options) -> Hosted
     They are listed where the host's game lives: its folder, or its database (bank/store/hosted.py)."""
     options.setdefault("host", _host_target(app))
     games = HostedGames(folder, config_path, make_app, **options)
+    games.host_app = app
     app.extensions["terrabank_hosted"] = games
     app.wsgi_app = GameDispatch(app.wsgi_app, games)
     return games

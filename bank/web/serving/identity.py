@@ -8,10 +8,15 @@ accepts (`app.extensions["terrabank_admission_hooks"]`: callables environ -> nam
 for Trias seats and tables). Anything else is anonymous. The team links and the key are read
 at most once a second per game (a replaced one is refused within a second); only runtime
 objects of the app are used, so the server still imports no route.
+
+Issue 34: a team link and the key are named with a fingerprint of the secret itself
+("<game>/team/<team>#<fingerprint>"), so live slots are counted per link: a replaced link's
+pages hold no share of the new one's, and admission.LiveSlots.revoke() finds them by it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import re
 import threading
@@ -30,8 +35,22 @@ OPENED_COOKIE = "terrabank.opened_session_cookie"
 CHECKED_LOGIN = "terrabank.checked_login"
 
 
+def fingerprint(secret: str) -> str:
+    """A short digest naming a link or key in counts and logs; the secret itself never appears there."""
+    return hashlib.sha256(secret.encode("utf-8", "replace")).hexdigest()[:12]
+
+
+def team_name(game: str, team: str, token: str) -> str:
+    return f"{game}/team/{team}#{fingerprint(token)}"
+
+
+def display_name(game: str, key: str) -> str:
+    return f"{game}/display#{fingerprint(key)}"
+
+
 class Identify:
-    """identify(environ) -> "<game>/team/<team>", "<game>/display", "<game>/session/<key>", or None."""
+    """identify(environ) -> "<game>/team/<team>#<fp>", "<game>/display#<fp>", "<game>/session/<key>",
+    "<game>/hook/<name>", or None."""
 
     def __init__(self, app):
         self.app = app
@@ -54,10 +73,10 @@ class Identify:
         found = TEAM_PATH.match(path)
         token = (query.get("team") or [found.group(1) if found else ""])[0]
         if token and token in tokens:
-            return f"{name}/team/{tokens[token]}"
+            return team_name(name, tokens[token], token)
         key = (query.get("key") or [""])[0]
         if key and display and hmac.compare_digest(key.encode(), display.encode()):
-            return f"{name}/display"
+            return display_name(name, display)
         for hook in game.extensions.get("terrabank_admission_hooks", ()):
             who = hook(environ)
             if who:
@@ -96,6 +115,11 @@ class Identify:
             return self.app, "", path
         name, _, rest = path[len(HOSTED):].partition("/")
         return hosted.app(name), name, "/" + rest
+
+    def forget(self) -> None:
+        """Read every game's links and key again at the next request (one was just replaced)."""
+        with self._lock:
+            self._known.clear()
 
     def _secrets(self, game) -> tuple[dict, str | None]:
         """token -> team, and the big screen's key, of this game: read again after FRESH seconds."""

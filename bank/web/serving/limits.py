@@ -33,6 +33,13 @@ class Limits:
     that has not sent a request (or waits idle between two) is closed for the newcomer.
     `per_address` stays as a second line: 100 phones behind one access point need one
     WebSocket each plus a few short-lived connections while a page loads: 100 + 150.
+
+    Authority a stranger can mint kept apart (issue 34): anyone on the Wi-Fi may create a Trias
+    game and hold its seat links. Their live pages share `strangers_live` slots, at most
+    `per_stranger_secret_live` a seat and `per_stranger_address_live` a client address; the
+    anonymous share and theirs together never reach the slots of the lead's secrets (team
+    links, the big screen's key, sessions), each of which holds up to its config's
+    [server] phones_per_team + spare_pages_per_link (`per_secret_live` overrides it).
     """
 
     threads: int = 500
@@ -50,7 +57,13 @@ class Limits:
     # Issue 23. None: half the reserve, at least 2 (500 threads: 25).
     anonymous_bodies: int | None = None
     anonymous_body_seconds: float = 5.0  # a log-in's body is a few hundred bytes
-    per_secret_live: int = 100       # live pages per team link, big-screen key or facilitator session
+    # Live pages per team link, big-screen key or facilitator session. None: the game's config.toml
+    # ([server] phones_per_team + spare_pages_per_link: 60), read by serving.prepare (issue 34).
+    per_secret_live: int | None = None
+    # Issue 34. None: a sixth of the live slots, at least 2 (450 live slots: 75), for Trias seats' pages.
+    strangers_live: int | None = None
+    per_stranger_secret_live: int = 3    # a seat's phone, a reload while the old page lingers, one more tab
+    per_stranger_address_live: int = 15  # three tables' worth of seats played on one device
 
     def __post_init__(self):
         from bank.errors import BankError
@@ -76,6 +89,12 @@ class Limits:
         if self.anonymous_live is not None:
             return min(self.anonymous_live, self.live_slots())
         return min(self.live_slots(), max(2, self.live_slots() // 8))
+
+    def strangers_live_slots(self) -> int:
+        """Live pages holding a secret anyone can mint (a Trias seat's link), all addresses together."""
+        if self.strangers_live is not None:
+            return min(self.strangers_live, self.live_slots() - self.anonymous_live_slots())
+        return min(self.live_slots() - self.anonymous_live_slots(), max(2, self.live_slots() // 6))
 
     def anonymous_body_slots(self) -> int:
         """Requests without a secret reading their body at once, all addresses together."""

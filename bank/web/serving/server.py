@@ -54,9 +54,14 @@ def prepare(app: Flask, limits: Limits | None = None) -> Flask:
         behind(app, trusted_proxies())
         done.add("proxies")
     if limits is not None and "live_slots" not in done:  # by secret, and the bodies' deadlines (issue 23)
+        per_secret = limits.per_secret_live or app.extensions["terrabank"].config.live_pages_per_link
         app.wsgi_app = LiveSlots(app.wsgi_app, limits.live_slots(), limits.anonymous_live_slots(),
-                                 limits.per_secret_live, Identify(app), limits.anonymous_body_slots(),
-                                 limits.body_seconds, limits.anonymous_body_seconds)
+                                 per_secret, Identify(app), limits.anonymous_body_slots(),
+                                 limits.body_seconds, limits.anonymous_body_seconds,
+                                 strangers=limits.strangers_live_slots(),
+                                 per_stranger_secret=limits.per_stranger_secret_live,
+                                 per_stranger_address=limits.per_stranger_address_live,
+                                 proxies=trusted_proxies())
         app.extensions["terrabank_live_slots"] = app.wsgi_app  # for whoever debugs, and for tests
         done.add("live_slots")
     if "after_reply" not in done:  # a command's live updates start once its reply is written
