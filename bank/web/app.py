@@ -153,6 +153,8 @@ def _register(app: Flask) -> None:
     app.register_blueprint(trias_routes.bp)
     from bank.web.trias import score_routes as trias_score_routes
     app.register_blueprint(trias_score_routes.bp)  # the Trias score calculator and print downloads
+    from bank.web.trias import visitors as trias_visitors
+    app.register_blueprint(trias_visitors.bp)  # the lead's choice: Trias games for visitors during a field game
     app.after_request(_security_headers)
     app.jinja_env.globals["_"] = _gettext
     app.jinja_env.globals["page_languages"] = page_languages  # _lang.html: Italian on Trias pages only

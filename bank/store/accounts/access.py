@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS facilitators (
     username TEXT PRIMARY KEY, password_hash TEXT NOT NULL, role TEXT NOT NULL, created_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS team_tokens (team TEXT PRIMARY KEY, token TEXT NOT NULL UNIQUE, rotated_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS display_key (id INTEGER PRIMARY KEY CHECK (id = 1), key TEXT NOT NULL, rotated_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL, set_at REAL NOT NULL);
 """
 
 
@@ -95,6 +96,14 @@ class AccessRules:
         key = secrets.token_urlsafe(12)
         self._put_display_key(key, time.time(), replace=True)
         return key
+
+    def setting(self, name: str, default: bool) -> bool:
+        """A yes/no choice of the lead kept with the accounts (issue 34: Trias games for visitors)."""
+        value = self._setting(name)
+        return default if value is None else value == "1"
+
+    def set_setting(self, name: str, value: bool) -> None:
+        self._put_setting(name, "1" if value else "0", time.time())
 
     def shared_secret(self) -> str | None:
         """The key that signs cookies when the store holds it (every process of the game signs alike);
@@ -188,6 +197,13 @@ class Access(AccessRules):
 
     def _set_token(self, team: str, token: str, at: float) -> None:
         self._sql("UPDATE team_tokens SET token = ?, rotated_at = ? WHERE team = ?", (token, at, team))
+
+    def _setting(self, name: str) -> str | None:
+        rows = self._sql("SELECT value FROM settings WHERE name = ?", (name,))
+        return rows[0][0] if rows else None
+
+    def _put_setting(self, name: str, value: str, at: float) -> None:
+        self._sql("INSERT OR REPLACE INTO settings VALUES (?, ?, ?)", (name, value, at))
 
     def _display_key(self) -> str | None:
         rows = self._sql("SELECT key FROM display_key WHERE id = 1")

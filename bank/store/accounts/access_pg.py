@@ -91,6 +91,15 @@ class PostgresAccess(AccessRules):
         self.db.rows("UPDATE terrabank.team_tokens SET token = %s, rotated_at = %s WHERE game = %s AND team = %s",
                      (token, at, self.game, team))
 
+    def _setting(self, name: str) -> str | None:  # AccessRules.setting (issue 34)
+        rows = self.db.rows("SELECT value FROM terrabank.settings WHERE game = %s AND name = %s", (self.game, name))
+        return rows[0][0] if rows else None
+
+    def _put_setting(self, name: str, value: str, at: float) -> None:
+        self.db.rows("""INSERT INTO terrabank.settings(game, name, value, set_at) VALUES (%s, %s, %s, %s)
+                        ON CONFLICT (game, name) DO UPDATE SET value = EXCLUDED.value, set_at = EXCLUDED.set_at""",
+                     (self.game, name, value, at))
+
     def _display_key(self) -> str | None:  # the big screen's key (AccessRules.display_key, issue 23)
         rows = self.db.rows("SELECT key FROM terrabank.display_keys WHERE game = %s", (self.game,))
         return rows[0][0] if rows else None

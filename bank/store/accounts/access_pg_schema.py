@@ -49,7 +49,17 @@ CREATE TABLE IF NOT EXISTS terrabank.display_keys(
 """
 
 
+# Added with issue 34: the lead's yes/no choices (Trias games for visitors during a field game).
+_SETTINGS = """
+CREATE TABLE IF NOT EXISTS terrabank.settings(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id), name TEXT NOT NULL, value TEXT NOT NULL,
+    set_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game, name));
+"""
+
+
 def ensure_access_schema(conn) -> None:
     """Create the tables once per database; a concurrent creator waits on their lock, then finds them."""
     ensure_tables(conn, "terrabank.cookie_keys", ACCESS_SCHEMA_LOCK, _TABLES)
     ensure_tables(conn, "terrabank.display_keys", ACCESS_SCHEMA_LOCK, _DISPLAY_KEYS)
+    ensure_tables(conn, "terrabank.settings", ACCESS_SCHEMA_LOCK, _SETTINGS)

@@ -28,7 +28,7 @@ from bank.web.body import BodyError, read_object
 from bank.web.i18n import request_language, speak_for
 from bank.store.accounts.lockout import wait_text
 from bank.web.rate import Window
-from bank.web.trias import held
+from bank.web.trias import held, visitors
 from bank.web.trias.live import announce_rematch, publish
 from bank.web.trias.names import with_default_names
 from bank.web.trias.payloads import game_summary, seat_list, snapshot
@@ -185,6 +185,9 @@ def admin_table_link(game_id: str):
 @bp.post("/api/games")
 def create_game():
     """A new game from {seats: [{name, kind, level}], seed, mode}; answers its board and seat links."""
+    closed = visitors.creation_refused()  # the lead may keep them for facilitators during a field game (issue 34)
+    if closed is not None:
+        return closed
     wait = _creations().take(request.remote_addr or "?")
     if wait:
         return error(429, "too_many_games", f"this device started {NEW_GAMES_PER_DEVICE} games in the last "
