@@ -123,10 +123,12 @@ def commit() -> dict:
     return {"commit": head or "unknown", "trias_changed": git("status", "--porcelain", "--", "trias") if head else ""}
 
 
-def budgets_for(mode: str, players: int, calibration: dict | None) -> dict:
-    """Each level's budget for `bots.choose` at `players`: the real seconds, or calibrated iterations."""
+def budgets_for(mode: str, players: int, calibration: dict | None, seconds: dict | None = None) -> dict:
+    """Each level's budget for `bots.choose` at `players`: the real seconds (DEFAULT_BUDGET, or the
+    --seconds a pilot tries instead), or calibrated iterations."""
     if mode == "seconds":
-        return {"random": None, **{level: dict(b) for level, b in bots.DEFAULT_BUDGET.items()}}
+        return {"random": None, **{level: dict(b) for level, b in bots.DEFAULT_BUDGET.items()},
+                **{level: {"seconds": s} for level, s in (seconds or {}).items()}}
     row = calibration[str(players)]
     return {"random": None, "easy": {"seconds": None},
             **{level: {"iterations": row[level]["iterations_mean"]} for level in ("medium", "hard")}}
@@ -184,7 +186,19 @@ def play(job: dict, counter: list) -> dict:
             "budgets": budgets}
 
 
-def worker(index: int, core: int | None, quota: int, period: int, jobs, results) -> None:
+def pi(core: int, quota: int, period: int, weight: int) -> Budget:
+    """pi_budget's group, with `weight` times the usual scheduling weight: on a machine others load, the
+    group then gets its quota (a Pi is not shared with other engineers' tests) and never more (the quota)."""
+    budget = Budget(core, quota, period)
+    if weight != 1:
+        if budget.kind.startswith("cgroup v2"):
+            (budget.groups[0] / "cpu.weight").write_text(str(min(10_000, 100 * weight)))
+        else:
+            (budget.groups[0] / "cpu.shares").write_text(str(1024 * weight))
+    return budget
+
+
+def worker(index: int, core: int | None, quota: int, period: int, weight: int, jobs, results) -> None:
     """Make this worker's own Pi (a group of its own), move in, play games until told to stop."""
     def stop(signum, frame):
         raise _Stop()
@@ -194,7 +208,7 @@ def worker(index: int, core: int | None, quota: int, period: int, jobs, results)
     budget = None
     try:
         if core is not None:
-            budget = Budget(core, quota, period)
+            budget = pi(core, quota, period, weight)
             budget.admit(os.getpid())
         counter = _count_iterations()
         while True:
@@ -220,7 +234,8 @@ def worker(index: int, core: int | None, quota: int, period: int, jobs, results)
 
 # --- the run ----------------------------------------------------------------------------------
 
-def jobs_for(cells: list, games: dict, mode: str, calibration: dict | None, first: int) -> list:
+def jobs_for(cells: list, games: dict, mode: str, calibration: dict | None, first: int,
+             seconds: dict | None = None) -> list:
     """Every game of every cell, interleaved so that each cell advances at the pace of its target."""
     out = []
     for cell in cells:
@@ -232,15 +247,15 @@ def jobs_for(cells: list, games: dict, mode: str, calibration: dict | None, firs
             out.append(((block + 0.5) / blocks, CELLS.index(cell) if cell in CELLS else 99, g,
                         {"players": players, "tested": tested, "below": below, "game": g,
                          "seed": SEED_BASE + g // players, "seat": g % players,
-                         "budgets": budgets_for(mode, players, calibration)}))
+                         "budgets": budgets_for(mode, players, calibration, seconds)}))
     out.sort(key=lambda t: t[:3])
     return [t[3] for t in out]
 
 
-def calibration_sample(core: int, quota: int, period: int) -> dict:
+def calibration_sample(core: int, quota: int, period: int, weight: int) -> dict:
     """pi_budget's loop outside any group and in a group of the Pi budget on `core`."""
     free = pi_budget.calibrate(None)
-    budget = Budget(core, quota, period)
+    budget = pi(core, quota, period, weight)
     try:
         held = pi_budget.calibrate(budget)
     finally:
@@ -279,30 +294,32 @@ def run(args) -> None:
             log.write(json.dumps(record, separators=(",", ":")) + "\n")
             log.flush()
 
-    pi = not args.no_pi
+    with_pi = not args.no_pi
     header = {"kind": "run", "started": dt.datetime.now().isoformat(timespec="seconds"), **commit(),
-              "mode": args.mode, "pi": pi, "quota_us": args.quota, "period_us": args.period,
+              "mode": args.mode, "pi": with_pi, "quota_us": args.quota, "period_us": args.period, "weight": args.weight,
               "workers": args.workers, "cells": [cell_name(c) for c in cells],
               "games": {cell_name(c): n for c, n in games.items()},
-              "budgets": {str(p): budgets_for(args.mode, p, calibration) for p in sorted({c[0] for c in cells})},
+              "budgets": {str(p): budgets_for(args.mode, p, calibration, args.seconds)
+                          for p in sorted({c[0] for c in cells})},
               "ends": dt.datetime.fromtimestamp(ends).isoformat(timespec="seconds") if ends else None,
               "load": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count(), "python": sys.version.split()[0]}
     write(header)
     print(json.dumps(header), flush=True)
-    if pi:
+    if with_pi:
         for core in (0, 1):
-            sample = calibration_sample(core, args.quota, args.period)
+            sample = calibration_sample(core, args.quota, args.period, args.weight)
             write(dict(sample, phase="before"))
             print(json.dumps(sample), flush=True)
 
     ctx = mp.get_context("fork")
     jobs, results = ctx.Queue(), ctx.Queue()
-    for job in jobs_for(cells, games, args.mode, calibration, args.first):
+    for job in jobs_for(cells, games, args.mode, calibration, args.first, args.seconds):
         jobs.put(job)
     procs = []
     for i in range(args.workers):
-        core = (i % 2) if pi else None
-        p = ctx.Process(target=worker, args=(i, core, args.quota, args.period, jobs, results), daemon=True)
+        core = (i % 2) if with_pi else None
+        p = ctx.Process(target=worker, args=(i, core, args.quota, args.period, args.weight, jobs, results),
+                        daemon=True)
         p.start()
         procs.append(p)
         jobs.put(None)  # one stop per worker, after every game
@@ -319,12 +336,12 @@ def run(args) -> None:
         turn = 0
         while not stopping.wait(60 * args.calibrate_every):
             try:
-                write(dict(calibration_sample(turn % 2, args.quota, args.period), phase="during"))
+                write(dict(calibration_sample(turn % 2, args.quota, args.period, args.weight), phase="during"))
             except Exception:  # noqa: BLE001 - a sample lost is not a run lost
                 pass
             turn += 1
 
-    if pi and args.calibrate_every > 0:
+    if with_pi and args.calibrate_every > 0:
         threading.Thread(target=calibrating, daemon=True, name="calibration").start()
 
     done = 0
@@ -454,8 +471,10 @@ def report(logs: list) -> dict:
         w, c, it = levels[key]["wall"], levels[key]["cpu"], levels[key]["it"]
         level = key.split("@")[0]
         bound = BOUND_S.get(level, BOUND_S["any"])
+        over = [(x, y) for x, y in zip(w, c) if x > bound]
         timing[key] = {"decisions": len(w), "median_s": pct(w, 50), "p99_s": pct(w, 99), "max_s": max(w),
-                       "cpu_median_s": pct(c, 50), "bound_s": bound, "over_bound": sum(1 for x in w if x > bound),
+                       "cpu_median_s": pct(c, 50), "bound_s": bound, "over_bound": len(over),
+                       "over_bound_cpu_share": [round(y / x, 3) for x, y in over],
                        "iterations_median": pct(it, 50), "iterations_p1": pct(it, 1)}
     cal = [r for r in lines if r["kind"] == "calibration"]
     calibration = {"samples": len(cal),
@@ -485,7 +504,7 @@ def render(data: dict) -> str:
     for r in runs:
         dirty = " (trias/ differs from the commit!)" if r.get("trias_changed") else ""
         pi = (f"each its own group, {r['quota_us'] / 1000:g} ms of CPU every {r['period_us'] / 1000:g} ms, "
-              "cores 0/1 alternating") if r["pi"] else "no Pi budget"
+              f"weight x{r.get('weight', 1)}, cores 0/1 alternating") if r["pi"] else "no Pi budget"
         out.append(f"run {r['started']}{dirty}: {r['workers']} workers, {pi}; "
                    f"budgets {json.dumps(r['budgets'])}; load {r['load']}")
     cal = data["calibration"]
@@ -521,6 +540,11 @@ def render(data: dict) -> str:
     extra = [f"{r['cell']}: {r['dropped_after_gap']} finished games after an unfinished one not counted"
              for r in data["cells"] if r["dropped_after_gap"]]
     extra += [f"{r['cell']}: {r['fallbacks']} illegal proposals replaced" for r in data["cells"] if r["fallbacks"]]
+    for key, t in data["decisions"].items():
+        if t["over_bound"] and "@" not in key:
+            extra.append(f"{key}: {t['over_bound']} decisions over {t['bound_s']} s; their CPU share (CPU / wall): "
+                         f"{sorted(t['over_bound_cpu_share'])} (0.25 is the Pi's quarter core; far below it, "
+                         "the machine's other work held the group back)")
     if data["errors"]:
         extra.append(f"{data['errors']} games raised (see the log)")
     shares = ", ".join(f"{r['cell']} {r['share_median']}" for r in data["cells"])
@@ -537,11 +561,14 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=0, help="first game number (extends a cell already run)")
     parser.add_argument("--workers", type=int, default=2, help="processes, each its own Pi (at most 4 here)")
     parser.add_argument("--mode", choices=["seconds", "iterations"], default="seconds")
+    parser.add_argument("--seconds", help="level=s,... instead of DEFAULT_BUDGET (a pilot of other budgets)")
     parser.add_argument("--calibration", type=Path, default=ROOT / "bench" / "trias_calibration.json",
                         help="--mode iterations: bench_trias_ladder.py calibrate's JSON")
     parser.add_argument("--no-pi", action="store_true", help="workers not held to a budget")
     parser.add_argument("--quota", type=int, default=2500, help="microseconds of CPU per period (default 2500)")
     parser.add_argument("--period", type=int, default=10000, help="microseconds (default 10000)")
+    parser.add_argument("--weight", type=int, default=8, help="the groups' scheduling weight, times the usual"
+                        " (default 8: each Pi gets its quota on a loaded machine; 1: it competes as one process)")
     parser.add_argument("--calibrate-every", type=float, default=10, help="minutes between calibrations (0: none)")
     parser.add_argument("--until", help="HH:MM (local time): stop then, whatever n")
     parser.add_argument("--minutes", type=float, help="stop after this many minutes")
@@ -550,6 +577,8 @@ def main() -> None:
     args = parser.parse_args()
     if not args.log:
         parser.error("--log is required")
+    if args.seconds:
+        args.seconds = {k: float(v) for k, v in (part.split("=") for part in args.seconds.split(","))}
     if args.what == "run":
         if len(args.log) != 1:
             parser.error("run takes one --log")
