@@ -27,7 +27,11 @@
   // The edge shared with the neighbour in direction i (DIRS order) lies between these two corners.
   var EDGE = [[0, 1], [5, 0], [4, 5], [3, 4], [2, 3], [1, 2]];
 
-  /** new TT.HexBoard(svg, onTap(place)); .render(payload, marks{selected, targets, soft}) */
+  /**
+   * new TT.HexBoard(svg, onTap(place)); .render(payload, marks{selected, targets, soft, pending, kind, room}):
+   * kind ("herd" or "drift", taps.js) colours the targets and the pending place by the kind of move;
+   * room: places the view keeps room for, so the board does not jump when a tap lights places farther out.
+   */
   TT.HexBoard = function (svg, onTap) {
     this.svg = svg;
     svg.addEventListener("click", function (event) {
@@ -42,7 +46,7 @@
     var v = p.view, svg = this.svg, tiles = {}, herds = {}, radius = 3;
     v.tiles.forEach(function (t) { tiles[t[0] + "," + t[1]] = t[2]; radius = Math.max(radius, dist(t[0], t[1])); });
     v.herds.forEach(function (h) { herds[h[0] + "," + h[1]] = h[2]; radius = Math.max(radius, dist(h[0], h[1])); });
-    (marks.targets || []).forEach(function (k) { var qr = k.split(",").map(Number); radius = Math.max(radius, dist(qr[0], qr[1])); });
+    (marks.targets || []).concat(marks.room || []).forEach(function (k) { var qr = k.split(",").map(Number); radius = Math.max(radius, dist(qr[0], qr[1])); });
     radius += 1;  // a ring of water round the land: where tiles may drift (T4: the board is unbounded)
     // Only the water next to land (or lit up) is drawn, and the view is cropped to it, so the
     // hexes are as big as the screen allows (a 360 px phone).
@@ -52,7 +56,7 @@
       shown[k] = true;
       DIRS.forEach(function (d) { shown[(qr[0] + d[0]) + "," + (qr[1] + d[1])] = true; });
     });
-    (marks.targets || []).concat(marks.soft || [], marks.pending || []).forEach(function (k) { shown[k] = true; });
+    (marks.targets || []).concat(marks.soft || [], marks.pending || [], marks.room || []).forEach(function (k) { shown[k] = true; });
     var box = [Infinity, Infinity, -Infinity, -Infinity];
     Object.keys(shown).forEach(function (k) {
       var qr = k.split(",").map(Number), c = centre(qr[0], qr[1]);
@@ -78,7 +82,7 @@
     // kept between pictures, and only the herds and the highlights are drawn again.
     var sig = radius + "|" + Object.keys(shown).sort().join(";") + "|" + JSON.stringify(v.tiles) + "|" + TB.lang;
     var rebuild = this.baseSig !== sig;
-    var targets = {}, soft = {}, pending = {};
+    var targets = {}, soft = {}, pending = {}, markKind = marks.kind ? " mark-" + marks.kind : "";
     (marks.pending || []).forEach(function (k) { pending[k] = true; });
     (marks.targets || []).forEach(function (k) { targets[k] = true; });
     (marks.soft || []).forEach(function (k) { soft[k] = true; });
@@ -89,9 +93,9 @@
         if (rebuild) this.drawPlace(layers, key, q, r, c, kind, d, radius);
         // A place both chosen and a target (a birth on the selected tile, T12) gets both marks.
         if (targets[key] || soft[key]) {
-          layers.marks.push(TB.svg("polygon", { points: points(c, 0.86), class: targets[key] ? "mark-target" : "mark-soft", "data-place": key }));
+          layers.marks.push(TB.svg("polygon", { points: points(c, 0.86), class: targets[key] ? "mark-target" + markKind : "mark-soft", "data-place": key }));
         }
-        if (pending[key]) layers.marks.push(TB.svg("polygon", { points: points(c, 0.7), class: "mark-pending", "data-place": key }));
+        if (pending[key]) layers.marks.push(TB.svg("polygon", { points: points(c, 0.7), class: "mark-pending" + markKind, "data-place": key }));
         if (marks.selected === key) layers.marks.push(TB.svg("polygon", { points: points(c, 0.86), class: "mark-selected", "data-place": key }));
         if (herds[key]) layers.herds.push(cubes(herds[key], c, !kind, key));
       }
@@ -213,18 +217,24 @@
     return TB.svg("path", { d: "M" + (x - 2.2) + " " + (y - 1) + "h4.4M" + (x - 2.2) + " " + (y + 0.6) + "h4.4", class: "glyph-line" });
   }
 
-  /** Each seat's herds on one place as a cube with its count; swimmers get a wave under them. */
+  /**
+   * Each seat's herds on one place as a cube with its count; swimmers get a wave under them. The
+   * group's tap target is its whole hex (a transparent hexagon under the cubes), not the cubes
+   * alone: a finger meant for a herd lands on it anywhere on its place (issue 32). One or two seats'
+   * cubes are drawn bigger, so the count reads on a phone.
+   */
   function cubes(counts, c, swimming, key) {
     var g = TB.svg("g", { class: "herds" + (swimming ? " swimmers" : ""), "data-place": key });
+    g.appendChild(TB.svg("polygon", { points: points(c, 0.97), class: "herd-hit", fill: "transparent" }));
     var present = [];
     counts.forEach(function (n, seat) { if (n) present.push([seat, n]); });
-    var size = 4.8, gap = 0.6, perRow = present.length > 3 ? 3 : present.length;
+    var big = present.length <= 2, size = big ? 6.2 : 4.8, gap = 0.6, perRow = present.length > 3 ? 3 : present.length;
     present.forEach(function (item, i) {
       var row = Math.floor(i / 3), col = i % 3, inRow = row ? present.length - 3 : perRow;
-      var x = c[0] - (inRow * size + (inRow - 1) * gap) / 2 + col * (size + gap), y = c[1] - 2.2 + row * (size + gap);
+      var x = c[0] - (inRow * size + (inRow - 1) * gap) / 2 + col * (size + gap), y = c[1] - (big ? 3.4 : 2.2) + row * (size + gap);
       var colour = TT.colour(item[0]);
       g.appendChild(TB.svg("rect", { x: x.toFixed(2), y: y.toFixed(2), width: size, height: size, rx: 0.8, fill: colour, class: "cube", "data-seat": item[0] }));
-      g.appendChild(TB.svg("text", { x: (x + size / 2).toFixed(2), y: (y + size * 0.78).toFixed(2), class: "count", fill: TB.ink(colour) }, String(item[1])));
+      g.appendChild(TB.svg("text", { x: (x + size / 2).toFixed(2), y: (y + size * 0.78).toFixed(2), class: "count" + (big ? " count-big" : ""), fill: TB.ink(colour) }, String(item[1])));
     });
     if (swimming) g.appendChild(TB.svg("path", { d: "M" + (c[0] - 6) + " " + (c[1] + 5.5) + " q1.5 -1.5 3 0 t3 0 t3 0 t3 0", class: "wave" }));
     return g;
