@@ -150,3 +150,36 @@ def undo_seqs(seats: list, table: Table, actor) -> list:
     if not table.state.mirror and any(reveals(e) for m in table.moves if m[0] in gone for e in m[3]):
         raise IllegalMove("undo_past_draw", UNDO_PAST_DRAW)
     return sorted(gone)
+
+
+def _places_named(command) -> list:
+    """The places a move's command names ("at", "tile", "from", "to", each rescue's pair), as (q, r)."""
+    if not isinstance(command, dict):
+        return []
+    named = [command.get(k) for k in ("at", "tile", "from", "to")]
+    for pair in command.get("herds") or []:
+        named.extend(pair if isinstance(pair, (list, tuple)) else [])
+    return [tuple(p) for p in named if isinstance(p, (list, tuple)) and len(p) == 2]
+
+
+def landscapes_before(table: Table, rows: list) -> list:
+    """For each row, the landscape of each place its command names as the board was just before it:
+    {"q,r": "woods" | ... | None for water}. The screens name places in words, not coordinates
+    (issue 32), and a tile named in an old row may have drifted since.
+
+    Only drifts change the board; a row no longer among the moves (taken back) is read on the board
+    the moves kept before it had made.
+    """
+    tiles = dict(((q, r), kind) for q, r, kind in next((e["tiles"] for e in table.base if e["type"] == "setup"), []))
+    moves = iter(table.moves)
+    move = next(moves, None)
+    out = []
+    for row in sorted(rows, key=lambda r: r["seq"]):
+        while move is not None and move[0] < row["seq"]:
+            for event in move[3]:
+                if event.get("type") == "drifted":
+                    tiles[tuple(event["to"])] = tiles.pop(tuple(event["tile"]), event.get("kind"))
+            move = next(moves, None)
+        out.append((row["seq"], {f"{q},{r}": tiles.get((q, r)) for q, r in _places_named(row.get("command"))}))
+    found = dict(out)
+    return [found[row["seq"]] for row in rows]

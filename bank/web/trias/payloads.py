@@ -8,6 +8,7 @@ and the lists of legal moves for the shared screen never depend on a hidden card
 from __future__ import annotations
 
 import trias
+from bank.services.trias_table import landscapes_before
 from trias.legal import drift_pairs
 from trias.scoring import presence
 from trias.state import LANDSCAPES
@@ -69,6 +70,9 @@ def rows_after(game, after: int, seat: int | None) -> list:
                      "command": row.get("command"), "events": row.get("events", [])})
         if len(rows) >= MAX_ROWS:
             break
+    # Each place a move names, with its landscape then: the board page says "the woods north of the pole".
+    for row, kinds in zip(rows, landscapes_before(game.table, rows)):
+        row["places"] = kinds
     return rows
 
 

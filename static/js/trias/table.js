@@ -22,7 +22,9 @@
 
   /** The places lit up for the current selection, and the hint under the board. */
   function marks() {
-    var v = p().view, out = { selected: sel.tile, targets: [], soft: [] }, hint = t("tap_tile");
+    // A TV is never told to tap (issue 32): only the mirror tablet, where a person records, has the idle hint.
+    var v = p().view, out = { selected: sel.tile, targets: [], soft: [] }, hint = mirror ? t("tap_tile") : "";
+    var named = sel.tile ? TT.placeWords(sel.tile, tileAt(sel.tile)) : "";  // the tapped tile in words, not "q,r"
     if (v.phase === "start" && mirror && sel.card) {
       var pairs = p().by_card[sel.card] || [];
       if (sel.tile) out.targets = pairs.filter(function (d) { return TT.key(d.tile) === sel.tile; }).map(function (d) { return TT.key(d.to); });
@@ -31,14 +33,14 @@
     } else if (sel.tile && v.phase === "start") {
       var kind = tileAt(sel.tile), mine = (p().by_card[kind] || []).filter(function (d) { return TT.key(d.tile) === sel.tile; });
       out.soft = mine.map(function (d) { return TT.key(d.to); });
-      hint = mine.length ? t("drift_if", { card: TT.kindName(kind), tile: sel.tile }) : t("no_drift", { tile: sel.tile });
+      hint = mine.length ? t("drift_if", { card: TT.kindName(kind), tile: named }) : t("no_drift", { tile: named });
     } else if (sel.tile) {
       var drifts = p().legal.filter(function (c) { return (c.type === "drift") && TT.key(c.tile) === sel.tile; });
       var moves = legalOf("move").filter(function (c) { return TT.key(c.from) === sel.tile; });
       out.targets = drifts.map(function (c) { return TT.key(c.to); }).concat(moves.map(function (c) { return TT.key(c.to); }));
       if (moves.length) hint = t("move_places");
-      else if (drifts.length) hint = t("drift_places", { tile: sel.tile });
-      else hint = t("no_drift", { tile: sel.tile });
+      else if (drifts.length) hint = t("drift_places", { tile: named });
+      else hint = t("no_drift", { tile: named });
       if (mirror && out.targets.length) hint += " " + t("choose_target");
     }
     TB.$("#hint").textContent = hint;
@@ -108,13 +110,12 @@
   }
 
   function logRow(row, payload) {
-    var log = TB.$("#log"), cmd = row.command || {};
+    var log = TB.$("#log");
     if (row.type === "setup" || !log) return;
     var seatNo = /^(seat|computer):(\d+)$/.exec(row.actor || "");
     var first = (row.events || [])[0] || {};  // a mirror tablet's row ("table") names the seat in its events
     var who = seatNo ? TT.seatName(payload, +seatNo[2]) : typeof first.player === "number" ? TT.seatName(payload, first.player) : "";
-    var text = row.type === "undo" ? t("undone") : row.type === "rematch" ? t("rematch_going")
-      : TT.describe(cmd, (row.events || []).some(function (e) { return e.type === "drifted" && e.cost; }), TT.rowCard(row));
+    var text = row.type === "undo" ? t("undone") : row.type === "rematch" ? t("rematch_going") : TT.narrate(row);
     var item = el("li", { dataset: { seq: row.seq } }, el("small", { class: "muted", text: "#" + row.seq + " " }), who ? el("b", { text: who + " · " }) : null, text);
     var after = Array.prototype.filter.call(log.children, function (li) { return +li.dataset.seq < row.seq; })[0];
     log.insertBefore(item, after || null);  // newest first, whatever order the rows arrive in

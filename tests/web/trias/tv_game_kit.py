@@ -1,0 +1,49 @@
+"""A Trias game that makes every kind of move, for the board page's tests (issue 32)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import trias
+
+NAMES = ["Ana", "Bénédicte", "Cyd", "Dominique", "Eli"]
+# Every kind of row the last moves name: placing, a card played with its drift, a card drawn and
+# its drift, a drift bought with action points, a herd's step, a rescue, a birth, a turn's end.
+KINDS = {"place", "play", "draw", "drift", "action_drift", "move", "rescue", "reproduce", "end_turn"}
+
+
+def people(app, n: int, seed: int, mode: str = "play"):
+    """A game of `n` people on `app`."""
+    return app.extensions["trias_games"].create(seats=[{"name": name, "kind": "human"} for name in NAMES[:n]],
+                                                 seed=seed, mode=mode)
+
+
+def kind_of(command: dict, phase: str) -> str:
+    """The kind of row `command` makes in `phase` (a drift in phase 2 costs 3 action points, T12)."""
+    if command["type"] == "drift" and phase == "actions":
+        return "action_drift"
+    return command["type"]
+
+
+def moves(game, seed: int = 1, until=None):
+    """Play `game` move by move, trying kinds not yet made first; yields the kinds made so far after each move.
+
+    `until(game)`: stop once true; otherwise the game is played to its end.
+    """
+    rng, made, keys = random.Random(seed), set(), itertools.count()
+    while game.state.phase != "over" and not (until and until(game)):
+        state = game.state
+        legal = trias.legal_actions(state)
+        fresh = [c for c in legal if kind_of(c, state.phase) not in made]
+        busy = [c for c in legal if c["type"] != "end_turn"]
+        # Drifts now and then (they make swimmers to rescue), steps and births mostly, then the turn's end.
+        if fresh and rng.random() < 0.5:
+            command = rng.choice(fresh)
+        elif busy and rng.random() < 0.8:
+            command = rng.choice(busy)
+        else:
+            command = next((c for c in legal if c["type"] == "end_turn"), legal[0])
+        made.add(kind_of(command, state.phase))
+        game.execute(command, f"kinds-{next(keys)}", f"seat:{state.current}")
+        yield made
