@@ -219,7 +219,11 @@ def test_t10_the_mirror_tablet_refuses_a_drift_that_is_not_farther_from_the_pole
     sync_api.expect(error).to_contain_text("pas plus loin du pôle")  # the French page says the rule in French
     assert game.last_seq == before  # nothing recorded
     to = next(d for d in trias.legal.drift_pairs(game.state, game.state.current, card) if d[0] == tile)[1]
-    tap(tablet, to)  # the same tile to a legal place: recorded
+    tap(tablet, to)  # the same tile, still chosen, to a legal place: asked in the bar, recorded once confirmed (issue 32)
+    confirm = tablet.locator("#actionbar [data-act=confirm]")
+    sync_api.expect(confirm).to_be_visible(timeout=WAIT)
+    assert game.last_seq == before
+    confirm.click()
     wait_seq(tablet, before + 1)
     assert game.state.tiles.get(to) is not None and game.state.phase == "actions"
     sync_api.expect(error).to_be_hidden()

@@ -1,6 +1,7 @@
 /* The board page: the shared screen of a game (tablet on the table, TV). Taps preview where a
- * tile may drift or a herd may move. In mirror mode it also records the physical table's moves:
- * name the card shown, tap the tile, tap its new place; an illegal move is refused with its rule.
+ * tile may drift or a herd may move. In mirror mode it also records the physical table's moves as a
+ * phone plays (mirror.js, issue 32): tap the piece, tap its new place, confirm in the bar at the
+ * bottom; an illegal move is refused with its rule.
  */
 (function () {
   "use strict";
@@ -11,6 +12,7 @@
   var api = "/trias/api/g/" + gameId;
   var sel = { tile: null, card: null };
   var board = new TT.HexBoard(TB.$("#board"), tap);
+  var recorder = mirror ? new TT.Mirror(send) : null;  // the mirror tablet's taps and confirm bar (mirror.js)
 
   function p() { return TT.current; }
   function tileAt(key) {
@@ -25,12 +27,7 @@
     // A TV is never told to tap (issue 32): only the mirror tablet, where a person records, has the idle hint.
     var v = p().view, out = { selected: sel.tile, targets: [], soft: [] }, hint = mirror ? t("tap_tile") : "";
     var named = sel.tile ? TT.placeWords(sel.tile, tileAt(sel.tile)) : "";  // the tapped tile in words, not "q,r"
-    if (v.phase === "start" && mirror && sel.card) {
-      var pairs = p().by_card[sel.card] || [];
-      if (sel.tile) out.targets = pairs.filter(function (d) { return TT.key(d.tile) === sel.tile; }).map(function (d) { return TT.key(d.to); });
-      else out.soft = pairs.map(function (d) { return TT.key(d.tile); });
-      hint = sel.tile ? t("choose_target") : t("mirror_tile", { card: TT.kindName(sel.card) });
-    } else if (sel.tile && v.phase === "start") {
+    if (sel.tile && v.phase === "start") {
       var kind = tileAt(sel.tile), mine = (p().by_card[kind] || []).filter(function (d) { return TT.key(d.tile) === sel.tile; });
       out.soft = mine.map(function (d) { return TT.key(d.to); });
       hint = mine.length ? t("drift_if", { card: TT.kindName(kind), tile: named }) : t("no_drift", { tile: named });
@@ -49,24 +46,16 @@
 
   function tap(place) {
     if (!p()) return;
-    var key = TT.key(place), v = p().view, isTile = tileAt(key) !== null;
-    if (mirror && v.phase === "place" && isTile) return send({ type: "place", at: place });
-    if (mirror && sel.tile && !isTile && sel.tile !== key) {
-      var from = sel.tile.split(",").map(Number);
-      if (v.phase === "start" && sel.card) return send({ type: "play", card: sel.card, tile: from, to: place });
-      if (v.phase === "drift" || v.phase === "actions") return send({ type: "drift", tile: from, to: place });
-    }
-    if (mirror && sel.tile && isTile && v.phase === "actions") {
-      var move = legalOf("move").filter(function (c) { return TT.key(c.from) === sel.tile && TT.key(c.to) === key; })[0];
-      if (move) return send(move);
-    }
+    if (recorder) { recorder.tap(p(), place); return draw(); }  // recorded only once confirmed
+    var key = TT.key(place), isTile = tileAt(key) !== null;
     sel.tile = isTile && sel.tile !== key ? key : null;
     draw();
   }
 
   async function send(command) {
+    if (recorder) recorder.taps.pending = [];  // refused: the piece stays chosen, for its right place
     var reply = await TT.send(api + "/commands", command);
-    if (reply.ok) { sel.tile = null; sel.card = null; }
+    if (reply.ok) { sel.tile = null; sel.card = null; if (recorder) { recorder.card = null; recorder.reset(); } }
     draw();
   }
 
@@ -78,32 +67,35 @@
     if (v.phase !== "start" || !cards) { TB.fill(box, null); return; }
     var pick = function (kind) {
       return cards[kind].map(function (card) {
-        return el("button", { type: "button", class: "btn trias-card-btn card-" + card, dataset: { card: card, kind: kind }, "aria-pressed": sel.card === card && kind === "play" ? "true" : "false",
+        return el("button", { type: "button", class: "btn trias-card-btn card-" + card, dataset: { card: card, kind: kind }, "aria-pressed": recorder.card === card && kind === "play" ? "true" : "false",
           onclick: function () {
             if (kind === "draw") return send({ type: "draw", card: card });
-            sel.card = card; sel.tile = null; draw();
+            recorder.card = card; recorder.reset(); draw();
           } }, TT.kindName(card));
       });
     };
     var extra = [];
-    if (sel.card && !(p().by_card[sel.card] || []).length) extra.push(el("button", { type: "button", class: "btn btn-primary", onclick: function () { send({ type: "play", card: sel.card }); } }, t("play_no_drift")));
+    var named = recorder.card;
+    if (named && !(p().by_card[named] || []).length) extra.push(el("button", { type: "button", class: "btn btn-primary", onclick: function () { send({ type: "play", card: named }); } }, t("play_no_drift")));
     if (cards.meteorite_drawn) extra.push(el("button", { type: "button", class: "btn", onclick: function () { send({ type: "meteorite_drawn" }); } }, t("cmd.meteorite_drawn")));
-    if (sel.card) extra.push(el("button", { type: "button", class: "btn btn-small", onclick: function () { sel.card = null; sel.tile = null; draw(); } }, t("cancel")));
+    if (named) extra.push(el("button", { type: "button", class: "btn btn-small", onclick: function () { recorder.card = null; recorder.reset(); draw(); } }, t("cancel")));
     TB.fill(box, [el("p", { class: "muted", text: t("mirror_pick") }),
       el("p", {}, el("b", { text: t("card_played") + " " }), pick("play")),
       el("p", {}, el("b", { text: t("card_drawn") + " " }), pick("draw")), extra]);
   }
 
   /** A move button pointed at or focused: its places lit up on the board; left: the selection's marks again. */
-  function preview(cmd) { if (p()) board.render(p(), cmd ? TT.marksOf(cmd) : marks()); }
+  function preview(cmd) { if (p()) board.render(p(), cmd ? TT.marksOf(cmd) : recorder ? recorder.marks(p()) : marks()); }
 
   function draw() {
     if (!p()) return;
-    board.render(p(), marks());
+    board.render(p(), recorder ? recorder.marks(p()) : marks());
+    if (recorder) TB.$("#hint").textContent = "";  // the bar at the bottom says what to tap
     TT.renderTurn(TB.$("#turn"), p(), null);
     TT.renderScores(TB.$("#scores"), p(), null);
     TT.renderEnd(TB.$("#end-panel"), p());
     renderMirror();
+    if (recorder) recorder.renderBar(p(), draw);
     if (mirror) TT.renderMoves(TB.$("#moves"), p().view.phase === "start" ? [] : p().legal, send, preview);
     if (isTable) { TB.$("#undo").disabled = !p().can_undo; TT.renderUndoWhy(TB.$("#undo-why"), p()); }
     document.body.dataset.phase = p().view.phase;
@@ -133,7 +125,7 @@
   }
   var savedCoords = null;
   try { savedCoords = window.localStorage.getItem(coordsKey); } catch (e) { /* private mode: the default */ }
-  showCoords(savedCoords === null ? mirror : savedCoords === "1");
+  showCoords(savedCoords === "1");  // the mirror tablet records by tapping the board, not by coordinates (issue 32)
   coordsButton.addEventListener("click", function () {
     var on = !TB.$("#board").classList.contains("coords");
     showCoords(on);
