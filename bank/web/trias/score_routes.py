@@ -17,7 +17,7 @@ from trias.calculator import score_description
 
 from bank.web.access.auth import csrf_ok, csrf_token, error
 from bank.web.body import BodyError, read_object
-from bank.web.i18n import TRIAS_LANGUAGES, request_language
+from bank.web.i18n import TRIAS_LANGUAGES, request_language, translate
 
 bp = Blueprint("trias_score", __name__, url_prefix="/trias")
 MAX_BODY = 16 * 1024  # 40 land masses of 5 players is about 4 KB
@@ -35,9 +35,16 @@ def lang() -> str:
     return asked if asked in TRIAS_LANGUAGES else page_lang()
 
 
+DEFAULT_NAMES = ("Black", "White", "Cross", "Grey", "Striped")  # the players' colours in the rules' examples
+
+
 @bp.get("/score")
 def score_page():
-    return render_template("trias/score.html", lang=page_lang(), csrf=csrf_token(), role=None, user=None)
+    """The calculator, with the default players' names in every language: a name left as it was given
+    follows the page's language (score.js), one typed in stays (issue 32)."""
+    every = {code: [translate(code, name) for name in DEFAULT_NAMES] for code in TRIAS_LANGUAGES}
+    return render_template("trias/score.html", lang=page_lang(), csrf=csrf_token(), role=None, user=None,
+                           default_names_every=every)
 
 
 @bp.post("/api/score")

@@ -186,7 +186,9 @@
       return;
     }
     node.style.setProperty("--c", TT.colour(who));
-    var name = TT.seatName(p, who) + (p.seats[who].kind === "computer" ? " (" + t("computer") + ")" : "");
+    // "(computer)" only when the name does not say it already ("Ordinateur · facile", names.py).
+    var name = TT.seatName(p, who), says = name.toLowerCase().indexOf(t("computer").toLowerCase()) >= 0;
+    if (p.seats[who].kind === "computer" && !says) name += " (" + t("computer") + ")";
     bits.push(el("b", { class: "trias-who", text: mySeat === who ? t("your_turn") : t("to_play", { name: name }) }));
     bits.push(el("span", { text: t("phase." + v.phase) }));
     // The card of this turn, once played or drawn (T9): everyone sees which landscape drifts.
@@ -212,8 +214,11 @@
         el("span", { class: "trias-bar" }));
     }));
     var deck = TB.$("#deck");
-    if (deck) deck.textContent = t("deck_left", { n: v.deck_size });
+    if (deck) deck.textContent = v.deck_size === 1 ? t("deck_1") : t("deck_left", { n: v.deck_size });
   };
+
+  /** A seat's name as a column's head: a narrow column wraps "Ordinateur · facile" before the dot, never after it. */
+  TT.colName = function (name) { return name.replace(/ · /g, " ·\u00a0"); };
 
   /** Seats in T19's order (points, then herds in stock, then presence), each with its rank (ties share one). */
   TT.ranking = function (end) {
@@ -292,7 +297,7 @@
     document.body.classList.toggle("trias-over", !!end);
     if (!end) return;
     var n = p.seats.length, head = el("tr", {}, el("th", { text: "" }));
-    for (var s = 0; s < n; s++) head.appendChild(el("th", { scope: "col", style: { "--c": TT.colour(s) }, title: TT.seatName(p, s) }, el("span", { class: "trias-cube-sm" }), " ", el("span", { class: "trias-col-name", text: TT.seatName(p, s) })));
+    for (var s = 0; s < n; s++) head.appendChild(el("th", { scope: "col", style: { "--c": TT.colour(s) }, title: TT.seatName(p, s) }, el("span", { class: "trias-cube-sm" }), " ", el("span", { class: "trias-col-name", text: TT.colName(TT.seatName(p, s)) })));
     var finals = end.scores.map(function (_, seat) { return end.table.reduce(function (sum, row) { return sum + row.points[seat]; }, 0); });
     var rows = end.table.map(function (row, i) {
       var tr = el("tr", { class: unscored(row) ? "trias-unscored" : null },

@@ -12,6 +12,7 @@
   var NAMES = TB.strings.default_names || ["Black", "White", "Cross", "Grey", "Striped"];
   var form = TB.$("#score-form");
   var state = load() || fresh(4);
+  speakNames(state);
 
   function fresh(players) {
     var names = NAMES.slice(0, players);
@@ -32,6 +33,21 @@
           Array.isArray(saved.interim)) return saved;
     } catch (e) { /* no storage, or an old shape: start afresh */ }
     return null;
+  }
+
+  /**
+   * A player still named by a default colour of any language ("Noir" kept from a French visit) takes
+   * that colour's name in the page's language; a name someone typed is left as it is.
+   */
+  function speakNames(st) {
+    var every = TB.strings.default_names_every || {};
+    st.players = st.players.map(function (name) {
+      for (var lang in every) {
+        var at = (every[lang] || []).indexOf(name);
+        if (at >= 0 && NAMES[at]) return NAMES[at];
+      }
+      return name;
+    });
   }
 
   function save() {
