@@ -7,23 +7,25 @@ birth costs a filter, not a flood fill.
 
 from __future__ import annotations
 
-from .hexes import FROM_POLE, NEIGHBOURS, POLE, distance, neighbours, ring
+from .hexes import FROM_POLE, NEIGHBOURS, OUTWARD, POLE, distance, neighbours, ring
 
 
 def components(cells) -> list:
     """Edge-connected groups of `cells` (T5 land masses, or parts of one), by flood fill."""
     left = set(cells)
+    take, near = left.remove, NEIGHBOURS
     groups = []
     while left:
         start = left.pop()
         group = {start}
         todo = [start]
+        add, push, pop = group.add, todo.append, todo.pop
         while todo:
-            for n in neighbours(todo.pop()):
+            for n in near[pop()]:
                 if n in left:
-                    left.remove(n)
-                    group.add(n)
-                    todo.append(n)
+                    take(n)
+                    add(n)
+                    push(n)
         groups.append(frozenset(group))
     return groups
 
@@ -46,33 +48,74 @@ def outside_water(tiles, radius: int) -> set:
     return seen
 
 
-_OPEN = object()  # marks a water place found to be surrounding water in Geometry._sea
-
-
 class Geometry:
     """Land masses, surrounding water and interior seas of one arrangement of tiles.
 
     Only the land masses are made at once. Whether a water place is surrounding water
     is looked up on demand (`_sea_at`): a walk from it through water stops as soon as it
     reaches the open sea, or, having found none, names an interior sea; every place it
-    passed is remembered, so a board's questions cost a few dict look-ups each.
+    passed is remembered (`_open`, `_seas`), so a board's questions cost a look-up each.
+    A board made by one drift from another (`parent`, the drifted tile and its new place)
+    starts from what the other knew: only the water round the new place can change (T5).
     """
 
-    def __init__(self, tiles: dict):
+    def __init__(self, tiles: dict, parent: "Geometry | None" = None, tile=None, place=None):
         self.tiles = tiles
         self.masses = components(tiles)
-        self.mass_of = {p: i for i, mass in enumerate(self.masses) for p in mass}
-        self.main = self.mass_of.get(POLE)
-        self.far = max(map(FROM_POLE.__getitem__, tiles)) + 1  # from here out, every place is open sea
+        self.mass_of = mass_of = {}
+        for i, mass in enumerate(self.masses):
+            mass_of.update(dict.fromkeys(mass, i))
+        self.main = mass_of.get(POLE)
         self._water = None
-        self._sea: dict = {}      # water place -> _OPEN, or the interior sea (a frozenset) holding it
+        self._open: set = set()   # water places known to be surrounding water (T5)
+        self._seas: dict = {}     # water places known to be in an interior sea -> that sea
         self._places: dict = {}
         self._take: dict = {}
+        self._kinds: dict = {}    # landscape -> takeable tiles of that kind
+        if parent is None or not self._inherit(parent, tile, place):
+            self._set_box()
 
-    def _open(self):
+    def _set_box(self) -> None:
+        qs = [q for q, _ in self.tiles]
+        rs = [r for _, r in self.tiles]
+        ss = [q + r for q, r in self.tiles]
+        # Beyond the tiles' extent along an axis, a straight line to the open sea meets no tile.
+        self._box = (min(qs), max(qs), min(rs), max(rs), min(ss), max(ss))
+
+    def _inherit(self, parent: "Geometry", tile: tuple, place: tuple) -> bool:
+        """Take over `parent`'s knowledge of the water after `tile` drifted to `place` (T10).
+
+        The tile's old place is surrounding water now, and so is any interior sea it
+        touched; seas elsewhere stay enclosed. Only the new place can enclose water: with
+        its water neighbours in one run round it nothing is cut off; otherwise each run is
+        walked again. False (and nothing taken) when the drift was not one T10 allows.
+        """
+        if tile not in parent.tiles or place in parent.tiles or place not in self.tiles or tile in self.tiles:
+            return False
+        if not parent.can_take(tile) or not parent.borders_after(tile, place):
+            return False
+        q0, q1, r0, r1, s0, s1 = parent._box
+        q, r = place
+        self._box = (min(q0, q), max(q1, q), min(r0, r), max(r1, r), min(s0, q + r), max(s1, q + r))
+        opened = self._open = set(parent._open)
+        opened.add(tile)
+        if parent._seas:  # a known sea the tile touched is surrounding water now
+            freed = parent._freed_water(tile)
+            opened |= freed
+            self._seas = {p: sea for p, sea in parent._seas.items() if p not in freed}
+        opened.discard(place)
+        tiles = self.tiles
+        water = [n not in tiles for n in NEIGHBOURS[place]]
+        if sum(1 for i in range(6) if water[i] and not water[i - 1]) > 1:
+            for n, wet in zip(NEIGHBOURS[place], water):
+                if wet and n not in self._seas:
+                    self._walk(n, trust=False)
+        return True
+
+    def _full_water(self):
         """Surrounding water and interior seas in full, for the properties below (the rules use _sea_at)."""
         if self._water is None:
-            radius = self.far
+            radius = self.radius
             outside = outside_water(self.tiles, radius)
             inner = [p for k in range(1, radius) for p in ring(k) if p not in self.tiles and p not in outside]
             seas = components(inner)
@@ -82,45 +125,53 @@ class Geometry:
     @property
     def radius(self) -> int:
         """One more than the farthest tile's distance: everything from there out is open sea."""
-        return self.far
+        return max(map(FROM_POLE.__getitem__, self.tiles)) + 1
 
     @property
     def outside(self) -> set:
         """Surrounding water within `radius` (T5)."""
-        return self._open()[1]
+        return self._full_water()[1]
 
     @property
     def seas(self) -> list:
         """Interior seas: water enclosed by land (T5)."""
-        return self._open()[2]
+        return self._full_water()[2]
 
     @property
     def sea_of(self) -> dict:
         """Interior sea index of each enclosed water place."""
-        return self._open()[3]
+        return self._full_water()[3]
 
     def _sea_at(self, place: tuple):
         """None if water `place` is surrounding water (T5), else the interior sea holding it."""
-        found = self._sea.get(place)
-        if found is None:
-            found = self._walk(place)
-        return None if found is _OPEN else found
+        if place in self._open:
+            return None
+        found = self._seas.get(place)
+        if found is None and self._walk(place):
+            return None
+        return found or self._seas[place]
 
-    def _walk(self, start: tuple):
-        """Walk the water from `start` until the open sea (or a place known to reach it) is found.
+    def _walk(self, start: tuple, trust: bool = True) -> bool:
+        """Walk the water from `start` until the open sea is found: True, or False for an interior sea.
 
-        The walk goes depth first, so it heads off in one direction and usually meets open
-        water within a few steps; if the water runs out first, it was an interior sea.
+        A place beyond the tiles' extent along one of the three axes is open sea: a straight
+        line from it away from the tiles meets none; so is a place already known to be
+        (unless not `trust`ed: water a new tile may just have cut off). The walk goes depth
+        first, outward first (OUTWARD lists the farthest neighbour last), so it usually meets
+        open water within a step or two. Every place it passed is remembered either way.
         """
-        tiles, known, far, near, steps = self.tiles, self._sea, self.far, NEIGHBOURS, FROM_POLE
+        tiles, opened, near = self.tiles, self._open if trust else (), OUTWARD
+        q0, q1, r0, r1, s0, s1 = self._box
         seen = {start}
-        if steps[start] < far:
+        q, r = start
+        if q0 <= q <= q1 and r0 <= r <= r1 and s0 <= q + r <= s1:
             todo = [start]
             while todo:
                 for n in near[todo.pop()]:
                     if n in seen or n in tiles:
                         continue
-                    if steps[n] >= far or known.get(n) is _OPEN:
+                    q, r = n
+                    if not (q0 <= q <= q1 and r0 <= r <= r1 and s0 <= q + r <= s1) or n in opened:
                         todo = None
                         break
                     seen.add(n)
@@ -129,12 +180,11 @@ class Geometry:
                     break
             else:
                 sea = frozenset(seen)
-                for p in seen:
-                    known[p] = sea
-                return sea
-        for p in seen:
-            known[p] = _OPEN
-        return _OPEN
+                self._open -= sea
+                self._seas.update(dict.fromkeys(sea, sea))
+                return False
+        self._open |= seen
+        return True
 
     def surrounding(self, place: tuple) -> bool:
         """Whether `place` is surrounding water (T5), not land and not an interior sea."""
@@ -142,11 +192,23 @@ class Geometry:
 
     def borders_surrounding(self, place: tuple) -> bool:
         """Whether a tile at `place` has an edge on the surrounding water (T5, T10)."""
-        tiles = self.tiles
-        for n in NEIGHBOURS[place]:
-            if n not in tiles and self._sea_at(n) is None:
+        near = NEIGHBOURS[place]
+        if not self._open.isdisjoint(near):
+            return True
+        tiles, seas = self.tiles, self._seas
+        for n in near:
+            if n not in tiles and n not in seas and self._walk(n):
                 return True
         return False
+
+    def may_split(self, tile: tuple) -> bool:
+        """Whether taking `tile` away may split its land mass: its land neighbours form two or
+        more separate runs round it. With one run (or none) the rest stays connected, since
+        consecutive neighbours touch each other (hexes.DIRECTIONS is in cyclic order)."""
+        tiles = self.tiles
+        land = [n in tiles for n in NEIGHBOURS[tile]]
+        runs = sum(1 for i in range(6) if land[i] and not land[i - 1])
+        return runs > 1
 
     def parts_without(self, tile: tuple) -> list:
         """The pieces the land mass of `tile` falls into when `tile` is taken away (T10, T16)."""
@@ -167,37 +229,68 @@ class Geometry:
         """T10: not the pole, not a one-tile land mass, and on the surrounding water."""
         found = self._take.get(tile)
         if found is None:
-            if tile == POLE or tile not in self.tiles:
+            if tile == POLE or tile not in self.tiles or len(self.masses[self.mass_of[tile]]) == 1:
                 found = False
             else:
-                found = len(self.masses[self.mass_of[tile]]) > 1 and self.borders_surrounding(tile)
+                found = self.borders_surrounding(tile)
             self._take[tile] = found
         return found
 
     def _places_for(self, tile: tuple) -> list:
         if not self.can_take(tile):
             return []
-        steps, near, tiles = FROM_POLE, NEIGHBOURS, self.tiles
+        steps, near, tiles, opened, seas = FROM_POLE, NEIGHBOURS, self.tiles, self._open, self._seas
         far = steps[tile]
         freed = self._freed_water(tile)
         places, tried = [], set()
         for cell in self.masses[self.mass_of[tile]]:
-            if cell == tile:
+            # A place farther out than the tile has no neighbour nearer the pole than the tile.
+            if steps[cell] < far or cell == tile:
                 continue
             for b in near[cell]:
-                if b in tried or (b in tiles and b != tile) or steps[b] <= far:
+                # The tile's own place fails the distance test, so `b in tiles` covers T10's "empty place".
+                if b in tiles or steps[b] <= far or b in tried:
                     continue
                 tried.add(b)
-                if b in freed or (b not in tiles and self._sea_at(b) is None):
+                if b in opened or b in freed or (b not in seas and self._walk(b)):
                     places.append(b)
         return places
+
+    def takeable(self, landscape: str | None = None) -> list:
+        """Tiles that may drift (can_take) of `landscape` (any if None), in the tiles' order."""
+        found = self._kinds.get(landscape)
+        if found is None:
+            every = self._kinds.get(None)
+            if every is None:
+                every = self._kinds[None] = self._all_takeable()
+            if landscape is None:
+                return every
+            tiles = self.tiles
+            found = self._kinds[landscape] = [a for a in every if tiles[a] == landscape]
+        return found
+
+    def _all_takeable(self) -> list:
+        """can_take for every tile at once, in the tiles' order (T10)."""
+        take, masses, mass_of, near, opened = self._take, self.masses, self.mass_of, NEIGHBOURS, self._open
+        found = []
+        for a in self.tiles:
+            ok = take.get(a)
+            if ok is None:
+                if a == POLE or len(masses[mass_of[a]]) == 1:
+                    ok = False
+                else:
+                    ok = not opened.isdisjoint(near[a]) or self.borders_surrounding(a)
+                take[a] = ok
+            if ok:
+                found.append(a)
+        return found
 
     def _freed_water(self, tile: tuple) -> set:
         """Surrounding water once `tile` is taken: its place, and any sea it touched (T5)."""
         freed = {tile}
-        tiles = self.tiles
+        tiles, opened = self.tiles, self._open
         for n in NEIGHBOURS[tile]:
-            if n not in tiles:
+            if n not in tiles and n not in opened:
                 sea = self._sea_at(n)
                 if sea is not None:
                     freed |= sea

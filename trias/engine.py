@@ -152,10 +152,8 @@ def end_turn(work: Work) -> None:
     """Phases 3 and 4 (T14, T15), then the next turn or final scoring (T17, T18)."""
     s = work.state
     seat = s.current
-    for place in sorted(s.herds):
-        own = s.own(place, seat)
-        if not own:
-            continue
+    # Only this seat's places change below, one event each, so their counts can be read now.
+    for place, own in sorted((p, c[seat]) for p, c in s.herds.items() if c[seat]):
         if place not in s.tiles:
             work.emit({"type": "returned", "player": seat, "at": _pl(place), "count": own, "reason": "swimming", "rule": "T14"})
             continue

@@ -110,7 +110,8 @@ def _drifted(s: State, e: dict) -> None:
     tiles = dict(s.tiles)
     tiles[place] = tiles.pop(tile)
     s.tiles = tiles
-    s.geo = None
+    old = s.geo  # the board before: its water is worth keeping (board.Geometry._inherit)
+    s.geo = (old, tile, place) if old is not None and type(old) is not tuple else None
     s.ap -= e.get("cost", 0)
     s.card = None
 
@@ -121,8 +122,7 @@ def _scored(s: State, e: dict) -> None:
 
 def _moved(s: State, e: dict) -> None:
     p, a, b = e["player"], parse(e["from"]), parse(e["to"])
-    _add_herds(s, a, p, -1)
-    _add_herds(s, b, p, 1)
+    _move_herd(s, a, b, p)
     spent = s.spent.get(a, 0)
     if not e.get("fresh") and spent:
         _add_spent(s, a, -1)
@@ -134,8 +134,7 @@ def _rescued(s: State, e: dict) -> None:
     p = e["player"]
     for a, b in e["herds"]:
         a, b = parse(a), parse(b)
-        _add_herds(s, a, p, -1)
-        _add_herds(s, b, p, 1)
+        _move_herd(s, a, b, p)
         if s.spent.get(a, 0):
             _add_spent(s, a, -1)
             _add_spent(s, b, 1)
@@ -189,6 +188,19 @@ def _add_herds(s: State, place: tuple, seat: int, k: int) -> None:
         herds[place] = counts
     else:
         herds.pop(place, None)
+    s.herds = herds
+
+
+def _move_herd(s: State, a: tuple, b: tuple, seat: int) -> None:
+    """One herd of `seat` from `a` to `b`: _add_herds twice, with one copy of the herds."""
+    herds = dict(s.herds)
+    for place, k in ((a, -1), (b, 1)):
+        counts = herds.get(place) or (0,) * s.players
+        counts = counts[:seat] + (counts[seat] + k,) + counts[seat + 1:]
+        if any(counts):
+            herds[place] = counts
+        else:
+            herds.pop(place, None)
     s.herds = herds
 
 

@@ -37,9 +37,16 @@ def _pole_distance(place: tuple) -> int:
     return (abs(q) + abs(r) + abs(q + r)) // 2
 
 
+def _outward_of(place: tuple) -> tuple:
+    return tuple(sorted(NEIGHBOURS[place], key=FROM_POLE.__getitem__))
+
+
 # The hot loops (board.py, listing.py) index these directly: NEIGHBOURS[p], FROM_POLE[p].
 NEIGHBOURS = _Table(_neighbours_of)
 FROM_POLE = _Table(_pole_distance)
+# The neighbours nearest the pole first, farthest last: a walk that takes the last one first
+# heads for the open sea (board.py).
+OUTWARD = _Table(_outward_of)
 
 
 def neighbours(place: tuple) -> tuple:
@@ -90,6 +97,10 @@ def label(place) -> str:
 
 def parse(value) -> tuple:
     """A place from a command or an event: [q, r], (q, r) or '3,-1'; ValueError otherwise."""
+    if type(value) in (list, tuple) and len(value) == 2:
+        q, r = value
+        if type(q) is int and type(r) is int:  # the usual case, without the conversions below
+            return (q, r)
     if isinstance(value, str):
         parts = value.split(",")
     elif isinstance(value, (list, tuple)):

@@ -17,6 +17,8 @@ PHASE_COMMANDS = {
     "drift": {"drift"},
     "actions": {"drift", "move", "rescue", "reproduce", "end_turn"},
 }
+# A game whose cards the engine deals has no 'meteorite_drawn' (T15: mirror games only).
+_PHASE_COMMANDS_DEALT = {phase: kinds - {"meteorite_drawn"} for phase, kinds in PHASE_COMMANDS.items()}
 DRIFT_COST = 3  # T12
 
 
@@ -30,16 +32,19 @@ def place_of(command: dict, key: str) -> tuple:
 
 def masses_with_herds(state: State, seat: int) -> set:
     """Land masses where `seat` has a herd on a tile; swimmers do not count (T10)."""
-    geo = state.geometry()
-    return {geo.mass_of[p] for p, c in state.herds.items() if c[seat] and p in geo.mass_of}
+    mass_of = state.geometry().mass_of
+    return {mass_of[p] for p, c in state.herds.items() if c[seat] and p in mass_of}
 
 
 def drift_tiles(state: State, seat: int, landscape: str | None = None) -> list:
     """Tiles `seat` may take (T10) of `landscape` (any if None), before looking for places."""
     geo = state.geometry()
     mine = masses_with_herds(state, seat)
+    mass_of = geo.mass_of
+    if geo.tiles is state.tiles:  # the geometry's own tiles: its list is in this state's order
+        return [a for a in geo.takeable(landscape) if mass_of[a] in mine]
     return [a for a, kind in state.tiles.items()
-            if (landscape is None or kind == landscape) and geo.mass_of[a] in mine and geo.can_take(a)]
+            if (landscape is None or kind == landscape) and mass_of[a] in mine and geo.can_take(a)]
 
 
 def any_drift(state: State, seat: int, landscape: str | None = None) -> bool:
@@ -126,9 +131,7 @@ def check(state: State, command: dict) -> dict:
     kind = command.get("type")
     if state.phase == "over":
         raise IllegalMove("game_over", "the game is over; final scoring has been done (T18)")
-    allowed = PHASE_COMMANDS.get(state.phase, set())
-    if not state.mirror:
-        allowed = allowed - {"meteorite_drawn"}
+    allowed = (PHASE_COMMANDS if state.mirror else _PHASE_COMMANDS_DEALT).get(state.phase, frozenset())
     if kind not in CHECKS:
         raise BadCommand("unknown_command", f"unknown command type {str(kind)[:40]!r}; known: {', '.join(sorted(CHECKS))}")
     if kind == "meteorite_drawn" and not state.mirror:

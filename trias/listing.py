@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import combinations_with_replacement
 
-from .hexes import neighbours
+from .hexes import NEIGHBOURS
 from .errors import IllegalMove
 from .legal import DRIFT_COST, drift_landscape, drift_pairs
 from .mirror import check_meteorite_drawn, possible_cards
@@ -50,69 +50,113 @@ def legal_actions(state: State) -> list:
     return actions
 
 
+def full_tiles(state: State) -> set:
+    """Tiles at (or above) capacity: no herd enters, crosses or is born there (T13)."""
+    tiles = state.tiles
+    return {p for p, c in state.herds.items() if p in tiles and sum(c) >= CAPACITY[tiles[p]]}
+
+
 def open_tiles(state: State) -> set:
     """Tiles a herd may enter: below capacity (T13)."""
-    return {p for p, kind in state.tiles.items() if state.total(p) < CAPACITY[kind]}
+    full = full_tiles(state)
+    return {p for p in state.tiles if p not in full}
+
+
+def move_options(state: State) -> list:
+    """T12 moves as (from, to, fresh) in the listing's order; `moves` makes them commands."""
+    seat, found = state.current, []
+    tiles, spent, near = state.tiles, state.spent, NEIGHBOURS
+    full = full_tiles(state)
+    for a, counts in state.herds.items():
+        own = counts[seat]
+        if not own or a not in tiles:
+            continue
+        used = spent.get(a, 0)
+        both = 0 < used < own  # a 'fresh' variant makes a difference (T12)
+        for b in near[a]:
+            if b in tiles and b not in full:
+                found.append((a, b, False))
+                if both:
+                    found.append((a, b, True))
+    return found
+
+
+def move_command(a: tuple, b: tuple, fresh: bool) -> dict:
+    """One move as a command."""
+    move = {"type": "move", "from": [a[0], a[1]], "to": [b[0], b[1]]}
+    if fresh:
+        move["fresh"] = True
+    return move
 
 
 def moves(state: State) -> list:
     """T12 moves of one herd one step; a 'fresh' variant where it makes a difference."""
-    seat, found = state.current, []
-    enterable = open_tiles(state)
-    for a, counts in state.herds.items():
-        if not counts[seat] or a not in state.tiles:
-            continue
-        spent = state.spent.get(a, 0)
-        variants = [False, True] if 0 < spent < counts[seat] else [False]
-        for b in neighbours(a):
-            if b in enterable:
-                for fresh in variants:
-                    move = {"type": "move", "from": _cmd_place(a), "to": _cmd_place(b)}
-                    if fresh:
-                        move["fresh"] = True
-                    found.append(move)
-    return found
+    return [move_command(a, b, fresh) for a, b, fresh in move_options(state)]
+
+
+def birth_places(state: State) -> list:
+    """T12/T13 births as places in the listing's order; `reproductions` makes them commands."""
+    seat = state.current
+    if not state.stock[seat]:
+        return []
+    tiles, spent = state.tiles, state.spent
+    full = full_tiles(state)
+    return [a for a, counts in state.herds.items()
+            if a in tiles and a not in full and counts[seat] - spent.get(a, 0) > 0]
 
 
 def reproductions(state: State) -> list:
     """T12/T13 births: a fresh herd on a tile below capacity, with a herd in stock."""
-    seat = state.current
-    if not state.stock[seat]:
-        return []
-    enterable = open_tiles(state)
-    return [{"type": "reproduce", "at": _cmd_place(a)} for a, counts in state.herds.items()
-            if a in enterable and counts[seat] - state.spent.get(a, 0) > 0]
+    return [{"type": "reproduce", "at": [a[0], a[1]]} for a in birth_places(state)]
 
 
-def rescues(state: State) -> list:
-    """T12 rescues: every choice of up to 3 own swimmers, each onto a tile next to it."""
-    seat = state.current
+def rescue_options(state: State) -> list:
+    """T12 rescues as tuples of (from, to) pairs in the listing's order; `rescues` makes them commands."""
+    seat, tiles = state.current, state.tiles
     options = []  # one (from, to) per swimmer, so that repeats stay within the herds there
     for a, counts in state.herds.items():
-        if counts[seat] and a not in state.tiles:
-            steps = [(a, b) for b in neighbours(a) if b in state.tiles]
+        if counts[seat] and a not in tiles:
+            steps = [(a, b) for b in NEIGHBOURS[a] if b in tiles]
             if steps:
                 options.append((a, counts[seat], steps))
     if not options:
         return []
     pairs = [pair for _, _, steps in options for pair in steps]
     have = {a: k for a, k, _ in options}
+    herds = state.herds
+    room = {}  # place -> herds it may still take in (T13)
+    for _, b in pairs:
+        if b not in room:
+            c = herds.get(b)
+            room[b] = CAPACITY[tiles[b]] - (sum(c) if c else 0)
     found = []
     for size in (1, 2, 3):
         for combo in combinations_with_replacement(pairs, size):
-            if _rescue_fits(state, combo, have):
-                found.append({"type": "rescue", "herds": [[_cmd_place(a), _cmd_place(b)] for a, b in combo]})
+            if _rescue_fits(combo, have, room):
+                found.append(combo)
     return found
 
 
-def _rescue_fits(state: State, combo, have: dict) -> bool:
+def rescue_command(combo) -> dict:
+    """One rescue as a command."""
+    return {"type": "rescue", "herds": [[[a[0], a[1]], [b[0], b[1]]] for a, b in combo]}
+
+
+def rescues(state: State) -> list:
+    """T12 rescues: every choice of up to 3 own swimmers, each onto a tile next to it."""
+    return [rescue_command(combo) for combo in rescue_options(state)]
+
+
+def _rescue_fits(combo, have: dict, room: dict) -> bool:
+    if len(combo) == 1:
+        return have[combo[0][0]] >= 1 and room[combo[0][1]] >= 1
     used, added = {}, {}
     for a, b in combo:
         used[a] = used.get(a, 0) + 1
         added[b] = added.get(b, 0) + 1
         if used[a] > have[a]:
             return False
-        if state.total(b) + added[b] > CAPACITY[state.tiles[b]]:
+        if added[b] > room[b]:
             return False
     return True
 

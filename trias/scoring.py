@@ -25,6 +25,8 @@ def interim_part(state: State, tile: tuple, place: tuple):
     holds the pole. `state` is the board before the drift.
     """
     geo = state.geometry()
+    if not geo.may_split(tile):
+        return None  # the land mass stays whole: T16 scores nothing
     home = geo.mass_of[tile]
     parts = geo.parts_without(tile)
     if len(parts) < 2:

@@ -31,9 +31,19 @@ class Rules:
 
 def rules_for(players: int) -> Rules:
     """The numbers for a table of `players` (2-5)."""
+    found = _RULES.get(players)
+    if found is None:
+        found = _RULES[players] = _rules_for(players)
+    return found
+
+
+def _rules_for(players: int) -> Rules:
     if players == 2:
         return Rules(herds=10, action_points=3, last_round_points=2, interim_scoring=False, deck2_size=5)
     return Rules(herds=15, action_points=4, last_round_points=2, interim_scoring=True, deck2_size=9)
+
+
+_RULES: dict = {}  # players -> Rules (frozen, so one instance serves every state)
 
 
 @dataclass
@@ -60,7 +70,7 @@ class State:
     result: dict | None = None                  # final table and winners (T18, T19)
     mirror: bool = False                        # a physical table's game: its cards are named in commands
     hand_draw: tuple | None = None              # mirror: (seat, cards left before) of the phase-4 draw just made (T15)
-    geo: object = field(default=None, compare=False, repr=False)  # cached board geometry
+    geo: object = field(default=None, compare=False, repr=False)  # cached board geometry, or (geometry, tile, place) of the drift just folded
 
     @property
     def rules(self) -> Rules:
@@ -85,16 +95,18 @@ class State:
 
     def geometry(self):
         """Land masses, surrounding water and drift candidates for these tiles (cached)."""
-        if self.geo is None:
+        geo = self.geo
+        if geo is None or type(geo) is tuple:
             key = frozenset(self.tiles.items())
             found = _GEOMETRIES.get(key)
             if found is None:
                 from .board import Geometry
                 if len(_GEOMETRIES) > 1024:  # bots look at many boards; keep the cache (and memory) bounded
                     _GEOMETRIES.clear()
-                found = _GEOMETRIES[key] = Geometry(self.tiles)
-            self.geo = found
-        return self.geo
+                # `geo` may be the board before one drift (fold.py): the new one starts from what it knew.
+                found = _GEOMETRIES[key] = Geometry(self.tiles, *geo) if geo else Geometry(self.tiles)
+            self.geo = geo = found
+        return geo
 
 
 # Geometry depends on the tiles alone and never changes once made, so states that

@@ -7,7 +7,7 @@ more drifts than moves on the list) and lets it skip listing every drift.
 from __future__ import annotations
 
 from ..legal import drift_landscape, random_drift
-from ..listing import moves, rescues, reproductions
+from ..listing import birth_places, move_command, move_options, rescue_command, rescue_options
 from ..state import State
 
 
@@ -44,7 +44,19 @@ def random_turn_action(state: State, rng) -> dict:
             if found:
                 return {"type": "drift", "tile": _pl(found[0]), "to": _pl(found[1])}
             continue
-        options = {"move": moves, "reproduce": reproductions, "rescue": rescues}[kind](state)
-        if options:
-            return rng.choice(options)
+        # The options as plain tuples, and a command made for the one drawn: the same draw as
+        # from the listed commands (rng.choice looks only at the length), without making them all.
+        if kind == "move":
+            options = move_options(state)
+            if options:
+                return move_command(*rng.choice(options))
+        elif kind == "reproduce":
+            options = birth_places(state)
+            if options:
+                at = rng.choice(options)
+                return {"type": "reproduce", "at": [at[0], at[1]]}
+        else:
+            options = rescue_options(state)
+            if options:
+                return rescue_command(rng.choice(options))
     return {"type": "end_turn"}

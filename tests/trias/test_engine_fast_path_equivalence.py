@@ -1,0 +1,160 @@
+"""The engine's fast paths against a slow reference kept here (issue 32: 200 random games a second).
+
+The board's geometry (land masses, surrounding water, interior seas, drift places) is now
+worked out on demand, and a board made by one drift starts from what the board before knew.
+`Reference` below is the geometry as it was before that work: a flood fill of the whole disc
+per arrangement, nothing carried over. Random games at 2-5 players (and boards with interior
+seas made on purpose) are checked state by state against it, and each journal must replay to
+the live state; the interim scoring (T16) is checked against a split computed from scratch.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import trias
+from trias.board import Geometry
+from trias.bots.randombot import random_action
+from trias.custom import position
+from trias.hexes import POLE, distance, neighbours, ring
+from trias.scoring import interim_part
+
+
+def _components(cells) -> list:
+    left, groups = set(cells), []
+    while left:
+        start = left.pop()
+        group, todo = {start}, [start]
+        while todo:
+            for n in neighbours(todo.pop()):
+                if n in left:
+                    left.remove(n)
+                    group.add(n)
+                    todo.append(n)
+        groups.append(frozenset(group))
+    return groups
+
+
+class Reference:
+    """The geometry as computed before issue 32, slowly and from scratch (T5, T10)."""
+
+    def __init__(self, tiles: dict):
+        self.tiles = tiles
+        self.masses = _components(tiles)
+        self.mass_of = {p: i for i, mass in enumerate(self.masses) for p in mass}
+        self.radius = max(distance(p) for p in tiles) + 1
+        seen = set(ring(self.radius))
+        todo = list(seen)
+        while todo:
+            for n in neighbours(todo.pop()):
+                if n not in seen and n not in tiles and distance(n) <= self.radius:
+                    seen.add(n)
+                    todo.append(n)
+        self.outside = seen
+        inner = [p for k in range(1, self.radius) for p in ring(k) if p not in tiles and p not in seen]
+        self.seas = _components(inner)
+        self.sea_of = {p: i for i, sea in enumerate(self.seas) for p in sea}
+
+    def surrounding(self, place) -> bool:
+        return place not in self.tiles and (place in self.outside or distance(place) > self.radius)
+
+    def can_take(self, tile) -> bool:
+        if tile == POLE or tile not in self.tiles:
+            return False
+        return len(self.masses[self.mass_of[tile]]) > 1 and any(self.surrounding(n) for n in neighbours(tile))
+
+    def places_for(self, tile) -> list:
+        if not self.can_take(tile):
+            return []
+        freed = {tile}
+        for n in neighbours(tile):
+            if n in self.sea_of:
+                freed |= self.seas[self.sea_of[n]]
+        places, tried = [], set()
+        for cell in self.masses[self.mass_of[tile]]:
+            if cell == tile:
+                continue
+            for b in neighbours(cell):
+                if b in tried or (b in self.tiles and b != tile) or distance(b) <= distance(tile):
+                    continue
+                tried.add(b)
+                if b in freed or self.surrounding(b):
+                    places.append(b)
+        return places
+
+
+def same_board(state) -> None:
+    """Every answer the rules ask of the board equals the reference's, in the same order."""
+    geo, ref = state.geometry(), Reference(state.tiles)
+    assert geo.masses == ref.masses and geo.mass_of == ref.mass_of
+    assert [list(m) for m in geo.masses] == [list(m) for m in ref.masses]  # same order inside too
+    for p in [p for k in range(ref.radius + 2) for p in ring(k)]:
+        assert geo.surrounding(p) == ref.surrounding(p), p
+    for tile in state.tiles:
+        assert geo.can_take(tile) == ref.can_take(tile), tile
+        assert geo.places_for(tile) == ref.places_for(tile), tile
+    assert geo.outside == ref.outside and sorted(map(sorted, geo.seas)) == sorted(map(sorted, ref.seas))
+
+
+def split_from_scratch(state, tile, place):
+    """T16 from its words: the parts of the land mass without the tile, the one touched, scored or not."""
+    ref = Reference(state.tiles)
+    home = ref.masses[ref.mass_of[tile]]
+    parts = _components(home - {tile})
+    touched = {i for i, part in enumerate(parts) for n in neighbours(place) if n in part}
+    others = [n for n in neighbours(place) if n in state.tiles and n != tile and n not in home]
+    if len(parts) < 2 or others or len(touched) != 1:
+        return None
+    part = parts[touched.pop()]
+    return None if POLE in part else part | {place}
+
+
+def play_checked(players: int, seed: int) -> None:
+    state, journal = trias.new_game(players, seed)
+    rng = random.Random(seed)
+    same_board(state)
+    while state.phase != "over":
+        command = random_action(state, rng)
+        if command.get("tile") and state.rules.interim_scoring:
+            tile, place = tuple(command["tile"]), tuple(command["to"])
+            assert interim_part(state, tile, place) == split_from_scratch(state, tile, place)
+        events, after = trias.handle(state, command)
+        if any(e["type"] == "drifted" for e in events):
+            same_board(after)
+        journal += events
+        state = after
+    assert trias.replay(journal) == state
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_random_games_match_the_reference_board(players):
+    for seed in range(3):
+        play_checked(players, 900 + seed)
+
+
+def _sea_board():
+    """Ring 2 land round a ring-1 sea (T5): the pole stands alone in an interior sea."""
+    tiles = {p: "steppe" for p in ring(2)}
+    tiles.update({p: "woods" for p in ring(3)[::3]})
+    return position(3, tiles, {ring(2)[0]: (1, 1, 0), ring(3)[0]: (0, 0, 1)}, ap=4)
+
+
+def test_interior_sea_opened_and_closed_by_drifts_matches_the_reference():
+    """Drifts that open an interior sea to the open water, or close a bay into one, chain the
+    board's knowledge from one arrangement to the next; every step equals the reference."""
+    rng = random.Random(5)
+    for start in range(6):
+        state = _sea_board()
+        state.current = start % 3
+        same_board(state)
+        for _ in range(8):
+            drifts = trias.legal_drifts(state)
+            if not drifts or state.phase != "actions":
+                break
+            pick = rng.choice(drifts)
+            _, state = trias.handle(state, dict(pick, type="drift"))
+            same_board(state)
+            state.ap = 4  # keep drifting: the board is what is checked here
+            state.phase = "actions"
