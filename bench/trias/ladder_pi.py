@@ -123,15 +123,17 @@ def commit() -> dict:
     return {"commit": head or "unknown", "trias_changed": git("status", "--porcelain", "--", "trias") if head else ""}
 
 
-def budgets_for(mode: str, players: int, calibration: dict | None, seconds: dict | None = None) -> dict:
+def budgets_for(mode: str, players: int, calibration: dict | None, seconds: dict | None = None,
+                iterations: dict | None = None) -> dict:
     """Each level's budget for `bots.choose` at `players`: the real seconds (DEFAULT_BUDGET, or the
-    --seconds a pilot tries instead), or calibrated iterations."""
+    --seconds a pilot tries instead), or iterations (calibrated, or --iterations)."""
     if mode == "seconds":
         return {"random": None, **{level: dict(b) for level, b in bots.DEFAULT_BUDGET.items()},
                 **{level: {"seconds": s} for level, s in (seconds or {}).items()}}
-    row = calibration[str(players)]
-    return {"random": None, "easy": {"seconds": None},
-            **{level: {"iterations": row[level]["iterations_mean"]} for level in ("medium", "hard")}}
+    row = calibration.get(str(players)) if calibration else None
+    counts = {level: row[level]["iterations_mean"] for level in ("medium", "hard")} if row else {}
+    counts.update(iterations or {})
+    return {"random": None, "easy": {"seconds": None}, **{level: {"iterations": n} for level, n in counts.items()}}
 
 
 # --- a worker: one Pi -------------------------------------------------------------------------
@@ -235,7 +237,7 @@ def worker(index: int, core: int | None, quota: int, period: int, weight: int, j
 # --- the run ----------------------------------------------------------------------------------
 
 def jobs_for(cells: list, games: dict, mode: str, calibration: dict | None, first: int,
-             seconds: dict | None = None) -> list:
+             seconds: dict | None = None, iterations: dict | None = None) -> list:
     """Every game of every cell, interleaved so that each cell advances at the pace of its target."""
     out = []
     for cell in cells:
@@ -247,7 +249,7 @@ def jobs_for(cells: list, games: dict, mode: str, calibration: dict | None, firs
             out.append(((block + 0.5) / blocks, CELLS.index(cell) if cell in CELLS else 99, g,
                         {"players": players, "tested": tested, "below": below, "game": g,
                          "seed": SEED_BASE + g // players, "seat": g % players,
-                         "budgets": budgets_for(mode, players, calibration, seconds)}))
+                         "budgets": budgets_for(mode, players, calibration, seconds, iterations)}))
     out.sort(key=lambda t: t[:3])
     return [t[3] for t in out]
 
@@ -284,7 +286,8 @@ def until_time(text: str | None, minutes: float | None) -> float | None:
 def run(args) -> None:
     cells = parse_cells(args.cells)
     games = {cell: (args.games4 if cell[0] >= 4 and args.games4 else args.games) for cell in cells}
-    calibration = json.loads(args.calibration.read_text())["calibration"] if args.mode == "iterations" else None
+    calibration = (json.loads(args.calibration.read_text())["calibration"]
+                   if args.mode == "iterations" and not args.iterations else None)
     ends = until_time(args.until, args.minutes)
     log = args.log.open("a")
     lock = threading.Lock()
@@ -299,7 +302,7 @@ def run(args) -> None:
               "mode": args.mode, "pi": with_pi, "quota_us": args.quota, "period_us": args.period, "weight": args.weight,
               "workers": args.workers, "cells": [cell_name(c) for c in cells],
               "games": {cell_name(c): n for c, n in games.items()},
-              "budgets": {str(p): budgets_for(args.mode, p, calibration, args.seconds)
+              "budgets": {str(p): budgets_for(args.mode, p, calibration, args.seconds, args.iterations)
                           for p in sorted({c[0] for c in cells})},
               "ends": dt.datetime.fromtimestamp(ends).isoformat(timespec="seconds") if ends else None,
               "load": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count(), "python": sys.version.split()[0]}
@@ -313,7 +316,7 @@ def run(args) -> None:
 
     ctx = mp.get_context("fork")
     jobs, results = ctx.Queue(), ctx.Queue()
-    for job in jobs_for(cells, games, args.mode, calibration, args.first, args.seconds):
+    for job in jobs_for(cells, games, args.mode, calibration, args.first, args.seconds, args.iterations):
         jobs.put(job)
     procs = []
     for i in range(args.workers):
@@ -562,6 +565,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="processes, each its own Pi (at most 4 here)")
     parser.add_argument("--mode", choices=["seconds", "iterations"], default="seconds")
     parser.add_argument("--seconds", help="level=s,... instead of DEFAULT_BUDGET (a pilot of other budgets)")
+    parser.add_argument("--iterations", help="--mode iterations: level=n,... instead of the calibration file")
     parser.add_argument("--calibration", type=Path, default=ROOT / "bench" / "trias_calibration.json",
                         help="--mode iterations: bench_trias_ladder.py calibrate's JSON")
     parser.add_argument("--no-pi", action="store_true", help="workers not held to a budget")
@@ -579,6 +583,8 @@ def main() -> None:
         parser.error("--log is required")
     if args.seconds:
         args.seconds = {k: float(v) for k, v in (part.split("=") for part in args.seconds.split(","))}
+    if args.iterations:
+        args.iterations = {k: int(v) for k, v in (part.split("=") for part in args.iterations.split(","))}
     if args.what == "run":
         if len(args.log) != 1:
             parser.error("run takes one --log")
