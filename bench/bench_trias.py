@@ -1,6 +1,7 @@
 """Benchmark of the Trias engine and its bots (issue 10).
 
     python bench/bench_trias.py speed            # random games/s, drift listing, playouts/s, decision time
+    python bench/bench_trias.py speed --games 100 --players 4 --games-only   # issue 32's figure, short
     python bench/bench_trias.py strength --games 200 --workers 2 --iterations 200
     python bench/bench_trias.py strength --games 40 --workers 2 --hard-seconds 1.5 --pairings hard:easy
     python bench/bench_trias.py strength --calibration bench/trias_calibration.json   # real budgets, 2 players
@@ -186,7 +187,14 @@ def emit(out: dict, path: Path | None) -> None:
 
 def speed_main(args) -> dict:
     out = {"load_average": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
-    out["games"] = [games_per_second(p, args.games) for p in (2, 4, 5)]
+    players = [int(p) for p in args.players.split(",")]
+    out["games"] = []
+    for p in players:
+        _GEOMETRIES.clear()  # each player count starts with no board known, as in its own process
+        out["games"].append(games_per_second(p, args.games))
+    if args.games_only:
+        out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+        return out
     out["drift_listing"] = drift_listing()
     out["playouts"] = [playouts(2), playouts(4)]
     out["decision"] = [decision_time("hard", 2), decision_time("hard", 4, positions=6)]
@@ -220,6 +228,9 @@ def main() -> None:
     parser.add_argument("--calibration", type=Path, help="bench_trias_ladder.py calibrate's JSON: medium and hard"
                         " at the iterations their real time budgets buy (instead of --medium and --iterations)")
     parser.add_argument("--pairings", default="easy:random,hard:easy,medium:easy,hard:medium")
+    parser.add_argument("--players", default="2,4,5", help="speed: the player counts of the random games")
+    parser.add_argument("--games-only", action="store_true", help="speed: only the random games (a short run;"
+                        " issue 32's target is the 4-player games_per_cpu_s)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--log", type=Path, help="append each pairing's row here as soon as it is done")
     args = parser.parse_args()

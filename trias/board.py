@@ -71,6 +71,7 @@ class Geometry:
         self._seas: dict = {}     # water places known to be in an interior sea -> that sea
         self._places: dict = {}
         self._take: dict = {}
+        self._coast: dict = {}    # tile -> whether it borders the surrounding water (T10)
         self._kinds: dict = {}    # landscape -> takeable tiles of that kind
         if parent is None or not self._inherit(parent, tile, place):
             self._set_box()
@@ -99,17 +100,25 @@ class Geometry:
         self._box = (min(q0, q), max(q1, q), min(r0, r), max(r1, r), min(s0, q + r), max(s1, q + r))
         opened = self._open = set(parent._open)
         opened.add(tile)
+        changed = [tile, place]  # water places whose kind of water (or land) changed
         if parent._seas:  # a known sea the tile touched is surrounding water now
             freed = parent._freed_water(tile)
             opened |= freed
+            changed += freed
             self._seas = {p: sea for p, sea in parent._seas.items() if p not in freed}
         opened.discard(place)
-        tiles = self.tiles
-        water = [n not in tiles for n in NEIGHBOURS[place]]
+        tiles, near = self.tiles, NEIGHBOURS
+        water = [n not in tiles for n in near[place]]
         if sum(1 for i in range(6) if water[i] and not water[i - 1]) > 1:
-            for n, wet in zip(NEIGHBOURS[place], water):
-                if wet and n not in self._seas:
-                    self._walk(n, trust=False)
+            for n, wet in zip(near[place], water):
+                if wet and n not in self._seas and not self._walk(n, trust=False):
+                    changed += self._seas[n]
+        # Whether a tile borders the surrounding water changes only next to those places.
+        coast = self._coast = dict(parent._coast)
+        for p in changed:
+            coast.pop(p, None)
+            for n in near[p]:
+                coast.pop(n, None)
         return True
 
     def _full_water(self):
@@ -192,6 +201,14 @@ class Geometry:
 
     def borders_surrounding(self, place: tuple) -> bool:
         """Whether a tile at `place` has an edge on the surrounding water (T5, T10)."""
+        found = self._coast.get(place)
+        if found is None:
+            found = self._borders(place)
+            if place in self.tiles:
+                self._coast[place] = found
+        return found
+
+    def _borders(self, place: tuple) -> bool:
         near = NEIGHBOURS[place]
         if not self._open.isdisjoint(near):
             return True
@@ -242,6 +259,7 @@ class Geometry:
         steps, near, tiles, opened, seas = FROM_POLE, NEIGHBOURS, self.tiles, self._open, self._seas
         far = steps[tile]
         freed = self._freed_water(tile)
+        q0, q1, r0, r1, s0, s1 = self._box
         places, tried = [], set()
         for cell in self.masses[self.mass_of[tile]]:
             # A place farther out than the tile has no neighbour nearer the pole than the tile.
@@ -252,7 +270,14 @@ class Geometry:
                 if b in tiles or steps[b] <= far or b in tried:
                     continue
                 tried.add(b)
-                if b in opened or b in freed or (b not in seas and self._walk(b)):
+                if b in opened or b in freed:
+                    places.append(b)
+                    continue
+                q, r = b
+                if not (q0 <= q <= q1 and r0 <= r <= r1 and s0 <= q + r <= s1):
+                    opened.add(b)  # beyond the tiles' extent: open sea (_walk)
+                    places.append(b)
+                elif b not in seas and self._walk(b):
                     places.append(b)
         return places
 
@@ -272,6 +297,7 @@ class Geometry:
     def _all_takeable(self) -> list:
         """can_take for every tile at once, in the tiles' order (T10)."""
         take, masses, mass_of, near, opened = self._take, self.masses, self.mass_of, NEIGHBOURS, self._open
+        coast = self._coast
         found = []
         for a in self.tiles:
             ok = take.get(a)
@@ -279,7 +305,9 @@ class Geometry:
                 if a == POLE or len(masses[mass_of[a]]) == 1:
                     ok = False
                 else:
-                    ok = not opened.isdisjoint(near[a]) or self.borders_surrounding(a)
+                    ok = coast.get(a)
+                    if ok is None:
+                        ok = coast[a] = not opened.isdisjoint(near[a]) or self._borders(a)
                 take[a] = ok
             if ok:
                 found.append(a)

@@ -36,6 +36,14 @@ def masses_with_herds(state: State, seat: int) -> set:
     return {mass_of[p] for p, c in state.herds.items() if c[seat] and p in mass_of}
 
 
+def _herd_on_mass(state: State, seat: int, mass_of: dict, mass: int) -> bool:
+    """Whether `seat` has a herd on a tile of land mass `mass` (T10): masses_with_herds, stopping early."""
+    for p, c in state.herds.items():
+        if c[seat] and mass_of.get(p) == mass:
+            return True
+    return False
+
+
 def drift_tiles(state: State, seat: int, landscape: str | None = None) -> list:
     """Tiles `seat` may take (T10) of `landscape` (any if None), before looking for places."""
     geo = state.geometry()
@@ -111,7 +119,7 @@ def check_drift(state: State, seat: int, tile: tuple, place: tuple, landscape: s
         raise IllegalMove("not_on_surrounding_water", f"tile {label(tile)} does not border the surrounding water (T10)")
     if len(geo.masses[geo.mass_of[tile]]) == 1:
         raise IllegalMove("single_tile_mass", f"tile {label(tile)} is a land mass of one tile and no longer drifts (T10)")
-    if geo.mass_of[tile] not in masses_with_herds(state, seat):
+    if not _herd_on_mass(state, seat, geo.mass_of, geo.mass_of[tile]):
         raise IllegalMove("no_herd_on_mass", f"seat {seat} has no herd on the land mass of tile {label(tile)} (T10)")
     if place in state.tiles:
         raise IllegalMove("place_taken", f"place {label(place)} already holds a tile; a drift needs an empty place (T10)")

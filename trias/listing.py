@@ -32,7 +32,8 @@ def legal_actions(state: State) -> list:
     """Every command the current seat may send now; each passes `legal.check`."""
     phase = state.phase
     if phase == "place":
-        return [{"type": "place", "at": _cmd_place(p)} for p in state.tiles if not state.total(p)]
+        herds = state.herds
+        return [{"type": "place", "at": _cmd_place(p)} for p in state.tiles if p not in herds or not sum(herds[p])]
     if phase == "start" and state.mirror:
         return _mirror_start(state)
     if phase == "start":

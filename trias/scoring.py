@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .hexes import POLE, label, neighbours
+from .hexes import NEIGHBOURS, POLE, label
 from .state import State
 
 
@@ -25,25 +25,34 @@ def interim_part(state: State, tile: tuple, place: tuple):
     holds the pole. `state` is the board before the drift.
     """
     geo = state.geometry()
-    if not geo.may_split(tile):
-        return None  # the land mass stays whole: T16 scores nothing
-    home = geo.mass_of[tile]
-    parts = geo.parts_without(tile)
-    if len(parts) < 2:
-        return None
-    touched = set()
-    for n in neighbours(place):
-        if n == tile or n not in state.tiles:
+    tiles, mass_of = state.tiles, geo.mass_of
+    home = mass_of[tile]
+    touching = []
+    for n in NEIGHBOURS[place]:
+        if n == tile or n not in tiles:
             continue
-        if geo.mass_of[n] != home:
+        if mass_of[n] != home:
             return None  # attaching to another land mass reconnects: no scoring
-        touched.update(i for i, part in enumerate(parts) if n in part)
-    if len(touched) != 1:
+        touching.append(n)
+    if not touching or not geo.may_split(tile):
+        return None  # touching nothing, or the land mass stays whole: T16 scores nothing
+    # The part the tile lands on: a flood from one cell it touches, through the land mass
+    # without the tile; it scores only if it is not all of the rest, holds every cell the
+    # tile touches, and not the pole.
+    mass = geo.masses[home]
+    part = {touching[0], tile}
+    todo = [touching[0]]
+    while todo:
+        for n in NEIGHBOURS[todo.pop()]:
+            if n not in part and n in mass:
+                if n == POLE:
+                    return None
+                part.add(n)
+                todo.append(n)
+    part.discard(tile)
+    if len(part) == len(mass) - 1 or POLE in part or any(n not in part for n in touching):
         return None
-    part = parts[touched.pop()]
-    if POLE in part:
-        return None
-    return part | {place}
+    return frozenset(part) | {place}
 
 
 def majority_points(counts: list, first: int = 2, second: int = 1) -> list:

@@ -19,7 +19,8 @@ def random_action(state: State, rng) -> dict:
     """A legal command for the seat to play, drawn at random."""
     seat, phase = state.current, state.phase
     if phase == "place":
-        vacant = [p for p in state.tiles if not state.total(p)]
+        herds = state.herds
+        vacant = [p for p in state.tiles if p not in herds or not sum(herds[p])]
         return {"type": "place", "at": _pl(rng.choice(vacant))}
     if phase == "start":
         if state.deck and rng.random() < 0.5:
