@@ -5,12 +5,18 @@ worked out on demand, and a board made by one drift starts from what the board b
 `Reference` below is the geometry as it was before that work: a flood fill of the whole disc
 per arrangement, nothing carried over. Random games at 2-5 players (and boards with interior
 seas made on purpose) are checked state by state against it, and each journal must replay to
-the live state; the interim scoring (T16) is checked against a split computed from scratch.
+the live state; the interim scoring (T16) is checked against a split computed from scratch,
+the phase-2 listings (T12, T13) against the listing code as it was. The journals of seeded
+random games are pinned as digests made with the engine before issue 32 (commit 074e507):
+an optimisation that changes any event, or any draw the random player makes, fails here.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
+from itertools import combinations_with_replacement
 
 import pytest
 
@@ -19,7 +25,13 @@ from trias.board import Geometry
 from trias.bots.randombot import random_action
 from trias.custom import position
 from trias.hexes import POLE, distance, neighbours, ring
+from trias.listing import moves, rescues, reproductions
 from trias.scoring import interim_part
+from trias.state import CAPACITY
+
+# sha256 (first 16 hex digits) of the JSON journals of seeds 0-3, per player count, made by
+# the engine at commit 074e507, before issue 32's optimisations.
+PINNED_JOURNALS = {2: "5d7150975f5e1fa9", 3: "3a7b8565b11abec2", 4: "118c116c52f08dd5", 5: "23bbdfcd68661115"}
 
 
 def _components(cells) -> list:
@@ -111,11 +123,66 @@ def split_from_scratch(state, tile, place):
     return None if POLE in part else part | {place}
 
 
+def listed_as_before(state) -> None:
+    """Phase 2's moves, births and rescues (T12, T13) as the listing code before issue 32 made them."""
+    seat, tiles = state.current, state.tiles
+    enterable = {p for p, kind in tiles.items() if state.total(p) < CAPACITY[kind]}
+    want_moves = []
+    for a, counts in state.herds.items():
+        if not counts[seat] or a not in tiles:
+            continue
+        spent = state.spent.get(a, 0)
+        for b in neighbours(a):
+            if b in enterable:
+                for fresh in ([False, True] if 0 < spent < counts[seat] else [False]):
+                    move = {"type": "move", "from": list(a), "to": list(b)}
+                    if fresh:
+                        move["fresh"] = True
+                    want_moves.append(move)
+    assert moves(state) == want_moves
+    births = [] if not state.stock[seat] else [
+        {"type": "reproduce", "at": list(a)} for a, c in state.herds.items()
+        if a in enterable and c[seat] - state.spent.get(a, 0) > 0]
+    assert reproductions(state) == births
+    options = [(a, c[seat], [(a, b) for b in neighbours(a) if b in tiles])
+               for a, c in state.herds.items() if c[seat] and a not in tiles]
+    options = [o for o in options if o[2]]
+    pairs = [pair for _, _, steps in options for pair in steps]
+    have = {a: k for a, k, _ in options}
+    want = []
+    for size in (1, 2, 3) if pairs else ():
+        for combo in combinations_with_replacement(pairs, size):
+            used, added, fits = {}, {}, True
+            for a, b in combo:
+                used[a] = used.get(a, 0) + 1
+                added[b] = added.get(b, 0) + 1
+                fits = fits and used[a] <= have[a] and state.total(b) + added[b] <= CAPACITY[tiles[b]]
+            if fits:
+                want.append({"type": "rescue", "herds": [[list(a), list(b)] for a, b in combo]})
+    assert rescues(state) == want
+
+
+def test_seeded_random_games_give_the_journals_of_before():
+    """Seeded random games (engine and random player) give exactly the journals they gave before."""
+    for players, digest in PINNED_JOURNALS.items():
+        h = hashlib.sha256()
+        for seed in range(4):
+            state, journal = trias.new_game(players, seed)
+            rng = random.Random(seed)
+            while state.phase != "over":
+                events, state = trias.handle(state, random_action(state, rng))
+                journal += events
+            h.update(json.dumps(journal, sort_keys=True).encode())
+        assert h.hexdigest()[:16] == digest, players
+
+
 def play_checked(players: int, seed: int) -> None:
     state, journal = trias.new_game(players, seed)
     rng = random.Random(seed)
     same_board(state)
     while state.phase != "over":
+        if state.phase == "actions":
+            listed_as_before(state)
         command = random_action(state, rng)
         if command.get("tile") and state.rules.interim_scoring:
             tile, place = tuple(command["tile"]), tuple(command["to"])
@@ -134,19 +201,21 @@ def test_random_games_match_the_reference_board(players):
         play_checked(players, 900 + seed)
 
 
-def _sea_board():
-    """Ring 2 land round a ring-1 sea (T5): the pole stands alone in an interior sea."""
+def _sea_board(thick: bool):
+    """Land round a ring-1 sea (T5): the pole stands alone in an interior sea. Ring 2 alone
+    (a drift opens the sea), or rings 2 and 3 (the sea outlasts drifts from ring 3)."""
     tiles = {p: "steppe" for p in ring(2)}
-    tiles.update({p: "woods" for p in ring(3)[::3]})
-    return position(3, tiles, {ring(2)[0]: (1, 1, 0), ring(3)[0]: (0, 0, 1)}, ap=4)
+    tiles.update({p: "woods" for p in (ring(3) if thick else ring(3)[::3])})
+    herds = {ring(3)[0]: (1, 1, 0), ring(3)[9]: (0, 1, 1)} if thick else {ring(2)[0]: (1, 1, 0), ring(3)[0]: (0, 0, 1)}
+    return position(3, tiles, herds, ap=4)
 
 
 def test_interior_sea_opened_and_closed_by_drifts_matches_the_reference():
     """Drifts that open an interior sea to the open water, or close a bay into one, chain the
     board's knowledge from one arrangement to the next; every step equals the reference."""
     rng = random.Random(5)
-    for start in range(6):
-        state = _sea_board()
+    for start in range(12):
+        state = _sea_board(thick=start >= 6)
         state.current = start % 3
         same_board(state)
         for _ in range(8):
