@@ -48,6 +48,14 @@ def outside_water(tiles, radius: int) -> set:
     return seen
 
 
+def _runs(mask: int) -> int:
+    """Separate runs of set bits round a ring of six (bit i: the i-th neighbour, hexes.DIRECTIONS)."""
+    return sum(1 for i in range(6) if mask >> i & 1 and not mask >> ((i - 1) % 6) & 1)
+
+
+_RUNS = tuple(_runs(mask) for mask in range(64))
+
+
 class Geometry:
     """Land masses, surrounding water and interior seas of one arrangement of tiles.
 
@@ -109,7 +117,7 @@ class Geometry:
         opened.discard(place)
         tiles, near = self.tiles, NEIGHBOURS
         water = [n not in tiles for n in near[place]]
-        if sum(1 for i in range(6) if water[i] and not water[i - 1]) > 1:
+        if _RUNS[sum(1 << i for i in range(6) if water[i])] > 1:
             for n, wet in zip(near[place], water):
                 if wet and n not in self._seas and not self._walk(n, trust=False):
                     changed += self._seas[n]
@@ -223,9 +231,9 @@ class Geometry:
         more separate runs round it. With one run (or none) the rest stays connected, since
         consecutive neighbours touch each other (hexes.DIRECTIONS is in cyclic order)."""
         tiles = self.tiles
-        land = [n in tiles for n in NEIGHBOURS[tile]]
-        runs = sum(1 for i in range(6) if land[i] and not land[i - 1])
-        return runs > 1
+        a, b, c, d, e, f = NEIGHBOURS[tile]
+        return _RUNS[(a in tiles) | (b in tiles) << 1 | (c in tiles) << 2 | (d in tiles) << 3
+                     | (e in tiles) << 4 | (f in tiles) << 5] > 1
 
     def parts_without(self, tile: tuple) -> list:
         """The pieces the land mass of `tile` falls into when `tile` is taken away (T10, T16)."""
@@ -296,19 +304,17 @@ class Geometry:
 
     def _all_takeable(self) -> list:
         """can_take for every tile at once, in the tiles' order (T10)."""
-        take, masses, mass_of, near, opened = self._take, self.masses, self.mass_of, NEIGHBOURS, self._open
-        coast = self._coast
+        take, mass_of, near, opened, coast = self._take, self.mass_of, NEIGHBOURS, self._open, self._coast
+        big = {i for i, mass in enumerate(self.masses) if len(mass) > 1}
         found = []
         for a in self.tiles:
-            ok = take.get(a)
+            if a == POLE or mass_of[a] not in big:
+                take[a] = False
+                continue
+            ok = coast.get(a)
             if ok is None:
-                if a == POLE or len(masses[mass_of[a]]) == 1:
-                    ok = False
-                else:
-                    ok = coast.get(a)
-                    if ok is None:
-                        ok = coast[a] = not opened.isdisjoint(near[a]) or self._borders(a)
-                take[a] = ok
+                ok = coast[a] = not opened.isdisjoint(near[a]) or self._borders(a)
+            take[a] = ok
             if ok:
                 found.append(a)
         return found
