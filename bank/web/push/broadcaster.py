@@ -39,6 +39,15 @@ from bank.web.field import payloads
 __all__ = ["FACILITATORS", "PUBLIC", "Broadcaster", "team_room", "event_of"]
 # At most ten rounds a second: phones cannot show more, and 200 of them on one Wi-Fi must keep up.
 MIN_GAP = 0.1
+# On a machine short of CPU (a Raspberry Pi, a busy laptop) rounds come further apart: the next starts no
+# sooner than SHARE times as long as the last one took to send after it began, at most MAX_GAP after it (issue
+# 33: on a Pi budget 10 rounds a second to 200 pages took the CPU the bookings needed, 2.1 bookings a second of
+# the 20 asked; each round covers every commit made meanwhile, so a longer gap loses nothing).
+SHARE = 4.0
+MAX_GAP = 1.0
+# How often the pages left out of a round because their socket was still sending (rounds.py, issue 33)
+# are looked at again when no round comes: the newest pictures reach them within this of catching up.
+CATCH_UP = 0.1
 
 
 # A round weighs its patch against the whole picture's size measured in an earlier round (issue 27:
@@ -62,6 +71,7 @@ class Broadcaster:
         self._asked = self._done = 0  # rounds asked for / sent: a commit is out once _done >= its ticket
         self._journal_seq = journal_after
         self._last_round = 0.0
+        self._gap = MIN_GAP  # the least time between two rounds' starts, from the last round's (see SHARE)
         # Held while a round is sent and while a page joins or syncs: the messages of one
         # socket then go out in the order the versions were made.
         self.lock = threading.RLock()
@@ -69,6 +79,7 @@ class Broadcaster:
         self._bases: dict[str, Base] = {}
         self._holds: dict[str, dict[str, str]] = {}  # sid -> {audience: version that page holds}
         self._rounds: set[str] = set()    # pages that read one `round` message per round (rounds.py)
+        self._behind: set[str] = set()    # pages left out of a round, still sending: the newest pictures follow
         socketio.start_background_task(self._loop)
 
     @property
@@ -140,15 +151,25 @@ class Broadcaster:
         with self.lock:
             self._holds.pop(sid, None)
             self._rounds.discard(sid)
+            self._behind.discard(sid)
+
+    def behind(self) -> set:
+        """The pages left out of a round that have not had the newest pictures yet (for tests and benches)."""
+        with self.lock:
+            return set(self._behind)
 
     # -- rounds -------------------------------------------------------------------------
 
     def _loop(self) -> None:
         while True:
             with self._wake:
-                self._wake.wait_for(lambda: self._asked > self._done)
-            # Rounds at most every MIN_GAP: a burst of commands waits a few ms and goes out as one.
-            time.sleep(max(0.0, self._last_round + MIN_GAP - time.monotonic()))
+                # With pages left behind, look again every CATCH_UP even when nothing is booked.
+                if not self._wake.wait_for(lambda: self._asked > self._done, CATCH_UP if self._behind else None):
+                    self._catch_up_quietly()
+                    continue
+            # Rounds at most every MIN_GAP (longer when the last was slow to send): a burst of commands waits a
+            # few ms and goes out as one.
+            time.sleep(max(0.0, self._last_round + self._gap - time.monotonic()))
             with self._wake:
                 covered = self._asked  # every ask up to here is covered: the state is read after this
             self._last_round = time.monotonic()
@@ -156,6 +177,7 @@ class Broadcaster:
                 self._send()
             except Exception:  # one failed round must not stop the updates; the next commit retries
                 self.logger.exception("broadcast failed")
+            self._gap = min(MAX_GAP, max(MIN_GAP, SHARE * (time.monotonic() - self._last_round)))
             with self._wake:
                 self._done = covered
                 self._wake.notify_all()
@@ -181,15 +203,65 @@ class Broadcaster:
                     pubs[audience] = pub
             rows = self._new_rows(seq)
             holders = {audience: [sid for sid, holds in self._holds.items() if audience in holds] for audience in pubs}
-            rounds.deliver(self.socketio, pubs, rows, self._holds, config.teams)
+            extra = self._newest_for_caught_up(pubs)
+            left_out = rounds.deliver(self.socketio, pubs, rows, self._holds, config.teams, extra)
+            self._behind = {sid for sid in self._behind - set(extra) | left_out if sid in self._holds}
             for audience, pub in pubs.items():
                 for sid in holders[audience]:
+                    if sid in left_out:
+                        continue  # still sending: it holds what it held, the newest follows (_catch_up)
                     # An emit may close a page whose pings stopped (python-engineio's "client is gone"), here, in
                     # this thread: on_disconnect forgets it under this same (reentrant) lock. Issue 24: one such
                     # page failed every round of a failover (KeyError) and the others' updates with it.
                     holds = self._holds.get(sid)
                     if holds is not None:
                         holds[audience] = pub.version
+
+    def _newest_for_caught_up(self, pubs: dict) -> dict:
+        """{sid: parts} for the pages left behind that have sent everything: the newest picture, whole, of each
+        audience they hold at another version that this round does not bring (the round brings the others,
+        whole to a page holding another base). Noted as held now: the round sends them (rounds._one_room)."""
+        extra = {}
+        for sid in self._behind:
+            holds = self._holds.get(sid)
+            if holds is None or sid not in self._rounds or rounds.still_sending(self.socketio, sid):
+                continue
+            parts = {}
+            for audience, held in holds.items():
+                base = self._bases.get(audience)
+                if audience not in pubs and base is not None and base.version != held:
+                    parts[event_of(audience)] = {**base.picture, "v": base.version}
+                    holds[audience] = base.version
+            extra[sid] = parts
+        return extra
+
+    def _catch_up_quietly(self) -> None:
+        """No round is coming: the pages left behind that have sent everything get the newest pictures."""
+        try:
+            self._catch_up()
+        except Exception:  # as a round: one failure must not stop the updates
+            self.logger.exception("catching up the pages behind failed")
+
+    def _catch_up(self) -> None:
+        """Each page left out of a round whose socket has sent everything gets, whole and in one message, the
+        newest picture of every audience it holds at another version (issue 33); one still sending waits."""
+        with self.lock:
+            for sid in list(self._behind):
+                holds = self._holds.get(sid)
+                if holds is None or sid not in self._rounds:
+                    self._behind.discard(sid)
+                    continue
+                if rounds.still_sending(self.socketio, sid):
+                    continue
+                parts = {}
+                for audience, held in holds.items():
+                    base = self._bases.get(audience)
+                    if base is not None and base.version != held:
+                        parts[event_of(audience)] = {**base.picture, "v": base.version}
+                        holds[audience] = base.version
+                if parts:
+                    self.socketio.emit(ROUND, parts, to=sid)
+                self._behind.discard(sid)
 
     def _new_rows(self, seq: int) -> list:
         """The journal rows after the last round's, for the consoles; none read when no console is open."""

@@ -17,6 +17,15 @@ whole) or still connecting (nothing but new journal rows: its connect reply brin
 A page that does not say it (a page loaded before the upgrade, a tool) gets the separate messages
 `public`, `team`, `journal` as before, through the rooms it has always joined (LEGACY for the public
 picture): never a broken screen.
+
+A page behind gets the latest picture, not a queue (issue 33). A phone or a screen whose socket still
+holds an unsent message when a round goes out (a slow phone, or a server short of CPU: on a Pi budget
+the pages fell minutes behind, one queued round per command, and the Engine.IO pings queued behind them
+until the server closed the pages as gone) is left out of the round: it holds the version it held, and
+once its socket has sent everything the broadcaster sends it the newest pictures whole (Broadcaster.
+_catch_up), as market-data servers conflate for a slow consumer. So a page's socket holds at most one
+round besides the one being written, its pings go out at once, and the fan-out's work follows what the
+pages can take. The consoles that read the journal are never left out: their rows may batch, never gap.
 """
 
 from __future__ import annotations
@@ -66,39 +75,68 @@ class Publication:
         return self.patch if self.patch is not None and held == self.base else self.whole
 
 
-def deliver(socketio, pubs: dict, rows: list, holds: dict, teams) -> None:
+def deliver(socketio, pubs: dict, rows: list, holds: dict, teams, extra: dict | None = None) -> set:
     """Emit one round: `pubs` {audience: Publication} (the audiences that changed), `rows` the new
     journal rows, `holds` {sid: {audience: version held}} before this round. A page closed by an emit
-    (python-engineio's "client is gone", issue 24) is only skipped: no lookup here needs a sid in `holds`."""
+    (python-engineio's "client is gone", issue 24) is only skipped: no lookup here needs a sid in `holds`.
+
+    Returns the pages left out because their socket was still sending (see the module's doc): they keep
+    the versions they hold, and get the newest pictures once they have caught up (`extra`: {sid: parts},
+    the pictures this round does not change, for such a page that has caught up)."""
     journal = {"rows": rows} if rows else None
-    _one_room(socketio, ROUND_OTHERS, [PUBLIC], None, pubs, holds)
-    _one_room(socketio, ROUND_FACILITATORS, [PUBLIC], journal, pubs, holds)
+    left_out: set = set()
+    _one_room(socketio, ROUND_OTHERS, [PUBLIC], None, pubs, holds, left_out, extra)
+    _one_room(socketio, ROUND_FACILITATORS, [PUBLIC], journal, pubs, holds)  # the journal: never left out
     for team in teams:
-        _one_room(socketio, ROUND_TEAM + team_room(team), [PUBLIC, team_room(team)], None, pubs, holds)
+        _one_room(socketio, ROUND_TEAM + team_room(team), [PUBLIC, team_room(team)], None, pubs, holds, left_out, extra)
     if any(True for _ in socketio.server.manager.get_participants("/", LEGACY)):  # a page loaded before issue 27
         _separately(socketio, pubs, journal, holds)
+    return left_out
+
+
+def still_sending(socketio, sid: str) -> bool:
+    """Whether this page's socket holds a message it has not started to write yet (its Engine.IO queue is
+    not empty: a websocket's writer takes everything queued at once, a long-polling page's next request
+    takes it). A socket already gone is not sending: its disconnect forgets it."""
+    server = socketio.server
+    try:
+        socket = server.eio.sockets.get(server.manager.eio_sid_from_sid(sid, "/"))
+    except (KeyError, AttributeError):
+        return False
+    queue = getattr(socket, "queue", None)
+    return bool(queue is not None and not socket.closed and queue.qsize())
 
 
 def participants(socketio, room: str) -> list[str]:
     return [sid for sid, _ in socketio.server.manager.get_participants("/", room)]
 
 
-def _one_room(socketio, room: str, audiences: list, journal: dict | None, pubs: dict, holds: dict) -> None:
+def _one_room(socketio, room: str, audiences: list, journal: dict | None, pubs: dict, holds: dict,
+              left_out: set | None = None, extra: dict | None = None) -> None:
+    """One room's round. With `left_out` (not for the consoles' journal), a page still sending is left out
+    and added to it. `extra` {sid: parts}: the newest pictures, whole, of the audiences this round leaves
+    unchanged, for the pages that were left out before and have caught up; they go in the page's message."""
     changed = [a for a in audiences if a in pubs]
-    if not changed and journal is None:
+    sids = participants(socketio, room)
+    extra = {sid: extra[sid] for sid in sids if sid in extra} if extra else {}
+    if not changed and journal is None and not extra:
         return
     tail = {"journal": journal} if journal else {}
     common = {**{event_of(a): pubs[a].patch or pubs[a].whole for a in changed}, **tail}
-    own, sids = [], participants(socketio, room)  # own: (sid, its message or None)
+    own = []  # (sid, its message or None)
     for sid in sids:
         mine = holds.get(sid)
-        if mine is None or any(a not in mine for a in audiences):
+        if left_out is not None and mine is not None and sid not in extra and still_sending(socketio, sid):
+            left_out.add(sid)
+            own.append((sid, None))  # skipped by the room's emit, sent nothing now
+        elif mine is None or any(a not in mine for a in audiences):
             # Still connecting (in the room before on_connect notes what it holds, issue 24): no patch of a
             # picture it never got; the journal rows, as every console gets them (its reply merges by seq).
             own.append((sid, tail or None))
-        elif any(pubs[a].patch is not None and mine[a] != pubs[a].base for a in changed):
-            own.append((sid, {**{event_of(a): pubs[a].for_page(mine[a]) for a in changed}, **tail}))
-    if len(own) < len(sids):  # no emit (no encoding) for a room with no page that takes the common message
+        elif sid in extra or any(pubs[a].patch is not None and mine[a] != pubs[a].base for a in changed):
+            own.append((sid, {**{event_of(a): pubs[a].for_page(mine[a]) for a in changed}, **extra.get(sid, {}),
+                              **tail}))
+    if common and len(own) < len(sids):  # no emit (no encoding) for a room with no page that takes the common message
         socketio.emit(ROUND, common, to=room, skip_sid=[sid for sid, _ in own] or None)
     for sid, message in own:
         if message:
