@@ -237,16 +237,18 @@ def worker(index: int, core: int | None, quota: int, period: int, weight: int, j
 # --- the run ----------------------------------------------------------------------------------
 
 def jobs_for(cells: list, games: dict, mode: str, calibration: dict | None, first: int,
-             seconds: dict | None = None, iterations: dict | None = None) -> list:
-    """Every game of every cell, interleaved so that each cell advances at the pace of its target."""
+             seconds: dict | None = None, iterations: dict | None = None, lead2: float = 1.0) -> list:
+    """Every game of every cell, interleaved so that each cell advances at the pace of its target;
+    the 2-player cells (the targets' n) done within the first `lead2` of the run."""
     out = []
     for cell in cells:
         players, tested, below = cell
         n = games[cell]
         blocks = max(1, math.ceil(n / players))
+        pace = lead2 if players == 2 else 1.0
         for g in range(first, first + n):
             block = (g - first) // players
-            out.append(((block + 0.5) / blocks, CELLS.index(cell) if cell in CELLS else 99, g,
+            out.append((pace * (block + 0.5) / blocks, CELLS.index(cell) if cell in CELLS else 99, g,
                         {"players": players, "tested": tested, "below": below, "game": g,
                          "seed": SEED_BASE + g // players, "seat": g % players,
                          "budgets": budgets_for(mode, players, calibration, seconds, iterations)}))
@@ -300,7 +302,7 @@ def run(args) -> None:
     with_pi = not args.no_pi
     header = {"kind": "run", "started": dt.datetime.now().isoformat(timespec="seconds"), **commit(),
               "mode": args.mode, "pi": with_pi, "quota_us": args.quota, "period_us": args.period, "weight": args.weight,
-              "workers": args.workers, "cells": [cell_name(c) for c in cells],
+              "workers": args.workers, "lead2": args.lead2, "cells": [cell_name(c) for c in cells],
               "games": {cell_name(c): n for c, n in games.items()},
               "budgets": {str(p): budgets_for(args.mode, p, calibration, args.seconds, args.iterations)
                           for p in sorted({c[0] for c in cells})},
@@ -316,7 +318,7 @@ def run(args) -> None:
 
     ctx = mp.get_context("fork")
     jobs, results = ctx.Queue(), ctx.Queue()
-    for job in jobs_for(cells, games, args.mode, calibration, args.first, args.seconds, args.iterations):
+    for job in jobs_for(cells, games, args.mode, calibration, args.first, args.seconds, args.iterations, args.lead2):
         jobs.put(job)
     procs = []
     for i in range(args.workers):
@@ -561,6 +563,8 @@ def main() -> None:
     parser.add_argument("--cells", help="players:tested:below,... (default the six of issue 32)")
     parser.add_argument("--games", type=int, default=100, help="games per cell (the target's n for 2 players)")
     parser.add_argument("--games4", type=int, help="games per 4-player cell (default --games)")
+    parser.add_argument("--lead2", type=float, default=1.0, help="hand out the 2-player cells' games within"
+                        " this fraction of the run (0.8: they reach their n first if the run is cut short)")
     parser.add_argument("--first", type=int, default=0, help="first game number (extends a cell already run)")
     parser.add_argument("--workers", type=int, default=2, help="processes, each its own Pi (at most 4 here)")
     parser.add_argument("--mode", choices=["seconds", "iterations"], default="seconds")
