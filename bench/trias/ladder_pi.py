@@ -485,7 +485,8 @@ def report(logs: list) -> dict:
     calibration = {"samples": len(cal),
                    "before": [r["factor"] for r in cal if r.get("phase") == "before"],
                    "during": [r["factor"] for r in cal if r.get("phase") == "during"],
-                   "median": pct([r["factor"] for r in cal], 50)}
+                   "median": pct([r["factor"] for r in cal], 50),
+                   "in_group_wall_per_cpu_median": pct([round(r["held_wall_s"] / r["held_cpu_s"], 2) for r in cal], 50)}
     errors = [r for r in lines if r["kind"] == "error"]
     data = {"commits": commits, "modes": modes, "runs": runs, "cells": rows, "decisions": timing,
             "calibration": calibration, "errors": len(errors),
@@ -514,7 +515,9 @@ def render(data: dict) -> str:
                    f"budgets {json.dumps(r['budgets'])}; load {r['load']}")
     cal = data["calibration"]
     out.append(f"calibration factor (loop's wall time in the group / its CPU time outside): before {cal['before']}, "
-               f"during {cal['during']}, median {cal['median']}")
+               f"during {cal['during']}, median {cal['median']}; in the group, wall / its own CPU: "
+               f"{cal['in_group_wall_per_cpu_median']} (4 is the quota exactly; the factor differs from it by how "
+               "much faster or slower the same loop ran on the CPU outside the group, beside other work)")
     out.append("")
     out.append("| players | tested (1 seat, rotated) | against | n | win rate | Wilson 95 % | lower bound |"
                " target / parity | verdict | s/game |")

@@ -20,12 +20,14 @@ from .search import search_action
 
 LEVELS = ("random", "easy", "medium", "hard")
 # Every level thinks at most about this long (issue 26: no decision over 2 s on a loaded machine).
-# Issue 32, measured on a Raspberry Pi's budget (a quarter of one core, bench/trias/ladder_pi.py):
-# easy 0.4 s (was 1.0 s): easy must answer within 0.5 s on a Pi, and greedy stops at its deadline
-# plus one judged move. Medium 0.5 s (was 0.4 s): at 0.4 s a Pi buys it ~30 search iterations and it
-# lost to easy (7 of 16 two-player games in a pilot); at 0.5 s it won 8 of 12, at 0.6-0.7 s 23 of 26,
-# but then hard (1.5 s, ~170 iterations) beat it in only 12 of 24; at 0.5 s hard won 8 of 11. Hard
-# stays 1.5 s: on the Pi its longest decision was 1.58 s, and more iterations add little there.
+# Issue 32, measured on a Raspberry Pi's budget (a quarter of one core, bench/trias/ladder_pi.py;
+# docs/PERFORMANCE.md, "Trias ladder at the Pi budget"): easy 0.4 s (was 1.0 s): easy must answer
+# within 0.5 s on a Pi, and greedy stops at its deadline plus one judged move. Medium 0.5 s (was 0.4 s):
+# at 0.4 s a Pi buys it ~30 search iterations and it lost to easy (7 of 16 two-player games in a
+# pilot); at 0.5 s (~70 iterations) it won 34 of 48, and hard beat it in 25 of 43 (58 %); at 0.6-1.0 s
+# hard beat it in only 19 of 39. No medium budget met both rungs' 65 % in the pilots; 0.5 s is where
+# they come closest. Hard stays 1.5 s (~200 iterations; longest decision 1.62 s on the Pi): the 2 s
+# bound leaves no room for the several times more it would need to pull away from medium.
 DEFAULT_BUDGET = {"easy": {"seconds": 0.4}, "medium": {"seconds": 0.5}, "hard": {"seconds": 1.5}}
 
 __all__ = ["choose", "LEVELS", "DEFAULT_BUDGET", "random_action", "greedy_action", "search_action"]
