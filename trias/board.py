@@ -81,7 +81,16 @@ class Geometry:
         self._take: dict = {}
         self._coast: dict = {}    # tile -> whether it borders the surrounding water (T10)
         self._kinds: dict = {}    # landscape -> takeable tiles of that kind
-        if parent is None or not self._inherit(parent, tile, place):
+        # The water is worked out on first use (the heuristic's judgements need only the land
+        # masses): from the board before one drift when that board's water was known, else afresh.
+        self._box = None
+        self._before = (parent, tile, place) if parent is not None and parent._box is not None else None
+
+    def _ready(self) -> None:
+        """Make the water knowledge usable: inherited from the board before, or started afresh."""
+        before, self._before = self._before, None
+        if before is None or not self._inherit(*before):
+            self._open, self._seas, self._coast = set(), {}, {}
             self._set_box()
 
     def _set_box(self) -> None:
@@ -161,6 +170,8 @@ class Geometry:
 
     def _sea_at(self, place: tuple):
         """None if water `place` is surrounding water (T5), else the interior sea holding it."""
+        if self._box is None:
+            self._ready()
         if place in self._open:
             return None
         found = self._seas.get(place)
@@ -177,6 +188,8 @@ class Geometry:
         first, outward first (OUTWARD lists the farthest neighbour last), so it usually meets
         open water within a step or two. Every place it passed is remembered either way.
         """
+        if self._box is None:
+            self._ready()
         tiles, opened, near = self.tiles, self._open if trust else (), OUTWARD
         q0, q1, r0, r1, s0, s1 = self._box
         seen = {start}
@@ -205,10 +218,14 @@ class Geometry:
 
     def surrounding(self, place: tuple) -> bool:
         """Whether `place` is surrounding water (T5), not land and not an interior sea."""
+        if self._box is None:
+            self._ready()
         return place not in self.tiles and self._sea_at(place) is None
 
     def borders_surrounding(self, place: tuple) -> bool:
         """Whether a tile at `place` has an edge on the surrounding water (T5, T10)."""
+        if self._box is None:
+            self._ready()
         found = self._coast.get(place)
         if found is None:
             found = self._borders(place)
@@ -262,6 +279,8 @@ class Geometry:
         return found
 
     def _places_for(self, tile: tuple) -> list:
+        if self._box is None:
+            self._ready()
         if not self.can_take(tile):
             return []
         steps, near, tiles, opened, seas = FROM_POLE, NEIGHBOURS, self.tiles, self._open, self._seas
@@ -304,6 +323,8 @@ class Geometry:
 
     def _all_takeable(self) -> list:
         """can_take for every tile at once, in the tiles' order (T10)."""
+        if self._box is None:
+            self._ready()
         take, mass_of, near, opened, coast = self._take, self.mass_of, NEIGHBOURS, self._open, self._coast
         big = {i for i, mass in enumerate(self.masses) if len(mass) > 1}
         found = []
@@ -321,6 +342,8 @@ class Geometry:
 
     def _freed_water(self, tile: tuple) -> set:
         """Surrounding water once `tile` is taken: its place, and any sea it touched (T5)."""
+        if self._box is None:
+            self._ready()
         freed = {tile}
         tiles, opened = self.tiles, self._open
         for n in NEIGHBOURS[tile]:

@@ -8,7 +8,7 @@ tile from under them (T10) or where the tile is one of a mass about to split.
 
 from __future__ import annotations
 
-from ..hexes import POLE, neighbours
+from ..hexes import NEIGHBOURS, POLE, neighbours
 from ..scoring import mass_points, presence, winners
 from ..state import State
 
@@ -40,19 +40,20 @@ def values(state: State) -> list:
     worth = [float(state.score[s]) + IN_STOCK * state.stock[s] for s in range(n)]
     # Herds per land mass in one pass over the herds (not over every tile): a mass without
     # herds adds nothing, so only masses with herds are visited, in the masses' order.
+    # Whole herd counts, so summing them seat by seat at the end (in C) gives the same numbers.
     tiles, mass_of = state.tiles, geo.mass_of
-    per_mass: dict = {}
+    on_mass: dict = {}  # mass -> herd counts of its tiles
     swimming = []
     for place, c in state.herds.items():
         if place in tiles:
-            counts = per_mass.get(mass_of[place])
-            if counts is None:
-                per_mass[mass_of[place]] = list(c)
+            found = on_mass.get(mass_of[place])
+            if found is None:
+                on_mass[mass_of[place]] = [c]
             else:
-                for s in range(n):
-                    counts[s] += c[s]
+                found.append(c)
         else:
             swimming.append(c)
+    per_mass = {i: list(map(sum, zip(*found))) for i, found in on_mass.items()}
     if AT_RISK:  # weight 0 by default: the flood of risky tiles is skipped
         risky = _risky(state, geo)
         for place, c in state.herds.items():
@@ -82,22 +83,29 @@ def _local_majorities(state: State, mass, worth: list, weight: float) -> None:
     likely to lead on the pieces that drift away.
     """
     n = state.players
-    around: dict = {}  # tile -> herds of each seat on it and its neighbours
+    around: dict = {}  # tile -> herd counts on it and its neighbours, in the order first met
+    near = NEIGHBOURS
     for place, c in state.herds.items():
         if place not in mass:
             continue
-        for m in (place,) + neighbours(place):
+        found = around.get(place)
+        if found is None:
+            around[place] = [c]
+        else:
+            found.append(c)
+        for m in near[place]:
             if m in mass:
-                counts = around.get(m)
-                if counts is None:
-                    around[m] = list(c)
+                found = around.get(m)
+                if found is None:
+                    around[m] = [c]
                 else:
-                    for s in range(n):
-                        counts[s] += c[s]
-    for counts in around.values():
+                    found.append(c)
+    seats = range(n)
+    for found in around.values():
+        counts = found[0] if len(found) == 1 else list(map(sum, zip(*found)))  # whole numbers: exact
         top = max(counts)
         if top:
-            leaders = [s for s in range(n) if counts[s] == top]
+            leaders = [s for s in seats if counts[s] == top]
             share = weight / len(leaders)
             for s in leaders:
                 worth[s] += share
