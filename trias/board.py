@@ -87,56 +87,67 @@ class Geometry:
         self._before = (parent, tile, place) if parent is not None and parent._box is not None else None
 
     def _ready(self) -> None:
-        """Make the water knowledge usable: inherited from the board before, or started afresh."""
-        before, self._before = self._before, None
-        if before is None or not self._inherit(*before):
-            self._open, self._seas, self._coast = set(), {}, {}
-            self._set_box()
+        """Make the water knowledge usable: inherited from the board before, or started afresh.
 
-    def _set_box(self) -> None:
+        Boards are shared between threads (a computer seat thinks while pages list moves), so
+        the knowledge is built apart and published with `_box` last: a reader never sees half
+        of it. Two threads may both build it; either result is true of this board.
+        """
+        before, self._before = self._before, None
+        found = self._inherit(*before) if before is not None else None
+        if found is None:
+            found = (set(), {}, {}, self._extent())
+        self._open, self._seas, self._coast = found[:3]
+        self._box = found[3]
+
+    def _extent(self) -> tuple:
         qs = [q for q, _ in self.tiles]
         rs = [r for _, r in self.tiles]
         ss = [q + r for q, r in self.tiles]
         # Beyond the tiles' extent along an axis, a straight line to the open sea meets no tile.
-        self._box = (min(qs), max(qs), min(rs), max(rs), min(ss), max(ss))
+        return (min(qs), max(qs), min(rs), max(rs), min(ss), max(ss))
 
-    def _inherit(self, parent: "Geometry", tile: tuple, place: tuple) -> bool:
-        """Take over `parent`'s knowledge of the water after `tile` drifted to `place` (T10).
+    def _inherit(self, parent: "Geometry", tile: tuple, place: tuple):
+        """`parent`'s knowledge of the water, carried over the drift of `tile` to `place` (T10):
+        (surrounding water, seas, coast, box), or None when the drift was not one T10 allows.
 
         The tile's old place is surrounding water now, and so is any interior sea it
         touched; seas elsewhere stay enclosed. Only the new place can enclose water: with
         its water neighbours in one run round it nothing is cut off; otherwise each run is
-        walked again. False (and nothing taken) when the drift was not one T10 allows.
+        walked again.
         """
         if tile not in parent.tiles or place in parent.tiles or place not in self.tiles or tile in self.tiles:
-            return False
+            return None
         if not parent.can_take(tile) or not parent.borders_after(tile, place):
-            return False
+            return None
         q0, q1, r0, r1, s0, s1 = parent._box
         q, r = place
-        self._box = (min(q0, q), max(q1, q), min(r0, r), max(r1, r), min(s0, q + r), max(s1, q + r))
-        opened = self._open = set(parent._open)
+        work = object.__new__(Geometry)  # the walks below work on this, not on the shared board
+        work.tiles = self.tiles
+        work._box = (min(q0, q), max(q1, q), min(r0, r), max(r1, r), min(s0, q + r), max(s1, q + r))
+        opened = work._open = set(parent._open)
+        work._seas = {}
         opened.add(tile)
         changed = [tile, place]  # water places whose kind of water (or land) changed
         if parent._seas:  # a known sea the tile touched is surrounding water now
             freed = parent._freed_water(tile)
             opened |= freed
             changed += freed
-            self._seas = {p: sea for p, sea in parent._seas.items() if p not in freed}
+            work._seas = {p: sea for p, sea in parent._seas.items() if p not in freed}
         opened.discard(place)
         tiles, near = self.tiles, NEIGHBOURS
         water = [n not in tiles for n in near[place]]
         if _RUNS[sum(1 << i for i in range(6) if water[i])] > 1:
             for n, wet in zip(near[place], water):
-                if wet and n not in self._seas and not self._walk(n, trust=False):
-                    changed += self._seas[n]
+                if wet and n not in work._seas and not work._walk(n, trust=False):
+                    changed += work._seas[n]
         # Whether a tile borders the surrounding water changes only next to those places.
-        coast = self._coast = dict(parent._coast)
+        coast = dict(parent._coast)
         for p in changed:
             coast.pop(p, None)
             for n in near[p]:
                 coast.pop(n, None)
-        return True
+        return work._open, work._seas, coast, work._box
 
     def _full_water(self):
         """Surrounding water and interior seas in full, for the properties below (the rules use _sea_at)."""

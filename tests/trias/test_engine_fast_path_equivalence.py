@@ -227,3 +227,56 @@ def test_interior_sea_opened_and_closed_by_drifts_matches_the_reference():
             same_board(state)
             state.ap = 4  # keep drifting: the board is what is checked here
             state.phase = "actions"
+
+
+def test_a_board_shared_between_threads_answers_the_same():
+    """Boards are shared (one cache for every game): threads asking a new board's first
+    questions at once, with the interpreter switching threads as often as it can, all get
+    the reference's answers (the water is published whole, never half built)."""
+    import sys
+    import threading
+    from trias.state import _GEOMETRIES
+
+    boards = []  # (state before a drift, state after): the after board inherits on first use
+    state, _ = trias.new_game(4, 31)
+    rng = random.Random(31)
+    while state.phase != "over" and len(boards) < 12:
+        events, after = trias.handle(state, random_action(state, rng))
+        if any(e["type"] == "drifted" for e in events):
+            boards.append(after)
+        state = after
+    expected = [{t: Reference(b.tiles).places_for(t) for t in b.tiles} for b in boards]
+    failures = []
+
+    def ask(order):
+        for i in order:
+            geo = boards[i].geometry()
+            for tile in boards[i].tiles:
+                if geo.places_for(tile) != expected[i][tile]:
+                    failures.append((i, tile))
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(3):
+            _GEOMETRIES.clear()
+            for b in boards:  # each board's geometry made anew, its water not yet worked out
+                b.geo = None
+            parents = [b.geometry() for b in boards]
+            for p in parents:
+                p._ready()
+            for b, p in zip(boards[1:], parents):  # children of ready boards, not ready themselves
+                b.geo = Geometry(b.tiles, p, *_moved(p.tiles, b.tiles))
+            threads = [threading.Thread(target=ask, args=(list(range(len(boards)))[::step],)) for step in (1, -1, 1, -1)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not failures
+
+
+def _moved(before: dict, after: dict) -> tuple:
+    """The (tile, place) of the one drift that turns `before` into `after`."""
+    return next(p for p in before if p not in after), next(p for p in after if p not in before)
