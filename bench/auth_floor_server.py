@@ -34,6 +34,7 @@ import argparse
 import base64
 import hashlib
 import hmac
+import json
 import secrets
 import threading
 import time
@@ -88,7 +89,7 @@ class Fanout:
 
     def __init__(self, socketio, size: int = 400):
         self.socketio, self.wake = socketio, threading.Condition()
-        self.asked = self.done = 0
+        self.asked = self.done = self.seq = 0
         self.last_round = 0.0
         self.set(size)
         threading.Thread(target=self._loop, name="fanout", daemon=True).start()
@@ -99,10 +100,13 @@ class Fanout:
         with self.wake:
             self.message = {"pad": "x" * (size - ROUND_OVERHEAD)}
 
-    def after_command(self) -> None:
-        """Called once the reply is written (after_reply.later), as the bank's live.broadcast wakes its thread."""
+    def after_command(self, seq: int = 0) -> None:
+        """Called once the reply is written (after_reply.later), as the bank's live.broadcast wakes its thread.
+        `seq`: the entry just booked; the round names the newest (as the bank's public picture does), so a
+        bench can tell when the last page holds it (bench/push/pages_under_pressure.py)."""
         with self.wake:
             self.asked += 1
+            self.seq = max(self.seq, seq)
             self.wake.notify()
 
     def _loop(self) -> None:
@@ -111,9 +115,10 @@ class Fanout:
                 self.wake.wait_for(lambda: self.asked > self.done)
             time.sleep(max(0.0, self.last_round + MIN_GAP - time.monotonic()))
             with self.wake:
-                covered, message = self.asked, self.message
+                covered, message, seq = self.asked, self.message, self.seq
             self.last_round = time.monotonic()
-            self.socketio.emit("round", message)
+            named = json.dumps({"public": {"seq": seq}}, separators=(",", ":"))  # the same bytes in all: less padding
+            self.socketio.emit("round", {"public": {"seq": seq}, "pad": message["pad"][len(named) - 1:]})
             with self.wake:
                 self.done = covered
 
@@ -178,7 +183,7 @@ def make_app(db: str, row_bytes: int, fanout: bool = False):
             return refusal(403, "forbidden")
         seq = book(journal, write_lock, request.get_json(silent=True) or {}, filler)
         if pages is not None:
-            later(pages.after_command)  # after the reply, as the bank's round
+            later(lambda: pages.after_command(seq))  # after the reply, as the bank's round
         return jsonify({"seq": seq, "events": [], "duplicate": False})
 
     pages = Fanout(socketio) if fanout else None

@@ -54,7 +54,8 @@ def prepare(app: Flask, limits: Limits | None = None) -> Flask:
         behind(app, trusted_proxies())
         done.add("proxies")
     if limits is not None and "live_slots" not in done:  # by secret, and the bodies' deadlines (issue 23)
-        per_secret = limits.per_secret_live or app.extensions["terrabank"].config.live_pages_per_link
+        game = app.extensions.get("terrabank")  # none in a bench's floor (bench/floor_server.py): no share per secret
+        per_secret = limits.per_secret_live or (game.config.live_pages_per_link if game else limits.live_slots())
         app.wsgi_app = LiveSlots(app.wsgi_app, limits.live_slots(), limits.anonymous_live_slots(),
                                  per_secret, Identify(app), limits.anonymous_body_slots(),
                                  limits.body_seconds, limits.anonymous_body_seconds,

@@ -1,0 +1,138 @@
+"""A room of live pages on plain sockets, and facilitators booking at a pace (issue 33).
+
+`Room`: N pages connected as today's live.js (tests/sio_kit.Phone: Engine.IO pings answered, `rounds: 1`),
+from several loopback addresses (the bank caps live pages per address), all read by ONE thread with a
+selector, so the client side costs little beside a server held to a Raspberry Pi's budget. Each page
+keeps only the newest journal number its public picture carried, and when each newer one arrived.
+
+`book_at_pace`: T tablets booking harvests at RATE a second between them for SECONDS; a request that comes
+back late is followed at once by the next (the asked pace, not a closed loop); every booked seq with the
+moment its request was sent.
+
+Used by tests/web/push/test_pages_kept_on_a_pi_budget.py and bench/push/pages_under_pressure.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import selectors
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))                   # harness
+sys.path.insert(0, str(HERE.parent.parent / "tests"))  # sio_kit, live_kit: the raw page
+
+import harness  # noqa: E402
+from sio_kit import Phone  # noqa: E402
+
+HARVESTERS = ["harvester-1", "harvester-2"]
+RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
+TEAMS = ("blue", "yellow", "red", "green")
+
+
+class Room:
+    """`pages` team pages (a quarter a team) from `addresses` loopback addresses 127.0.0.2...; `tokens` {team: link}
+    (any text for a floor that checks none)."""
+
+    def __init__(self, port: int, tokens: dict, pages: int, addresses: int = 4, timeout: float = 30.0):
+        teams = sorted(tokens)
+        self.pages: list[Phone] = []
+        try:
+            for i in range(pages):
+                token = tokens[teams[i % len(teams)]]
+                page = Phone(port, {"team": token}, timeout=timeout, query=f"&team={token}",
+                             source=f"127.0.0.{2 + i % addresses}")
+                page.newest, page.arrivals = 0, []  # arrivals: (monotonic time, newest seq) each time it grew
+                self.pages.append(page)
+        except BaseException:
+            for page in self.pages:
+                page.close()
+            raise
+        self.stop = threading.Event()
+        self.selector = selectors.DefaultSelector()
+        for page in self.pages:
+            self.selector.register(page.sock, selectors.EVENT_READ, page)
+        self.reader = threading.Thread(target=self._read, daemon=True, name="room")
+        self.reader.start()
+
+    def _read(self) -> None:
+        while not self.stop.is_set():
+            for key, _ in self.selector.select(timeout=0.2):
+                page = key.data
+                if page.closed:
+                    continue
+                page.read(timeout=1.0)  # readable: returns at once; pings answered (sio_kit.Phone)
+                if page.closed:
+                    page.closed_at = time.monotonic()
+                    self.selector.unregister(page.sock)
+                    continue
+                seqs = [d["seq"] for n, d in page.events if n == "public" and isinstance(d, dict) and "seq" in d]
+                del page.texts[:], page.events[:], page.rounds[:]
+                if seqs and max(seqs) > page.newest:
+                    page.newest = max(seqs)
+                    page.arrivals.append((time.monotonic(), page.newest))
+
+    def dropped(self) -> int:
+        return sum(page.closed for page in self.pages)
+
+    def behind(self, seq: int) -> int:
+        """How many pages do not hold entry `seq` yet."""
+        return sum(page.newest < seq for page in self.pages)
+
+    def last_page_at(self, seq: int) -> float | None:
+        """When the last page came to hold entry `seq` (None: a page never did)."""
+        latest = 0.0
+        for page in self.pages:
+            at = next((t for t, s in page.arrivals if s >= seq), None)
+            if at is None:
+                return None
+            latest = max(latest, at)
+        return latest
+
+    def close(self) -> None:
+        self.stop.set()
+        self.reader.join(timeout=5)
+        for page in self.pages:
+            page.close()
+
+
+def harvest(i: int) -> dict:
+    return {"type": "harvest", "team": TEAMS[i % 4], "card": HARVESTERS[i // 4 % 2], "resource": RESOURCES[i % 5]}
+
+
+def book_at_pace(url: str, rate: float, seconds: float, tablets: int = 4, tag: str = "b", login=None) -> tuple:
+    """(booked [(seq, sent monotonic time)], refused [(status, reply)]): `tablets` facilitators booking harvests at
+    `rate` a second between them for `seconds`. `login(api)` logs a tablet in (default: harness's lead)."""
+    booked, refused, lock = [], [], threading.Lock()
+    until = time.monotonic() + seconds
+
+    def tablet(n: int) -> None:
+        api = harness.Api(url, timeout=120)
+        (login or (lambda a: a.login()))(api)
+        gap, next_at = tablets / rate, time.monotonic() + n / rate
+        try:
+            for k in itertools.count():
+                time.sleep(max(0.0, next_at - time.monotonic()))
+                if time.monotonic() >= until:
+                    return
+                i = k * tablets + n
+                sent = time.monotonic()
+                status, reply = api.command(f"{tag}{n}-{i}", **harvest(i))
+                with lock:
+                    if status == 200 and isinstance(reply, dict):
+                        booked.append((reply["seq"], sent))
+                    else:
+                        refused.append((status, reply))
+                next_at += gap
+        finally:
+            api.close()
+
+    threads = [threading.Thread(target=tablet, args=(n,)) for n in range(tablets)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(booked), refused
