@@ -231,15 +231,16 @@ def measured_fanout(fleet, before: tuple) -> dict:
     return {"bytes": round(wire / messages), "messages": messages}
 
 
-def measure_room(rows: int, pages: int, games: Path, folder: Path, args, notes: list) -> tuple[list, dict, str]:
-    """(runs, journal row sizes, load averages) for one game size and one room, with its own three servers."""
+def measure_room(rows: int, pages: int, games: Path, folder: Path, args, notes: list) -> tuple[list, dict, str, dict]:
+    """(runs, journal row sizes, load averages, {server: pages still connected at the end}) for one game size and
+    one room, with its own three servers."""
     from clients import Fleet, lead_cookie_and_tokens
     from late_game import game_file
 
     folder.mkdir(parents=True)
     bank = served_copy(game_file(rows, games, log=sys.stderr), folder / "bank") if rows else \
         Server(folder / "bank").prepare()
-    floors, fleets, apis = [], [], {}
+    floors, fleets, apis, kept = [], [], {}, {}
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     with bank.start() as server:
         try:
@@ -283,6 +284,7 @@ def measure_room(rows: int, pages: int, games: Path, folder: Path, args, notes: 
                 runs.append(one_run(apis, pids, start, args.samples, ids))
                 print(f"  rows {rows}, {pages} pages: run {n + 1} of {args.runs} done", file=sys.stderr, flush=True)
             if pages:
+                kept.update({side: f.connected() for side, f in zip(sides, fleets)})
                 lost = {side: f.disconnects() for side, f in zip(sides, fleets) if f.disconnects()}
                 if lost:
                     print(f"  warning: pages disconnected during the runs: {lost}", file=sys.stderr)
@@ -296,7 +298,7 @@ def measure_room(rows: int, pages: int, games: Path, folder: Path, args, notes: 
             for floor in floors:
                 floor.stop()
     load += " -> " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    return runs, row_sizes(server.db), load
+    return runs, row_sizes(server.db), load, kept
 
 
 def main() -> None:
@@ -321,11 +323,19 @@ def main() -> None:
         for rows in sizes:
             for pages in rooms:
                 notes = []
-                runs, sizes_seen, load = measure_room(rows, pages, games, Path(tmp) / f"rows-{rows}-pages-{pages}", args,
-                                                      notes)
+                runs, sizes_seen, load, kept = measure_room(rows, pages, games, Path(tmp) / f"rows-{rows}-pages-{pages}",
+                                                            args, notes)
+                connected = ", ".join(f"{side} {n}" for side, n in kept.items())
                 title = (f"{'No page' if not pages else f'{pages} live pages per server'}"
                          + (f", game of {rows:,} journal rows" if rows else "")
-                         + f" ({len(runs)} runs of {args.samples}; load average {load})")
+                         + f" ({len(runs)} runs of {args.samples}; load average {load}"
+                         + (f"; pages connected at the end: {connected}" if kept else "") + ")")
+                if any(n < pages for n in kept.values()) or any("disconnected" in note for note in notes):
+                    # Issue 33: a room that lost pages is not the room measured (a bank pushing to 5 pages
+                    # against a floor pushing to 200 printed 0.28x): void, no ratio.
+                    print("\n".join([f"### {title}", "", "VOID: pages were dropped during the runs, so no ratio is given "
+                                     "for this room.", *notes, ""]), flush=True)
+                    continue
                 room = report_room(runs, title) + ["Journal row (command + events) mean bytes: "
                                                    + ", ".join(f"{k} {v}" for k, v in sorted(sizes_seen.items())), "",
                                                    *notes, ""]
