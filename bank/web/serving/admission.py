@@ -30,6 +30,8 @@ from urllib.parse import parse_qs
 
 from bank.web.serving.deadlines import DEADLINES
 
+# Seconds between telling the pages of a replaced secret why and cutting their connections (LiveSlots.revoke).
+CUT_GRACE = 1.0
 LIVE_REFUSAL = ("Trop de pages en direct sont ouvertes sur la banque : fermez la page de la banque sur un "
                 "autre téléphone ou écran, ou prévenez l'animateur principal. Cette page réessaie toute seule.\n"
                 "Too many live pages are open on the bank: close the bank's page on another phone or screen, "
@@ -222,12 +224,15 @@ class LiveSlots:
         forget = getattr(self.identify, "forget", None)
         if cut and forget is not None:
             forget()  # a replaced secret read from memory would name new pages by it for up to a second
-        for held in cut:
-            if held.sock is not None:
-                try:
-                    held.sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass  # closed meanwhile: nothing left to cut
+        socks = [held.sock for held in cut if held.sock is not None]
+        if socks:
+            # Cut after a moment: the live layer has just told these pages why ("link replaced", "logged out",
+            # bank/web/push/live.py _cut) and a page of ours closes itself on it; cut at once, the message was
+            # lost in the socket's queue and the phone said only "not valid" (tests/test_browser_sessions.py).
+            # The slots are free already; a hostile client that ignores the message is cut all the same.
+            timer = threading.Timer(CUT_GRACE, _shut, args=(socks,))
+            timer.daemon = True
+            timer.start()
         return len(cut)
 
     def _body(self, environ, start_response, who, sock):
@@ -281,3 +286,12 @@ def _refuse(start_response, body: bytes, content_type: str) -> list:
         ("Content-Type", content_type), ("Content-Length", str(len(body))),
         ("Retry-After", "5"), ("Cache-Control", "no-store")])
     return [body]
+
+
+def _shut(socks: list) -> None:
+    """Shut the connections down: the threads serving them wake and end their pages."""
+    for sock in socks:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # closed meanwhile: nothing left to cut
