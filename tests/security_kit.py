@@ -49,7 +49,7 @@ def valid_command(kind: str, config) -> dict:
         "award": {"team": "red", "points": 1, "reason": "fair play"},
         "refill": {"resource": "water", "amount": 1},
         "inventory": {"team": "red", "counted": {"water": 3}, "reason": "box counted"},
-        "set_rate": {"tokens": 10, "points": 1},
+        "set_rate": {"tokens": 5, "points": 1},  # not the starting rate: a change to the same rate is refused (R32)
         "set_option": {"option": "team_bonus", "value": True},
         "open_event": {"title": "Flood", "rewards": [{"points": 2}]},
         "close_event": {"event": "ev1"},

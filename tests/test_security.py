@@ -21,6 +21,7 @@ ROUTES = {
     "/api/commands": "per command type (PERMISSIONS)",
     "/api/teams/<team>/rotate": {"lead"},
     "/api/display/rotate": {"lead"},  # the big screen's link (issue 23, bank/web/field/pages.py)
+    "/api/trias/visitors": {"lead"},  # whether visitors may start Trias games during the field game (issue 34)
     "/api/login": "anyone (with the CSRF token of the log-in page)",
     "/api/logout": "anyone (own session, CSRF token)",
     "/api/lang/<code>": "anyone (own session's language only; CSRF token: a cross-site form would replace the cookie)",
@@ -271,7 +272,7 @@ def test_a_cross_site_form_with_the_right_token_still_cannot_post_a_command(web,
 GETS = ["/", "/login", "/console", "/fight", "/admin", "/display", "/api/config", "/api/public", "/api/history",
         "/api/state", "/api/journal", "/api/me", "/api/csrf", "/api/teams/links", "/api/export/journal.csv",
         "/api/export/standings.json", "/api/print/join.pdf", "/api/sessions", "/api/accounts",
-        "/api/teams/address", "/api/teams/red/qr.svg", "/api/host/games", "/api/display/link", "/t", "/t/", "/trias/", "/trias/api/games",
+        "/api/teams/address", "/api/teams/red/qr.svg", "/api/host/games", "/api/display/link", "/api/trias/visitors", "/t", "/t/", "/trias/", "/trias/api/games",
         "/trias/g/nosuchgm", "/trias/s/no-such-seat", "/trias/api/g/nosuchgm", "/trias/api/s/no-such-seat",
         "/trias/api/admin/games", "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf", "/healthz", "/readyz",
         "/api/paper/state.pdf", "/api/paper/ledgers.pdf", "/api/paper/bank-down.pdf", "/api/paper/saved",

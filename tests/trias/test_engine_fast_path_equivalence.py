@@ -163,7 +163,14 @@ def listed_as_before(state) -> None:
 
 
 def test_seeded_random_games_give_the_journals_of_before():
-    """Seeded random games (engine and random player) give exactly the journals they gave before."""
+    """Seeded random games (engine and random player) give exactly the journals they gave before.
+
+    From an empty board cache, as a process starting: a board another test built and questioned first may list
+    its drifts in another order (the cache keeps the first one made of an arrangement), which this pin would see
+    as a change of the engine (it failed so after 880 other tests, not alone)."""
+    from trias.state import _GEOMETRIES
+
+    _GEOMETRIES.clear()
     for players, digest in PINNED_JOURNALS.items():
         h = hashlib.sha256()
         for seed in range(4):
