@@ -8,8 +8,6 @@ device's own choice still wins for that device.
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from needs import module, needs  # noqa: E402
@@ -19,6 +17,7 @@ sync_api = module("playwright.sync_api")
 
 from browserkit import CHROMIUM  # noqa: E402,F401 (the chromium fixture)
 from test_browser_trias import PHONE, WAIT, pages, server  # noqa: E402,F401 (fixtures)
+from test_italian_pages import Phone  # noqa: E402
 
 YOUR_CARD = {"fr": "Votre carte", "en": "Your card", "it": "La tua carta"}
 
@@ -29,20 +28,8 @@ def app(tmp_path, config):
         yield made
 
 
-class Device:
-    """A browser with its own cookie: it may choose a language, then make or open games."""
-
-    def __init__(self, app):
-        self.client = app.test_client()
-        self.csrf = self.client.get("/api/csrf").get_json()["csrf"]
-        self.keys = itertools.count(1)
-
-    def post(self, url, body=None):
-        return self.client.post(url, json=body or {}, headers={"X-CSRF-Token": self.csrf,
-                                                               "Idempotency-Key": f"k{next(self.keys)}"})
-
-    def choose(self, lang: str) -> None:
-        assert self.post(f"/api/lang/{lang}").status_code == 200
+class Device(Phone):
+    """A browser with its own cookie (tests/test_italian_pages.py's), which also makes Trias games."""
 
     def new_game(self, app):
         reply = self.post("/trias/api/games", {"seats": [{"name": "Ana", "kind": "human"},
@@ -54,7 +41,7 @@ class Device:
 @pytest.mark.parametrize("lang", ["it", "en"])
 def test_a_seat_link_opens_in_the_games_language_on_a_phone_that_never_chose(app, lang):
     maker = Device(app)
-    maker.choose(lang)
+    maker.speak(lang)
     game = maker.new_game(app)
     assert game.lang == lang
     phone = Device(app)  # a fresh phone scanning the seat's code: no choice of its own
@@ -66,10 +53,10 @@ def test_a_seat_link_opens_in_the_games_language_on_a_phone_that_never_chose(app
 
 def test_a_phones_own_choice_still_wins_for_that_phone(app):
     maker = Device(app)
-    maker.choose("it")
+    maker.speak("it")
     game = maker.new_game(app)
     phone = Device(app)
-    phone.choose("en")
+    phone.speak("en")
     page = phone.client.get(f"/trias/s/{game.seats[0]['token']}").get_data(as_text=True)
     assert '<html lang="en"' in page and YOUR_CARD["en"] in page
     other = Device(app)  # ... and only for that phone
@@ -79,7 +66,7 @@ def test_a_phones_own_choice_still_wins_for_that_phone(app):
 def test_the_bank_pages_keep_the_field_games_language(app):
     """An Italian Trias game does not turn the field game's pages Italian (Italian is Trias's only)."""
     maker = Device(app)
-    maker.choose("it")
+    maker.speak("it")
     maker.new_game(app)
     assert '<html lang="fr"' in Device(app).client.get("/login").get_data(as_text=True)
 
