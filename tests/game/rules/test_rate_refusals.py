@@ -31,6 +31,6 @@ def test_r32_a_refused_exchange_says_the_rate_and_what_to_give_in_french():
         g.do(type="exchange", team="blue", tokens={"water": 8})
     params = err.value.params
     assert (params["total"], params["tokens"], params["points"], params["lower"], params["upper"]) == (8, 6, 1, 6, 12)
-    sentence = translate("fr", "%(total)s tokens is not a multiple of the rate (%(tokens)s tokens for %(points)s "
-                         "point(s)): give %(lower)s or %(upper)s.", **params)
-    assert "6 jetons pour 1 point" in sentence and "donnez-en 6 ou 12" in sentence
+    sentence = translate("fr", "An exchange of %(total)s is not a multiple of the rate (%(tokens)s tokens = %(points)s "
+                         "reputation): give %(lower)s or %(upper)s.", **params)
+    assert "(6 jetons = 1 de réputation)" in sentence and "donnez-en 6 ou 12" in sentence
