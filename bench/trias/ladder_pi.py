@@ -1,8 +1,8 @@
 """The Trias ladder where people play (issue 32): real time budgets, each game's process held to a Pi's budget.
 
     # the final run: every cell, 4 workers (each its own Pi), stop at 19:50 whatever n is reached
-    nohup .venv/bin/python bench/trias/ladder_pi.py run --workers 4 --until 19:50 \
-        --log bench/trias/ladder_pi_run.jsonl --json bench/trias/ladder_pi_run.json &
+    nohup .venv/bin/python bench/trias/ladder_pi.py run --workers 4 --games 100 --games4 64 --lead2 0.8 \
+        --until 19:50 --log bench/trias/ladder_pi_run.jsonl --json bench/trias/ladder_pi_run.json &
     # the tables again from the JSON lines (a run cut short, or several logs of the same commit)
     .venv/bin/python bench/trias/ladder_pi.py report --log bench/trias/ladder_pi_run.jsonl
     # reproducible: medium and hard at the iteration counts bench_trias_ladder.py calibrated, greedy unbounded
