@@ -42,7 +42,7 @@ def test_the_lead_types_the_ledger_back_and_reads_each_refusal_in_french(chromiu
         page.click("#paper-form button[type=submit]")
         result = page.locator("#paper-result")
         expect(result).to_contain_text("Enregistrés : 2 · déjà enregistrés : 0 · refusés : 1.")
-        expect(result.locator('[data-line="2"]')).to_contain_text("Château n'est pas un bâtiment de cette partie.")
+        expect(result.locator('[data-line="2"]')).to_contain_text("Château n'est pas un bâtiment de cette partie : écrivez l'un de ceux-ci : Centrale I")
         assert bank.last_seq == before + 2
         panel.scroll_into_view_if_needed()
         SHOTS.mkdir(exist_ok=True)
