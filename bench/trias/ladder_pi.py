@@ -71,6 +71,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import pi_budget  # noqa: E402
 from pi_budget import Budget  # noqa: E402
+from bench_trias import wilson  # noqa: E402 (the Wilson interval, one copy)
 
 import trias  # noqa: E402
 from trias import bots  # noqa: E402
@@ -84,16 +85,6 @@ TARGET_RATE = 0.65        # issue 32: each level beats the one below in >= 65 % 
 TARGET_HARD_EASY = 0.80   # hard beats greedy in >= 80 %
 TARGET_N = 100            # per 2-player cell
 BOUND_S = {"easy": 0.5, "any": 2.0}   # every decision <= 2 s at the Pi budget, easy <= 0.5 s
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple:
-    """Wilson score interval for a win rate (ties counted as fractions of a win)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def cell_name(cell: tuple) -> str:
