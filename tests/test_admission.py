@@ -123,8 +123,13 @@ def login_head(url: str) -> bytes:
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
+    yield from served_game(tmp_path_factory, "admission")
+
+
+def served_game(tmp_path_factory, name: str):
+    """A module's real server (its lead logged in, the clock started, the team links read), closed after."""
     raise_own_fd_limit(6000)
-    with Production(tmp_path_factory.mktemp("admission") / "bank").prepare().start() as server:
+    with Production(tmp_path_factory.mktemp(name) / "bank").prepare().start() as server:
         lead = Api(server.url, timeout=10).login()
         assert lead.command("start", type="start_clock")[0] == 200
         server.lead, server.tokens = lead, lead.request("GET", "/api/teams/links")[1]
@@ -138,7 +143,7 @@ def phone_query(token: str) -> tuple[dict, str]:
     return {"team": token}, f"&team={token}"
 
 
-def settle(game) -> None:
+def settle(game, seconds: float = 20) -> None:
     """Between tests: the server has let go of the previous test's sockets (idle ones go after 10 s)."""
     def one_phone() -> bool:
         page, _ = open_page(game.port, *phone_query(next(iter(game.tokens.values()))))
@@ -146,7 +151,7 @@ def settle(game) -> None:
             page.close()
         return page is not None
 
-    assert wait_until(one_phone, 20)
+    assert wait_until(one_phone, seconds)
 
 
 def fill_with_screens(game, crowd, source: str, most: int) -> int:

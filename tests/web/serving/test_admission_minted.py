@@ -23,10 +23,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
-from harness import Api  # noqa: E402
-from slow_clients import raise_own_fd_limit  # noqa: E402
-from test_admission import Crowd, open_page, phone_query  # noqa: E402
-from test_serving import Production, wait_until  # noqa: E402
+from test_admission import Crowd, open_page, phone_query, served_game, settle  # noqa: E402
+from test_serving import wait_until  # noqa: E402
 
 from bank.game.config import load_config  # noqa: E402
 
@@ -36,15 +34,7 @@ SEATS = [{"name": f"P{i}", "kind": "human"} for i in range(5)]
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
-    raise_own_fd_limit(6000)
-    with Production(tmp_path_factory.mktemp("minted") / "bank").prepare().start() as server:
-        lead = Api(server.url, timeout=10).login()
-        assert lead.command("start", type="start_clock")[0] == 200
-        server.lead, server.tokens = lead, lead.request("GET", "/api/teams/links")[1]
-        try:
-            yield server
-        finally:
-            lead.close()
+    yield from served_game(tmp_path_factory, "minted")
 
 
 def http(port: int, source: str, head: str, body: bytes = b"") -> tuple[int, dict, bytes]:
@@ -71,16 +61,6 @@ def start_trias_game(port: int, source: str) -> list[str]:
     return [seat["link"].rsplit("/", 1)[1] for seat in json.loads(reply)["seats"]]
 
 
-def settle(game) -> None:
-    """The previous test's sockets are let go: every pool has room again."""
-    def fresh() -> bool:
-        slots = open_page(game.port, *phone_query(game.tokens["green"]))[0]
-        if slots is not None:
-            slots.close()
-        return slots is not None
-    assert wait_until(fresh, 30)
-
-
 def mint(game, crowd, sources: list[str], per_address: int) -> int:
     """From each source: one Trias game, then idle pages on its seat links, up to `per_address` (under the
     250 connections an address may open) or until three in a row are refused on every seat. How many got in."""
@@ -105,7 +85,7 @@ def mint(game, crowd, sources: list[str], per_address: int) -> int:
 @pytest.mark.parametrize("addresses", [2, 4])
 def test_seats_minted_from_several_addresses_leave_every_phone_and_screen_its_live_page(game, addresses):
     """Before, 2 addresses: 480 idle seat pages took the 450 live slots, and 20 of 20 phones got 503."""
-    settle(game)
+    settle(game, 30)
     key = game.lead.request("GET", "/api/display/link")[1]["key"]
     sources = [f"127.0.0.{40 + 10 * addresses + i}" for i in range(addresses)]
     with Crowd() as crowd:
@@ -139,7 +119,7 @@ def hostile(game, crowd, auth: dict, query: str, n: int) -> list:
 def test_a_stolen_link_holds_only_its_share_and_its_replacement_restores_the_team_at_once(game):
     """Before: 100 pages on blue's link refused blue's phones; after the lead replaced the link, 10 of 10
     phones with the new link still got 503 (the old pages ignored the request to leave, and held blue's slots)."""
-    settle(game)
+    settle(game, 30)
     old = game.tokens["blue"]
     with Crowd() as crowd:
         stolen = hostile(game, crowd, *phone_query(old), 100)
@@ -164,7 +144,7 @@ def test_a_stolen_link_holds_only_its_share_and_its_replacement_restores_the_tea
 
 def test_a_replaced_big_screen_key_frees_its_slots_beside_100_hostile_screens(game):
     """Before: 3 screens with the new key were refused 45 s later while 100 old-key sockets stayed connected."""
-    settle(game)
+    settle(game, 30)
     old = game.lead.request("GET", "/api/display/link")[1]["key"]
     with Crowd() as crowd:
         stolen = hostile(game, crowd, {"display": True, "key": old}, f"&key={old}", 100)

@@ -26,6 +26,7 @@ from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
 from browserkit import CHROMIUM  # noqa: E402,F401
 from test_browser_trias import PHONE, WAIT, pages, seq_of, server, wait_seq  # noqa: E402,F401
+from test_browser_trias_board import tap  # noqa: E402
 
 import trias  # noqa: E402
 
@@ -81,13 +82,6 @@ def too_small(found: list) -> list:
     bad = [m for m in found if min(m["w"], m["h"]) < THUMB or m["missed"]]
     bad += [m for m in found if m["herd"] and min(m["herd"]["w"], m["herd"]["h"]) < THUMB]
     return bad
-
-
-def tap(page, key: str) -> None:
-    hexagon = page.locator(f'#board .base [data-place="{key}"] > polygon:first-child')
-    hexagon.evaluate("node => node.scrollIntoView({block: 'center', inline: 'center'})")
-    box = hexagon.bounding_box()
-    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
 def in_view(page, selector: str) -> bool:
