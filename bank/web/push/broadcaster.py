@@ -220,7 +220,8 @@ class Broadcaster:
     def _newest_for_caught_up(self, pubs: dict) -> dict:
         """{sid: parts} for the pages left behind that have sent everything: the newest picture, whole, of each
         audience they hold at another version that this round does not bring (the round brings the others,
-        whole to a page holding another base). Noted as held now: the round sends them (rounds._one_room)."""
+        whole to a page holding another base; with no round, `pubs` is empty). Noted as held now: the caller sends
+        them (the round, rounds._one_room; or _catch_up)."""
         extra = {}
         for sid in self._behind:
             holds = self._holds.get(sid)
@@ -246,22 +247,11 @@ class Broadcaster:
         """Each page left out of a round whose socket has sent everything gets, whole and in one message, the
         newest picture of every audience it holds at another version (issue 33); one still sending waits."""
         with self.lock:
-            for sid in list(self._behind):
-                holds = self._holds.get(sid)
-                if holds is None or sid not in self._rounds:
-                    self._behind.discard(sid)
-                    continue
-                if rounds.still_sending(self.socketio, sid):
-                    continue
-                parts = {}
-                for audience, held in holds.items():
-                    base = self._bases.get(audience)
-                    if base is not None and base.version != held:
-                        parts[event_of(audience)] = {**base.picture, "v": base.version}
-                        holds[audience] = base.version
+            for sid, parts in self._newest_for_caught_up({}).items():
                 if parts:
                     self.socketio.emit(ROUND, parts, to=sid)
                 self._behind.discard(sid)
+            self._behind &= set(self._holds)  # pages gone meanwhile
 
     def _new_rows(self, seq: int) -> list:
         """The journal rows after the last round's, for the consoles; none read when no console is open."""
