@@ -247,21 +247,33 @@ def game_name(app) -> str:
     return app.extensions.get("terrabank_game_name", "")
 
 
-def close_replaced(app) -> int:
+def close_replaced(app, links: tuple | None = None) -> int:
     """Shut down every live connection opened with a team link or big-screen key of this game that is no longer
     valid, and free its slots now (issue 34: asking the pages to leave was not enough, a hostile client
-    ignored it and kept the slots, counted per team, so the new link's phones were refused). How many."""
-    slots = admission_of(app)
-    if slots is None:
-        return 0
-    game = game_name(app)
-    mine = [name for name in slots.held_secrets() if name.startswith((f"{game}/team/", f"{game}/display#"))]
+    ignored it and kept the slots, counted per team, so the new link's phones were refused). How many.
+    `links`: (team tokens, display key) when the caller has just read them (sweep: read once a second, not twice)."""
+    slots, game, mine = admission_of(app), game_name(app), _held_links(app)
     if not mine:
         return 0
-    access = app.extensions["terrabank"].access
-    valid = {team_name(game, team, token) for team, token in access.team_tokens().items()}
-    valid.add(display_name(game, access.display_key()))
+    tokens, key = links or _links(app)
+    valid = {team_name(game, team, token) for team, token in tokens.items()}
+    valid.add(display_name(game, key))
     return slots.revoke(lambda name: name in mine and name not in valid)
+
+
+def _held_links(app) -> list:
+    """The names of this game's team links and big-screen keys holding live connections now (none without a
+    guarded server)."""
+    slots, game = admission_of(app), game_name(app)
+    if slots is None:
+        return []
+    return [name for name in slots.held_secrets() if name.startswith((f"{game}/team/", f"{game}/display#"))]
+
+
+def _links(app) -> tuple:
+    """(team -> link, the big screen's key) as the game holds them now."""
+    access = app.extensions["terrabank"].access
+    return access.team_tokens(), access.display_key()
 
 
 def sweep(app) -> int:
@@ -270,13 +282,13 @@ def sweep(app) -> int:
     keys = record.sessions()
     dead = keys - app.extensions["terrabank_sessions"].valid(keys)
     cut = sum(end_session_sockets(key, "ended", app) for key in dead)
-    cut += close_replaced(app)  # a link or key the CLI replaced: its connections, even those never connected
     phones = record.tokens()
-    if not phones:  # nothing to read each second while no phone is connected
-        return cut
-    access = app.extensions["terrabank"].access
-    links = set(access.team_tokens().values()) | {DISPLAY_TOKEN + access.display_key()}
-    return cut + _cut(app, [sid for sid, token in phones.items() if token not in links], "link_replaced", "rotated")
+    if not phones and not _held_links(app):
+        return cut  # nothing to read each second while no phone is connected
+    tokens, key = links = _links(app)
+    cut += close_replaced(app, links)  # a link or key the CLI replaced: its connections, even those never connected
+    valid = set(tokens.values()) | {DISPLAY_TOKEN + key}
+    return cut + _cut(app, [sid for sid, token in phones.items() if token not in valid], "link_replaced", "rotated")
 
 
 def start_peers(app) -> None:
