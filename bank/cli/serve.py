@@ -287,14 +287,14 @@ def first_lead(access, db) -> None:
     access.add_user("lead", password, "lead")
     more = f"add more accounts on the admin page, or with: {launcher()} user NAME --role banker"
     if sys.stdout.isatty():
-        print(f"First start: log in as  lead  with password  {password}  (write it down; {more})")
+        print(f"First start: log in as lead with password {password}\n(write it down; {more})")
         return
     path = lead_password_path(db)
     path.unlink(missing_ok=True)  # a file left by an earlier game may have other permissions
     with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
-        f.write(f"Terrabank: log in as  lead  with password  {password}\n"
+        f.write(f"Terrabank: log in as lead with password {password}\n"
                 "(delete this file once the password is written down)\n")
-    print(f"First start: the password of the  lead  account is in {path.resolve()} (readable by "
+    print(f"First start: the password of the lead account is in {path.resolve()} (readable by "
           f"this user only; delete the file once it is written down; {more})")
 
 
