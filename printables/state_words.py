@@ -7,7 +7,7 @@ from .labels import NBSP, name, short, typo
 WORDS = {
     "fr": {
         "title": "État de la partie", "printed": "Imprimé le {date} à {time} · entrée n° {seq} du journal",
-        "clock": "Horloge", "elapsed": "{elapsed} jouées sur {duration}", "session": "session {n} sur {of}",
+        "clock": "Horloge", "elapsed": "{elapsed} de jeu sur {duration}", "session": "session {n} sur {of}",
         "running": "en cours", "paused": "en pause", "session_over": "session terminée, la suivante pas encore lancée",
         "setup": "pas encore lancée", "ended": "partie terminée", "tracks": "Pistes de terraformation",
         "level": "niveau {n} sur {of}", "unlocked": "animaux en vente", "locked": "animaux en vente au niveau {n} partout",
@@ -69,9 +69,11 @@ def w(lang: str, key: str, **fields) -> str:
 
 
 def clock_text(seconds: float) -> str:
-    """Game time as h:mm ('1:05')."""
-    minutes = int(seconds // 60)
-    return f"{minutes // 60}:{minutes % 60:02d}"
+    """Game time with its units ('8 min', '1 h 05 min', '3 h'): a bare '0:08' on the sheet read as seconds."""
+    hours, minutes = divmod(int(seconds // 60), 60)
+    if not hours:
+        return f"{minutes}{NBSP}min"
+    return f"{hours}{NBSP}h" + (f" {minutes:02d}{NBSP}min" if minutes else "")
 
 
 def amounts_text(config, amounts: dict, lang: str) -> str:

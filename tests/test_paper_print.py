@@ -74,9 +74,15 @@ def test_the_state_sheet_holds_the_game_on_one_page(played):
     assert row in " ".join(text.split())  # Blue's stock as it is, not the starting 5 water (the defect of item 6)
     for words in ("Buildings: Power plant I, Purification centre", "Harvest: Water 2", "level 1 of 10",
                   "Waiting after a fight: Pirate 1 50 s more", "second pirate: on (price 5 Energy, 5 Fauna)",
-                  "Drought", "closes at 0:36 of play", "rewards 3 points · 2 jokers", "Given: Blue 4",
-                  "0:08 played of 3:00 · session 1 of 2 · running", "10 tokens = 1 point", "journal entry 10"):
+                  "Drought", "closes at 36 min of play", "rewards 3 points · 2 jokers", "Given: Blue 4",
+                  "8 min played of 3 h · session 1 of 2 · running", "10 tokens = 1 point", "journal entry 10"):
         assert words in " ".join(text.split()), words
+
+
+def test_the_state_sheets_clock_says_its_units(played):
+    """Issue 35 item 6: "0:08 jouées sur 0:16" read as seconds; minutes and hours are written out."""
+    text = " ".join(all_text(played["docs"][("state", "fr", "a4")]).split())
+    assert "8 min de jeu sur 3 h · session 1 sur 2" in text and "clôture à 36 min de jeu" in text
 
 
 def test_continuation_ledgers_start_from_each_teams_state(played):
