@@ -115,10 +115,11 @@ def draw_join_card(c, config, team_id: str, slot, url: str, wifi, lang: str) -> 
 def _typed_link(c, box: Box, lines: list, size: float, lang: str) -> None:
     """The team page's address to type, across the card in a monospaced face, in a frame.
 
-    One line when it fits; else broken after a slash, with a note that it is typed as one line.
+    One line when it fits; else broken after a slash, with a note that says how many lines there
+    are to type one after the other (the card said "on one line" above an address on two).
     """
     rounded(c, box, 1.5, fill=white, stroke=INK, width=0.3)
-    label = t(lang, "join_type") if len(lines) == 1 else t(lang, "join_type_joined")
+    label = t(lang, "join_type") if len(lines) == 1 else t(lang, "join_type_joined", n=len(lines))
     text(c, label, box.x + 2, box.top - 3.6, 8 * PT, FONT, INK, width=box.w - 4)
     y = box.top - 5.2 - size * 0.85
     for line in lines:
