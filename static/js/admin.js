@@ -48,8 +48,10 @@
     TB.$("#clock-text").textContent = W.clockText(state.board);
     W.showHeld(state.board);
     W.dropRefusalOnClockChange(banner, state.board);
+    var clock = state.board.clock, under_way = status === "running" || status === "paused";
+    // R34: a session ends only while one is under way (not in the break after it) and not the last one.
     var allowed = { start_clock: status === "setup", pause: status === "running", resume: status === "paused",
-      end_session: status === "running" || status === "paused", end_game: status === "running" || status === "paused" };
+      end_session: under_way && !clock.session_over && clock.session < clock.sessions, end_game: under_way };
     Array.prototype.forEach.call(document.querySelectorAll("[data-clock]"), function (b) {
       b.disabled = !allowed[b.dataset.clock] || may.indexOf(b.dataset.clock) < 0;
     });
