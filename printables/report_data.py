@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bank.game import views
+from bank.game.replay import points_over_time
 from bank.game.state import GameState
+
+from .report_story import RowReader
 
 
 @dataclass
@@ -39,9 +42,12 @@ class Summary:
     event_titles: dict = field(default_factory=dict)  # event id -> its title
 
 
-# Journal events that explain a result (R31-R35): told in the report's "moments" section.
-MOMENTS = ("award", "exchange", "option_set", "session_ended", "clock_resumed", "event_closed", "animal_bought",
-           "building_built", "game_ended")
+# Journal events that explain a result (R31-R35): told in the report's "moments" section; the
+# corrections, refills, pauses, session breaks, the bank's own holds and the paper re-entry too
+# (issue 35 item 5: a report that leaves nothing out, each where it happened).
+MOMENTS = ("award", "exchange", "option_set", "clock_started", "clock_paused", "session_ended", "clock_resumed",
+           "session_started", "event_closed", "animal_bought", "building_built", "inventory", "refill",
+           "paper_reentry", "game_ended")
 
 
 def _step(curve: list, minute: float, value) -> None:
@@ -51,13 +57,25 @@ def _step(curve: list, minute: float, value) -> None:
         curve.append((minute, value))
 
 
+def _steps(curve: list) -> list:
+    """[[game second, points], ...] (one per change) as a step curve in game minutes for the chart."""
+    steps = [(0.0, curve[0][1])]
+    for seconds, points in curve[1:]:
+        _step(steps, seconds / 60, points)
+    if curve[-1][0] / 60 > steps[-1][0]:
+        steps.append((curve[-1][0] / 60, steps[-1][1]))
+    return steps
+
+
 def summarise(config, rows) -> Summary:
     """Replay journal rows into the report's figures; reversed entries are left out of the stories."""
+    rows = list(rows)  # read twice: here and for the curve of points (bank/game/replay.py)
     state = GameState.initial(config)
-    reputation = {t: [(0.0, 0)] for t in config.teams}
     tracks = {t: [(0.0, 0)] for t in config.tracks}
     records, minute, unlocked, complete, leader, leads = [], 0.0, None, None, None, []
+    reader = RowReader()
     for row in rows:
+        session_before = state.clock["session"]
         for event in row["events"]:
             state.apply(event)
         minute = state.elapsed(row["at"]) / 60
@@ -66,20 +84,18 @@ def summarise(config, rows) -> Summary:
         if complete is None and all(state.tracks[t] >= config.tracks[t].length for t in config.tracks):
             complete = minute  # R27: terraformation complete, the end by points or animals may come (R35)
         leader = _lead(state, leader, minute, leads)
-        for team in config.teams:
-            _step(reputation[team], minute, state.reputation[team])
         for track in config.tracks:
             _step(tracks[track], minute, state.tracks[track])
         if row["type"] != "reverse":
-            records += [(row["seq"], minute, row.get("actor"), e) for e in row["events"]]
-    for curve in (*reputation.values(), *tracks.values()):
+            records += [(row["seq"], minute, row.get("actor"), e) for e in reader.moments(row, state, session_before)]
+    reputation = {team: _steps(curve) for team, curve in points_over_time(config, rows)["teams"].items()}
+    for curve in tracks.values():
         curve.append((max(minute, curve[-1][0]), curve[-1][1]))  # draw every line to the end
     stories = {t: TeamStory(list(state.buildings[t]), list(state.animals[t])) for t in config.teams}
     undone = set(state.reversed)
     kept = [(m, actor, e) for seq, m, actor, e in records if seq not in undone]
     rates = _tell(kept, stories, state)
-    moments = [{"minute": m, **e} for m, actor, e in kept if e["type"] in MOMENTS
-               and (e["type"] != "animal_bought" or config.animals[e["animal"]].kind != "common")]
+    moments = [{"minute": m, **e} for m, actor, e in kept if e["type"] in MOMENTS]
     if unlocked is not None:
         moments.append({"minute": unlocked, "type": "animals_unlocked"})
     if complete is not None:

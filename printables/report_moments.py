@@ -24,6 +24,17 @@ W = {
            "building_built": "{team} construit : {building}",
            "terraformation_complete": "terraformation complète : toutes les pistes au dernier niveau",
            "new_leader": "{team} prend la tête avec {points}", "new_leader_from": "{team} passe devant {was} : en tête avec {points}",
+           "inventory": "{team} : stock corrigé après comptage ({changes}), raison : « {reason} »",
+           "inventory_bare": "{team} : stock corrigé après comptage ({changes}), sans raison notée",
+           "refill": "jetons remis dans les bols de la banque : {tokens}",
+           "animal_common": "{team} achète l'animal {animal}",
+           "clock_started": "début de la partie", "clock_paused": "jeu en pause",
+           "session_started": "début de la session {n}",
+           "bank_down": "la banque était arrêtée (environ {n} min) : à son redémarrage elle a mis le jeu en pause, ce temps ne compte pas",
+           "clock_back": "au redémarrage de la banque, l'horloge de la machine avait reculé de {n} s : jeu mis en pause",
+           "clock_jump": "l'horloge de la machine a sauté de {n} s : la banque a mis le jeu en pause",
+           "paper_1": "1 écriture ressaisie depuis les registres papier{by}",
+           "paper_n": "{n} écritures ressaisies depuis les registres papier{by}", "by": " par {actor}",
            "options": {"team_bonus": "bonus d'équipe", "everyone_fights": "tout le monde se bat",
                        "second_pirate": "deuxième pirate"}},
     "en": {"title": "What made the game", "none": "Nothing else to tell.",
@@ -39,6 +50,17 @@ W = {
            "building_built": "{team} builds: {building}",
            "terraformation_complete": "terraformation complete: every track at its last level",
            "new_leader": "{team} takes the lead with {points}", "new_leader_from": "{team} takes the lead from {was} with {points}",
+           "inventory": "{team}: stock corrected after a count ({changes}), reason: '{reason}'",
+           "inventory_bare": "{team}: stock corrected after a count ({changes}), no reason noted",
+           "refill": "tokens put back in the bank's bowls: {tokens}",
+           "animal_common": "{team} buys the animal {animal}",
+           "clock_started": "the game starts", "clock_paused": "play paused",
+           "session_started": "start of session {n}",
+           "bank_down": "the bank was down (about {n} min): on restarting it paused the game, that time does not count",
+           "clock_back": "on the bank's restart the machine's clock had gone back {n} s: play paused",
+           "clock_jump": "the machine's clock jumped by {n} s: the bank paused the game",
+           "paper_1": "1 move re-entered from the paper ledgers{by}",
+           "paper_n": "{n} moves re-entered from the paper ledgers{by}", "by": " by {actor}",
            "options": {"team_bonus": "team bonus", "everyone_fights": "everyone fights",
                        "second_pirate": "second pirate"}},
 }
@@ -71,10 +93,46 @@ def moment_line(config, event: dict, titles: dict, lang: str) -> str:
         said = w["new_leader_from" if was else "new_leader"].format(team=team, was=was,
                                                                     points=count(lang, "point", event["points"]))
     elif kind == "animal_bought":
-        said = w["animal_bought"].format(team=team, animal=name(config.animals[event["animal"]].label, lang))
+        unique = config.animals[event["animal"]].kind != "common"
+        said = w["animal_bought" if unique else "animal_common"].format(
+            team=team, animal=name(config.animals[event["animal"]].label, lang))
+    elif kind in EXTRA:
+        said = EXTRA[kind](config, event, w, team, lang)
     else:
         said = w.get(kind, kind)
     return typo(lang, f"{round(event['minute'])} min · {said}")
+
+
+def _inventory(config, event: dict, w: dict, team: str, lang: str) -> str:
+    changes = ", ".join(f"{'+' if n > 0 else '−'}{in_words(config, {r: abs(n)}, lang)}"
+                        for r, n in event["changes"].items()) or "="
+    key = "inventory" if event.get("reason") else "inventory_bare"
+    return w[key].format(team=team, changes=changes, reason=event.get("reason", ""))
+
+
+def _paused(config, event: dict, w: dict, team: str, lang: str) -> str:
+    """A facilitator's pause, or the bank's own after it was down or the machine's clock jumped (R34)."""
+    cause = event.get("cause")
+    if not cause:
+        return w["clock_paused"]
+    seconds = round(cause.get("seconds", 0))
+    if cause.get("kind") == "clock_jump_at_start":
+        return w["bank_down"].format(n=max(1, round(seconds / 60))) if seconds > 0 else w["clock_back"].format(n=-seconds)
+    return w["clock_jump"].format(n=f"{seconds:+d}")
+
+
+def _paper(config, event: dict, w: dict, team: str, lang: str) -> str:
+    by = w["by"].format(actor=event["actor"]) if event.get("actor") else ""
+    return w["paper_1" if event["moves"] == 1 else "paper_n"].format(n=event["moves"], by=by)
+
+
+EXTRA = {
+    "inventory": _inventory,
+    "refill": lambda config, e, w, team, lang: w["refill"].format(tokens=in_words(config, e["amounts"], lang)),
+    "clock_paused": _paused,
+    "session_started": lambda config, e, w, team, lang: w["session_started"].format(n=e["session"]),
+    "paper_reentry": _paper,
+}
 
 
 def _rank(config, entry: dict, lang: str) -> str:

@@ -151,4 +151,4 @@ def test_r34_options_and_sessions_are_told(bank, run):
     run({"type": "resume"}, now=1000.0 + 1300)
     text = " ".join(all_text(render_report(bank, "en")).split())
     assert "10 min · option 'everyone fights' switched on" in text
-    assert "20 min · end of session 1" in text and "play resumes" in text
+    assert "20 min · end of session 1" in text and "20 min · start of session 2" in text  # a new session, not a pause ending
