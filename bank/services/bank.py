@@ -65,6 +65,7 @@ class Bank(ClockKeeping):
         # Names this process in the ids of its own system commands: two processes seeing the same
         # jump of the machine's clock must not book the same id with different contents.
         self._process_tag = secrets.token_hex(3)
+        self.reopened: dict | None = None  # set by open() when a game under way is opened again
 
     @classmethod
     def create(cls, path, config, *, force: bool = False, wall=time.time, mono=time.monotonic) -> "Bank":
@@ -119,13 +120,16 @@ class Bank(ClockKeeping):
                     (snapshot[0], GameState.from_dict(snapshot[1]))
                 for row in journal.rows(seq):
                     state, seq = fold(state, row["events"]), row["seq"]
-            anchor, jump = timeline.start_anchor(_last_checkpoint(journal), wall(), config.clock_tolerance,
+            last, opened_at = _last_checkpoint(journal), wall()
+            anchor, jump = timeline.start_anchor(last, opened_at, config.clock_tolerance,
                                                  state.clock["status"] == "running")
         except BaseException:
             journal.close()
             raise
-        return cls(journal, config, state, timeline.BankClock(anchor, config.clock_tolerance, wall=wall, mono=mono),
+        bank = cls(journal, config, state, timeline.BankClock(anchor, config.clock_tolerance, wall=wall, mono=mono),
                    jump, seq)
+        bank.reopened = _reopened(last, opened_at, state)
+        return bank
 
     @property
     def state(self) -> GameState:
@@ -304,6 +308,17 @@ class Bank(ClockKeeping):
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _reopened(last: timeline.Checkpoint | None, opened_at: float, state: GameState) -> dict | None:
+    """When this process opened a game already under way, and the longest it can have been down:
+    the time since the journal's last trace, which the heartbeat renews every few seconds while
+    the clock runs (a paused game writes nothing, so "at most"). Shown on the admin page
+    (issue 35 item 6: nothing said the bank had restarted). None for a game not under way."""
+    if last is None or state.clock["status"] not in ("running", "paused"):
+        return None
+    return {"at": round(opened_at, 3), "down_at_most": round(max(0.0, opened_at - last.wall), 1),
+            "clock": state.clock["status"]}
 
 
 def _last_checkpoint(journal: Journal) -> timeline.Checkpoint | None:

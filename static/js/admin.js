@@ -46,6 +46,7 @@
     if (!state) return;
     var status = state.board.clock.status;
     TB.$("#clock-text").textContent = W.clockText(state.board);
+    renderReopened(state.reopened);
     W.showHeld(state.board);
     W.dropRefusalOnClockChange(banner, state.board);
     var clock = state.board.clock, under_way = status === "running" || status === "paused";
@@ -55,6 +56,20 @@
     Array.prototype.forEach.call(document.querySelectorAll("[data-clock]"), function (b) {
       b.disabled = !allowed[b.dataset.clock] || may.indexOf(b.dataset.clock) < 0;
     });
+  }
+
+  /** When this bank process opened a game under way, and how long it can have been down (issue 35:
+   * after a restart nothing said so). "At most": the journal's last trace before the stop. */
+  function renderReopened(reopened) {
+    var node = TB.$("#bank-reopened");
+    node.hidden = !reopened;
+    if (!reopened) return;
+    var at = new Date(reopened.at * 1000), s = Math.round(reopened.down_at_most);
+    var hh = String(at.getHours()), mm = ("0" + at.getMinutes()).slice(-2);
+    if (s < 60) { node.textContent = t("reopened_short", { at: hh + ":" + mm }); return; }
+    var down = s < 3600 ? t("n_min", { n: Math.floor(s / 60) })
+      : t("h_min", { h: Math.floor(s / 3600), m: ("0" + Math.floor((s % 3600) / 60)).slice(-2) });
+    node.textContent = t("reopened", { at: hh + ":" + mm, down: down });
   }
 
   function renderEvents() {

@@ -54,6 +54,7 @@ def facilitators(bank, config) -> dict:
     now = bank.now()
     data = public(bank, config)
     data["teams"] = {t: views.team_view(bank.state, config, t, now) for t in config.teams}
+    data["reopened"] = getattr(bank, "reopened", None)  # the admin page says the bank restarted (issue 35)
     return data
 
 
