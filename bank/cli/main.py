@@ -71,15 +71,16 @@ def main(argv=None) -> int:
     try:
         return args.func(args) or 0
     except BankError as exc:
-        return _fail(exc.message)
+        return _fail(exc.message, exc.params.get("exit_status", 2))
     except ConfigError as exc:
         return _fail(str(exc))
 
 
-def _fail(message: str) -> int:
-    """One readable line on stderr, exit code 2: no traceback for a known problem."""
+def _fail(message: str, status: int = 2) -> int:
+    """One readable line on stderr, exit code 2 (or the refusal's own, e.g. one systemd must not restart on):
+    no traceback for a known problem."""
     print(f"terrabank: {message}", file=sys.stderr)
-    return 2
+    return status
 
 
 def _paths(args) -> tuple[str, str]:
@@ -118,7 +119,8 @@ def cmd_init(args) -> int:
     config = load_config(config_path)
     where = storage_url.target(db, config)
     # Held until the new game is in place: a `serve` started meanwhile is refused, not fed a dying file.
-    with storage_url.hold(db, config, "terrabank init"):
+    # No lease (journal_pg_lease.py): a one-off command; a restart of PostgreSQL ends it anyway.
+    with storage_url.hold(db, config, "terrabank init", lease_it=False):
         if isinstance(where, storage_url.PostgresTarget):  # the journal is in PostgreSQL (issue 15)
             _init_in_database(where, db, config, args.force, args.keep_links)
             print(f"Created a new {where.name} from {config_path}.")

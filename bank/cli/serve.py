@@ -16,6 +16,7 @@ from pathlib import Path
 from bank.cli import serve_lean
 from bank.game import fields
 from bank.store import gamefile
+from bank.store import state_dir
 from bank.store import storage_url
 from bank.game.config import load_config
 from bank.errors import BankError
@@ -75,17 +76,20 @@ def loopback_warning(base: str) -> str | None:
 
 
 def address_path(db) -> Path:
-    """Where `serve` notes the address it printed, for join cards printed on another machine."""
-    db = Path(db)
-    return db.with_name(f"{db.stem}-address.txt")
+    """Where `serve` notes the address it printed, for join cards printed on another machine: beside
+    the game file, or in the state directory (bank/store/state_dir.py)."""
+    return state_dir.path_for(db, "-address.txt")
 
 
 def remember_address(db, base: str) -> None:
-    """Note the phones' address beside the game file; a read-only folder only loses the note."""
+    """Note the phones' address; a folder the bank may not write loses only the note, said in one line."""
+    path = address_path(db)
     try:
-        address_path(db).write_text(base + "\n")
-    except OSError:
-        pass
+        state_dir.ready_folder_for(path)
+        path.write_text(base + "\n")
+    except OSError as exc:
+        print(f"Note: cannot write {path} ({exc.strerror}): `{launcher()} links` run elsewhere will not know "
+              f"this address; give the bank a folder it may write: {state_dir.ENV_VAR}=/var/lib/terrabank", flush=True)
 
 
 def remembered_address(db) -> str | None:
@@ -272,9 +276,14 @@ def listen_any(host: str) -> socket.socket:
 
 
 def lead_password_path(db) -> Path:
-    """Where a first start run without a terminal (systemd) leaves the lead's password."""
-    db = Path(db)
-    return db.with_name(f"{db.stem}-lead-password.txt")
+    """Where a first start run without a terminal (systemd) leaves the lead's password (state directory)."""
+    return state_dir.path_for(db, "-lead-password.txt")
+
+
+# An exit status systemd is told not to restart on (RestartPreventExitStatus= in deploy/*.service):
+# a game with no lead whose password cannot be written needs the operator, and a restart every 2 s
+# would only repeat the sentence. 78 is EX_CONFIG of sysexits.h: "a configuration error".
+NEEDS_OPERATOR = 78
 
 
 def first_lead(access, db) -> None:
@@ -284,16 +293,24 @@ def first_lead(access, db) -> None:
     readable by admins and kept for weeks), so it goes to a file only its owner can read.
     """
     password = secrets.token_urlsafe(9)
-    access.add_user("lead", password, "lead")
     more = f"add more accounts on the admin page, or with: {launcher()} user NAME --role banker"
     if sys.stdout.isatty():
+        access.add_user("lead", password, "lead")
         print(f"First start: log in as lead with password {password}\n(write it down; {more})")
         return
     path = lead_password_path(db)
-    path.unlink(missing_ok=True)  # a file left by an earlier game may have other permissions
-    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
-        f.write(f"Terrabank: log in as lead with password {password}\n"
-                "(delete this file once the password is written down)\n")
+    try:  # the file first: a lead whose password went nowhere would lock everyone out
+        state_dir.ready_folder_for(path)
+        path.unlink(missing_ok=True)  # a file left by an earlier game may have other permissions
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
+            f.write(f"Terrabank: log in as lead with password {password}\n"
+                    "(delete this file once the password is written down)\n")
+    except OSError as exc:
+        raise BankError("no_lead", f"the game {db} has no lead account, and its first password cannot be written "
+                        f"to {path} ({exc.strerror}); create the lead as this user first: {launcher()} user lead "
+                        f"--role lead (or give a folder it may write: {state_dir.ENV_VAR}=/var/lib/terrabank)",
+                        exit_status=NEEDS_OPERATOR) from None
+    access.add_user("lead", password, "lead")
     print(f"First start: the password of the lead account is in {path.resolve()} (readable by "
           f"this user only; delete the file once it is written down; {more})")
 

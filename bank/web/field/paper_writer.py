@@ -3,8 +3,10 @@
 At each session end (and the game's end) and every `[print] state_every_minutes` minutes when
 something was booked since the last file, the serving process writes one PDF, the game-state
 sheet followed by each team's continuation ledger (printables/state_ledger.py render_takeover),
-into `<game file's stem>-paper/` beside the game file, and keeps the last KEEP files. Written
-atomically (printables/pack.write): a reader never sees half a file. The admin page says where.
+into `<game file's stem>-paper/` beside the game file, or in the state directory when one is set
+(bank/store/state_dir.py, issue 36), and keeps the last KEEP files. Written atomically
+(printables/pack.write): a reader never sees half a file. The admin page says where, and why a write
+failed; the log says it once (not a traceback every few seconds), and the next try waits a minute.
 Here in the web layer, beside the routes: the services may not import the print pack.
 """
 
@@ -14,17 +16,18 @@ import threading
 import time
 from pathlib import Path
 
+from bank.store import state_dir
 from bank.store.storage import private_folder
 
 KEEP = 8          # the newest files kept; older ones are removed (a game day writes a few dozen)
 POLL_SECONDS = 5  # how often the writer looks for a session end: the sheet is on disk seconds after it
+RETRY_SECONDS = 60  # after a failed write: a sheet is drawn for each try, no need to redraw it every 5 s
 PREFIX = "game-state-"
 
 
 def folder_for(db) -> Path:
-    """`<stem>-paper/` beside the game file (terrabank.db -> terrabank-paper/)."""
-    db = Path(db)
-    return (db.parent / f"{db.stem}-paper").resolve()
+    """`<stem>-paper/` beside the game file (terrabank.db -> terrabank-paper/), or in the state directory."""
+    return state_dir.path_for(db, "-paper").resolve()
 
 
 def install(app, db) -> "StateWriter":
@@ -57,12 +60,26 @@ class StateWriter:
 
     def _loop(self) -> None:
         while True:
-            time.sleep(POLL_SECONDS)
-            try:
-                self.look()
-            except Exception as exc:  # a full disk must not stop the next try; the admin page shows it
-                self.last_error = str(exc)[:200]
-                self.app.logger.exception("writing the game state to %s failed", self.folder)
+            time.sleep(RETRY_SECONDS if self.last_error else POLL_SECONDS)
+            self.attempt()
+
+    def attempt(self) -> None:
+        """One look of the loop; a failure is kept for the admin page, never raised."""
+        try:
+            self.look()
+        except Exception as exc:  # a full disk must not stop the next try; the admin page shows it
+            self.failed(exc)
+
+    def failed(self, exc: BaseException) -> None:
+        """Say once why the state cannot be written (and again only if the reason changes)."""
+        reason = (f"{exc.strerror}: {exc.filename}" if isinstance(exc, OSError) and exc.strerror and exc.filename
+                  else str(exc))[:200]
+        if reason != self.last_error:
+            self.app.logger.warning(
+                "terrabank: cannot write the game state to %s (%s); no state sheet is written until it can. "
+                "Give the bank a folder it may write: %s=/var/lib/terrabank (docs/DEPLOY.md)",
+                self.folder, reason, state_dir.ENV_VAR)
+        self.last_error = reason
 
     def look(self) -> Path | None:
         """One look: write if a session or the game ended since the last, or if it is time; the path written."""
@@ -96,6 +113,7 @@ class StateWriter:
         snap = snapshot(state, config, bank.now(), seq, printed)
         data = render_takeover(snap, config, config.language, config.print_paper)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(printed))
+        state_dir.ready_folder_for(self.folder)  # a new state directory: 0700 too
         private_folder(self.folder)  # 0700, and each file 0600 (pack.SECRET_PREFIXES): every team's stock
         path = pack.write(self.folder, f"{PREFIX}{stamp}-e{seq}-{reason}.pdf", data)
         self.written_seq, self.written_at, self.last_error = seq, self.clock(), None
