@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+import time
 from pathlib import Path
+
+# Test-only (issue 33): with this set to a file's path, every SQL statement the store's connections run is
+# appended there, one line each ("<time>\t<thread>\t<statement>"), so a test can count what a served process
+# runs. Read once per connection opened; unset (always, outside tests) it costs nothing.
+TRACE_ENV = "TERRABANK_SQL_TRACE"
+_TRACE_LOCK = threading.Lock()
 
 
 def _connect(path, mode: str) -> sqlite3.Connection:
@@ -16,7 +24,7 @@ def _connect(path, mode: str) -> sqlite3.Connection:
     uri = Path(path).resolve().as_uri() + f"?mode={mode}"
     # isolation_level=None: we issue BEGIN IMMEDIATE/COMMIT ourselves.
     # check_same_thread=False: the Bank serialises access with its own lock.
-    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    conn = traced(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False))
     try:
         conn.execute("PRAGMA busy_timeout=5000")
         if mode != "ro":
@@ -29,6 +37,20 @@ def _connect(path, mode: str) -> sqlite3.Connection:
         conn.close()
         raise
 
+
+def traced(conn):
+    """`conn`, its statements written to TERRABANK_SQL_TRACE's file when that is set (tests only).
+
+    The statements are SQLite's expanded text, parameters included: a trace file holds secrets; it is a
+    test's temporary file, never a game's."""
+    target = os.environ.get(TRACE_ENV)
+    if target:
+        def note(sql: str) -> None:
+            line = f"{time.time():.3f}\t{threading.current_thread().name}\t{' '.join(sql.split())[:100]}\n"
+            with _TRACE_LOCK, open(target, "a", encoding="utf-8") as out:
+                out.write(line)
+        conn.set_trace_callback(note)
+    return conn
 
 
 def sessions_generation_file(path) -> str:

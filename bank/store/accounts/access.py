@@ -18,8 +18,9 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from bank.errors import BankError
 from bank.store.journal import storage_errors
+from bank.store.sqlite_file import traced
 from bank.store.accounts.lockout import Lockout
-from bank.store.accounts.sessions import Sessions, end_user_sessions
+from bank.store.accounts.sessions import Sessions, bump, end_user_sessions, generation, generation_file
 
 # The facilitators' roles; what each may send is the web layer's table (bank/web/access/permissions.py).
 ROLES = ("lead", "banker", "referee")
@@ -81,6 +82,7 @@ class AccessRules:
         """A new secret for a team whose link leaked; the old link stops working at once."""
         token = team_token()
         self._set_token(team, token, time.time())
+        self._links_replaced()
         return token
 
     def display_key(self) -> str:
@@ -95,7 +97,18 @@ class AccessRules:
         """A new key for a big-screen link that leaked; the old link stops working at once."""
         key = secrets.token_urlsafe(12)
         self._put_display_key(key, time.time(), replace=True)
+        self._links_replaced()
         return key
+
+    def links_generation(self):
+        """A stamp that changes whenever a team link or the big screen's key is replaced, by this process or
+        another (issue 33): the server keeps the links in memory and reads them again only then, not on a timer.
+        None here: the store keeps no such stamp (PostgreSQL: the other processes hear of a replacement on
+        the game's queue, bank/web/push/peers.py; one process alone forgets its copy when it replaces one)."""
+        return None
+
+    def _links_replaced(self) -> None:
+        """After a link or the key was replaced (committed): change `links_generation` for every process."""
 
     def setting(self, name: str, default: bool) -> bool:
         """A yes/no choice of the lead kept with the accounts (issue 34: Trias games for visitors)."""
@@ -131,16 +144,28 @@ class SharedConnection(sqlite3.Connection):
 
 
 class Access(AccessRules):
-    """Accounts and team tokens in one SQLite file, safe to share between threads."""
+    """Accounts and team tokens in one SQLite file, safe to share between threads.
+
+    Its `links_generation` is the game's session generation (sessions.py `generation`: one stat(), no
+    statement), bumped by a replaced link or key as by an ended session: every process of the game, and
+    the server beside a terminal's command, learns of it at its next request."""
 
     def __init__(self, path, hash_method: str = "scrypt"):
         self.hash_method = hash_method  # tests use a cheap method; real accounts use scrypt
         self.path = Path(path)
         with storage_errors(self.path):
-            self.conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=5,
-                                        factory=SharedConnection)
+            self.conn = traced(sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None,
+                                               timeout=5, factory=SharedConnection))
             self.conn.execute("PRAGMA busy_timeout=5000")
             self.conn.executescript(_SCHEMA)
+        self._stamp = generation_file(self.path)  # resolved once: realpath costs an lstat per folder
+
+    def links_generation(self):
+        return generation(self._stamp)
+
+    def _links_replaced(self) -> None:
+        with storage_errors(self.path):
+            bump(self.path)  # after the row's write committed (autocommit): a process reading it now finds the new one
 
     def _sql(self, query: str, params=()) -> list:
         """Run one statement; a full, read-only or damaged file is a StorageError with a sentence, not a 500."""

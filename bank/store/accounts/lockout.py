@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bank.store.journal import storage_errors
+from bank.store.sqlite_file import traced
 
 MAX_FAILURES = 5
 LOCK_SECONDS = 300
@@ -148,7 +149,7 @@ class Lockout(LoginGuard):
             conn.execute(_SCHEMA)  # takes no write lock when the table exists
 
     def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=5)
+        conn = traced(sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=5))
         try:
             conn.execute("PRAGMA busy_timeout=5000")
             # NORMAL, not the journal's FULL: a count survives a crash or a SIGKILL of the bank (WAL), and

@@ -17,7 +17,7 @@ from flask import current_app, request
 from flask_socketio import join_room
 
 from bank.web.serving import after_reply
-from bank.web.serving.identity import display_name, team_name
+from bank.web.serving.identity import display_name, links_generation, team_name
 from bank.web.access.auth import current_login
 from bank.web.push.auth_text import refuse_unreadable
 from bank.web.push.broadcaster import Broadcaster
@@ -28,6 +28,9 @@ from bank.web.push.socket_owners import Owner, SocketOwners
 DISPLAY_TOKEN = "display:"  # a big screen that came with its key (issue 23) is recorded as token "display:<key>"
 _STARTING = threading.Lock()
 JOURNAL_PAGE = 500  # journal rows sent at most per connect or `sync`; a page behind by more asks again
+LINKS_SEEN = "terrabank_links_seen"  # app.extensions: the links' stamp the sweep last acted on
+LINKS_EPOCH = "terrabank_links_epoch"  # app.extensions: replaced by links_replaced() in this process
+_NEVER = object()
 
 
 def register(server) -> None:
@@ -223,6 +226,7 @@ def end_link_sockets(team: str, new_token: str, app=None) -> int:
     The pages hear why first (a page of ours says so); then every connection opened with the old link
     is shut down by the server and its slots freed (close_replaced), before the new link is shown."""
     app = app or current_app._get_current_object()
+    links_replaced(app)
     cut = _cut(app, owners(app).of_team(team, except_token=new_token), "link_replaced", "rotated")
     return max(cut, close_replaced(app))
 
@@ -230,9 +234,23 @@ def end_link_sockets(team: str, new_token: str, app=None) -> int:
 def end_display_sockets(new_key: str, app=None) -> int:
     """Close the big screens that still use a replaced big-screen link; how many were closed."""
     app = app or current_app._get_current_object()
+    links_replaced(app)
     keep = DISPLAY_TOKEN + new_key
     old = [sid for sid, token in owners(app).tokens().items() if token.startswith(DISPLAY_TOKEN) and token != keep]
     return max(_cut(app, old, "link_replaced", "rotated"), close_replaced(app))
+
+
+def links_replaced(app, tell_others: bool = True) -> None:
+    """A team link or the big screen's key of this game was just replaced (issue 33): the server's admission
+    forgets its copy of them now, the sweep reads them at its next turn, and the other processes of the game
+    hear of it on the queue (they cannot all see the SQLite game's generation file: PostgreSQL, other hosts)."""
+    identify = getattr(admission_of(app), "identify", None)
+    if identify is not None and hasattr(identify, "forget"):
+        identify.forget()
+    app.extensions[LINKS_EPOCH] = object()  # a new one each time: a sweep that read the rows before it reads again
+    peers = app.extensions.get("terrabank_peers")
+    if tell_others and peers is not None:
+        peers.announce_links()
 
 
 def admission_of(app):
@@ -277,16 +295,31 @@ def _links(app) -> tuple:
 
 
 def sweep(app) -> int:
-    """Close the sockets of sessions and links ended elsewhere (the CLI replaced an account, a session idled out)."""
+    """Close the sockets of sessions and links ended elsewhere (the CLI replaced an account, a session idled out,
+    another process replaced a link)."""
     record = owners(app)
     keys = record.sessions()
     dead = keys - app.extensions["terrabank_sessions"].valid(keys)
     cut = sum(end_session_sockets(key, "ended", app) for key in dead)
-    phones = record.tokens()
+    return cut + sweep_links(app)
+
+
+def sweep_links(app) -> int:
+    """Close the connections of links and keys replaced since the last look; how many.
+
+    Issue 33: the links are read only when they may have changed (the store's links_generation moved, or
+    links_replaced said so), not every second: 40 or 200 idle phones cost no statement."""
+    # Read before the rows: a replacement after this moves it, and the next look reads them again.
+    stamp = (app.extensions.get(LINKS_EPOCH), links_generation(app.extensions["terrabank"].access))
+    if app.extensions.get(LINKS_SEEN, _NEVER) == stamp:
+        return 0
+    phones = owners(app).tokens()
     if not phones and not _held_links(app):
-        return cut  # nothing to read each second while no phone is connected
+        app.extensions[LINKS_SEEN] = stamp  # nothing open to cut: a page connecting later is checked then
+        return 0
     tokens, key = links = _links(app)
-    cut += close_replaced(app, links)  # a link or key the CLI replaced: its connections, even those never connected
+    app.extensions[LINKS_SEEN] = stamp
+    cut = close_replaced(app, links)  # a link or key replaced elsewhere: its connections, even those never connected
     valid = set(tokens.values()) | {DISPLAY_TOKEN + key}
     return cut + _cut(app, [sid for sid, token in phones.items() if token not in valid], "link_replaced", "rotated")
 
@@ -306,7 +339,11 @@ def start_peers(app) -> None:
 
 
 def _heard(app, notice: dict) -> None:
-    """Another server process booked something (bank/web/push/peers.py)."""
+    """Another server process booked something, or replaced a link (bank/web/push/peers.py)."""
+    if "links" in notice:  # refused here at once, and the pages opened here with the old one cut now
+        links_replaced(app, tell_others=False)
+        sweep_links(app)
+        return
     if "seq" in notice:
         if app.extensions["terrabank"].bank.last_seq < notice["seq"]:
             catch_up(app)

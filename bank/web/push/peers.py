@@ -46,8 +46,10 @@ def channel_of(game: str) -> str:
 class Peers:
     """Publish a notice per booked row; call `on_notice(notice)` when another process books one.
 
-    A notice is {"seq": N} (the bank's journal reached entry N) or {"trias": id, "after": N}
-    (a move in that Trias game of this bank, after its entry N)."""
+    A notice is {"seq": N} (the bank's journal reached entry N), {"links": True} (a team link or the big
+    screen's key was replaced: the admission and the sweep read them again; also told to this process itself
+    when its subscription comes back after a failure, since a replacement may have been told meanwhile) or
+    {"trias": id, "after": N} (a move in that Trias game of this bank, after its entry N)."""
 
     def __init__(self, url: str, game: str, on_notice: Callable[[dict], None], logger):
         import redis  # the extra terrabank[queue]; only imported when a queue URL is set
@@ -59,12 +61,17 @@ class Peers:
         self.tag = secrets.token_hex(4)  # this process: its own notices are not news to it
         self._on_notice = on_notice
         self._warned = False
+        self._lost = False  # the subscription failed: notices sent meanwhile were not heard
         self.heard = 0  # notices from other processes (tests, /api/health later)
         self.listening = threading.Event()
 
     def announce(self, seq: int) -> None:
         """Tell the other processes that rows up to `seq` are booked; never raises (they will look anyway)."""
         self._send({"seq": seq})
+
+    def announce_links(self) -> None:
+        """Tell the other processes that a team link or the big screen's key was replaced (issue 33)."""
+        self._send({"links": True})
 
     def announce_trias(self, game_id: str, after: int) -> None:
         """Tell the other processes that Trias game `game_id` moved on after its entry `after`."""
@@ -85,6 +92,9 @@ class Peers:
                 pubsub = self._listen_client.pubsub(ignore_subscribe_messages=True)
                 pubsub.subscribe(self.channel)
                 self.listening.set()
+                if self._lost:  # a link replaced meanwhile was told to nobody here: read them again (issue 33)
+                    self._lost = False
+                    self._tell({"links": True})
                 if self._warned:
                     self.logger.warning("peers: Redis at %s answers again", self.url)
                     self._warned = False
@@ -92,6 +102,7 @@ class Peers:
                     self._heard(message)
             except Exception as exc:  # noqa: BLE001 - keep listening whatever happened
                 self.listening.clear()
+                self._lost = True
                 self._warn(f"lost Redis at {self.url} ({exc}); retrying every {RETRY_SECONDS:.0f} s, "
                            "other processes' rows still arrive within a second")
                 time.sleep(RETRY_SECONDS)
@@ -110,6 +121,8 @@ class Peers:
             sender = str(notice.pop("from"))
             if "seq" in notice:
                 notice = {"seq": int(notice["seq"])}
+            elif "links" in notice:
+                notice = {"links": True}
             else:
                 notice = {"trias": str(notice["trias"]), "after": int(notice["after"])}
         except (ValueError, KeyError, TypeError, AttributeError):
@@ -117,6 +130,9 @@ class Peers:
         if sender == self.tag:
             return
         self.heard += 1
+        self._tell(notice)
+
+    def _tell(self, notice: dict) -> None:
         try:
             self._on_notice(notice)
         except Exception:  # noqa: BLE001 - one bad notice must not stop the listening

@@ -1,0 +1,132 @@
+"""SQL statements a served game runs, counted in the real server process (issue 33).
+
+tests/test_statements_per_command.py counts a booked command through Flask's test client, so the
+admission layer in front of the app (bank/web/serving/identity.py) never ran there. Before issue 33 it
+read the team links and the big screen's key again once its copy was a second old: a facilitator
+booking one harvest every 2 s cost 7 statements a command (5 in a burst); and while any phone held a
+connection the ticker's sweep read the same two rows every second, with no command at all. Now both
+keep them in memory and read them again only when one is replaced (tests/test_links_replaced_served.py).
+
+Here `terrabank serve` (Gunicorn's worker, the admission layer, the ticker) runs a game with
+TERRABANK_SQL_TRACE set (bank/store/sqlite_file.py `traced`): its SQLite connections write every
+statement they run to a file this test reads. What the game itself runs with no page and no command
+is counted apart (`game_own`): the ticker's look for rows other processes booked (one a second), the
+game clock's heartbeat (a checkpoint every 5 s while it runs, R34) and the paper copy's look at the
+new rows (every 5 s after a change, bank/web/field/paper_writer.py).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "bench"))
+from harness import Api, Server, launch  # noqa: E402
+from test_admission import Crowd, open_page, phone_query  # noqa: E402
+from test_serving import harvest  # noqa: E402
+
+from bank.store.sqlite_file import TRACE_ENV  # noqa: E402
+
+pytestmark = pytest.mark.sqlite_file("counts the statements of the SQLite store")
+
+# BEGIN IMMEDIATE, the journal row, its chain row, the time line's checkpoint, COMMIT (issue 27).
+MAX_STATEMENTS = 5
+PAGES = 40  # connected team pages, 10 a team (the sweep read per game, not per page: 200 cost the same)
+TEAMS = ("blue", "yellow", "red", "green")
+TICKER = "(loop)"  # the ticker's thread: flask_socketio's background task runs `loop` (bank/web/push/live.py)
+LOOK = "SELECT COALESCE(MAX(seq), 0) FROM journal"  # the ticker's look for rows another process booked
+HEARTBEAT = ("BEGIN IMMEDIATE", "INSERT OR REPLACE INTO clock_checkpoint", "COMMIT")
+PAPER = "terrabank-state-writer"
+
+
+class Traced(Server):
+    """`terrabank serve` with every SQL statement of its SQLite connections written to `trace`."""
+
+    def __init__(self, folder: Path):
+        super().__init__(folder)
+        self.trace = self.folder / "sql.trace"
+
+    def start(self) -> "Traced":
+        self.proc, self.port = launch(self.serve_command(), self.log, env={TRACE_ENV: str(self.trace)})
+        return self
+
+    def statements(self) -> list[tuple[str, str]]:
+        """Every statement run so far, in order: (its thread's name, its SQL)."""
+        if not self.trace.exists():
+            return []
+        return [tuple(line.split("\t", 2)[1:]) for line in self.trace.read_text().splitlines()]
+
+
+def game_own(seen: list[tuple[str, str]]) -> tuple[list, list]:
+    """(what the game runs with no page and no command, the rest) of `seen`, each in order."""
+    own, rest = [], []
+    ticker = [(i, sql) for i, (thread, sql) in enumerate(seen) if thread.endswith(TICKER)]
+    heartbeat = set()
+    for at in range(len(ticker) - 2):  # the heartbeat's transaction: its three statements in a row on the ticker
+        if all(ticker[at + k][1].startswith(HEARTBEAT[k]) for k in range(3)):
+            heartbeat.update(ticker[at + k][0] for k in range(3))
+    for i, (thread, sql) in enumerate(seen):
+        mine = i in heartbeat or (thread.endswith(TICKER) and sql == LOOK) or thread == PAPER
+        (own if mine else rest).append(f"{thread}: {sql}")
+    return own, rest
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory):
+    with Traced(tmp_path_factory.mktemp("statements") / "bank").prepare().start() as server:
+        lead = Api(server.url, timeout=30).login()
+        assert lead.command("start", type="start_clock")[0] == 200
+        server.lead, server.tokens = lead, lead.request("GET", "/api/teams/links")[1]
+        try:
+            yield server
+        finally:
+            lead.close()
+
+
+def run_between(game, action, settle: float = 1.5) -> list[tuple[str, str]]:
+    """The statements the server ran from just before `action` until `settle` seconds after it."""
+    before = len(game.statements())
+    action()
+    time.sleep(settle)
+    return game.statements()[before:]
+
+
+def book(game, count: int, every: float, tag: str) -> None:
+    """`count` harvests from the lead's console, one every `every` seconds (0: each as soon as the last is answered)."""
+    for i in range(count):
+        started = time.monotonic()
+        status, reply = game.lead.command(f"{tag}-{i}", **harvest(i))
+        assert status == 200, reply
+        time.sleep(max(0.0, every - (time.monotonic() - started)))
+
+
+def test_idle_team_pages_cost_no_statements(game):
+    """Before: the sweep read the team links and the screen's key every second while a phone was connected
+    (2 statements a second with 40 pages, as with 200), besides the game's own look and heartbeat."""
+    with Crowd() as crowd:
+        for i in range(PAGES):
+            page, _ = open_page(game.port, *phone_query(game.tokens[TEAMS[i % 4]]))
+            assert page is not None, f"page {i} was refused"
+            crowd.add(page)
+        time.sleep(2.5)  # settled: every page connected and was sent its picture
+        seen = run_between(game, lambda: None, 6)
+        assert not [page for page in crowd.pages if page.closed]  # still there: they cost nothing because idle
+    own, pages = game_own(seen)
+    print(f"\n{PAGES} idle pages, 6 s: {len(pages) / 6:.2f} statements a second for them, "
+          f"{len(own) / 6:.2f} the game's own")
+    assert pages == [], f"{len(pages) / 6:.1f} statements a second with {PAGES} idle pages:\n" + "\n".join(pages[:20])
+
+
+@pytest.mark.parametrize("every", [0.0, 2.0], ids=["burst", "one-every-2s"])
+def test_a_booked_command_costs_at_most_five_statements_at_any_pace(game, every):
+    """Before: 5 in a burst, 7 at one every 2 s (the admission layer's copy of the links was a second old)."""
+    count = 12 if every == 0 else 5
+    own, commands = game_own(run_between(game, lambda: book(game, count, every, f"pace-{every}")))
+    print(f"\none every {every} s: {len(commands) / count:.2f} statements a command "
+          f"(the game's own meanwhile: {len(own)})")
+    assert len(commands) / count <= MAX_STATEMENTS, \
+        f"{len(commands) / count:.1f} statements a command at one every {every} s:\n" + "\n".join(commands[:30])
