@@ -33,6 +33,8 @@ ROUTES = {
     "/api/host/games": {"lead"},
     # Paper takes over (issue 25, bank/web/field/paper_routes.py): the lead types the paper ledgers back.
     "/api/paper/batch": {"lead"},
+    # The game's story on the big screen (issue 35 item 5, bank/web/field/replay_routes.py): a message to the screens.
+    "/api/replay/start": {"lead"},
     # Trias at the table (bank/web/trias/routes.py): no log-in, like a team link; every POST needs the page's CSRF token.
     "/trias/api/games": "anyone (a new Trias game, not the bank's)",
     "/trias/api/s/<token>/commands": "the seat's secret link, on that seat's turn only (T8, T9); undo: its own last move",
@@ -276,7 +278,7 @@ GETS = ["/", "/login", "/console", "/fight", "/admin", "/display", "/api/config"
         "/trias/g/nosuchgm", "/trias/s/no-such-seat", "/trias/api/g/nosuchgm", "/trias/api/s/no-such-seat",
         "/trias/api/admin/games", "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf", "/healthz", "/readyz",
         "/api/paper/state.pdf", "/api/paper/ledgers.pdf", "/api/paper/bank-down.pdf", "/api/paper/saved",
-        "/api/paper/syntax", "/static/bundles/0123456789abcdef.js"]
+        "/api/paper/syntax", "/api/replay", "/static/bundles/0123456789abcdef.js"]
 
 
 def test_a_get_never_changes_anything(web, app, tokens):

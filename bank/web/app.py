@@ -79,6 +79,8 @@ def create_app(settings: dict | None = None) -> Flask:
     health.register(app, db)  # /healthz, /readyz, one log line per outage (issue 24)
     from bank.web.field import paper_routes
     paper_routes.register(app, db)  # the game state on paper, written to disk by itself; the batch re-entry (issue 25)
+    from bank.web.field import replay_routes
+    replay_routes.register(app)  # the game's story replayed on the big screen (issue 35 item 5)
     make_socketio(app, _register_sockets)
     if app.config.get("GAMES_DIR"):  # several games on this server, each under /g/<name>/ (issue 15)
         _host_games(app)

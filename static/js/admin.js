@@ -40,6 +40,7 @@
     renderEvents();
     renderReserve();
     renderInventory(false);
+    if (W.replayButton) W.replayButton(board); // static/js/replay_admin.js: only a game that has ended
   }
 
   function renderClock() {

@@ -251,7 +251,8 @@
     if (first.ok) onPublic(first.data);
     // The big screen's own link carries its key (admin page): its own live slots, not the anonymous ones.
     var key = new URLSearchParams(window.location.search).get("key");
-    TB.live({ auth: key ? { display: true, key: key } : { display: true }, after: function () { return pub ? pub.seq : 0; }, on: { public: onPublic } });
+    var socket = TB.live({ auth: key ? { display: true, key: key } : { display: true }, after: function () { return pub ? pub.seq : 0; }, on: { public: onPublic } });
+    if (window.Replay) window.Replay.listen(socket); // the lead's "replay the game" (static/js/replay.js)
     setInterval(tick, 1000);
     setInterval(drawChart, 5000);
     window.addEventListener("resize", drawChart);
