@@ -8,6 +8,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+from bank.cli import config_commands as cli_config
 from bank.cli import migrate as cli_migrate
 from bank.cli import printing as cli_print
 from bank.cli import trias_commands as cli_trias
@@ -62,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_print.add_parser(sub, _paths)
     cli_trias.add_parser(sub, _paths)
     cli_migrate.add_parser(sub, _paths)
+    cli_config.add_parser(sub, _paths)
     return parser
 
 

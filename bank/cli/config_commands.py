@@ -1,0 +1,50 @@
+"""`terrabank config check` and `terrabank config schema` (issue 36, item 5).
+
+The operator keeps the game's settings outside the code (/etc/terrabank/config.toml, named by
+TERRABANK_CONFIG in the unit and in /etc/terrabank.env), and checks an edit before a reload or a
+restart: the first mistake is named by its key (`game.duraton_minutes`), as a start would name it,
+with nothing started and nothing changed. `schema` prints the JSON Schema drawn from the reader
+(bank/game/config_schema.py), the one committed as docs/config.schema.json.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from bank.game.config import load_config
+
+
+def add_parser(sub, paths) -> None:
+    """Register `config check` and `config schema`; `paths(args)` gives (config, db)."""
+    p = sub.add_parser("config", help="check config.toml, or print its JSON Schema for an editor")
+    which = p.add_subparsers(dest="config_command", required=True, metavar="check|schema")
+    c = which.add_parser("check", help="read the config as a start would; name the key of the first mistake")
+    c.set_defaults(func=lambda args: cmd_check(args, *paths(args)))
+    s = which.add_parser("schema", help="print the JSON Schema of config.toml (docs/config.schema.json)")
+    s.set_defaults(func=cmd_schema)
+
+
+def _source(args) -> str:
+    """Where the path came from, so an operator sees which file was read (the unit's, or the folder's)."""
+    if args.config:
+        return "--config"
+    return "TERRABANK_CONFIG" if os.environ.get("TERRABANK_CONFIG") else "the current folder"
+
+
+def cmd_check(args, config_path: str, db: str) -> int:
+    """Exit 0 with one line when the config is sound; else main prints the mistake, exit 2."""
+    config = load_config(config_path)  # ConfigError: "<file>: '<dotted key>' <what is wrong and what to write>"
+    storage = "PostgreSQL" if config.storage_url else "the game file (or TERRABANK_DATABASE_URL)"
+    print(f"{config_path} (from {_source(args)}) is a sound game config: {len(config.teams)} teams, "
+          f"{config.duration_seconds // 60} minutes in {config.sessions} session{'s' if config.sessions > 1 else ''}, "
+          f"language {config.language}, "
+          f"the journal in {storage}.")
+    return 0
+
+
+def cmd_schema(args) -> int:
+    from bank.game.config_schema import schema_text
+
+    sys.stdout.write(schema_text())
+    return 0
