@@ -5,7 +5,7 @@ admission layer in front of the app (bank/web/serving/identity.py) never ran the
 read the team links and the big screen's key again once its copy was a second old: a facilitator
 booking one harvest every 2 s cost 7 statements a command (5 in a burst); and while any phone held a
 connection the ticker's sweep read the same two rows every second, with no command at all. Now both
-keep them in memory and read them again only when one is replaced (tests/test_links_replaced_served.py).
+keep them in memory and read them again only when one is replaced (tests/web/serving/test_links_replaced_served.py).
 
 Here `terrabank serve` (Gunicorn's worker, the admission layer, the ticker) runs a game with
 TERRABANK_SQL_TRACE set (bank/store/sqlite_file.py `traced`): its SQLite connections write every
