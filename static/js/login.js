@@ -19,11 +19,15 @@
   /** While locked out, the message counts the seconds down and the button waits. */
   function lockedFor(error) {
     var left = (error.params && error.params.seconds_left) || 0;
+    // Device cookies (bank/web/access/device_cookie.py): say whose failures locked this log-in.
+    var thisDevice = error.params && error.params.this_device;
+    var lockedText = thisDevice === true ? "locked_out_this_device"
+      : thisDevice === false ? "locked_out_other_devices" : "error.locked_out";
     clearInterval(lockTimer);
     submit.disabled = true;
     var tick = function () {
       if (left <= 0) { clearInterval(lockTimer); submit.disabled = false; show(""); return; }
-      show(TB.t("error.locked_out", { wait: waitText(left) }));
+      show(TB.t(lockedText, { wait: waitText(left) }));
       left -= 1;
     };
     tick();

@@ -50,9 +50,10 @@ class CookieSigner:
     2-5 us in a warm loop (docs/PERFORMANCE.md, "The session cookie").
     """
 
-    def __init__(self, secret_keys: list, clock=time.time):
+    def __init__(self, secret_keys: list, clock=time.time, purpose: bytes = PURPOSE):
         # The current key signs; the fallbacks (SECRET_KEY_FALLBACKS) are still accepted while keys rotate.
-        self.keys = [hmac.digest(k.encode() if isinstance(k, str) else k, PURPOSE, "sha256") for k in secret_keys]
+        # `purpose`: another use (device_cookie.py) derives other keys, so no cookie passes for the other.
+        self.keys = [hmac.digest(k.encode() if isinstance(k, str) else k, purpose, "sha256") for k in secret_keys]
         self._macs = [hmac.new(key, digestmod=hashlib.sha256) for key in self.keys]
         self.clock = clock
 

@@ -14,6 +14,7 @@ from bank.store.journal import StorageError
 from bank.web.field import addresses
 from bank.web.push import live
 from bank.web.field import payloads
+from bank.web.access import device_cookie
 from bank.web.access.auth import (CLIENT, Busy, csrf_ok, csrf_token, current_login, current_role, error, facilitator_required,
                    lead_required, lockout, sessions)
 from bank.web.body import BodyError, read_object
@@ -105,12 +106,20 @@ def login():
         return error(400, "bad_login_form", "send the username and the password as texts")
     username, password = username[:40], password[:200]
     address = request.remote_addr or "?"
-    keys = (user_key(username, address), ACCOUNT + username, CLIENT + address)
+    # A device this account logged in on before is counted on its own (device_cookie.py: others' failures
+    # never lock it); any other client per account and address, per address, and per account.
+    device = device_cookie.trusted_key(username)
+    keys = (device,) if device else (user_key(username, address), ACCOUNT + username, CLIENT + address)
     # Counted as a failure before the hash, in one step with the check of the lock:
     # log-ins sent at once cannot all pass the check before any of them is counted.
     wait = lockout().reserve(keys)
     if wait:
-        return error(429, "locked_out", f"too many failed log-ins; try again in {wait_text(wait)}", {"seconds_left": wait})
+        if device:
+            return error(429, "locked_out", f"too many failed log-ins on this device; try again in {wait_text(wait)}",
+                         {"seconds_left": wait, "this_device": True})
+        return error(429, "locked_out", f"too many failed log-ins; try again in {wait_text(wait)}, or log in on a "
+                     "device where this account logged in before: it is not locked by other devices' failures",
+                     {"seconds_left": wait, "this_device": False})
     since = services().access.since(username)  # before the check: a password changed meanwhile opens nothing
     try:
         with lockout().hash_slot():  # a few hashes at a time: memory stays bounded whatever arrives
@@ -131,7 +140,9 @@ def login():
     lang = session.get("lang")
     session.clear()  # a new cookie: nothing from before the log-in is kept but the language
     session.update(sid=sid, user=username, **({"lang": lang} if lang else {}))
-    return jsonify({"user": username, "role": role, "may": allowed(role), "csrf": csrf_token()})
+    reply = jsonify({"user": username, "role": role, "may": allowed(role), "csrf": csrf_token()})
+    device_cookie.give(reply, username)  # this device is now trusted for this account (device_cookie.py)
+    return reply
 
 
 @bp.post("/logout")

@@ -1,0 +1,73 @@
+"""Device cookies (issue 34, item 8): strangers' failed log-ins no longer lock the lead out.
+
+OWASP's "Slow down online guessing attacks with device cookies". A good log-in gives the
+browser a long-lived cookie naming the account, signed with the app's secret (nobody can
+mint one) and HttpOnly, SameSite=Strict. The rule, at each log-in:
+
+- a client that presents a valid device cookie for the account it logs into is *trusted*:
+  its failures are counted on that cookie alone (MAX_FAILURES, then the cookie is locked
+  for LOCK_SECONDS, not the account), and nobody else's failures lock it;
+- every other client is *untrusted* and counted as before: per account and address
+  (MAX_FAILURES), per address (CLIENT_MAX_FAILURES) and per account over all untrusted
+  clients (ACCOUNT_MAX_FAILURES): four addresses guessing "lead" lock "lead" for untrusted
+  clients only, and the lead's own tablet, phone or laptop still logs in.
+
+The cookie is separate from the session's (bank/web/access/cookie_session.py): logging out,
+or logging in as someone else, clears the session but the device stays known. It names one
+account: a later good log-in as another account on the device names that one instead.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from datetime import timedelta
+
+from flask import current_app, request
+
+from bank.store.accounts.lockout import user_key
+from bank.web.access.cookie_session import CookieSigner
+
+COOKIE = "terrabank_device"
+PURPOSE = b"terrabank device cookie v1"  # not a session cookie's signature, nor any other use of the secret
+# A season of games on the same devices; renewed at each good log-in.
+LIFETIME = timedelta(days=365)
+# Counted under the per-device username key (lockout.user_key), so it gets MAX_FAILURES: an address
+# (an IP, or "?") never starts with this, so no client's address count can be a device's.
+DEVICE = "device:"
+
+
+def _signer() -> CookieSigner:
+    app = current_app
+    keys = [app.secret_key, *(app.config.get("SECRET_KEY_FALLBACKS") or ())]
+    # The session's clock (the bank's time line, R34): a Pi's date put right does not age every device cookie.
+    clock = getattr(app.session_interface, "clock", time.time)
+    cached = app.extensions.get("terrabank_device_signer")
+    if cached is None or cached[0] != keys:
+        cached = (keys, CookieSigner(keys, clock, purpose=PURPOSE))
+        app.extensions["terrabank_device_signer"] = cached
+    return cached[1]
+
+
+def trusted_key(username: str) -> str | None:
+    """The failure count of this device for `username` when the request holds a valid device cookie
+    naming it; None for an untrusted client (no cookie, another account's, forged, too old)."""
+    value = request.cookies.get(COOKIE, "")
+    if not value or not current_app.secret_key:
+        return None
+    try:
+        data = _signer().loads(value, max_age=int(LIFETIME.total_seconds()))
+    except Exception:  # noqa: BLE001 - itsdangerous' BadSignature: not ours, altered or too old
+        return None
+    device, named = data.get("device"), data.get("user")
+    if not isinstance(device, str) or not isinstance(named, str) or named.lower() != username.lower():
+        return None
+    return user_key(username, DEVICE + device)
+
+
+def give(response, username: str) -> None:
+    """After a good log-in: this device is known for `username` (a new id, so an old copy of the cookie
+    elsewhere keeps its own count)."""
+    value = _signer().dumps({"device": secrets.token_urlsafe(16), "user": username})
+    response.set_cookie(COOKIE, value, max_age=int(LIFETIME.total_seconds()), path="/", httponly=True,
+                        samesite="Strict", secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")))
