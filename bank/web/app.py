@@ -18,7 +18,7 @@ from bank.game.config import GameConfig, load_config
 from bank.services.bank import Bank
 from bank.store.storage import private_file, private_folder
 from bank.store.accounts import AccessRules, open_access
-from bank.web import health
+from bank.web import health, refusal_text
 from bank.web.access.auth import load_login
 from bank.web.push.extensions import make_socketio
 from bank.web.i18n import page_languages, request_language, translate
@@ -158,6 +158,7 @@ def _register(app: Flask) -> None:
     from bank.web.trias import visitors as trias_visitors
     app.register_blueprint(trias_visitors.bp)  # the lead's choice: Trias games for visitors during a field game
     app.after_request(_security_headers)
+    app.after_request(_refusal_text)
     app.jinja_env.globals["_"] = _gettext
     app.jinja_env.globals["page_languages"] = page_languages  # _lang.html: Italian on Trias pages only
     from bank.web.serving import bundles
@@ -193,6 +194,15 @@ def _security_headers(response):
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "no-referrer")
     return response
+
+
+def _refusal_text(response):
+    """A JSON refusal of the field game's API also says its sentence in the game's language (issue 35)."""
+    from flask import current_app, request
+
+    if response.status_code < 400 or not request.path.startswith("/api/"):
+        return response
+    return refusal_text.add_text(response, current_app.extensions["terrabank"].config, request_language())
 
 
 def _secret_key(path: Path) -> str:
