@@ -222,7 +222,7 @@ class Broadcaster:
         audience they hold at another version that this round does not bring (the round brings the others,
         whole to a page holding another base; with no round, `pubs` is empty). Noted as held now: the caller sends
         them (the round, rounds._one_room; or _catch_up)."""
-        extra = {}
+        extra, wholes = {}, {}  # wholes: one dict an audience, so the pages sharing it share one emit (emit_alike)
         for sid in self._behind:
             holds = self._holds.get(sid)
             if holds is None or sid not in self._rounds or rounds.still_sending(self.socketio, sid):
@@ -231,7 +231,9 @@ class Broadcaster:
             for audience, held in holds.items():
                 base = self._bases.get(audience)
                 if audience not in pubs and base is not None and base.version != held:
-                    parts[event_of(audience)] = {**base.picture, "v": base.version}
+                    if audience not in wholes:
+                        wholes[audience] = {**base.picture, "v": base.version}
+                    parts[event_of(audience)] = wholes[audience]
                     holds[audience] = base.version
             extra[sid] = parts
         return extra
@@ -247,10 +249,9 @@ class Broadcaster:
         """Each page left out of a round whose socket has sent everything gets, whole and in one message, the
         newest picture of every audience it holds at another version (issue 33); one still sending waits."""
         with self.lock:
-            for sid, parts in self._newest_for_caught_up({}).items():
-                if parts:
-                    self.socketio.emit(ROUND, parts, to=sid)
-                self._behind.discard(sid)
+            caught_up = self._newest_for_caught_up({})
+            rounds.emit_alike(self.socketio, caught_up.items())
+            self._behind -= set(caught_up)
             self._behind &= set(self._holds)  # pages gone meanwhile
 
     def _new_rows(self, seq: int) -> list:

@@ -138,9 +138,20 @@ def _one_room(socketio, room: str, audiences: list, journal: dict | None, pubs: 
                               **tail}))
     if common and len(own) < len(sids):  # no emit (no encoding) for a room with no page that takes the common message
         socketio.emit(ROUND, common, to=room, skip_sid=[sid for sid, _ in own] or None)
-    for sid, message in own:
+    emit_alike(socketio, own)
+
+
+def emit_alike(socketio, messages) -> None:
+    """Each page its own message [(sid, message or None)], one emit per distinct message (issue 33): the pages
+    behind on one version, or catching up on one team's newest pictures, share the same parts (the same objects),
+    and an emit to a list of pages encodes the message once instead of once a page."""
+    alike: dict = {}
+    for sid, message in messages:
         if message:
-            socketio.emit(ROUND, message, to=sid)
+            key = tuple((name, id(part)) for name, part in message.items())
+            alike.setdefault(key, (message, []))[1].append(sid)
+    for message, sids in alike.values():
+        socketio.emit(ROUND, message, to=sids if len(sids) > 1 else sids[0])
 
 
 def _separately(socketio, pubs: dict, journal: dict | None, holds: dict) -> None:
