@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import gzip
 import http.client
 import json
@@ -39,6 +40,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import bench_extra
+from bank.cli.serve_lean import ALLOCATOR
 from bank.web.push.deflate import MEM_LEVEL, WINDOW_BITS
 from harness import Api, Server, machine
 import proctree
@@ -67,6 +69,22 @@ def import_rss(block: bool) -> float:
     out = subprocess.run([sys.executable, "-c", BLOCK_AIOHTTP, "block" if block else "keep"], capture_output=True,
                          text=True, check=True, cwd=Path(__file__).resolve().parents[1])
     return float(out.stdout.strip())
+
+
+@contextlib.contextmanager
+def allocator_env():
+    """This process's environment, which the servers it starts inherit, with the bank's malloc settings
+    (serve_lean.ALLOCATOR: 2 arenas, no per-thread cache) while a floor starts: its memory then compares."""
+    saved = {k: os.environ.get(k) for k in ALLOCATOR}
+    os.environ.update(ALLOCATOR)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def memory(clients: int, deflate: bool = False) -> dict:
@@ -99,12 +117,16 @@ def memory(clients: int, deflate: bool = False) -> dict:
                 time.sleep(2)
                 result[f"bank with {clients} clients, after 20 commands"] = proctree.rss_mb(server.pid)
                 result[f"bank with {clients} clients, after 20 commands, PSS"] = proctree.pss_mb(server.pid)
+                # As a Raspberry Pi running only the bank sees it (issue 33): the worker's RSS + the master's own pages.
+                result[f"bank with {clients} clients, after 20 commands, own (worker RSS + master private)"] = \
+                    proctree.own_mb(server.pid)
                 for pid, label, rss, pss in proctree.processes(server.pid):
                     result[f"bank with {clients} clients: {label}, RSS / PSS"] = f"{rss:.1f} / {pss:.1f}"
                     kinds = proctree.kinds_mb(pid)  # where it is (issue 27)
                     result[f"bank with {clients} clients: {label}, PSS by kind"] = ", ".join(
                         f"{kind} {mb:.1f}" for kind, mb in kinds.items())
-                floor = FloorServer(folder, capture(fleet))
+                with allocator_env():  # the floor's malloc set as the bank's (bank/cli/serve_lean.py), issue 33
+                    floor = FloorServer(folder, capture(fleet))
                 time.sleep(2)
                 result["floor idle after start"] = proctree.rss_mb(floor.proc.pid)
                 floor_fleet = Fleet(floor.url, {t: t for t in teams}, "session=floor", n=clients, deflate=deflate).start()
@@ -115,6 +137,8 @@ def memory(clients: int, deflate: bool = False) -> dict:
                 time.sleep(2)
                 result[f"floor with {clients} clients, after 20 commands"] = proctree.rss_mb(floor.proc.pid)
                 result[f"floor with {clients} clients, after 20 commands, PSS"] = proctree.pss_mb(floor.proc.pid)
+                result[f"floor with {clients} clients, after 20 commands, own (worker RSS + master private)"] = \
+                    proctree.own_mb(floor.proc.pid)
                 for _, label, rss, pss in proctree.processes(floor.proc.pid):
                     result[f"floor with {clients} clients: {label}, RSS / PSS"] = f"{rss:.1f} / {pss:.1f}"
                 result[f"bank threads with {clients} clients"] = proctree.threads(server.pid)

@@ -58,6 +58,30 @@ def _pss_kb(pid: int) -> int:
     return 0
 
 
+def _private_kb(pid: int) -> int:
+    """Pages of this process no other process maps (Private_Clean + Private_Dirty)."""
+    total = 0
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                total += int(line.split()[1])
+    except OSError:
+        pass
+    return total
+
+
+def own_mb(pid: int) -> float:
+    """The whole tree's memory as a Raspberry Pi running only it would see it used, MB (issue 33): the resident
+    memory of its largest process (the worker: every page it maps, shared with the master or not) plus what each
+    other process holds alone (the master's private pages). Every page counted once, and none left out because
+    another program on this machine happens to map it too (PSS splits those; the Pi has no other server)."""
+    sizes = [(_status_field(p, "VmRSS"), p) for p in tree(pid)]
+    if not sizes:
+        return 0.0
+    largest = max(sizes)[1]
+    return (max(sizes)[0] + sum(_private_kb(p) for _, p in sizes if p != largest)) / 1024
+
+
 def processes(pid: int) -> list:
     """[(pid, name, RSS MB, PSS MB)] of each process of the tree, `pid` (Gunicorn's master) first:
     the per-process lines beside the tree's totals (issue 27: the master alone was once read as "the bank")."""

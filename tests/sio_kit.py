@@ -21,6 +21,7 @@ import time
 
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessage
+from wsproto.extensions import PerMessageDeflate
 
 from live_kit import PARTS, ROUND, live_auth, unfold
 
@@ -29,14 +30,16 @@ ENGINE_IO = "/socket.io/?EIO=4&transport=websocket"
 
 class RawWebSocket:
     def __init__(self, port: int, path: str = ENGINE_IO, timeout: float = 10.0, headers: dict | None = None,
-                 source: str | None = None):
+                 source: str | None = None, deflate: bool = False):
         """`headers`: extra request headers (a facilitator's Cookie); `source`: the local address to connect
-        from (127.x.y.z: pages behind several access points, as the bank caps connections per address)."""
+        from (127.x.y.z: pages behind several access points, as the bank caps connections per address);
+        `deflate`: offer permessage-deflate, as every browser does (the server then compresses what it sends)."""
         self.ws = WSConnection(ConnectionType.CLIENT)
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout,
                                              source_address=(source, 0) if source else None)
         extra = [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
-        self.sock.sendall(self.ws.send(Request(host=f"127.0.0.1:{port}", target=path, extra_headers=extra)))
+        self.sock.sendall(self.ws.send(Request(host=f"127.0.0.1:{port}", target=path, extra_headers=extra,
+                                             extensions=[PerMessageDeflate()] if deflate else [])))
         self.texts: list[str] = []
         self._partial = ""  # a long message comes in several frames (wsproto: message_finished)
         self.accepted = self.closed = False
@@ -108,10 +111,11 @@ class Phone(RawWebSocket):
     `events`: (name, data) in order, a `round` message as its parts; `rounds`: the raw `round` messages."""
 
     def __init__(self, port: int, auth: dict, timeout: float = 10.0, namespace: str = "/",
-                 headers: dict | None = None, source: str | None = None, query: str = "", legacy: bool = False):
+                 headers: dict | None = None, source: str | None = None, query: str = "", legacy: bool = False,
+                 deflate: bool = False):
         """`query`: "&team=<link>" or "&key=<key>", as live.js sends them (admission by secret, issue 23).
         A page with a facilitator's Cookie in `headers` connects as a console (it shows the journal)."""
-        super().__init__(port, ENGINE_IO + query, timeout, headers, source)
+        super().__init__(port, ENGINE_IO + query, timeout, headers, source, deflate)
         self.prefix = "" if namespace == "/" else f"{namespace},"
         if namespace == "/":
             auth = live_auth(auth, "Cookie" in (headers or {}), legacy)

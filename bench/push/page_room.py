@@ -1,6 +1,8 @@
 """A room of live pages on plain sockets, and facilitators booking at a pace (issue 33).
 
 `Room`: N pages connected as today's live.js (tests/sio_kit.Phone: Engine.IO pings answered, `rounds: 1`),
+offering permessage-deflate as every browser does (the server compresses each page's messages, a cost per
+page a room without it hid),
 from several loopback addresses (the bank caps live pages per address), all read by ONE thread with a
 selector, so the client side costs little beside a server held to a Raspberry Pi's budget. Each page
 keeps only the newest journal number its public picture carried, and when each newer one arrived.
@@ -35,17 +37,19 @@ TEAMS = ("blue", "yellow", "red", "green")
 
 class Room:
     """`pages` team pages (a quarter a team) from `addresses` loopback addresses 127.0.0.2...; `tokens` {team: link}
-    (any text for a floor that checks none)."""
+    (any text for a floor that checks none); `deflate`: offer permessage-deflate (False: plain frames)."""
 
-    def __init__(self, port: int, tokens: dict, pages: int, addresses: int = 4, timeout: float = 30.0):
+    def __init__(self, port: int, tokens: dict, pages: int, addresses: int = 4, timeout: float = 30.0,
+                 deflate: bool = True):
         teams = sorted(tokens)
         self.pages: list[Phone] = []
         try:
             for i in range(pages):
                 token = tokens[teams[i % len(teams)]]
                 page = Phone(port, {"team": token}, timeout=timeout, query=f"&team={token}",
-                             source=f"127.0.0.{2 + i % addresses}")
+                             source=f"127.0.0.{2 + i % addresses}", deflate=deflate)
                 page.newest, page.arrivals = 0, []  # arrivals: (monotonic time, newest seq) each time it grew
+                page.messages = 0  # Socket.IO events received (a `round` counts once), pings left out
                 self.pages.append(page)
         except BaseException:
             for page in self.pages:
@@ -69,11 +73,21 @@ class Room:
                     page.closed_at = time.monotonic()
                     self.selector.unregister(page.sock)
                     continue
+                page.messages += sum(text.startswith("42") for text in page.texts)
                 seqs = [d["seq"] for n, d in page.events if n == "public" and isinstance(d, dict) and "seq" in d]
                 del page.texts[:], page.events[:], page.rounds[:]
                 if seqs and max(seqs) > page.newest:
                     page.newest = max(seqs)
                     page.arrivals.append((time.monotonic(), page.newest))
+
+    def compressed(self) -> int:
+        """How many pages the server agreed permessage-deflate with (wsproto keeps the accepted extension)."""
+        return sum(any(getattr(e, "_enabled", False) for e in page.ws.connection._proto.extensions)
+                   for page in self.pages if page.ws.connection is not None)
+
+    def messages(self) -> int:
+        """Socket.IO events received by all pages so far (pings left out)."""
+        return sum(page.messages for page in self.pages)
 
     def dropped(self) -> int:
         return sum(page.closed for page in self.pages)

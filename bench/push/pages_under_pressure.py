@@ -4,16 +4,17 @@ authenticated floor with fan-out, on a Raspberry Pi's budget and on this machine
 For each pressure (--pressure pi: the served process tree in pi_budget's cgroup, a quarter of one core;
 busy: N processes spinning beside the server, no cgroup) and each server (the bank, `terrabank serve`;
 the floor, bench/auth_floor_server.py --fanout: its own Gunicorn stack and pages, one padded `round` to
-every page per 100 ms naming the newest entry), in turn:
+every page per 100 ms naming the newest entry, glibc's malloc set as the bank's), in turn:
 
 1. the server starts (nothing timed before it answers HTTP), then is put under the pressure;
 2. PAGES team pages connect from 4 loopback addresses (bench/push/page_room.py: one reader thread; pages
-   answer their pings; no compression, so the server's cost per page is the least);
+   answer their pings; each offers permessage-deflate, as every browser does, and the report says how many
+   the server agreed it with; --plain: no compression);
 3. 10 harvests to warm it up, unmeasured, the same for both servers;
 4. for each pace (--paces, default 2 and 20 a second) for SECONDS: 4 tablets book harvests at that pace;
    measured: harvests booked of those asked, pages dropped, tap-to-last-page (from the request's sending to
    the moment the last page held its entry, or a newer one) p50 and p99, how long after the last booking
-   every page held it, and the server tree's CPU per booked harvest.
+   every page held it, the server tree's CPU per booked harvest, messages per page, the load average.
 
 A room in which any page dropped is void: its line says how many, and no ratio is printed for it.
 Ratios bank / floor are of the same pressure and pace in the same run.
@@ -25,6 +26,7 @@ Ratios bank / floor are of the same pressure and pace in the same run.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import statistics
@@ -38,6 +40,7 @@ from page_room import Room, book_at_pace
 
 import harness
 import pi_budget
+from bank.cli.serve_lean import ALLOCATOR
 import proctree
 
 BENCH = Path(__file__).resolve().parent.parent
@@ -106,28 +109,30 @@ def start_bank(folder: Path):
 
 def start_floor(folder: Path):
     argv = [sys.executable, str(BENCH / "auth_floor_server.py"), "--db", str(folder / "floor.db"), "--fanout"]
-    proc, port = harness.launch(argv, folder / "floor.log")
+    proc, port = harness.launch(argv, folder / "floor.log", env=ALLOCATOR)  # malloc set as the bank's (serve_lean)
     url = f"http://127.0.0.1:{port}"
     tokens = {team: f"floor-{team}" for team in ("blue", "yellow", "red", "green")}  # the floor checks none
     return proc, port, url, tokens, lambda api: api.login("floor", "floor")
 
 
-def measure(kind: str, start, pressure: Pressure, pages: int, paces: list, seconds: float) -> dict:
+def measure(kind: str, start, pressure: Pressure, pages: int, paces: list, seconds: float,
+            deflate: bool = True) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         proc, port, url, tokens, login = start(Path(tmp))
         room = None
         try:
             pressure.apply(proc.pid)
-            room = Room(port, tokens, pages)
+            room = Room(port, tokens, pages, deflate=deflate)
             time.sleep(3)
             book_at_pace(url, 10.0, 1.0, tablets=2, tag="warm", login=login)  # the same warm-up for both
-            out = {"server": kind, "pages": pages, "paces": []}
+            out = {"server": kind, "pages": pages, "compressed": room.compressed(), "paces": []}
             for pace in paces:
                 tree = proctree.tree(proc.pid)
-                cpu = _cpu_seconds(tree)
+                cpu, messages = _cpu_seconds(tree), room.messages()
                 booked, refused = book_at_pace(url, pace, seconds, tag=f"p{pace:g}-", login=login)
                 done = time.monotonic()
                 cpu = _cpu_seconds(tree) - cpu
+                load = os.getloadavg()[0]
                 last = booked[-1][0] if booked else 0
                 while time.monotonic() < done + 30 and room.behind(last):
                     time.sleep(0.05)
@@ -143,7 +148,8 @@ def measure(kind: str, start, pressure: Pressure, pages: int, paces: list, secon
                     "dropped": room.dropped(), "connected": pages - room.dropped(),
                     "tap_p50": statistics.median(taps) if taps else None,
                     "tap_p99": taps[min(len(taps) - 1, int(0.99 * len(taps)))] if taps else None,
-                    "caught_up": caught, "cpu_ms_per_command": 1000 * cpu / max(1, len(booked))})
+                    "caught_up": caught, "cpu_ms_per_command": 1000 * cpu / max(1, len(booked)),
+                    "messages": (room.messages() - messages) / pages, "load": load})
             return out
         finally:
             if room is not None:
@@ -154,14 +160,15 @@ def measure(kind: str, start, pressure: Pressure, pages: int, paces: list, secon
 
 def report(pressure: Pressure, results: list) -> None:
     print(f"\n## {pressure.describe()}\n")
-    print("| server | pace asked /s | booked / asked | pages kept | tap-to-last-page p50 / p99 | all pages hold the last "
-          "entry after | CPU per booked harvest |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| server | pace asked /s | booked / asked | pages kept (compressed) | tap-to-last-page p50 / p99 | all pages "
+          "hold the last entry after | CPU per booked harvest | messages a page | load average at the end |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         for p in r["paces"]:
             fmt = lambda x: "-" if x is None else f"{x:.2f} s"  # noqa: E731
-            print(f"| {r['server']} | {p['pace']:g} | {p['booked']} / {p['asked']} | {p['connected']} of {r['pages']} | "
-                  f"{fmt(p['tap_p50'])} / {fmt(p['tap_p99'])} | {fmt(p['caught_up'])} | {p['cpu_ms_per_command']:.1f} ms |")
+            print(f"| {r['server']} | {p['pace']:g} | {p['booked']} / {p['asked']} | {p['connected']} of {r['pages']} "
+                  f"({r['compressed']}) | {fmt(p['tap_p50'])} / {fmt(p['tap_p99'])} | {fmt(p['caught_up'])} | "
+                  f"{p['cpu_ms_per_command']:.1f} ms | {p['messages']:.0f} | {p['load']:.1f} |")
     bank, floor = (next((r for r in results if r["server"] == name), None) for name in ("bank", "floor"))
     if bank and floor:
         for b, f in zip(bank["paces"], floor["paces"]):
@@ -182,6 +189,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="of each pace")
     parser.add_argument("--spinners", type=int, default=4, help="busy-loop processes for --pressure busy")
     parser.add_argument("--servers", default="bank,floor")
+    parser.add_argument("--plain", action="store_true", help="pages without permessage-deflate")
+    parser.add_argument("--json", help="append each run's results to this file, a JSON line a server")
     args = parser.parse_args()
     paces = [float(x) for x in args.paces.split(",")]
     starts = {"bank": start_bank, "floor": start_floor}
@@ -190,8 +199,12 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.1f}")
     for kind in args.pressure.split(","):
         pressure = Pressure(kind, args.spinners)
-        results = [measure(name, starts[name], pressure, args.pages, paces, args.seconds)
+        results = [measure(name, starts[name], pressure, args.pages, paces, args.seconds, not args.plain)
                    for name in args.servers.split(",")]
+        if args.json:
+            with open(args.json, "a") as out:
+                for r in results:
+                    out.write(json.dumps({"pressure": kind, **r}) + "\n")
         report(pressure, results)
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
 
