@@ -121,6 +121,11 @@ def worker_classes():
                                  partial(self.on_pending_socket_readable, conn))
 
         def on_pending_socket_readable(self, conn, client):
+            if conn.released:
+                # Evicted earlier in this same turn of the loop (accept at the cap), its readiness already
+                # listed: without this the worker died on the missing entry ("not in deque") and Gunicorn
+                # restarted it, every connection lost: phones waited up to 10 s (issue 34).
+                return
             try:
                 data = conn.sock.recv(HEAD_CHUNK)
             except (BlockingIOError, InterruptedError):
@@ -140,6 +145,8 @@ def worker_classes():
 
         def on_client_socket_readable(self, conn, client):
             # A kept-alive connection speaks again: its next head is read here too, with its deadline.
+            if conn.released:  # evicted earlier in this turn (see on_pending_socket_readable)
+                return
             self.poller.unregister(client)
             self.keepalived_conns.remove(conn)
             self.wait_for_head(conn)
