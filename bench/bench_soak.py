@@ -32,7 +32,7 @@ from pathlib import Path
 import bench_extra
 import soak_probe
 from harness import Api, Server, machine
-from proctree import cpu_seconds, processes, pss_mb, rss_mb, threads
+from proctree import cpu_seconds, own_mb, processes, pss_mb, rss_mb, threads
 
 RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
 BUILDINGS = ["power_plant_1", "purification_centre", "greenhouse", "reserve"]
@@ -135,7 +135,8 @@ def fanout_of(fleet, acks: list) -> list:
     return done
 
 
-def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0, probe: str | None = None) -> dict:
+def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0, probe: str | None = None,
+        deflate: bool = False) -> dict:
     fleets = bench_extra.load("clients")  # before the server starts: a missing extra is said at once
     if probe:  # the server inherits this process's environment (harness.spawn)
         os.environ.update(soak_probe.prepare(Path(probe)))
@@ -147,7 +148,7 @@ def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0,
             teams = list(tokens)
             idle_rss, idle_pss = rss_mb(server.pid), pss_mb(server.pid)
             cpu_before = cpu_seconds([server.pid])
-            fleet = fleets.Fleet(server.url, tokens, cookie, n=clients).start()
+            fleet = fleets.Fleet(server.url, tokens, cookie, n=clients, deflate=deflate).start()
             stop = threading.Event()
             workers = [Facilitator(server.url, f"fac{i}", teams, stop, seed=i, pace=pace) for i in range(facilitators)]
             samples, fanout, pending = [], [], []
@@ -159,7 +160,8 @@ def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0,
                 while time.monotonic() < end and server.proc.poll() is None:
                     stop.wait(min(10, max(0.0, end - time.monotonic())))
                     now = time.monotonic()
-                    samples.append((now - started, rss_mb(server.pid), threads(server.pid), pss_mb(server.pid)))
+                    samples.append((now - started, rss_mb(server.pid), threads(server.pid), pss_mb(server.pid),
+                                    own_mb(server.pid)))
                     # Fan-out under load for acks at least 2 s old; then forget what is measured.
                     for w in workers:
                         n = len(w.acks)  # the worker may append meanwhile: take exactly n
@@ -172,7 +174,8 @@ def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0,
                     late = sum(1 for r in results if r is None)
                     if ripe:
                         fleet.forget_before(max(s for s, _ in ripe) - 5)
-                    print(f"{samples[-1][0]:7.0f} s  RSS {samples[-1][1]:6.1f} MB  PSS {samples[-1][3]:6.1f} MB  threads {samples[-1][2]:4d}  "
+                    print(f"{samples[-1][0]:7.0f} s  RSS {samples[-1][1]:6.1f} MB  PSS {samples[-1][3]:6.1f} MB  "
+                          f"own {samples[-1][4]:6.1f} MB  threads {samples[-1][2]:4d}  "
                           f"commands {sum(sum(w.statuses.values()) for w in workers):6d}  "
                           f"unexpected {sum(len(w.unexpected) for w in workers)}  "
                           f"disconnects {fleet.disconnects()}  out of order {fleet.regressions()}  late {late}",
@@ -201,7 +204,8 @@ def run(minutes: float, clients: int, facilitators: int, log, pace: float = 1.0,
             "by_process": by_process, "samples": samples, "statuses": statuses,
             "unexpected": [u for w in workers for u in w.unexpected], "crashes": [repr(w.crash) for w in workers if w.crash],
             "lagging": [(c.kind, c.team, c.last_seq()) for c in lagging], "bank_seq": bank_seq,
-            "facilitators": facilitators, "disconnects": disconnects, "regressions": regressions, "pace": pace, "reasons": reasons, "connected": connected, "alive": alive, "fanout": fanout, "cpu": cpu}
+            "facilitators": facilitators, "disconnects": disconnects, "regressions": regressions, "pace": pace, "reasons": reasons, "connected": connected, "alive": alive, "fanout": fanout, "cpu": cpu,
+            "deflate": deflate}
 
 
 def report(r: dict, args: list) -> str:
@@ -216,7 +220,8 @@ def report(r: dict, args: list) -> str:
     fan = r["fanout"]
     errors = (len(r["unexpected"]) + r["disconnects"] + len(r["lagging"]) + r["regressions"] + len(r["crashes"])
               + (0 if r["alive"] else 1))
-    lines = [f"Soak: {r['minutes']:g} min, {r['clients']} clients, {total} commands from {r['facilitators']} facilitators "
+    lines = [f"Soak: {r['minutes']:g} min, {r['clients']} clients"
+             f"{' offering permessage-deflate' if r['deflate'] else ''}, {total} commands from {r['facilitators']} facilitators "
              f"({total / (r['minutes'] * 60):.1f}/s), bank at seq {r['bank_seq']} at the end.", "",
              "| figure | value | target |", "| --- | --- | --- |",
              "| errors (unexpected status + disconnects + stale clients at the end + messages out of order + crashes) "
@@ -227,6 +232,10 @@ def report(r: dict, args: list) -> str:
              f"{s[0][3]:.1f} / {s[-1][3]:.1f} / {max(x[3] for x in s):.1f} | <= 100 with {r['clients']} pages (P3) |",
              f"| whole tree RSS idle / first sample / last / max (MB; shared pages counted in each process) | "
              f"{r['idle_rss']:.1f} / {rss[0]:.1f} / {rss[-1]:.1f} / {max(rss):.1f} | <= 100 (P3) |",
+             f"| whole tree's own memory (worker RSS + master's private pages: as a Pi sees it) first / last / max "
+             f"(MB) | {s[0][4]:.1f} / {s[-1][4]:.1f} / {max(x[4] for x in s):.1f} | <= 100 (P3, issue 33) |",
+             f"| own memory slope ± standard error, whole run / second half (MB/hour) | "
+             f"{slope_text([(x[0], x[4]) for x in s])} / {slope_text([(x[0], x[4]) for x in half])} | < 1 (P3) |",
              f"| PSS slope ± standard error, whole run / second half (MB/hour) | "
              f"{slope_text([(x[0], x[3]) for x in s])} / {slope_text([(x[0], x[3]) for x in half])} | < 1 (P3) |",
              f"| RSS slope ± standard error, whole run / second half (MB/hour) | "
@@ -259,11 +268,12 @@ def main() -> None:
     parser.add_argument("--facilitators", type=int, default=3)
     parser.add_argument("--pace", type=float, default=1.0,
                         help="each facilitator waits between pace/2 and pace seconds between commands (0: flat out)")
+    parser.add_argument("--deflate", action="store_true", help="the pages offer permessage-deflate, as browsers do")
     parser.add_argument("--probe", metavar="DIR",
                         help="sample the worker from inside every SOAK_PROBE_EVERY (120) s into DIR (bench/soak_probe.py)")
     args = parser.parse_args()
     minutes = 2 if args.quick else args.minutes
-    result = run(minutes, args.clients, args.facilitators, sys.stderr, args.pace, args.probe)
+    result = run(minutes, args.clients, args.facilitators, sys.stderr, args.pace, args.probe, args.deflate)
     print(report(result, sys.argv[1:]))
 
 
