@@ -1,0 +1,43 @@
+"""The coordinates' button sat on the board's bottom-right corner on a landscape screen (noticed at
+issue 32): on the mirror tablet, where moves are recorded by tapping hexes, it hid a hex a finger
+had to reach. No hex of a mirror game's board lies under it, on the tablet or a mirror game shown
+on a 720p or 1080p screen. (A phones game's TV, which nobody taps, keeps the corner: its board
+needs the height, tests/web/trias/test_tv_in_words.py.)
+
+Needs Playwright's Python package and Debian's Chromium (skipped without them).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from needs import module, needs  # noqa: E402
+sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
+from browserkit import CHROMIUM  # noqa: E402,F401
+from test_browser_trias import TABLET, pages, server, wait_seq  # noqa: E402,F401
+
+pytestmark = needs("playwright", "chromium")
+
+HEXES_UNDER = """() => {
+  const b = document.querySelector('#coords-toggle').getBoundingClientRect();
+  return Array.from(document.querySelectorAll('#board .base [data-place] > polygon:first-child'))
+    .map(p => [p.parentNode.dataset.place, p.getBoundingClientRect()])
+    .filter(([_, r]) => r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom)
+    .map(([k]) => k);
+}"""
+
+
+@pytest.mark.parametrize("size", [TABLET, {"width": 1280, "height": 720}, {"width": 1920, "height": 1080}],
+                         ids=["tablet-1280x800", "tv-720p", "tv-1080p"])
+def test_no_hex_lies_under_the_coordinates_button(server, pages, size):
+    app, url = server
+    game = app.extensions["trias_games"].create(seats=[{"name": n, "kind": "human"} for n in ("Ana", "Bob", "Cyd")],
+                                                seed=8, mode="mirror")
+    page = pages(size)
+    page.goto(f"{url}/trias/g/{game.id}?t={game.table_secret}")
+    wait_seq(page, game.last_seq)
+    button = page.locator("#coords-toggle")
+    sync_api.expect(button).to_be_visible()
+    assert page.evaluate(HEXES_UNDER) == [], "hexes under the coordinates' button"
+    box = button.bounding_box()
+    assert box["y"] + box["height"] <= size["height"], "the button is on the screen"
