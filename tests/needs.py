@@ -51,6 +51,8 @@ PROGRAMS = {
     "pdftoppm": ("poppler-utils", _on_path_or()),
     "zbarimg": ("zbar-tools", _on_path_or()),
     "sqlite3": ("sqlite3", _on_path_or()),
+    "ip": ("iproute2", _on_path_or("/usr/sbin/ip", "/sbin/ip")),  # the network cuts (tests/netns_kit.py)
+    "nft": ("nftables", _on_path_or("/usr/sbin/nft")),
 }
 
 # Python packages the tests use that `pip install .` leaves out: import name -> pip's name.

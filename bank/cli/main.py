@@ -121,7 +121,8 @@ def cmd_init(args) -> int:
     config = load_config(config_path)
     where = storage_url.target(db, config)
     # Held until the new game is in place: a `serve` started meanwhile is refused, not fed a dying file.
-    with storage_url.hold(db, config, "terrabank init"):
+    # No lease (journal_pg_lease.py): a one-off command; a restart of PostgreSQL ends it anyway.
+    with storage_url.hold(db, config, "terrabank init", lease_it=False):
         if isinstance(where, storage_url.PostgresTarget):  # the journal is in PostgreSQL (issue 15)
             _init_in_database(where, db, config, args.force, args.keep_links)
             print(f"Created a new {where.name} from {config_path}.")

@@ -60,7 +60,12 @@ def migrate(db, config, url: str, game: str) -> Moved:
     if not Path(db).is_file():  # checked before the lock, which would leave a .lock file beside nothing
         raise StorageError("database_missing", f"No game file at {db}: give the game's SQLite file with --db "
                            "(e.g. --db terrabank.db).", path=str(db))
-    with gamefile.hold(db, "terrabank migrate"):
+    from bank.store.journal_pg_hold import hold as hold_in_database
+
+    # The name in the database is held too (issue 36): a server on it, from any host, or its lease
+    # across a restart of PostgreSQL, refuses the migration, and a server started meanwhile is refused.
+    with gamefile.hold(db, "terrabank migrate"), \
+            hold_in_database(url, target.game, "terrabank migrate", watch=False, lease_it=False):
         source = _ReadOnlyJournal.open_file(db)
         try:
             if target.exists():

@@ -17,6 +17,11 @@ from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
 from bank.store.storage import StorageError, display_url  # noqa: F401 (its callers name it here)
 
 CONNECT_TIMEOUT = 5  # seconds, unless the URL says otherwise
+# A network cut drops packets and closes nothing (issue 36): without these a statement sent into it
+# waited for TCP's own retries (a quarter of an hour), and /readyz with it. Data unacknowledged for
+# 5 s, or an idle connection unanswered for 5 + 3 x 2 s, fails, and the caller says the database is lost.
+CUT_SETTINGS = {"tcp_user_timeout": 5000, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
+                "keepalives_count": 3}
 _OPEN: "weakref.WeakSet" = weakref.WeakSet()  # this process's connections, made inert in a forked child
 
 
@@ -66,19 +71,24 @@ def connect(url: str):
         raise StorageError("bad_database_url", f"The database URL cannot be read ({first_line(exc)}): write it "
                            "as postgresql://USER@HOST:PORT/DATABASE (see docs/DEPLOY.md).") from None
     params.setdefault("connect_timeout", CONNECT_TIMEOUT)
+    for setting, value in CUT_SETTINGS.items():
+        params.setdefault(setting, value)
     params.setdefault("application_name", "terrabank")
+    conn = None
     try:
         conn = psycopg.connect(**params, autocommit=True)
-    except psycopg.Error as exc:
+        # A server configured with synchronous_commit=off could lose the last commits in a crash.
+        conn.execute("SET synchronous_commit = on")
+    except psycopg.Error as exc:  # the SET too: a server stopping between the two (issue 36's restarts)
+        if conn is not None:
+            conn.close()
         raise StorageError("database_unreachable", f"Cannot connect to {display_url(url)}: {first_line(exc)}. "
                            "Check that PostgreSQL runs (systemctl status postgresql) and that the URL's "
                            "host, port, user, password and database are right (see docs/DEPLOY.md); "
                            "nothing was recorded.", url=display_url(url)) from None
-    try:
-        # A server configured with synchronous_commit=off could lose the last commits in a crash.
-        conn.execute("SET synchronous_commit = on")
     except BaseException:
-        conn.close()
+        if conn is not None:
+            conn.close()
         raise
     _OPEN.add(conn)
     return conn

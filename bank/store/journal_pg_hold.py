@@ -26,6 +26,12 @@ so in one log line, takes the hold back as soon as PostgreSQL answers (a new epo
 says so in one line; if another process got in meanwhile it stays refused and names it.
 The state lives in memory shared with the worker processes forked after the hold; a worker
 never closes the hold's connection (its copy is made inert at the fork: journal_pg_connect.py).
+
+The lock is forgotten when PostgreSQL restarts, so a server's hold is also a lease, a row that
+survives the restart (bank/store/journal_pg_lease.py, issue 36): every taker is refused while
+another holder's lease is live, and the watcher renews it, and writes it again the moment it
+takes the hold back. Every probe and statement fails within seconds on a network cut
+(journal_pg_connect.py: TCP user timeout and keepalives), so a cut process says so and refuses.
 """
 
 from __future__ import annotations
@@ -36,11 +42,14 @@ import os
 import socket
 import struct
 import threading
+import time
+import uuid
 import zlib
 from typing import NamedTuple
 
 from bank.errors import BankError
 from bank.store.gamefile import STOP_HINT
+from bank.store import journal_pg_lease as lease
 from bank.store.journal_pg_connect import connect, display_url, first_line, pg_errors
 from bank.store.journal_pg_schema import ensure_schema
 from bank.store.storage import StorageError
@@ -50,7 +59,9 @@ PROBE_SECONDS = 1.0  # how often the watcher looks at the hold's connection
 HOLD_LOST = "the bank lost its hold on the game in the database; it is taking it back"
 LOG = logging.getLogger("terrabank.hold")
 
-_CELL = struct.Struct("qqq")  # held (1) or not (0), the game's number (0: no game yet), the epoch
+# Held (1) or not (0), the game's number (0: no game yet), the epoch, and the number of the game first held
+# (0: none yet), which says that `init --force` replaced the game while the hold was lost.
+_CELL = struct.Struct("qqqq")
 _WHO = 240  # bytes kept for who holds the game instead of this process
 _HOLDS: dict[tuple[str, str], "DatabaseHold"] = {}  # this process's holds, by (url, game name)
 
@@ -74,6 +85,12 @@ class HoldState(NamedTuple):
     game_id: int | None  # the number of the game the hold's epoch was written into (None: no game then)
     epoch: int
     holder: str  # who holds the game instead of this process, when known
+    first_game_id: int | None = None  # the game this process started serving
+
+    @property
+    def replaced(self) -> bool:
+        """The game under this name is not the one this process serves (`init --force` got in): it cannot book."""
+        return self.first_game_id is not None and self.game_id is not None and self.game_id != self.first_game_id
 
 
 def state(url: str, game: str) -> HoldState | None:
@@ -86,10 +103,12 @@ class DatabaseHold:
     """The connection that holds the lock, and its watcher; close() (or the process ending) lets go."""
 
     def __init__(self, url: str, game: str, who: str, shared: bool, conn, game_id: int | None, epoch: int,
-                 watch: bool = True):
+                 watch: bool = True, token: str | None = None):
         self.url, self.game, self.who, self.shared, self.conn = url, game, who, shared, conn
+        self.token = token  # this hold's lease (journal_pg_lease.py); None: no lease (init, migrate)
+        self._renewed = time.monotonic()
         self.where = f"game {game!r} in {display_url(url)}"
-        self._cell = mmap.mmap(-1, _CELL.size + _WHO)  # shared with the processes forked from this one
+        self._cell = mmap.mmap(-1, _CELL.size + _WHO)  # shared with the processes forked from this one (zeros)
         self._set(True, game_id, epoch)
         self._conn_lock = threading.Lock()
         self._stop = threading.Event()
@@ -107,13 +126,14 @@ class DatabaseHold:
         self.conn = None
 
     def state(self) -> HoldState:
-        held, game_id, epoch = _CELL.unpack_from(self._cell, 0)
+        held, game_id, epoch, first = _CELL.unpack_from(self._cell, 0)
         who = bytes(self._cell[_CELL.size:]).rstrip(b"\0").decode(errors="replace")
-        return HoldState(bool(held), game_id or None, epoch, who)
+        return HoldState(bool(held), game_id or None, epoch, who, first or None)
 
     def _set(self, held: bool, game_id: int | None, epoch: int, holder: str = "") -> None:
         self._cell[_CELL.size:] = holder.encode()[:_WHO].ljust(_WHO, b"\0")
-        self._cell[:_CELL.size] = _CELL.pack(int(held), game_id or 0, epoch)
+        first = _CELL.unpack_from(self._cell, 0)[3] or game_id or 0
+        self._cell[:_CELL.size] = _CELL.pack(int(held), game_id or 0, epoch, first)
 
     def close(self) -> None:
         self._stop.set()
@@ -121,6 +141,11 @@ class DatabaseHold:
             del _HOLDS[(self.url, self.game)]
         with self._conn_lock:
             if self.conn is not None:
+                if self.token is not None:  # a clean stop: nobody waits for this holder to come back
+                    try:
+                        lease.release(self.conn, self.game, self.token)
+                    except Exception:  # noqa: BLE001 - the database is gone: the lease runs out alone
+                        pass
                 self.conn.close()
                 self.conn = None
 
@@ -150,7 +175,11 @@ class DatabaseHold:
             if self._stop.is_set():
                 return None
             try:
-                self.conn.execute("SELECT 1")
+                if self.token is not None and time.monotonic() - self._renewed >= lease.RENEW_SECONDS:
+                    lease.renew(self.conn, self.game, self.token, _name(self.who), self.shared)
+                    self._renewed = time.monotonic()
+                else:
+                    self.conn.execute("SELECT 1")
                 return None
             except Exception as exc:
                 reason = first_line(exc)
@@ -165,7 +194,7 @@ class DatabaseHold:
     def _take_back(self, said: str | None) -> str | None:
         before = self.state()
         try:
-            conn, game_id, epoch, holder = _take(self.url, self.game, self.who, self.shared)
+            conn, game_id, epoch, holder = _take(self.url, self.game, self.who, self.shared, self.token)
         except StorageError:
             return said  # PostgreSQL does not answer yet: already said
         if conn is None:
@@ -179,6 +208,7 @@ class DatabaseHold:
                 conn.close()
                 return said
             self.conn = conn
+            self._renewed = time.monotonic()  # _take wrote the lease again
         self._set(True, game_id, epoch)
         if before.game_id is not None and game_id != before.game_id:
             LOG.warning("terrabank: took back the hold on %s, but it is another game now (terrabank init "
@@ -190,23 +220,28 @@ class DatabaseHold:
         return None
 
 
-def _take(url: str, game: str, who: str, shared: bool):
-    """(connection, game number, epoch, None) holding `game`, or (None, None, 0, holder) when another holds it."""
+def _take(url: str, game: str, who: str, shared: bool, token: str | None = None):
+    """(connection, game number, epoch, None) holding `game`, or (None, None, 0, holder) when another holds
+    it, by its lock or its lease. `token`: this hold's lease, written (or written again) here; None: no lease."""
     where = f"game {game!r} in {display_url(url)}"
     conn = connect(url)
     try:
         with pg_errors(where):
             ensure_schema(conn)
+            lease.ensure(conn)
             # Seen by the next one refused (pg_stat_activity), so its sentence can say who holds the game.
-            name = f"{who} on {socket.gethostname()}, process {os.getpid()}"
+            name = _name(who)
             conn.execute("SELECT set_config('application_name', %s, false)", (name[:63],))
             for setting, seconds in (("tcp_keepalives_idle", 10), ("tcp_keepalives_interval", 10),
                                      ("tcp_keepalives_count", 4)):
                 conn.execute("SELECT set_config(%s, %s, false)", (setting, str(seconds)))
+            if token is not None:  # taking back: this holder's session from before a network cut goes first
+                lease.end_old_session(conn, game, token)
             take = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
             got = conn.execute(f"SELECT {take}(%s, %s)", (HOLD_LOCK_SPACE, lock_key(game))).fetchone()[0]
-            if not got:
-                holder = _holder(conn, game)
+            # The lock is forgotten by a restart of PostgreSQL; the leases are not (journal_pg_lease.py).
+            holder = _holder(conn, game) if not got else lease.blocking(conn, game, token or "", shared)
+            if holder is not None:
                 conn.close()
                 return None, None, 0, holder
             # The fence: a new epoch for a holder alone; holders through a queue share theirs (negative).
@@ -214,20 +249,30 @@ def _take(url: str, game: str, who: str, shared: bool):
                      if shared else "nextval('terrabank.hold_epochs')")
             row = conn.execute(f"UPDATE terrabank.games SET hold_epoch = {epoch} WHERE name = %s "
                                "RETURNING id, hold_epoch", (game,)).fetchone()
+            if token is not None:
+                lease.renew(conn, game, token, name, shared)
     except BaseException:
         conn.close()
         raise
     return conn, (row[0] if row else None), (row[1] if row else 0), None
 
 
-def hold(url: str, game: str, who: str, shared: bool = False, watch: bool = True) -> DatabaseHold:
-    """Hold game `game` of the database at `url` for `who`, or BankError("bank_running") naming the holder."""
-    conn, game_id, epoch, holder = _take(url, game, who, shared)
+def _name(who: str) -> str:
+    return f"{who} on {socket.gethostname()}, process {os.getpid()}"
+
+
+def hold(url: str, game: str, who: str, shared: bool = False, watch: bool = True,
+         lease_it: bool = True) -> DatabaseHold:
+    """Hold game `game` of the database at `url` for `who`, or BankError("bank_running") naming the holder.
+    `lease_it`: also write a lease that outlives a restart of PostgreSQL (a server's; not a one-off
+    command's, which a restart ends anyway)."""
+    token = uuid.uuid4().hex if lease_it else None
+    conn, game_id, epoch, holder = _take(url, game, who, shared, token)
     if conn is None:
         raise BankError("bank_running", f"the bank is already running on game {game!r} in {display_url(url)} "
                         f"({holder}): {STOP_HINT} on that machine, then run this command again; nothing was "
                         "changed", path=game)
-    return DatabaseHold(url, game, who, shared, conn, game_id, epoch, watch)
+    return DatabaseHold(url, game, who, shared, conn, game_id, epoch, watch, token)
 
 
 def _holder(conn, game: str) -> str:

@@ -72,11 +72,12 @@ def target(path, config=None, url: str | None = None):
 
 
 @contextmanager
-def hold(path, config, who: str, shared: bool = False):
+def hold(path, config, who: str, shared: bool = False, lease_it: bool = True):
     """Hold the game named by `path` for `who` while the block runs (a server for its whole life), or
     BankError("bank_running"): the file beside it on this host and, for a game in PostgreSQL, the
     game in the database, so that a server on another host refuses an `init --force` too
-    (bank/store/journal_pg_hold.py). `shared`: several servers hearing each other through a queue."""
+    (bank/store/journal_pg_hold.py). `shared`: several servers hearing each other through a queue.
+    `lease_it`: a server's hold, kept across a restart of PostgreSQL (journal_pg_lease.py); not a one-off command's."""
     from bank.store import gamefile
 
     with gamefile.hold(path, who, shared=shared):
@@ -86,7 +87,7 @@ def hold(path, config, who: str, shared: bool = False):
             return
         from bank.store.journal_pg_hold import hold as hold_in_database
 
-        with hold_in_database(where.url, where.game, who, shared=shared):
+        with hold_in_database(where.url, where.game, who, shared=shared, lease_it=lease_it):
             yield
 
 

@@ -1,10 +1,15 @@
 """Is this process alive, and may it be sent commands? (issue 24 item 5)
 
 - `/healthz`: the process answers (200 `{"ok": true, "process": <pid>}`): for systemd's watchdog or a plain
-  `curl -f`; nothing is read.
-- `/readyz`: 200 `{"ready": true, ...}` when the database answers, the process holds its
-  game there (bank/store/journal_pg_hold.py), the queue answers when one is configured and
-  the process is not draining (SIGTERM, bank/web/serving/stopping.py); else 503 with `reason`, one sentence, and the failing checks.
+  `curl -f`; nothing is read but what the process knows (`degraded`, below).
+- `/readyz` says whether this process can book (issue 36: it said ready while every command was
+  refused, and not ready while booking worked): 200 `{"ready": true, ...}` when the database
+  answers, the process holds its game there (bank/store/journal_pg_hold.py) and it is still the
+  game this process serves (not replaced by `init --force`), and the process is not draining
+  (SIGTERM, bank/web/serving/stopping.py); else 503 with `reason`, one sentence, and the failing
+  checks. A queue (Redis) that does not answer does not stop booking (the others' rows are read
+  once a second instead of heard): still ready, with `degraded` saying why, in /healthz too, so a
+  balancer polling readiness does not take the whole bank out with the queue.
   nginx (deploy/nginx-terrabank.conf) takes a process out after failed requests
   (`max_fails`) and retries only idempotent requests on the next one; a load balancer
   with active checks, or `compose`, polls `/readyz`.
@@ -35,7 +40,17 @@ DATABASE_LOST = ("database_unreachable", "database_connection_lost")
 @bp.get("/healthz")
 def healthz():
     # The process id tells an operator (and the spread test) which of several processes answered.
-    return jsonify({"ok": True, "process": os.getpid()})
+    degraded = _degraded(current_app._get_current_object())
+    return jsonify({"ok": True, "process": os.getpid(), **({"degraded": degraded} if degraded else {})})
+
+
+def _degraded(app) -> str | None:
+    """Why this process works, but less well (the queue does not answer), or None."""
+    peers = app.extensions.get("terrabank_peers")
+    if peers is None or peers.listening.is_set():
+        return None
+    return (f"the queue ({peers.url}) does not answer: commands are booked, and the other processes' rows "
+            "show here within a second instead of at once")
 
 
 @bp.get("/readyz")
@@ -55,17 +70,20 @@ def readyz():
         if not held.held:
             reasons.append("the bank lost its hold on the game in the database; it is taking it back"
                            + (f" ({held.holder} holds it meanwhile)" if held.holder else ""))
+        elif held.replaced:
+            checks["game"] = False
+            reasons.append("the game was replaced by `terrabank init --force` while this process's hold was lost; "
+                           "restart this process to serve the new game")
     peers = app.extensions.get("terrabank_peers")
     if peers is not None:
         checks["queue"] = peers.listening.is_set()
-        if not checks["queue"]:
-            reasons.append(f"the queue ({peers.url}) does not answer")
     if app.extensions["terrabank_health"].draining.is_set() or stopping.STOPPING.is_set():
         checks["draining"] = True
         reasons.append("the process is stopping")
     if reasons:
         return jsonify({"ready": False, "reason": "; ".join(reasons), "checks": checks}), 503
-    return jsonify({"ready": True, "checks": checks})
+    degraded = _degraded(app)
+    return jsonify({"ready": True, "checks": checks, **({"degraded": degraded} if degraded else {})})
 
 
 class Health:

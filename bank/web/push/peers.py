@@ -77,7 +77,23 @@ class Peers:
         """Tell the other processes that Trias game `game_id` moved on after its entry `after`."""
         self._send({"trias": game_id, "after": after})
 
+    def _messages(self, pubsub):
+        """The subscription's messages, and a PING every RETRY_SECONDS: a network cut drops packets and
+        closes nothing (issue 36), so a subscription waiting for its next message waited forever and the
+        process went on saying it heard the others; an unanswered PING raises (socket_timeout), and the
+        loop says Redis is lost (/readyz: degraded) and tries again."""
+        pinged = time.monotonic()
+        while True:
+            message = pubsub.get_message(timeout=1.0)
+            if message is not None:
+                yield message
+            if time.monotonic() - pinged >= RETRY_SECONDS:
+                self._redis.ping()
+                pinged = time.monotonic()
+
     def _send(self, notice: dict) -> None:
+        if not self.listening.is_set():
+            return  # Redis is lost: a PUBLISH would hold the command up to socket_timeout for nothing
         try:
             self._redis.publish(self.channel, json.dumps({**notice, "from": self.tag}))
         except Exception as exc:  # noqa: BLE001 - Redis down must not fail a command already booked
@@ -98,7 +114,7 @@ class Peers:
                 if self._warned:
                     self.logger.warning("peers: Redis at %s answers again", self.url)
                     self._warned = False
-                for message in pubsub.listen():
+                for message in self._messages(pubsub):
                     self._heard(message)
             except Exception as exc:  # noqa: BLE001 - keep listening whatever happened
                 self.listening.clear()
