@@ -23,6 +23,7 @@ import hmac
 import json
 import time
 
+from flask import g
 from flask.sessions import SecureCookieSessionInterface
 from itsdangerous import BadSignature
 
@@ -30,6 +31,9 @@ from bank.web.serving.identity import OPENED_COOKIE
 
 # Tells these signatures apart from any other use of the app's secret key (and from Flask's own cookies).
 PURPOSE = b"terrabank session cookie v1"
+# Cookies a view asks for (name, value, set_cookie options), written after the session's (device_cookie.py):
+# a client that reads a reply's first Set-Cookie (a script, a proxy's check) still reads the session's.
+AFTER_SESSION = "terrabank_cookies_after_session"
 
 
 def _b64(data: bytes) -> str:
@@ -122,6 +126,11 @@ class CookieSessions(SecureCookieSessionInterface):
             return signer.loads(value, max_age=int(app.permanent_session_lifetime.total_seconds()))
         except BadSignature:
             return {}
+
+    def save_session(self, app, session, response):
+        super().save_session(app, session, response)
+        for name, value, options in g.pop(AFTER_SESSION, ()):
+            response.set_cookie(name, value, **options)
 
     def open_session(self, app, request):
         """Flask's open_session, but a cookie that admission already opened in this request

@@ -23,12 +23,13 @@ import secrets
 import time
 from datetime import timedelta
 
-from flask import current_app, request
+from flask import current_app, g, request
+from itsdangerous import BadSignature
 
 from bank.store.accounts.lockout import user_key
-from bank.web.access.cookie_session import CookieSigner
+from bank.web.access.cookie_session import AFTER_SESSION, CookieSessions, CookieSigner
 
-COOKIE = "terrabank_device"
+SUFFIX = "-device"  # after the session cookie's name: a game hosted under /g/<name>/ has its own of both
 PURPOSE = b"terrabank device cookie v1"  # not a session cookie's signature, nor any other use of the secret
 # A season of games on the same devices; renewed at each good log-in.
 LIFETIME = timedelta(days=365)
@@ -49,15 +50,20 @@ def _signer() -> CookieSigner:
     return cached[1]
 
 
+def cookie_name() -> str:
+    """The session cookie's name (config SESSION_COOKIE_NAME: "session", or a hosted game's) + SUFFIX."""
+    return current_app.config.get("SESSION_COOKIE_NAME", "session") + SUFFIX
+
+
 def trusted_key(username: str) -> str | None:
     """The failure count of this device for `username` when the request holds a valid device cookie
     naming it; None for an untrusted client (no cookie, another account's, forged, too old)."""
-    value = request.cookies.get(COOKIE, "")
+    value = request.cookies.get(cookie_name(), "")
     if not value or not current_app.secret_key:
         return None
     try:
         data = _signer().loads(value, max_age=int(LIFETIME.total_seconds()))
-    except Exception:  # noqa: BLE001 - itsdangerous' BadSignature: not ours, altered or too old
+    except BadSignature:  # not signed here, altered, or too old
         return None
     device, named = data.get("device"), data.get("user")
     if not isinstance(device, str) or not isinstance(named, str) or named.lower() != username.lower():
@@ -68,6 +74,14 @@ def trusted_key(username: str) -> str | None:
 def give(response, username: str) -> None:
     """After a good log-in: this device is known for `username` (a new id, so an old copy of the cookie
     elsewhere keeps its own count)."""
+    app = current_app
     value = _signer().dumps({"device": secrets.token_urlsafe(16), "user": username})
-    response.set_cookie(COOKIE, value, max_age=int(LIFETIME.total_seconds()), path="/", httponly=True,
-                        samesite="Strict", secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")))
+    interface = app.session_interface
+    # The session cookie's path, domain and Secure flag (a hosted game's stays under /g/<name>/).
+    options = {"max_age": int(LIFETIME.total_seconds()), "path": interface.get_cookie_path(app),
+               "domain": interface.get_cookie_domain(app), "secure": interface.get_cookie_secure(app),
+               "httponly": True, "samesite": "Strict"}
+    if isinstance(interface, CookieSessions):  # written after the session's cookie (cookie_session.py)
+        g.setdefault(AFTER_SESSION, []).append((cookie_name(), value, options))
+    else:
+        response.set_cookie(cookie_name(), value, **options)

@@ -8,7 +8,7 @@ budget of its own and is not locked by others' failures; any other device is loc
 
 from __future__ import annotations
 
-from bank.web.access import auth, device_cookie
+from bank.web.access import auth
 from security_kit import refusal
 
 STRANGERS = [f"10.0.4.{n}" for n in range(1, 5)]  # four addresses
@@ -35,8 +35,10 @@ def the_leads_tablet(web):
     tablet = web()
     reply = log_in(tablet, "lead", "correct horse", LEAD_TABLET)
     assert reply.status_code == 200
-    assert device_cookie.COOKIE in reply.headers.get("Set-Cookie", "") or any(
-        device_cookie.COOKIE in h for h in reply.headers.getlist("Set-Cookie"))
+    cookies = reply.headers.getlist("Set-Cookie")
+    # The session's first (scripts read the first), then the device's: HttpOnly, SameSite=Strict, a year.
+    assert cookies[0].startswith("session=") and cookies[1].startswith("session-device=")
+    assert "HttpOnly" in cookies[1] and "SameSite=Strict" in cookies[1] and "Max-Age=31536000" in cookies[1]
     tablet.csrf = reply.get_json()["csrf"]
     assert tablet.client.post("/api/logout", headers={"X-CSRF-Token": tablet.csrf}).status_code == 200
     tablet.csrf = tablet.client.get("/api/csrf").get_json()["csrf"]
@@ -82,5 +84,6 @@ def test_a_device_cookie_names_one_account_and_cannot_be_forged(web):
     assert log_in(banker, "lead", "correct horse", "10.0.0.53").status_code == 429
     # An altered cookie is no cookie: the device is untrusted, and locked as the strangers made it.
     forger = web()
-    forger.client.set_cookie(device_cookie.COOKIE, tablet.client.get_cookie(device_cookie.COOKIE).value[:-2] + "AA")
+    forged = tablet.client.get_cookie("session-device").value[:-2] + "AA"
+    forger.client.set_cookie("session-device", forged)
     assert log_in(forger, "lead", "correct horse", "10.0.0.54").status_code == 429
