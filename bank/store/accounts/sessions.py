@@ -100,6 +100,11 @@ class SessionRules:
 
     clock = staticmethod(time.time)
 
+    def endings(self) -> tuple | None:
+        """A stamp that changes whenever a session may have ended, here or in another process (issue 33: the
+        socket sweep reads the rows only then); None: the store keeps none, read the rows each time."""
+        return None
+
     def start(self, username: str, role: str, address: str, agent: str, since: float | None) -> str | None:
         """Open a session for an account just checked; the new session id, or None if the account changed meanwhile.
 
@@ -170,6 +175,9 @@ class Sessions(SessionRules):
                 self._known.clear()
             self._known[id_hash] = (login, seen, now_generation)
         return login
+
+    def endings(self) -> tuple | None:
+        return generation(self._stamp)  # every ending bumps it (end, end_all, an account changed: end_user_sessions)
 
     def _ended(self, keys) -> None:
         """After sessions ended here: forget them, and tell every process (bump)."""

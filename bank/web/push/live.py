@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import threading
+import time
 from itertools import islice, takewhile
 
 from flask import current_app, request
@@ -30,6 +31,7 @@ _STARTING = threading.Lock()
 JOURNAL_PAGE = 500  # journal rows sent at most per connect or `sync`; a page behind by more asks again
 LINKS_SEEN = "terrabank_links_seen"  # app.extensions: the links' stamp the sweep last acted on
 LINKS_EPOCH = "terrabank_links_epoch"  # app.extensions: replaced by links_replaced() in this process
+SESSIONS_SEEN = "terrabank_sessions_seen"  # app.extensions: (the sessions' stamp, the keys) the sweep last read
 _NEVER = object()
 
 
@@ -297,11 +299,22 @@ def _links(app) -> tuple:
 def sweep(app) -> int:
     """Close the sockets of sessions and links ended elsewhere (the CLI replaced an account, a session idled out,
     another process replaced a link)."""
-    record = owners(app)
-    keys = record.sessions()
-    dead = keys - app.extensions["terrabank_sessions"].valid(keys)
-    cut = sum(end_session_sockets(key, "ended", app) for key in dead)
+    cut = sum(end_session_sockets(key, "ended", app) for key in _ended_sessions(app, owners(app).sessions()))
     return cut + sweep_links(app)
+
+
+def _ended_sessions(app, keys: set) -> set:
+    """Which of these sessions (holding sockets) ended. Read only when one may have (issue 33): the store's
+    endings stamp moved, a console joined, or a minute passed (a session idles out after a day without a
+    request, which no stamp marks); a store without a stamp (PostgreSQL) is read each time."""
+    sessions = app.extensions["terrabank_sessions"]
+    stamp = (getattr(sessions, "endings", lambda: None)(), int(time.monotonic() // 60))  # before the rows
+    seen, checked = app.extensions.get(SESSIONS_SEEN, (_NEVER, frozenset()))
+    if stamp[0] is not None and seen == stamp and keys <= checked:
+        return set()
+    dead = keys - sessions.valid(keys)
+    app.extensions[SESSIONS_SEEN] = (stamp, frozenset(keys))
+    return dead
 
 
 def sweep_links(app) -> int:

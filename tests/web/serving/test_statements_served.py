@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
 from harness import Api, Server, launch  # noqa: E402
 from test_admission import Crowd, open_page, phone_query  # noqa: E402
+from sio_kit import Phone  # noqa: E402
 from test_serving import harvest  # noqa: E402
 
 from bank.store.sqlite_file import TRACE_ENV  # noqa: E402
@@ -104,10 +106,13 @@ def book(game, count: int, every: float, tag: str) -> None:
         time.sleep(max(0.0, every - (time.monotonic() - started)))
 
 
-def test_idle_team_pages_cost_no_statements(game):
+def test_idle_team_pages_and_a_console_cost_no_statements(game):
     """Before: the sweep read the team links and the screen's key every second while a phone was connected
-    (2 statements a second with 40 pages, as with 200), besides the game's own look and heartbeat."""
-    with Crowd() as crowd:
+    (2 statements a second with 40 pages, as with 200), and the console's session row every second while a
+    console was (3 a second in all), besides the game's own look and heartbeat."""
+    console = Phone(game.port, {}, headers={"Cookie": game.lead.cookie})
+    with Crowd() as crowd, closing(console):
+        assert console.wait_for(lambda name, data: name == "public", 10)  # connected: sent the picture
         for i in range(PAGES):
             page, _ = open_page(game.port, *phone_query(game.tokens[TEAMS[i % 4]]))
             assert page is not None, f"page {i} was refused"
@@ -115,8 +120,9 @@ def test_idle_team_pages_cost_no_statements(game):
         time.sleep(2.5)  # settled: every page connected and was sent its picture
         seen = run_between(game, lambda: None, 6)
         assert not [page for page in crowd.pages if page.closed]  # still there: they cost nothing because idle
+        assert not console.closed
     own, pages = game_own(seen)
-    print(f"\n{PAGES} idle pages, 6 s: {len(pages) / 6:.2f} statements a second for them, "
+    print(f"\n{PAGES} idle pages and a console, 6 s: {len(pages) / 6:.2f} statements a second for them, "
           f"{len(own) / 6:.2f} the game's own")
     assert pages == [], f"{len(pages) / 6:.1f} statements a second with {PAGES} idle pages:\n" + "\n".join(pages[:20])
 
