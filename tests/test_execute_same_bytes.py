@@ -25,7 +25,10 @@ from bank.services.export import export_journal
 BEFORE = {
     "outcomes": "eb7831508e8586446dcb500eeeeb9b2845e9ad24dcee3d4cd23104d9dc58eaf4",
     "export": "a4b2d834cd55031e51d434cde6c056611724df1563a439eddcee89cd4fae9c62",
-    "head": "512:1c014105d4b8f9d3754e668fb4bb6f3b8be5f0b83f2594c6831129112a4891c8",
+    # Issue 34 binds the snapshot at 500 into the chain on purpose (bank/store/chain.py): rows 501-512
+    # link to that binding, so the head moved from 1c014105... (issue 27's code); every row hash up to 500,
+    # the export, the fingerprints and the snapshot's bytes are unchanged.
+    "head": "512:50d322cbc866932c27954a5140f74480fcb32a361f9116563d95d362aea0f0f3",
     "fingerprints": "3129ea8f9d023b503fd0d5b11eea5fdd3b4770276b50fd6329dfb231d83ea53d",
     "snapshots": [(500, "b55f11e1c1d6922bf5ec7f3055f369237312ff149eb30882894296000c11705e")],
     "booked": 510,  # 190 of the 700 refused (cooldowns, stock, buildings owned, a reversal's target)

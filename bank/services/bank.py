@@ -294,6 +294,20 @@ class Bank(ClockKeeping):
         with self._lock, self._journal.read_view():  # the entry and its hash from one moment
             return self._journal.last_seq(), self._journal.head()
 
+    def head_at(self, seq: int) -> str | None:
+        """The chain's head at entry `seq` as stored (None: no such entry): what each picture carries for the
+        phones that witness the journal (static/js/witness.js, issue 34). Remembered: a committed entry's
+        head never changes, and each round's pictures ask it again."""
+        heads = self.__dict__.setdefault("_heads", {})
+        if seq not in heads:
+            found = self._journal.head_at(seq)
+            if found is None:
+                return None
+            if len(heads) >= 64:
+                heads.clear()
+            heads[seq] = found
+        return heads[seq]
+
     def chain_at(self, seq: int) -> str | None:
         """The chain's hash at entry `seq`, recomputed from the rows (None: no such entry)."""
         return self._journal.chain_at(seq)

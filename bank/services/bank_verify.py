@@ -36,7 +36,8 @@ def verify_journal(journal, config, live: GameState, live_seq: int) -> list[str]
         chain = journal.chain_problem()
         if chain:
             problems.append(chain)
-        problems += journal.snapshot_problems()
+        named = journal.snapshot_problems()  # an edited snapshot, named (its seal, or the one the chain binds)
+        problems += named
         snapshots = dict(journal.snapshots())
         if live_seq == 0:
             problems += _live_differs(state, live)
@@ -50,8 +51,7 @@ def verify_journal(journal, config, live: GameState, live_seq: int) -> list[str]
             except Exception as exc:  # a tampered event may not even apply
                 problems.append(f"seq {seq}: its events cannot be applied ({exc})")
             if seq in snapshots and not _same_state(snapshots.pop(seq), state):
-                problems.append(f"snapshot at seq {seq} differs from the replayed journal "
-                                f"(a row at or before seq {seq} was changed)")
+                problems += _snapshot_differs(seq, chain, named)
             if seq == live_seq:
                 problems += _live_differs(state, live)
     if seq < live_seq:
@@ -63,6 +63,18 @@ def verify_journal(journal, config, live: GameState, live_seq: int) -> list[str]
     if integrity != "ok":
         problems.append(f"{journal.check_name}: {integrity}")
     return problems
+
+
+def _snapshot_differs(seq: int, chain: str | None, named: list[str]) -> list[str]:
+    """Why the snapshot at `seq` differs from the replay: the snapshot alone, or a changed row."""
+    if chain:  # the rows no longer match the chain: one of them may be what changed
+        return [f"snapshot at seq {seq} differs from the replayed journal (a row at or before seq {seq} was changed)"]
+    if any(f"snapshot at journal row {seq} " in p for p in named):
+        return [f"snapshot at seq {seq} differs from the replayed journal (the snapshot was changed, not the rows: "
+                "they still match the chain)"]
+    return [f"snapshot at seq {seq} differs from the replayed journal, whose rows still match the chain: the "
+            "snapshot was changed (if its seal matches, the chain was rewritten over it: its head is no longer "
+            "the one written down or the one the phones saw)"]
 
 
 def _live_differs(replayed: GameState, live: GameState) -> list[str]:

@@ -106,10 +106,11 @@ class _ReadOnlyJournal(Journal):
         if missing and len(missing) < len(_LATER_TABLES):  # added together: one alone was dropped by hand
             journal.close()
             raise _unsound(path, [f"its {missing[0]} table is missing"])
-        if missing:
+        if missing or not journal._has_table("chain_snapshot"):  # the snapshots' binding came later (issue 34)
             journal.close()
             raise StorageError("migrate_file_too_old", f"{path} was made by an earlier Terrabank and has no hash "
-                               "chain yet; this command never writes to the file: open it once with this "
+                               "chain yet (or no binding of its snapshots); this command never writes to the "
+                               "file: open it once with this "
                                f"Terrabank (terrabank --db {path} verify, with no database URL set) so it gains "
                                "its chain, then run migrate again.", path=str(path))
         return journal

@@ -10,6 +10,12 @@ The row's text columns are joined, each prefixed with its length in bytes, by
 SQLite itself (ROW_BYTES), so checking a long game at start costs one sha256 per
 row and no Python work per column; the same expression serves when a row is
 appended, so both sides hash exactly the same bytes.
+
+A snapshot is bound into the chain (issue 34): when one is written at row N, the chain
+records its seal (bank/store/snapshots.py) and the chain's head at N becomes
+bind(link of N, N, seal), which row N+1 links to. An edited snapshot, even resealed, no
+longer matches the seal the chain holds; rewriting that too changes every hash from N on,
+so the new head is not the one a phone saw (static/js/witness.js) or a facilitator wrote down.
 """
 
 from __future__ import annotations
@@ -53,21 +59,41 @@ def link(previous: str, seq: int, at: float, row_bytes: bytes) -> str:
     return hashlib.sha256(head + row_bytes).hexdigest()
 
 
-def replay(rows: Iterable[tuple]) -> Iterator[tuple[int, str]]:
-    """(seq, hash) of each row of SELECT_ROWS, in order, recomputed from the rows alone."""
-    previous = GENESIS
+def bind(row_hash: str, seq: int, seal: str) -> str:
+    """The chain's head at row `seq` once the snapshot sealed `seal` stands there: what row seq+1 links to."""
+    return hashlib.sha256(f"{row_hash}|{seq}|snapshot|{seal}".encode("ascii")).hexdigest()
+
+
+def replay(rows: Iterable[tuple], seals: dict | None = None) -> Iterator[tuple[int, str]]:
+    """(seq, head) after each row of SELECT_ROWS, in order, recomputed from the rows and the snapshots'
+    seals the chain binds ({seq: seal}); the head is the row's hash where no snapshot is bound."""
+    previous, seals = GENESIS, seals or {}
     for seq, at, row_bytes in rows:
         previous = link(previous, seq, at, row_bytes)
+        if seq in seals:
+            previous = bind(previous, seq, seals[seq])
         yield seq, previous
 
 
-def first_break(rows: Iterable[tuple], stored: dict) -> str | None:
-    """The first row whose recomputed hash differs from the stored chain, as a sentence."""
-    stored = dict(stored)
-    for seq, recomputed in replay(rows):
-        if stored.pop(seq, None) != recomputed:
+def first_break(rows: Iterable[tuple], stored: dict, bound: dict | None = None) -> str | None:
+    """The first row (or snapshot binding) whose recomputed hash differs from the stored chain, as a sentence.
+
+    `stored`: {seq: row hash}; `bound`: {seq: (seal, head)} of the snapshots the chain binds."""
+    stored, bound, previous, seq = dict(stored), dict(bound or {}), GENESIS, 0
+    for seq, at, row_bytes in rows:
+        previous = link(previous, seq, at, row_bytes)
+        if stored.pop(seq, None) != previous:
             return (f"journal row {seq} was changed, inserted or deleted after it was "
                     "written (its hash no longer matches the chain)")
+        if seq in bound:
+            seal, head = bound.pop(seq)
+            previous = bind(previous, seq, seal)
+            if head != previous:
+                return (f"the chain's record of the snapshot at journal row {seq} was changed after it was "
+                        "written (its hash no longer matches the chain)")
     if stored:
         return f"journal row {min(stored)} was deleted after it was written (the chain still lists it)"
+    if bound:
+        return (f"the chain binds a snapshot at journal row {min(bound)} but the journal ends at row {seq}: "
+                f"the rows after {seq} were deleted")
     return None

@@ -41,6 +41,7 @@ _ADDED = """
 CREATE TABLE IF NOT EXISTS chain(seq INTEGER PRIMARY KEY, hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS clock_checkpoint(
     id INTEGER PRIMARY KEY CHECK (id = 1), timeline REAL NOT NULL, wall REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS chain_snapshot(seq INTEGER PRIMARY KEY, seal TEXT NOT NULL, hash TEXT NOT NULL);
 """
 
 # The ledger is corrected by new entries, never by editing old ones: the
@@ -53,10 +54,13 @@ BEGIN SELECT RAISE(ABORT, '{table} rows are append-only: add a correcting entry 
 # Inside a transaction, the last seq and the chain's head, read under the write lock (BEGIN IMMEDIATE):
 # they stay true until this transaction appends. The id's look-up goes in the same statement (issue 27:
 # they were three, each a trip through SQLite on every command's path).
-_TIP_IN_TX = "SELECT (SELECT COALESCE(MAX(seq), 0) FROM journal), (SELECT hash FROM chain ORDER BY seq DESC LIMIT 1)"
+# The head is the last row's hash, or its snapshot's binding when one stands there (bank/store/chain.py).
+_HEAD = ("SELECT COALESCE(b.hash, c.hash) FROM chain c LEFT JOIN chain_snapshot b ON b.seq = c.seq "
+         "ORDER BY c.seq DESC LIMIT 1")
+_TIP_IN_TX = f"SELECT (SELECT COALESCE(MAX(seq), 0) FROM journal), ({_HEAD})"
 _FIND_IN_TX = (_TIP_IN_TX + ", " + ", ".join(f"j.{c.strip()}" for c in _COLUMNS.split(","))
                + " FROM (SELECT 1) LEFT JOIN journal j ON j.command_id = ?")
-_APPEND_ONLY = ("journal", "snapshots", "meta", "chain")
+_APPEND_ONLY = ("journal", "snapshots", "meta", "chain", "chain_snapshot")
 _INSERT_ROW = f"INSERT INTO journal({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 _INSERT_LINK = "INSERT INTO chain(seq, hash) VALUES (?, ?)"
 
@@ -131,7 +135,7 @@ class Journal(JournalReaders):
             journal = cls(_connect(path, "rw"), path)
             try:
                 journal._check_schema()
-                if not journal._has_table("clock_checkpoint"):
+                if not all(journal._has_table(t) for t in ("chain", "clock_checkpoint", "chain_snapshot")):
                     with journal.transaction():
                         journal._add_tables()
             except BaseException:
@@ -275,14 +279,28 @@ class Journal(JournalReaders):
         """The hash of the last row (GENESIS for an empty journal): write it down to anchor the chain."""
         if self._tip is not None and self._in_my_tx():
             return self._tip[1]
-        r = self._fetch("SELECT hash FROM chain ORDER BY seq DESC LIMIT 1")
+        r = self._fetch(_HEAD)
         return r[0] if r else chain.GENESIS
+
+    def head_at(self, seq: int) -> str | None:
+        """The chain's head at row `seq` as stored (what a phone that saw that entry holds), None: no such row.
+        On a reader connection: the pictures' thread asks it while the bank's thread books."""
+        conn, healthy = self._reader(), False
+        try:
+            with self._errors:
+                found = conn.execute("SELECT COALESCE(b.hash, c.hash) FROM chain c LEFT JOIN chain_snapshot b ON "
+                                     "b.seq = c.seq WHERE c.seq = ?", (seq,)).fetchall() if 0 < seq < 2**63 else []
+            healthy = True  # fetchall: the statement done, no read transaction left open on the idle reader
+            return found[0][0] if found else None
+        finally:
+            self._release(conn, healthy)
 
     def chain_at(self, seq: int) -> str | None:
         """The chain's hash at row `seq`, recomputed from the rows themselves (not the stored chain)."""
         with self.read_view():
             rows = self._fetch(f"{chain.SELECT_ROWS} WHERE seq<=? ORDER BY seq", (seq,), one=False)
-            return next((h for s, h in chain.replay(rows) if s == seq), None)
+            seals = dict(self._fetch("SELECT seq, seal FROM chain_snapshot", one=False))
+            return next((h for s, h in chain.replay(rows, seals) if s == seq), None)
 
     def chain_problem(self) -> str | None:
         """The first row whose content no longer matches the chain, as a sentence, or None."""
@@ -290,7 +308,8 @@ class Journal(JournalReaders):
         with self.read_view(), self._errors:
             conn = self._views.get(threading.get_ident(), self._conn)
             stored = dict(conn.execute("SELECT seq, hash FROM chain").fetchall())
-            return chain.first_break(conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored)
+            bound = {seq: (seal, head) for seq, seal, head in conn.execute("SELECT seq, seal, hash FROM chain_snapshot")}
+            return chain.first_break(conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored, bound)
 
     def save_checkpoint(self, timeline: float, wall: float) -> None:
         """Remember where the bank's time line is and what the system clock said (bank/services/timeline.py)."""
@@ -325,11 +344,10 @@ class Journal(JournalReaders):
         """(seq, state dict) of the newest sealed snapshot, checked against the chain (bank/store/snapshots.py);
         None if there is none; StorageError if it was edited."""
         with self.read_view():
-            r = self._fetch(f"SELECT seq, state FROM snapshots WHERE {snapshots.SEALED_SQL} ORDER BY seq DESC LIMIT 1")
-            if r is None:
-                return None
-            stored = self._fetch("SELECT hash FROM chain WHERE seq=?", (r[0],))
-            return r[0], snapshots.trusted(r[0], r[1], stored and stored[0], self.path)
+            r = self._fetch("SELECT s.seq, s.state, c.hash, b.seal FROM snapshots s LEFT JOIN chain c ON c.seq = s.seq "
+                            f"LEFT JOIN chain_snapshot b ON b.seq = s.seq WHERE {snapshots.SEALED_SQL} AND "
+                            f"{snapshots.TRUSTED_SQL.format(bindings='chain_snapshot')} ORDER BY s.seq DESC LIMIT 1")
+            return None if r is None else (r[0], snapshots.trusted(r[0], r[1], r[2], self.path, r[3]))
 
     def snapshots(self) -> Iterator[tuple[int, dict]]:
         """Every (seq, state dict) snapshot in order (unchecked: `verify` compares them with a replay)."""
@@ -338,9 +356,10 @@ class Journal(JournalReaders):
 
     def snapshot_problems(self) -> list[str]:
         """The sealed snapshots whose seal or chain hash no longer match, as sentences."""
-        return [p for seq, text, link in self._fetch("SELECT s.seq, s.state, c.hash FROM snapshots s LEFT JOIN "
-                                                     "chain c ON c.seq = s.seq ORDER BY s.seq", one=False)
-                if (p := snapshots.problem(seq, text, link))]
+        return [p for seq, text, link, seal in self._fetch(
+                "SELECT s.seq, s.state, c.hash, b.seal FROM snapshots s LEFT JOIN chain c ON c.seq = s.seq "
+                "LEFT JOIN chain_snapshot b ON b.seq = s.seq ORDER BY s.seq", one=False)
+                if (p := snapshots.problem(seq, text, link, seal))]
 
     def write_snapshot(self, seq: int, state: dict) -> None:
         """Store the state after `seq` (inside `transaction()`), sealed with the chain's hash at `seq`."""
@@ -348,9 +367,15 @@ class Journal(JournalReaders):
             raise RuntimeError("Journal.write_snapshot must run inside journal.transaction()")
         link = self._fetch("SELECT hash FROM chain WHERE seq=?", (seq,))
         body = canonical_json(state)
+        text = body if link is None else snapshots.sealed(seq, link[0], body)
         with self._errors:
-            self._conn.execute("INSERT INTO snapshots(seq, state) VALUES (?, ?)",
-                               (seq, body if link is None else snapshots.sealed(seq, link[0], body)))
+            self._conn.execute("INSERT INTO snapshots(seq, state) VALUES (?, ?)", (seq, text))
+            if link is not None:  # bound into the chain (bank/store/chain.py): the next row links to the binding
+                head = chain.bind(link[0], seq, snapshots.seal_of(text))
+                self._conn.execute("INSERT INTO chain_snapshot(seq, seal, hash) VALUES (?, ?, ?)",
+                                   (seq, snapshots.seal_of(text), head))
+                if self._tip is not None and self._tip[0] == seq:
+                    self._tip = (seq, head)
 
     def integrity_check(self) -> str:
         """SQLite's own check of the file: "ok" or the problems it found."""

@@ -38,7 +38,7 @@ from bank.store.journal_pg_connect import (connect, display_url, game_exists, ga
 from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
 from bank.store import journal_pg_hold
 # The reads (and row_bytes, for bank/store/migrate_copy.py) live in their own module.
-from bank.store.journal_pg_reads import COLUMNS, PostgresReads, row_bytes  # noqa: F401
+from bank.store.journal_pg_reads import COLUMNS, HEAD_SQL as _HEAD, PostgresReads, row_bytes  # noqa: F401
 from bank.store.journal_api import RETRIED
 
 # Attempts a writer makes without the game's lock before it takes the lock from BEGIN: a writer that
@@ -223,7 +223,7 @@ class PostgresJournal(PostgresReads):
         game = int(self.game_id)
         lock = f"SELECT pg_advisory_xact_lock({LOCK_SPACE}, {game}); " if self._lock_from_begin else ""
         text = (f"BEGIN; {lock}"
-                f"SELECT seq, hash FROM terrabank.chain WHERE game = {game} ORDER BY seq DESC LIMIT 1")
+                f"{_HEAD.format(game=game)}")
         if then is not None:  # bound here (several statements go only without parameters), quoted by psycopg
             text += "; " + psycopg_module().ClientCursor(self._conn).mogrify(*then)
         self._begun = True  # from here on a failure must be rolled back
@@ -279,7 +279,7 @@ class PostgresJournal(PostgresReads):
         if any(t is not None and "\x00" in t for t in texts):
             raise CommandError("nul_character", "A text of this command contains a NUL character, which "
                                "the database cannot store: remove it.")
-        link = chain.link(self._head[1], seq, at, row_bytes(texts))
+        link = chain.link(self._head[1], seq, at, row_bytes(texts))  # the head: the previous row's binding if any
         self._pending.append((f"WITH added AS (INSERT INTO terrabank.journal(game, {COLUMNS}) VALUES "
                               "(%s, %s, %s, %s, %s, %s, %s, %s, %s)) "
                               # The fence: no hash (refused: NOT NULL) unless the game still carries our epoch.
@@ -301,8 +301,16 @@ class PostgresJournal(PostgresReads):
             found = self._fetch("SELECT hash FROM terrabank.chain WHERE game = %s AND seq = %s", (self.game_id, seq))
             link = found and found[0]
         body = canonical_json(state)
+        text = body if link is None else snapshots.sealed(seq, link, body)
         self._pending.append(("INSERT INTO terrabank.snapshots(game, seq, state) VALUES (%s, %s, %s)",
-                              (self.game_id, seq, body if link is None else snapshots.sealed(seq, link, body))))
+                              (self.game_id, seq, text)))
+        if link is not None:  # bound into the chain (bank/store/chain.py): the next row links to the binding
+            seal = snapshots.seal_of(text)
+            head = chain.bind(link, seq, seal)
+            self._pending.append(("INSERT INTO terrabank.chain_snapshot(game, seq, seal, hash) VALUES (%s, %s, %s, %s)",
+                                  (self.game_id, seq, seal, head)))
+            if seq == self._head[0]:
+                self._head = (seq, head)
 
     def save_checkpoint(self, timeline: float, wall: float) -> None:
         """Remember where the time line is (bank/services/timeline.py); the one row per game that changes.
@@ -347,9 +355,8 @@ class PostgresJournal(PostgresReads):
             if not self._begun:
                 self._begin()
             return self._head[1]
-        r = self._fetch("SELECT hash FROM terrabank.chain WHERE game = %s ORDER BY seq DESC LIMIT 1",
-                        (self.game_id,))
-        return r[0] if r else chain.GENESIS
+        r = self._fetch(_HEAD.format(game="%s"), (self.game_id,))
+        return r[1] if r else chain.GENESIS
 
     def checkpoint(self) -> None:
         """Nothing to do: a PostgreSQL COMMIT is already in its final place."""

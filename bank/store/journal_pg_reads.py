@@ -40,6 +40,11 @@ def row_bytes(values) -> bytes:
     return b"".join(parts)
 
 
+# (seq, head) of the last row: its hash, or its snapshot's binding when one stands there (bank/store/chain.py).
+HEAD_SQL = ("SELECT c.seq, COALESCE(b.hash, c.hash) FROM terrabank.chain c LEFT JOIN terrabank.chain_snapshot b "
+            "ON b.game = c.game AND b.seq = c.seq WHERE c.game = {game} ORDER BY c.seq DESC LIMIT 1")
+
+
 def _chain_rows(records) -> Iterator[tuple]:
     """(seq, at, row bytes) of rows read as (seq, at, command_id, ..., events), for chain.replay."""
     for seq, at, *texts in records:
@@ -173,9 +178,24 @@ class PostgresReads:
         return self._fetch(f"SELECT seq, at, {', '.join(_TEXT_COLUMNS)} FROM terrabank.journal "
                            f"WHERE game = %s{limit} ORDER BY seq", params, one=False)
 
+    def _bound(self) -> dict:
+        """{seq: (seal, head)} of the snapshots the chain binds."""
+        return {seq: (seal, head) for seq, seal, head in self._fetch(
+            "SELECT seq, seal, hash FROM terrabank.chain_snapshot WHERE game = %s", (self.game_id,), one=False)}
+
     def chain_at(self, seq: int) -> str | None:
-        """The chain's hash at row `seq`, recomputed from the rows themselves."""
-        return next((h for s, h in chain.replay(_chain_rows(self._chain_records(seq))) if s == seq), None)
+        """The chain's head at row `seq`, recomputed from the rows themselves (and the seals it binds)."""
+        with self.read_view():
+            seals = {s: seal for s, (seal, _) in self._bound().items()}
+            return next((h for s, h in chain.replay(_chain_rows(self._chain_records(seq)), seals) if s == seq), None)
+
+    def head_at(self, seq: int) -> str | None:
+        """The chain's head at row `seq` as stored (what a phone that saw that entry holds), None: no such row."""
+        if not 0 < seq < 2**63:
+            return None
+        r = self._fetch("SELECT COALESCE(b.hash, c.hash) FROM terrabank.chain c LEFT JOIN terrabank.chain_snapshot b "
+                        "ON b.game = c.game AND b.seq = c.seq WHERE c.game = %s AND c.seq = %s", (self.game_id, seq))
+        return r and r[0]
 
     def chain_problem(self) -> str | None:
         """The first row whose content no longer matches the chain, as a sentence, or None.
@@ -183,7 +203,7 @@ class PostgresReads:
         with self.read_view():
             stored = dict(self._fetch("SELECT seq, hash FROM terrabank.chain WHERE game = %s", (self.game_id,),
                                       one=False))
-            return chain.first_break(_chain_rows(self._chain_records()), stored)
+            return chain.first_break(_chain_rows(self._chain_records()), stored, self._bound())
 
     def last_checkpoint(self) -> tuple[float, float] | None:
         r = self._fetch("SELECT timeline, wall FROM terrabank.clock_checkpoint WHERE game = %s", (self.game_id,))
@@ -192,12 +212,13 @@ class PostgresReads:
     def latest_snapshot(self) -> tuple[int, dict] | None:
         """The newest sealed snapshot, checked against the chain (bank/store/snapshots.py); StorageError if edited."""
         with self.read_view():
-            r = self._fetch(f"SELECT seq, state FROM terrabank.snapshots WHERE game = %s AND {snapshots.SEALED_SQL} "
-                            "ORDER BY seq DESC LIMIT 1", (self.game_id,))
-            if r is None:
-                return None
-            link = self._fetch("SELECT hash FROM terrabank.chain WHERE game = %s AND seq = %s", (self.game_id, r[0]))
-            return r[0], snapshots.trusted(r[0], r[1], link and link[0], self.path)
+            game = int(self.game_id)
+            r = self._fetch("SELECT s.seq, s.state, c.hash, b.seal FROM terrabank.snapshots s LEFT JOIN terrabank.chain c "
+                            "ON c.game = s.game AND c.seq = s.seq LEFT JOIN terrabank.chain_snapshot b ON b.game = s.game "
+                            f"AND b.seq = s.seq WHERE s.game = %s AND {snapshots.SEALED_SQL} AND "
+                            + snapshots.TRUSTED_SQL.format(bindings=f"terrabank.chain_snapshot WHERE game = {game}")
+                            + " ORDER BY s.seq DESC LIMIT 1", (self.game_id,))
+            return None if r is None else (r[0], snapshots.trusted(r[0], r[1], r[2], self.path, r[3]))
 
     def snapshots(self) -> Iterator[tuple[int, dict]]:
         """Every (seq, state) in order, unchecked (`verify` compares each with its replay)."""
@@ -207,10 +228,11 @@ class PostgresReads:
 
     def snapshot_problems(self) -> list[str]:
         """The sealed snapshots whose seal or chain hash no longer match, as sentences."""
-        found = self._fetch("SELECT s.seq, s.state, c.hash FROM terrabank.snapshots s LEFT JOIN terrabank.chain c "
-                            "ON c.game = s.game AND c.seq = s.seq WHERE s.game = %s ORDER BY s.seq",
+        found = self._fetch("SELECT s.seq, s.state, c.hash, b.seal FROM terrabank.snapshots s LEFT JOIN terrabank.chain c "
+                            "ON c.game = s.game AND c.seq = s.seq LEFT JOIN terrabank.chain_snapshot b "
+                            "ON b.game = s.game AND b.seq = s.seq WHERE s.game = %s ORDER BY s.seq",
                             (self.game_id,), one=False)
-        return [p for seq, text, link in found if (p := snapshots.problem(seq, text, link))]
+        return [p for seq, text, link, seal in found if (p := snapshots.problem(seq, text, link, seal))]
 
     def integrity_check(self) -> str:
         """What PostgreSQL can tell: the append-only guards are in place and enabled, the server

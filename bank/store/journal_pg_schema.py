@@ -79,8 +79,20 @@ CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON terrabank.{t}
 
 # The triggers integrity_check() expects enabled: a DBA can disable one (the sqlite3 tool's
 # DROP TRIGGER), and that must show in `verify`.
-GUARDS = {f"{t}_append_only" for t in APPEND_ONLY} | {f"{t}_no_truncate" for t in APPEND_ONLY + ("games",)} \
-    | {"games_rename_only"}
+GUARDS = {f"{t}_append_only" for t in APPEND_ONLY + ("chain_snapshot",)} \
+    | {f"{t}_no_truncate" for t in APPEND_ONLY + ("games", "chain_snapshot")} | {"games_rename_only"}
+
+# The chain's binding of each snapshot (bank/store/chain.py, issue 34): added after the first
+# databases, so created on open where missing, append-only like the chain.
+BINDING_DDL = """
+CREATE TABLE IF NOT EXISTS terrabank.chain_snapshot(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id), seq BIGINT NOT NULL, seal TEXT NOT NULL,
+    hash TEXT NOT NULL, PRIMARY KEY (game, seq));
+CREATE TRIGGER chain_snapshot_append_only BEFORE UPDATE OR DELETE ON terrabank.chain_snapshot
+    FOR EACH ROW EXECUTE FUNCTION terrabank.refuse_change();
+CREATE TRIGGER chain_snapshot_no_truncate BEFORE TRUNCATE ON terrabank.chain_snapshot
+    FOR EACH STATEMENT EXECUTE FUNCTION terrabank.refuse_change();
+"""
 
 
 def ensure_tables(conn, probe: str, lock_key: int, ddl: str) -> None:
@@ -111,6 +123,11 @@ def ensure_schema(conn) -> None:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, SCHEMA_LOCK))
             conn.execute(FENCE_DDL)
+    if conn.execute("SELECT to_regclass('terrabank.chain_snapshot')").fetchone()[0] is None:
+        with conn.transaction():  # the lock, then a second look: a concurrent opener may have made it
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, SCHEMA_LOCK))
+            if conn.execute("SELECT to_regclass('terrabank.chain_snapshot')").fetchone()[0] is None:
+                conn.execute(BINDING_DDL)
 
 
 FENCE_DDL = ("ALTER TABLE terrabank.games ADD COLUMN IF NOT EXISTS hold_epoch BIGINT NOT NULL DEFAULT 0; "

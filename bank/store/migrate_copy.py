@@ -98,6 +98,8 @@ def _copy_journal(source, conn, game: int, db, head) -> int:
     """The rows as the file holds them, each link recomputed over PostgreSQL's bytes and checked
     against the file's chain: a row that would hash differently there stops the copy."""
     stored = dict(source.execute("SELECT seq, hash FROM chain").fetchall())
+    # The snapshots the chain binds (bank/store/chain.py): the next row links to the binding, copied as it is.
+    bound = {seq: (seal, head) for seq, seal, head in source.execute("SELECT seq, seal, hash FROM chain_snapshot")}
     links, previous, seq = [], chain.GENESIS, 0
     with conn.cursor() as cur, cur.copy(f"COPY terrabank.journal(game, {_COLUMNS}) FROM STDIN") as copy:
         for seq, command_id, fingerprint, type_, actor, at, command, events in \
@@ -112,6 +114,8 @@ def _copy_journal(source, conn, game: int, db, head) -> int:
                                 f"`terrabank --db {db} verify` where it was played.", path=str(db))
             copy.write_row((game, seq, command_id, fingerprint, type_, actor, float(at), command, events))
             links.append((game, seq, previous))
+            if seq in bound:
+                previous = chain.bind(previous, seq, bound[seq][0])
     if (seq, previous) != tuple(head):
         raise BankError("migrate_copy_differs", f"{db} changed while it was copied (its last entry is now {seq}, "
                         f"it was {head[0]}): nothing was copied; stop whatever writes to it and run migrate "
@@ -119,6 +123,9 @@ def _copy_journal(source, conn, game: int, db, head) -> int:
     with conn.cursor() as cur, cur.copy("COPY terrabank.chain(game, seq, hash) FROM STDIN") as copy:
         for link in links:
             copy.write_row(link)
+    with conn.cursor() as cur, cur.copy("COPY terrabank.chain_snapshot(game, seq, seal, hash) FROM STDIN") as copy:
+        for at_seq, (seal, bound_head) in sorted(bound.items()):
+            copy.write_row((game, at_seq, seal, bound_head))
     return len(links)
 
 

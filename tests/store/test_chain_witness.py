@@ -1,0 +1,177 @@
+"""Issue 34 item 5: snapshots bound into the chain, and a deleted tail noticed where the bank can.
+
+Findings: a snapshot edited and sealed again was served (blue got 926 dioxygen instead of 26), and
+`verify` blamed "a row at or before seq N" when only the snapshot had changed; deleting the last row
+and its chain row went unnoticed. Now the chain binds each snapshot's seal (bank/store/chain.py): the
+start refuses a resealed snapshot naming it, `verify` names the snapshot and not the rows, a forger
+must rewrite every hash after the snapshot (a new head, which the phones reject:
+tests/web/field/test_phones_witness.py), and a snapshot's binding left beyond the journal's end names
+the deleted rows. On SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+import uuid
+
+import pytest
+
+from bank.services import bank as service
+from bank.services.bank import Bank
+from bank.store import chain, snapshots
+from bank.store.canonical_json import canonical_json
+from bank.store.journal_pg_reads import row_bytes
+from bank.store.storage import StorageError
+from bank.store.storage_url import ENV_VAR
+
+EVERY = 5  # a snapshot every 5 rows
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, config, tmp_path, monkeypatch):
+    """(config, db, sql): sql(statements, *params) runs an attacker's statements with the guards off."""
+    monkeypatch.setattr(service, "SNAPSHOT_EVERY", EVERY)
+    if request.param == "sqlite":
+        db = tmp_path / "game.db"
+
+        def sql(statement, params=()):
+            raw = sqlite3.connect(db)
+            for table in ("journal", "chain", "snapshots", "chain_snapshot"):
+                for verb in ("update", "delete"):
+                    raw.execute(f"DROP TRIGGER IF EXISTS {table}_no_{verb}")
+            found = raw.execute(statement.replace("%s", "?").replace("{game}", "1=1"), params).fetchall()
+            raw.commit()
+            raw.close()
+            return found
+        return config, db, sql
+    server = request.getfixturevalue("postgres_server")
+    name = f"witness-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv(ENV_VAR, server.url)
+
+    def sql(statement, params=()):
+        import psycopg
+        with psycopg.connect(server.admin_url.rsplit("/", 1)[0] + "/games", autocommit=True) as raw:
+            game = raw.execute("SELECT id FROM terrabank.games WHERE name = %s", (name,)).fetchone()[0]
+            tables = ("journal", "chain", "snapshots", "chain_snapshot")
+            for table in tables:
+                raw.execute(f"ALTER TABLE terrabank.{table} DISABLE TRIGGER USER")
+            try:
+                text = statement.replace("{game}", f"game = {game}")
+                for table in tables:
+                    text = text.replace(f" {table} ", f" terrabank.{table} ").replace(f" {table}(", f" terrabank.{table}(")
+                cur = raw.execute(text, params)
+                return cur.fetchall() if cur.description else []
+            finally:
+                for table in tables:
+                    raw.execute(f"ALTER TABLE terrabank.{table} ENABLE TRIGGER USER")
+    return dataclasses.replace(config, storage_url=server.url), name, sql
+
+
+def _play(config, db, rows: int = 12):
+    """A started game of `rows` rows: (its state, its chain head)."""
+    with Bank.create(db, config) as bank:
+        bank.execute({"id": "start", "type": "start_clock"})
+        i = 0
+        while bank.last_seq < rows:
+            bank.execute({"id": f"r{i}", "type": "refill", "resource": "water", "amount": 1})
+            i += 1
+        return bank.state, bank.chain_head()
+
+
+def _reseal(sql, seq: int) -> None:
+    """The attacker who read bank/store/snapshots.py: 900 dioxygen more for blue, sealed again over the row's hash."""
+    text = sql("SELECT state FROM snapshots WHERE {game} AND seq = %s", (seq,))[0][0]
+    data = json.loads(text)
+    blue = data["state"]["balances"]["team:blue"]
+    blue["dioxygen"] = blue.get("dioxygen", 0) + 900
+    body = json.dumps(data["state"], sort_keys=True, separators=(",", ":"))
+    sql("UPDATE snapshots SET state = %s WHERE {game} AND seq = %s", (snapshots.sealed(seq, data["chain"], body), seq))
+
+
+def test_a_resealed_snapshot_is_not_served_and_verify_names_the_snapshot_not_the_rows(store):
+    config, db, sql = store
+    state, head = _play(config, db)
+    _reseal(sql, 5)  # an older one, which the start does not read: verify replays them all
+    with Bank.open(db, config) as bank:
+        assert bank.state == state and bank.chain_head() == head
+        problems = bank.verify()
+    assert any("snapshot at journal row 5 does not match the chain" in p for p in problems), problems
+    assert not any("a row at or before" in p for p in problems), problems  # before: the rows were blamed
+    _reseal(sql, 10)  # the one the start reads
+    with pytest.raises(StorageError) as refused:
+        Bank.open(db, config)  # before: served, blue with 900 dioxygen no row ever booked
+    assert "snapshot at journal row 10 does not match the chain" in refused.value.message
+
+
+def test_a_forger_who_rewrites_the_chain_over_a_snapshot_gets_a_new_head(store):
+    """The chain holds no secret: rewriting the binding and every hash after it passes the start, but the
+    head moved, and the head at every entry after the snapshot too: what a phone kept no longer matches."""
+    config, db, sql = store
+    _, head = _play(config, db)
+    _, seen_by_a_phone = head
+    _reseal(sql, 10)
+    seal = snapshots.seal_of(sql("SELECT state FROM snapshots WHERE {game} AND seq = %s", (10,))[0][0])
+    sql("UPDATE chain_snapshot SET seal = %s WHERE {game} AND seq = %s", (seal, 10))
+    with Bank.open(db, config) as bank:  # the binding's seal alone: its hash no longer follows
+        assert "chain's record of the snapshot at journal row 10" in bank._journal.chain_problem()
+    previous = sql("SELECT hash FROM chain WHERE {game} AND seq = %s", (10,))[0][0]
+    previous = chain.bind(previous, 10, seal)
+    sql("UPDATE chain_snapshot SET hash = %s WHERE {game} AND seq = %s", (previous, 10))
+    with Bank.open(db, config) as bank:
+        rows = list(bank.journal_rows(10))
+    for r in rows:
+        texts = (r["command_id"], r["fingerprint"], r["type"], r["actor"], canonical_json(r["command"]),
+                 canonical_json(r["events"]))
+        previous = chain.link(previous, r["seq"], float(r["at"]), row_bytes(texts))
+        sql("UPDATE chain SET hash = %s WHERE {game} AND seq = %s", (previous, r["seq"]))
+    with Bank.open(db, config) as bank:  # a consistent forgery: the start cannot tell
+        assert bank._journal.chain_problem() is None
+        assert bank.state.balances["team:blue"]["dioxygen"] >= 900
+        assert bank.chain_head() != head and bank.head_at(12) != seen_by_a_phone  # the phones can
+
+
+def test_a_deleted_tail_whose_last_row_held_a_snapshot_is_named(store):
+    config, db, sql = store
+    _play(config, db, rows=10)  # the snapshot at 10 is the last row
+    sql("DELETE FROM chain WHERE {game} AND seq = %s", (10,))
+    sql("DELETE FROM journal WHERE {game} AND seq = %s", (10,))
+    with pytest.raises(StorageError) as refused:
+        Bank.open(db, config)
+    assert "rows from 10 on were deleted" in refused.value.message and "backup" in refused.value.message
+    sql("DELETE FROM snapshots WHERE {game} AND seq = %s", (10,))  # the snapshot too: the binding still says
+    with Bank.open(db, config) as bank:
+        assert bank.last_seq == 9
+        found = bank._journal.chain_problem()  # what serve's check and verify say (before: None, serve started)
+    assert found and "the rows after 9 were deleted" in found and "row 10" in found
+
+
+def test_a_game_written_before_the_binding_opens_from_its_sealed_snapshot(config, tmp_path, monkeypatch):
+    """Backward compatibility: a file from before issue 34 has no chain_snapshot table, its rows link to the
+    rows' hashes only and its snapshots are sealed over that chain; it opens, gains the table, trusts its
+    sealed snapshot, verifies clean, and binds the snapshots taken from then on."""
+    monkeypatch.setattr(service, "SNAPSHOT_EVERY", EVERY)
+    db = tmp_path / "old.db"
+    _play(config, db, rows=11)
+    raw = sqlite3.connect(db)  # the same rows, as the code before the binding wrote them
+    raw.executescript("DROP TABLE chain_snapshot; DROP TRIGGER chain_no_update; DROP TRIGGER snapshots_no_update;")
+    links = dict(chain.replay(raw.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()))
+    raw.executemany("UPDATE chain SET hash = ? WHERE seq = ?", [(h, seq) for seq, h in links.items()])
+    for seq, text in raw.execute("SELECT seq, state FROM snapshots").fetchall():
+        body = json.dumps(snapshots.state_of(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        raw.execute("UPDATE snapshots SET state = ? WHERE seq = ?", (snapshots.sealed(seq, links[seq], body), seq))
+    raw.commit()
+    raw.close()
+    folded = []
+    real = service.fold
+    monkeypatch.setattr(service, "fold", lambda s, events: folded.append(1) or real(s, events))
+    with Bank.open(db, config) as bank:
+        assert len(folded) == 1  # the row after the sealed snapshot at 10 only: it was trusted
+        assert bank.chain_head() == (11, links[11]) and bank.verify() == []
+        while bank.last_seq < 16:
+            bank.execute({"id": f"more{bank.last_seq}", "type": "refill", "resource": "water", "amount": 1})
+        assert bank.verify() == []
+    folded.clear()
+    with Bank.open(db, config) as bank:
+        assert len(folded) == 1  # from the snapshot at 15, bound: the newest the start trusts
