@@ -35,6 +35,9 @@ ROUTES = {
     "/api/paper/batch": {"lead"},
     # The game's story on the big screen (issue 35 item 5, bank/web/field/replay_routes.py): a message to the screens.
     "/api/replay/start": {"lead"},
+    # What a page saw of the journal that the bank no longer holds (issue 34, bank/web/field/chain_routes.py):
+    # a team link, the big screen's key or a facilitator's session (CSRF); the bank checks the claim itself.
+    "/api/chain/witness": "a team link, the big screen's key or a facilitator (CSRF); only a head the bank lacks is kept",
     # Trias at the table (bank/web/trias/routes.py): no log-in, like a team link; every POST needs the page's CSRF token.
     "/trias/api/games": "anyone (a new Trias game, not the bank's)",
     "/trias/api/s/<token>/commands": "the seat's secret link, on that seat's turn only (T8, T9); undo: its own last move",
@@ -278,7 +281,7 @@ GETS = ["/", "/login", "/console", "/fight", "/admin", "/display", "/api/config"
         "/trias/g/nosuchgm", "/trias/s/no-such-seat", "/trias/api/g/nosuchgm", "/trias/api/s/no-such-seat",
         "/trias/api/admin/games", "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf", "/healthz", "/readyz",
         "/api/paper/state.pdf", "/api/paper/ledgers.pdf", "/api/paper/bank-down.pdf", "/api/paper/saved",
-        "/api/paper/syntax", "/api/replay", "/static/bundles/0123456789abcdef.js"]
+        "/api/paper/syntax", "/api/replay", "/static/bundles/0123456789abcdef.js", "/api/chain/1", "/api/chain/witness"]
 
 
 def test_a_get_never_changes_anything(web, app, tokens):
@@ -290,7 +293,8 @@ def test_a_get_never_changes_anything(web, app, tokens):
                            "/api/export/<what>.<fmt>", "/api/print/<kind>.pdf",
                            "/api/teams/<team>/qr.svg", "/trias/g/<game_id>", "/trias/s/<token>",
                            "/trias/g/<game_id>/qr/<int:number>.svg", "/trias/api/g/<game_id>", "/trias/api/s/<token>",
-                           "/trias/print/<doc>.pdf", "/api/paper/<kind>.pdf", "/static/bundles/<key>.js"}
+                           "/trias/print/<doc>.pdf", "/api/paper/<kind>.pdf", "/static/bundles/<key>.js",
+                           "/api/chain/<int:seq>"}
     assert rules <= covered, f"GET routes not exercised here: {rules - covered}"
     for path in GETS + [f"/t/{tokens['blue']}", f"/api/team/{tokens['blue']}", "/static/js/live.js",
                         "/api/commands", "/api/logout", "/api/teams/red/rotate"]:

@@ -405,7 +405,7 @@ def test_a_served_team_page_loads_its_scripts_as_one_file_the_same_bytes_in_the_
     html = client.get(f"/t/{tokens['blue']}").get_data(as_text=True)
     scripts = re.findall(r'<script src="([^"]+)"', html)
     assert len(scripts) == 1 and scripts[0].startswith("/static/bundles/"), scripts
-    names = ["vendor/socket.io.min.js", "js/delta.js", "js/page.js", "js/api.js", "js/live.js", "js/clock.js",
+    names = ["vendor/socket.io.min.js", "js/delta.js", "js/page.js", "js/api.js", "js/witness.js", "js/live.js", "js/clock.js",
              "js/board_labels.js", "js/board_status.js", "js/board_sections.js", "js/refusals.js",
              "js/board_feed.js", "js/team.js"]
     expected = b"\n;\n".join((ROOT / "static" / name).read_bytes() for name in names) + b"\n"

@@ -81,6 +81,8 @@ def create_app(settings: dict | None = None) -> Flask:
     paper_routes.register(app, db)  # the game state on paper, written to disk by itself; the batch re-entry (issue 25)
     from bank.web.field import replay_routes
     replay_routes.register(app)  # the game's story replayed on the big screen (issue 35 item 5)
+    from bank.web.field import chain_routes
+    chain_routes.register(app)  # the phones as witnesses of the journal (issue 34 item 5)
     make_socketio(app, _register_sockets)
     if app.config.get("GAMES_DIR"):  # several games on this server, each under /g/<name>/ (issue 15)
         _host_games(app)

@@ -59,6 +59,7 @@
     var connectAuth = opts.after ? function (cb) { cb(Object.assign({ after: opts.after() }, auth)); } : auth;
     var socket = window.io({ path: TB.url("/socket.io"), auth: connectAuth, query: query, reconnectionDelayMax: 5000 });
     var pictures = TB.pictures = new Pictures(function () { socket.emit("sync", syncBody(opts)); });
+    if (TB.witness) TB.witness.attach(socket, own); // the page checks the bank's chain on each return (witness.js)
     /** The journal rows after `seq` (console_journal.js asks when it sees a gap). */
     TB.askJournal = function (seq) {
       if (socket.connected) socket.emit("sync", { after: seq, pictures: false });
@@ -88,6 +89,7 @@
       if (payload && payload.v !== undefined) payload = pictures.receive(name, payload);
       if (!payload) return; // an older or repeated message, or a patch waiting for the whole picture
       TB.seen(payload.seq);
+      if (name === "public" && TB.witness) TB.witness.saw(payload.seq, payload.chain);
       on[name](payload);
     }
     socket.on("round", function (message) {

@@ -1,0 +1,131 @@
+"""The phones as witnesses of the journal (issue 34, item 5; certificate transparency's gossip is the model).
+
+Every picture carries the chain's head at its entry (bank/web/field/payloads.py); each page keeps the
+newest it saw (static/js/witness.js) and, when it comes back to the bank, asks whether the bank's chain
+still holds that head. A journal whose tail was deleted, rolled back to a backup or rebuilt does not:
+the page says so with both heads, and tells the facilitators.
+
+GET  /api/chain/<seq>       the head the bank's chain holds at entry `seq` (null: no such entry), its
+                            head now and its first entry's hash (the game); hashes only, no stock: open
+                            like /api/public
+POST /api/chain/witness     a page's report {"saw": {"seq", "hash"}} with its team link ("team"), the big
+                            screen's key ("key") or a facilitator's session (and CSRF token). The bank
+                            checks the claim against its own chain: a head it holds is no report. A
+                            report is kept in memory (the newest 20) and sent at once to the
+                            facilitators' open pages (socket event `chain_witness`)
+GET  /api/chain/witness     the reports kept, for the admin page (facilitators)
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from flask import Blueprint, current_app, jsonify, request
+
+from bank.web.access.auth import csrf_ok, current_role, error, facilitator_required
+from bank.web.body import BodyError, read_object
+from bank.web.push.extensions import socketio_of
+from bank.web.push.live import display_key_ok, owners
+
+bp = Blueprint("chain", __name__, url_prefix="/api/chain")
+KEPT = 20  # reports kept: enough to see who saw what; a flood of false ones cannot grow the memory
+_HASH_CHARS = set("0123456789abcdef")
+
+
+def register(app) -> None:
+    app.register_blueprint(bp)
+    app.extensions["terrabank_witness"] = Reports()
+
+
+class Reports:
+    """The witnesses' reports this process heard, newest last, one per head seen; safe between threads."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._kept: list[dict] = []
+
+    def add(self, report: dict) -> bool:
+        """Keep `report`; False when the same head was already reported (nothing new to tell)."""
+        with self._lock:
+            if any(r["saw"] == report["saw"] for r in self._kept):
+                return False
+            self._kept = (self._kept + [report])[-KEPT:]
+            return True
+
+    def all(self) -> list[dict]:
+        with self._lock:
+            return list(self._kept)
+
+
+def _bank():
+    return current_app.extensions["terrabank"].bank
+
+
+def _head_now() -> dict:
+    seq, head = _bank().chain_head()
+    return {"seq": seq, "hash": head}
+
+
+@bp.get("/<int:seq>")
+def chain_at(seq: int):
+    bank = _bank()  # `game`: the hash of its first entry, which names the game (a new game: no alarm)
+    return jsonify({"seq": seq, "hash": bank.head_at(seq), "head": _head_now(), "game": bank.head_at(1)})
+
+
+@bp.get("/witness")
+@facilitator_required
+def reports():
+    return jsonify({"reports": current_app.extensions["terrabank_witness"].all()})
+
+
+@bp.post("/witness")
+def report():
+    try:
+        body = read_object(2048, "report")
+    except BodyError as exc:
+        return error(exc.status, exc.code, exc.message)
+    if not _may_report(body):
+        return error(403, "witness_refused", "only a page opened with a team link, the big screen's link or a "
+                     "facilitator's log-in may report what it saw: open the page from its link")
+    saw = body.get("saw")
+    if not isinstance(saw, dict) or not _is_head(saw):
+        return error(400, "bad_witness", 'send {"saw": {"seq": <entry>, "hash": <its 64 hex characters>}}')
+    saw = {"seq": saw["seq"], "hash": saw["hash"]}
+    head = _head_now()
+    if _bank().head_at(saw["seq"]) == saw["hash"]:
+        return jsonify({"known": True, "head": head})  # this bank's chain holds it: nothing to report
+    found = {"saw": saw, "head": head, "at": time.time(), "by": _reporter(body)}
+    if current_app.extensions["terrabank_witness"].add(found):
+        app = current_app._get_current_object()
+        for key in owners(app).sessions():  # the facilitators' pages, the admin page among them
+            for sid in owners(app).of_session(key):
+                socketio_of(app).emit("chain_witness", found, to=sid, namespace="/")
+    return jsonify({"known": False, "head": head})
+
+
+def _is_head(saw: dict) -> bool:
+    seq, hash_ = saw.get("seq"), saw.get("hash")
+    return (type(seq) is int and 0 < seq < 2**63 and isinstance(hash_, str) and len(hash_) == 64
+            and set(hash_) <= _HASH_CHARS)
+
+
+def _may_report(body: dict) -> bool:
+    services = current_app.extensions["terrabank"]
+    team, key = body.get("team"), body.get("key")
+    if isinstance(team, str) and team and services.access.team_for(team[:100]) is not None:
+        return True
+    if isinstance(key, str) and key and display_key_ok(key[:100]):
+        return True
+    return bool(current_role()) and csrf_ok()
+
+
+def _reporter(body: dict) -> str:
+    """Who saw it, in words the admin page shows: a team's phone, a big screen or a facilitator's page."""
+    services = current_app.extensions["terrabank"]
+    team = body.get("team")
+    if isinstance(team, str) and team:
+        found = services.access.team_for(team[:100])
+        if found:
+            return f"team:{found}"
+    return "screen" if body.get("key") else "facilitator"
