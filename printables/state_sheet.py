@@ -3,7 +3,8 @@
 Each team's stock and reputation in a table, then its buildings, animals, harvest per
 resource, discounts and cards waiting after a fight; the tracks, the rate, the options,
 the open events with each team's contribution, the clock and the session; when it was
-printed and up to which journal entry. Drawn from printables/state_data.py's snapshot.
+printed and up to which journal entry, with the journal chain's head at that entry (issue 34: a
+journal rolled back or rebuilt later no longer holds it). Drawn from printables/state_data.py's snapshot.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import time
 
 from . import geometry as geo
-from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, colour, finish, fit_size, ink_on, new_canvas, page, paragraph, text
+from .drawing import BOLD, FONT, GREY, INK, LIGHT, MONO, PT, colour, finish, fit_size, ink_on, new_canvas, page, paragraph, text
 from .geometry import Box
 from .labels import check_language, name, rate_text, short, typo
 from .state_words import amounts_text, card_text, clock_text, names_text, w
@@ -44,6 +45,9 @@ def draw_state(c, snap: dict, config, lang: str, sheet: tuple) -> None:
         text(c, w(lang, "printed", **printed_words(snap, lang)), x + width, y - 5.5, 10 * PT, BOLD, INK, "right",
              width=width * 0.55)
         y -= 9
+        if snap.get("chain"):  # the whole hash: `terrabank verify --at <entry>` prints the same
+            text(c, w(lang, "chain", seq=snap["seq"], hash=snap["chain"]), x, y - 3, SMALL, MONO, INK, width=width)
+            y -= 5
         y -= paragraph(c, w(lang, "keep"), Box(x, y - 8, width, 8), 9 * PT, smallest=SMALL) + 2
         y = _clock_rate_options(c, snap, config, lang, x, y, width)
         y = _tracks(c, snap, config, lang, x, y, width)

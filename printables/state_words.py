@@ -7,6 +7,7 @@ from .labels import NBSP, name, short, typo
 WORDS = {
     "fr": {
         "title": "État de la partie", "printed": "Imprimé le {date} à {time} · entrée n° {seq} du journal",
+        "chain": "Chaîne du journal à l'entrée n° {seq} : {hash}",
         "clock": "Horloge", "elapsed": "{elapsed} de jeu sur {duration}", "session": "session {n} sur {of}",
         "running": "en cours", "paused": "en pause", "session_over": "session terminée, la suivante pas encore lancée",
         "setup": "pas encore lancée", "ended": "partie terminée", "tracks": "Pistes de terraformation",
@@ -35,6 +36,7 @@ WORDS = {
     },
     "en": {
         "title": "Game state", "printed": "Printed on {date} at {time} · journal entry {seq}",
+        "chain": "Journal chain at entry {seq}: {hash}",
         "clock": "Clock", "elapsed": "{elapsed} played of {duration}", "session": "session {n} of {of}",
         "running": "running", "paused": "paused", "session_over": "session over, the next not started yet",
         "setup": "not started yet", "ended": "game over", "tracks": "Terraforming tracks",

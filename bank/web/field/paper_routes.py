@@ -66,7 +66,7 @@ def snapshot_now(services) -> dict:
     from printables.state_data import snapshot  # ReportLab's side: loaded on the first print
 
     seq, state = payloads.current(services.bank)
-    return snapshot(state, services.config, services.bank.now(), seq, time.time())
+    return snapshot(state, services.config, services.bank.now(), seq, time.time(), services.bank.head_at(seq))
 
 
 def _pdf(data: bytes, filename: str) -> Response:

@@ -110,7 +110,7 @@ class StateWriter:
         config, bank = services.config, services.bank
         seq, state = current(bank)
         printed = time.time()
-        snap = snapshot(state, config, bank.now(), seq, printed)
+        snap = snapshot(state, config, bank.now(), seq, printed, bank.head_at(seq))
         data = render_takeover(snap, config, config.language, config.print_paper)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(printed))
         state_dir.ready_folder_for(self.folder)  # a new state directory: 0700 too
