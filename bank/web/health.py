@@ -30,11 +30,18 @@ from flask import Blueprint, current_app, jsonify
 
 from bank.store import storage_url
 from bank.store.storage import StorageError
+from bank.web import log_lines
 from bank.web.serving import stopping
 
 bp = Blueprint("health", __name__)
 LOG = logging.getLogger("terrabank.health")
 DATABASE_LOST = ("database_unreachable", "database_connection_lost")
+# One outage, one line each way, per process and game (issue 36): held while the database is said lost, by
+# whichever app of the game met it first. Per app it was said twice in a served process (the start-up app,
+# forked into the worker with the logger's filter, and the serving app).
+_DOWN: dict = {}  # the game's db -> its lock
+_DOWN_MADE = threading.Lock()
+_LATEST: dict = {}  # "app": the app registered last, the one serving in this process (the worker's)
 
 
 @bp.get("/healthz")
@@ -92,7 +99,8 @@ class Health:
     def __init__(self, app, db):
         self.app, self.db = app, db
         self.draining = threading.Event()  # set by whoever stops the process gracefully
-        self._down = threading.Lock()  # held while the database is said lost: one line each way
+        with _DOWN_MADE:  # held while the database is said lost: one line each way, per process and game
+            self._down = _DOWN.setdefault(str(db), threading.Lock())
 
     def lost(self, exc: StorageError) -> bool:
         """Say once that the database is lost, and watch for its return; True if said now."""
@@ -127,7 +135,7 @@ class _OneLinePerOutage(logging.Filter):
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, StorageError) and exc.code in DATABASE_LOST + ("hold_lost", "hold_taken"):
             if exc.code in DATABASE_LOST:
-                _watch(self.app).lost(exc)
+                _watch(_LATEST.get("app", self.app)).lost(exc)  # an app whose bank is open, not the start-up one
             return False  # said once by Health (the database) or by the hold's watcher
         return True
 
@@ -139,6 +147,9 @@ def _watch(app) -> Health:
 def register(app, db) -> None:
     """The routes, the one-line log of the database; called by create_app."""
     app.extensions["terrabank_health"] = Health(app, db)
+    _LATEST["app"] = app
     app.register_blueprint(bp)
     if not any(isinstance(f, _OneLinePerOutage) for f in app.logger.filters):  # hosted games share the logger
         app.logger.addFilter(_OneLinePerOutage(app))
+    # Timestamped lines; a page reconnecting during an outage is the one line too, not Engine.IO's traceback.
+    log_lines.install(app, _OneLinePerOutage(app))

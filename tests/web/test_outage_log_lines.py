@@ -1,0 +1,149 @@
+"""Issue 36, item 4: an outage of PostgreSQL or of Redis is one timestamped line when it goes and one when it
+comes back, per process, and no traceback, however many pages reconnect meanwhile.
+
+Before: each page that reconnected during a PostgreSQL outage logged a full traceback (16 to 92 per
+process in the operator's 25 minutes: Engine.IO's "connect handler error"), and the status lines
+("lost the database", "answers again") carried no time, so the journal could not say how long it lasted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from postgres_kit import _free_port as free_port
+from sio_kit import Phone
+
+ROOT = Path(__file__).resolve().parents[2]
+TERRABANK = str(Path(sys.executable).with_name("terrabank"))
+
+STAMP = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")  # each status line starts with the date and the time
+PAGES = 4  # pages that (re)connect while the dependency is away
+
+
+class Served:
+    """One `terrabank serve` of a game in PostgreSQL with a queue, its output in a file."""
+
+    def __init__(self, tmp_path: Path, pg, redis):
+        self.game = f"outage-{uuid.uuid4().hex[:8]}"
+        self.env = {**os.environ, "TERRABANK_DATABASE_URL": pg.url, "TERRABANK_QUEUE_URL": redis.url,
+                    "TERRABANK_DB": self.game, "TERRABANK_CONFIG": str(ROOT / "config.toml"),
+                    "TERRABANK_STATE_DIR": str(tmp_path / "state")}
+        self.log = tmp_path / f"{self.game}.log"
+        self.port = free_port()
+        subprocess.run([TERRABANK, "init"], env=self.env, check=True, capture_output=True, timeout=120)
+        subprocess.run([TERRABANK, "user", "lead", "--role", "lead", "--password-stdin"], env=self.env, check=True,
+                       input="correct horse\n", text=True, capture_output=True, timeout=120)
+        links = subprocess.run([TERRABANK, "links", "--base", "http://192.168.4.1:5000"], env=self.env, check=True,
+                               capture_output=True, text=True, timeout=120).stdout
+        self.tokens = re.findall(r"/t/(\S+)", links)
+        with open(self.log, "wb") as out:
+            self.proc = subprocess.Popen([TERRABANK, "serve", "--host", "127.0.0.1", "--port", str(self.port),
+                                          "--base", "http://192.168.4.1:5000"], env=self.env, stdout=out,
+                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        assert wait_for(self.ready, 90), self.output()
+
+    def ready(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/readyz", timeout=5) as reply:
+                return reply.status == 200
+        except (urllib.error.URLError, OSError):
+            return False
+
+    def pages_reconnect(self) -> None:
+        """PAGES pages load and open their live connection again (each as a phone does after a drop)."""
+        for i in range(PAGES):
+            token = self.tokens[i % len(self.tokens)]
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/t/{token}", timeout=10).close()
+            except (urllib.error.URLError, OSError):
+                pass  # a 503 with its sentence is the page's answer while the database is away
+            try:
+                Phone(self.port, {"team": token}, query=f"&team={token}", timeout=3).close()
+            except (OSError, AssertionError, json.JSONDecodeError):
+                pass  # refused, or dropped: the page tries again later
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stop(self) -> str:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.output()
+
+
+def wait_for(found, timeout: float):
+    deadline = time.monotonic() + timeout
+    while not found() and time.monotonic() < deadline:
+        time.sleep(0.25)
+    return found()
+
+
+def lines_with(output: str, text: str) -> list[str]:
+    return [line for line in output.splitlines() if text in line]
+
+
+def assert_one_each_way(output: str, down: str, back: str) -> None:
+    assert "Traceback" not in output, output
+    for said in (down, back):
+        found = lines_with(output, said)
+        assert len(found) == 1, f"{said!r} said {len(found)} times:\n{output}"
+        assert STAMP.match(found[0]), f"no time on {found[0]!r}"
+
+
+def test_a_postgres_outage_is_one_timestamped_line_each_way_with_pages_reconnecting(
+        postgres_server, redis_server, tmp_path):
+    served = Served(tmp_path, postgres_server, redis_server)
+    try:
+        served.pages_reconnect()
+        postgres_server._run("pg_ctl", "-D", str(postgres_server.data), "-m", "fast", "-w", "-t", "60", "stop")
+        try:
+            assert wait_for(lambda: not served.ready(), 30)
+            served.pages_reconnect()
+            time.sleep(2)  # the hold's watcher and the ticker meet the outage too
+            served.pages_reconnect()
+        finally:
+            postgres_server._start(postgres_server.port)
+        assert wait_for(served.ready, 60), served.output()
+        served.pages_reconnect()
+        assert wait_for(lambda: lines_with(served.output(), "the database answers again"), 30), served.output()
+    finally:
+        output = served.stop()
+    assert_one_each_way(output, "lost the database", "the database answers again")
+
+
+def test_a_redis_outage_is_one_timestamped_line_each_way_with_pages_reconnecting(
+        postgres_server, redis_server, tmp_path):
+    served = Served(tmp_path, postgres_server, redis_server)
+    try:
+        served.pages_reconnect()
+        redis_server.proc.terminate()
+        redis_server.proc.wait(10)
+        try:
+            assert wait_for(lambda: lines_with(served.output(), "lost Redis"), 30), served.output()
+            served.pages_reconnect()
+            time.sleep(2)  # the subscriber tries again meanwhile
+            served.pages_reconnect()
+        finally:
+            redis_server._start(redis_server.port)
+        assert wait_for(lambda: lines_with(served.output(), "answers again"), 60), served.output()
+        served.pages_reconnect()
+    finally:
+        output = served.stop()
+    assert_one_each_way(output, "lost Redis", "answers again")
