@@ -112,7 +112,7 @@ def report(game, kind: str, answers: list, attacks: list) -> tuple[float, float]
     for attack in attacks:
         for key, value in attack.stats.items():
             stats[key] = stats.get(key, 0) + value
-    print(f"\n{kind}, 8 addresses: phone median {median:.3f} s, worst {worst:.3f} s, "
+    print(f"\n{kind}, 8 addresses: phone median {median:.3f} s, worst {worst:.3f} s, all {sorted(round(s, 2) for s in seconds)}, "
           f"statuses {sorted(set(st for st, _ in answers))}; attacker {stats}")
     log = game.log.read_text(errors="replace").strip().splitlines()
     if log:
