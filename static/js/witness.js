@@ -88,7 +88,10 @@
       shown[found.saw.seq + ":" + found.saw.hash] = true;
       list.classList.remove("hidden");
       var line = document.createElement("li");
-      line.textContent = TB.t("chain_witness_report", { who: found.by || "?" }) + " " + sentence(found.saw, found.head);
+      var by = String(found.by || "");
+      var who = by.indexOf("team:") === 0 ? TB.t("chain_by_team", { team: by.slice(5) }) :
+        by === "screen" ? TB.t("chain_by_screen") : TB.t("chain_by_facilitator");
+      line.textContent = TB.t("chain_witness_report", { who: who }) + " " + sentence(found.saw, found.head);
       list.insertBefore(line, list.firstChild);
     },
   };
