@@ -84,8 +84,9 @@
     /** The admin page: one line per report, newest first. */
     report: function (found) {
       var list = document.getElementById("chain-witness");
-      if (!list || !found || !found.saw || shown[found.saw.seq + ":" + found.saw.hash]) return;
-      shown[found.saw.seq + ":" + found.saw.hash] = true;
+      var seen = found && found.saw && [found.saw.seq, found.saw.hash, found.by].join(":");
+      if (!list || !seen || shown[seen]) return;
+      shown[seen] = true;
       list.classList.remove("hidden");
       var line = document.createElement("li");
       var by = String(found.by || "");

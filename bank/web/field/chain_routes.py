@@ -39,16 +39,16 @@ def register(app) -> None:
 
 
 class Reports:
-    """The witnesses' reports this process heard, newest last, one per head seen; safe between threads."""
+    """The witnesses' reports this process heard, newest last, one per head seen and witness; safe between threads."""
 
     def __init__(self):
         self._lock = threading.Lock()
         self._kept: list[dict] = []
 
     def add(self, report: dict) -> bool:
-        """Keep `report`; False when the same head was already reported (nothing new to tell)."""
+        """Keep `report`; False when the same witness already reported the same head (nothing new to tell)."""
         with self._lock:
-            if any(r["saw"] == report["saw"] for r in self._kept):
+            if any(r["saw"] == report["saw"] and r["by"] == report["by"] for r in self._kept):
                 return False
             self._kept = (self._kept + [report])[-KEPT:]
             return True
