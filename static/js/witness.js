@@ -12,6 +12,7 @@
 
   var TB = window.TB;
   var auth = {}, checking = false, alarmed = false, shown = {};
+  var vouched = false; // the bank's chain held the head kept, since this page last (re)connected
   var SLOT = "tb.witness:" + TB.url("/"); // one game per address (several games: /g/<name>/)
 
   function short(hash) { return String(hash || "?").slice(0, 12); }
@@ -58,14 +59,16 @@
   /** On each (re)connect: does the bank's chain still hold the head this page kept? */
   async function check() {
     var saw = kept();
+    vouched = !saw; // nothing kept yet: the first picture's head is the first evidence
     if (!saw || alarmed || checking) return;
     checking = true;
     var answer = await TB.api("GET", "/api/chain/" + saw.seq, undefined, { retry: false });
     checking = false;
     var found = answer.ok && answer.data;
-    if (!found) return; // no word from the bank: the next connect asks again; meanwhile nothing is kept
+    if (!found) return; // no word from the bank: the next connect asks again; meanwhile nothing newer is kept
     if (found.game !== saw.game) keep(found.head.seq, found.head.hash, found.game); // another game on this address
-    else if (found.hash !== saw.hash) alarm(saw, found.head, found.game);
+    else if (found.hash !== saw.hash) return alarm(saw, found.head, found.game);
+    vouched = true;
   }
 
   TB.witness = {
@@ -77,7 +80,7 @@
     },
     /** live.js, for each public picture: {seq, chain: {hash, game}}; kept once the bank vouched for the older one. */
     saw: function (seq, chain) {
-      if (!chain || !chain.hash || alarmed || checking || typeof seq !== "number") return;
+      if (!chain || !chain.hash || !vouched || alarmed || typeof seq !== "number") return;
       var saw = kept();
       if (!saw || saw.game !== chain.game || seq > saw.seq) keep(seq, chain.hash, chain.game);
     },
