@@ -307,6 +307,22 @@ def test_the_settings_file_with_the_password_is_readable_by_root_and_the_terraba
     assert "TERRABANK_DATABASE_URL=postgresql://terrabank:" in env_file.read_text()
 
 
+def test_the_config_is_in_etc_and_what_the_processes_write_is_in_var_lib_terrabank(deployed):
+    """Issue 36: the config where operators keep it (/etc/terrabank/config.toml, the Wi-Fi password may be in
+    it), and the state sheets in the unit's StateDirectory (0700), nothing written into the code's folder."""
+    config = deployed.box.root / "etc/terrabank/config.toml"
+    assert config.exists() and config.stat().st_mode & 0o777 == 0o640, "step 5 puts the config in /etc/terrabank"
+    state = deployed.box.root / "var/lib/terrabank"
+    deadline = time.monotonic() + 60
+    while not list((state / "summer-camp-paper").glob("game-state-*.pdf")) and time.monotonic() < deadline:
+        time.sleep(0.5)  # the writer's first look comes 5 s after the process started
+    assert list((state / "summer-camp-paper").glob("game-state-*.pdf")), deployed.process_logs()
+    assert state.stat().st_mode & 0o777 == 0o700
+    # Nothing beside the code (the on-host lock, `summer-camp.lock`, is tried there and skipped where the
+    # folder is read-only: the hold in PostgreSQL fences the game).
+    assert not list((deployed.box.root / "srv/terrabank").glob("summer-camp-*")), "nothing beside the code"
+
+
 def test_debian_default_site_left_enabled_is_an_error_at_nginx_t_not_a_welcome_page(deployed):
     """The shipped site claims `default_server`: forgetting to remove Debian's welcome site makes
     `nginx -t` fail (before: it only warned, and nginx served the welcome page to every phone)."""

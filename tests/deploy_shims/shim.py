@@ -9,7 +9,7 @@ machine, inside the sandbox (sandbox.py), and refuses what it cannot stand for, 
 - apt, apt-get: never install; check each named package is installed (dpkg-query).
 - useradd, chown: recorded, not done (the users and owners the steps gave).
 - systemctl: `enable --now terrabank@PORT` runs the unit file the steps copied, as systemd
-  would (EnvironmentFile, Environment, WorkingDirectory, ExecStart with %i); `reload nginx`
+  would (EnvironmentFile, Environment, StateDirectory, WorkingDirectory, ExecStart with %i); `reload nginx`
   starts or reloads the sandbox's nginx.
 - nginx: `-t` checks the sandbox's nginx (Debian's main file: conf.d/*.conf and sites-enabled/*).
 - git: `clone` copies the test's own checkout (its committed HEAD), whatever the address.
@@ -240,6 +240,16 @@ def start_unit(box: Sandbox, unit: str) -> None:
             die(f"{unit}.service: Failed to load environment files: No such file or directory "
                 f"({box.unrooted(str(path))})")
         env.update(read_environment_file(path))
+    # StateDirectory=NAME: systemd makes /var/lib/NAME for the unit's user (StateDirectoryMode=, 0755 unless
+    # given) and names it to the process as STATE_DIRECTORY; here under R, as /srv and /etc are.
+    made = []
+    for name in " ".join(service.get("StateDirectory", [])).split():
+        folder = box.root / "var/lib" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        folder.chmod(int((service.get("StateDirectoryMode") or ["0755"])[-1], 8))
+        made.append(str(folder))
+    if made:
+        env["STATE_DIRECTORY"] = ":".join(made)
     user = (service.get("User") or ["root"])[-1]
     if not box.is_user(user):
         die(f"{unit}.service: Failed to determine user credentials: No such process (User={user})")
