@@ -99,6 +99,7 @@
     if (mirror) TT.renderMoves(TB.$("#moves"), p().view.phase === "start" ? [] : p().legal, send, preview);
     if (isTable) { TB.$("#undo").disabled = !p().can_undo; TT.renderUndoWhy(TB.$("#undo-why"), p()); }
     document.body.dataset.phase = p().view.phase;
+    fitLog();  // the scores or an announcement above may have changed the room left
   }
 
   function logRow(row, payload) {
@@ -112,9 +113,30 @@
     var after = Array.prototype.filter.call(log.children, function (li) { return +li.dataset.seq < row.seq; })[0];
     log.insertBefore(item, after || null);  // newest first, whatever order the rows arrive in
     while (log.children.length > 12) log.removeChild(log.lastChild);
+    fitLog();
     var news = TT.news(row, payload);
     if (news) TT.announce(news);
   }
+
+  /* On a TV the last moves end at the screen's edge (trias.css): the newest moves whole, as many as fit,
+   * never a line cut in half. Elsewhere the list has its own scroll box or shows six (CSS). */
+  function fitLog() {
+    var log = TB.$("#log");
+    if (!log) return;
+    var items = Array.prototype.slice.call(log.children);
+    items.forEach(function (li) { li.hidden = false; });
+    if (window.getComputedStyle(log).overflowY !== "hidden") return;
+    var panel = log.parentNode;  // its title and the newest move always whole: the panels below give way
+    var rest = panel.getBoundingClientRect().height - log.getBoundingClientRect().height;  // title, Undo, padding
+    panel.style.minHeight = items.length ? Math.ceil(rest + items[0].offsetHeight + 1) + "px" : "";
+    var bottom = log.getBoundingClientRect().bottom + 0.5;
+    for (var i = items.length - 1; i > 0; i--) {
+      if (items[i].getBoundingClientRect().bottom > bottom) items[i].hidden = true;
+    }
+  }
+  // The room changes with the screen and with the announcement above coming and going (12 s).
+  if (window.ResizeObserver && TB.$("#log")) new window.ResizeObserver(fitLog).observe(TB.$("#log"));
+  else window.addEventListener("resize", fitLog);
 
   /* Each place's "q,r": shown on the mirror tablet (a person records moves by place), on demand elsewhere. */
   var coordsButton = TB.$("#coords-toggle"), coordsKey = "trias.coords." + (mirror ? "mirror" : "board");
