@@ -13,6 +13,7 @@ import os
 import sys
 
 from bank.game.config import load_config
+from bank.store import storage_url
 
 
 def add_parser(sub, paths) -> None:
@@ -35,11 +36,11 @@ def _source(args) -> str:
 def cmd_check(args, config_path: str, db: str) -> int:
     """Exit 0 with one line when the config is sound; else main prints the mistake, exit 2."""
     config = load_config(config_path)  # ConfigError: "<file>: '<dotted key>' <what is wrong and what to write>"
-    storage = "PostgreSQL" if config.storage_url else "the game file (or TERRABANK_DATABASE_URL)"
+    where = storage_url.target(db, config)
+    storage = where.name if isinstance(where, storage_url.PostgresTarget) else f"the file {db}"
     print(f"{config_path} (from {_source(args)}) is a sound game config: {len(config.teams)} teams, "
           f"{config.duration_seconds // 60} minutes in {config.sessions} session{'s' if config.sessions > 1 else ''}, "
-          f"language {config.language}, "
-          f"the journal in {storage}.")
+          f"language {config.language}; the game: {storage}.")
     return 0
 
 

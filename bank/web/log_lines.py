@@ -27,6 +27,17 @@ def formatter() -> logging.Formatter:
     return logging.Formatter(FORMAT, DATE)
 
 
+class _Stderr:
+    """Standard error as it is at each line, not as it was when the handler was made (a test's capture,
+    since closed, would make every later line a "Logging error")."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def install(app, outage_filter: logging.Filter) -> None:
     """The format on the bank's loggers (once per process), the outage filter on the live connections'."""
     from flask.logging import default_handler
@@ -35,7 +46,7 @@ def install(app, outage_filter: logging.Filter) -> None:
     for name in OURS:
         logger = logging.getLogger(name)
         if not any(getattr(h, "terrabank_lines", False) for h in logger.handlers):
-            handler = logging.StreamHandler(sys.stderr)
+            handler = logging.StreamHandler(_Stderr())
             handler.setFormatter(formatter())
             handler.terrabank_lines = True
             logger.addHandler(handler)
