@@ -65,12 +65,13 @@ def _spin(stop) -> None:
 class Pressure:
     """pi: a cgroup the server tree is moved into; busy: N spinning processes beside it."""
 
-    def __init__(self, kind: str, spinners: int):
+    def __init__(self, kind: str, spinners: int, core: int = 0):
         self.kind, self.spinners, self.budget, self.jailer, self.procs = kind, spinners, None, None, []
+        self.core = core
 
     def apply(self, server_pid: int) -> None:
         if self.kind == "pi":
-            self.budget = pi_budget.Budget(0, 2500, 10000)
+            self.budget = pi_budget.Budget(self.core, 2500, 10000)
             self.budget.admit(server_pid)
             self.jailer = pi_budget.Jailer(self.budget, server_pid)
             self.jailer.start()
@@ -94,7 +95,7 @@ class Pressure:
         self.procs = []
 
     def describe(self) -> str:
-        return ("one core at a 25% quota (pi_budget.Budget: 2.5 ms every 10 ms)" if self.kind == "pi"
+        return (f"core {self.core} at a 25% quota (pi_budget.Budget: 2.5 ms every 10 ms)" if self.kind == "pi"
                 else f"{self.spinners} busy-loop processes beside the server, no quota")
 
 
@@ -190,6 +191,7 @@ def main() -> None:
     parser.add_argument("--spinners", type=int, default=4, help="busy-loop processes for --pressure busy")
     parser.add_argument("--servers", default="bank,floor")
     parser.add_argument("--plain", action="store_true", help="pages without permessage-deflate")
+    parser.add_argument("--core", type=int, default=0, help="the core of --pressure pi (runs side by side: 0 and 1)")
     parser.add_argument("--json", help="append each run's results to this file, a JSON line a server")
     args = parser.parse_args()
     paces = [float(x) for x in args.paces.split(",")]
@@ -198,7 +200,7 @@ def main() -> None:
           f"commit {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}, "
           f"load average {os.getloadavg()[0]:.1f}")
     for kind in args.pressure.split(","):
-        pressure = Pressure(kind, args.spinners)
+        pressure = Pressure(kind, args.spinners, args.core)
         results = [measure(name, starts[name], pressure, args.pages, paces, args.seconds, not args.plain)
                    for name in args.servers.split(",")]
         if args.json:
