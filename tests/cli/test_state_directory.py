@@ -134,3 +134,21 @@ def test_a_state_sheet_that_cannot_be_written_is_one_log_line_and_shown_on_the_a
     finally:
         app.extensions["terrabank"].bank.close()
         access.close()
+
+
+def test_each_game_has_its_own_names_in_the_state_directory(tmp_path, monkeypatch):
+    """A hosted game in PostgreSQL (`assoc/g/camp`, which tried `assoc/g/camp-paper` in the code folder) and
+    the hosted games' files (all `game.db`) never share a name; systemd's STATE_DIRECTORY is read too."""
+    from bank.cli.serve import address_path, lead_password_path
+    from bank.web.field.paper_writer import folder_for
+
+    monkeypatch.delenv("TERRABANK_STATE_DIR", raising=False)
+    monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path / "lib"))
+    assert folder_for("assoc/g/camp") == tmp_path / "lib" / "assoc-g-camp-paper"
+    assert folder_for("summer-camp") == tmp_path / "lib" / "summer-camp-paper"
+    assert address_path("summer-camp") == tmp_path / "lib" / "summer-camp-address.txt"
+    assert lead_password_path("summer-camp") == tmp_path / "lib" / "summer-camp-lead-password.txt"
+    games = {folder_for(f"/var/lib/terrabank/games/{name}/game.db") for name in ("camp", "moor")}
+    assert len(games) == 2
+    monkeypatch.delenv("STATE_DIRECTORY")
+    assert folder_for(tmp_path / "terrabank.db") == tmp_path / "terrabank-paper"  # a Pi: beside the game, as before
