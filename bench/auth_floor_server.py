@@ -35,7 +35,9 @@ import base64
 import hashlib
 import hmac
 import json
+import os
 import secrets
+import sys
 import threading
 import time
 
@@ -200,7 +202,18 @@ def make_app(db: str, row_bytes: int, fanout: bool = False):
     return app, socketio
 
 
+def with_bank_allocator() -> None:
+    """Start again (same pid, same output) with the bank's malloc settings unless they are set (issue 33): `terrabank
+    serve` runs with 2 arenas and no per-thread cache (bank/cli/serve_lean.ALLOCATOR), which costs CPU and saves
+    memory; a floor without them was compared with a bank paying for them. glibc reads them once, at start."""
+    from bank.cli.serve_lean import ALLOCATOR
+
+    if any(os.environ.get(name) != value for name, value in ALLOCATOR.items()):
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **ALLOCATOR})
+
+
 def main() -> None:
+    with_bank_allocator()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True)
     parser.add_argument("--port", type=int, default=0, help="0 (the default): any free port, printed")

@@ -30,6 +30,7 @@ import threading
 from flask import Flask, jsonify, request
 from flask_socketio import SocketIO, join_room
 
+from auth_floor_server import with_bank_allocator
 from floor_server import serve
 
 
@@ -89,6 +90,7 @@ def make_app(payloads: dict):
 
 
 def main() -> None:
+    with_bank_allocator()  # malloc as the bank's (issue 33)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0, help="0 (the default): any free port, printed")
     parser.add_argument("--payloads", required=True, help="JSON file: {public, team: {id: payload}, journal}")
