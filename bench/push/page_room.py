@@ -9,7 +9,7 @@ keeps only the newest journal number its public picture carried, and when each n
 
 `book_at_pace`: T tablets booking harvests at RATE a second between them for SECONDS; a request that comes
 back late is followed at once by the next (the asked pace, not a closed loop); every booked seq with the
-moment its request was sent.
+moment its request was sent; a login or a request that failed is in `refused` (a tablet tries its login 5 times).
 
 Used by tests/web/push/test_pages_kept_on_a_pi_budget.py and bench/push/pages_under_pressure.py.
 """
@@ -17,6 +17,7 @@ Used by tests/web/push/test_pages_kept_on_a_pi_budget.py and bench/push/pages_un
 from __future__ import annotations
 
 import bisect
+import http.client
 import itertools
 import selectors
 import sys
@@ -126,26 +127,45 @@ def book_at_pace(url: str, rate: float, seconds: float, tablets: int = 4, tag: s
     booked, refused, lock = [], [], threading.Lock()
     until = time.monotonic() + seconds
 
+    def connected(api):
+        """A logged-in tablet, or None: a login the server closed unanswered (a loaded Pi) is noted in `refused`."""
+        try:
+            (login or (lambda a: a.login()))(api)
+            return api
+        except (OSError, http.client.HTTPException) as error:
+            with lock:
+                refused.append(("login", repr(error)))
+            api.close()
+            return None
+
     def tablet(n: int) -> None:
-        api = harness.Api(url, timeout=120)
-        (login or (lambda a: a.login()))(api)
+        api = connected(harness.Api(url, timeout=120))
         gap, next_at = tablets / rate, time.monotonic() + n / rate
         try:
             for k in itertools.count():
                 time.sleep(max(0.0, next_at - time.monotonic()))
                 if time.monotonic() >= until:
                     return
+                next_at += gap
+                if api is None:  # its last login or request failed: log in again, this turn
+                    api = connected(harness.Api(url, timeout=120))
+                    continue
                 i = k * tablets + n
                 sent = time.monotonic()
-                status, reply = api.command(f"{tag}{n}-{i}", **harvest(i))
+                try:
+                    status, reply = api.command(f"{tag}{n}-{i}", **harvest(i))
+                except (OSError, http.client.HTTPException) as error:  # closed unanswered: noted, the tablet goes on
+                    status, reply = "closed", repr(error)
+                    api.close()
+                    api = None
                 with lock:
                     if status == 200 and isinstance(reply, dict):
                         booked.append((reply["seq"], sent))
                     else:
                         refused.append((status, reply))
-                next_at += gap
         finally:
-            api.close()
+            if api is not None:
+                api.close()
 
     threads = [threading.Thread(target=tablet, args=(n,)) for n in range(tablets)]
     for thread in threads:

@@ -159,6 +159,10 @@ def measure(kind: str, start, pressure: Pressure, pages: int, paces: list, secon
             harness.end(proc)
 
 
+def refused(pace: dict) -> str:
+    return f" ({pace['refused']} refused or closed)" if pace["refused"] else ""
+
+
 def report(pressure: Pressure, results: list) -> None:
     print(f"\n## {pressure.describe()}\n")
     print("| server | pace asked /s | booked / asked | pages kept (compressed) | tap-to-last-page p50 / p99 | all pages "
@@ -167,7 +171,7 @@ def report(pressure: Pressure, results: list) -> None:
     for r in results:
         for p in r["paces"]:
             fmt = lambda x: "-" if x is None else f"{x:.2f} s"  # noqa: E731
-            print(f"| {r['server']} | {p['pace']:g} | {p['booked']} / {p['asked']} | {p['connected']} of {r['pages']} "
+            print(f"| {r['server']} | {p['pace']:g} | {p['booked']} / {p['asked']}{refused(p)} | {p['connected']} of {r['pages']} "
                   f"({r['compressed']}) | {fmt(p['tap_p50'])} / {fmt(p['tap_p99'])} | {fmt(p['caught_up'])} | "
                   f"{p['cpu_ms_per_command']:.1f} ms | {p['messages']:.0f} | {p['load']:.1f} |")
     bank, floor = (next((r for r in results if r["server"] == name), None) for name in ("bank", "floor"))

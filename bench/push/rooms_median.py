@@ -13,7 +13,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-FIGURES = (("booked", "booked", "{:.0f}"), ("tap_p50", "tap p50", "{:.2f} s"), ("tap_p99", "tap p99", "{:.2f} s"),
+FIGURES = (("booked", "booked", "{:.0f}"), ("refused", "refused or closed", "{:.0f}"), ("tap_p50", "tap p50", "{:.2f} s"), ("tap_p99", "tap p99", "{:.2f} s"),
            ("caught_up", "last entry everywhere after", "{:.2f} s"), ("cpu_ms_per_command", "CPU a harvest", "{:.1f} ms"),
            ("messages", "messages a page", "{:.0f}"), ("load", "load", "{:.1f}"))
 
