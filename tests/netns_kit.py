@@ -97,7 +97,8 @@ class Network:
         start = log.stat().st_size if log.exists() else 0
         with open(log, "ab") as out:
             proc = subprocess.Popen([IP, "netns", "exec", self.ns, *argv], stdout=out, stderr=subprocess.STDOUT,
-                                    env={**os.environ, "PYTHONUNBUFFERED": "1", **env})
+                                    env={**os.environ, "PYTHONUNBUFFERED": "1", **env},
+                                    cwd=log.parent)  # its lock, address note and sheets beside its log, not in the checkout
         printed = re.compile(rb"http://" + re.escape(self.ns_ip.encode()) + rb":(\d+)/")
         deadline = time.monotonic() + timeout
         while True:

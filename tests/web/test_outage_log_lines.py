@@ -42,15 +42,17 @@ class Served:
                     "TERRABANK_STATE_DIR": str(tmp_path / "state")}
         self.log = tmp_path / f"{self.game}.log"
         self.port = free_port()
-        subprocess.run([TERRABANK, "init"], env=self.env, check=True, capture_output=True, timeout=120)
-        subprocess.run([TERRABANK, "user", "lead", "--role", "lead", "--password-stdin"], env=self.env, check=True,
+        subprocess.run([TERRABANK, "init"], env=self.env, cwd=tmp_path, check=True, capture_output=True, timeout=120)
+        subprocess.run([TERRABANK, "user", "lead", "--role", "lead", "--password-stdin"], env=self.env, cwd=tmp_path,
+                       check=True,
                        input="correct horse\n", text=True, capture_output=True, timeout=120)
-        links = subprocess.run([TERRABANK, "links", "--base", "http://192.168.4.1:5000"], env=self.env, check=True,
+        links = subprocess.run([TERRABANK, "links", "--base", "http://192.168.4.1:5000"], env=self.env, cwd=tmp_path,
+                               check=True,
                                capture_output=True, text=True, timeout=120).stdout
         self.tokens = re.findall(r"/t/(\S+)", links)
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen([TERRABANK, "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                                          "--base", "http://192.168.4.1:5000"], env=self.env, stdout=out,
+                                          "--base", "http://192.168.4.1:5000"], env=self.env, cwd=tmp_path, stdout=out,
                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         assert wait_for(self.ready, 90), self.output()
 
