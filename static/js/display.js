@@ -1,8 +1,8 @@
 /* The big screen: standings, tracks, events, cooldowns, the clock, a reputation curve, the last
  * bookings (board_feed.js) and the winner. No login: it joins the "display" room and redraws on
- * every `public` message. At 1280x720 and 1920x1080 no line is cut (issue 25, item 2,
- * tests/test_browser_tv.py): what does not fit is shown in turns (events, cooldowns) or not at all
- * (the oldest bookings), never half.
+ * every `public` message. No line is cut at any moment (issue 25, item 2, tests/test_browser_tv.py;
+ * issue 35, tests/web/field/test_tv_any_moment.py): display_fit.js lays the screen out from what
+ * there is to show, in turns (events, cooldowns), the newest first (bookings), never half.
  */
 (function () {
   "use strict";
@@ -24,11 +24,12 @@
     legend(TB.$("#bonus-legend"), board);
     W.winner(TB.$("#winner"), board, { standings: pub.standings });
     W.feed(TB.$("#feed"), pub.feed);
-    tick();
+    tick(true);
   }
 
-  /** Every second: the clock, event deadlines and cooldowns count down locally between messages. */
-  function tick() {
+  /** Every second: the clock, event deadlines and cooldowns count down locally between messages.
+   * `fresh`: a new picture or window size, laid out from the full picture again (display_fit.js). */
+  function tick(fresh) {
     if (!pub) return;
     var c = pub.board.clock;
     TB.$("#clock").textContent = W.gameTime(TB.clock.elapsed(), pub.board) + " / " + W.gameTime(c.duration, pub.board);
@@ -42,11 +43,8 @@
     TB.$("#events-panel").classList.toggle("hidden", !TB.$("#events .event"));
     document.body.classList.toggle("has-event", !!TB.$("#events .event"));
     W.cooldowns(TB.$("#cooldowns"), null, memory);
-    inTurns(TB.$("#cooldowns"), true); // first: the bookings have what the cooldowns leave (terrabank.css)
-    inTurns(TB.$("#events"), false);
-    yieldChart(TB.$("#events-panel"));
-    fitNewest(TB.$("#feed"));
-    if (chartHeight !== TB.$("#chart").clientHeight) drawChart(); // the events panel came or went
+    W.fitScreen(fresh === true);
+    if (chartKey !== chartSize()) drawChart(); // the events panel came or went, the type shrank
   }
 
   /** The time line with its figures ("1:29:54") in big type: after the scores, the largest on the
@@ -57,46 +55,6 @@
     TB.fill(node, text.split(/(\d+:\d\d(?::\d\d)?)/).map(function (part, i) {
       return i % 2 ? el("b", { class: "tl-fig", text: part }) : part;
     }));
-  }
-
-  /** One event alone still passes its panel's edge: the curve gives its room (and takes it back after). */
-  function yieldChart(panel) {
-    var body = document.body, over = function () { return panel.scrollHeight > panel.clientHeight + 1; };
-    if (body.classList.contains("chart-yields")) {
-      body.classList.remove("chart-yields");
-      if (!over()) return;
-      body.classList.add("chart-yields");
-    } else if (!panel.classList.contains("hidden") && over()) body.classList.add("chart-yields");
-  }
-
-  /** The newest bookings that fit their panel whole; the older ones are left out, never cut. */
-  function fitNewest(list) {
-    var panel = list.parentElement, items = Array.prototype.slice.call(list.children);
-    items.forEach(function (item) { item.style.display = ""; });
-    for (var n = items.length - 1; n >= 0 && panel.scrollHeight > panel.clientHeight + 1; n--) items[n].style.display = "none";
-  }
-
-  var TURN_MS = 5000;
-
-  /** A list longer than its panel is shown a page at a time, each page for 5 s, with "1/3" beside
-   * the panel's title. Before, what passed the panel's edge was cut off: with six players waiting
-   * after fights the big screen showed two, and a second event never appeared. A panel sized by its
-   * content (`sizedByContent`) keeps the height of a full page on a shorter last one. */
-  function inTurns(list, sizedByContent) {
-    var panel = list.parentElement, items = Array.prototype.slice.call(list.children);
-    var title = panel.querySelector("h2"), marker = title.querySelector(".in-turns");
-    if (marker) title.removeChild(marker);
-    if (sizedByContent) panel.style.minHeight = "";
-    if (items.length < 2 || panel.scrollHeight <= panel.clientHeight + 1) return;
-    var fit = items.length;
-    while (fit > 1 && panel.scrollHeight > panel.clientHeight + 1) {
-      fit -= 1;
-      items[fit].style.display = "none";
-    }
-    if (sizedByContent) panel.style.minHeight = panel.offsetHeight + "px"; // a short last page keeps its height
-    var pages = Math.ceil(items.length / fit), page = Math.floor(Date.now() / TURN_MS) % pages;
-    items.forEach(function (item, i) { item.style.display = Math.floor(i / fit) === page ? "" : "none"; });
-    title.appendChild(el("span", { class: "in-turns", text: (page + 1) + "/" + pages }));
   }
 
   function remember(p) {
@@ -140,12 +98,18 @@
    * name and points at its end. Lines on the same value are drawn side by side (a few pixels
    * apart), and their labels pushed apart, so teams tied at 0 stay visible (issue 12, item 10).
    */
-  var chartHeight = 0;
+  var chartKey = "";
+
+  /** The curve's box and the type's size: the curve is drawn again when either changes. */
+  function chartSize() {
+    var svg = TB.$("#chart");
+    return svg.clientWidth + "x" + svg.clientHeight + "/" + getComputedStyle(document.documentElement).fontSize;
+  }
 
   function drawChart() {
     var svg = TB.$("#chart");
     var w = svg.clientWidth || 800, h = svg.clientHeight || 220;
-    chartHeight = svg.clientHeight;
+    chartKey = chartSize();
     var rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -167,13 +131,20 @@
     var max = 10;
     history.forEach(function (s) { teams.forEach(function (team) { max = Math.max(max, s.rep[team] || 0); }); });
     max = Math.ceil(max / 10) * 10;
-    var left = 4.5 * rem, right = widest + 1.2 * rem, top = 1.4 * rem, bottom = 3 * rem;
+    // The axis's figures first, to know the room the widest needs on the left ("130" passed the edge).
+    var values = [0, max / 2, max].map(function (v) {
+      var node = svg.appendChild(TB.svg("text", { "text-anchor": "end" }, String(v)));
+      return { v: v, node: node, width: node.getComputedTextLength ? node.getComputedTextLength() : 3 * rem };
+    });
+    var left = Math.max(4.5 * rem, 1.2 * rem + Math.max.apply(null, values.map(function (a) { return a.width; })));
+    var right = widest + 1.2 * rem, top = 1.4 * rem, bottom = 3 * rem;
     if (w - left - right < 10 * rem) right = Math.max(2 * rem, w - left - 10 * rem); // a narrow chart: labels may overlap the end
     var sx = function (x) { return left + ((x - x0) / (x1 - x0)) * (w - left - right); };
     var sy = function (y) { return top + (1 - y / max) * (h - top - bottom); };
-    [0, max / 2, max].forEach(function (v) {
-      svg.insertBefore(TB.svg("line", { class: "axis", x1: left, x2: w - right, y1: sy(v), y2: sy(v) }), svg.firstChild);
-      svg.appendChild(TB.svg("text", { x: left - 0.6 * rem, y: sy(v) + 0.8 * rem, "text-anchor": "end" }, String(v)));
+    values.forEach(function (a) {
+      svg.insertBefore(TB.svg("line", { class: "axis", x1: left, x2: w - right, y1: sy(a.v), y2: sy(a.v) }), svg.firstChild);
+      a.node.setAttribute("x", left - 0.6 * rem);
+      a.node.setAttribute("y", sy(a.v) + 0.8 * rem);
     });
     svg.appendChild(TB.svg("text", { x: left, y: h - 0.55 * rem }, W.gameTime(x0, pub.board)));
     svg.appendChild(TB.svg("text", { x: w - right, y: h - 0.55 * rem, "text-anchor": "end" }, W.gameTime(x1, pub.board)));
@@ -201,12 +172,18 @@
       y = Math.max(sy(last[l.team] || 0) + 0.8 * rem, y + gap);
       l.y = y;
     });
-    // The lowest label's baseline stays just above the zero line: the whole column moves up. Lower,
-    // early in a game (short lines, labels at the left), teams tied at 0 covered the time under the axis.
-    var overflow = y - (sy(0) - 0.3 * rem);
+    // The lowest label's baseline stays just above the zero line: the labels above it move up as far as
+    // they must, no further. Lower, early in a game (short lines, labels at the left), teams tied at 0
+    // covered the time under the axis. The highest stays inside the curve's box (a short curve, upright
+    // screen: "Coopérative… 121" passed its top when the whole column moved up).
+    var limit = sy(0) - 0.3 * rem;
+    if (order.length > 1) gap = Math.max(1.95 * rem, Math.min(gap, (limit - 2 * rem) / (order.length - 1))); // closer on a short curve
+    order.slice().reverse().forEach(function (l) { l.y = Math.min(l.y, limit); limit = l.y - gap; });
+    y = -Infinity;
+    order.forEach(function (l) { y = Math.max(l.y, y + gap, 2 * rem); l.y = y; });
     order.forEach(function (l) {
       l.node.setAttribute("x", sx(now) + 0.6 * rem);
-      l.node.setAttribute("y", l.y - Math.max(0, overflow));
+      l.node.setAttribute("y", l.y);
     });
     if (now - x0 < 60) hint(svg, t("chart_empty"), { left: left, right: w - right, top: top, bottom: h - bottom, labels: order, rem: rem });
   }
@@ -255,8 +232,11 @@
     if (window.Replay) window.Replay.listen(socket); // the lead's "replay the game" (static/js/replay.js)
     setInterval(tick, 1000);
     setInterval(drawChart, 5000);
-    window.addEventListener("resize", drawChart);
+    window.addEventListener("resize", function () { tick(true); drawChart(); });
   }
+
+  /** The socket's `public` message, and a generated moment of tests/web/field/test_tv_any_moment.py. */
+  W.showPicture = function (p) { onPublic(p); };
 
   function onPublic(p) {
     if (pub && p.seq < pub.seq) return; // an old message overtaken by a newer one

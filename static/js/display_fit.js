@@ -1,0 +1,128 @@
+/* The big screen laid out from what there is to show (issue 35, items 1 and 2). After each picture
+ * the page is measured and, while something does not fit, gives way in steps, the cheapest first:
+ * the animals' names under the standings (their count stays), the legend of the tracks' icons, one
+ * row of waiting players (the others in turns), the curve, then the type (the winner's too), in steps down to .67 of its size (2.26rem x .67: 24 px at
+ * 1080p, tests/web/field/test_tv_any_moment.py). Lists longer than their panel show in turns
+ * (events, waiting players) or the newest first (bookings: at least the 3 newest).
+ * Before: a session break with an event open pushed the event's givers past the bottom edge and
+ * left the bookings empty, and the bookings showed 1 of 12 although more fitted.
+ */
+(function () {
+  "use strict";
+  var TB = window.TB, W = window.W, el = TB.el;
+
+  var TURN_MS = 5000, NEWEST = 3;
+  // What gives way, in this order: a step that helps one column ("left": standings, events, curve;
+  // "right": tracks, waiting, bookings) only when that column needs it, a smaller type for both. One row
+  // of waiting players comes last: with two rows, eight of them show within two turns.
+  var MOVES = [{ cls: "fit-no-animals", side: "left" }, { cls: "fit-no-legend", side: "right" },
+    { cls: "fit-no-chart", side: "left" }, { scale: 0.92 }, { scale: 0.85 }, { scale: 0.78 }, { scale: 0.72 },
+    { scale: 0.67 }, { cls: "fit-one-row-waiting", side: "right" }];
+  var taken = [], lastTurn = -1;
+
+  function apply() {
+    var body = document.body, scale = 1;
+    MOVES.forEach(function (m, i) {
+      if (m.cls) body.classList.toggle(m.cls, taken.indexOf(i) >= 0);
+      else if (taken.indexOf(i) >= 0) scale = m.scale;
+    });
+    document.documentElement.style.setProperty("--fit", String(scale));
+    return scale;
+  }
+
+  /** Lay the lists out in the room they have now: in turns, or the newest first. */
+  function lay() {
+    inTurns(TB.$("#cooldowns"), true); // first: the bookings have what the cooldowns leave (terrabank.css)
+    inTurns(TB.$("#events"), false);
+    fitNewest(TB.$("#feed"));
+  }
+
+  /** {left, right}: which column has something past its edge or the window's, or too few bookings. */
+  function trouble() {
+    var found = { left: false, right: false, why: [] }, bottom = window.innerHeight + 1;
+    var over = function (e) { return e.scrollHeight > e.clientHeight + 1; };
+    var mark = function (side, why) { found[side] = true; found.why.push(why); };
+    Array.prototype.forEach.call(document.querySelectorAll(".display-col"), function (col, i) {
+      var side = i ? "right" : "left";
+      if (over(col) || col.getBoundingClientRect().bottom > bottom) mark(side, side + " column");
+      Array.prototype.forEach.call(col.querySelectorAll(".dpanel"), function (panel) {
+        if (panel.offsetParent && over(panel)) mark(side, panel.className);
+      });
+    });
+    var rows = Array.prototype.slice.call(TB.$("#feed").children);
+    var whole = rows.filter(function (row) { return row.style.display !== "none"; }).length;
+    if (whole < Math.min(NEWEST, rows.length)) mark("right", "bookings");
+    if (document.documentElement.scrollHeight > bottom) { mark("left", "page"); mark("right", "page"); }
+    // The winner over the screen: three long names tied at 6rem passed the window's bottom.
+    var winner = TB.$("#winner");
+    if (winner && !winner.classList.contains("hidden") && over(winner)) { mark("left", "winner"); mark("right", "winner"); }
+    return found;
+  }
+
+  /** Fit the screen: from the full picture when `fresh` (a new picture, a new window size, a new turn),
+   * else from where the last fit ended (each second: a wait ended, a result expired). */
+  W.fitScreen = function (fresh) {
+    // Afresh at each turn of the lists too (every 5 s): a page of shorter items gives the room back.
+    var turn = Math.floor(Date.now() / TURN_MS);
+    if (turn !== lastTurn) fresh = true;
+    lastTurn = turn;
+    if (fresh) taken = [];
+    var scale = apply();
+    lay();
+    if (fresh || !W.fitLog) W.fitLog = [];
+    for (var found = trouble(); found.left || found.right; found = trouble()) {
+      W.fitLog.push(found.why.join(", "));
+      var next = -1;
+      MOVES.forEach(function (m, i) { if (next < 0 && taken.indexOf(i) < 0 && (m.scale || found[m.side])) next = i; });
+      if (next < 0) break; // nothing left to give: the smallest type, what fits shown
+      taken.push(next);
+      scale = apply();
+      lay();
+    }
+    // What gave way, for whoever wonders why the type is smaller ("fit-no-chart 0.85").
+    document.body.dataset.fit = MOVES.filter(function (m, i) { return m.cls && taken.indexOf(i) >= 0; })
+      .map(function (m) { return m.cls; }).concat(scale).join(" ");
+  };
+  W.fitTrouble = trouble;
+
+  /** How many of `items`, from the first, lie whole inside `panel` (one measure, not one per item). */
+  function leading(panel, items) {
+    var limit = panel.getBoundingClientRect().bottom - parseFloat(getComputedStyle(panel).paddingBottom) + 1, k = 0;
+    while (k < items.length && items[k].getBoundingClientRect().bottom <= limit) k += 1;
+    return k;
+  }
+
+  /** The newest bookings that fit their panel whole; the older ones are left out, never cut. */
+  function fitNewest(list) {
+    var items = Array.prototype.slice.call(list.children);
+    items.forEach(function (item) { item.style.display = ""; });
+    items.slice(leading(list.parentElement, items)).forEach(function (item) { item.style.display = "none"; });
+  }
+
+  /** A list longer than its panel is shown a page at a time, each page for 5 s, with "1/3" beside
+   * the panel's title. Before, what passed the panel's edge was cut off: with six players waiting
+   * after fights the big screen showed two, and a second event never appeared. A panel sized by its
+   * content (`sizedByContent`) keeps the height of a full page on a shorter last one. */
+  function inTurns(list, sizedByContent) {
+    var panel = list.parentElement, items = Array.prototype.slice.call(list.children);
+    var title = panel.querySelector("h2"), marker = title.querySelector(".in-turns");
+    if (marker) title.removeChild(marker);
+    if (sizedByContent) panel.style.minHeight = "";
+    var over = function () { return panel.scrollHeight > panel.clientHeight + 1; };
+    var show = function (fit, page) { items.forEach(function (item, i) { item.style.display = Math.floor(i / fit) === page ? "" : "none"; }); };
+    show(items.length, 0);
+    if (items.length < 2 || !over()) return;
+    // As many a page as fit on every page: a page of taller items ("may go!" under a long name) is not cut.
+    var fit = Math.max(1, leading(panel, items)), pages, page;
+    for (page = 1; fit > 1 && page < Math.ceil(items.length / fit); page++) {
+      show(fit, page);
+      if (over()) { fit -= 1; page = 0; show(fit, 0); }
+    }
+    show(fit, 0);
+    if (sizedByContent) panel.style.minHeight = panel.offsetHeight + "px"; // a short last page keeps its height
+    pages = Math.ceil(items.length / fit);
+    page = Math.floor(Date.now() / TURN_MS) % pages;
+    show(fit, page);
+    title.appendChild(el("span", { class: "in-turns", text: (page + 1) + "/" + pages }));
+  }
+})();
