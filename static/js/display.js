@@ -24,12 +24,12 @@
     legend(TB.$("#bonus-legend"), board);
     W.winner(TB.$("#winner"), board, { standings: pub.standings });
     W.feed(TB.$("#feed"), pub.feed);
-    tick(true);
+    tick();
   }
 
-  /** Every second: the clock, event deadlines and cooldowns count down locally between messages.
-   * `fresh`: a new picture or window size, laid out from the full picture again (display_fit.js). */
-  function tick(fresh) {
+  /** Every second: the clock, event deadlines and cooldowns count down locally between messages, and
+   * the screen is laid out again from what it shows (display_fit.js). */
+  function tick() {
     if (!pub) return;
     var c = pub.board.clock;
     TB.$("#clock").textContent = W.gameTime(TB.clock.elapsed(), pub.board) + " / " + W.gameTime(c.duration, pub.board);
@@ -43,7 +43,7 @@
     TB.$("#events-panel").classList.toggle("hidden", !TB.$("#events .event"));
     document.body.classList.toggle("has-event", !!TB.$("#events .event"));
     W.cooldowns(TB.$("#cooldowns"), null, memory);
-    W.fitScreen(fresh === true);
+    W.fitScreen();
     if (chartKey !== chartSize()) drawChart(); // the events panel came or went, the type shrank
   }
 
@@ -232,7 +232,7 @@
     if (window.Replay) window.Replay.listen(socket); // the lead's "replay the game" (static/js/replay.js)
     setInterval(tick, 1000);
     setInterval(drawChart, 5000);
-    window.addEventListener("resize", function () { tick(true); drawChart(); });
+    window.addEventListener("resize", function () { tick(); drawChart(); });
   }
 
   /** The socket's `public` message, and a generated moment of tests/web/field/test_tv_any_moment.py. */
