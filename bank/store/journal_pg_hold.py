@@ -93,9 +93,15 @@ class HoldState(NamedTuple):
         return self.first_game_id is not None and self.game_id is not None and self.game_id != self.first_game_id
 
 
-def state(url: str, game: str) -> HoldState | None:
-    """This process's hold on `game` (forked workers see their server's), or None when it holds none."""
+def state(url: str, game: str, confirm: bool = False) -> HoldState | None:
+    """This process's hold on `game` (forked workers see their server's), or None when it holds none.
+
+    `confirm` (a /readyz): the hold's connection is asked first. A PostgreSQL restart ends the hold
+    without a word, and the watcher sees it only at its next probe: meanwhile readiness said ready
+    while the next command was refused `hold_lost` (issue 36, found by test_readiness_truth)."""
     held = _HOLDS.get((url, game))
+    if held is not None and confirm and held.state().held:
+        held._probe()
     return None if held is None else held.state()
 
 

@@ -71,7 +71,8 @@ def readyz():
         checks["database"] = False
         reasons.append(f"the database does not answer ({exc.code})")
         _watch(app).lost(exc)
-    held = storage_url.hold_state(app.extensions["terrabank_health"].db, app.extensions["terrabank"].config)
+    held = storage_url.hold_state(app.extensions["terrabank_health"].db, app.extensions["terrabank"].config,
+                                  confirm=True)  # ready means booking: the hold asked, not remembered
     if held is not None:
         checks["hold"] = held.held
         if not held.held:
