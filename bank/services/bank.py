@@ -66,6 +66,7 @@ class Bank(ClockKeeping):
         # jump of the machine's clock must not book the same id with different contents.
         self._process_tag = secrets.token_hex(3)
         self.reopened: dict | None = None  # set by open() when a game under way is opened again
+        self._heads: dict[int, str] = {}  # head_at's memory: a committed entry's head never changes
 
     @classmethod
     def create(cls, path, config, *, force: bool = False, wall=time.time, mono=time.monotonic) -> "Bank":
@@ -298,7 +299,7 @@ class Bank(ClockKeeping):
         """The chain's head at entry `seq` as stored (None: no such entry): what each picture carries for the
         phones that witness the journal (static/js/witness.js, issue 34). Remembered: a committed entry's
         head never changes, and each round's pictures ask it again."""
-        heads = self.__dict__.setdefault("_heads", {})
+        heads = self._heads
         if seq not in heads:
             found = self._journal.head_at(seq)
             if found is None:
