@@ -19,7 +19,7 @@ from printkit import play_sample
 
 from needs import module, needs
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: the browser tests skip
-from browserkit import serve_in_thread  # noqa: E402
+from browserkit import log_in_to, serve_in_thread  # noqa: E402
 
 expect = sync_api.expect
 SHOTS = Path("/tmp/replay_shots")
@@ -59,12 +59,7 @@ def pages(chromium):
 
 
 def _admin(page, url):
-    page.goto(url + "/login")
-    page.fill("#username", "lea")
-    page.fill("#password", "password1")
-    page.click("#login-submit")
-    page.wait_for_url("**/console")
-    page.goto(url + "/admin")
+    log_in_to(page, url, "/admin")
     expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
     return page
 
