@@ -12,6 +12,7 @@ from typing import Iterator
 from bank.game import engine
 from bank.store import storage_url
 from bank.services import timeline
+from bank.services.recent_rows import RecentRows
 from bank.services.bank_result import Result
 from bank.services.bank_clock import HEARTBEAT_SECONDS, TICK_PREFIX, ClockKeeping  # noqa: F401 (re-exported)
 from bank.services.bank_verify import fold, verify_journal
@@ -66,7 +67,10 @@ class Bank(ClockKeeping):
         # jump of the machine's clock must not book the same id with different contents.
         self._process_tag = secrets.token_hex(3)
         self.reopened: dict | None = None  # set by open() when a game under way is opened again
-        self._heads: dict[int, str] = {}  # head_at's memory: a committed entry's head never changes
+        # The last rows committed and their heads (bank/services/recent_rows.py): what each broadcast round
+        # asks again is answered without a read; `_written` holds the open transaction's rows until COMMIT.
+        self._recent = RecentRows()
+        self._written: list[tuple[dict, str]] = []
 
     @classmethod
     def create(cls, path, config, *, force: bool = False, wall=time.time, mono=time.monotonic) -> "Bank":
@@ -183,6 +187,7 @@ class Bank(ClockKeeping):
     def _execute_once(self, command: dict, now: float, *, tick: bool, may_undo=None, look_up: bool = True) -> Result:
         cid, print_ = command["id"], fingerprint(command)
         with self._lock:
+            self._written = []  # a try refused or rolled back before this one left its rows here: not committed
             try:
                 with self._journal.transaction():
                     known = self._journal.find(cid) if look_up else None
@@ -197,7 +202,8 @@ class Bank(ClockKeeping):
                         raise
             except _Answered as answered:  # raised inside: the transaction rolled back what it wrote
                 return answered.result
-            # Only a committed command reaches the live state.
+            # Only a committed command reaches the live state, and the rows remembered.
+            self._remember_written()
             self._commit_state(seq, new_state)
             return Result(seq, events)
 
@@ -259,7 +265,19 @@ class Bank(ClockKeeping):
         if seq % SNAPSHOT_EVERY == 0:
             # A committed state is never changed (bank/game/state.py): encode its data as it is, no copy.
             self._journal.write_snapshot(seq, new_state.plain())
+        # The head as head_at will read it (a snapshot's binding included); inside the transaction the
+        # journal knows it without a statement. Remembered only after COMMIT (_remember_written).
+        self._written.append(({**row, "seq": seq}, self._journal.head()))
         return seq
+
+    def _remember_written(self) -> None:
+        """After COMMIT: the rows this transaction wrote, and their heads, answer the next reads."""
+        written, self._written = self._written, []
+        self._recent.remember([row for row, _ in written], {row["seq"]: head for row, head in written})
+
+    def _remember_folded(self, rows: list[dict]) -> None:
+        """Rows another process committed, as they are folded (their heads are read when asked)."""
+        self._recent.remember(rows)
 
     def _commit_state(self, seq: int, state: GameState) -> None:
         """After COMMIT: make the new state live. The state first: a reader takes the seq, then
@@ -284,6 +302,14 @@ class Bank(ClockKeeping):
         """Committed journal rows after `after_seq`, streamed (exports, catch-up)."""
         return self._journal.rows(after_seq)
 
+    def rows_upto(self, after_seq: int, upto: int) -> list[dict]:
+        """The committed rows with after_seq < seq <= upto (`upto` at most a seq this bank has reached): from
+        memory when it holds them all (the rounds' case), else read. The rows are shared: do not change them."""
+        rows = self._recent.between(after_seq, upto)
+        if rows is None:
+            rows = list(itertools.takewhile(lambda row: row["seq"] <= upto, self._journal.rows(after_seq)))
+        return rows
+
     def verify(self) -> list[str]:
         """Replay the whole journal and check it, and the live state at its seq; [] when sound.
         Rows other processes book meanwhile are not a difference (bank/services/bank_verify.py)."""
@@ -298,16 +324,14 @@ class Bank(ClockKeeping):
     def head_at(self, seq: int) -> str | None:
         """The chain's head at entry `seq` as stored (None: no such entry): what each picture carries for the
         phones that witness the journal (static/js/witness.js, issue 34). Remembered: a committed entry's
-        head never changes, and each round's pictures ask it again."""
-        heads = self._heads
-        if seq not in heads:
+        head never changes, and each round's pictures ask it again; the entries this process wrote, from
+        the moment they were committed."""
+        found = self._recent.head(seq)
+        if found is None:
             found = self._journal.head_at(seq)
-            if found is None:
-                return None
-            if len(heads) >= 64:
-                heads.clear()
-            heads[seq] = found
-        return heads[seq]
+            if found is not None:
+                self._recent.note_head(seq, found)
+        return found
 
     def chain_at(self, seq: int) -> str | None:
         """The chain's hash at entry `seq`, recomputed from the rows (None: no such entry)."""

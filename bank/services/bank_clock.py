@@ -8,8 +8,10 @@ these; they use its `_lock`, `_journal`, `_state`, `_last_seq`, `_clock`, `confi
 
 from __future__ import annotations
 
+from collections import deque
+
 from bank.game import engine
-from bank.services import timeline
+from bank.services import recent_rows, timeline
 from bank.services.bank_result import Result
 from bank.store.journal_api import retried
 from bank.store.rows import fingerprint
@@ -77,6 +79,7 @@ class ClockKeeping:
             events, _ = self._decide_tick(self._state, now)
             if not events:
                 return None
+            self._written = []  # a try rolled back before this one left its rows here: not committed
             with self._journal.transaction():
                 # Decided again on every row committed so far: another process may have booked
                 # this very tick a moment ago (issue 15).
@@ -85,6 +88,7 @@ class ClockKeeping:
                 if not events:
                     return None
                 seq = self._append_tick(events, new_state, now)
+            self._remember_written()  # after COMMIT (bank.py)
             self._commit_state(seq, new_state)
             return Result(seq, events)
 
@@ -110,7 +114,8 @@ class ClockKeeping:
         head = self._journal.committed_seq()
         if head <= self._last_seq:
             return now  # the usual case: one indexed read (PostgreSQL: none, it came with BEGIN)
-        draft, seq, at = self._state.draft(), self._last_seq, None
+        # The last rows folded are kept for the rounds; a long catch-up holds no more of them than that.
+        draft, seq, at, folded = self._state.draft(), self._last_seq, None, deque(maxlen=recent_rows.KEEP)
         for row in self._journal.rows(seq):
             if row["seq"] > head:  # booked after this transaction began (PostgreSQL): this one appends after head
                 break
@@ -120,6 +125,8 @@ class ClockKeeping:
             for event in row["events"]:
                 draft.apply(event)
             seq, at = row["seq"], row["at"]
+            folded.append(row)
+        self._remember_folded(list(folded))  # committed by another process: the rounds need not read them again
         self._commit_state(seq, draft.commit())
         if at is not None and self._clock.advance_to(at):
             return max(now, at)

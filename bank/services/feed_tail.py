@@ -1,7 +1,8 @@
 """The activity feed of a running game, kept up as the journal grows (bank/game/feed.py words it).
 
 One `FeedTail` per Bank. It reads only the rows after the last one it saw, and only when the bank's
-seq moved: the clock's rounds (one a second) cost no read. At the first read it starts from the last
+seq moved: the clock's rounds (one a second) cost no read; the rows this process just committed come from
+the bank's memory (bank/services/recent_rows.py), not a read. At the first read it starts from the last
 `START_ROWS` rows, not the whole journal (a long game's first picture must not wait for it). It
 keeps the last `KEEP` entries; an undo marks the entry it reverses as `undone` (with the reason)
 while that entry is still kept, and names what it undid from the journal's own row.
@@ -42,7 +43,7 @@ class FeedTail:
         if bank is None:
             return
         after = max(0, seq - START_ROWS) if self._seq is None else self._seq
-        for row in bank.journal_rows(after):
+        for row in bank.rows_upto(after, seq):
             self._add(bank, row)
             self._seq = row["seq"]
         if self._seq is None:
@@ -63,10 +64,9 @@ class FeedTail:
 
 
 def _row(bank, seq: int) -> dict | None:
-    """Journal row `seq` (the first row after seq - 1), or None."""
-    for row in bank.journal_rows(seq - 1):
-        return row if row["seq"] == seq else None
-    return None
+    """Journal row `seq`, or None (an undo of a recent entry finds it in the bank's memory)."""
+    found = bank.rows_upto(seq - 1, seq) if seq > 0 else []
+    return found[0] if found else None
 
 
 def tail_of(bank) -> FeedTail:

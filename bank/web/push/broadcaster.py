@@ -255,11 +255,13 @@ class Broadcaster:
             self._behind &= set(self._holds)  # pages gone meanwhile
 
     def _new_rows(self, seq: int) -> list:
-        """The journal rows after the last round's, for the consoles; none read when no console is open."""
+        """The journal rows after the last round's up to this round's `seq`, for the consoles: from the bank's
+        memory of what it committed (bank/services/recent_rows.py), read only when it lacks some; none when no
+        console is open."""
         if not any(rounds.participants(self.socketio, room) for room in (FACILITATORS, ROUND_FACILITATORS)):
             self._journal_seq = max(self._journal_seq, seq)
             return []
-        rows = list(self.services.bank.journal_rows(self._journal_seq))
+        rows = self.services.bank.rows_upto(self._journal_seq, seq)
         if rows:
             self._journal_seq = rows[-1]["seq"]
         return rows
