@@ -95,6 +95,11 @@ def test_a_chain_rebuilt_by_a_forger_shows_against_the_head_written_down(config,
     rows = conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()
     conn.executemany("INSERT INTO chain VALUES (?, ?)", list(chain.replay(rows)))
     conn.commit()
+    assert main(["--config", str(config_path()), "--db", str(bank_path), "verify", "--at", str(seq)]) == 1
+    assert f"journal row {seq} is not the one the bank wrote" in capsys.readouterr().out  # the checkpoint's head
+    # The forger who also rewrites the checkpoint's head passes `verify`: only the head written down tells.
+    conn.execute("UPDATE clock_checkpoint SET head = (SELECT hash FROM chain ORDER BY seq DESC LIMIT 1)")
+    conn.commit()
     conn.close()
     assert main(["--config", str(config_path()), "--db", str(bank_path), "verify", "--at", str(seq)]) == 0
     assert capsys.readouterr().out.splitlines()[0] != f"journal chain at entry {seq}: {written_down}"

@@ -16,6 +16,12 @@ records its seal (bank/store/snapshots.py) and the chain's head at N becomes
 bind(link of N, N, seal), which row N+1 links to. An edited snapshot, even resealed, no
 longer matches the seal the chain holds; rewriting that too changes every hash from N on,
 so the new head is not the one a phone saw (static/js/witness.js) or a facilitator wrote down.
+
+The last row written leaves a trace outside the chain too (issue 34): the time line's checkpoint,
+saved with every row in the same transaction, records that row's seq and head. Deleting the tail
+with its chain rows, which the chain alone cannot see, then falls short of the checkpoint. It
+raises the bar, it is no seal: whoever also rewrites the checkpoint passes, and only the heads
+kept outside the file (phones, paper, a head written down) tell.
 """
 
 from __future__ import annotations
@@ -75,25 +81,47 @@ def replay(rows: Iterable[tuple], seals: dict | None = None) -> Iterator[tuple[i
         yield seq, previous
 
 
-def first_break(rows: Iterable[tuple], stored: dict, bound: dict | None = None) -> str | None:
+def first_break(rows: Iterable[tuple], stored: dict, bound: dict | None = None,
+                tip: tuple | None = None) -> str | None:
     """The first row (or snapshot binding) whose recomputed hash differs from the stored chain, as a sentence.
 
-    `stored`: {seq: row hash}; `bound`: {seq: (seal, head)} of the snapshots the chain binds."""
+    `stored`: {seq: row hash}; `bound`: {seq: (seal, head)} of the snapshots the chain binds;
+    `tip`: (seq, head) the time line's checkpoint recorded with the last row it saw written (None, or
+    a None seq, for a game from before it did): a tail deleted with its chain rows falls short of it."""
     stored, bound, previous, seq = dict(stored), dict(bound or {}), GENESIS, 0
+    tip_seq, tip_head = tip if tip and tip[0] else (None, None)
+    heads_at_tip = set()  # the row's hash there, and its binding once a snapshot stands there
     for seq, at, row_bytes in rows:
         previous = link(previous, seq, at, row_bytes)
         if stored.pop(seq, None) != previous:
             return (f"journal row {seq} was changed, inserted or deleted after it was "
                     "written (its hash no longer matches the chain)")
+        if seq == tip_seq:
+            heads_at_tip.add(previous)
         if seq in bound:
             seal, head = bound.pop(seq)
             previous = bind(previous, seq, seal)
             if head != previous:
                 return (f"the chain's record of the snapshot at journal row {seq} was changed after it was "
                         "written (its hash no longer matches the chain)")
+            if seq == tip_seq:
+                heads_at_tip.add(previous)
     if stored:
         return f"journal row {min(stored)} was deleted after it was written (the chain still lists it)"
     if bound:
         return (f"the chain binds a snapshot at journal row {min(bound)} but the journal ends at row {seq}: "
                 f"the rows after {seq} were deleted")
+    return _tip_problem(seq, tip_seq, tip_head, heads_at_tip)
+
+
+def _tip_problem(last: int, tip_seq: int | None, tip_head: str | None, heads_at_tip: set) -> str | None:
+    """What the checkpoint's record of the last row written says of a journal ending at `last`."""
+    if tip_seq is None:
+        return None
+    if tip_seq > last:
+        return (f"the bank wrote journal row {tip_seq} (its clock checkpoint recorded it) but the journal "
+                f"ends at row {last}: the rows after {last} were deleted")
+    if tip_head and tip_head not in heads_at_tip:
+        return (f"journal row {tip_seq} is not the one the bank wrote (its clock checkpoint recorded chain "
+                f"head {tip_head[:12]} there): the journal was rewritten up to that row")
     return None

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from bank.store import chain, snapshots
+from bank.store import chain, snapshots, sqlite_schema
+from bank.store.sqlite_schema import SCHEMA_VERSION  # noqa: F401 (re-exported)
 from bank.store.sqlite_transaction import SqliteErrors, Transaction
 from bank.store.canonical_json import canonical_json  # noqa: F401 (re-exported: its home until issue 27)
 from bank.store.journal_readers import _COLUMNS, JournalReaders, _row_dict
@@ -18,49 +19,12 @@ from bank.store.sqlite_file import _connect, move_database, remove_database  # n
 from bank.store.storage import (StorageError, backup_hint, known_failure, private_file,  # noqa: F401 (re-exported)
                           storage_errors, writable)
 
-SCHEMA_VERSION = "1"
-
-_SCHEMA = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE journal(
-    seq INTEGER PRIMARY KEY,
-    command_id TEXT NOT NULL UNIQUE,
-    fingerprint TEXT NOT NULL,
-    type TEXT NOT NULL,
-    actor TEXT,
-    at REAL NOT NULL,
-    command TEXT NOT NULL,
-    events TEXT NOT NULL
-);
-CREATE TABLE snapshots(seq INTEGER PRIMARY KEY, state TEXT NOT NULL);
-"""
-
-# Added after the first games were made, so created on open when missing: a game file
-# from an earlier Terrabank gains them (its chain computed once) and keeps working.
-_ADDED = """
-CREATE TABLE IF NOT EXISTS chain(seq INTEGER PRIMARY KEY, hash TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS clock_checkpoint(
-    id INTEGER PRIMARY KEY CHECK (id = 1), timeline REAL NOT NULL, wall REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS chain_snapshot(seq INTEGER PRIMARY KEY, seal TEXT NOT NULL, hash TEXT NOT NULL);
-"""
-
-# The ledger is corrected by new entries, never by editing old ones: the
-# database itself refuses UPDATE and DELETE so no code path can rewrite history.
-_TRIGGER = """
-CREATE TRIGGER IF NOT EXISTS {table}_no_{verb} BEFORE {op} ON {table}
-BEGIN SELECT RAISE(ABORT, '{table} rows are append-only: add a correcting entry instead'); END;
-"""
-
 # Inside a transaction, the last seq and the chain's head, read under the write lock (BEGIN IMMEDIATE):
 # they stay true until this transaction appends. The id's look-up goes in the same statement (issue 27:
 # they were three, each a trip through SQLite on every command's path).
-# The head is the last row's hash, or its snapshot's binding when one stands there (bank/store/chain.py).
-_HEAD = ("SELECT COALESCE(b.hash, c.hash) FROM chain c LEFT JOIN chain_snapshot b ON b.seq = c.seq "
-         "ORDER BY c.seq DESC LIMIT 1")
-_TIP_IN_TX = f"SELECT (SELECT COALESCE(MAX(seq), 0) FROM journal), ({_HEAD})"
+_TIP_IN_TX = f"SELECT (SELECT COALESCE(MAX(seq), 0) FROM journal), ({sqlite_schema.HEAD})"
 _FIND_IN_TX = (_TIP_IN_TX + ", " + ", ".join(f"j.{c.strip()}" for c in _COLUMNS.split(","))
                + " FROM (SELECT 1) LEFT JOIN journal j ON j.command_id = ?")
-_APPEND_ONLY = ("journal", "snapshots", "meta", "chain", "chain_snapshot")
 _INSERT_ROW = f"INSERT INTO journal({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 _INSERT_LINK = "INSERT INTO chain(seq, hash) VALUES (?, ?)"
 
@@ -116,10 +80,7 @@ class Journal(JournalReaders):
 
     def _create_schema(self, config_text: str, identity: dict) -> None:
         """Tables, the append-only triggers and the meta rows of a new game."""
-        for stmt in _SCHEMA.split(";"):
-            if stmt.strip():
-                self._conn.execute(stmt)
-        self._add_tables()
+        sqlite_schema.create(self._conn)
         meta = {"schema_version": SCHEMA_VERSION, "created_at": repr(time.time()),
                 "config_text": config_text, "identity": canonical_json(identity)}
         self._conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
@@ -135,9 +96,9 @@ class Journal(JournalReaders):
             journal = cls(_connect(path, "rw"), path)
             try:
                 journal._check_schema()
-                if not all(journal._has_table(t) for t in ("chain", "clock_checkpoint", "chain_snapshot")):
+                if not sqlite_schema.up_to_date(journal._conn):
                     with journal.transaction():
-                        journal._add_tables()
+                        sqlite_schema.add_later_tables(journal._conn)
             except BaseException:
                 journal.close()
                 raise
@@ -146,23 +107,7 @@ class Journal(JournalReaders):
         return journal
 
     def _has_table(self, name: str) -> bool:
-        return self._fetch("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)) is not None
-
-    def _add_tables(self) -> None:
-        """Inside a transaction: the tables added since the first version, their
-        append-only triggers, and the chain of rows written before it existed."""
-        for stmt in _ADDED.split(";"):
-            if stmt.strip():
-                self._conn.execute(stmt)
-        for table in _APPEND_ONLY:
-            for verb, op in (("update", "UPDATE"), ("delete", "DELETE")):
-                self._conn.execute(_TRIGGER.format(table=table, verb=verb, op=op))
-        # Only a game from before the chain gets one computed; the meta row says the chain
-        # exists, so dropping its tables by hand cannot make the bank rebuild a clean one.
-        if self._conn.execute("SELECT 1 FROM meta WHERE key='chain'").fetchone() is None:
-            rows = self._conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()
-            self._conn.executemany("INSERT INTO chain(seq, hash) VALUES (?, ?)", chain.replay(rows))
-            self._conn.execute("INSERT INTO meta(key, value) VALUES ('chain', '1')")
+        return sqlite_schema.has_table(self._conn, name)
 
     def _check_schema(self) -> None:
         """Refuse a valid SQLite file that is not a Terrabank game of our schema."""
@@ -279,7 +224,7 @@ class Journal(JournalReaders):
         """The hash of the last row (GENESIS for an empty journal): write it down to anchor the chain."""
         if self._tip is not None and self._in_my_tx():
             return self._tip[1]
-        r = self._fetch(_HEAD)
+        r = self._fetch(sqlite_schema.HEAD)
         return r[0] if r else chain.GENESIS
 
     def head_at(self, seq: int) -> str | None:
@@ -309,13 +254,14 @@ class Journal(JournalReaders):
             conn = self._views.get(threading.get_ident(), self._conn)
             stored = dict(conn.execute("SELECT seq, hash FROM chain").fetchall())
             bound = {seq: (seal, head) for seq, seal, head in conn.execute("SELECT seq, seal, hash FROM chain_snapshot")}
-            return chain.first_break(conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored, bound)
+            return chain.first_break(conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored, bound,
+                                     sqlite_schema.checkpoint_tip(conn))
 
     def save_checkpoint(self, timeline: float, wall: float) -> None:
-        """Remember where the bank's time line is and what the system clock said (bank/services/timeline.py)."""
+        """Remember where the bank's time line is and what the system clock said (bank/services/timeline.py),
+        with the last row written and its chain head (bank/store/chain.py: a deleted tail falls short of it)."""
         with self._errors:
-            self._conn.execute("INSERT OR REPLACE INTO clock_checkpoint(id, timeline, wall) VALUES (1, ?, ?)",
-                               (timeline, wall))
+            self._conn.execute(sqlite_schema.SAVE_CHECKPOINT, (timeline, wall))
 
     def last_checkpoint(self) -> tuple[float, float] | None:
         """(timeline, wall) of the last checkpoint, or None for a game that has none yet."""

@@ -172,10 +172,13 @@ class PostgresJournal(PostgresReads):
             if self._pending_checkpoint is not None:  # fenced: no time line (NOT NULL) unless we hold the epoch
                 # Never back (issue 24): another process's later time line, committed first, stays (its wall too).
                 timeline, wall = self._pending_checkpoint
-                self._pending.append(("INSERT INTO terrabank.clock_checkpoint AS c(game, timeline, wall) VALUES (%s, "
-                                      "(SELECT %s::float8 FROM terrabank.games WHERE id = %s AND hold_epoch = %s "
-                                      "FOR SHARE), %s) ON CONFLICT (game) DO UPDATE SET timeline = "
-                                      "EXCLUDED.timeline, wall = EXCLUDED.wall WHERE EXCLUDED.timeline >= c.timeline",
+                # With the last row written and its head (bank/store/chain.py), read after this transaction's rows.
+                tip = f"(SELECT {{}} FROM ({_HEAD.format(game=int(self.game_id))}) AS t(seq, head))"
+                self._pending.append(("INSERT INTO terrabank.clock_checkpoint AS c(game, timeline, wall, seq, head) "
+                                      "VALUES (%s, (SELECT %s::float8 FROM terrabank.games WHERE id = %s AND hold_epoch "
+                                      f"= %s FOR SHARE), %s, {tip.format('seq')}, {tip.format('head')}) ON CONFLICT "
+                                      "(game) DO UPDATE SET timeline = EXCLUDED.timeline, wall = EXCLUDED.wall, seq = "
+                                      "EXCLUDED.seq, head = EXCLUDED.head WHERE EXCLUDED.timeline >= c.timeline",
                                       (self.game_id, timeline, self.game_id, self._epoch, wall)))
             if self._pending and not self._begun:
                 self._begin()

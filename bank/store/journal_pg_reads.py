@@ -203,7 +203,8 @@ class PostgresReads:
         with self.read_view():
             stored = dict(self._fetch("SELECT seq, hash FROM terrabank.chain WHERE game = %s", (self.game_id,),
                                       one=False))
-            return chain.first_break(_chain_rows(self._chain_records()), stored, self._bound())
+            tip = self._fetch("SELECT seq, head FROM terrabank.clock_checkpoint WHERE game = %s", (self.game_id,))
+            return chain.first_break(_chain_rows(self._chain_records()), stored, self._bound(), tip)
 
     def last_checkpoint(self) -> tuple[float, float] | None:
         r = self._fetch("SELECT timeline, wall FROM terrabank.clock_checkpoint WHERE game = %s", (self.game_id,))

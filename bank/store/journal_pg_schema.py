@@ -52,7 +52,7 @@ CREATE TABLE terrabank.chain(
     PRIMARY KEY (game, seq));
 CREATE TABLE terrabank.clock_checkpoint(
     game BIGINT PRIMARY KEY REFERENCES terrabank.games(id),
-    timeline DOUBLE PRECISION NOT NULL, wall DOUBLE PRECISION NOT NULL);
+    timeline DOUBLE PRECISION NOT NULL, wall DOUBLE PRECISION NOT NULL, seq BIGINT, head TEXT);
 CREATE FUNCTION terrabank.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION '% rows are append-only: add a correcting entry instead', TG_TABLE_NAME
@@ -123,11 +123,21 @@ def ensure_schema(conn) -> None:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, SCHEMA_LOCK))
             conn.execute(FENCE_DDL)
-    if conn.execute("SELECT to_regclass('terrabank.chain_snapshot')").fetchone()[0] is None:
-        with conn.transaction():  # the lock, then a second look: a concurrent opener may have made it
+    if not conn.execute(_LATER_ADDITIONS_MADE).fetchone()[0]:
+        with conn.transaction():  # the lock, then a second look: a concurrent opener may have made them
             conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, SCHEMA_LOCK))
             if conn.execute("SELECT to_regclass('terrabank.chain_snapshot')").fetchone()[0] is None:
                 conn.execute(BINDING_DDL)
+            conn.execute(TIP_DDL)
+
+
+# Whether the tables made before issue 34 have gained its additions (one statement on every open).
+_LATER_ADDITIONS_MADE = ("SELECT to_regclass('terrabank.chain_snapshot') IS NOT NULL AND EXISTS (SELECT 1 FROM "
+                         "information_schema.columns WHERE table_schema = 'terrabank' AND table_name = "
+                         "'clock_checkpoint' AND column_name = 'head')")
+# The checkpoint's record of the last row written (bank/store/chain.py, issue 34): NULL until the next row.
+TIP_DDL = ("ALTER TABLE terrabank.clock_checkpoint ADD COLUMN IF NOT EXISTS seq BIGINT, "
+           "ADD COLUMN IF NOT EXISTS head TEXT")
 
 
 FENCE_DDL = ("ALTER TABLE terrabank.games ADD COLUMN IF NOT EXISTS hold_epoch BIGINT NOT NULL DEFAULT 0; "

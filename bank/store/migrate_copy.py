@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bank.store import chain
+from bank.store import chain, sqlite_schema
 from bank.errors import BankError
 from bank.store.journal import canonical_json, storage_errors
 from bank.store.journal_pg import row_bytes
@@ -142,7 +142,8 @@ def _copy_snapshots(source, conn, game: int, db) -> int:
 def _copy_checkpoint(source, conn, game: int) -> None:
     """Where the game's time line stood, so the game resumes where it paused (bank/services/timeline.py)."""
     point = source.execute("SELECT timeline, wall FROM clock_checkpoint WHERE id = 1").fetchone()
-    if point is not None:
-        conn.execute("INSERT INTO terrabank.clock_checkpoint(game, timeline, wall) VALUES (%s, %s, %s)",
-                     (game, float(point[0]), float(point[1])))
+    if point is not None:  # with the last row it saw written, which the copy's chain must still reach
+        seq, head = sqlite_schema.checkpoint_tip(source) or (None, None)
+        conn.execute("INSERT INTO terrabank.clock_checkpoint(game, timeline, wall, seq, head) VALUES (%s, %s, %s, "
+                     "%s, %s)", (game, float(point[0]), float(point[1]), seq, head))
 

@@ -18,6 +18,7 @@ import uuid
 
 import pytest
 
+from bank.cli.serve import check_database
 from bank.services import bank as service
 from bank.services.bank import Bank
 from bank.store import chain, snapshots
@@ -54,7 +55,7 @@ def store(request, config, tmp_path, monkeypatch):
         import psycopg
         with psycopg.connect(server.admin_url.rsplit("/", 1)[0] + "/games", autocommit=True) as raw:
             game = raw.execute("SELECT id FROM terrabank.games WHERE name = %s", (name,)).fetchone()[0]
-            tables = ("journal", "chain", "snapshots", "chain_snapshot")
+            tables = ("journal", "chain", "snapshots", "chain_snapshot", "clock_checkpoint")
             for table in tables:
                 raw.execute(f"ALTER TABLE terrabank.{table} DISABLE TRIGGER USER")
             try:
@@ -126,7 +127,10 @@ def test_a_forger_who_rewrites_the_chain_over_a_snapshot_gets_a_new_head(store):
                  canonical_json(r["events"]))
         previous = chain.link(previous, r["seq"], float(r["at"]), row_bytes(texts))
         sql("UPDATE chain SET hash = %s WHERE {game} AND seq = %s", (previous, r["seq"]))
-    with Bank.open(db, config) as bank:  # a consistent forgery: the start cannot tell
+    with Bank.open(db, config) as bank:  # the chain is consistent, but it no longer ends at the head last written
+        assert "journal row 12 is not the one the bank wrote" in bank._journal.chain_problem()
+    sql("UPDATE clock_checkpoint SET head = %s WHERE {game}", (previous,))
+    with Bank.open(db, config) as bank:  # a consistent forgery, its checkpoint too: the start cannot tell
         assert bank._journal.chain_problem() is None
         assert bank.state.balances["team:blue"]["dioxygen"] >= 900
         assert bank.chain_head() != head and bank.head_at(12) != seen_by_a_phone  # the phones can
@@ -147,6 +151,39 @@ def test_a_deleted_tail_whose_last_row_held_a_snapshot_is_named(store):
     assert found and "the rows after 9 were deleted" in found and "row 10" in found
 
 
+def test_a_deleted_last_row_with_its_chain_row_is_refused_by_serve_and_named_by_verify(store):
+    """Issue 34 item 5: the last row (no snapshot there) deleted with its chain row left a chain that
+    ended cleanly at 11: `verify` said ok and `serve` started. The time line's checkpoint, saved with
+    every row, recorded row 12 and its head: the journal now falls short of it."""
+    config, db, sql = store
+    _play(config, db, rows=12)  # snapshots at 5 and 10; row 12 stands alone
+    sql("DELETE FROM chain WHERE {game} AND seq = %s", (12,))
+    sql("DELETE FROM journal WHERE {game} AND seq = %s", (12,))
+    with pytest.raises(StorageError) as refused:
+        check_database(db, config)  # what `serve` runs before it opens the game (before: it started)
+    assert "the bank wrote journal row 12" in refused.value.message
+    assert "the rows after 11 were deleted" in refused.value.message
+    with Bank.open(db, config) as bank:
+        problems = bank.verify()  # before: []
+    assert any("journal row 12" in p and "rows after 11 were deleted" in p for p in problems), problems
+
+
+def test_the_checkpoint_follows_each_row_and_a_sound_game_verifies(store):
+    """No false alarm: the checkpoint names the last row and head after rows, snapshots and restarts."""
+    config, db, sql = store
+    _, head = _play(config, db, rows=10)  # the last row holds a snapshot: its head is the binding
+    seq, recorded = sql("SELECT seq, head FROM clock_checkpoint WHERE {game}")[0]
+    row_hash = sql("SELECT hash FROM chain WHERE {game} AND seq = %s", (10,))[0][0]
+    assert seq == 10 and recorded in (row_hash, head[1])  # written with the row, before or after its binding
+    check_database(db, config)
+    with Bank.open(db, config) as bank:
+        assert bank.verify() == []
+        bank.execute({"id": "after-restart", "type": "refill", "resource": "water", "amount": 1})
+        head = bank.chain_head()
+    assert tuple(sql("SELECT seq, head FROM clock_checkpoint WHERE {game}")[0]) == tuple(head)
+    check_database(db, config)
+
+
 def test_a_game_written_before_the_binding_opens_from_its_sealed_snapshot(config, tmp_path, monkeypatch):
     """Backward compatibility: a file from before issue 34 has no chain_snapshot table, its rows link to the
     rows' hashes only and its snapshots are sealed over that chain; it opens, gains the table, trusts its
@@ -155,7 +192,8 @@ def test_a_game_written_before_the_binding_opens_from_its_sealed_snapshot(config
     db = tmp_path / "old.db"
     _play(config, db, rows=11)
     raw = sqlite3.connect(db)  # the same rows, as the code before the binding wrote them
-    raw.executescript("DROP TABLE chain_snapshot; DROP TRIGGER chain_no_update; DROP TRIGGER snapshots_no_update;")
+    raw.executescript("DROP TABLE chain_snapshot; DROP TRIGGER chain_no_update; DROP TRIGGER snapshots_no_update; "
+                      "ALTER TABLE clock_checkpoint DROP COLUMN seq; ALTER TABLE clock_checkpoint DROP COLUMN head;")
     links = dict(chain.replay(raw.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()))
     raw.executemany("UPDATE chain SET hash = ? WHERE seq = ?", [(h, seq) for seq, h in links.items()])
     for seq, text in raw.execute("SELECT seq, state FROM snapshots").fetchall():
@@ -175,3 +213,21 @@ def test_a_game_written_before_the_binding_opens_from_its_sealed_snapshot(config
     folded.clear()
     with Bank.open(db, config) as bank:
         assert len(folded) == 1  # from the snapshot at 15, bound: the newest the start trusts
+
+
+def test_postgresql_tables_from_before_the_checkpoint_tip_gain_it_on_open(store):
+    """A database whose checkpoint table has no seq and head (made before this issue) opens, gains them,
+    and from the next row on refuses a deleted tail."""
+    config, db, sql = store
+    if not isinstance(db, str):
+        pytest.skip("PostgreSQL's tables (the SQLite file: test_a_game_written_before_the_binding...)")
+    _play(config, db, rows=3)
+    sql("ALTER TABLE terrabank.clock_checkpoint DROP COLUMN seq, DROP COLUMN head")
+    with Bank.open(db, config) as bank:
+        assert bank.verify() == []  # no tip recorded yet: nothing to compare, no false alarm
+        bank.execute({"id": "after-update", "type": "refill", "resource": "water", "amount": 1})
+    sql("DELETE FROM chain WHERE {game} AND seq = %s", (4,))
+    sql("DELETE FROM journal WHERE {game} AND seq = %s", (4,))
+    with pytest.raises(StorageError, match="the bank wrote journal row 4"):
+        check_database(db, config)
+
