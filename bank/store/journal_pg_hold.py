@@ -221,8 +221,9 @@ class DatabaseHold:
                         "--force ran meanwhile): commands stay refused; restart this server to serve the new game",
                         self.where)
         else:
-            LOG.warning("terrabank: took back the hold on %s (epoch %s): commands are booked again",
-                        self.where, epoch)
+            # The epoch is the fence's number; a queue's servers share a negative one: said without its sign.
+            LOG.warning("terrabank: took back the hold on %s (epoch %s%s): commands are booked again", self.where,
+                        abs(epoch), ", shared by the servers on one queue" if epoch < 0 else "")
         return None
 
 
