@@ -288,17 +288,17 @@ def test_report_says_why_the_winner_won_and_tells_buildings_terraformation_and_l
     pdf = render_report(bank, lang)
     text = _flat(pdf)
     if lang == "en":
-        assert re.search(r"Green wins with \d+ points, \d+ more than Blue\. Where its points came from: Tracks \d+, "
+        assert re.search(r"Green: first with \d+ points, \d+ more than Blue\. Where the points came from: Tracks \d+, "
                          r"Buildings \d+\.", text), text[:600]
-        assert "5 min · Green builds: Greenhouse" in text
+        assert "5 min · Green: built Greenhouse" in text
         assert "8 min · terraformation complete: every track at its last level" in text
-        assert "3 min · Blue takes the lead with 5 points" in text
-        assert re.search(r"\d+ min · Green takes the lead from Blue with \d+ points", text)
+        assert "3 min · Blue in the lead with 5 points" in text
+        assert re.search(r"\d+ min · Green in the lead with \d+ points, ahead of Blue", text)
     else:
-        assert re.search(r"Verts gagne avec \d+ points, \d+ de plus que Bleus\. D'où viennent ses points", text)
-        assert "5 min · Verts construit : Serre" in text
+        assert re.search(r"Verts : victoire avec \d+ points, \d+ de plus que Bleus\. D'où viennent ces points", text)
+        assert "5 min · Verts : construction du bâtiment Serre" in text
         assert "terraformation complète : toutes les pistes au dernier niveau" in text
-        assert re.search(r"Verts passe devant Bleus : en tête avec \d+ points", text)
+        assert re.search(r"Verts en tête avec \d+ points, devant Bleus", text)
 
 
 def test_report_rate_changes_stand_apart_before_the_teams_stories(bank):

@@ -109,7 +109,7 @@ def test_r31_r33_the_report_says_why_the_winner_won(played):
     text = " ".join(all_text(render_report(played, "en")).split())
     assert "What made the game" in text
     assert "62 min · Red: 4 points from the facilitators, reason: 'fair play'" in text  # an award with its reason
-    assert "38 min · Blue exchanges 10 Water for 2 points" in text  # R32
+    assert "38 min · Blue: 10 Water exchanged for 2 points" in text  # R32
     assert "44 min · event 'Drought' closed: 1. Blue (3 points)" in text  # R33 results
     assert "30 min · every track at the level needed: animals on sale" in text  # R26
     assert "fair play" in text and "wrong team" not in text.split("What made the game")[1].split("Blue")[0]

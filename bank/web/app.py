@@ -21,7 +21,7 @@ from bank.store.accounts import AccessRules, open_access
 from bank.web import health, refusal_text
 from bank.web.access.auth import load_login
 from bank.web.push.extensions import make_socketio
-from bank.web.i18n import page_languages, request_language, translate
+from bank.web.i18n import page_languages, plural_forms, request_language, translate, translate_plural
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -162,6 +162,7 @@ def _register(app: Flask) -> None:
     app.after_request(_security_headers)
     app.after_request(_refusal_text)
     app.jinja_env.globals["_"] = _gettext
+    app.jinja_env.globals["ngettext"] = _ngettext
     app.jinja_env.globals["page_languages"] = page_languages  # _lang.html: Italian on Trias pages only
     from bank.web.serving import bundles
 
@@ -179,6 +180,14 @@ def _register_sockets(server) -> None:
 def _gettext(text: str, **params) -> str:
     """Templates' _("..."): the session's language, else the game's (French by default); Italian on Trias pages only."""
     return translate(request_language(), text, **params)
+
+
+def _ngettext(singular: str, plural: str, n=None, **params):
+    """Templates' ngettext("1 thing", "%(n)s things", n): the count's form. Without n (a script's
+    strings), both forms as a list, the script picking one by TB.one (TB.t does when given n)."""
+    if n is None:
+        return plural_forms(request_language(), singular, plural)
+    return translate_plural(request_language(), singular, plural, n, **params)
 
 
 # A stylesheet's or a script's own CSP header is ignored: the policy is the page's (these

@@ -30,24 +30,64 @@ FOLDER = Path(__file__).resolve().parent.parent.parent / "translations"
 
 @lru_cache(maxsize=None)
 def catalogue(lang: str) -> dict:
-    """msgid -> msgstr for one language; missing or empty entries are left out (see translate)."""
+    """msgid -> msgstr for one language; missing or empty entries are left out (see translate).
+
+    A plural entry (msgid_plural, msgstr[0], msgstr[1]) is kept under its singular msgid as the
+    tuple of its forms (see translate_plural)."""
     path = FOLDER / lang / "LC_MESSAGES" / "messages.po"
     if not path.exists():
         return {}
     with path.open("rb") as f:
         catalog = read_po(f, locale=lang)
-    return {m.id: m.string for m in catalog if m.id and isinstance(m.id, str) and m.string}
+    found = {m.id: m.string for m in catalog if m.id and isinstance(m.id, str) and m.string}
+    found.update({m.id[0]: tuple(m.string) for m in catalog
+                  if isinstance(m.id, tuple) and m.string and all(m.string)})
+    return found
 
 
 def translate(lang: str, text: str, **params) -> str:
     """gettext with %(name)s parameters: the language's entry, else its fallback's (Italian: French), else the id."""
     lang = lang if lang in LANGUAGES else DEFAULT
-    result = catalogue(lang).get(text)
+    result = _single(catalogue(lang).get(text))
     if result is None and lang in FALLBACK:
-        result = catalogue(FALLBACK[lang]).get(text)
+        result = _single(catalogue(FALLBACK[lang]).get(text))
     if result is None:
         result = text
     return result % params if params else result
+
+
+def _single(found):
+    """A plain entry; a plural one is said through translate_plural (its count picks the form)."""
+    return None if isinstance(found, tuple) else found
+
+
+def plural_index(lang: str, n) -> int:
+    """Which plural form a count takes: French says "0 jeton", "1 jeton"; English and Italian "0 tokens".
+
+    The .po headers' Plural-Forms say the same (n > 1, n != 1); the pages' TB.one follows this rule."""
+    n = abs(n) if isinstance(n, (int, float)) else 2
+    return 0 if (n < 2 if lang == "fr" else n == 1) else 1
+
+
+def plural_forms(lang: str, singular: str, plural: str) -> list:
+    """[one, other] in the language (its fallback's, else the English ids): a script picks by TB.one."""
+    return list(_forms(lang, singular, plural)[1])
+
+
+def translate_plural(lang: str, singular: str, plural: str, n, **params) -> str:
+    """ngettext with %(name)s parameters (n among them): the form the count takes in the language."""
+    code, forms = _forms(lang, singular, plural)
+    return forms[plural_index(code, n)] % {"n": n, **params}
+
+
+def _forms(lang: str, singular: str, plural: str) -> tuple:
+    """(language whose rule applies, its two forms): Italian missing falls back to French, then English."""
+    lang = lang if lang in LANGUAGES else DEFAULT
+    for code in (lang, FALLBACK.get(lang)):
+        forms = catalogue(code).get(singular) if code else None
+        if isinstance(forms, tuple) and len(forms) == 2:
+            return code, forms
+    return "en", (singular, plural)
 
 
 def page_language(asked, default: str = DEFAULT, *, trias: bool = False) -> str:

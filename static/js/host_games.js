@@ -19,8 +19,8 @@
     TB.fill(TB.$("#host-list"), r.data.games.map(function (g) {
       // A game this process cannot serve (another server holds it, its journal is refused) says why.
       var line = g.error ? el("div", { class: "host-unavailable", style: { color: "var(--danger)" }, text: W.errorText(g.error) })
-        : el("div", { class: "muted", text: t("host_line", { teams: g.teams, entries: g.entries,
-                                                             status: t("host_status." + (g.ended ? "ended" : g.clock)) }) });
+        : el("div", { class: "muted", text: [t("host_teams", { n: g.teams }), t("host_entries", { n: g.entries }),
+                                                             t("host_status." + (g.ended ? "ended" : g.clock))].join(" \u00b7 ") });
       return el("li", { class: "host-game", dataset: { game: g.name } },
         el("a", { href: address(g.path), target: "_blank", rel: "noopener" }, el("b", { text: g.name }), " ", address(g.path)),
         line);

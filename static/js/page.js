@@ -26,9 +26,11 @@
     }
   });
 
-  /** The translated string for `key`, with %(name)s replaced from params. */
+  /** The translated string for `key`, with %(name)s replaced from params; a plural entry (a template's
+   * ngettext: [one, other]) takes the form params.n asks for. */
   TB.t = function (key, params) {
     var text = Object.prototype.hasOwnProperty.call(TB.strings, key) ? TB.strings[key] : key;
+    if (Array.isArray(text)) text = text[params && TB.one(Number(params.n)) ? 0 : 1];
     return text.replace(/%\((\w+)\)s/g, function (all, name) {
       return params && params[name] !== undefined ? String(params[name]) : all;
     });

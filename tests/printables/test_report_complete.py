@@ -76,7 +76,7 @@ def test_every_correction_pause_break_outage_and_re_entry_is_told_where_it_happe
              "1 min · Blue: stock corrected after a count (+25 Water), reason: 'tokens found under the table'",
              "1 min · Green: stock corrected after a count (",
              "2 min · tokens put back in the bank's bowls: 50 Water",
-             "5 min · Green buys the animal Sheep",
+             "5 min · Green: bought the animal Sheep",
              "10 min · play paused",
              "10 min · play resumes",
              "15 min · end of session 1",
@@ -84,7 +84,7 @@ def test_every_correction_pause_break_outage_and_re_entry_is_told_where_it_happe
              "23 min · the bank was down (about 25 min): on restarting it paused the game, that time does not count",
              "23 min · play resumes",
              "24 min · 2 moves re-entered from the paper ledgers by lead",
-             "24 min · Green builds: Power plant I",
+             "24 min · Green: built Power plant I",
              "27 min · end of the game"]
     places = [text.find(line) for line in story]
     missing = [line for line, at in zip(story, places) if at < 0]
@@ -95,7 +95,7 @@ def test_every_correction_pause_break_outage_and_re_entry_is_told_where_it_happe
 def test_the_french_report_tells_them_too(game_day):
     text = _text(render_report(game_day, "fr"))
     for line in ("stock corrigé après comptage (+25 Eau), raison : « tokens found under the table »",
-                 "Verts achète l'animal Mouton", "jeu en pause", "début de la session 2",
+                 "Verts : achat de l'animal Mouton", "jeu en pause", "début de la session 2",
                  "la banque était arrêtée (environ 25 min)", "2 écritures ressaisies depuis les registres papier par lead"):
         assert line in text, line
 

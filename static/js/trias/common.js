@@ -214,7 +214,7 @@
         el("span", { class: "trias-bar" }));
     }));
     var deck = TB.$("#deck");
-    if (deck) deck.textContent = v.deck_size === 1 ? t("deck_1") : t("deck_left", { n: v.deck_size });
+    if (deck) deck.textContent = t("deck_left", { n: v.deck_size });
   };
 
   /** A seat's name as a column's head: a narrow column wraps "Ordinateur · facile" before the dot, never after it. */
@@ -255,7 +255,7 @@
     var rest = present.filter(function (s) { return herds[s] < most; });
     var next = Math.max.apply(null, rest.map(function (s) { return herds[s]; }).concat([0]));
     var seconds = firsts.length === 1 ? rest.filter(function (s) { return herds[s] === next; }) : [];
-    var who = function (s) { return TT.seatName(p, s) + " (" + t(herds[s] === 1 ? "herd_1" : "herds_n", { n: herds[s] }) + ")"; };
+    var who = function (s) { return TT.seatName(p, s) + " (" + t("herds_n", { n: herds[s] }) + ")"; };
     var parts = [];
     if (!present.length) parts.push(t("nobody_scored"));
     else if (present.length === 1) parts.push(t("mass_alone", { who: who(firsts[0]), pts: n }));

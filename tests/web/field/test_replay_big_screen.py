@@ -85,10 +85,10 @@ def test_the_lead_replays_the_ended_game_on_the_big_screen_race_then_podium(serv
     expect(screen.locator(".replay-row")).to_have_count(4)
     expect(screen.locator("#replay-race")).to_be_visible()
     # The moments that decided the game, as captions, as the race reaches them.
-    expect(screen.locator("#replay-captions")).to_contain_text("Verts construit le premier bâtiment", timeout=15000)
+    expect(screen.locator("#replay-captions")).to_contain_text("Verts : premier bâtiment de la partie", timeout=15000)
     screen.wait_for_timeout(3000)
     screen.screenshot(path=str(SHOTS / "replay-race-1280x720.png"))
-    expect(screen.locator("#replay-captions")).to_contain_text("Bleus gagne l'événement", timeout=15000)
+    expect(screen.locator("#replay-captions")).to_contain_text("gagné par Bleus", timeout=15000)
     podium = screen.locator("#replay-podium")
     expect(podium).to_be_visible(timeout=20000)
     expect(screen.locator(".replay-step-1")).to_contain_text("Verts")
