@@ -117,7 +117,7 @@
     node.dataset.shown = JSON.stringify(board.ended);
     var winners = board.ended.winners || [], base = TB.clock.base || {};
     TB.fill(node, [
-      el("b", { class: "eb-title", text: t("game_over_title") + " \u00b7 " + t("winner_is", { teams: winners.map(W.teamLabel).join(", ") }) }),
+      el("b", { class: "eb-title", text: t("game_over_title") + " \u00b7 " + t("winner_is", { teams: winners.map(W.teamLabel).join(", "), n: winners.length }) }),
       el("span", { class: "eb-why", text: " " + t("ended." + board.ended.reason) }),
       base.standings ? W.finalRanking(base.standings, board.ended) : null]);
   };

@@ -128,7 +128,7 @@
     if (c.type === "refill") bits.push(c.amount + " " + W.resLabel(c.resource));
     if (c.type === "reverse") bits.push(t("undo_of", { seq: c.seq }));
     if (c.reason) bits.push(TB.quote(c.reason));
-    find(events, "game_ended").forEach(function (e) { bits.push(t("winner_is", { teams: e.winners.map(W.teamLabel).join(", ") })); });
+    find(events, "game_ended").forEach(function (e) { bits.push(t("winner_is", { teams: e.winners.map(W.teamLabel).join(", "), n: e.winners.length })); });
     if (c.type !== "close_event") {
       find(events, "event_closed").forEach(function (e) { bits.push(t("event_closed_n", { event: W.eventTitle(e.event) })); });
     }

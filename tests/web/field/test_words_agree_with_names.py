@@ -56,18 +56,18 @@ def test_tokens_given_to_an_event_take_the_count_s_form(screen_words, lang, form
     assert {n: js_t(screen_words[lang], lang, "feed_tokens", n=n) for n in COUNTS} == forms
 
 
-def admin_strings(app, lang: str) -> dict:
+def page_strings(app, lang: str, path: str = "/admin") -> dict:
     client = app.test_client()
     login(client)
     if lang != "fr":
         token = client.get("/api/csrf").get_json()["csrf"]
         assert client.post(f"/api/lang/{lang}", headers={"X-CSRF-Token": token}).status_code == 200
-    return strings(client.get("/admin").get_data(as_text=True))
+    return strings(client.get(path).get_data(as_text=True))
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_admin_counts_read_right_at_0_1_2_5(app, lang):
-    said = admin_strings(app, lang)
+    said = page_strings(app, lang)
     for n in COUNTS:
         lines = [js_t(said, lang, "host_teams", n=n), js_t(said, lang, "host_entries", n=n),
                  js_t(said, lang, "paper.saved", folder="/srv/papier", n=n, keep=n),
@@ -78,3 +78,23 @@ def test_admin_counts_read_right_at_0_1_2_5(app, lang):
             assert "toutes les 1 " not in line and "every 1 min" not in line, line
     assert js_t(said, lang, "host_teams", n=1) == {"fr": "1 équipe", "en": "1 team"}[lang]
     assert js_t(said, lang, "host_entries", n=2) == {"fr": "2 écritures", "en": "2 entries"}[lang]
+
+
+@pytest.mark.parametrize("lang, one, two", [("fr", "gagnant : Verts", "gagnants : Verts, Rouges"),
+                                            ("en", "winner: Verts", "winners: Verts, Rouges")])
+def test_tied_winners_are_said_in_the_plural(app, lang, one, two):
+    """The big screen's end and the console's journal: "gagnant : Verts, Rouges" was said of a tie."""
+    said = page_strings(app, lang, "/display")
+    assert js_t(said, lang, "winner_is", teams="Verts", n=1) == one
+    assert js_t(said, lang, "winner_is", teams="Verts, Rouges", n=2) == two
+
+
+@pytest.mark.parametrize("lang, forms", [("fr", ["0 jeton", "1 jeton", "2 jetons"]), ("en", ["0 tokens", "1 token", "2 tokens"])])
+def test_server_side_ngettext_picks_the_count_s_form(app, lang, forms):
+    """A template's ngettext given its count says the form itself (no script needed)."""
+    from flask import render_template_string, session
+
+    with app.test_request_context("/"):
+        session["lang"] = lang
+        said = [render_template_string('{{ ngettext("%(n)s token", "%(n)s tokens", n) }}', n=n) for n in (0, 1, 2)]
+    assert said == forms
