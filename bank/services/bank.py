@@ -267,7 +267,7 @@ class Bank(ClockKeeping):
             self._journal.write_snapshot(seq, new_state.plain())
         # The head as head_at will read it (a snapshot's binding included); inside the transaction the
         # journal knows it without a statement. Remembered only after COMMIT (_remember_written).
-        self._written.append(({**row, "seq": seq}, self._journal.head()))
+        self._written.append((row, self._journal.head()))  # row["seq"] is the seq booked
         return seq
 
     def _remember_written(self) -> None:
