@@ -6,9 +6,8 @@ GET  /api/replay?key=<screen key>  what the replay plays (bank/game/replay.py): 
 POST /api/replay/start             the lead plays it (again) on every big screen opened with its own link;
                                    only once the game has ended
 
-The screens hear it as the socket event `replay` (static/js/replay.js). A screen on another server
-process of the same game (issue 15) does not: the lead opens the replay there with the link's
-`&replay=1`.
+The screens hear it as the socket event `replay` (static/js/replay.js), on every server process of the
+game (bank/web/push/replay_push.py); a screen can also open it with its link's `&replay=1`.
 """
 
 from __future__ import annotations
@@ -17,8 +16,8 @@ from flask import Blueprint, current_app, jsonify, request
 
 from bank.game.replay import story
 from bank.web.access.auth import current_role, error, lead_required
-from bank.web.push.extensions import socketio_of
-from bank.web.push.live import DISPLAY_TOKEN, display_key_ok, owners
+from bank.web.push.live import display_key_ok
+from bank.web.push.replay_push import play_replay
 
 bp = Blueprint("replay", __name__, url_prefix="/api/replay")
 
@@ -44,8 +43,7 @@ def replay_start():
     if services.bank.state.ended is None:
         return error(409, "game_not_ended", "the replay tells a finished game: end the game first "
                      "(or wait for it to end), then press Replay again")
-    app = current_app._get_current_object()
-    screens = [sid for sid, token in owners(app).tokens().items() if str(token or "").startswith(DISPLAY_TOKEN)]
-    for sid in screens:
-        socketio_of(app).emit("replay", {}, to=sid, namespace="/")
-    return jsonify({"screens": len(screens)})
+    peers = current_app.extensions.get("terrabank_peers")
+    here = play_replay(current_app._get_current_object())
+    # "screens": those this process told; "others_told": the game's other processes heard it on the queue
+    return jsonify({"screens": here, "others_told": bool(peers and peers.listening.is_set())})

@@ -24,9 +24,9 @@ from bank.web.push.auth_text import refuse_unreadable
 from bank.web.push.broadcaster import Broadcaster
 from bank.web.push.rounds import rooms_of
 from bank.web.push.extensions import socketio_of
-from bank.web.push.socket_owners import Owner, SocketOwners
+from bank.web.push.socket_owners import DISPLAY_TOKEN, Owner, SocketOwners, owners  # noqa: F401 (re-exported)
+from bank.web.push.replay_push import play_replay
 
-DISPLAY_TOKEN = "display:"  # a big screen that came with its key (issue 23) is recorded as token "display:<key>"
 _STARTING = threading.Lock()
 JOURNAL_PAGE = 500  # journal rows sent at most per connect or `sync`; a page behind by more asks again
 LINKS_SEEN = "terrabank_links_seen"  # app.extensions: the links' stamp the sweep last acted on
@@ -194,11 +194,6 @@ def _seq(value) -> int:
     return value
 
 
-def owners(app) -> SocketOwners:
-    """The app's record of which socket belongs to which session and team link."""
-    return app.extensions.setdefault("terrabank_socket_owners", SocketOwners())
-
-
 def _cut(app, sids, event: str, reason: str) -> int:
     """Tell each socket why (so its page can say it), then close it; it leaves every room."""
     for sid in sids:
@@ -356,6 +351,9 @@ def _heard(app, notice: dict) -> None:
     if "links" in notice:  # refused here at once, and the pages opened here with the old one cut now
         links_replaced(app, tell_others=False)
         sweep_links(app)
+        return
+    if "replay" in notice:
+        play_replay(app, tell_others=False)
         return
     if "seq" in notice:
         if app.extensions["terrabank"].bank.last_seq < notice["seq"]:

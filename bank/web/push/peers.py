@@ -49,7 +49,8 @@ class Peers:
     A notice is {"seq": N} (the bank's journal reached entry N), {"links": True} (a team link or the big
     screen's key was replaced: the admission and the sweep read them again; also told to this process itself
     when its subscription comes back after a failure, since a replacement may have been told meanwhile) or
-    {"trias": id, "after": N} (a move in that Trias game of this bank, after its entry N)."""
+    {"trias": id, "after": N} (a move in that Trias game of this bank, after its entry N), or {"replay": True}
+    (the lead started the replay: this process's big screens play it, bank/web/push/replay_push.py)."""
 
     def __init__(self, url: str, game: str, on_notice: Callable[[dict], None], logger):
         import redis  # the extra terrabank[queue]; only imported when a queue URL is set
@@ -72,6 +73,10 @@ class Peers:
     def announce_links(self) -> None:
         """Tell the other processes that a team link or the big screen's key was replaced (issue 33)."""
         self._send({"links": True})
+
+    def announce_replay(self) -> None:
+        """Tell the other processes that the lead started the replay on the big screens (issue 35)."""
+        self._send({"replay": True})
 
     def announce_trias(self, game_id: str, after: int) -> None:
         """Tell the other processes that Trias game `game_id` moved on after its entry `after`."""
@@ -137,8 +142,8 @@ class Peers:
             sender = str(notice.pop("from"))
             if "seq" in notice:
                 notice = {"seq": int(notice["seq"])}
-            elif "links" in notice:
-                notice = {"links": True}
+            elif "links" in notice or "replay" in notice:
+                notice = {"links": True} if "links" in notice else {"replay": True}
             else:
                 notice = {"trias": str(notice["trias"]), "after": int(notice["after"])}
         except (ValueError, KeyError, TypeError, AttributeError):

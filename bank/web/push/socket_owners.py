@@ -55,3 +55,11 @@ class SocketOwners:
         """sid -> token of every team phone's socket."""
         with self._lock:
             return {sid: o.token for sid, o in self._owners.items() if o.token}
+
+
+DISPLAY_TOKEN = "display:"  # a big screen that came with its key (issue 23) is recorded as token "display:<key>"
+
+
+def owners(app) -> SocketOwners:
+    """The app's record of which socket belongs to which session and team link."""
+    return app.extensions.setdefault("terrabank_socket_owners", SocketOwners())
