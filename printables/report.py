@@ -72,10 +72,10 @@ def winner_line(config, ended: dict | None, lang: str) -> str:
 
 
 WHY = {
-    "fr": {"wins": "{team} : victoire avec {points}", "ahead": ", {d} de plus que {second}",
+    "fr": {"wins": "{team} : {points}", "ahead": ", {d} de plus que {second}",
            "behind": ", {d} de moins que {second}", "level": ", autant que {second}", "tie": "{teams} finissent à égalité avec {points}",
            "rule": " ({rule})", "sources": "D'où viennent ces points : {list}.", "none": "Aucun point marqué."},
-    "en": {"wins": "{team}: first with {points}", "ahead": ", {d} more than {second}",
+    "en": {"wins": "{team}: {points}", "ahead": ", {d} more than {second}",
            "behind": ", {d} fewer than {second}", "level": ", as many as {second}", "tie": "{teams} share the win with {points}",
            "rule": " ({rule})", "sources": "Where the points came from: {list}.", "none": "No points scored."},
 }
