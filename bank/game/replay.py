@@ -30,7 +30,11 @@ def story(config: GameConfig, rows) -> dict:
     walked = _walk(config, rows)
     undone = walked["undone"]
     # An undone building or fight is left out; a change of leader stays: the scores did cross then.
-    moments = [m for seq, m in walked["moments"] if m["kind"] == "lead" or seq not in undone]
+    kept = [m for seq, m in walked["moments"] if m["kind"] == "lead" or seq not in undone]
+    # The first building is the first one still standing: one undone is not the game's first.
+    first = next((m for m in kept if m["kind"] == "building"), None)
+    moments = [dict(m, kind="first_building") if m is first else m
+               for m in kept if m["kind"] != "building" or m is first]
     return {"seconds": walked["curve"]["seconds"], "teams": walked["curve"]["teams"],
             "moments": _chosen(moments), "podium": walked["podium"], "ended": walked["ended"]}
 
@@ -38,7 +42,7 @@ def story(config: GameConfig, rows) -> dict:
 def _walk(config: GameConfig, rows) -> dict:
     state = GameState.initial(config)
     teams = {t: [[0, 0]] for t in config.teams}
-    moments, leader, seconds, built = [], None, 0, False
+    moments, leader, seconds = [], None, 0
     for row in rows:
         for event in row["events"]:
             state.apply(event)
@@ -47,11 +51,10 @@ def _walk(config: GameConfig, rows) -> dict:
             if state.reputation[team] != curve[-1][1]:
                 curve.append([seconds, state.reputation[team]])
         for event in row["events"]:
-            moment = _moment(event, seconds, built)
+            moment = _moment(event, seconds)
             if moment and moment["kind"] == "event_won":
                 moment["title"] = state.events.get(event["event"], {}).get("title", event["event"])
             if moment:
-                built = built or moment["kind"] == "first_building"
                 moments.append((row["seq"], moment))
         leader = _lead(state, leader, seconds, row["seq"], moments)
     for curve in teams.values():
@@ -63,11 +66,11 @@ def _walk(config: GameConfig, rows) -> dict:
             "podium": podium, "ended": state.ended}
 
 
-def _moment(event: dict, seconds: int, built: bool) -> dict | None:
-    """A journal event the replay calls out, or None."""
+def _moment(event: dict, seconds: int) -> dict | None:
+    """A journal event the replay may call out, or None (of the buildings, story() keeps the first standing)."""
     kind = event["type"]
-    if kind == "building_built" and not built:
-        return {"at": seconds, "kind": "first_building", "team": event["team"], "building": event["building"]}
+    if kind == "building_built":
+        return {"at": seconds, "kind": "building", "team": event["team"], "building": event["building"]}
     if kind == "event_closed":
         first = [entry["team"] for entry in event["ranking"] if entry.get("rank") == 1]
         if first:

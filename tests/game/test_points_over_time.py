@@ -63,3 +63,20 @@ def test_a_long_game_calls_out_a_few_fights_spread_over_it(bank):
     fights = [m for m in story(bank.config, bank.journal_rows(0))["moments"] if m["kind"] == "fight"]
     assert len(fights) == MAX_FIGHTS
     assert fights[0]["at"] == 200 and fights[-1]["at"] >= 200 * 15
+
+
+def test_a_first_building_undone_gives_way_to_the_first_one_still_standing(bank):
+    """Before: the undone building was dropped and no building was called first at all."""
+    t0 = 1_700_000_000.0
+    bank.execute({"id": "s", "type": "start_clock"}, now=t0)
+    bank.execute({"id": "i", "type": "inventory", "team": "blue", "reason": "box counted",
+                  "counted": {"energy": 40, "water": 40, "dioxygen": 40, "flora": 40}}, now=t0 + 10)
+    bank.execute({"id": "j", "type": "inventory", "team": "red", "reason": "box counted",
+                  "counted": {"energy": 40, "water": 40, "dioxygen": 40, "flora": 40}}, now=t0 + 10)
+    wrong = bank.execute({"id": "b1", "type": "build", "team": "blue", "building": "power_plant_1"}, now=t0 + 60)
+    bank.execute({"id": "r", "type": "reverse", "seq": wrong.seq, "reason": "wrong team"}, now=t0 + 90)
+    bank.execute({"id": "b2", "type": "build", "team": "red", "building": "power_plant_1"}, now=t0 + 120)
+    bank.execute({"id": "b3", "type": "build", "team": "red", "building": "greenhouse"}, now=t0 + 180)
+    told = story(bank.config, bank.journal_rows(0))
+    buildings = [(m["kind"], m["team"], m["at"]) for m in told["moments"] if "building" in m["kind"]]
+    assert buildings == [("first_building", "red", 120)]  # one call-out, the red plant still standing
