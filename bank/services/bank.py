@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import random
 import secrets
@@ -71,6 +72,7 @@ class Bank(ClockKeeping):
         # asks again is answered without a read; `_written` holds the open transaction's rows until COMMIT.
         self._recent = RecentRows()
         self._written: list[tuple[dict, str]] = []
+        self._game_mark: str | None = None  # game_mark(), read once: the meta it comes from never changes
 
     @classmethod
     def create(cls, path, config, *, force: bool = False, wall=time.time, mono=time.monotonic) -> "Bank":
@@ -336,6 +338,15 @@ class Bank(ClockKeeping):
     def chain_at(self, seq: int) -> str | None:
         """The chain's hash at entry `seq`, recomputed from the rows (None: no such entry)."""
         return self._journal.chain_at(seq)
+
+    def game_mark(self) -> str:
+        """What names this game to the pages that witness its journal (static/js/witness.js): a hash of when
+        it was created (its meta), not of its first entry, so a journal rebuilt from entry 1 is still this
+        game and the pages compare their heads with it (issue 34); `init --force` makes another game."""
+        if self._game_mark is None:
+            made = f"{self._journal.meta('created_at')}|{self._journal.meta('identity')}"
+            self._game_mark = hashlib.sha256(f"terrabank game|{made}".encode()).hexdigest()
+        return self._game_mark
 
     def close(self) -> None:
         """Close the database."""

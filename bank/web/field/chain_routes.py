@@ -6,7 +6,7 @@ still holds that head. A journal whose tail was deleted, rolled back to a backup
 the page says so with both heads, and tells the facilitators.
 
 GET  /api/chain/<seq>       the head the bank's chain holds at entry `seq` (null: no such entry), its
-                            head now and its first entry's hash (the game); hashes only, no stock: open
+                            head now and the game's mark (Bank.game_mark); hashes only, no stock: open
                             like /api/public
 POST /api/chain/witness     a page's report {"saw": {"seq", "hash"}} with its team link ("team"), the big
                             screen's key ("key") or a facilitator's session (and CSRF token). The bank
@@ -69,8 +69,8 @@ def _head_now() -> dict:
 
 @bp.get("/<int:seq>")
 def chain_at(seq: int):
-    bank = _bank()  # `game`: the hash of its first entry, which names the game (a new game: no alarm)
-    return jsonify({"seq": seq, "hash": bank.head_at(seq), "head": _head_now(), "game": bank.head_at(1)})
+    bank = _bank()  # `game` names the game (Bank.game_mark): another game on this address is no alarm
+    return jsonify({"seq": seq, "hash": bank.head_at(seq), "head": _head_now(), "game": bank.game_mark()})
 
 
 @bp.get("/witness")

@@ -32,11 +32,11 @@ def public_of(seq: int, state, config, now: float, bank=None) -> dict:
 
 
 def _chain(bank, seq: int) -> dict | None:
-    """The chain's head at this picture's entry, and the game's first hash (which game it is): each page keeps
-    the newest it saw and checks, when it comes back, that the bank's chain still holds it (issue 34)."""
+    """The chain's head at this picture's entry, and which game it is (Bank.game_mark): each page keeps the
+    newest it saw and checks, when it comes back, that the bank's chain still holds it (issue 34)."""
     if bank is None or seq <= 0:
         return None
-    return {"hash": bank.head_at(seq), "game": bank.head_at(1)}
+    return {"hash": bank.head_at(seq), "game": bank.game_mark()}
 
 
 def _feed(bank, state, seq: int, team_id: str | None = None) -> dict:
