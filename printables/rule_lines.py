@@ -22,7 +22,7 @@ W = {
         "double": "{building} : {effect}.",
         "bonus": "Option « bonus d'équipe » : +{n} de la couleur de l'équipe, ajouté après le doublement, "
                  "jamais doublé. Exemple : {example}.",
-        "example": "{team} avec {building} récolte {res} : {base} × {mult} + {n} = {total}",
+        "example": "{team} avec {building} : récolte en {res}, {base} × {mult} + {n} = {total}",
         "dice": "{building} : {effect}. Faces du dé : {faces} (un jeton de la face par dé).",
         "interval": "Au moins {n} s entre deux récoltes d'une même carte.",
         "free": "Échange libre : le marchand et l'équipe visitée s'accordent sur ce qu'ils veulent.",

@@ -34,12 +34,19 @@ team_names = st.one_of(
 )
 
 
+# Verbs the pages and sheets said after a team's name, even a few words on ("Bleus avec la serre récolte").
+VERBS = re.compile(r"\b(gagne|construit|achète|prend|passe|change|échange|récolte|perd|mène|finit|"
+                   r"wins|builds|buys|takes|exchanges|harvests|loses|leads)\b")
+
+
 def verb_after(text: str, team: str, lang: str) -> str | None:
-    """The words following `team` in `text` when they are not punctuation or a preposition (a verb, then)."""
+    """The words following `team` in `text` when they are not punctuation or a preposition, or when its
+    clause (up to the next punctuation) holds a conjugated verb: a verb whose subject is the name, then."""
     for found in re.finditer(r"(?<!\w)" + re.escape(team) + r"(?!\w)", text):
         rest = text[found.end():]
-        if not AFTER_NAME[lang].match(rest):
-            return rest[:30]
+        clause = re.split(r"[:,·.;()\u2014\u2013\u2192\u2194]", rest, maxsplit=1)[0]
+        if not AFTER_NAME[lang].match(rest) or VERBS.search(clause):
+            return rest[:40]
     return None
 
 

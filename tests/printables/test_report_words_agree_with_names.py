@@ -1,8 +1,10 @@
-"""The end-of-game report's moments and its "why" sentence read right whatever a team is called.
+"""The end-of-game report's moments and its "why" sentence, and the rules summary's worked example of the
+team bonus (R12), read right whatever a team is called.
 
 Before: "5 min · Verts construit : Serre", "Verts achète l'animal Mouton", "Rouges prend la tête avec
 5 points", "Verts gagne avec 12 points" (and "Greens builds", "Greens wins with"): a singular verb after
-names that are often plural. Now a name is followed by a colon or "en tête", "in the lead".
+names that are often plural; the rules summary said "Bleus avec centre de purification récolte Eau".
+Now a name is followed by a colon, a preposition or "en tête", "in the lead".
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from words_kit import in_words, team_names, verb_after
 
 from printables.report import why_sentence
 from printables.report_moments import moment_line
+from printables.rule_lines import W as RULE_WORDS, _example
 
 
 def named(config, first: str, second: str):
@@ -46,7 +49,7 @@ def lines_for(config, first: str, second: str, lang: str) -> list:
     summary = SimpleNamespace(ended={"winners": [a], "reason": "time"},
                               standings=[{"team": a, "reputation": 12}, {"team": b, "reputation": 9}],
                               teams={a: SimpleNamespace(sources={})})
-    return lines + [why_sentence(renamed, summary, lang)]
+    return lines + [why_sentence(renamed, summary, lang), _example(renamed, lang, RULE_WORDS[lang])]
 
 
 def test_no_verb_follows_a_team_name_in_the_report(config):
