@@ -1,9 +1,12 @@
 """Gunicorn's threaded worker, guarded: caps, eviction of idle connections, heads read without a thread.
 
 Split from server.py (issue 23). What `gthread` does not do by itself, and this adds:
-- a connection holds no pool thread until its request's headers are all in: the worker's
-  loop reads them (a silent or slow-header client costs a descriptor, never a thread) and
-  closes it after `header_seconds`;
+- a connection holds no pool thread until its request's headers are all in, and a small
+  body too (up to LOOP_BODY bytes, announced by Content-Length): the worker's loop reads them
+  (a silent, slow-header or slow-body client costs a descriptor, never a thread) and closes
+  it `header_seconds` after it was accepted;
+- the listener's queue is emptied at each wake-up (ACCEPT_BATCH), so a phone's new connection
+  does not wait behind strangers' in the kernel's queue;
 - at `max_connections` the oldest connection that has not sent a request, or waits idle
   between two, is closed for the newcomer (issue 23: idle sockets from four addresses
   filled the 1,000 and every phone got a 503); only when none is left is a newcomer refused;
@@ -27,6 +30,15 @@ from bank.web.serving.limits import STACK_SIZE, Limits, refusal_bytes
 
 HEAD_CHUNK = 16384
 MAX_HEAD = 65536  # a longer head goes to the pool as it is: Gunicorn refuses it (limit_request_*)
+# A body up to this size is read by the loop before the request gets a thread (issue 34): a log-in, a
+# command or a booking is a few hundred bytes. Read in a thread, 8 addresses dripping log-in bodies held
+# the anonymous bodies' threads, the rest were refused with a 503 and came back at once, and ~450 of their
+# connections queued in the listener ahead of every phone: at a tenth of a core the worst phone waited
+# 7-11 s. A bigger body (an upload), a chunked one or one that waits for "100 Continue" is read in the
+# thread as before, under admission.py's body deadline.
+LOOP_BODY = 65536
+# Connections accepted per wake-up of the loop: one a turn (Gunicorn's) left the listener's queue full.
+ACCEPT_BATCH = 64
 
 
 def worker_classes():
@@ -39,6 +51,7 @@ def worker_classes():
         def __init__(self, cfg, sock, client, server, owner):
             super().__init__(cfg, sock, client, server)
             self.owner, self.released, self.head = owner, False, b""
+            self.request_end = None  # once the head is in: how many bytes of head and body to read in the loop
 
         def init(self):
             super().init()
@@ -93,12 +106,18 @@ def worker_classes():
             super().init_process()
 
         def accept(self, listener):
+            for _ in range(ACCEPT_BATCH):
+                if not self.accept_one(listener):
+                    return
+
+        def accept_one(self, listener) -> bool:
+            """Take one connection from the listener's queue; False when it is empty (or out of descriptors)."""
             try:
                 sock, addr = listener.accept()
             except OSError as exc:
                 if exc.errno in (errno.EMFILE, errno.ENFILE):
                     time.sleep(0.05)  # out of descriptors: the listener stays readable, do not spin
-                return
+                return False
             address = addr[0] if isinstance(addr, tuple) else "unix"
             with self.count_lock:
                 over_address = self.by_address.get(address, 0) >= self.limits.per_address
@@ -106,16 +125,18 @@ def worker_classes():
             if over_total or over_address:
                 self.refused += 1
                 _refuse(sock, per_address=over_address)
-                return
+                return True
             with self.count_lock:
                 self.by_address[address] = self.by_address.get(address, 0) + 1
             self.nr_conns += 1
             conn = GuardedConn(self.cfg, sock, addr, listener.getsockname(), self)
             self.wait_for_head(conn)
+            return self.nr_conns < self.worker_connections  # Gunicorn stops accepting at its cap
 
         def wait_for_head(self, conn):
-            """In the poller, not in a pool thread, until the request's headers are in."""
+            """In the poller, not in a pool thread, until the request's headers (and small body) are in."""
             conn.timeout = time.monotonic() + self.limits.header_seconds
+            conn.request_end = None
             self.pending_conns.append(conn)
             self.poller.register(conn.sock, selectors.EVENT_READ,
                                  partial(self.on_pending_socket_readable, conn))
@@ -136,8 +157,13 @@ def worker_classes():
                 self._drop(conn, self.pending_conns)
                 return
             conn.head += data
-            if b"\r\n\r\n" not in conn.head and len(conn.head) < MAX_HEAD:
-                return
+            if conn.request_end is None:
+                end = conn.head.find(b"\r\n\r\n")
+                if end < 0 and len(conn.head) < MAX_HEAD:
+                    return
+                conn.request_end = 0 if end < 0 else end + 4 + body_to_read(conn.head[:end])
+            if len(conn.head) < conn.request_end:
+                return  # the body is still coming: no thread waits for it
             self.poller.unregister(client)
             self.pending_conns.remove(conn)
             conn.data_ready = True
@@ -193,6 +219,23 @@ def worker_classes():
             DEADLINES.enforce()
 
     return GuardedConn, GuardedWorker
+
+
+def body_to_read(head: bytes) -> int:
+    """The bytes of body the loop reads before the request gets a thread: its Content-Length when that
+    is small and plain; 0 (read in the thread, as before) for none, a big one, a chunked one, one whose
+    client waits for "100 Continue" (Gunicorn sends it from the thread), or a head Gunicorn will refuse."""
+    length = None
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        if name in (b"transfer-encoding", b"expect"):
+            return 0
+        if name == b"content-length":
+            if length is not None or not value.strip().isdigit():
+                return 0
+            length = int(value.strip())
+    return length if length is not None and length <= LOOP_BODY else 0
 
 
 def _die_with_parent(ppid: int) -> None:

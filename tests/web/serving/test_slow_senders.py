@@ -13,10 +13,17 @@ machine at load 14-23 left it, whatever else runs: unthrottled (load 1-2) the co
 answered every phone within 0.016 s too. At a tenth of a core the worker died under slow headers:
 the connection the cap evicted for a newcomer still had its readiness listed in the same turn of the
 loop, its callback removed it from a queue it had left ("not in deque"), and Gunicorn restarted the
-worker with every connection lost: phones waited 6.7-10.1 s. Slow log-in bodies are a matter of CPU,
-not of a deadline: at a tenth of a core the worst phone waited 7.6-7.9 s before this work and
-7.4-9.1 s after, so that test asserts what holds (every phone answered, the median under a second)
-and prints the worst.
+worker with every connection lost: phones waited 6.7-10.1 s.
+
+Slow log-in bodies were not a matter of CPU alone but of a queue: the bodies were read in pool
+threads, the anonymous bodies' 25 threads were always held, every other log-in got a 503 and came
+back at once, and about 450 of the attackers' connections waited in the listener's queue ahead of
+each phone's (`ss -ltn`: Recv-Q 420-460 all through the attack); at a tenth of a core the worker
+refused ~90 a second, so a phone waited 3.4-11 s (about 7 phones in 24). The worker's loop now reads
+a small body before the request gets a thread (worker.py LOOP_BODY) and empties the listener at each
+wake-up: the attackers' connections wait in the loop, costing a descriptor, until their deadline.
+The lead, on a device it logged in on before, logs in meanwhile (before: the anonymous bodies'
+threads were all taken, and its log-in got a 503 "busy").
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from slow_clients import Attack  # noqa: E402
+from harness import Api  # noqa: E402
 from test_admission import http_get, login_head, served_game, settle  # noqa: E402
 from test_serving import wait_until  # noqa: E402
 
@@ -77,17 +85,33 @@ def loaded(game, share: float = SERVER_SHARE):
             group.rmdir()
 
 
-def phone_requests(game) -> list:
+def phone_requests(game, pause: float = 0.2) -> list:
     """A phone's data asked for PHONE_REQUESTS times, each on a new connection: (status, seconds)."""
     token = game.tokens["blue"]
     answers = []
     for _ in range(PHONE_REQUESTS):
         answers.append(http_get(game.port, f"/api/team/{token}", timeout=15))
-        time.sleep(0.2)
+        time.sleep(pause)
     return answers
 
 
-def under_attack(game, head: bytes | None, per_address: int) -> list:
+def lead_logs_in_again(game) -> tuple[str, float]:
+    """The lead's tablet (it holds the device cookie of its first log-in) logs in on a new connection:
+    ("ok" or why not, seconds)."""
+    tablet = Api(game.url, timeout=15)
+    tablet.cookies = {name: value for name, value in game.lead.cookies.items() if name.endswith("-device")}
+    started = time.monotonic()
+    try:
+        tablet.login(busy_tries=1)
+        outcome = "ok"
+    except (RuntimeError, OSError) as exc:
+        outcome = str(exc)[:200]
+    finally:
+        tablet.close()
+    return outcome, time.monotonic() - started
+
+
+def under_attack(game, head: bytes | None, per_address: int, during=phone_requests) -> list:
     # rate: each laptop reopens at most 50 connections a second (400 in all): the attacker runs in this
     # process, on the server's cores.
     attacks = [Attack("127.0.0.1", game.port, half_open=0, slow=per_address, seconds=40, source=source,
@@ -98,7 +122,7 @@ def under_attack(game, head: bytes | None, per_address: int) -> list:
         try:
             assert wait_until(lambda: sum(a.stats["opened"] for a in attacks) >= 8 * per_address, 20)
             time.sleep(1.0)  # their heads (or bodies) dripping
-            answers = phone_requests(game)
+            answers = during(game)
         finally:
             for attack in attacks:
                 attack.stop()
@@ -139,7 +163,18 @@ def test_slow_headers_from_8_addresses_leave_phones_answered_within_a_second(gam
 
 def test_slow_log_in_bodies_from_8_addresses_leave_phones_answered_within_a_second(game):
     settle(game)
-    answers, attacks = under_attack(game, login_head(game.url), 60)
+    lead = []
+
+    def phones_and_the_lead(game):
+        lead.append(lead_logs_in_again(game))  # first: the attack lasts 40 s, and before, phones took 60
+        # 0.6 s apart: the phones' 24 requests span the bodies' 10 s deadline, when the attackers' 480
+        # connections are cut and opened again (before, they came back at once after each 503).
+        return phone_requests(game, pause=0.6)
+
+    answers, attacks = under_attack(game, login_head(game.url), 60, during=phones_and_the_lead)
     median, worst = report(game, "slow log-in bodies", answers, attacks)
+    print(f"the lead's tablet logs in again during the attack: {lead[0][0]} in {lead[0][1]:.3f} s")
     assert [status for status, _ in answers] == [200] * PHONE_REQUESTS, answers
-    assert median < 1.0, answers  # the worst (target 2 s) is printed: CPU-bound, see the module's docstring
+    assert median < 1.0, answers
+    assert worst < 2.0, answers
+    assert lead[0][0] == "ok", lead
