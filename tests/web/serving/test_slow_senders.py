@@ -122,11 +122,24 @@ def under_attack(game, head: bytes | None, per_address: int, during=phone_reques
         try:
             assert wait_until(lambda: sum(a.stats["opened"] for a in attacks) >= 8 * per_address, 20)
             time.sleep(1.0)  # their heads (or bodies) dripping
+            cpu, started = server_cpu_seconds(game), time.monotonic()
             answers = during(game)
+            cpu, wall = server_cpu_seconds(game) - cpu, time.monotonic() - started
+            print(f"\nserver CPU while the phones asked: {cpu:.2f} s in {wall:.1f} s, "
+                  f"{cpu / wall / SERVER_SHARE:.0%} of its share ({SERVER_SHARE} of a core)")
         finally:
             for attack in attacks:
                 attack.stop()
     return answers, attacks
+
+
+def server_cpu_seconds(game) -> float:
+    """CPU time (user and system) of the server's master and worker so far."""
+    total = 0
+    for pid in [game.pid, *map(int, worker(game))]:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5))
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def report(game, kind: str, answers: list, attacks: list) -> tuple[float, float]:
