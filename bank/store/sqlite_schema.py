@@ -56,6 +56,9 @@ HEAD = ("SELECT COALESCE(b.hash, c.hash) FROM chain c LEFT JOIN chain_snapshot b
 # no statement more per command (issue 33), and in the row's transaction, so it never runs ahead of it.
 SAVE_CHECKPOINT = ("INSERT OR REPLACE INTO clock_checkpoint(id, timeline, wall, seq, head) "
                    f"VALUES (1, ?, ?, (SELECT MAX(seq) FROM chain), ({HEAD}))")
+# The same inside the row's transaction, where the journal knows the tip it just wrote (a stale one, from an
+# earlier transaction, only lags: the check flags a checkpoint ahead of the journal, never one behind).
+SAVE_CHECKPOINT_AT = "INSERT OR REPLACE INTO clock_checkpoint(id, timeline, wall, seq, head) VALUES (1, ?, ?, ?, ?)"
 
 
 def create(conn: sqlite3.Connection) -> None:
