@@ -28,8 +28,9 @@ class Limits:
     session may hold up to `per_secret_live` live pages per secret; one with no secret
     (a big screen without its key, a log-in page, an unknown socket) shares
     `anonymous_live` live slots and `anonymous_bodies` threads reading a body, with
-    `anonymous_body_seconds` to send it. A connection holds no thread until its headers
-    are in (read by the worker's loop), and at `max_connections` the oldest connection
+    `anonymous_body_seconds` to send a body too big for the loop. A connection holds no
+    thread until its headers, and a small body (issue 34), are in (read by the worker's
+    loop, within `header_seconds`), and at `max_connections` the oldest connection
     that has not sent a request (or waits idle between two) is closed for the newcomer.
     `per_address` stays as a second line: 100 phones behind one access point need one
     WebSocket each plus a few short-lived connections while a page loads: 100 + 150.
@@ -45,8 +46,10 @@ class Limits:
     threads: int = 500
     max_connections: int = 1000      # open connections, all addresses together
     per_address: int = 250           # open connections from one IP address
-    header_seconds: float = 10.0     # from accept (or keep-alive wake-up) to the end of the headers
-    body_seconds: float = 30.0       # from the end of the headers until the app starts its reply
+    # From accept (or keep-alive wake-up) to the end of the headers, and of a small body (worker.py LOOP_BODY:
+    # read by the worker's loop before the request gets a thread, issue 34).
+    header_seconds: float = 10.0
+    body_seconds: float = 30.0       # a bigger body: from the end of the headers until the app starts its reply
     read_seconds: float = 30.0       # any single read or write of a plain request (not of a WebSocket)
     keepalive_seconds: int = 5       # an idle kept-alive connection, then closed
     # Threads no live page may take (issue 15): a console command, a page load, the API always find
