@@ -13,7 +13,12 @@ as a script on the game's Wi-Fi would. Meanwhile `probe()` plays the big screen
 Bounded: the target and the source must be loopback addresses; it stops after
 `seconds` (at most 300) and opens at most 20 times its count of connections in all.
 
+`--login-bodies` (issue 34): each slow connection sends a log-in's head whole (with a visitor's
+cookie and CSRF token, so the bank reads the body) and then drips its body; `--addresses 8`
+runs 8 laptops (127.0.0.2-9), each with the counts given.
+
     .venv/bin/python bench/slow_clients.py --url http://127.0.0.1:5000 --seconds 30
+    .venv/bin/python bench/slow_clients.py --url http://127.0.0.1:5000 --half-open 0 --slow 60 --login-bodies --addresses 8
 """
 
 from __future__ import annotations
@@ -204,6 +209,17 @@ def probe(url: str, seconds: float, every: float = 0.5, facilitator: Api | None 
     return {"times": {k: v for k, v in times.items() if v}, "failures": failures}
 
 
+def login_head(url: str) -> bytes:
+    """A log-in's head as the log-in page sends it, announcing a 5,000-byte body, and the body's first byte."""
+    visitor = Api(url, timeout=10)
+    try:
+        _, body = visitor.request("GET", "/api/csrf")
+    finally:
+        visitor.close()
+    return (f"POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Cookie: {visitor.cookie}\r\nX-CSRF-Token: {body['csrf']}\r\nContent-Length: 5000\r\n\r\n{{").encode()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", required=True, help="http://127.0.0.1:PORT")
@@ -211,15 +227,24 @@ def main() -> None:
     parser.add_argument("--slow", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--source", default="127.0.0.2")
+    parser.add_argument("--addresses", type=int, default=1, help="laptops, from --source upward (at most 200)")
+    parser.add_argument("--login-bodies", action="store_true", help="slow connections drip a log-in's body")
     args = parser.parse_args()
     host, port = args.url.removeprefix("http://").split(":")
-    attack = Attack(host, int(port), args.half_open, args.slow, args.seconds, args.source).start()
+    first = ipaddress.ip_address(_loopback(args.source))
+    head = login_head(args.url) if args.login_bodies else None
+    attacks = [Attack(host, int(port), args.half_open, args.slow, args.seconds, str(first + i), head=head).start()
+               for i in range(max(1, min(args.addresses, 200)))]
     result = probe(args.url, args.seconds)
-    attack.wait()
+    stats, most_open = Counter(), 0
+    for attack in attacks:
+        attack.wait()
+        stats.update(attack.stats)
+        most_open += attack.most_open
     for kind, values in result["times"].items():
         print(f"{kind:14} n={len(values):3}  max {max(values) * 1000:7.1f} ms")
     print("failures:", result["failures"][:10] or "none")
-    print("attack:", dict(attack.stats), "most open at once:", attack.most_open)
+    print("attack:", dict(stats), "most open at once (sum over laptops):", most_open)
 
 
 if __name__ == "__main__":
