@@ -24,12 +24,13 @@
     legend(TB.$("#bonus-legend"), board);
     W.winner(TB.$("#winner"), board, { standings: pub.standings });
     W.feed(TB.$("#feed"), pub.feed);
-    tick();
+    tick(true);
   }
 
   /** Every second: the clock, event deadlines and cooldowns count down locally between messages, and
-   * the screen is laid out again from what it shows (display_fit.js). */
-  function tick() {
+   * the screen is laid out again from what it shows if that changed (display_fit.js); `fresh`: after a
+   * new picture, always. */
+  function tick(fresh) {
     if (!pub) return;
     var c = pub.board.clock;
     TB.$("#clock").textContent = W.gameTime(TB.clock.elapsed(), pub.board) + " / " + W.gameTime(c.duration, pub.board);
@@ -43,7 +44,7 @@
     TB.$("#events-panel").classList.toggle("hidden", !TB.$("#events .event"));
     document.body.classList.toggle("has-event", !!TB.$("#events .event"));
     W.cooldowns(TB.$("#cooldowns"), null, memory);
-    W.fitScreen();
+    W.fitScreen(fresh === true);
     if (chartKey !== chartSize()) drawChart(); // the events panel came or went, the type shrank
   }
 

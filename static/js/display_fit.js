@@ -19,6 +19,9 @@
     { cls: "fit-no-chart", side: "left" }, { scale: 0.92 }, { scale: 0.85 }, { scale: 0.78 }, { scale: 0.72 },
     { scale: 0.67 }, { cls: "fit-one-row-waiting", side: "right" }];
   var taken = [];
+  // The last fit: its key (layoutKey) and, for each list in turns, how many items a page ("cooldowns": 4).
+  // `spent`: it gave all there was, and something still did not fit.
+  var fitted = { key: null, pages: {}, spent: false };
 
   function apply() {
     var body = document.body, scale = 1;
@@ -63,15 +66,27 @@
     return found;
   }
 
-  /** Fit the screen, each second, from the full picture: what gave way comes back as soon as there is
-   * room (a page of shorter items, a wait ended). Synchronous: nothing is painted between the steps.
-   * A fit kept from one second to the next kept, after the first picture of a page load, a curve
-   * hidden for good (the first layout is not the last). */
-  W.fitScreen = function () {
+  /** Fit the screen from the full picture: what gave way comes back as soon as there is room (a page of
+   * shorter items, a wait ended). Synchronous: nothing is painted between the steps. A fit kept from one
+   * second to the next kept, after the first picture of a page load, a curve hidden for good (the first
+   * layout is not the last): the fit starts over whenever what the layout depends on changed.
+   * Each second (display.js's tick) with nothing changed, the lists only turn their pages, as the last fit
+   * paged them: the full fit every second took a throttled TV's main thread whole (a crowded screen:
+   * 1.0 s of work a second at 6x, tasks of 2.9 s; bench/web/tv_fit_cost.py, docs/PERFORMANCE.md).
+   * `fresh`: a new picture (the same texts may lie differently: the curve's box, the teams' colours). */
+  W.fitScreen = function (fresh) {
+    if (fresh !== true && layoutKey() === fitted.key && turnPages()) return;
+    refit();
+    fitted.key = layoutKey();
+  };
+
+  function refit() {
+    W.fits = (W.fits || 0) + 1; // how many full fits since the page loaded: bench/web/tv_fit_cost.py reports them
     taken = [];
     var scale = apply();
     lay();
     W.fitLog = []; // why each step was taken ("dpanel events-panel, bookings"): the test prints it
+    fitted.spent = false;
     if (getComputedStyle(document.body).overflowY !== "hidden") return; // a phone's page, which scrolls: all of it shows
     for (var found = trouble(); found.left || found.right; found = trouble()) {
       W.fitLog.push(found.why.join(", "));
@@ -82,10 +97,35 @@
       scale = apply();
       lay();
     }
+    fitted.spent = found.left || found.right; // the same picture would end the same: the next seconds keep it
     // What gave way, for whoever wonders why the type is smaller ("fit-no-chart 0.85").
     document.body.dataset.fit = MOVES.filter(function (m, i) { return m.cls && taken.indexOf(i) >= 0; })
       .map(function (m) { return m.cls; }).concat(scale).join(" ");
-  };
+  }
+
+  /** What the layout depends on, read without laying anything out: the window, the language, the fonts,
+   * every text on the page with its figures as 0 (a countdown's "4:59" to "4:58" moves nothing: its figures
+   * are tabular; "10 s" to "9 s" starts a fit over), what is hidden, the page's classes, the curve's box. */
+  function layoutKey() {
+    var hidden = Array.prototype.map.call(document.querySelectorAll(".hidden"), function (e) { return e.id || e.className; });
+    var chart = TB.$("#chart");
+    return [window.innerWidth, window.innerHeight, document.documentElement.lang, document.fonts ? document.fonts.status : "",
+      document.body.className, hidden.join(","), chart ? chart.getAttribute("viewBox") : "",
+      document.body.textContent.replace(/\d/g, "0")].join("|");
+  }
+
+  /** Nothing changed since the last fit: the lists redrawn this second (events, cooldowns) show their
+   * page of now, as many a page as that fit found. False if the screen does not fit (a figure a little
+   * wider) though that fit had something left to give: the caller fits it again. */
+  function turnPages() {
+    Object.keys(fitted.pages).forEach(function (id) {
+      var list = TB.$("#" + id), per = fitted.pages[id];
+      if (per) showPage(list, Array.prototype.slice.call(list.children), per);
+    });
+    var found = trouble();
+    return fitted.spent || (!found.left && !found.right);
+  }
+
   W.fitTrouble = trouble;
 
   /** How many of `items`, from the first, lie whole inside `panel` (one measure, not one per item). */
@@ -114,18 +154,26 @@
     var over = function () { return panel.scrollHeight > panel.clientHeight + 1; };
     var show = function (fit, page) { items.forEach(function (item, i) { item.style.display = Math.floor(i / fit) === page ? "" : "none"; }); };
     show(items.length, 0);
+    fitted.pages[list.id] = 0; // all of it shows
     if (items.length < 2 || !over()) return;
     // As many a page as fit on every page: a page of taller items ("may go!" under a long name) is not cut.
-    var fit = Math.max(1, leading(panel, items)), pages, page;
+    var fit = Math.max(1, leading(panel, items)), page;
     for (page = 1; fit > 1 && page < Math.ceil(items.length / fit); page++) {
       show(fit, page);
       if (over()) { fit -= 1; page = 0; show(fit, 0); }
     }
     show(fit, 0);
     if (sizedByContent) panel.style.minHeight = panel.offsetHeight + "px"; // a short last page keeps its height
-    pages = Math.ceil(items.length / fit);
-    page = Math.floor(Date.now() / TURN_MS) % pages;
-    show(fit, page);
-    title.appendChild(el("span", { class: "in-turns", text: (page + 1) + "/" + pages }));
+    fitted.pages[list.id] = fit;
+    showPage(list, items, fit);
+  }
+
+  /** The page of now of a list in turns, `per` items a page, its "2/3" beside the panel's title. */
+  function showPage(list, items, per) {
+    var title = list.parentElement.querySelector("h2"), marker = title.querySelector(".in-turns");
+    var pages = Math.ceil(items.length / per), page = Math.floor(Date.now() / TURN_MS) % pages;
+    items.forEach(function (item, i) { item.style.display = Math.floor(i / per) === page ? "" : "none"; });
+    if (!marker) marker = title.appendChild(el("span", { class: "in-turns" }));
+    marker.textContent = (page + 1) + "/" + pages;
   }
 })();
