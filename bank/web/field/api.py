@@ -15,6 +15,7 @@ from bank.web.field import addresses
 from bank.web.push import live
 from bank.web.field import payloads
 from bank.web.access import device_cookie
+from bank.web.access.hash_lanes import hash_lanes
 from bank.web.access.auth import (CLIENT, Busy, csrf_ok, csrf_token, current_login, current_role, error, facilitator_required,
                    lead_required, lockout, sessions)
 from bank.web.body import BodyError, read_object
@@ -122,7 +123,8 @@ def login():
                      {"seconds_left": wait, "this_device": False})
     since = services().access.since(username)  # before the check: a password changed meanwhile opens nothing
     try:
-        with lockout().hash_slot():  # a few hashes at a time: memory stays bounded whatever arrives
+        # A few hashes at a time (memory stays bounded); a trusted device in a lane of its own (hash_lanes.py).
+        with hash_lanes(current_app).slot(lockout(), trusted=bool(device)):
             role = services().access.check(username, password)
     except Busy:
         lockout().refund(keys)

@@ -1,0 +1,66 @@
+"""A device the account logged in on before hashes in a lane no stranger can fill (issue 34, item 4).
+
+The served attack (8 addresses of wrong log-ins, the lead's tablet logging in meanwhile) is in
+tests/web/serving/test_slow_senders.py; here the lanes themselves, with the lockout's real slots.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from bank.store.accounts.lockout import HASH_SLOTS, Busy, LoginGuard
+from bank.web.access.hash_lanes import HashLanes
+
+
+@pytest.fixture
+def guard():
+    return LoginGuard(hash_wait=0.2)
+
+
+def hashing(lanes, guard, trusted: bool):
+    """A log-in hashing until released: (release, thread)."""
+    started, release = threading.Event(), threading.Event()
+
+    def run():
+        with lanes.slot(guard, trusted=trusted):
+            started.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert started.wait(10)
+    return release, thread
+
+
+def test_strangers_holding_every_slot_leave_a_trusted_device_its_lane(guard):
+    lanes = HashLanes()
+    held = [hashing(lanes, guard, trusted=False) for _ in range(HASH_SLOTS)]
+    try:
+        with pytest.raises(Busy):  # a stranger (or a new device) waits for the lockout's slots, then is told busy
+            with lanes.slot(guard, trusted=False):
+                pass
+        with lanes.slot(guard, trusted=True):  # the lead's tablet
+            pass
+    finally:
+        for release, thread in held:
+            release.set()
+            thread.join(10)
+
+
+def test_trusted_devices_hash_one_at_a_time_and_take_no_strangers_slot(guard):
+    lanes = HashLanes()
+    release, thread = hashing(lanes, guard, trusted=True)
+    try:
+        with pytest.raises(Busy):
+            with lanes.slot(guard, trusted=True):
+                pass
+        with lanes.slot(guard, trusted=False):  # the lockout's slots are all free meanwhile
+            with lanes.slot(guard, trusted=False):
+                pass
+    finally:
+        release.set()
+        thread.join(10)
+    with lanes.slot(guard, trusted=True):  # the lane came back
+        pass
