@@ -251,10 +251,13 @@ class LiveSlots:
                 error = {"error": {"code": "busy", "message": f"{BUSY[0]} / {BUSY[1]}", "params": {}}}
                 return _refuse(start_response, json.dumps(error, ensure_ascii=False).encode(), "application/json")
         if sock is None:  # not under the guarded worker (`serve --dev`, a test client): no deadline
-            try:
-                return self.app(environ, start_response)
-            finally:
-                self._done(counted)
+            return self._run(environ, start_response, counted)
+        if DEADLINES.taken_whole(sock):
+            # The worker's loop read the body already (worker.py LOOP_BODY): nothing left for a slow client to hold
+            # the thread with. A deadline here would only cut a reply that is slow to start: a log-in's hash on a
+            # loaded machine (issue 34: the lead's tablet cut after 5 s while strangers' hashes shared the CPU).
+            DEADLINES.clear(sock)
+            return self._run(environ, start_response, counted)
         DEADLINES.set(sock, self.body_seconds if who else self.anonymous_body_seconds)
 
         def started(status, headers, exc_info=None):
@@ -265,6 +268,12 @@ class LiveSlots:
             return self.app(environ, started)
         finally:
             DEADLINES.clear(sock)
+            self._done(counted)
+
+    def _run(self, environ, start_response, counted: bool):
+        try:
+            return self.app(environ, start_response)
+        finally:
             self._done(counted)
 
     def _done(self, counted: bool) -> None:

@@ -23,6 +23,7 @@ class Deadlines:
         self._lock = threading.Lock()
         self._due: dict[socket.socket, float] = {}
         self._closing: set = set()
+        self._whole: set = set()  # sockets whose request's body the worker's loop already read (issue 34)
 
     def close_after(self, sock) -> None:
         """This connection ends with its reply: a refused body is not read (Gunicorn would drain it
@@ -36,6 +37,18 @@ class Deadlines:
             self._closing.discard(sock)
             return found
 
+    def read_whole(self, sock) -> None:
+        """The worker's loop read this request's body before giving it a thread (worker.py LOOP_BODY)."""
+        with self._lock:
+            self._whole.add(sock)
+
+    def taken_whole(self, sock) -> bool:
+        """Whether the loop read this request's body (once: the next request on the connection is asked again)."""
+        with self._lock:
+            found = sock in self._whole
+            self._whole.discard(sock)
+            return found
+
     def set(self, sock, seconds: float) -> None:
         with self._lock:
             self._due[sock] = time.monotonic() + seconds
@@ -43,6 +56,13 @@ class Deadlines:
     def clear(self, sock) -> None:
         with self._lock:
             self._due.pop(sock, None)
+
+    def forget(self, sock) -> None:
+        """A closed connection: nothing of it is kept."""
+        with self._lock:
+            self._due.pop(sock, None)
+            self._closing.discard(sock)
+            self._whole.discard(sock)
 
     def overdue(self) -> list:
         now = time.monotonic()

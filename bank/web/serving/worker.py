@@ -52,6 +52,7 @@ def worker_classes():
             super().__init__(cfg, sock, client, server)
             self.owner, self.released, self.head = owner, False, b""
             self.request_end = None  # once the head is in: how many bytes of head and body to read in the loop
+            self.body_read = False  # the loop read a body: the app's body deadline is not needed (admission.py)
 
         def init(self):
             super().init()
@@ -62,11 +63,13 @@ def worker_classes():
             # on the connection gets a per-read timeout and a deadline for its headers.
             self.sock.settimeout(self.owner.limits.read_seconds)
             DEADLINES.set(self.sock, self.owner.limits.header_seconds)
+            if self.body_read:
+                DEADLINES.read_whole(self.sock)
+                self.body_read = False
             self.initialized = False  # so the next request on this connection passes here too
 
         def close(self, graceful=False):
-            DEADLINES.clear(self.sock)
-            DEADLINES.closing(self.sock)
+            DEADLINES.forget(self.sock)
             self.owner.release(self)
             if graceful:
                 # Gunicorn's graceful close lingers up to 2 s reading, in the worker's main loop: a
@@ -161,7 +164,8 @@ def worker_classes():
                 end = conn.head.find(b"\r\n\r\n")
                 if end < 0 and len(conn.head) < MAX_HEAD:
                     return
-                conn.request_end = 0 if end < 0 else end + 4 + body_to_read(conn.head[:end])
+                body = 0 if end < 0 else body_to_read(conn.head[:end])
+                conn.request_end, conn.body_read = (0 if end < 0 else end + 4 + body), body > 0
             if len(conn.head) < conn.request_end:
                 return  # the body is still coming: no thread waits for it
             self.poller.unregister(client)
