@@ -24,6 +24,12 @@ a small body before the request gets a thread (worker.py LOOP_BODY) and empties 
 wake-up: the attackers' connections wait in the loop, costing a descriptor, until their deadline.
 The lead, on a device it logged in on before, logs in meanwhile (before: the anonymous bodies'
 threads were all taken, and its log-in got a 503 "busy").
+
+Complete wrong log-ins from 8 addresses (last: they lock "lead" for devices without its cookie) cost
+a scrypt hash each, 1.1 s at a tenth of a core: before, they held both hash slots and the lead's
+tablet got 429 "busy", or was cut unanswered by the body's 5 s deadline while its hash waited for
+CPU; a trusted device now hashes in a lane of its own (bank/web/access/hash_lanes.py), and a body
+the loop read whole gets no deadline in the app.
 """
 
 from __future__ import annotations
