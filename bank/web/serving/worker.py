@@ -37,7 +37,9 @@ MAX_HEAD = 65536  # a longer head goes to the pool as it is: Gunicorn refuses it
 # 7-11 s. A bigger body (an upload), a chunked one or one that waits for "100 Continue" is read in the
 # thread as before, under admission.py's body deadline.
 LOOP_BODY = 65536
-# Connections accepted per wake-up of the loop: one a turn (Gunicorn's) left the listener's queue full.
+# Connections accepted per wake-up of the loop. Slow headers from 8 addresses at a tenth of a core, worst
+# phone: one a wake-up (Gunicorn's) 3.2-4.3 s, 64 1.3-3.3 s, 512 3.9-4.2 s (a long accept spell starves
+# the readable sockets; docs/RELIABILITY.md).
 ACCEPT_BATCH = 64
 
 
