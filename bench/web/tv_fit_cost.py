@@ -4,7 +4,7 @@ the TV; its cost on a slow TV browser was not measured").
 A real game served in this process (the production server, as bench/screenshots.py), its big screen
 `/display?key=...` opened in Debian's headless Chromium, the CPU throttled through the DevTools protocol
 (`Emulation.setCPUThrottlingRate`: 1, 4 and 6 stand for a laptop, a Raspberry Pi and a cheap TV). Two
-moments: the game's own picture (ordinary: 4 teams, an event, a few bookings) and a busy one sent through
+moments: the game's own picture (ordinary: 4 teams, an event, 10 bookings) and a busy one sent through
 the socket's path (W.showPicture): 8 long-named teams, 3 events with givers, 12 fighters waiting, 14
 bookings. For each moment, size and rate, two pages in turn:
 
@@ -19,6 +19,7 @@ the code before the change did not count); each figure is the median of the wind
 
     nice -n 10 .venv/bin/python bench/web/tv_fit_cost.py            # 3 windows of 10 s each, the full matrix
     nice -n 10 .venv/bin/python bench/web/tv_fit_cost.py --rates 6 --sizes 1920x1080 --moments busy
+    nice -n 10 .venv/bin/python bench/web/tv_fit_cost.py --every 3   # a booking every 3 s: the fits a picture costs
 """
 
 from __future__ import annotations
@@ -133,7 +134,8 @@ def window(page, cdp, seconds: float) -> dict:
     return out
 
 
-def measure(browser, url: str, key: str, moment, size, rate: int, fit: bool, windows: int, seconds: float) -> dict:
+def measure(browser, url: str, key: str, moment, size, rate: int, fit: bool, windows: int, seconds: float,
+            every: float = 0.0) -> dict:
     width, height = size
     context = browser.new_context(viewport={"width": width, "height": height})
     try:
@@ -142,9 +144,7 @@ def measure(browser, url: str, key: str, moment, size, rate: int, fit: bool, win
         page.route("**/socket.io/**", lambda route: route.abort())  # only the page's own timers run
         page.goto(f"{url}/display?key={key}")
         page.locator("#standings .standing").first.wait_for()
-        if moment:
-            teams, picture = moment
-            page.evaluate(SHOW, [teams, {**picture, "seq": 1_000_000}])
+        page.evaluate(SHOW, [moment[0], {**moment[1], "seq": 1_000_000}])  # the game's own picture again, or the busy one
         page.wait_for_timeout(1500)  # the first fits and the curve's first draw are behind
         fit_log = page.evaluate("document.body.dataset.fit")
         if not fit:
@@ -152,6 +152,10 @@ def measure(browser, url: str, key: str, moment, size, rate: int, fit: bool, win
         cdp = context.new_cdp_session(page)
         cdp.send("Performance.enable")
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
+        if every:  # a booking every `every` s, as in a busy game: the same picture again, a newer seq
+            page.evaluate("""([teams, picture, ms]) => { let seq = 2000000;
+              setInterval(() => { if (teams) W.config.teams = teams; W.showPicture(Object.assign({}, picture, {seq: ++seq})); }, ms); }""",
+                          [moment[0], moment[1], every * 1000])
         page.wait_for_timeout(1000)
         runs = [window(page, cdp, seconds) for _ in range(windows)]
         result = {name: statistics.median(r[name] for r in runs) for name in runs[0]}
@@ -168,6 +172,8 @@ def main(argv=None) -> int:
     parser.add_argument("--moments", default="busy,ordinary")
     parser.add_argument("--windows", type=int, default=3, help="windows per page; each figure is their median")
     parser.add_argument("--seconds", type=float, default=10.0, help="one window's length")
+    parser.add_argument("--every", type=float, default=0.0,
+                        help="a new picture every EVERY s (a busy game's bookings); 0: none, the screen only ticks")
     parser.add_argument("--json", type=Path, help="append each row here as a JSON line")
     args = parser.parse_args(argv)
 
@@ -179,9 +185,11 @@ def main(argv=None) -> int:
     seed(app)
     ext = app.extensions["terrabank"]
     key = ext.access.display_key()
-    moments = {"ordinary": None, "busy": busy(payloads.public(ext.bank, ext.config))}
+    own = payloads.public(ext.bank, ext.config)
+    moments = {"ordinary": (None, own), "busy": busy(own)}
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
-    print(f"{args.windows} windows of {args.seconds:g} s per page; ms of main thread per s (median of the windows)")
+    print(f"{args.windows} windows of {args.seconds:g} s per page; ms of main thread per s (median of the windows)"
+          + (f"; a new picture every {args.every:g} s" if args.every else ""))
     print(f"{'moment':9} {'size':10} {'rate':>4} {'page':5} {'task':>7} {'script':>7} {'layout':>7} {'style':>7} "
           f"{'longest':>8} {'>50ms/s':>7} {'fits/s':>6}  ratio(task)  gave way")
     with sync_playwright() as p:
@@ -192,7 +200,7 @@ def main(argv=None) -> int:
                     for rate in (int(r) for r in args.rates.split(",")):
                         rows = {}
                         for fit in (False, True):
-                            r = measure(browser, url, key, moments[name], size, rate, fit, args.windows, args.seconds)
+                            r = measure(browser, url, key, moments[name], size, rate, fit, args.windows, args.seconds, args.every)
                             rows[fit] = r
                             ratio = f"{r['TaskDuration'] / max(rows[False]['TaskDuration'], 1e-9):.2f}x" if fit else ""
                             print(f"{name:9} {size[0]}x{size[1]:<5} {rate:>4} {'fit' if fit else 'floor':5} "
@@ -202,7 +210,7 @@ def main(argv=None) -> int:
                             if args.json:
                                 with open(args.json, "a") as out:
                                     out.write(json.dumps({"moment": name, "size": f"{size[0]}x{size[1]}", "rate": rate,
-                                                          "page": "fit" if fit else "floor", **r}) + "\n")
+                                                          "page": "fit" if fit else "floor", "every": args.every, **r}) + "\n")
         finally:
             browser.close()
     return 0
