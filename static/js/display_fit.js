@@ -21,7 +21,7 @@
   var taken = [];
   // The last fit: its key (layoutKey) and, for each list in turns, how many items a page ("cooldowns": 4).
   // `spent`: it gave all there was, and something still did not fit.
-  var fitted = { key: null, pages: {}, spent: false };
+  var fitted = { key: null, pages: {}, givers: [], spent: false };
 
   function apply() {
     var body = document.body, scale = 1;
@@ -37,6 +37,7 @@
   function lay() {
     inTurns(TB.$("#cooldowns"), true); // first: the bookings have what the cooldowns leave (terrabank.css)
     inTurns(TB.$("#events"), false);
+    giversInTurns();
     fitNewest(TB.$("#feed"));
   }
 
@@ -122,6 +123,7 @@
       var list = TB.$("#" + id), per = fitted.pages[id];
       if (per) showPage(list, Array.prototype.slice.call(list.children), per);
     });
+    givers().forEach(function (list, i) { if (fitted.givers[i]) showGivers(list, fitted.givers[i]); });
     var found = trouble();
     return fitted.spent || (!found.left && !found.right);
   }
@@ -166,6 +168,47 @@
     if (sizedByContent) panel.style.minHeight = panel.offsetHeight + "px"; // a short last page keeps its height
     fitted.pages[list.id] = fit;
     showPage(list, items, fit);
+  }
+
+  /** The givers' lists of the events shown now (display.js draws them again each second). */
+  function givers() {
+    return Array.prototype.filter.call(document.querySelectorAll("#events .givers"), function (l) { return l.offsetParent; });
+  }
+
+  /** An event taller than its panel on its own (8 givers with long names at 1080p: the last row ran past
+   * the panel's edge, bench/web/tv_fit_cost.py's busy moment): its givers in turns, "1/2" after them, as
+   * many a page as fit on every page. Paging the events cannot help there: one event is the page. */
+  function giversInTurns() {
+    var panel = TB.$("#events").parentElement;
+    var over = function () { return panel.scrollHeight > panel.clientHeight + 1; };
+    fitted.givers = givers().map(function (list) {
+      var items = list.querySelectorAll(".giver"), per = items.length, pages;
+      Array.prototype.forEach.call(items, function (g) { g.style.display = ""; });
+      delete list.dataset.turn;
+      if (items.length < 2 || !over()) return 0;
+      for (per = items.length - 1; per > 1; per--) { // every page whole, its marker included
+        for (pages = 0; pages < Math.ceil(items.length / per) && !overOn(list, per, pages, over); pages++) { /* fits */ }
+        if (pages === Math.ceil(items.length / per)) break;
+      }
+      showGivers(list, per);
+      return per;
+    });
+  }
+
+  function overOn(list, per, page, over) {
+    showGivers(list, per, page);
+    return over();
+  }
+
+  /** The givers' page of now (or `page`), `per` a page, its "2/3" after them: drawn by the style sheet from
+   * `data-turn`, so that it is not a text of the page (layoutKey: display.js draws the events again each
+   * second, without it, and a text that came and went started a fit over every second). */
+  function showGivers(list, per, page) {
+    var items = list.querySelectorAll(".giver"), pages = Math.ceil(items.length / per);
+    // By the event's own turns: with the events in turns too, the same clock would show it the same page each time.
+    if (page === undefined) page = Math.floor(Math.floor(Date.now() / TURN_MS) / (fitted.pages.events || 1)) % pages;
+    Array.prototype.forEach.call(items, function (g, i) { g.style.display = Math.floor(i / per) === page ? "" : "none"; });
+    list.dataset.turn = (page + 1) + "/" + pages;
   }
 
   /** The page of now of a list in turns, `per` items a page, its "2/3" beside the panel's title. */

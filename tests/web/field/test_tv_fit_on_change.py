@@ -102,9 +102,11 @@ def test_the_screen_fits_itself_again_after_a_resize(screen, game):
     teams, crowded = game[3:]
     show(screen, teams, crowded)
     screen.wait_for_timeout(2500)
-    large = gave_way(screen)
+    before = screen.evaluate("W.fits")
     screen.set_viewport_size({"width": 1280, "height": 720})
-    sync_api.expect(screen.locator("body")).not_to_have_attribute("data-fit", large, timeout=10000)
+    # Fitted again from scratch (what gave way may come out the same: the type is in rem of the window's size,
+    # and the givers of the crowded event show in turns at both sizes).
+    screen.wait_for_function(f"W.fits > {before}", timeout=10000)
     fits(screen)
     assert screen.evaluate("document.documentElement.scrollHeight <= innerHeight + 1")
 
@@ -148,7 +150,8 @@ def test_the_lists_in_turns_still_turn_every_5_s(screen, game):
     """The 12 fighters waiting show a page at a time: "1/3", then "2/3" with other fighters, with no new picture."""
     marker = screen.locator("#cooldowns").locator("xpath=..").locator("h2 .in-turns")
     shown = "[...document.querySelectorAll('#cooldowns > *')].filter(e => e.style.display !== 'none').map(e => e.dataset.key).join()"
-    sync_api.expect(marker).to_have_text(re.compile(r"^1/\d+$"), timeout=15000)
+    # A whole round of pages (4 at 5 s each at 1280x720) may pass before the first comes back.
+    sync_api.expect(marker).to_have_text(re.compile(r"^1/\d+$"), timeout=30000)
     first = screen.evaluate(shown)
     sync_api.expect(marker).to_have_text(re.compile(r"^2/\d+$"), timeout=15000)
     second = screen.evaluate(shown)
