@@ -91,6 +91,17 @@ WRONG = """(floor) => {
     }));
     if (hit) problems.push('overlap: ' + items[i].text + ' / ' + items[j].text);
   }
+  // A chip or a row past its panel's edge is cut even when its text's glyphs are forgiven a few pixels above
+  // (an event's eighth giver at 1080p: its chip 8 px past the events panel).
+  if (!over) for (const panel of document.querySelectorAll('.dpanel')) {
+    if (!shown(panel)) continue;
+    const b = panel.getBoundingClientRect();
+    for (const e of panel.querySelectorAll('.giver, .standing, .cooldown, .feed-item, .event')) {
+      const r = e.getBoundingClientRect();
+      if (shown(e) && r.height > 0 && (r.bottom > b.bottom + 1 || r.right > b.right + 1))
+        problems.push(`past its panel: ${e.textContent.trim().slice(0, 40)} [${Math.round(r.bottom)} > ${Math.round(b.bottom)}]`);
+    }
+  }
   for (const e of root.querySelectorAll('*')) { // the screen under the winner is covered: the winner alone counts
     const s = getComputedStyle(e);
     if (s.overflowY === 'visible' || !shown(e) || e.closest('svg')) continue;
