@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from harness import Api  # noqa: E402
 from live_kit import live_auth  # noqa: E402
 from sio_kit import ENGINE_IO, Phone  # noqa: E402
-from slow_clients import Attack, raise_own_fd_limit  # noqa: E402
+from slow_clients import Attack, login_head, raise_own_fd_limit  # noqa: E402,F401 (login_head: test_slow_senders')
 from test_serving import Production, harvest, wait_until  # noqa: E402
 
 PHONES = 200
@@ -107,18 +107,6 @@ class Crowd:
         self.pump.join(5)
         for page in self.pages:
             page.close()
-
-
-def login_head(url: str) -> bytes:
-    """A log-in's head as the log-in page sends it: the anonymous session's cookie and its CSRF token,
-    so the bank reads the body (without them it answers 403 at once)."""
-    visitor = Api(url, timeout=10)
-    try:
-        _, body = visitor.request("GET", "/api/csrf")
-    finally:
-        visitor.close()
-    return (f"POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            f"Cookie: {visitor.cookie}\r\nX-CSRF-Token: {body['csrf']}\r\nContent-Length: 5000\r\n\r\n{{").encode()
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from words_kit import COUNTS, WRONG_COUNT, in_words, js_t, team_names, template_strings, verb_after
 
-from test_pages import login, strings
+from test_fight_plurals import page_strings
 
 LANGS = ("fr", "en")
 
@@ -56,18 +56,9 @@ def test_tokens_given_to_an_event_take_the_count_s_form(screen_words, lang, form
     assert {n: js_t(screen_words[lang], lang, "feed_tokens", n=n) for n in COUNTS} == forms
 
 
-def page_strings(app, lang: str, path: str = "/admin") -> dict:
-    client = app.test_client()
-    login(client)
-    if lang != "fr":
-        token = client.get("/api/csrf").get_json()["csrf"]
-        assert client.post(f"/api/lang/{lang}", headers={"X-CSRF-Token": token}).status_code == 200
-    return strings(client.get(path).get_data(as_text=True))
-
-
 @pytest.mark.parametrize("lang", LANGS)
 def test_admin_counts_read_right_at_0_1_2_5(app, lang):
-    said = page_strings(app, lang)
+    said = page_strings(app, "/admin", lang)
     for n in COUNTS:
         lines = [js_t(said, lang, "host_teams", n=n), js_t(said, lang, "host_entries", n=n),
                  js_t(said, lang, "paper.saved", folder="/srv/papier", n=n, keep=n),
@@ -84,7 +75,7 @@ def test_admin_counts_read_right_at_0_1_2_5(app, lang):
                                             ("en", "winner: Verts", "winners: Verts, Rouges")])
 def test_tied_winners_are_said_in_the_plural(app, lang, one, two):
     """The big screen's end and the console's journal: "gagnant : Verts, Rouges" was said of a tie."""
-    said = page_strings(app, lang, "/display")
+    said = page_strings(app, "/display", lang)
     assert js_t(said, lang, "winner_is", teams="Verts", n=1) == one
     assert js_t(said, lang, "winner_is", teams="Verts, Rouges", n=2) == two
 
