@@ -35,7 +35,7 @@ from bank.store.storage import StorageError
 from bank.store.journal_pg_connect import (connect, display_url, game_exists, game_id_of, idle_status,  # noqa: F401
                                      list_games, pg_errors, pipeline_supported, psycopg_module, rename_game,
                                      retire_game)
-from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
+from bank.store.journal_pg_schema import LOCK_SPACE, SAVE_CHECKPOINT, ensure_schema
 from bank.store import journal_pg_hold
 # The reads (and row_bytes, for bank/store/migrate_copy.py) live in their own module.
 from bank.store.journal_pg_reads import COLUMNS, HEAD_SQL as _HEAD, PostgresReads, row_bytes  # noqa: F401
@@ -172,14 +172,8 @@ class PostgresJournal(PostgresReads):
             if self._pending_checkpoint is not None:  # fenced: no time line (NOT NULL) unless we hold the epoch
                 # Never back (issue 24): another process's later time line, committed first, stays (its wall too).
                 timeline, wall = self._pending_checkpoint
-                # With the last row written and its head (bank/store/chain.py), read after this transaction's rows.
-                tip = f"(SELECT {{}} FROM ({_HEAD.format(game=int(self.game_id))}) AS t(seq, head))"
-                self._pending.append(("INSERT INTO terrabank.clock_checkpoint AS c(game, timeline, wall, seq, head) "
-                                      "VALUES (%s, (SELECT %s::float8 FROM terrabank.games WHERE id = %s AND hold_epoch "
-                                      f"= %s FOR SHARE), %s, {tip.format('seq')}, {tip.format('head')}) ON CONFLICT "
-                                      "(game) DO UPDATE SET timeline = EXCLUDED.timeline, wall = EXCLUDED.wall, seq = "
-                                      "EXCLUDED.seq, head = EXCLUDED.head WHERE EXCLUDED.timeline >= c.timeline",
-                                      (self.game_id, timeline, self.game_id, self._epoch, wall)))
+                g = self.game_id
+                self._pending.append((SAVE_CHECKPOINT, (g, timeline, g, self._epoch, wall, g, g)))
             if self._pending and not self._begun:
                 self._begin()
             if self._begun:

@@ -142,3 +142,16 @@ TIP_DDL = ("ALTER TABLE terrabank.clock_checkpoint ADD COLUMN IF NOT EXISTS seq 
 
 FENCE_DDL = ("ALTER TABLE terrabank.games ADD COLUMN IF NOT EXISTS hold_epoch BIGINT NOT NULL DEFAULT 0; "
              "CREATE SEQUENCE IF NOT EXISTS terrabank.hold_epochs")
+
+# The time line's checkpoint, written with a transaction's COMMIT (journal_pg.py): fenced (no time line,
+# NOT NULL, unless the game's row carries our epoch), never back (issue 24: another process's later time
+# line, committed first, stays), and with the last row written and its head (bank/store/chain.py), read
+# after this transaction's rows. Parameters: game, timeline, game, epoch, wall, game, game.
+_TIP = ("(SELECT {} FROM (SELECT c.seq, COALESCE(b.hash, c.hash) FROM terrabank.chain c LEFT JOIN "
+        "terrabank.chain_snapshot b ON b.game = c.game AND b.seq = c.seq WHERE c.game = %s ORDER BY c.seq DESC "
+        "LIMIT 1) AS t(seq, head))")
+SAVE_CHECKPOINT = ("INSERT INTO terrabank.clock_checkpoint AS c(game, timeline, wall, seq, head) VALUES (%s, (SELECT "
+                   "%s::float8 FROM terrabank.games WHERE id = %s AND hold_epoch = %s FOR SHARE), %s, "
+                   f"{_TIP.format('seq')}, {_TIP.format('head')}) ON CONFLICT (game) DO UPDATE SET timeline = "
+                   "EXCLUDED.timeline, wall = EXCLUDED.wall, seq = EXCLUDED.seq, head = EXCLUDED.head "
+                   "WHERE EXCLUDED.timeline >= c.timeline")
