@@ -86,7 +86,10 @@ def remember_address(db, base: str) -> None:
     path = address_path(db)
     try:
         state_dir.ready_folder_for(path)
-        path.write_text(base + "\n")
+        # O_NOFOLLOW: a link planted there would have the note overwrite a file of someone's choosing
+        with os.fdopen(os.open(state_dir.refuse_link(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW,
+                               0o644), "w") as out:
+            out.write(base + "\n")
     except OSError as exc:
         print(f"Note: cannot write {path} ({exc.strerror}): `{launcher()} links` run elsewhere will not know "
               f"this address; give the bank a folder it may write: {state_dir.ENV_VAR}=/var/lib/terrabank", flush=True)
@@ -95,7 +98,7 @@ def remember_address(db, base: str) -> None:
 def remembered_address(db) -> str | None:
     """The address the bank last served phones on, if `serve` noted one."""
     try:
-        return address_path(db).read_text().strip() or None
+        return state_dir.refuse_link(address_path(db)).read_text().strip() or None
     except OSError:
         return None
 

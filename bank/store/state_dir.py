@@ -9,13 +9,20 @@ writes under its own name there (`summer-camp-paper/`, `assoc-g-camp-paper/` for
 `game_key`), in
 a folder only the bank's user may enter (0700), each secret file 0600.
 
+The bank never makes a symbolic link there, so it refuses one it finds where its own folder or file
+goes (`refuse_link`): a `<game>-paper` link planted by whoever could write the folder would send every
+team's stock sheets to a folder of their choosing. The folder the operator names may itself be a link
+(their choice); what the bank makes inside it may not.
+
 Not here: a game file's own companions (the sessions generation, the lock, the WAL), which live and
 move with the SQLite file; a game in PostgreSQL has none of them on disk.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 from bank.store.storage import private_folder
@@ -55,3 +62,32 @@ def ready_folder_for(path: Path) -> Path:
     if folder is not None and path.parent == folder:
         return private_folder(folder, tighten=False)  # a folder the operator chose: only a new one is made 0700
     return path.parent
+
+
+class LinkRefused(OSError):
+    """A symbolic link stands where the bank writes its own file or folder: nothing is written through it."""
+
+    def __init__(self, path: Path):
+        super().__init__(errno.ELOOP, "a symbolic link the bank did not make: nothing was written through it; "
+                         "remove the link (rm, not rm -r) and the bank makes its own", str(path))
+
+
+def refuse_link(path) -> Path:
+    """`path`, checked: LinkRefused when it is a symbolic link (missing is fine: the bank makes it)."""
+    path = Path(path)
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    if stat.S_ISLNK(found.st_mode):
+        raise LinkRefused(path)
+    return path
+
+
+def own_folder(path) -> Path:
+    """The bank's own folder at `path` (made 0700 if missing), refused when it is, or becomes, a link."""
+    path = refuse_link(path)
+    ready_folder_for(path)
+    private_folder(path)
+    refuse_link(path)  # planted between the check and the mkdir: mkdir accepted the link to a folder
+    return path

@@ -12,12 +12,12 @@ Here in the web layer, beside the routes: the services may not import the print 
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
 
 from bank.store import state_dir
-from bank.store.storage import private_folder
 
 KEEP = 8          # the newest files kept; older ones are removed (a game day writes a few dozen)
 POLL_SECONDS = 5  # how often the writer looks for a session end: the sheet is on disk seconds after it
@@ -26,8 +26,9 @@ PREFIX = "game-state-"
 
 
 def folder_for(db) -> Path:
-    """`<stem>-paper/` beside the game file (terrabank.db -> terrabank-paper/), or in the state directory."""
-    return state_dir.path_for(db, "-paper").resolve()
+    """`<stem>-paper/` beside the game file (terrabank.db -> terrabank-paper/), or in the state directory.
+    Made absolute, not resolved: a link standing there is refused when the sheets are written, not followed."""
+    return Path(os.path.abspath(state_dir.path_for(db, "-paper")))
 
 
 def install(app, db) -> "StateWriter":
@@ -72,8 +73,8 @@ class StateWriter:
 
     def failed(self, exc: BaseException) -> None:
         """Say once why the state cannot be written (and again only if the reason changes)."""
-        reason = (f"{exc.strerror}: {exc.filename}" if isinstance(exc, OSError) and exc.strerror and exc.filename
-                  else str(exc))[:200]
+        reason = (f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror and exc.filename
+                  else str(exc))[:400]  # the path first: what to look at, whatever its length
         if reason != self.last_error:
             self.app.logger.warning(
                 "terrabank: cannot write the game state to %s (%s); no state sheet is written until it can. "
@@ -113,8 +114,9 @@ class StateWriter:
         snap = snapshot(state, config, bank.now(), seq, printed, bank.head_at(seq))
         data = render_takeover(snap, config, config.language, config.print_paper)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(printed))
-        state_dir.ready_folder_for(self.folder)  # a new state directory: 0700 too
-        private_folder(self.folder)  # 0700, and each file 0600 (pack.SECRET_PREFIXES): every team's stock
+        # 0700 (a new state directory too), each file 0600 (pack.SECRET_PREFIXES): every team's stock;
+        # a symbolic link standing there is refused, named on the admin page, never followed.
+        state_dir.own_folder(self.folder)
         path = pack.write(self.folder, f"{PREFIX}{stamp}-e{seq}-{reason}.pdf", data)
         self.written_seq, self.written_at, self.last_error = seq, self.clock(), None
         for old in self.files()[KEEP:]:
@@ -123,7 +125,7 @@ class StateWriter:
 
     def files(self) -> list:
         """The files written, newest first."""
-        if not self.folder.is_dir():
+        if self.folder.is_symlink() or not self.folder.is_dir():
             return []
         found = [p for p in self.folder.glob(f"{PREFIX}*.pdf") if p.is_file()]
         return sorted(found, key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
