@@ -57,7 +57,7 @@ PROGRAMS = {
 
 # Python packages the tests use that `pip install .` leaves out: import name -> pip's name.
 PACKAGES = {"playwright": "playwright", "psycopg": "psycopg[binary]", "redis": "redis", "pypdf": "pypdf",
-            "hypothesis": "hypothesis"}
+            "hypothesis": "hypothesis", "axe_playwright_python": "axe-playwright-python"}
 
 DEBIAN = re.compile(r"(\S+) \(Debian package ([^)]+)\)")
 PYTHON = re.compile(r"the Python package (\S+) \(")

@@ -60,7 +60,7 @@
 
   W.teamChip = function (team) {
     var colour = W.teamColour(team);
-    return el("span", { class: "team-chip", style: { background: colour, color: TB.ink(colour) }, text: W.teamLabel(team) });
+    return el("span", { class: "team-chip", style: TB.paint(colour), text: W.teamLabel(team) });
   };
 
   /** A track icon: a token of a colour or a die, with its count. */
@@ -69,7 +69,7 @@
       var n = bonus[kind];
       if (kind === "dice") return el("span", { class: "ico ico-die", title: t(TB.one(n) ? "bonus_die" : "bonus_dice", { n: n }), text: n });
       var colour = W.resColour(kind);
-      return el("span", { class: "ico", title: n + " " + W.resLabel(kind), style: { background: colour, color: TB.ink(colour) }, text: n });
+      return el("span", { class: "ico", title: n + " " + W.resLabel(kind), style: TB.paint(colour), text: n });
     }));
   };
 

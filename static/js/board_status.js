@@ -159,7 +159,7 @@
       lost ? el("div", { class: "w-label", text: t(winners.length > 1 ? "winners_label" : "winner_label") }) : null,
       el("div", { class: "w-teams" }, winners.map(function (team) {
         var colour = W.teamColour(team);
-        return el("div", { class: "w-team", style: { background: colour, color: TB.ink(colour) }, text: W.teamLabel(team) });
+        return el("div", { class: "w-team", style: TB.paint(colour), text: W.teamLabel(team) });
       })),
       el("div", { class: "w-why", text: t("ended." + ended.reason) }),
       o.standings ? W.finalRanking(o.standings, ended, o.team) : null,

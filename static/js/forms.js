@@ -283,7 +283,7 @@
     var node = el("div", { class: "team-picker" + (o.small ? " small" : ""), role: "group" }, W.teams().map(function (team) {
       var colour = W.teamColour(team);
       buttons[team] = el("button", { type: "button", class: "team-btn", "aria-pressed": "false", dataset: { team: team },
-        style: { background: colour, color: TB.ink(colour) }, text: W.teamLabel(team),
+        style: TB.paint(colour), text: W.teamLabel(team),
         onclick: function () { api.select(team); if (onpick) onpick(team); } });
       return buttons[team];
     }));

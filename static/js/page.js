@@ -123,15 +123,40 @@
 
   TB.$ = function (selector, root) { return (root || document).querySelector(selector); };
 
-  /** Black or white text, whichever reads better on a background colour. */
-  TB.ink = function (hex) {
+  /* Text on a team's or a resource's colour. WCAG's contrast between two relative luminances; the ink is
+   * whichever of near-black and white reads better, and where neither reaches 4.5:1 (mid greens, oranges:
+   * about 3.5:1 either way) the background is darkened until white does, so a name on any configured
+   * colour stays readable (WCAG 1.4.3). */
+  function luminance(hex) {
     var m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex || "");
-    if (!m) return "#fff";
+    if (!m) return null;
     var lum = [m[1], m[2], m[3]].map(function (h) {
       var c = parseInt(h, 16) / 255;
       return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
     });
-    return 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2] > 0.3 ? "#111" : "#fff";
+    return 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2];
+  }
+  var DARK = "#111111", DARK_L = luminance(DARK), READABLE = 4.6;  // a margin over 4.5 for rounding
+  TB.contrast = function (a, b) {
+    var la = luminance(a), lb = luminance(b);
+    return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+  };
+  /** Black or white text, whichever reads better on a background colour. */
+  TB.ink = function (hex) {
+    var l = luminance(hex);
+    if (l === null) return "#fff";
+    return (l + 0.05) / (DARK_L + 0.05) >= 1.05 / (l + 0.05) ? "#111" : "#fff";
+  };
+  /** {background, color} for text on `hex`: its own colour when an ink reads at 4.5:1, else that colour darkened. */
+  TB.paint = function (hex) {
+    var ink = TB.ink(hex);
+    if (luminance(hex) === null || TB.contrast(ink, hex) >= READABLE) return { background: hex, color: ink };
+    var rgb = [1, 3, 5].map(function (i) { return parseInt(hex.replace("#", "").substr(i - 1, 2), 16); });
+    for (var k = 0.95; k > 0; k -= 0.05) {
+      var dark = "#" + rgb.map(function (c) { return ("0" + Math.round(c * k).toString(16)).slice(-2); }).join("");
+      if (TB.contrast("#ffffff", dark) >= READABLE) return { background: dark, color: "#fff" };
+    }
+    return { background: "#000000", color: "#fff" };
   };
 
   /* ---- the header: language switch and log-out ---- */

@@ -11,8 +11,9 @@
   function renderView() {
     if (!view) return;
     var colour = W.teamColour(view.team), head = TB.$("#team-head");
-    head.style.background = colour;
-    head.style.color = TB.ink(colour);
+    var paint = TB.paint(colour);
+    head.style.background = paint.background;
+    head.style.color = paint.color;
     TB.$("#team-name").textContent = W.teamLabel(view.team);
     document.title = W.teamLabel(view.team) + " \u00b7 Terrabank";
     TB.$("#team-rep").textContent = view.reputation;

@@ -1,0 +1,142 @@
+"""Every page of both games checked by axe-core at WCAG 2.2 AA, in a real browser (issue 42, item 7).
+
+A game day's audit found colour contrast under 4.5:1 on the admin and fight pages (white on the green
+team's colour) and no level-one heading on the console, admin, fight page and big screen. Here
+axe-core (the axe.min.js that axe-playwright-python ships, no network) runs on every page of the
+field game (log-in, console, fight, admin with its paper section, big screen, team phone, the 404
+notice) and of Trias (start, table, TV, seat, score calculator), with 2 short-named French teams and
+with 6 long, accented, emoji-named English ones, during play and after the end: no violation.
+
+The rules: the tags wcag2a, wcag2aa, wcag21a, wcag21aa and wcag22aa, plus axe's
+page-has-heading-one (a best practice, which the audit counted).
+
+Needs Playwright, axe-playwright-python and Debian's Chromium (skipped without them).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+
+import pytest
+
+from needs import module, needs  # noqa: E402
+sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
+from browserkit import CHROMIUM, log_in_to, serve_in_thread  # noqa: E402,F401
+from teams_kit import LONG_NAMES, config_file  # noqa: E402
+
+pytestmark = needs("playwright", "chromium", "axe_playwright_python")
+
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+OPTIONS = {"runOnly": {"type": "tag", "values": TAGS}, "resultTypes": ["violations"]}
+_ids = itertools.count(1)
+
+GAMES = {
+    "2-teams-fr": (("Bleus", "Jaunes"), "fr"),
+    "6-long-emoji-en": (LONG_NAMES, "en"),
+}
+
+
+def violations(page) -> list:
+    """axe-core's violations on the page as it is now: the WCAG tags, then one level-one heading."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    found = axe.run(page, options=OPTIONS).response["violations"]
+    heading = axe.run(page, options={"runOnly": {"type": "rule", "values": ["page-has-heading-one"]},
+                                     "resultTypes": ["violations"]}).response["violations"]
+    return [f"{v['id']} ({v['impact']}): " + "; ".join(" ".join(n["target"]) + " " + n.get("failureSummary", "")[:160]
+                                                         for n in v["nodes"][:4]) for v in found + heading]
+
+
+@pytest.fixture(scope="module", params=list(GAMES), ids=list(GAMES))
+def game(request, tmp_path_factory):
+    """A field game under way (a fight waiting, an open event, points) and a Trias game, served."""
+    from bank.web import create_app
+
+    names, lang = GAMES[request.param]
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    folder = tmp_path_factory.mktemp("a11y")
+    app = create_app({"DB": str(folder / "game.db"), "CONFIG": config_file(folder, names, lang=lang),
+                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    services = app.extensions["terrabank"]
+    services.access.add_user("lea", "password1", "lead")
+    teams = list(services.config.teams)
+
+    def run(**command):
+        return services.bank.execute({"id": f"a11y-{next(_ids)}", "actor": "lea", **command})
+    run(type="start_clock")
+    for n, team in enumerate(teams):
+        run(type="award", team=team, points=3 * n + 1, reason="set-up")
+    run(type="open_event", title="Sécheresse", accepts=["water"], rewards=[{"points": 5}], target=20, deadline_minutes=20)
+    run(type="fight", attacker_team=teams[1], attacker_card="pirate-1", defender_team=teams[0],
+        defender_card="harvester-1", winner="defender", tokens={})
+    trias_game = app.extensions["trias_games"].create(
+        seats=[{"name": "Ana 🌱", "kind": "human"}, {"name": "Bénédicte", "kind": "human"}], seed=1, mode="play")
+    url, _ = serve_in_thread(app)
+    return {"app": app, "url": url, "run": run, "lang": lang, "teams": teams, "trias": trias_game}
+
+
+@pytest.fixture
+def browser_page(chromium, game):
+    """A 1280x800 page, the facilitator logged in; fails the test on any script error."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 800}, locale=game["lang"])
+    page, errors = context.new_page(), []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    log_in_to(page, game["url"], "/console")
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def _check(page, url: str, wait: str | None = None) -> list:
+    page.goto(url)
+    if wait:
+        page.wait_for_selector(wait, state="attached")
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(300)  # the live picture drawn
+    return violations(page)
+
+
+def _field_pages(game) -> dict:
+    services = game["app"].extensions["terrabank"]
+    url, token = game["url"], services.access.team_tokens()[game["teams"][0]]
+    return {"console": url + "/console", "fight": url + "/fight", "admin": url + "/admin",
+            "big screen": f"{url}/display?key={services.access.display_key()}", "team phone": f"{url}/t/{token}",
+            "unknown address": url + "/nowhere", "dead team link": url + "/t/nothing-here"}
+
+
+def test_every_field_page_has_no_wcag_violation_during_play(game, browser_page):
+    found = {name: _check(browser_page, address) for name, address in _field_pages(game).items()}
+    assert {name: v for name, v in found.items() if v} == {}, "\n".join(f"{n}: {v}" for n, v in found.items() if v)
+
+
+def test_the_console_with_a_team_open_has_no_wcag_violation(game, browser_page):
+    browser_page.goto(game["url"] + "/console")
+    browser_page.locator(f'.team-btn[data-team="{game["teams"][0]}"]').first.click()
+    browser_page.wait_for_timeout(300)
+    assert violations(browser_page) == []
+
+
+def test_the_log_in_page_has_no_wcag_violation(game, chromium):
+    context = chromium.new_context(locale=game["lang"])
+    try:
+        assert _check(context.new_page(), game["url"] + "/login") == []
+    finally:
+        context.close()
+
+
+def test_every_trias_page_has_no_wcag_violation(game, browser_page):
+    url, tg = game["url"], game["trias"]
+    pages = {"start": url + "/trias/", "table": f"{url}/trias/g/{tg.id}?t={tg.table_secret}",
+             "tv": f"{url}/trias/g/{tg.id}", "seat": f"{url}/trias/s/{tg.seats[0]['token']}", "score": url + "/trias/score"}
+    found = {name: _check(browser_page, address) for name, address in pages.items()}
+    assert {name: v for name, v in found.items() if v} == {}, "\n".join(f"{n}: {v}" for n, v in found.items() if v)
+
+
+def test_every_field_page_has_no_wcag_violation_after_the_end(game, browser_page):
+    """Last in the module: it ends the game (the end overlay on the big screen, the results on the phone)."""
+    game["run"](type="end_game")
+    pages = _field_pages(game)
+    found = {name: _check(browser_page, pages[name]) for name in ("big screen", "team phone", "console", "admin")}
+    assert {name: v for name, v in found.items() if v} == {}, "\n".join(f"{n}: {v}" for n, v in found.items() if v)
