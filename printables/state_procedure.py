@@ -19,7 +19,7 @@ STEPS = {
     "fr": {
         "title": "Banque en panne : la partie continue sur papier",
         "intro": "La banque ne répond plus (écran noir, page qui ne charge pas, coupure de courant). "
-                 "Le jeu ne s'arrête pas : les bancaires continuent sur papier, l'animateur principal suit ces étapes.",
+                 "Le jeu ne s'arrête pas : les banquiers continuent sur papier, l'animateur principal suit ces étapes.",
         "steps": [
             ("Noter l'heure", "Notez l'heure de la panne. Annoncez-la aux animateurs : « on passe au papier ». "
                               "Les joueurs continuent de jouer."),

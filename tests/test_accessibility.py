@@ -140,3 +140,14 @@ def test_every_field_page_has_no_wcag_violation_after_the_end(game, browser_page
     pages = _field_pages(game)
     found = {name: _check(browser_page, pages[name]) for name in ("big screen", "team phone", "console", "admin")}
     assert {name: v for name, v in found.items() if v} == {}, "\n".join(f"{n}: {v}" for n, v in found.items() if v)
+
+
+def test_text_on_any_team_colour_reads_at_4_5_to_1(game, browser_page):
+    """A config may give a team any colour: on 4096 of them (16 steps per channel) the ink and the
+    background TB.paint gives reach WCAG's 4.5:1, and a colour that already allows it is kept."""
+    steps = [f"{v:02x}" for v in range(0, 256, 17)]
+    colours = ["#" + r + g + b for r in steps for g in steps for b in steps]
+    bad = browser_page.evaluate("""colours => colours.map(c => [c, TB.paint(c)]).filter(([c, p]) =>
+        TB.contrast(p.color, p.background) < 4.5
+        || (p.background !== c && Math.max(TB.contrast('#111111', c), TB.contrast('#ffffff', c)) >= 4.6))""", colours)
+    assert bad == [], bad[:10]

@@ -65,6 +65,8 @@ def text(error: dict, config, lang: str) -> str:
         code, params["level"] = "animals_locked", locked.group(1)
     if code == "track_full" and params.get("room") == 1:
         code = "track_full_one"
+    if code == "exchange_not_a_multiple" and params.get("lower") == params.get("upper"):
+        code = "exchange_not_a_multiple_one"  # fewer tokens than one rate's worth: one amount, never "8 or 8"
     msgid = sentences().get(code)
     if msgid is None:
         return error.get("message") or code

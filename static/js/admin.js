@@ -68,8 +68,11 @@
     var at = new Date(reopened.at * 1000), s = Math.round(reopened.down_at_most);
     var hh = String(at.getHours()), mm = ("0" + at.getMinutes()).slice(-2);
     if (s < 60) { node.textContent = t("reopened_short", { at: hh + ":" + mm }); return; }
-    var down = s < 3600 ? t("n_min", { n: Math.floor(s / 60) })
-      : t("h_min", { h: Math.floor(s / 3600), m: ("0" + Math.floor((s % 3600) / 60)).slice(-2) });
+    // As measured: minutes and seconds under an hour ("2 min 54 s", not "2 min"); past an hour the minute
+    // is rounded up, so "at most" stays true.
+    var minutes = Math.ceil(s / 60);
+    var down = s < 3600 ? (s % 60 ? t("min_s", { m: Math.floor(s / 60), s: ("0" + s % 60).slice(-2) }) : t("n_min", { n: s / 60 }))
+      : t("h_min", { h: Math.floor(minutes / 60), m: ("0" + minutes % 60).slice(-2) });
     node.textContent = t("reopened", { at: hh + ":" + mm, down: down });
   }
 

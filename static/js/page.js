@@ -128,6 +128,8 @@
    * about 3.5:1 either way) the background is darkened until white does, so a name on any configured
    * colour stays readable (WCAG 1.4.3). */
   function luminance(hex) {
+    var short = /^#?([0-9a-f])([0-9a-f])([0-9a-f])$/i.exec(hex || "");
+    if (short) hex = short[1] + short[1] + short[2] + short[2] + short[3] + short[3];
     var m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex || "");
     if (!m) return null;
     var lum = [m[1], m[2], m[3]].map(function (h) {

@@ -30,6 +30,8 @@
     var code = error.code || "", locked = /^animals_locked_until_all_tracks_reach_(\d+)$/.exec(code);
     if (locked) { code = "animals_locked"; params.level = locked[1]; } // the unlock level is part of the code
     if (code === "track_full" && TB.one(Number(params.room))) code = "track_full_one"; // "1 cran", never "cran(s)"
+    // Fewer tokens than one rate's worth: one amount to give, never "give 8 or 8".
+    if (code === "exchange_not_a_multiple" && Number(params.lower) === Number(params.upper)) code = "exchange_not_a_multiple_one";
     return TB.errorText(Object.assign({}, error, { code: code, params: params }));
   };
 })();

@@ -33,7 +33,7 @@ def exchange(turn: Turn, cmd: dict) -> None:
     if total % rate["tokens"]:
         lower = total - total % rate["tokens"]
         raise RuleError("exchange_not_a_multiple", f"the rate is {rate['tokens']} tokens for {rate['points']} point(s); "
-                        f"{total} tokens is not a multiple: give {lower or rate['tokens']} or {lower + rate['tokens']}",
+                        f"{total} tokens is not a multiple: give " + (f"{lower} or {lower + rate['tokens']}" if lower else str(rate['tokens'])),
                         total=total, rate=dict(rate), tokens=rate["tokens"], points=rate["points"],
                         lower=lower or rate["tokens"], upper=lower + rate["tokens"])  # the sentence's numbers (issue 35)
     require_tokens(turn, team, tokens, "to exchange")
