@@ -73,7 +73,7 @@ LEDGER = """\
 14:13 ferme ev1
 14:14 Jaunes prime 2 fair-play
 14:15 Verts échange 5 flore
-14:16 Bleu construit labo
+14:16 Bleu construit lobo
 14:17 Jaunes construit serre
 14:18 Bleu récolte eau 1
 """
@@ -197,8 +197,8 @@ def test_the_paper_ledger_typed_back_gives_the_standings_the_bank_would_have(hal
         assert reply.status_code == 200, result
         assert (result["booked"], result["duplicate"], result["refused"]) == (13, 0, 2)
         refused = {r["text"]: r["error"] for r in result["lines"] if r["status"] == "refused"}
-        assert refused["14:16 Bleu construit labo"]["code"] == "paper_unknown_building"
-        assert refused["14:16 Bleu construit labo"]["params"]["word"] == "labo"
+        assert refused["14:16 Bleu construit lobo"]["code"] == "paper_unknown_building"
+        assert refused["14:16 Bleu construit lobo"]["params"]["word"] == "lobo"
         assert refused["14:17 Jaunes construit serre"]["code"] == "not_enough_tokens"
         bank = back.extensions["terrabank"].bank
         assert _picture(bank, config) == _picture(control, config)
@@ -212,7 +212,7 @@ def test_the_paper_ledger_typed_back_gives_the_standings_the_bank_would_have(hal
                                  headers={"X-CSRF-Token": lead.csrf}).get_json()
         assert (again["booked"], again["duplicate"], again["refused"]) == (0, 13, 2) and bank.last_seq == seq
         # The typo fixed and the whole text sent again: only that line is booked.
-        fixed = LEDGER.replace("Bleu construit labo", "Bleu construit centrale II")
+        fixed = LEDGER.replace("Bleu construit lobo", "Bleu construit centrale II")
         third = lead.client.post("/api/paper/batch", json={"batch": "ledger-1", "text": fixed},
                                  headers={"X-CSRF-Token": lead.csrf}).get_json()
         assert (third["booked"], third["duplicate"]) == (1, 13) and bank.last_seq == seq + 1

@@ -9,10 +9,13 @@ POST /api/paper/batch         {"batch": key, "text": lines}: the paper ledgers' 
 
 A batch books each line as an ordinary command (Bank.execute, the lead's permissions), in order;
 a refused line is answered with its code, English message and params (the page says it in its
-language) and the next lines are still booked. Idempotent: a line's command id is made from the
-batch key, the command the line stands for and how many identical commands come before it in
-the text, so sending the same text again with the same key books nothing twice, and sending it
-again after fixing a refused line books only that line.
+language) and the next lines are still booked. Idempotent, whatever device sends it: a line under a
+sheet's id ("feuille 412C", then "3 Verts récolte eau 1") has a command id made from the sheet, its
+printed number and the command it stands for (bank/game/paper_sheet.py), so the same line sent from
+a second laptop or a private window, any number of times, books once, and a changed line is a new
+entry. A line typed without a sheet (hand-drawn paper) keeps the batch's identity: the batch key,
+the command and how many identical commands come before it in the text, so only the same batch sent
+again is known again.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import time
 from flask import Blueprint, Response, current_app, g, jsonify, request, session
 
 from bank.errors import BankError, IdConflict
+from bank.game.paper_sheet import SheetError, is_header, numbered, read_header
 from bank.store.journal import StorageError
 from bank.web.access.auth import error, lead_required
 from bank.web.access.permissions import may
@@ -143,13 +147,26 @@ def batch():
 
 
 def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
-    """Each line read and booked in order: {line, text, status, seq?, error?}."""
+    """Each line read and booked in order: {line, text, status, sheet?, number?, seq?, error?}.
+
+    A line under a sheet's id names its printed number: its command id is the sheet's, the number's
+    and the command's, whatever the batch or the device (bank/game/paper_sheet.py). A line typed
+    without a sheet keeps the batch's identity: the batch key and how many identical commands come
+    before it in the text."""
     grammar = Grammar(services.config, services.bank.state.events, _lang())
     seen: dict = {}
-    results, stopped = [], None
+    numbers: dict = {}  # (sheet, number) -> the text line that gave it, in this batch
+    results, stopped, sheet = [], None, None
     for number, line in enumerate(lines, 1):
         line = line.strip()
         if not line or line.startswith("#"):  # blank lines and notes are allowed between moves
+            continue
+        if is_header(line):
+            try:
+                sheet = read_header(line)
+            except SheetError as exc:
+                sheet = None  # the lines below are not taken for another sheet's
+                results.append({"line": number, "text": line[:200], "status": "refused", "error": _error(exc)})
             continue
         result = {"line": number, "text": line[:200]}
         results.append(result)
@@ -157,9 +174,9 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
             result.update(status="not_sent", error=stopped)
             continue
         try:
-            command = parse(line, grammar)
-        except PaperSyntaxError as exc:
-            result.update(status="refused", error=exc.as_error())
+            command, place = _read(line, sheet, grammar)
+        except (PaperSyntaxError, SheetError) as exc:
+            result.update(status="refused", error=_error(exc))
             continue
         result["command"] = command
         if not may(role, command["type"]):
@@ -167,11 +184,22 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
                                                    "params": {"role": role}})
             continue
         canonical = json.dumps(command, sort_keys=True, ensure_ascii=False)
-        seen[canonical] = occurrence = seen.get(canonical, 0) + 1
-        cid = "paper:" + hashlib.sha256(f"{key}\n{canonical}\n{occurrence}".encode()).hexdigest()[:40]
+        if place is None:
+            seen[canonical] = occurrence = seen.get(canonical, 0) + 1
+            identity = f"{key}\n{canonical}\n{occurrence}"
+        else:
+            result.update(sheet=place[0], number=place[1])
+            earlier = numbers.setdefault(place, (number, canonical))
+            if earlier[1] != canonical:  # two moves typed under one printed line: one of them is a typo
+                result.update(status="refused", error={
+                    "code": "paper_line_twice", "message": f"line {place[1]} of sheet {place[0]} is already typed "
+                    f"above (text line {earlier[0]}) with another move", "params": {"n": place[1], "sheet": place[0], "line": earlier[0]}})
+                continue
+            identity = f"sheet\n{place[0]}\n{place[1]}\n{canonical}"
+        cid = "paper:" + hashlib.sha256(identity.encode()).hexdigest()[:40]
         try:
             booked = services.bank.execute({**command, "id": cid, "actor": user})
-        except IdConflict:  # the same line of this batch, booked by another facilitator's account
+        except IdConflict:  # the same line, booked by another facilitator's account
             result.update(status="duplicate")
         except StorageError as exc:  # the game file failed: nothing more is sent; the same batch later is safe
             stopped = {"code": exc.code, "message": exc.message, "params": exc.params}
@@ -181,3 +209,24 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
         else:
             result.update(status="duplicate" if booked.duplicate else "booked", seq=booked.seq)
     return results
+
+
+def _read(line: str, sheet: str | None, grammar: Grammar) -> tuple:
+    """(command, (sheet, printed number) or None) of a move line, or PaperSyntaxError / SheetError."""
+    found = numbered(line)
+    if sheet is not None:
+        if found is None:
+            raise SheetError("paper_line_number", f"write the line's number as printed on sheet {sheet} first, "
+                             "such as 3 then the move", sheet=sheet)
+        return parse(found[1], grammar), (sheet, found[0])
+    try:
+        return parse(line, grammar), None
+    except PaperSyntaxError:
+        if found is None:
+            raise
+    raise SheetError("paper_sheet_missing", f"line {found[0]} of which sheet? Write the sheet's id above it, "
+                     "as printed at its top, such as sheet 412C", n=found[0])
+
+
+def _error(exc) -> dict:
+    return {"code": exc.code, "message": exc.message, "params": exc.params}

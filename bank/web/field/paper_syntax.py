@@ -13,7 +13,8 @@ PaperSyntaxError(code, params): the page says it in its language (templates/admi
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from bank.game.typed_names import ARTICLES, CUT, ROMAN, NameTable, fold, tokens, words_of  # noqa: F401 (ROMAN: the tests')
 
 VERBS = {
     "harvest": {"recolte", "recolter", "recoltent", "harvest"},
@@ -40,6 +41,7 @@ FILLER = {"contre", "to", "against", "de", "du", "la", "le", "les", "l", "d", "a
 GIVE, TAKE = {"donne", "give", "gives"}, {"recoit", "take", "takes", "prend", "receive"}
 FORCED = {"force", "forced"}
 TIME = re.compile(r"^\d{1,2}[:h]\d{2}$")
+KEYWORDS = frozenset().union(*VERBS.values(), BEATS, LOSES, GIVE, TAKE, FORCED, FILLER)
 PAPER_REASON = "paper ledger"
 
 
@@ -54,51 +56,44 @@ class PaperSyntaxError(ValueError):
         return {"code": self.code, "message": self.message, "params": self.params}
 
 
-# Roman numerals as the cards and boards print them ("Centrale I", "Power plant II") are numbers: a
-# banker writes "centrale 1" as often as "centrale I" (issue 35). Only whole words of one to four
-# letters are read so, so no ordinary word changes.
-ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8",
-         "ix": "9", "x": "10"}
+class Words(list):
+    """A line's folded words; `raw`: the same words as written, `starts`: where each begins in the line."""
+
+    raw: list
+    starts: list
 
 
-def fold(word: str) -> str:
-    """A word as compared: lower case, no accent, no plural s ('Bleus', 'bleu' and 'BLEU' match), a
-    Roman numeral as its number ('II' and '2' match)."""
-    plain = "".join(ch for ch in unicodedata.normalize("NFD", word.lower()) if unicodedata.category(ch) != "Mn")
-    if plain in ROMAN:
-        return ROMAN[plain]
-    return plain[:-1] if len(plain) > 3 and plain.endswith("s") else plain
-
-
-SEPARATORS = re.compile(r"[\s'’()\[\],;=+]+")
-
-
-def words_of(text: str) -> list:
-    """The line cut into folded words; apostrophes, parentheses and punctuation are spaces."""
-    return [fold(w) for w in SEPARATORS.split(text) if w and w not in ("-", "·", ":")]
+def line_words(line: str) -> Words:
+    """The line cut into words (bank/game/typed_names.py): folded to compare, kept as written."""
+    found = tokens(line)
+    words = Words(w if w == CUT else fold(w) for w, _, _ in found)
+    words.raw, words.starts = [w for w, _, _ in found], [start for _, start, _ in found]
+    return words
 
 
 class Names:
-    """The game's names of one kind (teams, resources...) as word sequences, longest first.
+    """The game's names of one kind (teams, resources...), found as people write them (typed_names.py).
 
     `shown`: each id's name as the page shows it, listed when a line names none of them."""
 
-    def __init__(self, items: dict, shown: dict | None = None):
-        found = {}
-        for key, labels in items.items():
-            for label in labels:
-                seq = tuple(words_of(label))
-                if seq:
-                    found.setdefault(seq, key)
-        self.seqs = sorted(found.items(), key=lambda item: -len(item[0]))
+    def __init__(self, items: dict, shown: dict | None = None, keywords=frozenset()):
+        self.table = NameTable(items)
         self.shown = ", ".join((shown or {}).get(key, key) for key in items)
+        self.names = shown or {}
+        self.keywords = keywords
 
     def take(self, words: list, at: int):
-        """(id, next position) of the longest name starting at `at`, or (None, at)."""
-        for seq, key in self.seqs:
-            if tuple(words[at:at + len(seq)]) == seq:
-                return key, at + len(seq)
-        return None, at
+        """(id, next position) of the name written at `at`, or (None, at); PaperSyntaxError naming the
+        candidates when two names fit it equally well."""
+        found = self.table.find(getattr(words, "raw", words), at, self.keywords)
+        if found is None:
+            return None, at
+        if len(found.keys) > 1:
+            candidates = ", ".join(self.names.get(k, k) for k in found.keys)
+            written = " ".join(getattr(words, "raw", words)[at:found.end])
+            raise PaperSyntaxError("paper_ambiguous", f"{written} could be {candidates}: write more of the name",
+                                   at, word=written, candidates=candidates)
+        return found.keys[0], found.end
 
 
 def _labels(thing) -> list:
@@ -120,15 +115,19 @@ class Grammar:
         self.config = config
         lang = lang or config.language
 
+        roles = list(config.roles.values())
+        # A name cut short never ends on a word of the moves: "Zoé récolte" is Zoé's harvest.
+        keywords = KEYWORDS.union(w for r in roles for label in _labels(r) for w in words_of(label))
+
         def names(things):
             things = list(things)
-            return Names({t.id: _labels(t) for t in things}, _shown(things, lang))
+            return Names({t.id: _labels(t) for t in things}, _shown(things, lang), keywords)
         self.teams = names(config.teams.values())
         self.resources = names(config.resources.values())
         self.buildings = names(config.buildings.values())
         self.animals = names(config.animals.values())
         self.tracks = names(config.tracks.values())
-        self.roles = names(config.roles.values())
+        self.roles = names(roles)
         self.events = Names({e: [e, e[2:], record.get("title", "")] for e, record in events.items()},
                             {e: f"{e} ({record['title']})" if record.get("title") else e for e, record in events.items()})
         self.options = Names({k: list(v) for k, v in OPTIONS.items()})
@@ -136,16 +135,16 @@ class Grammar:
 
 def parse(line: str, grammar: Grammar) -> dict:
     """The command a ledger line stands for, or PaperSyntaxError saying what is wrong."""
-    raw = [w for w in SEPARATORS.split(line) if w and w not in ("-", "·", ":")]
-    words = [fold(w) for w in raw]
+    words = line_words(line)
     if words and TIME.match(words[0]):
-        words, raw = words[1:], raw[1:]
-    grammar.raw = raw  # the line's words as written (an award's reason keeps them)
+        words, raw, starts = Words(words[1:]), words.raw[1:], words.starts[1:]
+        words.raw, words.starts = raw, starts
+    grammar.line, grammar.words = line, words  # an award's reason keeps the line as written
     try:
         return _parse(words, grammar)
     except PaperSyntaxError as exc:
-        if exc.at is not None and exc.at < len(raw):  # say the word as the lead typed it, not folded
-            exc.params["word"] = raw[exc.at]
+        if exc.at is not None and exc.at < len(words.raw) and "word" in exc.params and exc.code != "paper_ambiguous":
+            exc.params["word"] = words.raw[exc.at]  # say the word as the lead typed it, not folded
         raise
 
 
@@ -302,7 +301,7 @@ def _fight(g, words, team, at):
                                word=" ".join(words[at:at + 1]))
     winner = "attacker" if words[at] in BEATS else "defender"
     at += 1
-    while at < len(words) and words[at] in FILLER:
+    while at < len(words) and words[at] in FILLER - ARTICLES:  # "perd contre Les Verts": the article is the name's
         at += 1
     defender, at = _name(g.teams, words, at, "team")
     d_card, at = _card(g, words, at)
@@ -323,7 +322,8 @@ def _contribute(g, words, team, at):
 def _award(g, words, team, at, sign=1):
     points, at = _number(words, at, "points")
     at += words[at:at + 1] == ["point"]
-    reason = " ".join(g.raw[at:]) or PAPER_REASON  # as written, accents and capitals kept
+    reason = g.line[g.words.starts[at]:].strip() if at < len(words) else ""
+    reason = reason or PAPER_REASON  # as written, accents, capitals and dashes kept
     return {"type": "award", "team": team, "points": sign * points, "reason": reason}
 
 

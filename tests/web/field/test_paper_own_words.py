@@ -86,7 +86,7 @@ def test_roman_numerals_also_name_a_harvesters_card():
 
 
 @pytest.mark.parametrize("lang, word, listed", [
-    ("fr", "centrale", ["Centrale I", "Centrale II", "Serre", "Laboratoire"]),
+    ("fr", "usine", ["Centrale I", "Centrale II", "Serre", "Laboratoire"]),
     ("en", "plant", ["Power plant I", "Greenhouse", "Laboratory"]),
 ])
 def test_a_refused_building_lists_the_names_it_accepts_in_the_pages_language(lang, word, listed):

@@ -1,0 +1,155 @@
+"""A name as people write it by hand: the words that are compared, and how a typed name is found.
+
+A banker copies "Les Verts 🌱 qui Poussent Vite" or "Œufs — Équipe" from a printed sheet with a
+pen, then types it: the case, the accents, œ written oe, the emoji, the kind of dash, the leading
+article and the end of a name cut on the sheet all vary. Two written forms are the same name when
+their words are: a word is a run of letters and digits, lower case, accents dropped, ligatures
+spelled out, a plural s dropped, a Roman numeral read as its number; everything else (spaces,
+dashes, apostrophes, emoji, punctuation) only separates words.
+
+Finding a name among others (`NameTable.find`) takes, in order: the whole name; the name without
+its leading article ("Verts" for "Les Verts"); its first words or the start of a word, as a sheet
+cuts it ("Mégalosaure-Anticons…"). When two different names fit equally well the answer is both,
+so the caller refuses and names them: a typed name is never given silently to the wrong one.
+The config refuses two teams that would be the same typed name (config_sections.py).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# Ligatures and letters NFKD leaves whole: a pen writes them out.
+SPELLED = str.maketrans({"œ": "oe", "Œ": "oe", "æ": "ae", "Æ": "ae", "ß": "ss", "ø": "o", "Ø": "o",
+                         "ł": "l", "Ł": "l", "đ": "d", "Đ": "d", "ı": "i"})
+# Roman numerals as the cards print them ("Centrale I"): a banker writes 1 as often as I. Only whole
+# words of one to four letters are read so, so no ordinary word changes.
+ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8",
+         "ix": "9", "x": "10"}
+# Leading articles a name may be written with or without (French, English, Italian), compared plain.
+ARTICLES = frozenset({"le", "la", "les", "l", "the", "il", "lo", "gli", "un", "une", "des"})
+CUT = "…"  # a name cut on a sheet ends so; typed "..." is the same mark
+_TOKEN = re.compile(r"\d{1,2}:\d{2}|(?:(?<=\s)|^)-\d+|…|\.\.\.+|[^\W_]+")
+
+
+def plain(word: str) -> str:
+    """Lower case, accents dropped, ligatures spelled out: 'Œufs' -> 'oeufs', 'Équipe' -> 'equipe'."""
+    spelled = word.translate(SPELLED)
+    return "".join(ch for ch in unicodedata.normalize("NFKD", spelled) if unicodedata.category(ch) != "Mn").lower()
+
+
+def fold(word: str) -> str:
+    """A word as compared: plain, a Roman numeral as its number, no plural s ('Bleus' and 'bleu' match)."""
+    word = plain(word)
+    if word in ROMAN:
+        return ROMAN[word]
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def tokens(text: str) -> list:
+    """(word as written, start, end) for each word of a typed line: runs of letters and digits, a time
+    (14:32), a negative number after a space, the cut mark (… or ...); the rest separates."""
+    text = unicodedata.normalize("NFC", text)
+    return [(m.group(0) if not m.group(0).startswith("..") else CUT, m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def words_of(text: str) -> list:
+    """A name's (or a line's) folded words; emoji, dashes and punctuation are spaces."""
+    return [fold(word) for word, _, _ in tokens(text) if word != CUT]
+
+
+def typed_key(text: str) -> tuple:
+    """What tells a name apart when typed: its folded words without a leading article."""
+    words = tuple(words_of(text))
+    return words[1:] if len(words) > 1 and words[0] in ARTICLES else words
+
+
+@dataclass(frozen=True)
+class Found:
+    """`keys`: the one name found, or the names it could equally be (the caller refuses those);
+    `end`: the position after the words it took."""
+
+    keys: tuple
+    end: int
+
+
+class NameTable:
+    """The names of one kind (teams, resources...): id -> the labels it may be written as."""
+
+    def __init__(self, items: dict):
+        self.exact = {}  # folded words -> {id: rank}: 0 the whole label, 1 without its article
+        self.forms = []  # (plain words, id) for cut forms
+        for key, labels in items.items():
+            for label in labels:
+                words = [w for w, _, _ in tokens(label) if w != CUT]
+                if not words:
+                    continue
+                self._add(tuple(fold(w) for w in words), key, 0)
+                self.forms.append((tuple(plain(w) for w in words), key))
+                if len(words) > 1 and fold(words[0]) in ARTICLES:
+                    self._add(tuple(fold(w) for w in words[1:]), key, 1)
+                    self.forms.append((tuple(plain(w) for w in words[1:]), key))
+        self.longest = max((len(seq) for seq in self.exact), default=0)
+
+    def _add(self, seq: tuple, key: str, rank: int) -> None:
+        ranks = self.exact.setdefault(seq, {})
+        ranks[key] = min(rank, ranks.get(key, rank))
+
+    def find(self, words: list, at: int, keywords=frozenset()) -> Found | None:
+        """The name written at `at` in `words` (as `tokens` gives them: the words as written), or None.
+
+        `keywords`: the words of the line's grammar (verbs, roles...), never taken as the cut end of a name."""
+        found = self._whole(words, at)
+        if found is None and at + 1 < len(words) and fold(words[at]) in ARTICLES:
+            found = self._whole(words, at + 1)  # "bat les Rouges" for a team called "Rouges"
+        cut = self._cut(words, at, keywords)
+        if cut is None and at + 1 < len(words) and fold(words[at]) in ARTICLES:
+            cut = self._cut(words, at + 1, keywords)
+        if found is None or cut is not None and cut.end > found.end:
+            return cut  # "Verts Fon" is the start of "Verts Foncés", not "Verts" and a word left over
+        if found.end < len(words) and words[found.end] == CUT:
+            return cut or found  # "Verts…" written from a cut sheet: every name that starts so
+        return found
+
+    def _whole(self, words: list, at: int) -> Found | None:
+        folded = [fold(w) for w in words[at:at + self.longest]]
+        for n in range(len(folded), 0, -1):
+            ranks = self.exact.get(tuple(folded[:n]))
+            if ranks:
+                best = min(ranks.values())
+                return Found(tuple(sorted(k for k, r in ranks.items() if r == best)), at + n)
+        return None
+
+    def _cut(self, words: list, at: int, keywords) -> Found | None:
+        """A name's first words, the last of them perhaps cut ('Mégalosaure-Anticons', 'Verts qui'), and
+        the cut mark if written: the longest start any name has; two names with it are both returned."""
+        best, keys = 0, set()
+        for form, key in self.forms:
+            n = _start_length(form, words, at, keywords)
+            if n > best:
+                best, keys = n, {key}
+            elif n == best and n:
+                keys.add(key)
+        if not best:
+            return None
+        end = at + best
+        return Found(tuple(sorted(keys)), end + (end < len(words) and words[end] == CUT))
+
+
+def _start_length(form: tuple, words: list, at: int, keywords) -> int:
+    """How many written words from `at` are the start of `form` (the last one may be cut short)."""
+    n, short = 0, False
+    while n < len(form) and at + n < len(words):
+        written = words[at + n]
+        typed = plain(written)
+        if written == CUT or fold(written) in keywords or not typed:
+            break
+        if typed == form[n] or fold(written) == fold(form[n]):
+            n += 1
+            continue
+        if len(typed) >= 3 and not typed.isdigit() and form[n].startswith(typed):
+            n, short = n + 1, True  # a word cut short ends the name
+        break
+    marked = at + n < len(words) and words[at + n] == CUT
+    return n if n < len(form) or short or marked else 0

@@ -1,0 +1,173 @@
+"""A paper ledger's lines know themselves (bank/game/paper_sheet.py): the batch key lived in one
+browser's storage, so the same ledger typed on a second laptop or in a private window was a new batch
+and a harvest and a track step were booked twice. A line under a sheet's id, with its printed number,
+is now the same line from any device, under any batch key, any number of times: it books once; a
+changed line (another move, another number, another copy of the sheet) is a new entry."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bank.game.paper_sheet import SheetError, read_header, sheet_id, team_letters
+from bank.web import create_app
+from conftest import WebClient
+
+LEDGER = """\
+feuille 0A
+1 14:02 Bleus récolte eau 1
+2 14:03 Bleus récolte eau 2
+3 14:05 Bleus piste hydrosphère 1
+"""
+# The same sheet as a second device types it: another case, no accents, another number style.
+RETYPED = """\
+Sheet 0a
+1. bleus recolte EAU 1
+2) BLEU recolte eau 2
+n°3 bleus piste hydrosphere
+"""
+
+
+def send(client: WebClient, text: str, key: str | None = None) -> dict:
+    reply = client.client.post("/api/paper/batch", json={"batch": key or uuid.uuid4().hex, "text": text},
+                               headers={"X-CSRF-Token": client.csrf})
+    assert reply.status_code == 200, reply.get_json()
+    return reply.get_json()
+
+
+def counts(result: dict) -> tuple:
+    return result["booked"], result["duplicate"], result["refused"]
+
+
+@pytest.fixture
+def leads(app, web):
+    app.extensions["terrabank"].access.add_user("second", "correct horse", "lead")
+    first, second = web("lead"), WebClient(app.test_client())
+    assert second.login("second").status_code == 200
+    assert first.command(type="start_clock").status_code == 200
+    return first, second
+
+
+def picture(app) -> tuple:
+    bank = app.extensions["terrabank"].bank
+    return bank.last_seq, bank.state.stock("blue"), dict(bank.state.tracks)
+
+
+def test_the_same_sheet_from_two_devices_books_once(app, leads):
+    first, second = leads
+    bank = app.extensions["terrabank"].bank
+    water = bank.state.stock("blue")["water"]
+    booked = send(first, LEDGER)
+    assert counts(booked) == (3, 0, 0), booked
+    assert [(line["sheet"], line["number"]) for line in booked["lines"]] == [("0A", 1), ("0A", 2), ("0A", 3)]
+    after = picture(app)
+    assert after[1]["water"] == water + 2 - 6 and after[2]["hydrosphere"] == 1
+    # Another laptop, another account, its own batch key, the lines typed its own way: nothing twice.
+    assert counts(send(second, LEDGER)) == (0, 3, 0)
+    assert counts(send(second, RETYPED)) == (0, 3, 0)
+    assert counts(send(first, LEDGER, key="a-private-window")) == (0, 3, 0)
+    assert picture(app) == after
+
+
+def test_a_changed_line_is_a_new_entry(app, leads):
+    first, second = leads
+    bank = app.extensions["terrabank"].bank
+    send(first, LEDGER)
+    seq, water = bank.last_seq, bank.state.stock("blue")["water"]
+    # The next row of the sheet, the same move: a new entry; a second copy of the sheet: new entries.
+    more = send(second, "feuille 0A\n4 Bleus récolte eau 1\nfeuille 0A/2\n1 Bleus récolte eau 1\n2 Bleus récolte eau 2\n")
+    assert counts(more) == (3, 0, 0) and bank.last_seq == seq + 3
+    assert bank.state.stock("blue")["water"] == water + 3
+    # Row 1 of the first copy typed with another move: not taken for the booked one.
+    assert counts(send(second, "feuille 0A\n1 Bleus récolte flore 1\n")) == (1, 0, 0)
+    assert bank.state.stock("blue")["flora"] == 1
+
+
+def test_a_line_without_its_sheet_or_number_is_refused_and_changes_nothing(app, leads):
+    first, _ = leads
+    bank = app.extensions["terrabank"].bank
+    seq = bank.last_seq
+    result = send(first, "3 Bleus récolte eau 1\nfeuille 7B\nBleus récolte eau 1\nfeuille\n"
+                         "feuille 7B\n5 Bleus récolte eau 1\n5 Bleus récolte flore 1\n")
+    codes = [(line["line"], line["status"], (line.get("error") or {}).get("code")) for line in result["lines"]]
+    assert codes == [(1, "refused", "paper_sheet_missing"), (3, "refused", "paper_line_number"),
+                     (4, "refused", "paper_sheet_id"), (6, "booked", None), (7, "refused", "paper_line_twice")]
+    assert bank.last_seq == seq + 1
+
+
+def test_lines_without_a_sheet_keep_the_batch_identity(app, leads):
+    first, _ = leads
+    text = "Bleus récolte eau 1\nBleus récolte eau 1\n"
+    assert counts(send(first, text, key="batch-one")) == (2, 0, 0)
+    assert counts(send(first, text, key="batch-one")) == (0, 2, 0)
+
+
+@pytest.mark.parametrize("header, sheet", [("feuille 412C", "412C"), ("Sheet 412c/2", "412C/2"), ("FEUILLE : 0a", "0A"),
+                                           ("feuille 412C n° 3", "412C/3"), ("foglio 12AB 1", "12AB")])
+def test_a_sheet_id_reads_one_way(header, sheet):
+    assert read_header(header) == sheet
+
+
+@pytest.mark.parametrize("header", ["feuille", "feuille C412", "sheet 412C/0", "feuille 412-C-D"])
+def test_a_bad_sheet_id_is_refused(header):
+    with pytest.raises(SheetError):
+        read_header(header)
+
+
+def test_team_letters_are_one_per_team():
+    assert [team_letters(i) for i in (0, 1, 25, 26, 27)] == ["A", "B", "Z", "AA", "AB"]
+    assert sheet_id(412, 2) == "412C"
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory, config_module):
+    app = create_app({"DB": tmp_path_factory.mktemp("lines") / "web.db", "CONFIG": config_module, "TESTING": True,
+                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    access = app.extensions["terrabank"].access
+    access.add_user("lead", "correct horse", "lead")
+    access.add_user("second", "correct horse", "lead")
+    devices = []
+    for user in ("lead", "second"):
+        client = WebClient(app.test_client())
+        assert client.login(user).status_code == 200
+        devices.append(client)
+    assert devices[0].command(type="start_clock").status_code == 200
+    yield app, devices
+    app.extensions["terrabank"].bank.close()
+    access.close()
+
+
+@pytest.fixture(scope="module")
+def config_module():
+    from bank.game.config import load_config
+    from conftest import CONFIG_PATH
+    return load_config(CONFIG_PATH)
+
+
+MOVES = ["Bleus récolte eau 1", "bleus recolte eau 2", "Jaunes récolte énergie 1", "Verts récolte flore 1"]
+SHEETS = iter(range(1, 10**6))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.integers(1, 6), st.sampled_from(MOVES)), min_size=1, max_size=8),
+       st.lists(st.tuples(st.integers(0, 1), st.booleans()), min_size=1, max_size=4), st.randoms())
+def test_any_lines_sent_in_any_order_from_any_device_book_each_distinct_line_once(shared, rows, sends, rnd):
+    """Lines of one sheet sent again and again, shuffled, cut in parts, from two accounts under new keys:
+    the journal grows by the number of distinct (number, move) rows with one move per number."""
+    app, devices = shared
+    bank = app.extensions["terrabank"].bank
+    rows = list({n: move for n, move in rows}.items())  # one move per printed number
+    header = f"feuille {next(SHEETS)}A"
+    seq = bank.last_seq
+    for device, whole in sends:
+        part = rows if whole else rnd.sample(rows, rnd.randint(1, len(rows)))
+        rnd.shuffle(part)
+        send(devices[device], header + "\n" + "".join(f"{n} {move}\n" for n, move in part))
+    booked_rows = {n for n, _ in rows} if any(whole for _, whole in sends) else None
+    if booked_rows is not None:
+        assert bank.last_seq - seq == len(booked_rows)
+    again = send(devices[1], header + "\n" + "".join(f"{n} {move}\n" for n, move in rows))
+    assert again["booked"] + again["duplicate"] == len(rows) and bank.last_seq - seq == len(rows)
