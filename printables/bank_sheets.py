@@ -7,12 +7,14 @@ where the facilitators then keep booking, and type it in later (inventory counts
 
 from __future__ import annotations
 
+from bank.game.paper_sheet import sheet_id
+
 from . import geometry as geo
 from .drawing import BOLD, FONT, GREY, INK, PT, colour, finish, ink_on, new_canvas, paragraph, text, wrap
 from .geometry import A4, MM, Box
 from .labels import check_language, name, short, typo
 from .rule_lines import sections
-from .ruled_rows import LedgerGrid, draw_heads, draw_pair_heads, rule_rows, shade_start_row
+from .ruled_rows import LedgerGrid, draw_heads, draw_pair_heads, number_rows, rule_rows, shade_start_row, sheet_tag
 
 MARGIN = 10.0
 LEDGER_ROWS = 20
@@ -20,16 +22,20 @@ SIZE = 9 * PT
 
 WORDS = {
     "fr": {"title": "Banque : aide-mémoire", "page": "page {n}", "ledger": "Registre papier",
-           "ledger_help": "Si la banque informatique s'arrête : une ligne par mouvement, + reçu ou - payé, et le "
-                          "nouveau total à côté. Au retour de la banque, saisissez les totaux (inventaire).",
-           "time": "Heure", "what": "Quoi", "rep": "Réputation", "who": "Visa", "start": "Stock de départ",
+           "ledger_help": "Si la banque informatique s'arrête : une ligne numérotée par mouvement, + reçu ou - payé, "
+                          "et le nouveau total à côté. Au retour de la banque, saisissez « feuille {sheet} » puis les "
+                          "lignes avec leur numéro, ou les totaux (inventaire).",
+           "sheet": "Feuille", "copy": "copie", "no": "N°", "time": "Heure", "what": "Quoi", "rep": "Réputation", "who": "Visa", "start": "Stock de départ",
            "move": "±", "total": "total", "carry": "Report : recopiez ces totaux sur la ligne « Stock de "
-                                                   "départ » d'une nouvelle feuille."},
+                                                   "départ » d'une autre copie de cette feuille, avec 2, puis 3, "
+                                                   "dans sa case « copie » : elle se saisit « feuille {sheet}/2 »."},
     "en": {"title": "Bank: quick reference", "page": "page {n}", "ledger": "Paper ledger",
-           "ledger_help": "If the bank machine stops: one line per movement, + received or - paid, and the new "
-                          "total beside it. When the bank is back, type the totals in (inventory count).",
-           "time": "Time", "what": "What", "rep": "Reputation", "who": "Initials", "start": "Starting stock",
-           "move": "±", "total": "total", "carry": "Carry over: copy these totals onto the 'Starting stock' line of a new sheet."},
+           "ledger_help": "If the bank machine stops: one numbered line per movement, + received or - paid, and the "
+                          "new total beside it. When the bank is back, type 'sheet {sheet}' then the lines with their "
+                          "number, or the totals (inventory count).",
+           "sheet": "Sheet", "copy": "copy", "no": "No.", "time": "Time", "what": "What", "rep": "Reputation", "who": "Initials", "start": "Starting stock",
+           "move": "±", "total": "total", "carry": "Carry over: copy these totals onto the 'Starting stock' line of another copy of this "
+                    "sheet, with 2 (then 3...) in its 'copy' box: it is typed 'sheet {sheet}/2'."},
 }
 
 
@@ -45,9 +51,9 @@ def render_bank_sheets(config, lang: str | None = None, paper: str = "a4") -> by
     sheet = geo.paper_size(paper)
     c, buf = new_canvas(typo(lang, w["title"]))
     _summary(c, config, lang, w, sheet)
-    for team in config.teams.values():
+    for index, team in enumerate(config.teams.values()):
         _page(c, geo.landscape(sheet))
-        _ledger(c, config, team, lang, w, geo.landscape(sheet))
+        _ledger(c, config, team, lang, w, geo.landscape(sheet), sheet_id(0, index))
         _end_page(c)
     return finish(c, buf)
 
@@ -105,27 +111,31 @@ def _height(line: str, width: float) -> float:
     return len(wrap(line, FONT, SIZE, width)) * SIZE * 1.2
 
 
-def _ledger(c, config, team, lang: str, w: dict, size: tuple = geo.landscape(A4)) -> None:
-    """Starting stock in its own row, then movements with a running total per resource and for reputation."""
+def _ledger(c, config, team, lang: str, w: dict, size: tuple = geo.landscape(A4), sheet: str = "0A") -> None:
+    """Starting stock in its own row, then numbered movements with a running total per resource and for
+    reputation, under the sheet's id (bank/game/paper_sheet.py: the pack's sheets start from entry 0)."""
     top, width = size[1] - MARGIN, size[0] - 2 * MARGIN
     c.setFillColor(colour(team.colour))
     c.rect(MARGIN, top - 11, width, 11, stroke=0, fill=1)
-    text(c, f"{w['ledger']} · {name(team.label, lang)}", MARGIN + 3, top - 7.8, 14 * PT, BOLD, fill=ink_on(team.colour))
-    paragraph(c, typo(lang, w["ledger_help"]), Box(MARGIN, top - 21, width, 9), 9 * PT, smallest=8 * PT)
+    tag = sheet_tag(c, sheet, (w["sheet"], w["copy"]), MARGIN + width, top, 11)
+    text(c, f"{w['ledger']} · {name(team.label, lang)}", MARGIN + 3, top - 7.8, 14 * PT, BOLD, fill=ink_on(team.colour),
+         width=tag - MARGIN - 6)
+    paragraph(c, typo(lang, w["ledger_help"].format(sheet=sheet)), Box(MARGIN, top - 21, width, 9), 9 * PT, smallest=8 * PT)
     kinds = [(short(r.label, lang), r.id) for r in config.resources.values()] + [(w["rep"], None)]
     pair = 2 * 13.0
-    fixed = 16 + 22 + pair * len(kinds)
+    fixed = 8 + 16 + 22 + pair * len(kinds)
     what_w = max(30.0, width - fixed)
     x0, y0, row_h = MARGIN, top - 24, 6.6
-    heads = [(w["time"], 16), (w["what"], what_w)] + [(label, pair) for label, _ in kinds] + [(w["who"], 22)]
+    heads = [(w["no"], 8), (w["time"], 16), (w["what"], what_w)] + [(label, pair) for label, _ in kinds] + [(w["who"], 22)]
     xs, right = draw_heads(c, heads, x0, y0)
     grid = LedgerGrid(xs, right, y0, row_h, pair, len(kinds), LEDGER_ROWS)
     draw_pair_heads(c, grid, w["move"], w["total"], drop=4.5)
     shade_start_row(c, grid)  # the starting stock: its own shaded, boxed row
-    text(c, w["start"], xs[1] + 1.5, grid.start_y - 4.6, 9 * PT, BOLD, width=what_w - 3)
+    text(c, w["start"], xs[2] + 1.5, grid.start_y - 4.6, 9 * PT, BOLD, width=what_w - 3)
     for i, (_, kind) in enumerate(kinds):
         start = 0 if kind is None else config.own_colour_tokens * (kind == team.resource) + config.extra_start.get(kind, 0)
         text(c, str(start), grid.count_x(i) + 19.5, grid.start_y - 4.6, 10 * PT, BOLD, INK, "centre")
     rule_rows(c, grid, shade_over_rules=True)
+    number_rows(c, grid)
     bottom = grid.bottom
-    text(c, typo(lang, w["carry"]), x0, bottom - 4.5, 9 * PT, FONT, INK, width=right - x0)
+    text(c, typo(lang, w["carry"].format(sheet=sheet)), x0, bottom - 4.5, 9 * PT, FONT, INK, width=right - x0)

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .drawing import BOLD, GREY, INK, LIGHT, PT, text
+from .drawing import BOLD, GREY, INK, LIGHT, PT, text, white
 
 
 @dataclass(frozen=True)
 class LedgerGrid:
-    """Where a ledger's table stands: its columns' left edges `xs` (time, move, one pair of columns
-    per count, who), its right edge, the width of a count's pair, and its rows below the header at `y0`."""
+    """Where a ledger's table stands: its columns' left edges `xs` (line number, time, move, one pair of
+    columns per count, who), its right edge, the width of a count's pair, and its rows below the header at `y0`."""
 
     xs: list
     right: float
@@ -27,6 +27,7 @@ class LedgerGrid:
     pair: float
     counts: int
     rows: int
+    first_count: int = 3  # the columns before the counts: the printed line number, the time, the move
 
     @property
     def x0(self) -> float:
@@ -53,7 +54,7 @@ class LedgerGrid:
 
     def count_x(self, i: int) -> float:
         """The left edge of the i-th count's pair of columns."""
-        return self.xs[2 + i]
+        return self.xs[self.first_count + i]
 
 
 def draw_heads(c, heads: list, x0: float, y0: float) -> tuple:
@@ -116,3 +117,28 @@ def _frame(c, grid: LedgerGrid) -> None:
     c.setLineWidth(0.2)
     for i in range(grid.counts):
         c.line(grid.count_x(i) + grid.pair / 2, grid.sub, grid.count_x(i) + grid.pair / 2, grid.bottom)
+
+
+def number_rows(c, grid: LedgerGrid) -> None:
+    """Each row's printed number in the first column: the lead types it before the move, so a line sent
+    again from any device is known again (bank/game/paper_sheet.py)."""
+    width = grid.xs[1] - grid.xs[0]
+    for i in range(grid.rows):
+        text(c, str(i + 1), grid.x0 + width / 2, grid.body_top - i * grid.row_h - grid.row_h + 1.9, 8.5 * PT, BOLD, GREY, "centre")
+
+
+def sheet_tag(c, sheet: str, words: tuple, right: float, top: float, height: float) -> float:
+    """The sheet's id in a white box at the right of the ledger's band, with a box for the copy's number
+    written by hand (2, 3... on copies of the same sheet); returns the box's left edge.
+    `words`: ('Feuille', 'copie') in the sheet's language."""
+    label, copy = words
+    box_w = 62.0
+    left = right - box_w - 1.2
+    c.setFillColor(white)
+    c.rect(left, top - height + 1.2, box_w, height - 2.4, stroke=0, fill=1)
+    text(c, f"{label} {sheet}", left + 2, top - height / 2 - 1.6, 12 * PT, BOLD, INK, width=box_w * 0.58)
+    text(c, copy, left + box_w * 0.62, top - height / 2 - 1.4, 8.5 * PT, BOLD, INK)
+    c.setStrokeColor(INK)
+    c.setLineWidth(0.4)
+    c.rect(left + box_w - 13, top - height + 2.2, 11, height - 4.4, stroke=1, fill=0)
+    return left

@@ -8,10 +8,10 @@ as entries (the admin page's batch form) once the machine is back.
 from __future__ import annotations
 
 from . import geometry as geo
-from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, finish, new_canvas, page, paragraph, text
+from .drawing import BOLD, FONT, GREY, INK, LIGHT, PT, finish, new_canvas, page, paragraph, text, wrap
 from .geometry import Box
 from .labels import check_language, typo
-from .state_syntax import EXAMPLES, NOTES
+from .state_syntax import examples, names, notes
 
 MARGIN = 14.0
 
@@ -30,9 +30,9 @@ STEPS = {
             ("Distribuer les registres de reprise", "Un registre par équipe, qui part des totaux de cet état (même fichier "
                                                      "PDF, pages suivantes). À défaut : un registre papier vierge, où vous "
                                                      "recopiez la ligne de l'équipe de l'état."),
-            ("Tenir les registres", "Une ligne par mouvement, écrite comme elle sera saisie : « Bleu récolte énergie 2 », "
-                                    "« Bleu construit serre », « Bleu piste hydrosphère 1 ». Puis + reçu ou - payé et le "
-                                    "nouveau total. Échange ou combat : sur les deux registres, entouré sur le second."),
+            ("Tenir les registres", "Une ligne par mouvement, écrite comme elle sera saisie : « {A} récolte {r1} 2 », "
+                                    "« {A} construit {building} », « {A} piste {t1} 1 ». Puis + reçu ou - payé et le "
+                                    "nouveau total, sur la ligne numérotée suivante. Échange ou combat : sur les deux registres, entouré sur le second."),
             ("Appliquer les règles à la main", "Les prix et les règles sont dans l'aide-mémoire de la banque. L'état dit "
                                                "combien chaque équipe récolte, les niveaux des pistes, le taux, les options "
                                                "et les événements ouverts. Avancez les pistes sur le plateau commun."),
@@ -40,14 +40,15 @@ STEPS = {
                                "La banque ne compte pas le temps de la panne : à son retour, terminez la session ou la "
                                "partie à la main si l'heure est passée."),
             ("Au retour de la banque", "Page Pilotage : si l'horloge est en pause, appuyez sur Reprendre (sinon les "
-                                       "mouvements sont refusés). Dans « Reprise depuis le papier », tapez les mouvements "
-                                       "de tous les registres dans l'ordre des heures, un par ligne, puis Saisir."),
+                                       "mouvements sont refusés). Dans « Reprise depuis le papier », tapez chaque registre : "
+                                       "son identifiant en haut à droite (« feuille 143A », « feuille 143A/2 » pour sa 2e "
+                                       "copie), puis ses lignes avec leur numéro (« 1 {A} récolte {r1} 2 »), puis Saisir."),
             ("Lire les refus", "Chaque ligne refusée est dite avec sa raison ; les autres sont enregistrées. Corrigez "
-                               "la ligne et renvoyez tout le texte : le même lot n'enregistre jamais deux fois une ligne "
-                               "déjà saisie."),
+                               "la ligne et renvoyez tout le texte : une ligne numérotée d'une feuille n'est jamais "
+                               "enregistrée deux fois, même renvoyée depuis un autre appareil."),
             ("Comparer les totaux", "Comparez le stock de chaque équipe (console) au dernier total de son registre. "
                                     "Les dés tirés sur papier ne sont pas ceux de la banque : corrigez par une ligne "
-                                    "« Bleu compte 3 eau 2 flore » (inventaire)."),
+                                    "« {A} compte 3 {r1} 2 {r2} » (inventaire)."),
             ("Repartir", "Imprimez un nouvel « État de la partie » et rangez les registres avec lui."),
         ],
         "syntax": "Les mouvements, tels qu'ils se tapent",
@@ -66,8 +67,8 @@ STEPS = {
             ("Hand out the continuation ledgers", "One ledger per team, starting from that state's totals (same PDF, "
                                                   "next pages). Failing that: a blank paper ledger, where you copy the "
                                                   "team's line from the state."),
-            ("Keep the ledgers", "One line per move, written as it will be typed: 'Blue harvest energy 2', 'Blue build "
-                                 "greenhouse', 'Blue track hydrosphere 1'. Then + received or - paid and the new total. "
+            ("Keep the ledgers", "One line per move, written as it will be typed: '{A} harvest {r1} 2', '{A} build "
+                                 "{building}', '{A} track {t1} 1'. Then + received or - paid and the new total, on the next numbered line. "
                                  "A trade or a fight: on both ledgers, circled on the second."),
             ("Apply the rules by hand", "Prices and rules are in the bank's quick reference. The state says how much each "
                                         "team harvests, the tracks' levels, the rate, the options and the open events. "
@@ -76,12 +77,14 @@ STEPS = {
                               "count the time it was down: when it is back, end the session or the game by hand if "
                               "the time is up."),
             ("When the bank is back", "Admin page: if the clock is paused, press Resume (moves are refused otherwise). "
-                                      "In 'Re-entry from paper', type the moves of every ledger in time order, one per "
-                                      "line, then Book them."),
+                                      "In 'Re-entry from paper', type each ledger: its id at the top right "
+                                      "('sheet 143A', 'sheet 143A/2' for its second copy), then its lines with their number "
+                                      "('1 {A} harvest {r1} 2'), then Book them."),
             ("Read the refusals", "Each refused line is shown with its reason; the others are booked. Fix the line and "
-                                  "send the whole text again: one batch never books a line twice."),
+                                  "send the whole text again: a sheet's numbered line is never booked twice, even sent "
+                                  "again from another device."),
             ("Compare the totals", "Compare each team's stock (console) with the last total on its ledger. Dice rolled "
-                                   "on paper are not the bank's: correct with one line 'Blue count 3 water 2 flora' "
+                                   "on paper are not the bank's: correct with one line '{A} count 3 {r1} 2 {r2}' "
                                    "(inventory)."),
             ("Start again", "Print a new 'Game state' and file the ledgers with it."),
         ],
@@ -96,6 +99,7 @@ def render_bank_down(config, lang: str | None = None, paper: str = "a4") -> byte
     words = STEPS[lang]
     sheet = geo.paper_size(paper)
     c, buf = new_canvas(typo(lang, words["title"]))
+    game_names = names(config, lang)  # the examples in the game's own names
     with page(c, sheet):
         x, width = MARGIN, sheet[0] - 2 * MARGIN
         y = sheet[1] - MARGIN
@@ -108,22 +112,34 @@ def render_bank_down(config, lang: str | None = None, paper: str = "a4") -> byte
             text(c, str(number), x + 3.2, y - 4.4, 10 * PT, BOLD, LIGHT, "centre")
             text(c, typo(lang, head), x + 9, y - 4.3, 11 * PT, BOLD, width=width - 9)
             y -= 5.8
-            y -= paragraph(c, typo(lang, body), Box(x + 9, y - 16, width - 9, 16), 9.5 * PT, smallest=8.5 * PT) + 2.2
-        _syntax(c, lang, words, Box(x, MARGIN, width, y - MARGIN))
+            y -= paragraph(c, typo(lang, body.format(**game_names)), Box(x + 9, y - 16, width - 9, 16), 9.5 * PT, smallest=8.5 * PT) + 2.2
+        _syntax(c, config, lang, words, Box(x, MARGIN, width, y - MARGIN))
     return finish(c, buf)
 
 
-def _syntax(c, lang: str, words: dict, box: Box) -> None:
+def _syntax(c, config, lang: str, words: dict, box: Box) -> None:
     """One example of each move form (state_syntax.py), in two columns, and how they are read."""
     c.setStrokeColor(GREY)
     c.setLineWidth(0.3)
     c.line(box.x, box.top, box.right, box.top)
     text(c, typo(lang, words["syntax"]), box.x, box.top - 4.8, 11 * PT, BOLD)
-    lines = EXAMPLES[lang]
-    used = paragraph(c, typo(lang, NOTES[lang]), Box(box.x, box.top - 16, box.w, 9), 9 * PT, FONT, GREY, smallest=8.5 * PT)
-    half = (len(lines) + 1) // 2
+    used = paragraph(c, typo(lang, notes(lang)), Box(box.x, box.top - 16, box.w, 9), 9 * PT, FONT, GREY, smallest=8.5 * PT)
     top = box.top - 7.5 - used
-    row = min(4.4, (top - box.y) / half)
-    for i, line in enumerate(lines):
-        col, r = divmod(i, half)
-        text(c, line, box.x + col * box.w / 2, top - 3 - r * row, 9 * PT, FONT, INK, width=box.w / 2 - 2)
+    col_w = box.w / 2 - 2
+    for size in (9 * PT, 8.5 * PT, 8 * PT):  # long team names wrap an example onto two rows, never below 8 pt
+        wrapped = [wrap(line, FONT, size, col_w) for line in examples(config, lang)]
+        total = sum(len(rows) for rows in wrapped)
+        columns, rows_in = [[], []], 0
+        for rows in wrapped:
+            columns[int(rows_in >= (total + 1) // 2)].append(rows)
+            rows_in += len(rows)
+        tallest = max(sum(len(rows) for rows in column) for column in columns)
+        row = min(4.4, (top - box.y) / tallest)
+        if row >= size * 1.1:
+            break
+    for col, column in enumerate(columns):
+        y = top - 3
+        for rows in column:
+            for part in rows:
+                text(c, part, box.x + col * box.w / 2 + (2 if part is not rows[0] else 0), y, size, FONT, INK)
+                y -= row

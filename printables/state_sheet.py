@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import time
 
+from reportlab.pdfbase.pdfmetrics import stringWidth
+
 from . import geometry as geo
 from .drawing import BOLD, FONT, GREY, INK, LIGHT, MONO, PT, colour, finish, fit_size, ink_on, new_canvas, page, paragraph, text
 from .geometry import Box
 from .labels import check_language, name, rate_text, short, typo
+from .name_lines import fit_name
 from .state_words import amounts_text, card_text, clock_text, names_text, w
 
 MARGIN = 12.0
@@ -53,6 +56,19 @@ def draw_state(c, snap: dict, config, lang: str, sheet: tuple) -> None:
         y = _tracks(c, snap, config, lang, x, y, width)
         y = _teams(c, snap, config, lang, x, y, width)
         _events(c, snap, config, lang, Box(x, MARGIN, width, y - MARGIN))
+
+
+NAME_W = 34.0  # the stock table's name column
+
+
+def team_name_lines(label, lang: str) -> tuple:
+    """(size, lines) of a team's name in the stock table: one line at 11 pt or 9.5 pt, else two lines
+    at 9.5 pt or 8.5 pt, broken and, past that, cut by printables/name_lines.py's rule."""
+    value = name(label, lang)
+    for size in (11 * PT, 9.5 * PT):
+        if stringWidth(value, BOLD, size) <= NAME_W - 4:
+            return size, [value]
+    return fit_name(value, BOLD, (9.5 * PT, SMALL), NAME_W - 4, 2)
 
 
 def _heading(c, title: str, x: float, y: float, width: float) -> float:
@@ -111,24 +127,22 @@ def _teams(c, snap, config, lang, x, y, width) -> float:
     """The stock table, then each team's lines (buildings, animals, harvest, waiting cards)."""
     y = _heading(c, w(lang, "teams"), x, y, width)
     resources = list(config.resources.values())
-    name_w = 34.0
+    name_w = NAME_W
     col = (width - name_w) / (len(resources) + 1)
     for i, res in enumerate(resources):
         text(c, short(res.label, lang), x + name_w + (i + 0.5) * col, y - 4, 9 * PT, BOLD, INK, "centre", width=col - 1)
     text(c, w(lang, "rep"), x + name_w + (len(resources) + 0.5) * col, y - 4, 9 * PT, BOLD, INK, "centre", width=col - 1)
     y -= 5.5
     for team in snap["teams"]:
-        label = name(team["label"], lang)
-        # A long name (up to 30 characters, config_sections.TEAM_NAME_MAX) takes two lines, never a smaller size.
-        one_line = fit_size(label, BOLD, 11 * PT, name_w - 4) >= 9.5 * PT
-        row_h = 6.5 if one_line else 9.0
+        size, lines = team_name_lines(team["label"], lang)
+        row_h = 6.5 if len(lines) == 1 else 9.0
         c.setFillColor(colour(team["colour"]))
         c.rect(x, y - row_h, name_w - 1, row_h, stroke=0, fill=1)
-        if one_line:
-            text(c, label, x + 1.5, y - 4.7, 11 * PT, BOLD, ink_on(team["colour"]), width=name_w - 4)
+        if len(lines) == 1:
+            text(c, lines[0], x + 1.5, y - 4.7, size, BOLD, ink_on(team["colour"]))
         else:
-            paragraph(c, label, Box(x + 1.5, y - row_h + 0.4, name_w - 4, row_h - 0.8), 9.5 * PT, BOLD,
-                      ink_on(team["colour"]), smallest=SMALL, leading=1.05, middle=True)
+            for i, line in enumerate(lines):
+                text(c, line, x + 1.5, y - 3.6 - i * size * 1.05, size, BOLD, ink_on(team["colour"]))
         c.setFillColor(LIGHT)
         c.rect(x + name_w, y - row_h, width - name_w, row_h, stroke=0, fill=1)
         values = [team["stock"].get(r.id, 0) for r in resources] + [team["reputation"]]

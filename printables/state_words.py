@@ -25,13 +25,16 @@ WORDS = {
         "keep": "Si la banque s'arrête : cette feuille est le point de départ. Les registres de reprise partent "
                 "de ces totaux ; la page « Banque en panne » dit quoi faire.",
         "ledger": "Registre de reprise", "from": "suite de l'état n° {seq} ({time})",
-        "start": "Stock à l'état n° {seq}", "time": "Heure", "move": "Mouvement (tel qu'il sera saisi)",
+        "start": "Stock à l'état n° {seq}", "time": "Heure", "no": "N°", "move": "Mouvement (tel qu'il sera saisi)",
         "who": "Visa", "pm": "±", "total": "total",
-        "ledger_help": "Une ligne par mouvement, écrite comme elle sera saisie au retour de la banque "
-                       "(« Bleu récolte énergie 2 »), puis + reçu ou - payé et le nouveau total. Un échange "
-                       "ou un combat : écrit sur les deux registres, saisi une seule fois (sur le second, "
-                       "entourez la ligne).",
-        "carry": "Page pleine : recopiez les totaux sur la ligne de départ d'un nouveau registre.",
+        "ledger_help": "Une ligne numérotée par mouvement, écrite comme elle sera saisie au retour de la banque "
+                       "(« {example} »), puis + reçu ou - payé et le nouveau total. À la saisie : « feuille {sheet} », "
+                       "puis chaque ligne avec son numéro (« 1 {example} ») ; renvoyée d'un autre appareil, une ligne "
+                       "n'est jamais comptée deux fois. Un échange ou un combat : écrit sur les deux registres, saisi "
+                       "une seule fois (sur le second, entourez la ligne).",
+        "carry": "Page pleine : recopiez les totaux sur la ligne de départ d'une autre copie de ce registre et "
+                 "écrivez 2, puis 3, dans sa case « copie » : elle se saisit « feuille {sheet}/2 ».",
+        "sheet": "Feuille", "copy": "copie",
         "points": "pts",
     },
     "en": {
@@ -54,12 +57,16 @@ WORDS = {
         "keep": "If the bank stops: this sheet is where paper takes over. The continuation ledgers start "
                 "from these totals; the 'Bank down' page says what to do.",
         "ledger": "Continuation ledger", "from": "continues game state {seq} ({time})",
-        "start": "Stock at state {seq}", "time": "Time", "move": "Move (as it will be typed)",
+        "start": "Stock at state {seq}", "time": "Time", "no": "No.", "move": "Move (as it will be typed)",
         "who": "Initials", "pm": "±", "total": "total",
-        "ledger_help": "One line per move, written as it will be typed back when the bank returns "
-                       "('Blue harvest energy 2'), then + received or - paid and the new total. A trade or a "
-                       "fight: written on both ledgers, typed once (circle the line on the second).",
-        "carry": "Page full: copy the totals onto the starting row of a new ledger.",
+        "ledger_help": "One numbered line per move, written as it will be typed back when the bank returns "
+                       "('{example}'), then + received or - paid and the new total. To type it back: 'sheet {sheet}', "
+                       "then each line with its number ('1 {example}'); sent again from another device, a line is "
+                       "never counted twice. A trade or a fight: written on both ledgers, typed once (circle the "
+                       "line on the second).",
+        "carry": "Page full: copy the totals onto the starting row of another copy of this ledger and write 2 "
+                 "(then 3...) in its 'copy' box: it is typed 'sheet {sheet}/2'.",
+        "sheet": "Sheet", "copy": "copy",
         "points": "pts",
     },
 }

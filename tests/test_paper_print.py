@@ -118,8 +118,8 @@ def test_french_reads_as_french(played):
 
 
 def test_the_bank_down_page_is_one_page_of_steps_and_the_move_forms(played):
-    for lang, words in (("fr", ("Banque en panne", "Reprise depuis le papier", "Bleu récolte énergie 2", "Pilotage")),
-                        ("en", ("Bank down", "Re-entry from paper", "Blue harvest energy 2", "admin page"))):
+    for lang, words in (("fr", ("Banque en panne", "Reprise depuis le papier", "Bleus récolte Eau 2", "Pilotage")),
+                        ("en", ("Bank down", "Re-entry from paper", "Blue harvest Water 2", "admin page"))):
         data = played["docs"][("bank-down", lang, "a4")]
         assert page_count(data) == 1
         text = " ".join(all_text(data).split())

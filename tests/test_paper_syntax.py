@@ -9,7 +9,9 @@ from play import DEFAULT_CONFIG
 from bank.game import fields
 from bank.game.config import load_config
 from bank.web.field.paper_syntax import Grammar, PaperSyntaxError, parse
-from printables.state_syntax import FORMS
+from printables.state_syntax import forms
+
+FORMS = forms(load_config(DEFAULT_CONFIG))  # the printed examples, in the game's own names
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ from bank.game.config_model import (
     Track,
 )
 from bank.game.config_reader import Reader
+from bank.game.typed_names import typed_key
 
 MAX_AMOUNT = 100_000  # no real game gets near this; it keeps typos like 1000000 out
 
@@ -163,8 +164,27 @@ def _teams(root: Reader, harvestable: tuple) -> dict:
         if not tid.isidentifier():
             t.fail("id", f"must be a short word of letters, digits or _ (it goes in links), got {tid!r}")
         teams[tid] = Team(tid, _team_label(t), t.colour("colour"), t.str("resource", choices=harvestable))
+        _typed_apart(t, teams)
         t.done()
     return teams
+
+
+def _typed_apart(t: Reader, teams: dict) -> None:
+    """A team's name must be writable by hand and told apart from the others' once written: the paper
+    re-entry reads names without case, accents, emoji, dashes or a leading article
+    (bank/game/typed_names.py), so 'Les Verts' and 'Verts', or 'Écureuils' and 'ecureuils 🐿', are one name."""
+    team = list(teams.values())[-1]
+    for lang, text in team.label.items():
+        if not typed_key(text):
+            t.sub("label").fail(lang, f"{text!r} has no letter or digit: a banker writes the team's name by hand "
+                                "on the paper ledgers and types it back")
+    mine = {typed_key(text) for text in team.label.values()}
+    for other in list(teams.values())[:-1]:
+        same = mine & {typed_key(text) for text in other.label.values()}
+        if same:
+            t.sub("label").fail(next(iter(team.label)), f"is typed as {' '.join(next(iter(same)))!r}, as team "
+                                f"{other.id!r}'s name is: without case, accents, emoji, dashes or a leading article "
+                                "the paper re-entry cannot tell them apart; give the teams names that differ in a letter")
 
 
 # A team's name sits beside its score on a 360 px phone header, a console button and the fight

@@ -115,10 +115,10 @@ def saved():
 @lead_required
 def syntax():
     """One example of each move form, in the page's language (printables/state_syntax.py)."""
-    from printables.state_syntax import EXAMPLES, NOTES
+    from printables.state_syntax import examples, notes
 
     lang = _lang()
-    return jsonify({"examples": EXAMPLES[lang], "notes": NOTES[lang]})
+    return jsonify({"examples": examples(_services().config, lang), "notes": notes(lang)})
 
 
 @bp.post("/batch")

@@ -1,0 +1,108 @@
+"""A team's name in a narrow box of the stock sheet, by one rule: never drawn past the box, never cut
+without saying so, never split inside a character a reader sees as one (an emoji with its modifiers,
+a letter with its accent).
+
+The name wraps at its spaces; a word wider than the box breaks after a dash if it has one
+("Mégalosaure-" / "Anticonstitutionné"), else at the last character that fits. When the lines
+allowed are full, the last one ends with "…" where the name is cut: the re-entry form reads the
+name back from what is left (bank/game/typed_names.py), so `copied` gives the text a banker copies.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from reportlab.pdfbase.pdfmetrics import stringWidth
+
+ELLIPSIS = "…"
+_JOINERS = {"\u200d"}  # a zero-width joiner glues the next character to this one
+
+
+def graphemes(text: str) -> list:
+    """The characters a reader sees: a base with its combining marks, variation selectors, skin tones,
+    and the pieces joined by a zero-width joiner; a pair of regional indicators (a flag)."""
+    found = []
+    for ch in text:
+        glue = (unicodedata.category(ch) in ("Mn", "Me", "Cf") and ch not in ("\u200b",)) or \
+            "\ufe00" <= ch <= "\ufe0f" or "\U0001f3fb" <= ch <= "\U0001f3ff"
+        after_joiner = found and found[-1][-1] in _JOINERS
+        flag = found and _regional(ch) and len(found[-1]) == 1 and _regional(found[-1])
+        if found and (glue or after_joiner or flag):
+            found[-1] += ch
+        else:
+            found.append(ch)
+    return found
+
+
+def _regional(ch: str) -> bool:
+    return "\U0001f1e6" <= ch <= "\U0001f1ff"
+
+
+def name_lines(name: str, font: str, size: float, width: float, lines: int = 2) -> list:
+    """The lines the box draws of `name` at `size` in `width` (mm, as the sheets measure), at most `lines`."""
+    def fits(value: str) -> bool:
+        return stringWidth(value, font, size) <= width + 1e-6
+
+    out, rest = [], name.strip()
+    while rest:
+        if len(out) == lines - 1:
+            last = rest
+            if fits(last):
+                out.append(last)
+                return out
+            pieces = graphemes(last)
+            while pieces and not fits("".join(pieces) + ELLIPSIS):
+                pieces.pop()
+            out.append("".join(pieces).rstrip() + ELLIPSIS)
+            return out
+        line, rest = _first_line(rest, fits)
+        out.append(line)
+    return out
+
+
+def fit_name(name: str, font: str, sizes: tuple, width: float, lines: int = 2) -> tuple:
+    """(size, lines) at the first of `sizes` (largest first) where the name is drawn whole, else cut at the last."""
+    for size in sizes:
+        drawn = name_lines(name, font, size, width, lines)
+        if not drawn[-1].endswith(ELLIPSIS) or size == sizes[-1]:
+            return size, drawn
+    raise ValueError("no size given")
+
+
+def _first_line(text: str, fits) -> tuple:
+    """(the first line, the rest): at the last space that fits, else after a dash, else mid-word."""
+    if fits(text):
+        return text, ""
+    words = text.split(" ")
+    line = ""
+    for i, word in enumerate(words):
+        trial = f"{line} {word}" if line else word
+        if not fits(trial):
+            if line:
+                return line, " ".join(words[i:])
+            break
+        line = trial
+    pieces = graphemes(text)
+    n = len(pieces)
+    while n > 1 and not fits("".join(pieces[:n])):
+        n -= 1
+    head = "".join(pieces[:n])
+    dash = max(head.rfind(d) for d in "-–—")
+    if dash > 0 and head[dash] in "-–—" and " " not in head:
+        n = len(graphemes(head[:dash + 1]))
+    return "".join(pieces[:n]), "".join(pieces[n:]).lstrip()
+
+
+def copied(name: str, lines: list) -> str:
+    """The name as a banker copies it from these lines: whole when it is all drawn (a word broken
+    across lines is written whole), else what the lines show of it, then the cut mark."""
+    if not lines or not lines[-1].endswith(ELLIPSIS):
+        return name.strip()
+    shown = "".join(lines)[:-len(ELLIPSIS)].replace(" ", "")
+    taken, count = 0, 0
+    for ch in name.strip():
+        if count >= len(shown):
+            break
+        taken += 1
+        count += ch != " "
+    return name.strip()[:taken].rstrip() + ELLIPSIS

@@ -1,0 +1,165 @@
+"""Team, building and animal names read back as people write them (bank/game/typed_names.py).
+
+A game day had teams called "Mégalosaure-Anticonstitutionné", "Les Verts 🌱 qui Poussent Vite" and
+"Zoé, Ève, Noël, Anaïs — Équipe": re-entry refused them copied from the state sheet (a box for the
+emoji, a name cut by the sheet), typed without the emoji, "Oeufs" for "Œufs", "-" for "—", "Verts"
+for "Les Verts"; a fight against a team whose name starts with "Les" could not be typed at all
+("bat" skipped the article, then the name did not match). Now every written form of a name books
+it, an ambiguous one is refused naming the candidates, and the config refuses two teams that would
+be one typed name. The property generates names, builds the config, and types back what the sheets
+draw: the ledger's full name and the state sheet's lines (printables/name_lines.py).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from bank.errors import ConfigError
+from bank.game.config import parse_config
+from bank.game.typed_names import ARTICLES, typed_key, words_of
+from bank.web.field.paper_syntax import Grammar, PaperSyntaxError, parse
+from conftest import CONFIG_PATH
+from printables.name_lines import copied
+from printables.state_sheet import team_name_lines
+
+TOML = Path(CONFIG_PATH).read_text(encoding="utf-8")
+TEAMS = ("blue", "yellow", "red", "green")
+GAME_DAY = ("Mégalosaure-Anticonstitutionné", "Les Verts 🌱 qui Poussent Vite", "Zoé, Ève, Noël, Anaïs — Équipe",
+            "Œufs de Pâques")
+
+
+def config_with(names: list):
+    """The shipped config.toml with these team names (French and English alike)."""
+    text = TOML
+    for team, label in zip(TEAMS, names):
+        escaped = label.replace("\\", "\\\\").replace('"', '\\"')
+        text = re.sub(rf'(id = "{team}"\nlabel = )\{{[^}}]*\}}', lambda m: m.group(1) + f'{{ fr = "{escaped}", en = "{escaped}" }}', text)
+    return parse_config(text)
+
+
+def team_of(line: str, grammar) -> str:
+    return parse(line, grammar)["team"]
+
+
+@pytest.fixture(scope="module")
+def game_day():
+    config = config_with(list(GAME_DAY))
+    return config, Grammar(config, {}, "fr")
+
+
+@pytest.mark.parametrize("written, team", [
+    ("Mégalosaure-Anticonstitutionné", "blue"), ("megalosaure anticonstitutionne", "blue"),
+    ("Mégalosaure-Anticons", "blue"), ("Mégalosaure-Anticons…", "blue"), ("Mégalosaure", "blue"),
+    ("Les Verts 🌱 qui Poussent Vite", "yellow"), ("Les Verts ■ qui Poussent Vite", "yellow"),
+    ("Les Verts qui Poussent Vite", "yellow"), ("Verts qui poussent vite", "yellow"), ("Les Verts", "yellow"),
+    ("Verts", "yellow"), ("LES VERTS…", "yellow"),
+    ("Zoé, Ève, Noël, Anaïs — Équipe", "red"), ("Zoe Eve Noel Anais - Equipe", "red"), ("zoé, ève, noël, anaïs – équipe", "red"),
+    ("Œufs de Pâques", "green"), ("Oeufs de Paques", "green"), ("OEUFS DE PÂQUES", "green"),
+])
+def test_the_game_days_names_as_written(game_day, written, team):
+    _, grammar = game_day
+    assert team_of(f"{written} récolte eau", grammar) == team
+    assert team_of(f"14:02 {written} harvest water 2", grammar) == team
+
+
+def test_a_fight_against_a_team_called_les_is_typed(game_day):
+    _, grammar = game_day
+    for defender in ("Les Verts 🌱 qui Poussent Vite", "les Verts", "Verts"):
+        for verb in ("bat", "perd contre"):
+            fight = parse(f"Œufs de Pâques pirate 1 {verb} {defender} récolteur 1", grammar)
+            assert fight["defender_team"] == "yellow" and fight["attacker_team"] == "green"
+    fight = parse("Les Verts pirate 1 bat Mégalosaure-Anticons récolteur 1 prend 2 eau", grammar)
+    assert (fight["attacker_team"], fight["defender_team"], fight["tokens"]) == ("yellow", "blue", {"water": 2})
+
+
+def test_an_ambiguous_name_is_refused_naming_the_candidates():
+    config = config_with(["Les Verts Foncés", "Les Verts Clairs", "Rouges", "Bleus"])
+    grammar = Grammar(config, {}, "fr")
+    with pytest.raises(PaperSyntaxError) as refused:
+        parse("Les Verts récolte eau", grammar)
+    assert refused.value.code == "paper_ambiguous"
+    assert refused.value.params["candidates"] == "Les Verts Foncés, Les Verts Clairs"
+    assert team_of("Verts Cla récolte eau", grammar) == "yellow"
+    with pytest.raises(PaperSyntaxError) as building:  # "Centrale" starts both power plants
+        parse("Rouges construit Centrale", grammar)
+    assert building.value.code == "paper_ambiguous" and building.value.params["candidates"] == "Centrale I, Centrale II"
+
+
+@pytest.mark.parametrize("names, why", [
+    (["Les Verts", "Verts", "Rouges", "Bleus"], "cannot tell them apart"),
+    (["Écureuils 🐿", "ecureuils", "Rouges", "Bleus"], "cannot tell them apart"),
+    (["🌱🌱", "Verts", "Rouges", "Bleus"], "no letter or digit"),
+])
+def test_the_config_refuses_names_paper_cannot_tell_apart(names, why):
+    with pytest.raises(ConfigError, match=why):
+        config_with(names)
+
+
+# Names as a game day writes them: accents, ligatures, dashes, emoji, articles, up to 30 characters.
+SYLLABLE = st.sampled_from(["ma", "ré", "zo", "œu", "lu", "ti", "vè", "ne", "ka", "ço", "bri", "dan", "gué", "pâ",
+                            "ïs", "ro", "sa", "mi", "fê", "tor", "æl", "vil", "no", "ë"])
+WORD = st.lists(SYLLABLE, min_size=1, max_size=4).map("".join).map(lambda w: w[:1].upper() + w[1:])
+GLUE = st.sampled_from([" ", " ", "-", " — ", ", ", " 🌱 ", " 🦖 ", " 👨‍👩‍👧 ", " 🇫🇷 ", "’"])
+ARTICLE = st.sampled_from(["", "", "Les ", "Le ", "La ", "L'", "The "])
+
+
+@st.composite
+def team_name(draw):
+    words = draw(st.lists(WORD, min_size=1, max_size=4))
+    name = words[0]
+    for word in words[1:]:
+        name += draw(GLUE) + word
+    name = (draw(ARTICLE) + name + draw(st.sampled_from(["", "", " 🌱", "!"]))).strip()
+    assume(len(name) <= 30)
+    return name
+
+
+def bare(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+
+
+def hand_forms(name: str) -> set:
+    """How a banker writes a printed name: as printed, lower case, no emoji (or a box), no accents,
+    œ as oe, any dash, without its article."""
+    no_emoji = re.sub(r"[^\w\s,'’—–-]", "", name).strip()
+    forms = {name, name.lower(), no_emoji, re.sub(r"[^\w\s,'’—–-]", "□", name), bare(no_emoji), name.replace("—", "-"),
+             no_emoji.replace("œ", "oe").replace("Œ", "Oe").replace("æ", "ae"), name.replace("-", " ")}
+    first = re.split(r"[\s']", name, maxsplit=1)
+    if len(first) == 2 and first[0].lower() in ARTICLES | {"l"} and words_of(first[1]):
+        forms.add(first[1])
+    return {form for form in forms if words_of(form)}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(team_name(), min_size=4, max_size=4))
+def test_what_the_sheets_print_is_read_back_and_never_taken_for_another_team(names):
+    keys = [typed_key(name) for name in names]
+    try:
+        config = config_with(names)
+    except ConfigError as refused:  # only names paper cannot tell apart are refused
+        assert len(set(keys)) < len(keys) and "cannot tell them apart" in str(refused)
+        return
+    assert len(set(keys)) == len(keys)
+    grammar = Grammar(config, {}, "fr")
+    for team, name in zip(TEAMS, names):
+        size, lines = team_name_lines({"fr": name}, "fr")
+        drawn = copied(name, lines)  # the state sheet's lines, as a banker copies them
+        for written in {drawn} | hand_forms(name):
+            try:
+                found = team_of(f"{written} récolte eau", grammar)
+            except PaperSyntaxError as refused:
+                # Only a cut name may fit two teams, and then the refusal names this one among them.
+                assert written == drawn and drawn.endswith("…"), (written, refused.code, refused.params)
+                assert refused.code == "paper_ambiguous", refused.params
+                assert name in refused.params["candidates"]
+                continue
+            assert found == team, (written, name, names)
+        attacker = TEAMS[(TEAMS.index(team) + 1) % 4]
+        fight = parse(f"{config.teams[attacker].label['fr']} pirate 1 bat {name} récolteur 1", grammar)
+        assert (fight["attacker_team"], fight["defender_team"]) == (attacker, team)
