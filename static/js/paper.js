@@ -1,7 +1,9 @@
 /* Paper takes over (issue 25, item 6), on the admin page: where the bank writes the game state by
  * itself, and the batch form that books the paper ledgers' moves (POST /api/paper/batch).
- * The batch's key and text are kept in this browser (localStorage) until "New batch": sending the
- * same text again, even after a reload, books nothing twice (bank/web/field/paper_routes.py).
+ * A line typed under its sheet's id with its printed number is known by the bank from any device
+ * (bank/game/paper_sheet.py). The batch's key and text are kept in this browser (localStorage) until
+ * "New batch" for lines typed without a sheet: sending the same text again from this browser, even
+ * after a reload, books nothing twice (bank/web/field/paper_routes.py).
  */
 (function () {
   "use strict";
@@ -84,8 +86,9 @@
       var what = line.status === "booked" ? t("paper.booked", { seq: line.seq })
         : line.status === "duplicate" ? t("paper.duplicate")
         : (line.status === "not_sent" ? t("paper.not_sent") + " \u00b7 " : "") + W.errorText(readable(line.error));
+      var where = t("paper.line", { n: line.line }) + (line.sheet ? " (" + t("paper.sheet_line", { sheet: line.sheet, n: line.number }) + ")" : "");
       return el("li", { class: "paper-line paper-" + line.status, "data-line": line.line },
-        el("b", { text: t("paper.line", { n: line.line }) }), " \u00b7 ", el("code", { text: line.text }), " \u00b7 ",
+        el("b", { text: where }), " \u00b7 ", el("code", { text: line.text }), " \u00b7 ",
         el("span", { class: "paper-why", text: what }));
     });
     var tone = d.refused || d.not_sent ? "banner-error" : "banner-ok";
@@ -112,6 +115,7 @@
     var r = await TB.get("/api/paper/syntax");
     if (!r.ok) return;
     TB.$("#paper-notes").textContent = r.data.notes;
+    form.text.placeholder = r.data.placeholder;  // the game's own names, never a team it does not have
     TB.fill(TB.$("#paper-syntax .paper-examples"), r.data.examples.map(function (line) { return el("li", {}, el("code", { text: line })); }));
   }
 

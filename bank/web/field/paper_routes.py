@@ -4,7 +4,7 @@ GET  /api/paper/state.pdf     the game state on one page, now (A4 or Letter: ?pa
 GET  /api/paper/ledgers.pdf   each team's continuation ledger, starting from the state now
 GET  /api/paper/bank-down.pdf the bank-down procedure (also in the print pack's sheets)
 GET  /api/paper/saved         where the bank writes the state by itself (paper_writer.py) and the files there
-GET  /api/paper/syntax        one example of each move form, in the page's language
+GET  /api/paper/syntax        one example of each move form, in the page's language and the game's names
 POST /api/paper/batch         {"batch": key, "text": lines}: the paper ledgers' moves booked in order
 
 A batch books each line as an ordinary command (Bank.execute, the lead's permissions), in order;
@@ -118,7 +118,9 @@ def syntax():
     from printables.state_syntax import examples, notes
 
     lang = _lang()
-    return jsonify({"examples": examples(_services().config, lang), "notes": notes(lang)})
+    lines = examples(_services().config, lang)
+    sheet = "feuille" if lang == "fr" else "sheet"  # a ledger's first line, then its numbered moves
+    return jsonify({"examples": lines, "notes": notes(lang), "placeholder": f"{sheet} 0A\n1 {lines[0]}\n2 {lines[1]}"})
 
 
 @bp.post("/batch")

@@ -1,9 +1,11 @@
 """The paper ledgers' moves typed back as commands (issue 25, item 6): one line, one command.
 
 A line is what a banker wrote on a team's continuation ledger, in French or English, e.g.
-"Bleu récolte énergie 2" / "Blue harvest energy 2" (harvester card 2). Names are the game's
-own (config.toml labels or ids), without caring for case, accents or a plural s. An optional
-time first ("14:32") is read and ignored: it only helps the lead follow the sheets.
+"Verts récolte énergie 2" / "Green harvest energy 2" (harvester card 2). Names are the game's
+own (config.toml labels or ids) as people write them (bank/game/typed_names.py): case, accents,
+œ/oe, plural s, dashes, emoji, a leading article and a name cut on a sheet do not matter; a name
+that fits two is refused naming both. An optional time first ("14:32") is read and ignored: it
+only helps the lead follow the sheets.
 An example of each form: printables/state_syntax.py (printed on the bank-down page too).
 
 `parse(line, config)` returns the command (a dict, as POST /api/commands takes it) or raises
@@ -15,6 +17,7 @@ from __future__ import annotations
 import re
 
 from bank.game.typed_names import ARTICLES, CUT, ROMAN, NameTable, fold, tokens, words_of  # noqa: F401 (ROMAN: the tests')
+from printables.state_syntax import examples, forms
 
 VERBS = {
     "harvest": {"recolte", "recolter", "recoltent", "harvest"},
@@ -81,6 +84,7 @@ class Names:
         self.shown = ", ".join((shown or {}).get(key, key) for key in items)
         self.names = shown or {}
         self.keywords = keywords
+        self.example = ""  # a whole line in the game's names, for a refusal that shows one
 
     def take(self, words: list, at: int):
         """(id, next position) of the name written at `at`, or (None, at); PaperSyntaxError naming the
@@ -131,6 +135,9 @@ class Grammar:
         self.events = Names({e: [e, e[2:], record.get("title", "")] for e, record in events.items()},
                             {e: f"{e} ({record['title']})" if record.get("title") else e for e, record in events.items()})
         self.options = Names({k: list(v) for k, v in OPTIONS.items()})
+        # Refusals show a line written with this game's names, never a team it does not have.
+        lines = dict((kind, line) for line, (_, _, kind) in reversed(list(zip(examples(config, lang), forms(config)))))
+        self.teams.example, self.fight_example = lines["harvest"], lines["fight"]
 
 
 def parse(line: str, grammar: Grammar) -> dict:
@@ -196,8 +203,9 @@ def _name(names: Names, words: list, at: int, what: str):
     key, after = names.take(words, at)
     if key is None:
         word = " ".join(words[at:at + 1])[:40]
+        extra = {"example": names.example} if names.example else {}
         raise PaperSyntaxError(f"paper_unknown_{what}", f"{word or 'nothing'} is not a {what} of this game; "
-                               f"write one of: {names.shown}", at, word=word, known=names.shown)
+                               f"write one of: {names.shown}", at, word=word, known=names.shown, **extra)
     return key, after
 
 
@@ -298,7 +306,7 @@ def _fight(g, words, team, at):
     a_card, at = _card(g, words, at)
     if at >= len(words) or words[at] not in BEATS | LOSES:
         raise PaperSyntaxError("paper_fight_result", "write beats or loses to (bat or perd contre) after the card",
-                               word=" ".join(words[at:at + 1]))
+                               word=" ".join(words[at:at + 1]), example=g.fight_example)
     winner = "attacker" if words[at] in BEATS else "defender"
     at += 1
     while at < len(words) and words[at] in FILLER - ARTICLES:  # "perd contre Les Verts": the article is the name's
