@@ -47,9 +47,13 @@ def sheet_id(seq: int, team_index: int) -> str:
 
 
 def is_header(line: str) -> bool:
-    """Whether the line names a sheet (its first word is feuille, sheet or foglio)."""
-    first = line.split(maxsplit=1)[0].lower() if line.split() else ""
-    return first.rstrip(":") in SHEET_WORDS
+    """Whether the line names a sheet: feuille, sheet or foglio alone or before a word starting with a
+    digit (a team called "Feuille d'Or" still starts a move)."""
+    words = line.replace(":", " ").split()
+    if not words or words[0].lower() not in SHEET_WORDS:
+        return False
+    rest = [w for w in words[1:] if w.lower() not in ("n°", "no", "no.", "nr", "nr.")]
+    return not rest or rest[0][:1].isdigit()
 
 
 def read_header(line: str) -> str:

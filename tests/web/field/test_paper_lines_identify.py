@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bank.game.paper_sheet import SheetError, read_header, sheet_id, team_letters
+from bank.game.paper_sheet import SheetError, is_header, read_header, sheet_id, team_letters
 from bank.web import create_app
 from conftest import WebClient
 
@@ -171,3 +171,10 @@ def test_any_lines_sent_in_any_order_from_any_device_book_each_distinct_line_onc
         assert bank.last_seq - seq == len(booked_rows)
     again = send(devices[1], header + "\n" + "".join(f"{n} {move}\n" for n, move in rows))
     assert again["booked"] + again["duplicate"] == len(rows) and bank.last_seq - seq == len(rows)
+
+
+@pytest.mark.parametrize("line, header", [("feuille 412C", True), ("Sheet: 0a", True), ("feuille", True),
+                                          ("feuille n° 12B", True), ("Feuille d'Or récolte eau", False),
+                                          ("Feuilles récolte eau", False), ("3 Bleus récolte eau", False)])
+def test_a_sheet_line_is_told_from_a_move(line, header):
+    assert is_header(line) is header
