@@ -138,18 +138,24 @@ class NameTable:
 
 
 def _start_length(form: tuple, words: list, at: int, keywords) -> int:
-    """How many written words from `at` are the start of `form` (the last one may be cut short)."""
-    n, short = 0, False
+    """How many written words from `at` are the start of `form` (the last one may be cut short). A move's
+    word ("récolte", "de") may be inside such a start but never end it, unless the cut mark follows."""
+    n, short, end = 0, False, 0
     while n < len(form) and at + n < len(words):
         written = words[at + n]
         typed = plain(written)
-        if written == CUT or fold(written) in keywords or not typed:
+        if written == CUT or not typed:
             break
         if typed == form[n] or fold(written) == fold(form[n]):
             n += 1
+            end = n if fold(written) not in keywords else end
             continue
-        if len(typed) >= 3 and not typed.isdigit() and form[n].startswith(typed):
-            n, short = n + 1, True  # a word cut short ends the name
+        if len(typed) >= 3 and not typed.isdigit() and form[n].startswith(typed) and fold(written) not in keywords:
+            n, short, end = n + 1, True, n + 1  # a word cut short ends the name
         break
     marked = at + n < len(words) and words[at + n] == CUT
-    return n if n < len(form) or short or marked else 0
+    if marked:
+        end = n
+    elif end < n:
+        short = False
+    return end if end and (end < len(form) or short or marked) else 0

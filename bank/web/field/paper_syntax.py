@@ -138,6 +138,8 @@ class Grammar:
         # Refusals show a line written with this game's names, never a team it does not have.
         lines = dict((kind, line) for line, (_, _, kind) in reversed(list(zip(examples(config, lang), forms(config)))))
         self.teams.example, self.fight_example = lines["harvest"], lines["fight"]
+        resource = next(iter(self.resources.names.values()), "")
+        self.refill_example = f"{'réapprovisionne' if lang == 'fr' else 'refill'} 20 {resource}"
 
 
 def parse(line: str, grammar: Grammar) -> dict:
@@ -180,7 +182,8 @@ def _parse(words: list, grammar: Grammar) -> dict:
         amounts, at = _amounts(grammar, words, 1)
         _done(words, at)
         if len(amounts) != 1:
-            raise PaperSyntaxError("paper_one_resource", "refill one resource per line, such as refill 20 water")
+            raise PaperSyntaxError("paper_one_resource", f"refill one resource per line, such as {grammar.refill_example}",
+                                   example=grammar.refill_example)
         (resource, amount), = amounts.items()
         return {"type": "refill", "resource": resource, "amount": amount}
     team, at = _name(grammar.teams, words, 0, "team")

@@ -60,7 +60,8 @@ def game_day():
     ("Les Verts qui Poussent Vite", "yellow"), ("Verts qui poussent vite", "yellow"), ("Les Verts", "yellow"),
     ("Verts", "yellow"), ("LES VERTS…", "yellow"),
     ("Zoé, Ève, Noël, Anaïs — Équipe", "red"), ("Zoe Eve Noel Anais - Equipe", "red"), ("zoé, ève, noël, anaïs – équipe", "red"),
-    ("Œufs de Pâques", "green"), ("Oeufs de Paques", "green"), ("OEUFS DE PÂQUES", "green"),
+    ("Œufs de Pâques", "green"), ("Oeufs de Paques", "green"), ("OEUFS DE PÂQUES", "green"), ("Œufs de…", "green"),
+    ("Œufs", "green"),
 ])
 def test_the_game_days_names_as_written(game_day, written, team):
     _, grammar = game_day
@@ -163,3 +164,26 @@ def test_what_the_sheets_print_is_read_back_and_never_taken_for_another_team(nam
         attacker = TEAMS[(TEAMS.index(team) + 1) % 4]
         fight = parse(f"{config.teams[attacker].label['fr']} pirate 1 bat {name} récolteur 1", grammar)
         assert (fight["attacker_team"], fight["defender_team"]) == (attacker, team)
+
+
+def test_refusals_and_sheets_give_examples_in_the_games_own_names(game_day):
+    """Every printed example said "Bleu" even when no team was called so."""
+    from printkit import all_text
+
+    from printables.bank_sheets import render_bank_sheets
+    from printables.state_procedure import render_bank_down
+
+    config, grammar = game_day
+    refused = {}
+    for line in ("Bleu récolte eau", "Les Verts pirate 1 tape Mégalosaure récolteur 1", "réapprovisionne 2 eau 3 flore"):
+        with pytest.raises(PaperSyntaxError) as caught:
+            parse(line, grammar)
+        refused[caught.value.code] = caught.value.params["example"]
+    assert refused["paper_unknown_team"] == "Mégalosaure-Anticonstitutionné récolte Eau 2"
+    assert refused["paper_fight_result"] == "Les Verts 🌱 qui Poussent Vite Pirate 1 bat Mégalosaure-Anticonstitutionné Récolteur 1 prend 2 Eau"
+    assert refused["paper_one_resource"] == "réapprovisionne 20 Eau"
+    assert all(parse(example, grammar) for example in refused.values())  # each example books as shown
+    for lang in ("fr", "en"):
+        printed = " ".join(all_text(render_bank_down(config, lang)).split()) + " ".join(all_text(render_bank_sheets(config, lang)).split())
+        assert "Mégalosaure-Anticonstitutionné" in printed
+        assert not re.search(r"\b(Bleus?|Blue|Rouges?|Red)\b", printed), lang
