@@ -121,8 +121,26 @@ class LockWatch(threading.Thread):
         self.conn.close()
 
 
-def measure(clusters: list, args, tag: str, url: str) -> list[dict]:
-    """--runs windows of --seconds on running clusters, after a --warmup: one dict per window."""
+def database_pids(postgres, redis) -> list:
+    """PostgreSQL's postmaster (its backends are its children) and redis-server: the CPU a command costs
+    the database and the queue, counted beside the servers' (a rolled-back try burns a backend's too)."""
+    return [int((postgres.data / "postmaster.pid").read_text().split()[0]), redis.proc.pid]
+
+
+def warm_up(consoles: list, args, processes: int) -> None:
+    """--warmup seconds, and until every server has answered --warmup-commands: with 4 processes a
+    fixed time alone warms each a quarter as much as one process, whose cell it is compared with."""
+    time.sleep(args.warmup)
+    deadline = time.monotonic() + 120
+    while any(c.totals()[0] < args.warmup_commands * processes for c in consoles):
+        if time.monotonic() > deadline:
+            raise SystemExit("bench_saturation: the servers did not answer their warm-up commands in 120 s")
+        time.sleep(0.1)
+
+
+def measure(clusters: list, args, tag: str, url: str, others: list) -> list[dict]:
+    """--runs windows of --seconds on running clusters, after a warm-up: one dict per window.
+    `others`: the database's and the queue's pids, whose CPU counts too."""
     consoles = []
     for g, cluster in enumerate(clusters):
         urls = [f"http://127.0.0.1:{port}" for port in cluster.ports]
@@ -136,10 +154,11 @@ def measure(clusters: list, args, tag: str, url: str) -> list[dict]:
     windows, watch = [], LockWatch(url)
     watch.start()
     try:
-        time.sleep(args.warmup)
+        warm_up(consoles, args, len(clusters[0].ports))
         for _ in range(args.runs):
             before = [c.totals() for c in consoles]
             cpu, ticks, wall = cpu_seconds(pids), machine_ticks(), time.monotonic()
+            cpu_others = cpu_seconds(others)
             sampled, (commits, rollbacks) = len(watch.samples), watch.counters()
             time.sleep(args.seconds)
             after = [c.totals() for c in consoles]
@@ -151,6 +170,9 @@ def measure(clusters: list, args, tag: str, url: str) -> list[dict]:
             windows.append({"answered": answered / took, "booked": booked / took, "failed": failed,
                             "why": dict(sum((c.why for c in consoles), Counter())),
                             "servers_cpu": (cpu_seconds(pids) - cpu) / took,
+                            # every process a command runs through: servers, PostgreSQL's backends, Redis
+                            "cpu_ms_per_booked": 1000 * (cpu_seconds(pids) - cpu + cpu_seconds(others)
+                                                         - cpu_others) / max(1, booked),
                             "machine_busy": busy / max(1, all_ticks) * os.cpu_count(),
                             "waiting": sum(waits) / max(1, len(waits)),
                             "rolled_back": (rollbacks_after - rollbacks) / max(1, booked)})
@@ -167,7 +189,7 @@ def run_cell(processes: int, games: int, args, postgres, redis, log) -> dict:
     try:
         for g in range(games):
             clusters.append(Cluster(folder / f"game-{g}", f"sat{g}", postgres.url, redis.url, processes, args.config))
-        windows = measure(clusters, args, f"sat{processes}x{games}", postgres.url)
+        windows = measure(clusters, args, f"sat{processes}x{games}", postgres.url, database_pids(postgres, redis))
         problems = [p for c in clusters for p in c.problems()]
     finally:
         for cluster in clusters:
@@ -179,6 +201,7 @@ def run_cell(processes: int, games: int, args, postgres, redis, log) -> dict:
             "waiting": statistics.median(w["waiting"] for w in windows),
             "rolled_back": statistics.median(w["rolled_back"] for w in windows),
             "per_cpu": statistics.median(w["answered"] / max(w["servers_cpu"], 1e-9) for w in windows),
+            "cpu_ms": statistics.median(w["cpu_ms_per_booked"] for w in windows),
             "booked": statistics.median(w["booked"] for w in windows)}
     each = ", ".join(f"{w['answered']:.0f}" for w in windows)
     print(f"{processes} process(es) per game x {games} game(s): {cell['answered']:.0f} answered/s "
@@ -186,7 +209,8 @@ def run_cell(processes: int, games: int, args, postgres, redis, log) -> dict:
           f"{windows[-1]['why'] or ''}, servers' CPU {statistics.median(w['servers_cpu'] for w in windows):.2f} cores, machine busy "
           f"{statistics.median(w['machine_busy'] for w in windows):.2f} of {os.cpu_count()} cores, "
           f"backends waiting for a game's lock {cell['waiting']:.2f} on average, rollbacks per booked command "
-          f"{cell['rolled_back']:.2f}, log problems {len(problems)}", file=log, flush=True)
+          f"{cell['rolled_back']:.2f}, CPU per booked command {cell['cpu_ms']:.1f} ms (servers, "
+          f"PostgreSQL, Redis), log problems {len(problems)}", file=log, flush=True)
     return cell
 
 
@@ -197,7 +221,9 @@ def main() -> int:
     parser.add_argument("--commanders", type=int, default=8, help="closed-loop consoles per game")
     parser.add_argument("--runs", type=int, default=3, help="measured windows per cell (the median is kept)")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each window")
-    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds of warm-up, at least")
+    parser.add_argument("--warmup-commands", type=int, default=100,
+                        help="commands each server answers before the windows start")
     parser.add_argument("--code", help="serve from this checkout instead (its bank/ goes first on PYTHONPATH)")
     parser.add_argument("--label", default="this checkout")
     args = parser.parse_args()
@@ -221,12 +247,14 @@ def main() -> int:
         redis.stop()
         postgres.stop()
     print(f"\n| processes per game | games | answered/s ({args.label}) | booked/s | vs 1 process | "
-          "per server CPU-second | waiting for a game's lock | rollbacks per booked |", file=log)
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |", file=log)
+          "per server CPU-second | CPU ms per booked (all) | vs 1 process | waiting for a game's lock | "
+          "rollbacks per booked |", file=log)
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", file=log)
     for cell in cells:
         one = next(c for c in cells if c["games"] == cell["games"] and c["processes"] == cells[0]["processes"])
         print(f"| {cell['processes']} | {cell['games']} | {cell['answered']:.0f} | {cell['booked']:.0f} | "
-              f"{cell['answered'] / one['answered']:.2f} | {cell['per_cpu']:.0f} | {cell['waiting']:.2f} | "
+              f"{cell['answered'] / one['answered']:.2f} | {cell['per_cpu']:.0f} | {cell['cpu_ms']:.1f} | "
+              f"{cell['cpu_ms'] / one['cpu_ms']:.2f} | {cell['waiting']:.2f} | "
               f"{cell['rolled_back']:.2f} |", file=log, flush=True)
     return 0
 

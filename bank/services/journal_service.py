@@ -169,7 +169,7 @@ class JournalService:
         check_command_id(stored)
         print_ = fingerprint(stored)
         # Decided again on the rows missed when another process booked the same seq or id first
-        # (PostgreSQL takes no lock while a command is decided: bank/store/journal_api.py).
+        # (a row booked outside the game's lock: bank/store/journal_api.py).
         return retried(lambda: self._execute_once(stored, command_id, actor, decide, after_seq, print_))
 
     def _execute_once(self, stored: dict, command_id: str, actor: str | None, decide: Callable,

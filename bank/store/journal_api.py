@@ -15,9 +15,9 @@ Guarantees every implementation keeps:
   is decided again on the rows it missed (`retried`, below); nothing is written twice or lost.
   SQLite's `transaction()` holds the game's write lock from BEGIN IMMEDIATE to COMMIT, but the
   bank decides on the tip it keeps in memory (issue 27: no read before the row), so a row another
-  process booked since its last transaction is found by the same refusal; PostgreSQL's holds no
-  lock while the bank decides (several processes would queue behind each other's decisions,
-  issue 24);
+  process booked since its last transaction is found by the same refusal; PostgreSQL's takes the
+  game's lock with BEGIN, before the head is read: the processes of one game wait their turn, and
+  only a program writing beside the bank can make a try lose;
 - each row's hash is chained to the previous one (bank/store/chain.py), the same bytes on
   both stores, so a game keeps its chain head whichever store holds it.
 """
@@ -33,7 +33,7 @@ from bank.store.storage import StorageError
 # nothing was written, and the same command decided again on the rows it missed will be booked
 # (or answered as the retry it is).
 RETRIED = ("journal_moved_on", "id_taken")
-TRIES = 6  # the store takes the game's lock from BEGIN after two losses in a row, which cannot lose
+TRIES = 6  # a try loses only to a row booked outside the game's lock (SQLite: another process's since our tip)
 T = TypeVar("T")
 
 
