@@ -24,11 +24,11 @@ def test_default_config_holds_rules_defaults():
     ("reputation = 5\nharvest_multiplier", "reputaton = 5\nharvest_multiplier", "'reputaton': a misspelling"),
     ("step_cost = 6", "step_cost = \"six\"", "tracks.phytosphere.step_cost"),
     ("cost = { energy = 15, water = 10 }", "cost = { energy = 15, watr = 10 }", "buildings.purification_centre.cost.watr"),
-    ("resource = \"water\"\n\n[[teams]]", "resource = \"joker\"\n\n[[teams]]", "teams[1].resource"),
+    ("resource = \"water\"\n\n[[teams]]", "resource = \"joker\"\n\n[[teams]]", "'teams[0].resource' (the first [[teams]] table)"),
     ("requires_buildings = [\"power_plant_1\"]", "requires_buildings = [\"power_plant_9\"]", "buildings.power_plant_2.requires_buildings"),
     ("duration_minutes = 180", "duration_minutes = 0", "game.duration_minutes"),
     ("animal_unlock_level = 4", "animal_unlock_level = 40", "track_rules.animal_unlock_level"),
-    ("rounds = [1, 3]", "rounds = [1]", "fights.pairs[1].rounds"),
+    ("rounds = [1, 3]", "rounds = [1]", "'fights.pairs[0].rounds' (the first [[fights.pairs]] table)"),
     ("colour = \"#1f6fd1\"\nharvestable", "colour = \"blue\"\nharvestable", "resources.water.colour"),
 ])
 def test_config_mistake_names_the_key(old, new, names):

@@ -2,11 +2,17 @@
 
 Unknown keys are errors too, because a misspelt key (`reputaton = 5`) that is
 silently ignored is the worst kind of mistake on game day.
+
+An entry of an array of tables is counted from 0, as the JSON Schema's paths count it
+(docs/config.schema.json: `teams/0/resource` is `teams[0].resource` here), and said in words
+too, since a person counts the `[[teams]]` tables from 1: "'teams[0].resource' (the first
+[[teams]] table)". Before, the key said `teams[1]` for the schema's `teams/0`.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 
 from bank.errors import ConfigError
 
@@ -18,7 +24,7 @@ class Reader:
 
     def __init__(self, table, path: str, source: str):
         if not isinstance(table, dict):
-            raise ConfigError(f"{source}: '{path}' must be a table, got {_kind(table)}")
+            raise ConfigError(f"{source}: '{path}'{which(path)} must be a table, got {_kind(table)}")
         self.table = table
         self.path = path
         self.source = source
@@ -30,7 +36,8 @@ class Reader:
 
     def fail(self, name: str, problem: str):
         """Raise a ConfigError naming this key."""
-        raise ConfigError(f"{self.source}: '{self.key(name)}' {problem}")
+        key = self.key(name)
+        raise ConfigError(f"{self.source}: '{key}'{which(key)} {problem}")
 
     def get(self, name: str, default=_MISSING):
         self.used.add(name)
@@ -111,13 +118,28 @@ class Reader:
         value = self.get(name)
         if not isinstance(value, list):
             self.fail(name, f"must be written as [[{self.key(name)}]] tables, got {_kind(value)}")
-        return [Reader(v, f"{self.key(name)}[{i + 1}]", self.source) for i, v in enumerate(value)]
+        return [Reader(v, f"{self.key(name)}[{i}]", self.source) for i, v in enumerate(value)]
 
     def done(self):
         """Refuse keys nobody read: they are typos or leftovers."""
         for k in self.table:
             if k not in self.used:
                 self.fail(k, "is not a known setting here; check its spelling")
+
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_LAST_ENTRY = re.compile(r"^(.*)\[(\d+)\]")  # greedy: the innermost entry of a key
+
+
+def which(key: str) -> str:
+    """' (the first [[teams]] table)' for a key inside an entry of an array of tables; '' otherwise."""
+    found = _LAST_ENTRY.match(key)
+    if not found:
+        return ""
+    n, tables = int(found.group(2)), found.group(1)
+    if n < len(ORDINALS):
+        return f" (the {ORDINALS[n]} [[{tables}]] table)"
+    return f" (table number {n + 1} of [[{tables}]])"
 
 
 def _kind(value) -> str:

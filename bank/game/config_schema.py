@@ -108,7 +108,7 @@ class Recorder(Reader):
         slot = self._slot(name)
         slot["type"] = "array"
         items = slot.setdefault("items", {})
-        return [Recorder(v, f"{self.key(name)}[{i + 1}]", self.source, items, self.known_ids)
+        return [Recorder(v, f"{self.key(name)}[{i}]", self.source, items, self.known_ids)
                 for i, v in enumerate(super().get(name))]
 
     def done(self):

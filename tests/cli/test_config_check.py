@@ -68,3 +68,20 @@ def test_the_unit_reads_the_config_from_etc():
     assert "Environment=TERRABANK_CONFIG=/etc/terrabank/config.toml" in text.splitlines()
     assert unit.get("Service", "ExecReload") == "/bin/kill -HUP $MAINPID"
     assert unit.get("Service", "StateDirectory") == "terrabank"
+
+
+def test_config_check_names_an_entry_of_a_table_array_as_the_schema_counts_it(tmp_path, monkeypatch, capsys):
+    """Issue 41: `config check` said 'teams[1].resource' where the schema (and an editor using it) said
+    teams/0/resource: the operator looked at the second team. Now the schema's index, and the table in words."""
+    jsonschema = pytest.importorskip("jsonschema")
+    team = 'id = "blue"\nlabel = { fr = "Bleus", en = "Blue" }\ncolour = '
+    broken = shipped_with(team + '"#1f6fd1"', team + '"blue"')  # the first team's colour
+    validator = jsonschema.Draft7Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+    paths = [list(e.path) for e in validator.iter_errors(tomllib.loads(broken))]
+    assert ["teams", 0, "colour"] in paths, paths
+    config = tmp_path / "config.toml"
+    config.write_text(broken, encoding="utf-8")
+    monkeypatch.setenv("TERRABANK_CONFIG", str(config))
+    assert main(["config", "check"]) == 2
+    said = capsys.readouterr().err.strip()
+    assert "'teams[0].colour' (the first [[teams]] table)" in said, said
