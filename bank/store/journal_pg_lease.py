@@ -55,8 +55,10 @@ def blocking(conn, game: str, holder: str, shared: bool) -> str | None:
                        (game, holder)).fetchone()
     if row is None:
         return None
+    # The holder may be gone for good (killed while PostgreSQL restarted): its name alone sent the operator
+    # looking for a process that no longer exists. What ends the wait then is the lease's own end.
     return (f"{row[0]}, whose lease on the game runs {row[1]} s more: it takes the game back as soon as "
-            "the database answers")
+            f"the database answers; if that process is gone, wait {row[1]} s")
 
 
 def renew(conn, game: str, holder: str, who: str, shared: bool) -> None:
