@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import errno
 import getpass
+import io
 import os
 import secrets
 import socket
@@ -22,6 +23,7 @@ from bank.game.config import load_config
 from bank.errors import BankError
 from bank.store.journal import Journal, known_failure, writable
 from bank.store.storage import private_folder
+from bank.web.serving.log_lines import process_wide, say
 
 
 def add_parsers(sub, paths) -> None:
@@ -91,8 +93,8 @@ def remember_address(db, base: str) -> None:
                                0o644), "w") as out:
             out.write(base + "\n")
     except OSError as exc:
-        print(f"Note: cannot write {path} ({exc.strerror}): `{launcher()} links` run elsewhere will not know "
-              f"this address; give the bank a folder it may write: {state_dir.ENV_VAR}=/var/lib/terrabank", flush=True)
+        say(f"Note: cannot write {path} ({exc.strerror}): `{launcher()} links` run elsewhere will not know "
+              f"this address; give the bank a folder it may write: {state_dir.ENV_VAR}=/var/lib/terrabank")
 
 
 def remembered_address(db) -> str | None:
@@ -109,7 +111,9 @@ def print_qr(url: str) -> None:
 
     qr = qrcode.QRCode(border=1)
     qr.add_data(url)
-    qr.print_ascii(out=sys.stdout, invert=True)
+    drawn = io.StringIO()
+    qr.print_ascii(out=drawn, invert=True)
+    say(drawn.getvalue().rstrip("\n"))
 
 
 def check_port(host: str, port: int) -> None:
@@ -171,6 +175,7 @@ def _hosting_settings(args, config_path: str) -> dict:
 
 
 def _serve(args, config_path: str, config, db: str) -> int:
+    process_wide()  # every library's lines in one shape, from the first (bank/web/serving/log_lines.py)
     check_database(db, config)
     host, port = args.host or config.host, config.port if args.port is None else args.port
     dev = getattr(args, "dev", False)
@@ -201,27 +206,27 @@ def _serve(args, config_path: str, config, db: str) -> int:
         urls = [base] + [u for u in urls if u != base]
     # The big screen's own link (issue 23): with its key it has live slots of its own, not the anonymous ones.
     key = app.extensions["terrabank"].access.display_key()
-    print(f"Terrabank is running. Facilitators: {urls[0]}/console   Big screen: {urls[0]}/display?key={key}")
+    say(f"Terrabank is running. Facilitators: {urls[0]}/console   Big screen: {urls[0]}/display?key={key}")
     for url in urls[1:]:
-        print(f"  also at {url}/console")
+        say(f"  also at {url}/console")
     warning = loopback_warning(urls[0])
     if warning:
-        print(warning)
+        say(warning)
     else:  # join cards printed later, maybe on another machine, use the address the phones reach
         remember_address(db, urls[0])
     access = app.extensions["terrabank"].access
     if not access.users():
         first_lead(access, db)
     elif lead_password_path(db).exists():
-        print(f"Reminder: {lead_password_path(db).resolve()} still holds the first lead password; "
+        say(f"Reminder: {lead_password_path(db).resolve()} still holds the first lead password; "
               "delete it once the password is written down.")
     if hosted:
         games = app.extensions["terrabank_hosted"]
         source = "the database" if games.registry.where == "database" else Path(args.games).resolve()
-        print(f"Hosting {len(games.names())} other game(s) from {source}, each at "
+        say(f"Hosting {len(games.names())} other game(s) from {source}, each at "
               f"{urls[0]}/g/<name>/; the lead of this game creates them on {urls[0]}/admin")
     print_qr(f"{urls[0]}/console")
-    print(f"Team phone links: {launcher()} links.  Stop with Ctrl+C.", flush=True)
+    say(f"Team phone links: {launcher()} links.  Stop with Ctrl+C.")
     from bank.web.serving import server as serving
 
     if dev:
@@ -250,7 +255,7 @@ def _exec_lean_master(args, config_path: str, db: str, base, host: str, port: in
 
     limits, warning = serving.fit_limits(serving.behind_proxies(serving.Limits()))
     if warning:
-        print(warning, flush=True)
+        say(warning)
     serving.options(host, port, limits)  # a wrong setting (TERRABANK_DRAIN_SECONDS) is refused here, in words
     locks = [gamefile.lock_path(db)] + ([gamefile.lock_path(Path(args.games) / "hosted")] if getattr(args, "games", None) else [])
     keep = serve_lean.held_descriptors(locks) + ([listener.fileno()] if listener is not None else [])
@@ -299,7 +304,7 @@ def first_lead(access, db) -> None:
     more = f"add more accounts on the admin page, or with: {launcher()} user NAME --role banker"
     if sys.stdout.isatty():
         access.add_user("lead", password, "lead")
-        print(f"First start: log in as lead with password {password}\n(write it down; {more})")
+        say(f"First start: log in as lead with password {password}\n(write it down; {more})")
         return
     path = lead_password_path(db)
     try:  # the file first: a lead whose password went nowhere would lock everyone out
@@ -314,7 +319,7 @@ def first_lead(access, db) -> None:
                         f"--role lead (or give a folder it may write: {state_dir.ENV_VAR}=/var/lib/terrabank)",
                         exit_status=NEEDS_OPERATOR) from None
     access.add_user("lead", password, "lead")
-    print(f"First start: the password of the lead account is in {path.resolve()} (readable by "
+    say(f"First start: the password of the lead account is in {path.resolve()} (readable by "
           f"this user only; delete the file once it is written down; {more})")
 
 

@@ -15,8 +15,9 @@
   with active checks, or `compose`, polls `/readyz`.
 
 And the log: a database that stops answering is one line ("lost the database"), and one
-when it answers again, instead of the ticker's traceback every second (the hold's watcher
-says the same of the hold, peers.py of the queue).
+when it answers again, instead of the ticker's traceback every second; when the hold on the
+game went with it, the hold's watcher's two lines say it ("lost the hold", "took back the
+hold") and these are not said: one outage, two lines per `serve` (peers.py says the queue's).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ import time
 from flask import Blueprint, current_app, jsonify
 
 from bank.store import storage_url
+from bank.store.journal_pg_hold import PROBE_SECONDS as HOLD_PROBE_SECONDS
 from bank.store.storage import StorageError
-from bank.web import log_lines
+from bank.web.serving import log_lines
 from bank.web.serving import stopping
 
 bp = Blueprint("health", __name__)
@@ -104,22 +106,37 @@ class Health:
             self._down = _DOWN.setdefault(str(db), threading.Lock())
 
     def lost(self, exc: StorageError) -> bool:
-        """Say once that the database is lost, and watch for its return; True if said now."""
+        """Watch for the database's return, once per outage; True if this call started the watch. The
+        line is said by `_until_back`, unless the hold's watcher says the outage (`_hold_says_it`)."""
         if not self._down.acquire(blocking=False):
             return False
-        LOG.warning("terrabank: lost the database (%s): commands are refused until it is back", exc.message)
-        threading.Thread(target=self._until_back, name="database watch", daemon=True).start()
+        threading.Thread(target=self._until_back, args=(exc.message,), name="database watch", daemon=True).start()
         return True
 
-    def _until_back(self) -> None:
+    def _hold_says_it(self) -> bool:
+        """Whether this process's hold on the game is lost: its watcher (in Gunicorn's master, whose state
+        the worker reads) said so in its own line and will say when it takes it back. One outage of
+        PostgreSQL is then two lines from the whole `serve`, not four (issue 41: a lost/answers pair beside
+        the hold's)."""
+        held = storage_url.hold_state(self.db, self.app.extensions["terrabank"].config)
+        return held is not None and not held.held
+
+    def _until_back(self, why: str) -> None:
+        said = False
         try:
+            # The hold's watcher probes every second: past two, a lost hold is known to the worker too.
+            time.sleep(2 * HOLD_PROBE_SECONDS)
             while True:
-                time.sleep(1.0)
                 try:
                     self.app.extensions["terrabank"].bank.catch_up()
                 except StorageError:
+                    if not said and not self._hold_says_it():
+                        LOG.warning("terrabank: lost the database (%s): commands are refused until it is back", why)
+                        said = True
+                    time.sleep(1.0)
                     continue
-                LOG.warning("terrabank: the database answers again")
+                if said:
+                    LOG.warning("terrabank: the database answers again")
                 return
         finally:
             self._down.release()

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from bank.store import state_dir
+from bank.store.storage import StorageError
 
 KEEP = 8          # the newest files kept; older ones are removed (a game day writes a few dozen)
 POLL_SECONDS = 5  # how often the writer looks for a session end: the sheet is on disk seconds after it
@@ -75,7 +76,7 @@ class StateWriter:
         """Say once why the state cannot be written (and again only if the reason changes)."""
         reason = (f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror and exc.filename
                   else str(exc))[:400]  # the path first: what to look at, whatever its length
-        if reason != self.last_error:
+        if reason != self.last_error and not _outage(exc):
             self.app.logger.warning(
                 "terrabank: cannot write the game state to %s (%s); no state sheet is written until it can. "
                 "Give the bank a folder it may write: %s=/var/lib/terrabank (docs/DEPLOY.md)",
@@ -135,3 +136,11 @@ class StateWriter:
         return {"folder": str(self.folder), "every_minutes": self.every // 60, "keep": KEEP,
                 "writing": bool(self.app.config.get("TICKER")), "error": self.last_error,
                 "files": [{"name": p.name, "bytes": p.stat().st_size, "written": p.stat().st_mtime} for p in self.files()]}
+
+
+def _outage(exc: BaseException) -> bool:
+    """A database that does not answer: the outage's own line says it (bank/web/health.py), and the
+    admin page shows the reason; a line here too made each outage three lines."""
+    from bank.web.health import DATABASE_LOST
+
+    return isinstance(exc, StorageError) and exc.code in DATABASE_LOST + ("hold_lost", "hold_taken")

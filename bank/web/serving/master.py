@@ -3,7 +3,7 @@
 Split from server.py so that the master process can run this module alone: the master only
 binds, forks the worker and restarts it if it dies; Flask, Socket.IO and the bank are the
 worker's, loaded after the fork by the `load_app` it is given. Every module this one imports
-is Flask-free (worker.py, limits.py, deadlines.py, stopping.py), so a master that imports only
+is Flask-free (worker.py, limits.py, deadlines.py, stopping.py, log_lines.py), so a master that imports only
 this (bank/cli/serve_lean.py) stays about 24 MB instead of the 55 MB of a master that had
 built the start-up app (docs/PERFORMANCE.md "Memory (issue 27)").
 """
@@ -17,6 +17,7 @@ import socket
 import threading
 from dataclasses import asdict
 
+from bank.web.serving import log_lines
 from bank.web.serving import stopping
 from bank.web.serving.limits import STACK_SIZE, Limits
 from bank.web.serving.worker import worker_classes
@@ -100,11 +101,13 @@ def run_gunicorn(load_app, host: str, port: int, limits: Limits, worker: str = "
         def load_config(self):
             for key, value in options(host, port, limits, worker).items():
                 self.cfg.set(key, value)
+            self.cfg.set("logger_class", log_lines.gunicorn_logger())  # its lines in the bank's one shape
             if fd is not None:
                 self.cfg.set("bind", [f"fd://{fd}"])
 
         def load(self):
             return load_app(limits)
 
+    log_lines.process_wide()  # before the fork: the worker's libraries log in the same shape
     threading.stack_size(STACK_SIZE)
     Bank().run()

@@ -30,6 +30,7 @@ from pathlib import Path
 from flask import Flask, request, url_for
 
 from bank.web.serving.admission import LIVE_REFUSAL, LiveSlots, live_kind  # noqa: F401 (their old home)
+from bank.web.serving import log_lines
 from bank.web.serving import bundles, stopping
 from bank.web.serving.after_reply import AfterReply
 from bank.web.serving.deadlines import DEADLINES, Deadlines  # noqa: F401
@@ -167,6 +168,6 @@ def run(factory, host: str, port: int, limits: Limits | None = None, worker: str
     """
     limits, warning = fit_limits(behind_proxies(limits or Limits()))
     if warning:
-        print(warning, flush=True)
+        log_lines.say(warning)
     run_gunicorn(lambda fitted: prepare(factory(), fitted if worker == "gthread" else None),
                  host, port, limits, worker, listener)

@@ -1,0 +1,131 @@
+"""Log lines an operator reads (issues 36 and 41): each with its date, time and process, one per event.
+
+Before, the bank's own status lines ("lost the database", "the database answers again", the hold's)
+went through Python's last-resort handler, the bare message: a journal read later (`journalctl -o cat`,
+a container's log, a file) could not say when an outage began or how long it lasted, nor which of
+four processes said it. Flask's lines had a time in another shape, Engine.IO's none; and after that,
+still none on the start banner, Gunicorn's own lines ("[ERROR] Worker ... was sent SIGKILL", in its
+shape), Engine.IO's "Invalid session" and psycopg's warnings ("error ignored exiting ...").
+
+One formatter (`Lines`) for every line of the process, whoever logs it: `process_wide()` (the serve
+command, Gunicorn's master and so its forked worker) puts it on the root logger, which every library's
+logger reaches; `GunicornLogger` gives it to Gunicorn's own handlers; `say()` prints the banner
+through it. `2026-06-14 15:02:11 [812] terrabank: lost the database (...)`: the bank's lines carry
+their own "terrabank:"; a library's line is named by its logger and level
+(`2026-06-14 15:02:11 [812] gunicorn.error ERROR: Worker (pid:813) was sent SIGKILL!`), and each line
+of a traceback carries the same head, so a search for "[812]" finds all of it.
+
+`install()` also hands the Engine.IO and Socket.IO loggers the filter that turns an expected outage
+into the one line (bank/web/health.py): a page reconnecting while PostgreSQL is away raised in its
+connect handler, and Engine.IO logged a full traceback for each ("message handler error"), 16 to 92
+per process in one outage.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+FORMAT = "%(asctime)s [%(process)d] %(message)s"
+DATE = "%Y-%m-%d %H:%M:%S"
+OURS = ("terrabank", "bank")  # the bank's loggers, and the app's own (Flask names it after bank.web.app)
+SOCKETS = ("engineio.server", "socketio.server")  # the loggers of a page's live connection
+
+
+LIBRARY_FORMAT = "%(asctime)s [%(process)d] %(name)s %(levelname)s: %(message)s"
+# psycopg's notes that it ignored an error while closing what the outage broke: the outage's own line says it.
+QUIET = ("error ignored",)
+
+
+class Lines(logging.Formatter):
+    """Date, time and process on every line; a library's lines also name their logger and level."""
+
+    def __init__(self):
+        super().__init__(FORMAT, DATE)
+        self._library = logging.Formatter(LIBRARY_FORMAT, DATE)
+
+    def format(self, record: logging.LogRecord) -> str:
+        ours = record.name.split(".")[0] in OURS
+        text = super().format(record) if ours else self._library.format(record)
+        if "\n" not in text:
+            return text
+        head = f"{self.formatTime(record, DATE)} [{record.process}] "
+        first, *rest = text.split("\n")
+        return "\n".join([first, *(head + line for line in rest)])
+
+
+def formatter() -> logging.Formatter:
+    return Lines()
+
+
+def say(text: str = "", file=None) -> None:
+    """Print `text` (a line of the start banner, a warning before any logger) with the date, time and
+    process, each of its lines: a journal read without systemd's own stamps still says when and who."""
+    record = logging.LogRecord("terrabank", logging.WARNING, __file__, 0, text, None, None)
+    print(Lines().format(record), file=file or sys.stdout, flush=True)
+
+
+class _Quiet(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(QUIET)
+
+
+def process_wide() -> None:
+    """Every logger of this process through `Lines` (once): one handler on the root logger, which the
+    bank's and every library's loggers reach; Engine.IO's own bare handler (it adds one to a logger with
+    no level) replaced by it. Called before Gunicorn forks the worker, which keeps it."""
+    root = logging.getLogger()
+    if not any(getattr(h, "terrabank_lines", False) for h in root.handlers):
+        handler = logging.StreamHandler(_Stderr())
+        handler.setFormatter(Lines())
+        handler.terrabank_lines = True
+        root.addHandler(handler)
+    psycopg = logging.getLogger("psycopg")
+    if not any(isinstance(f, _Quiet) for f in psycopg.filters):
+        psycopg.addFilter(_Quiet())
+    for name in SOCKETS:
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET:
+            logger.setLevel(logging.ERROR)  # Engine.IO's own choice for logger=False, without its handler
+        for handler in list(logger.handlers):
+            if not getattr(handler, "terrabank_lines", False):
+                logger.removeHandler(handler)
+
+
+def gunicorn_logger():
+    """Gunicorn's logger class with `Lines` on its handlers (its own shape had the date in brackets)."""
+    from gunicorn.glogging import Logger
+
+    class GunicornLogger(Logger):
+        def setup(self, cfg):
+            super().setup(cfg)
+            for logger in (self.error_log, self.access_log):
+                for handler in logger.handlers:
+                    handler.setFormatter(Lines())
+
+    return GunicornLogger
+
+
+class _Stderr:
+    """Standard error as it is at each line, not as it was when the handler was made (a test's capture,
+    since closed, would make every later line a "Logging error")."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+def install(app, outage_filter: logging.Filter) -> None:
+    """The format on every logger (once per process), the outage filter on the live connections'."""
+    from flask.logging import default_handler
+
+    process_wide()
+    default_handler.setFormatter(formatter())  # the same shape for an app whose logger is not the bank's
+    if app.logger.name.split(".")[0] in OURS:
+        app.logger.removeHandler(default_handler)  # its lines reach the root's handler: said once, not twice
+    for name in SOCKETS:
+        logger = logging.getLogger(name)
+        if not any(type(f) is type(outage_filter) for f in logger.filters):
+            logger.addFilter(outage_filter)
