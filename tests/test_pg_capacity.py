@@ -26,6 +26,7 @@ import pytest
 from bank.errors import BankError
 from bank.services.bank import Bank
 from bank.services.journal_service import JournalService
+from bank.store import journal_pg
 from bank.store.storage_url import PostgresTarget
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
@@ -120,6 +121,31 @@ def test_a_process_deciding_holds_the_game_and_the_other_decides_after_it_on_its
     assert a.last_seq == b.last_seq == a_out["result"].seq
     assert a.state == b.state
     assert a.verify() == [] and b.verify() == []
+
+
+def test_a_process_stalled_while_it_holds_the_game_holds_the_others_only_for_a_bounded_time(game, monkeypatch):
+    """A process stopped in the middle of a command (SIGSTOP, swapped out) holds the game's lock: PostgreSQL
+    ends its session once it has sat idle in its transaction for HOLD_SECONDS, so the others book; the
+    stalled command is refused with nothing booked, and sent again (same id) it is booked once."""
+    monkeypatch.setattr(journal_pg, "HOLD_SECONDS", 1.0)
+    a, b = game(2)
+    stall = Stall(a)
+    command = {"id": "stalled-award", "actor": "lead", **AWARD}
+    a_thread, a_out = in_thread(lambda: a.execute(command))
+    assert stall.reached.wait(LIVENESS)
+    try:
+        b_thread, b_out = in_thread(lambda: book(b, **AWARD))
+        b_thread.join(LIVENESS)
+        assert not b_thread.is_alive(), "b waited for the stalled process a for good"
+        assert "result" in b_out, b_out
+    finally:
+        stall.release()
+    a_thread.join(LIVENESS)
+    assert isinstance(a_out.get("error"), BankError) and a_out["error"].code == "database_connection_lost", a_out
+    again = a.execute(command)
+    assert not again.duplicate and again.seq == b_out["result"].seq + 1
+    b.catch_up()
+    assert a.state == b.state and a.verify() == [] and b.verify() == []
 
 
 def test_four_processes_booking_at_once_lose_nothing_and_book_nothing_twice(game):

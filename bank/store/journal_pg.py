@@ -41,6 +41,10 @@ from bank.store import journal_pg_hold
 # The reads (and row_bytes, for bank/store/migrate_copy.py) live in their own module.
 from bank.store.journal_pg_reads import COLUMNS, HEAD_SQL as _HEAD, PostgresReads, row_bytes  # noqa: F401
 
+# Seconds a booking transaction may sit idle between its round trips (its Python deciding) while it holds
+# the game: far above a decision's milliseconds, so only a stalled process meets it.
+HOLD_SECONDS = 10.0
+
 
 class PostgresJournal(PostgresReads):
     """One game's journal in a PostgreSQL database shared with other games (see journal_api.py)."""
@@ -203,7 +207,10 @@ class PostgresJournal(PostgresReads):
         """
         game = int(self.game_id)
         lock = f"SELECT pg_advisory_xact_lock({LOCK_SPACE}, {game}); "
-        text = (f"BEGIN; {lock}"
+        # A writer stalled between its round trips (stopped, swapped out) would hold every other process of
+        # the game for as long as it stalls: PostgreSQL ends its session after HOLD_SECONDS idle in it.
+        bound = f"SET LOCAL idle_in_transaction_session_timeout = {int(HOLD_SECONDS * 1000)}; "
+        text = (f"BEGIN; {bound}{lock}"
                 f"{_HEAD.format(game=game)}")
         if then is not None:  # bound here (several statements go only without parameters), quoted by psycopg
             text += "; " + psycopg_module().ClientCursor(self._conn).mogrify(*then)
@@ -211,6 +218,7 @@ class PostgresJournal(PostgresReads):
         with pg_errors(self.path):
             cur = self._conn.execute(text)
             cur.nextset()  # past BEGIN's
+            cur.nextset()  # past the SET's
             cur.nextset()  # past the lock's
             last = cur.fetchone()
             result = None
