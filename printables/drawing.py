@@ -1,21 +1,26 @@
 """Shared ReportLab helpers: pages in millimetres, fitted text, token icons, QR codes.
 
-Only ReportLab's built-in Helvetica (and Courier, for addresses to type) is used:
-nothing to embed, the same bytes on every machine. Every canvas is made with `invariant=1` so a PDF is reproducible.
+ReportLab's built-in Helvetica (and Courier, for addresses to type) draws what it can: nothing
+to embed, the same bytes on every machine. A character it lacks (an emoji, a Polish or Greek
+letter) is drawn in an embedded Noto font (fonts.py), only on the PDFs that use one.
+Every canvas is made with `invariant=1` so a PDF is reproducible.
 """
 
 from __future__ import annotations
 
 import io
 import itertools
+import unicodedata
 from contextlib import contextmanager
 from functools import lru_cache
 
 from reportlab.graphics.barcode.qr import QrCodeWidget
 from reportlab.lib.colors import HexColor, black, white
-from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfbase.pdfmetrics import stringWidth as run_width
 from reportlab.pdfgen import canvas as rl_canvas
 
+from .fonts import runs
+from .fonts import width as stringWidth
 from .geometry import MM, Box
 
 PT = 25.4 / 72  # one typographic point in millimetres: sizes below are written as `8 * PT`
@@ -87,18 +92,29 @@ def text(c, value: str, x: float, y: float, size: float, font: str = FONT, fill=
     """One line at baseline y, shrunk to `width` if given; returns the size used."""
     if width is not None:
         size = fit_size(value, font, size, width)
-    c.setFont(font, size)
+    parts = runs(value, font)
     c.setFillColor(fill)
-    draw = {"left": c.drawString, "centre": c.drawCentredString, "right": c.drawRightString}[align]
-    draw(x, y, value)
+    if len(parts) == 1 and parts[0][0] == font:
+        c.setFont(font, size)
+        draw = {"left": c.drawString, "centre": c.drawCentredString, "right": c.drawRightString}[align]
+        draw(x, y, parts[0][1])
+        return size
+    x -= {"left": 0.0, "centre": 0.5, "right": 1.0}[align] * stringWidth(value, font, size)
+    for part_font, part in parts:  # each run in the font that has its characters (fonts.py)
+        c.setFont(part_font, size)
+        c.drawString(x, y, part)
+        x += run_width(part, part_font, size)
     return size
 
 
-def wrap(value: str, font: str, size: float, width: float) -> list:
+def wrap(value: str, font: str, size: float, width: float, split_words: str = "") -> list:
     """The lines of `value` wrapped to `width`, at ordinary spaces only.
 
     A no-break space (French puts one before ':' and ';') never starts a line,
-    which ReportLab's simpleSplit would allow.
+    which ReportLab's simpleSplit would allow. With `split_words`, a word wider than
+    the whole line (a 30-letter team name) goes on over the next lines (`split_word`:
+    "dash" after a hyphen or dash only, "any" anywhere if it has none) instead of running
+    past the box's edge, where the next cell would cover it.
     """
     lines = []
     for paragraph_text in value.split("\n"):
@@ -108,9 +124,34 @@ def wrap(value: str, font: str, size: float, width: float) -> list:
             if line and stringWidth(trial, font, size) > width:
                 lines.append(line)
                 trial = word_text
+            if split_words and stringWidth(trial, font, size) > width:
+                pieces = split_word(trial, font, size, width, anywhere=split_words == "any")
+                lines += pieces[:-1]
+                trial = pieces[-1]
             line = trial
         lines.append(line)
     return lines
+
+
+def split_word(value: str, font: str, size: float, width: float, anywhere: bool = True) -> list:
+    """A word too wide for `width` in lines: the rule is to break after its last hyphen or dash
+    that fits ("Mégalosaure-" / "Anticonstitutionné"), else (`anywhere`) where the width is
+    reached; a letter and its accent, an emoji and its joiners, stay together."""
+    lines, rest = [], value
+    while rest and stringWidth(rest, font, size) > width:
+        cut = 1
+        while cut < len(rest) and stringWidth(rest[:cut + 1], font, size) <= width:
+            cut += 1
+        dash = max(rest.rfind(mark, 0, cut) for mark in "-‐–—")
+        if dash > 0:
+            cut = dash + 1
+        elif not anywhere:
+            break
+        while cut < len(rest) and unicodedata.category(rest[cut]) in ("Mn", "Me", "Cf", "Sk"):
+            cut += 1
+        lines.append(rest[:cut])
+        rest = rest[cut:]
+    return lines + [rest] if rest else lines
 
 
 def break_anywhere(value: str, font: str, size: float, width: float) -> list:
@@ -124,9 +165,9 @@ def break_anywhere(value: str, font: str, size: float, width: float) -> list:
     return lines + [line] if line else lines
 
 
-def fits(value: str, font: str, size: float, box: Box, leading: float = 1.2) -> bool:
+def fits(value: str, font: str, size: float, box: Box, leading: float = 1.2, split_words: str = "") -> bool:
     """Whether `value` wrapped to the box width at `size` fits its height."""
-    lines = wrap(value, font, size, box.w)
+    lines = wrap(value, font, size, box.w, split_words)
     widest = max((stringWidth(line, font, size) for line in lines), default=0)
     return len(lines) * size * leading <= box.h + 1e-6 and widest <= box.w + 1e-6
 
@@ -135,9 +176,9 @@ def paragraph(c, value: str, box: Box, size: float, font: str = FONT, fill=INK,
               smallest: float = 5 * PT, leading: float = 1.2, align: str = "left",
               middle: bool = False) -> float:
     """Wrapped text from the top (or `middle`) of `box`, shrunk until it fits; returns the height used."""
-    while size > smallest and not fits(value, font, size, box, leading):
+    while size > smallest and not fits(value, font, size, box, leading, "dash"):
         size = max(smallest, size - 0.25 * PT)
-    lines = wrap(value, font, size, box.w)
+    lines = wrap(value, font, size, box.w, "any")
     room = max(1, int((box.h + 1e-6) // (size * leading)))
     if len(lines) > room:  # still too long at the smallest size: cut, and say so
         lines = lines[:room - 1] + [lines[room - 1].rstrip() + "…"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from reportlab.lib.colors import white
-from reportlab.pdfbase.pdfmetrics import stringWidth
+from .fonts import width as stringWidth
 
 from .drawing import BOLD, INK, colour, text, white_contrast
 from .labels import short, word

@@ -6,7 +6,7 @@ from reportlab.lib.colors import white
 
 from . import geometry as geo
 from .boards import BANK_COLOUR, header
-from reportlab.pdfbase.pdfmetrics import stringWidth
+from .fonts import width as stringWidth
 
 from .drawing import (BOLD, FONT, GREY, INK, MONO, PT, break_anywhere, colour, cut_marks, finish, ink_on,
                       new_canvas, page, paragraph, qr, rounded, text)

@@ -6,7 +6,7 @@ from reportlab.graphics import renderPDF
 from reportlab.graphics.charts.lineplots import LinePlot
 from reportlab.graphics.shapes import Drawing
 from reportlab.lib.colors import white
-from reportlab.pdfbase.pdfmetrics import stringWidth
+from .fonts import width as stringWidth
 
 from .boards import BANK_COLOUR, header
 from reportlab.graphics.widgets.markers import makeMarker

@@ -6,7 +6,7 @@ paper and the app cannot disagree on a rounding.
 
 from __future__ import annotations
 
-from reportlab.pdfbase.pdfmetrics import stringWidth
+from .fonts import width as stringWidth
 
 from trias.scoring import mass_points
 

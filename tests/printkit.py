@@ -88,7 +88,17 @@ def scan_qr_codes(data: bytes, tmp_path, page: int = 1, dpi: int = 150) -> list:
 
 def text_boxes(data: bytes, page: int = 0) -> list:
     """(text, (x0, y0, x1, y1) in mm, upright) of every string drawn on a page."""
+    return [(text, box, upright) for text, box, upright, _, _ in drawn_strings(data, page)]
+
+
+def drawn_strings(data: bytes, page: int = 0) -> list:
+    """(text, (x0, y0, x1, y1) in mm, upright, size in points on the page, font) of every string drawn on a page.
+
+    A run in an embedded font (printables/fonts.py: an emoji, a Polish letter) is measured with that font.
+    """
     from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    from printables.fonts import registered_name
 
     found = []
 
@@ -99,11 +109,38 @@ def text_boxes(data: bytes, page: int = 0) -> list:
         x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
         y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
         scale = (cm[0] ** 2 + cm[1] ** 2) ** 0.5  # points per user unit
-        width = stringWidth(text, font["/BaseFont"].lstrip("/"), size) * scale
+        font_name = registered_name(font["/BaseFont"])
+        width = stringWidth(text, font_name, size) * scale
         height = size * scale
         upright = abs(cm[1]) < 1e-9 and abs(tm[1]) < 1e-9
         mm = 25.4 / 72
-        found.append((text, (x * mm, (y - 0.25 * height) * mm, (x + width) * mm, (y + 0.8 * height) * mm), upright))
+        found.append((text, (x * mm, (y - 0.25 * height) * mm, (x + width) * mm, (y + 0.8 * height) * mm), upright,
+                      size * scale * (tm[0] ** 2 + tm[1] ** 2) ** 0.5, font_name))
 
     pypdf.PdfReader(io.BytesIO(data)).pages[page].extract_text(visitor_text=visit)
+    return found
+
+
+def missing_glyphs(data: bytes) -> list:
+    """(page, font, character) of every character a PDF draws without a glyph: a box on paper.
+
+    ReportLab draws a character Helvetica lacks as a ZapfDingbats box; each character drawn in an
+    embedded font (read back through its ToUnicode map) is looked up in the font file itself.
+    """
+    from printables.fonts import drawable_codes
+
+    found = []
+    for number, p in enumerate(pypdf.PdfReader(io.BytesIO(data)).pages, start=1):
+
+        def visit(text, cm, tm, font, size):
+            if font is None or not text.strip():
+                return
+            base = str(font.get("/BaseFont", ""))
+            if base.lstrip("/") == "ZapfDingbats":
+                found.append((number, base, text))
+            codes = drawable_codes(base) if "+" in base else None
+            if codes is not None:
+                found.extend((number, base, ch) for ch in text if ord(ch) not in codes and not ch.isspace())
+
+        p.extract_text(visitor_text=visit)
     return found

@@ -12,8 +12,10 @@ from __future__ import annotations
 import os
 import sys
 
+from bank.errors import ConfigError
 from bank.game.config import load_config
 from bank.store import storage_url
+from printables.printable_names import refusal
 
 
 def add_parser(sub, paths) -> None:
@@ -36,6 +38,9 @@ def _source(args) -> str:
 def cmd_check(args, config_path: str, db: str) -> int:
     """Exit 0 with one line when the config is sound; else main prints the mistake, exit 2."""
     config = load_config(config_path)  # ConfigError: "<file>: '<dotted key>' <what is wrong and what to write>"
+    unprintable = refusal(config, config_path)  # a name that would print with a gap, found before the game
+    if unprintable:
+        raise ConfigError(unprintable)
     where = storage_url.target(db, config)
     storage = where.name if isinstance(where, storage_url.PostgresTarget) else f"the file {db}"
     print(f"{config_path} (from {_source(args)}) is a sound game config: {len(config.teams)} teams, "

@@ -1,0 +1,113 @@
+"""Every team name prints as typed: emoji, accents and letters beyond French on every PDF.
+
+Before: the print pack drew everything in ReportLab's built-in Helvetica, whose WinAnsi
+encoding has no emoji and no 'Ł': "Les Verts 🌱 qui Poussent Vite" printed a black box
+(a ZapfDingbats glyph) on every sheet, and the name came back from the PDF without its
+emoji. A 30-letter name with no space ran past its coloured cell on the game-state sheet,
+whose next cell covered it ("Mégalosaure-Anticons"). Now each character missing from
+Helvetica is drawn in an embedded Noto font (printables/fonts.py), a word too wide breaks
+after its hyphen, and `config check` refuses before the game a name no font can draw.
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+
+import pytest
+from print_names_kit import GAME_DAY_NAMES, config_text_with_teams, config_with_teams
+from printkit import all_text, drawn_strings, missing_glyphs, pages_text
+
+from bank.cli.main import main
+from bank.services.bank import Bank
+from printables import pack
+from printables.drawing import PT, wrap
+from printables.fonts import fallbacks, runs, undrawable
+from printables.state_data import snapshot
+from printables.state_sheet import render_state
+
+# The documents that print the teams' names.
+NAMED = ("cards", "team-boards", "bank-sheets", "shared-boards-a3", "join-cards")
+
+
+def squeezed(value: str) -> str:
+    """Text without its spaces and line ends: the PDF's text breaks a line where the font changes."""
+    return "".join(unicodedata.normalize("NFC", value).split())
+
+
+@pytest.fixture(scope="module")
+def game_day_config():
+    return config_with_teams(GAME_DAY_NAMES)
+
+
+def test_the_print_fonts_are_installed_and_have_the_game_day_characters():
+    assert [name for name, _ in fallbacks()] == ["TB-NotoSans", "TB-NotoSymbols", "TB-NotoEmoji"]
+    for fr, en in GAME_DAY_NAMES:
+        assert undrawable(fr) == [] and undrawable(en) == [], (fr, en)
+    assert [font for font, _ in runs("Les Verts 🌱", "Helvetica-Bold")] == ["Helvetica-Bold", "TB-NotoEmoji"]
+    assert runs("Bleus", "Helvetica") == [("Helvetica", "Bleus")]  # a French name embeds nothing
+    assert undrawable("熊猫 Pandas") == ["熊", "猫"]
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_every_name_comes_back_whole_from_every_sheet_with_no_box(game_day_config, lang):
+    urls = {team: f"http://192.168.4.1:5000/t/tok{team}" for team in game_day_config.teams}
+    docs = dict(pack.documents("all", game_day_config, lang, team_urls=urls, base="http://192.168.4.1:5000",
+                               wifi=("Terrabank", "sol-vert-42")))
+    names = [fr if lang == "fr" else en for fr, en in GAME_DAY_NAMES]
+    for filename, render in docs.items():
+        if lang == "en" and not filename.startswith(NAMED):
+            continue  # the French run reads every document; the English one those with the names
+        data = render()
+        assert missing_glyphs(data) == [], filename
+        if filename.startswith(NAMED):
+            text = squeezed(all_text(data))
+            for team_name in names:
+                assert squeezed(team_name) in text, (filename, team_name)
+    emoji_pdf = docs[f"team-boards-{lang}.pdf"]()
+    assert b"NotoEmoji" in emoji_pdf  # the emoji's outlines travel with the PDF, no font needed where it is printed
+    assert "🌱" in all_text(emoji_pdf)  # and read back as the emoji itself (a copied name, a search)
+
+
+def test_a_french_pack_with_french_names_embeds_nothing(config):
+    for filename, render in pack.documents("boards", config, "fr"):
+        data = render()
+        assert b"FontFile2" not in data and missing_glyphs(data) == [], filename
+
+
+def test_a_name_too_wide_for_its_cell_breaks_after_its_hyphen_and_is_never_cut(game_day_config, tmp_path):
+    assert wrap("Mégalosaure-Anticonstitutionné", "Helvetica-Bold", 8 * PT, 25, "any") == [
+        "Mégalosaure-", "Anticonstitutionné"]
+    no_dash = wrap("Anticonstitutionnellement", "Helvetica-Bold", 8 * PT, 30, "any")
+    assert "".join(no_dash) == "Anticonstitutionnellement" and len(no_dash) == 2
+    bank = Bank.create(tmp_path / "g.db", game_day_config)
+    bank.execute({"id": "c1", "type": "start_clock"})
+    now = time.time()
+    snap = snapshot(bank.state, game_day_config, now, bank.last_seq, now, chain_head=bank.head_at(bank.last_seq))
+    bank.close()
+    data = render_state(snap, game_day_config, "fr")
+    lines = pages_text(data)[0]
+    assert "Mégalosaure-" in lines and "Anticonstitutionné" in lines
+    assert missing_glyphs(data) == []
+    name_cell = [box for text, box, _, _, _ in drawn_strings(data) if text in ("Mégalosaure-", "Anticonstitutionné")]
+    coloured_cell_right = 14 + 38  # state_sheet.py: the team's cell, left margin + name column
+    assert name_cell and all(box[2] <= coloured_cell_right + 0.5 for box in name_cell), name_cell
+
+
+def _check(tmp_path, monkeypatch, names):
+    path = tmp_path / "config.toml"
+    path.write_text(config_text_with_teams(names), encoding="utf-8")
+    monkeypatch.setenv("TERRABANK_CONFIG", str(path))
+    monkeypatch.chdir(tmp_path)
+    return main(["config", "check"])
+
+
+def test_config_check_accepts_emoji_names_and_refuses_a_character_no_font_draws(tmp_path, monkeypatch, capsys):
+    assert _check(tmp_path, monkeypatch, GAME_DAY_NAMES) == 0
+    assert "6 teams" in capsys.readouterr().out
+    names = [GAME_DAY_NAMES[0], ("Les Pandas 熊猫", "The Pandas")]
+    assert _check(tmp_path, monkeypatch, names) == 2
+    said = capsys.readouterr().err
+    assert "'teams[yellow].label.fr'" in said and "Les Pandas 熊猫" in said
+    assert "U+718A" in said and "U+732B" in said  # each character named, to find it in the file
+    assert "e.g. 'Les Pandas'" in said  # and what to write instead
