@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from reportlab.graphics import renderPDF
-from reportlab.graphics.charts.lineplots import LinePlot
-from reportlab.graphics.shapes import Drawing
 from reportlab.lib.colors import white
-from .fonts import width as stringWidth
 
 from .boards import BANK_COLOUR, header
-from reportlab.graphics.widgets.markers import makeMarker
-
-from .drawing import (BOLD, FONT, INK, LIGHT, PT, colour, finish, new_canvas, paragraph, rounded, text,
-                      white_contrast)
+from .drawing import BOLD, FONT, INK, LIGHT, PT, colour, finish, new_canvas, paragraph, rounded, text, wrap
+from .report_chart import chart, legend_height
 from .geometry import A4, MM, Box, paper_size
 from .icons import in_words
 from .labels import colon, count, name, rate_text, t, typo
-from .report_moments import AREA, moments_section, sources_table
+from .report_moments import AREA, LINE_SIZE, moments_section, sources_table, whole_height
 from .report_data import Summary, summarise
 
 LIST_LIMIT = 8  # lines of trades or fights shown per team before "... and n more"
+WIN_SIZE = 14 * PT  # the winner's line
 
 
 class Flow:
@@ -133,95 +128,24 @@ def _standings(c, summary: Summary, config, top: float, lang: str) -> None:
             text(c, value, x + (7 if j == 1 else 0), y, 11 * PT, BOLD if j < 3 else FONT, width=60 if j == 1 else None)
 
 
-MARKERS = ("FilledCircle", "FilledSquare", "FilledTriangle", "FilledDiamond", "Circle", "Square")
-DASHES = (None, (2, 1), (0.6, 0.8), (3, 1, 0.6, 1), (1.5, 1.5), (4, 1.5))
-
-
-def line_colour(hex_value: str):
-    """A team colour made dark enough to read as a line on white (yellow at 1.7:1 would vanish)."""
-    if white_contrast(hex_value) >= 3:
-        return colour(hex_value)
-    r, g, b = (int(hex_value[i:i + 2], 16) for i in (1, 3, 5))
-    return colour(f"#{int(r * 0.55):02x}{int(g * 0.55):02x}{int(b * 0.55):02x}")
-
-
-def spread(series: list, top: float) -> list:
-    """Each series lifted a hair above the one before, so equal step lines lie side by side, not on top."""
-    lift = top * 0.012
-    return [[(x, y + i * lift) for x, y in points] for i, (_, _, points) in enumerate(series)]
-
-
-def chart(c, box: Box, series: list, minutes: float, lang: str, top: float | None = None,
-          marks: tuple = ()) -> None:
-    """A line chart of (label, colour, points) over game minutes, its legend under it.
-
-    Lines differ by colour, dash and marker, and the legend shows all three with
-    the name, so no one needs to tell red from green. `marks` are (value, label)
-    horizontal lines (the unlock level, the end of a track).
-    """
-    plot_box = Box(box.x, box.y + 9, box.w, box.h - 9)
-    drawing = Drawing(plot_box.w, plot_box.h)
-    plot = LinePlot()
-    plot.x, plot.y, plot.width, plot.height = 10, 8, plot_box.w - 14, plot_box.h - 10
-    top = top or max([y for _, _, points in series for _, y in points] + [1])
-    plot.data = spread(series, top)
-    for i, (_, hex_value, _) in enumerate(series):
-        plot.lines[i].strokeColor = line_colour(hex_value)
-        plot.lines[i].strokeWidth = 0.6
-        plot.lines[i].strokeDashArray = DASHES[i % len(DASHES)]
-        plot.lines[i].symbol = makeMarker(MARKERS[i % len(MARKERS)], size=1.6, fillColor=line_colour(hex_value),
-                                          strokeColor=line_colour(hex_value))
-    plot.xValueAxis.valueMin, plot.xValueAxis.valueMax = 0, max(1.0, minutes)
-    plot.yValueAxis.valueMin, plot.yValueAxis.valueMax = 0, top * 1.04
-    for axis, ticks in ((plot.xValueAxis, "tickDown"), (plot.yValueAxis, "tickLeft")):
-        setattr(axis, ticks, 1)
-        axis.strokeWidth = 0.2
-        axis.labels.fontName, axis.labels.fontSize = FONT, 8 * PT
-    plot.xValueAxis.labels.dy = -1
-    plot.yValueAxis.labels.dx = -1
-    drawing.add(plot)
-    renderPDF.draw(drawing, c, plot_box.x, plot_box.y)
-    for value, label in marks:
-        y = plot_box.y + plot.y + plot.height * value / (top * 1.04)
-        c.saveState()
-        c.setDash(1.2, 1)
-        c.setStrokeColor(INK)
-        c.setLineWidth(0.3)
-        c.line(plot_box.x + plot.x, y, plot_box.x + plot.x + plot.width, y)
-        c.restoreState()
-        text(c, label, plot_box.x + plot.x + 1, y + 0.8, 8 * PT, FONT, INK)
-    text(c, t(lang, "minutes"), plot_box.right - 4, plot_box.y + 1, 8 * PT, FONT, INK, "right")
-    x = box.x + 10
-    for i, (label, hex_value, _) in enumerate(series):
-        ink = line_colour(hex_value)
-        c.saveState()
-        c.setStrokeColor(ink)
-        c.setLineWidth(0.6)
-        if DASHES[i % len(DASHES)]:
-            c.setDash(list(DASHES[i % len(DASHES)]))
-        c.line(x, box.y + 2.6, x + 8, box.y + 2.6)
-        c.restoreState()
-        marker = makeMarker(MARKERS[i % len(MARKERS)], size=1.8, fillColor=ink, strokeColor=ink)
-        marker.x, marker.y = 4, 0
-        small = Drawing(8, 3)
-        small.add(marker)
-        renderPDF.draw(small, c, x, box.y + 2.6)
-        text(c, label, x + 10, box.y + 1.5, 9 * PT)
-        x += 16 + stringWidth(label, FONT, 9 * PT)
-
-
 def _front_page(flow: Flow, summary: Summary, config, lang: str) -> None:
     """Title, the end, standings, reputation and track curves."""
     c = flow.c
     top = flow.need(16)
     header(c, Box(AREA.x, top - 14, AREA.w, 14), BANK_COLOUR, name(config.title, lang), t(lang, "report_title"))
     why = why_sentence(config, summary, lang)
-    top = flow.need(34 if why else 24)
-    rounded(c, Box(AREA.x, top - (30 if why else 20), AREA.w, 28 if why else 18), 2, fill=white, stroke=INK)
+    # The winners and the why on as many lines as they take (six long names can share the win), never shrunk.
+    winners = wrap(winner_line(config, summary.ended, lang), BOLD, WIN_SIZE, AREA.w - 8, "any")
+    more = max(0, len(winners) - 1) * WIN_SIZE * 1.15
+    why_h = max(10, whole_height(why, AREA.w - 8, 10 * PT)) if why else 0
+    box_h = (28 if why else 18) + more + max(0, why_h - 10)
+    top = flow.need(box_h + 6)
+    rounded(c, Box(AREA.x, top - box_h - 2, AREA.w, box_h), 2, fill=white, stroke=INK)
     text(c, end_sentence(config, summary.ended, lang), AREA.x + 4, top - 8, 10 * PT, FONT, width=AREA.w - 8)
-    text(c, winner_line(config, summary.ended, lang), AREA.x + 4, top - 16, 14 * PT, BOLD, width=AREA.w - 8)
+    for k, line in enumerate(winners):
+        text(c, line, AREA.x + 4, top - 16 - k * WIN_SIZE * 1.15, WIN_SIZE, BOLD)
     if why:
-        paragraph(c, why, Box(AREA.x + 4, top - 29, AREA.w - 8, 10), 10 * PT, FONT, smallest=8 * PT)
+        paragraph(c, why, Box(AREA.x + 4, top - 19 - more - why_h, AREA.w - 8, why_h), 10 * PT, FONT, smallest=10 * PT)
     top = flow.need(20 + 7 * len(summary.standings))
     text(c, t(lang, "standings"), AREA.x, top - 5, 12 * PT, BOLD)
     _standings(c, summary, config, top - 7, lang)
@@ -233,6 +157,7 @@ def _front_page(flow: Flow, summary: Summary, config, lang: str) -> None:
              (longest, t(lang, "end_mark", n=longest)))
     for title, series, height, top_value, lines in ((t(lang, "rep_over_time"), teams, 78, None, ()),
                                                     (t(lang, "track_progress"), tracks, 62, longest, marks)):
+        height += legend_height(series, AREA.w) - legend_height(series[:1], AREA.w)  # a row more per row of names
         top = flow.need(height + 8)
         text(c, title, AREA.x, top - 5, 12 * PT, BOLD)
         chart(c, Box(AREA.x, top - 8 - height, AREA.w, height), series, summary.minutes, lang, top_value, lines)
@@ -279,7 +204,7 @@ def _team_story(flow: Flow, config, team_id: str, summary: Summary, lang: str) -
         (f"{t(lang, 'fights')} ({_fight_count(lang, won, len(story.fights) - won)})", _limited(fights, lang) or ["-"]),
         (t(lang, "trades"), _limited(trades, lang) or ["-"]),
     ]
-    height = 14 + sum(6 + 4 * len(lines) for _, lines in blocks)
+    height = 14 + sum(6 + sum(whole_height(line, AREA.w - 3) + 0.3 for line in lines) for _, lines in blocks)
     top = flow.need(height)
     points = next(r["reputation"] for r in summary.standings if r["team"] == team_id)
     header(c, Box(AREA.x, top - 11, AREA.w, 11), team.colour, name(team.label, lang), count(lang, "point", points))
@@ -287,8 +212,9 @@ def _team_story(flow: Flow, config, team_id: str, summary: Summary, lang: str) -
     for title, lines in blocks:
         text(c, title, AREA.x, y - 3.5, 10 * PT, BOLD)
         y -= 5.5
-        for line in lines:
-            y -= paragraph(c, line, Box(AREA.x + 3, y - 4, AREA.w - 3, 4), 9 * PT, smallest=8 * PT)
+        for line in lines:  # whole, on as many lines as it takes
+            high = whole_height(line, AREA.w - 3) + 0.3
+            y -= paragraph(c, line, Box(AREA.x + 3, y - high, AREA.w - 3, high), LINE_SIZE, smallest=LINE_SIZE) + 0.3
         y -= 0.5
     flow.y = min(flow.y, y - 2)
 

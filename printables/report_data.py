@@ -47,7 +47,7 @@ class Summary:
 # (issue 35 item 5: a report that leaves nothing out, each where it happened).
 MOMENTS = ("award", "exchange", "option_set", "clock_started", "clock_paused", "session_ended", "clock_resumed",
            "session_started", "event_closed", "animal_bought", "building_built", "inventory", "refill",
-           "paper_reentry", "game_ended")
+           "paper_reentry", "undone", "game_ended")
 
 
 def _step(curve: list, minute: float, value) -> None:
@@ -88,12 +88,16 @@ def summarise(config, rows) -> Summary:
             _step(tracks[track], minute, state.tracks[track])
         if row["type"] != "reverse":
             records += [(row["seq"], minute, row.get("actor"), e) for e in reader.moments(row, state, session_before)]
+            reader.remember(row, minute)
+        else:
+            records += [(row["seq"], minute, row.get("actor"), e) for e in reader.undoing(row, minute)]
     reputation = {team: _steps(curve) for team, curve in points_over_time(config, rows)["teams"].items()}
     for curve in tracks.values():
         curve.append((max(minute, curve[-1][0]), curve[-1][1]))  # draw every line to the end
     stories = {t: TeamStory(list(state.buildings[t]), list(state.animals[t])) for t in config.teams}
     undone = set(state.reversed)
-    kept = [(m, actor, e) for seq, m, actor, e in records if seq not in undone]
+    # A paper batch stays told when its first move is undone: its line says how many were undone.
+    kept = [(m, actor, e) for seq, m, actor, e in records if seq not in undone or e["type"] == "paper_reentry"]
     rates = _tell(kept, stories, state)
     moments = [{"minute": m, **e} for m, actor, e in kept if e["type"] in MOMENTS]
     if unlocked is not None:

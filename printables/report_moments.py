@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .drawing import BOLD, FONT, PT, fit_size, paragraph, text
+from .drawing import BOLD, FONT, PT, fit_size, paragraph, text, wrap
 from .geometry import A4, Box
 from .icons import in_words
 from .labels import count, name, typo
@@ -38,6 +38,13 @@ W = {
            "clock_jump": "l'horloge de la machine a sauté de {n} s : la banque a mis le jeu en pause",
            "paper_1": "1 écriture ressaisie depuis les registres papier{by}",
            "paper_n": "{n} écritures ressaisies depuis les registres papier{by}", "by": " par {actor}",
+           "paper_undone_1": ", dont 1 annulée ensuite, raison : « {reasons} »",
+           "paper_undone_n": ", dont {k} annulées ensuite, raison : « {reasons} »",
+           "undone": "écriture de la minute {m} annulée ({what}{team}), raison : « {reason} »",
+           "what": {"award": "points de l'animation", "trade": "échange", "fight": "combat", "harvest": "récolte",
+                    "build": "construction", "buy_animal": "achat d'animal", "exchange": "change",
+                    "contribute": "don à un événement", "raise_tracks": "avancée des pistes",
+                    "inventory": "comptage", "refill": "bols remplis", "redeem_jokers": "jokers rendus"},
            "options": {"team_bonus": "bonus d'équipe", "everyone_fights": "tout le monde se bat",
                        "second_pirate": "deuxième pirate"}},
     "en": {"title": "What made the game", "none": "Nothing else to tell.",
@@ -64,6 +71,13 @@ W = {
            "clock_jump": "the machine's clock jumped by {n} s: the bank paused the game",
            "paper_1": "1 move re-entered from the paper ledgers{by}",
            "paper_n": "{n} moves re-entered from the paper ledgers{by}", "by": " by {actor}",
+           "paper_undone_1": ", 1 of them undone afterwards, reason: '{reasons}'",
+           "paper_undone_n": ", {k} of them undone afterwards, reason: '{reasons}'",
+           "undone": "entry of minute {m} undone ({what}{team}), reason: '{reason}'",
+           "what": {"award": "facilitators' points", "trade": "trade", "fight": "fight", "harvest": "harvest",
+                    "build": "building", "buy_animal": "animal bought", "exchange": "exchange",
+                    "contribute": "gift to an event", "raise_tracks": "tracks raised",
+                    "inventory": "count", "refill": "bowls refilled", "redeem_jokers": "jokers redeemed"},
            "options": {"team_bonus": "team bonus", "everyone_fights": "everyone fights",
                        "second_pirate": "second pirate"}},
 }
@@ -126,7 +140,19 @@ def _paused(config, event: dict, w: dict, team: str, lang: str) -> str:
 
 def _paper(config, event: dict, w: dict, team: str, lang: str) -> str:
     by = w["by"].format(actor=event["actor"]) if event.get("actor") else ""
-    return w["paper_1" if event["moves"] == 1 else "paper_n"].format(n=event["moves"], by=by)
+    said = w["paper_1" if event["moves"] == 1 else "paper_n"].format(n=event["moves"], by=by)
+    undone = event.get("undone") or []
+    if undone:  # the duplicates typed twice and undone: counted above, so said here
+        reasons = " ; ".join(dict.fromkeys(r for r in undone if r)) or "-"
+        said += w["paper_undone_1" if len(undone) == 1 else "paper_undone_n"].format(k=len(undone), reasons=reasons)
+    return said
+
+
+def _undone(config, event: dict, w: dict, team: str, lang: str) -> str:
+    """An entry undone (a reversal), with what it was and why: the standings no longer count it."""
+    what = w["what"].get(event.get("what"), event.get("what") or "?")
+    minute = round(event["was_minute"]) if event.get("was_minute") is not None else "?"
+    return w["undone"].format(m=minute, what=what, team=f", {team}" if team else "", reason=event.get("reason", ""))
 
 
 EXTRA = {
@@ -135,6 +161,7 @@ EXTRA = {
     "clock_paused": _paused,
     "session_started": lambda config, e, w, team, lang: w["session_started"].format(n=e["session"]),
     "paper_reentry": _paper,
+    "undone": _undone,
 }
 
 
@@ -154,10 +181,20 @@ def moments_section(flow, summary, config, lang: str, titles: dict | None = None
     lines = [moment_line(config, m, titles, lang) for m in summary.moments] or [W[lang]["none"]]
     top = flow.need(10)
     text(flow.c, W[lang]["title"], AREA.x, top - 5, 12 * PT, BOLD)
-    for line in lines:
-        top = flow.need(5)
-        paragraph(flow.c, line, Box(AREA.x + 3, top - 5, AREA.w - 3, 5), 9 * PT, smallest=8 * PT)
-        flow.y = top - 4.6
+    for line in lines:  # each moment whole, on as many lines as it takes: a correction's reason is never cut
+        height = whole_height(line, AREA.w - 3)
+        top = flow.need(height + 0.4)
+        paragraph(flow.c, line, Box(AREA.x + 3, top - height - 0.4, AREA.w - 3, height + 0.4), LINE_SIZE,
+                  smallest=LINE_SIZE)
+        flow.y = top - height - 0.4
+
+
+LINE_SIZE = 9 * PT
+
+
+def whole_height(line: str, width: float, size: float = LINE_SIZE) -> float:
+    """The height `line` takes wrapped to `width` at `size` (1.2 leading): room for every word."""
+    return len(wrap(line, FONT, size, width, "any")) * size * 1.2
 
 
 HEADS = {
@@ -170,13 +207,27 @@ HEADS = {
 }
 
 
+NAME_WIDTH = 38  # mm of the sources table's name column
+NAME_LEADING = 3.4  # mm between the lines of a name on two lines
+
+
+def name_lines(label: str) -> tuple:
+    """(size, lines) of a team's name in the sources table: one line at 10 pt down to 8.5, else
+    wrapped at 8.5 pt (a 30-letter name shrunk to one line fell to 6 pt)."""
+    size = fit_size(label, BOLD, 10 * PT, NAME_WIDTH)
+    if size >= 8.5 * PT:
+        return size, [label]
+    return 8.5 * PT, wrap(label, BOLD, 8.5 * PT, NAME_WIDTH, "any")
+
+
 def sources_table(flow, summary, config, lang: str) -> None:
     """Each team's points by source, in ranking order: why the winner is ahead (R31)."""
     from .report_data import SOURCES
 
     heads = HEADS[lang]
     rows = summary.standings
-    top = flow.need(14 + 6.5 * len(rows))
+    names = [name_lines(name(row["label"], lang)) for row in rows]
+    top = flow.need(14 + sum(6.5 + (len(lines) - 1) * NAME_LEADING for _, lines in names))
     c = flow.c
     text(c, heads["title"], AREA.x, top - 5, 12 * PT, BOLD)
     first, step = AREA.x + 40, (AREA.w - 40) / (len(SOURCES) + 1)
@@ -186,13 +237,15 @@ def sources_table(flow, summary, config, lang: str) -> None:
     size = min(fit_size(heads[key], BOLD, 9 * PT, step - 1) for key in keys)
     for i, key in enumerate(keys):
         text(c, heads[key], first + (i + 0.5) * step, y, size, BOLD, align="centre")
-    for row in rows:
+    for row, (name_size, lines) in zip(rows, names):
         y -= 6.5
+        for k, line in enumerate(lines):
+            text(c, line, AREA.x, y - k * NAME_LEADING, name_size, BOLD)
         sources = summary.teams[row["team"]].sources
-        text(c, name(row["label"], lang), AREA.x, y, 10 * PT, BOLD, width=38)
         values = [sources.get(key, 0) for key in SOURCES] + [row["reputation"]]
         for i, value in enumerate(values):
             total = i == len(SOURCES)  # a total of 0 is a score (the standings say 0), not an empty source
             text(c, str(value) if value or total else "·", first + (i + 0.5) * step, y, 10 * PT,
                  BOLD if i == len(SOURCES) else FONT, align="centre")
+        y -= (len(lines) - 1) * NAME_LEADING
     flow.y = y - 4

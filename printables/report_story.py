@@ -19,6 +19,23 @@ class RowReader:
 
     def __init__(self):
         self.paper = None  # the re-entry moment the last row belonged to, while rows keep coming from paper
+        self.batch_of = {}  # seq of a paper move -> its batch's moment, where an undoing is told
+        self.booked = {}  # seq -> (minute, command), to tell what an undoing undid
+
+    def undoing(self, row: dict, minute: float) -> list:
+        """A reverse row: told in its paper batch's line (the duplicates typed twice), else as a moment of its own."""
+        command = row.get("command") or {}
+        seq, reason = command.get("seq"), str(command.get("reason") or "")
+        batch = self.batch_of.get(seq)
+        if batch is not None:
+            batch["undone"].append(reason)
+            return []
+        was_minute, undone = self.booked.get(seq, (None, {}))
+        return [{"type": "undone", "seq": seq, "what": undone.get("type", ""), "team": undone.get("team"),
+                 "was_minute": was_minute, "reason": reason}]
+
+    def remember(self, row: dict, minute: float) -> None:
+        self.booked[row["seq"]] = (minute, row.get("command") or {})
 
     def moments(self, row: dict, state: GameState, session_before: int) -> list:
         """The row's events as the report tells them, plus what only the row knows."""
@@ -26,9 +43,12 @@ class RowReader:
         told += self._refill(row)
         if str(row.get("command_id", "")).startswith(PAPER_PREFIX):
             if self.paper is None or self.paper["actor"] != row.get("actor"):
-                self.paper = {"type": "paper_reentry", "moves": 0, "actor": row.get("actor") or ""}
+                self.paper = {"type": "paper_reentry", "moves": 0, "actor": row.get("actor") or "", "seqs": [],
+                              "undone": []}
                 told.insert(0, self.paper)
             self.paper["moves"] += 1
+            self.paper["seqs"].append(row["seq"])
+            self.batch_of[row["seq"]] = self.paper
         elif row["type"] not in ("tick",):
             self.paper = None
         return told

@@ -127,7 +127,7 @@ def test_r26_tracks_chart_runs_to_the_track_end_with_the_unlock_level_marked(pla
 
 
 def test_chart_lines_are_told_apart_without_colour():
-    from printables.report import DASHES, MARKERS, line_colour, spread
+    from printables.report_chart import DASHES, MARKERS, line_colour, spread
     from printables.drawing import white_contrast
 
     assert len(set(MARKERS[:4])) == 4 and len(set(DASHES[:4])) == 4
