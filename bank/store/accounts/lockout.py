@@ -38,8 +38,8 @@ ACCOUNT_MAX_FAILURES = 20
 # Each scrypt hash holds about 32 MB (werkzeug's n=2**15, r=8) while it runs: 60
 # log-ins at once took the server from 46 MB to 1.6 GB. Two at a time cost about
 # 64 MB, safe on a 2 GB Raspberry Pi, and use both cores of a small machine. A device the
-# account logged in on before hashes in a lane of its own beside them (bank/web/access/hash_lanes.py):
-# three at a time at most, about 96 MB.
+# account logged in on before hashes in its account's lane beside them (bank/web/access/hash_lanes.py):
+# one more hash per account logging in on a trusted device at that moment (the lead's few accounts).
 HASH_SLOTS = 2
 # How long a log-in waits for a free slot before it is refused with 429 "busy".
 HASH_WAIT_SECONDS = 3.0

@@ -123,8 +123,8 @@ def login():
                      {"seconds_left": wait, "this_device": False})
     since = services().access.since(username)  # before the check: a password changed meanwhile opens nothing
     try:
-        # A few hashes at a time (memory stays bounded); a trusted device in a lane of its own (hash_lanes.py).
-        with hash_lanes(current_app).slot(lockout(), trusted=bool(device)):
+        # A few hashes at a time (memory stays bounded); a trusted device in its account's lane (hash_lanes.py).
+        with hash_lanes(current_app).slot(lockout(), trusted=username if device else None):
             role = services().access.check(username, password)
     except Busy:
         lockout().refund(keys)
