@@ -15,10 +15,13 @@ Bounded: the target and the source must be loopback addresses; it stops after
 
 `--login-bodies` (issue 34): each slow connection sends a log-in's head whole (with a visitor's
 cookie and CSRF token, so the bank reads the body) and then drips its body; `--addresses 8`
-runs 8 laptops (127.0.0.2-9), each with the counts given.
+runs 8 laptops (127.0.0.2-9), each with the counts given. `--framing chunked|expect|big` frames
+that body otherwise, `--query seat=<link>` or `--query team=<link>` makes it claim a secret.
 
     .venv/bin/python bench/slow_clients.py --url http://127.0.0.1:5000 --seconds 30
     .venv/bin/python bench/slow_clients.py --url http://127.0.0.1:5000 --half-open 0 --slow 60 --login-bodies --addresses 8
+    .venv/bin/python bench/slow_clients.py --url http://127.0.0.1:5000 --half-open 0 --slow 250 --login-bodies \
+        --framing chunked --query seat=<a seat link> --addresses 2
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ from harness import Api  # noqa: E402
 
 MAX_SECONDS = 300
 REQUEST_START = b"GET /display HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow\r\n"
+CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+FRAMINGS = ("length", "chunked", "expect", "big")
 
 
 def _loopback(address: str) -> str:
@@ -125,6 +130,11 @@ class Attack:
                             data = sock.recv(4096)
                         except OSError:
                             data = b""
+                        if data.startswith(CONTINUE):  # the server asks for the body it will never get whole
+                            self.stats["told to continue"] += 1
+                            data = data[len(CONTINUE):]
+                            if not data:
+                                continue
                         if data.startswith(b"HTTP/1.1 429"):
                             self._drop(sel, sock, state, "refused 429 (per address)")
                         elif data.startswith(b"HTTP/1.1 503"):
@@ -209,15 +219,24 @@ def probe(url: str, seconds: float, every: float = 0.5, facilitator: Api | None 
     return {"times": {k: v for k, v in times.items() if v}, "failures": failures}
 
 
-def login_head(url: str) -> bytes:
-    """A log-in's head as the log-in page sends it, announcing a 5,000-byte body, and the body's first byte."""
+def login_head(url: str, framing: str = "length", query: str = "", cookie: str = "") -> bytes:
+    """A log-in's head as the log-in page sends it, and its body's first byte; the body never ends.
+
+    `framing`: "length" announces 5,000 bytes; "chunked" sends a chunk of 5,000 (Transfer-Encoding);
+    "expect" announces 5,000 and asks for "100 Continue" first; "big" sends a chunk of 100,000 (more than
+    the worker's loop reads, and without a Content-Length a route cannot refuse it before reading). `query`: added to the path (e.g. "seat=<a minted seat link>" or "team=<link>",
+    a secret the request claims). `cookie`: more cookies (e.g. a device cookie)."""
     visitor = Api(url, timeout=10)
     try:
         _, body = visitor.request("GET", "/api/csrf")
     finally:
         visitor.close()
-    return (f"POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            f"Cookie: {visitor.cookie}\r\nX-CSRF-Token: {body['csrf']}\r\nContent-Length: 5000\r\n\r\n{{").encode()
+    framing_lines = {"length": "Content-Length: 5000\r\n\r\n{", "chunked": "Transfer-Encoding: chunked\r\n\r\n1388\r\n{",
+                     "expect": "Content-Length: 5000\r\nExpect: 100-continue\r\n\r\n{",
+                     "big": "Transfer-Encoding: chunked\r\n\r\n186a0\r\n{"}[framing]
+    cookies = "; ".join(part for part in (visitor.cookie, cookie) if part)
+    return (f"POST /api/login{'?' + query if query else ''} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Cookie: {cookies}\r\nX-CSRF-Token: {body['csrf']}\r\n{framing_lines}").encode()
 
 
 def main() -> None:
@@ -229,10 +248,12 @@ def main() -> None:
     parser.add_argument("--source", default="127.0.0.2")
     parser.add_argument("--addresses", type=int, default=1, help="laptops, from --source upward (at most 200)")
     parser.add_argument("--login-bodies", action="store_true", help="slow connections drip a log-in's body")
+    parser.add_argument("--framing", choices=FRAMINGS, default="length", help="of the log-in bodies")
+    parser.add_argument("--query", default="", help="added to the log-ins' path: seat=<link> or team=<link>")
     args = parser.parse_args()
     host, port = args.url.removeprefix("http://").split(":")
     first = ipaddress.ip_address(_loopback(args.source))
-    head = login_head(args.url) if args.login_bodies else None
+    head = login_head(args.url, args.framing, args.query) if args.login_bodies else None
     attacks = [Attack(host, int(port), args.half_open, args.slow, args.seconds, str(first + i), head=head).start()
                for i in range(max(1, min(args.addresses, 200)))]
     result = probe(args.url, args.seconds)

@@ -19,6 +19,7 @@ from bank.services.bank import Bank
 from bank.store.storage import private_file, private_folder
 from bank.store.accounts import AccessRules, open_access
 from bank.web import health, refusal_text
+from bank.web.access import device_cookie
 from bank.web.access.auth import load_login
 from bank.web.push.extensions import make_socketio
 from bank.web.i18n import page_languages, plural_forms, request_language, translate, translate_plural
@@ -74,6 +75,7 @@ def create_app(settings: dict | None = None) -> Flask:
     app.extensions["terrabank_lockout"] = access.lockout(clock=bank.now)  # failed log-ins survive a restart
     app.extensions["terrabank_sessions"] = access.sessions(clock=bank.now)  # log-ins are rows: they can be ended
     app.session_interface.clock = bank.now  # the cookie's age too (before any request makes its signer)
+    device_cookie.register(app)  # the lead's trusted device has a lane in the server's admission of bodies
     _init_trias(app, db)
     _register(app)
     health.register(app, db)  # /healthz, /readyz, one log line per outage (issue 24)

@@ -25,6 +25,7 @@ from datetime import timedelta
 
 from flask import current_app, g, request
 from itsdangerous import BadSignature
+from werkzeug.http import parse_cookie
 
 from bank.store.accounts.lockout import user_key
 from bank.web.access.cookie_session import AFTER_SESSION, CookieSessions, CookieSigner
@@ -38,8 +39,8 @@ LIFETIME = timedelta(days=365)
 DEVICE = "device:"
 
 
-def _signer() -> CookieSigner:
-    app = current_app
+def _signer(app=None) -> CookieSigner:
+    app = app or current_app
     keys = [app.secret_key, *(app.config.get("SECRET_KEY_FALLBACKS") or ())]
     # The session's clock (the bank's time line, R34): a Pi's date put right does not age every device cookie.
     clock = getattr(app.session_interface, "clock", time.time)
@@ -69,6 +70,27 @@ def trusted_key(username: str) -> str | None:
     if not isinstance(device, str) or not isinstance(named, str) or named.lower() != username.lower():
         return None
     return user_key(username, DEVICE + device)
+
+
+def account_of(app, environ) -> str | None:
+    """The account a request's valid device cookie names, read before the app runs (no request context):
+    the server's admission gives such a device a lane of its account's for its body (serving/body_pools.py)."""
+    name = app.config.get("SESSION_COOKIE_NAME", "session") + SUFFIX
+    header = environ.get("HTTP_COOKIE", "")
+    if f"{name}=" not in header or not app.secret_key:
+        return None
+    value = parse_cookie(header).get(name, "")
+    try:
+        data = _signer(app).loads(value, max_age=int(LIFETIME.total_seconds()))
+    except BadSignature:  # not signed here, altered, or too old
+        return None
+    named = data.get("user") if isinstance(data, dict) else None
+    return named if isinstance(named, str) and isinstance(data.get("device"), str) else None
+
+
+def register(app) -> None:
+    """Offer account_of to the server's admission, which imports no access module (serving/identity.py)."""
+    app.extensions["terrabank_device_account"] = lambda environ: account_of(app, environ)
 
 
 def give(response, username: str) -> None:

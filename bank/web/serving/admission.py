@@ -28,6 +28,7 @@ import socket
 import threading
 from urllib.parse import parse_qs
 
+from bank.web.serving.body_pools import BodyPools
 from bank.web.serving.deadlines import DEADLINES
 
 # Seconds between telling the pages of a replaced secret why and cutting their connections (LiveSlots.revoke).
@@ -114,7 +115,7 @@ class LiveSlots:
                  identify=None, anonymous_bodies: int | None = None, body_seconds: float = 30.0,
                  anonymous_body_seconds: float = 5.0, strangers: int | None = None,
                  per_stranger_secret: int | None = None, per_stranger_address: int | None = None,
-                 proxies: int = 0):
+                 proxies: int = 0, secret_bodies: int = 4, address_bodies: int = 4, trusted_bodies: int = 2):
         self.app, self.slots = app, slots
         self.anonymous = slots if anonymous is None else anonymous
         self.per_secret = slots if per_secret is None else per_secret
@@ -125,6 +126,7 @@ class LiveSlots:
         self.identify = identify or (lambda environ: None)
         self.anonymous_bodies = anonymous_bodies  # None: not counted
         self.body_seconds, self.anonymous_body_seconds = body_seconds, anonymous_body_seconds
+        self.body_pools = BodyPools(anonymous_bodies, secret_bodies, address_bodies, trusted_bodies)
         self.lock = threading.Lock()
         self.held = 0            # live requests holding a thread now
         self.held_anonymous = 0  # of which without a secret
@@ -132,7 +134,6 @@ class LiveSlots:
         self.by_secret: dict[str, int] = {}
         self.by_address: dict[str, int] = {}   # strangers' live pages per client address
         self.live: dict[str, set] = {}         # secret's name -> its _Held requests, for revoke()
-        self.bodies = 0          # anonymous requests reading their body now
         self.refused = 0         # since the start
         self.revoked = 0         # live requests cut by revoke() since the start
 
@@ -236,29 +237,28 @@ class LiveSlots:
         return len(cut)
 
     def _body(self, environ, start_response, who, sock):
-        """A request with a body: a deadline for it (shorter without a secret), anonymous ones counted."""
-        counted = who is None and self.anonymous_bodies is not None
-        if counted:
+        """A request with a body: it draws on its sender's pool (body_pools.py), and a body still to read has a deadline."""
+        whole = sock is not None and DEADLINES.taken_whole(sock)
+        pool = pool_of(who)
+        device = self._device(environ) if pool != "lead" else None
+        keys = self.body_pools.keys(pool, who, client_address(environ, self.proxies), device, whole)
+        if keys and not self.body_pools.take(keys):
             with self.lock:
-                full = self.bodies >= self.anonymous_bodies
-                if full:
-                    self.refused += 1
-                else:
-                    self.bodies += 1
-            if full:
-                if sock is not None:
-                    DEADLINES.close_after(sock)
-                error = {"error": {"code": "busy", "message": f"{BUSY[0]} / {BUSY[1]}", "params": {}}}
-                return _refuse(start_response, json.dumps(error, ensure_ascii=False).encode(), "application/json")
-        if sock is None:  # not under the guarded worker (`serve --dev`, a test client): no deadline
-            return self._run(environ, start_response, counted)
-        if DEADLINES.taken_whole(sock):
-            # The worker's loop read the body already (worker.py LOOP_BODY): nothing left for a slow client to hold
-            # the thread with. A deadline here would only cut a reply that is slow to start: a log-in's hash on a
-            # loaded machine (issue 34: the lead's tablet cut after 5 s while strangers' hashes shared the CPU).
-            DEADLINES.clear(sock)
-            return self._run(environ, start_response, counted)
-        DEADLINES.set(sock, self.body_seconds if who else self.anonymous_body_seconds)
+                self.refused += 1
+            if sock is not None:
+                DEADLINES.close_after(sock)
+            error = {"error": {"code": "busy", "message": f"{BUSY[0]} / {BUSY[1]}", "params": {}}}
+            return _refuse(start_response, json.dumps(error, ensure_ascii=False).encode(), "application/json")
+        if sock is None or whole:
+            # Not under the guarded worker (`serve --dev`, a test client), or the worker's loop read the body
+            # already (loop_body.py): nothing left for a slow client to hold the thread with. A deadline here
+            # would only cut a reply that is slow to start: a log-in's hash on a loaded machine (issue 34: the
+            # lead's tablet cut after 5 s while strangers' hashes shared the CPU).
+            if sock is not None:
+                DEADLINES.clear(sock)
+            return self._run(environ, start_response, keys)
+        # A secret anyone can mint gets a stranger's deadline, as it gets a stranger's pool.
+        DEADLINES.set(sock, self.body_seconds if pool == "lead" else self.anonymous_body_seconds)
 
         def started(status, headers, exc_info=None):
             DEADLINES.clear(sock)
@@ -268,18 +268,18 @@ class LiveSlots:
             return self.app(environ, started)
         finally:
             DEADLINES.clear(sock)
-            self._done(counted)
+            self.body_pools.give_back(keys)
 
-    def _run(self, environ, start_response, counted: bool):
+    def _device(self, environ) -> str | None:
+        """The account a trusted device's cookie names (identify.device), or None."""
+        device = getattr(self.identify, "device", None)
+        return device(environ) if device is not None else None
+
+    def _run(self, environ, start_response, keys: tuple):
         try:
             return self.app(environ, start_response)
         finally:
-            self._done(counted)
-
-    def _done(self, counted: bool) -> None:
-        if counted:
-            with self.lock:
-                self.bodies -= 1
+            self.body_pools.give_back(keys)
 
 
 def _add(counts: dict, key, step: int) -> None:

@@ -106,6 +106,16 @@ class Identify:
                 return f"{name}/session/{login.key}"
         return None
 
+    def device(self, environ) -> str | None:
+        """The account a trusted device's cookie names (the game registers the check: access/device_cookie.py), or None."""
+        try:
+            game, _, _ = self._game(environ)
+            check = game.extensions.get("terrabank_device_account") if game is not None else None
+            return check(environ) if check is not None else None
+        except Exception:  # a game that cannot be read: no lane, the strangers' pool
+            self.app.logger.debug("admission: could not read a device cookie", exc_info=True)
+            return None
+
     def _session_id(self, game, environ, cookie: str):
         """The session id the request's signed cookie holds, or None. Opened by the app's own session interface
         (access/cookie_session.py open_cookie) without a request context, and left in the environ for Flask's

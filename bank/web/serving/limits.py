@@ -67,6 +67,12 @@ class Limits:
     strangers_live: int | None = None
     per_stranger_secret_live: int = 3    # a seat's phone, a reload while the old page lingers, one more tab
     per_stranger_address_live: int = 15  # three tables' worth of seats played on one device
+    # Bodies read in a pool thread (bigger than the worker's loop reads, or a framing Gunicorn judges; a route's
+    # own bodies are all read by the loop, loop_body.py) carrying a secret the lead issued: at once per secret
+    # and per address. A trusted device's requests with a body, per account (body_pools.py).
+    secret_bodies: int = 4
+    address_bodies: int = 4
+    trusted_bodies: int = 2
 
     def __post_init__(self):
         from bank.errors import BankError

@@ -1,10 +1,10 @@
 """Gunicorn's threaded worker, guarded: caps, eviction of idle connections, heads read without a thread.
 
 Split from server.py (issue 23). What `gthread` does not do by itself, and this adds:
-- a connection holds no pool thread until its request's headers are all in, and a small
-  body too (up to LOOP_BODY bytes, announced by Content-Length): the worker's loop reads them
-  (a silent, slow-header or slow-body client costs a descriptor, never a thread) and closes
-  it `header_seconds` after it was accepted;
+- a connection holds no pool thread until its request's headers are all in, and its body too
+  (up to LOOP_BODY bytes, by Content-Length, chunked, or after `Expect: 100-continue`: loop_body.py):
+  the worker's loop reads them (a silent, slow-header or slow-body client costs a descriptor, never a
+  thread, whatever secret it carries) and closes it `header_seconds` after it was accepted;
 - the listener's queue is emptied at each wake-up (ACCEPT_BATCH), so a phone's new connection
   does not wait behind strangers' in the kernel's queue;
 - at `max_connections` the oldest connection that has not sent a request, or waits idle
@@ -27,16 +27,13 @@ from functools import partial
 from bank.web.serving.deadlines import DEADLINES
 from bank.web.serving import stopping
 from bank.web.serving.limits import STACK_SIZE, Limits, refusal_bytes
+from bank.web.serving.loop_body import CONTINUE, LOOP_BODY, Chunked, plan, without_expect  # noqa: F401 (LOOP_BODY: its old home)
 
 HEAD_CHUNK = 16384
 MAX_HEAD = 65536  # a longer head goes to the pool as it is: Gunicorn refuses it (limit_request_*)
-# A body up to this size is read by the loop before the request gets a thread (issue 34): a log-in, a
-# command or a booking is a few hundred bytes. Read in a thread, 8 addresses dripping log-in bodies held
-# the anonymous bodies' threads, the rest were refused with a 503 and came back at once, and ~450 of their
-# connections queued in the listener ahead of every phone: at a tenth of a core the worst phone waited
-# 7-11 s. A bigger body (an upload), a chunked one or one that waits for "100 Continue" is read in the
-# thread as before, under admission.py's body deadline.
-LOOP_BODY = 65536
+# Read in a thread, 8 addresses dripping log-in bodies held the anonymous bodies' threads, the rest were
+# refused with a 503 and came back at once, and ~450 of their connections queued in the listener ahead of
+# every phone: at a tenth of a core the worst phone waited 7-11 s. So the loop reads bodies too (loop_body.py).
 # Connections accepted per wake-up of the loop. Slow headers from 8 addresses at a tenth of a core, worst
 # phone: one a wake-up (Gunicorn's) 3.2-4.3 s, 64 1.3-3.3 s, 512 3.9-4.2 s (a long accept spell starves
 # the readable sockets; docs/RELIABILITY.md).
@@ -54,6 +51,7 @@ def worker_classes():
             super().__init__(cfg, sock, client, server)
             self.owner, self.released, self.head = owner, False, b""
             self.request_end = None  # once the head is in: how many bytes of head and body to read in the loop
+            self.chunks = None  # a chunked body the loop is reading (loop_body.Chunked)
             self.body_read = False  # the loop read a body: the app's body deadline is not needed (admission.py)
 
         def init(self):
@@ -141,7 +139,7 @@ def worker_classes():
         def wait_for_head(self, conn):
             """In the poller, not in a pool thread, until the request's headers (and small body) are in."""
             conn.timeout = time.monotonic() + self.limits.header_seconds
-            conn.request_end = None
+            conn.request_end, conn.chunks = None, None
             self.pending_conns.append(conn)
             self.poller.register(conn.sock, selectors.EVENT_READ,
                                  partial(self.on_pending_socket_readable, conn))
@@ -166,14 +164,46 @@ def worker_classes():
                 end = conn.head.find(b"\r\n\r\n")
                 if end < 0 and len(conn.head) < MAX_HEAD:
                     return
-                body = 0 if end < 0 else body_to_read(conn.head[:end])
-                conn.request_end, conn.body_read = (0 if end < 0 else end + 4 + body), body > 0
-            if len(conn.head) < conn.request_end:
+                if not self.plan_body(conn, end):
+                    return
+            if conn.chunks is not None:
+                done = conn.chunks.feed(conn.head)
+                if done is None:
+                    return  # the body is still coming: no thread waits for it
+                # -1: too big or not chunked framing: its thread reads on, under admission.py's pools
+                conn.chunks, conn.body_read = None, done > 0
+            elif len(conn.head) < conn.request_end:
                 return  # the body is still coming: no thread waits for it
             self.poller.unregister(client)
             self.pending_conns.remove(conn)
             conn.data_ready = True
             self.enqueue_req(conn)
+
+        def plan_body(self, conn, end: int) -> bool:
+            """The head is in (or too long: `end` < 0): how the loop reads the body. False: the connection was dropped."""
+            conn.request_end, conn.body_read = 0, False
+            if end < 0:
+                return True  # Gunicorn refuses the head in its thread
+            body = plan(conn.head[:end])
+            if not body.in_loop:
+                conn.request_end = end + 4
+                return True
+            if body.expect:
+                # The client waits for this before it sends its body: the loop answers, and Gunicorn, which
+                # would answer it in a thread, no longer sees the header.
+                conn.head = without_expect(conn.head[:end]) + conn.head[end:]
+                end = conn.head.find(b"\r\n\r\n")
+                try:
+                    if conn.sock.send(CONTINUE) != len(CONTINUE):
+                        raise OSError("100 Continue cut")
+                except OSError:
+                    self._drop(conn, self.pending_conns)
+                    return False
+            if body.chunked:
+                conn.chunks = Chunked(end + 4)
+            else:
+                conn.request_end, conn.body_read = end + 4 + body.length, True
+            return True
 
         def on_client_socket_readable(self, conn, client):
             # A kept-alive connection speaks again: its next head is read here too, with its deadline.
@@ -225,23 +255,6 @@ def worker_classes():
             DEADLINES.enforce()
 
     return GuardedConn, GuardedWorker
-
-
-def body_to_read(head: bytes) -> int:
-    """The bytes of body the loop reads before the request gets a thread: its Content-Length when that
-    is small and plain; 0 (read in the thread, as before) for none, a big one, a chunked one, one whose
-    client waits for "100 Continue" (Gunicorn sends it from the thread), or a head Gunicorn will refuse."""
-    length = None
-    for line in head.split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        name = name.strip().lower()
-        if name in (b"transfer-encoding", b"expect"):
-            return 0
-        if name == b"content-length":
-            if length is not None or not value.strip().isdigit():
-                return 0
-            length = int(value.strip())
-    return length if length is not None and length <= LOOP_BODY else 0
 
 
 def _die_with_parent(ppid: int) -> None:

@@ -17,9 +17,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from harness import Api  # noqa: E402
-from test_admission import login_head  # noqa: E402
+from test_admission import http_get, login_head  # noqa: E402
 from test_serving import Production, reply_of  # noqa: E402
-from bank.web.serving.worker import LOOP_BODY, body_to_read  # noqa: E402
+from bank.web.serving.loop_body import LOOP_BODY, Chunked, plan  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +27,11 @@ def small(tmp_path_factory):
     # 8 threads: 2 for anonymous bodies (Limits.anonymous_body_slots), as 25 of the 500 in production.
     limits = {"threads": 8, "header_seconds": 20}
     with Production(tmp_path_factory.mktemp("loop_bodies") / "bank", **limits).prepare().start() as server:
+        # The lead's tablet logs in once, before any attack: its device cookie, and the team links.
+        tablet = Api(server.url, timeout=15).login()
+        server.tokens = tablet.request("GET", "/api/teams/links")[1]
+        server.device = "; ".join(f"{name}={value}" for name, value in tablet.cookies.items() if name.endswith("-device"))
+        tablet.close()
         yield server
 
 
@@ -52,6 +57,95 @@ def test_the_lead_logs_in_while_strangers_drip_log_in_bodies(small):
         lead.close()
     finally:
         for sock in strangers:
+            sock.close()
+
+
+def drip_starts(server, head: bytes, count: int, source: str = "127.0.0.7") -> list:
+    """`count` requests that sent `head` (and their body's first byte) and never send the rest."""
+    socks = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=5, source_address=(source, 0))
+        sock.sendall(head)
+        socks.append(sock)
+    return socks
+
+
+def replies_now(socks: list, seconds: float = 2.0) -> list:
+    """What each socket got within `seconds` (b"" for nothing yet), the "100 Continue" left out."""
+    got = []
+    deadline = time.monotonic() + seconds
+    for sock in socks:
+        sock.settimeout(max(0.05, deadline - time.monotonic()))
+        try:
+            data = sock.recv(4096)
+        except OSError:
+            data = b""
+        got.append(data.replace(b"HTTP/1.1 100 Continue\r\n\r\n", b""))
+    return got
+
+
+def lead_tablet(small, cookie: str) -> Api:
+    tablet = Api(small.url, timeout=15)
+    name, _, value = cookie.partition("=")
+    tablet.cookies = {name: value}
+    return tablet
+
+
+@pytest.mark.parametrize("framing", ["chunked", "expect"])
+def test_the_lead_logs_in_while_strangers_drip_chunked_or_expect_log_in_bodies(small, framing):
+    """Before: a chunked body, or one sent after "100 Continue", was read in a pool thread: 2 of them held the
+    anonymous bodies' threads (25 of 500 in production) and every other log-in got a 503 "busy"."""
+    strangers = drip_starts(small, login_head(small.url, framing), 6)
+    try:
+        time.sleep(1.0)
+        lead = Api(small.url, timeout=15)
+        started = time.monotonic()
+        lead.login(busy_tries=1)
+        print(f"\nthe lead logs in beside 6 dripping {framing} log-ins in {time.monotonic() - started:.3f} s")
+        lead.close()
+        if framing == "expect":  # the loop asked each for its body
+            assert all(sock.recv(100).startswith(b"HTTP/1.1 100 Continue") for sock in strangers)
+    finally:
+        for sock in strangers:
+            sock.close()
+
+
+def test_the_leads_trusted_device_has_a_lane_beside_strangers_bodies_read_in_threads(small):
+    """Bodies bigger than the loop reads go to a thread, in the strangers' pool (2 threads here): before, the
+    lead's tablet, device cookie or not, got 503 "busy" behind them."""
+    strangers = drip_starts(small, login_head(small.url, "big"), 2)
+    try:
+        time.sleep(0.5)
+        tablet = lead_tablet(small, small.device)
+        started = time.monotonic()
+        tablet.login(busy_tries=1)
+        print(f"\nthe lead's tablet logs in beside 2 strangers' big bodies in {time.monotonic() - started:.3f} s")
+        tablet.close()
+        visitor = Api(small.url, timeout=15)  # a device without the cookie still waits its turn
+        with pytest.raises(RuntimeError, match="503"):
+            visitor.login(busy_tries=1)
+        visitor.close()
+    finally:
+        for sock in strangers:
+            sock.close()
+
+
+def test_bodies_claiming_a_team_link_are_capped_per_link_and_per_address(small):
+    """Before: a body with a team link (`?team=`) read in a thread had 30 s and was counted nowhere: 8 of them
+    held all 8 threads and a phone waited for them."""
+    blue, red = small.tokens["blue"], small.tokens["red"]
+    held = drip_starts(small, login_head(small.url, "big", f"team={blue}"), 6)
+    time.sleep(0.5)  # blue's bodies are in their threads
+    others = drip_starts(small, login_head(small.url, "big", f"team={red}"), 2)  # same address: its share is full
+    elsewhere = drip_starts(small, login_head(small.url, "big", f"team={red}"), 1, source="127.0.0.8")
+    try:
+        busy = [r.startswith(b"HTTP/1.1 503") for r in replies_now(held + others + elsewhere)]
+        print(f"\nbodies with team links: {sum(busy)} of {len(busy)} refused at once")
+        assert sum(busy[:6]) == 2 and busy[6:] == [True, True, False], busy
+        status, seconds = http_get(small.port, f"/api/team/{blue}")
+        assert status == 200 and seconds < 1.0, (status, seconds)
+    finally:
+        for sock in held + others + elsewhere:
             sock.close()
 
 
@@ -94,14 +188,31 @@ def test_a_client_waiting_for_100_continue_gets_it_and_its_answer(small):
 
 
 @pytest.mark.parametrize("head, expected", [
-    (b"POST / HTTP/1.1\r\nContent-Length: 120", 120),
-    (b"POST / HTTP/1.1\r\ncontent-length:  7 ", 7),
-    (b"GET / HTTP/1.1\r\nHost: x", 0),
-    (b"POST / HTTP/1.1\r\nContent-Length: %d" % (LOOP_BODY + 1), 0),  # an upload: read in its thread
-    (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked", 0),
-    (b"POST / HTTP/1.1\r\nContent-Length: 9\r\nExpect: 100-continue", 0),  # it waits for Gunicorn's 100
-    (b"POST / HTTP/1.1\r\nContent-Length: 9\r\nContent-Length: 10", 0),  # Gunicorn refuses it
-    (b"POST / HTTP/1.1\r\nContent-Length: -1", 0),
+    (b"POST / HTTP/1.1\r\nContent-Length: 120", (120, False, False)),
+    (b"POST / HTTP/1.1\r\ncontent-length:  7 ", (7, False, False)),
+    (b"GET / HTTP/1.1\r\nHost: x", None),
+    (b"POST / HTTP/1.1\r\nContent-Length: %d" % (LOOP_BODY + 1), None),  # an upload: read in its thread
+    (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked", (0, True, False)),
+    (b"POST / HTTP/1.1\r\nTransfer-Encoding: Chunked\r\nExpect: 100-Continue", (0, True, True)),
+    (b"POST / HTTP/1.1\r\nContent-Length: 9\r\nExpect: 100-continue", (9, False, True)),  # the loop sends the 100
+    (b"POST / HTTP/1.0\r\nContent-Length: 9\r\nExpect: 100-continue", (9, False, False)),  # HTTP/1.0: ignored
+    (b"POST / HTTP/1.1\r\nContent-Length: 9\r\nExpect: something", None),  # Gunicorn's 417, no body read
+    (b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked", None),
+    (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 9", None),  # Gunicorn refuses it
+    (b"POST / HTTP/1.1\r\nContent-Length: 9\r\nContent-Length: 10", None),  # Gunicorn refuses it
+    (b"POST / HTTP/1.1\r\nContent-Length: -1", None),
 ])
-def test_the_loop_waits_only_for_a_small_plain_body(head, expected):
-    assert body_to_read(head) == expected
+def test_the_loop_reads_every_body_of_a_routes_size_whatever_its_framing(head, expected):
+    body = plan(head)
+    assert ((body.length, body.chunked, body.expect) if body.in_loop else None) == expected
+
+
+def test_the_end_of_a_chunked_body_is_found_as_its_bytes_come():
+    head = b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+    whole = head + b"5;x=1\r\nhello\r\n1\r\n!\r\n0\r\nTrailer: t\r\n\r\n"
+    reader = Chunked(len(head))
+    ends = [reader.feed(whole[:n]) for n in range(len(head), len(whole) + 1)]
+    assert ends[:-1] == [None] * (len(ends) - 1) and ends[-1] == len(whole)
+    assert Chunked(len(head)).feed(head + b"zz\r\n") == -1  # not a size: Gunicorn refuses it
+    assert Chunked(len(head)).feed(head + b"%x\r\n" % (LOOP_BODY + 1)) == -1  # an upload: its thread reads it
+    assert Chunked(len(head)).feed(head + b"5\r\nhelloXX") == -1  # no CRLF after the data
