@@ -19,6 +19,9 @@ facilitator sessions always find their share. Slots are counted per secret (a li
 fingerprint of the link, identity.py), and `revoke()` closes the sockets opened with a replaced one
 on the server's side (a hostile client that ignores the request to leave is cut all the same) and
 frees their slots at once.
+
+Issue 43: a request with a body draws on its sender's pool whatever secret it claims (body_pools.py), and
+a link full of one address's pages gives way to a page from another address (LiveSlots._give_way).
 """
 
 from __future__ import annotations
@@ -133,6 +136,8 @@ class LiveSlots:
         self.held_strangers = 0  # of which with a secret anyone can mint (a Trias seat's)
         self.by_secret: dict[str, int] = {}
         self.by_address: dict[str, int] = {}   # strangers' live pages per client address
+        self.by_link_address: dict[tuple, int] = {}  # the lead's secrets' live pages per (secret, address)
+        self.given_way = 0       # live pages cut for a page from another address since the start (_give_way)
         self.live: dict[str, set] = {}         # secret's name -> its _Held requests, for revoke()
         self.refused = 0         # since the start
         self.revoked = 0         # live requests cut by revoke() since the start
@@ -157,10 +162,22 @@ class LiveSlots:
         held = _Held(who, client_address(environ, self.proxies), sock)
         with self.lock:
             full = self._full(held)
+            # A link full of one address's pages: a page from another address takes one of them (_give_way).
+            victim = self._give_way(held) if full and kind != "poll" else None
+            if victim is not None:
+                full = False
+                if kind != "open":  # a new page's handshake only looks: its socket takes the place
+                    self._count(victim, -1)
+                    victim.freed = True
+                    self.given_way += 1
+                else:
+                    victim = None
             if full and kind != "poll":
                 self.refused += 1
             elif kind != "open":
                 self._count(held, 1)
+        if victim is not None:
+            _shut([victim.sock] if victim.sock is not None else [])
         if full and kind != "poll":
             return _refuse(start_response, LIVE_REFUSAL.encode(), "text/plain; charset=utf-8")
         if kind == "open":
@@ -186,6 +203,32 @@ class LiveSlots:
                     or self.by_address.get(held.address, 0) >= self.per_stranger_address)
         return self.by_secret.get(held.who, 0) >= self.per_secret
 
+    def _give_way(self, held: _Held) -> _Held | None:
+        """A live page of the lead's secret `held` claims that gives way to it, or None.
+
+        A per-address share of each link's slots, enforced only when they are contested: when the link is
+        full and its pages' busiest address holds at least two more than the newcomer's would, one of that
+        address's pages is cut for it. One stolen team link on 130 idle pages from one address held all of
+        its team's 60 slots and every real phone was refused until the lead replaced the link; now the
+        phones from other addresses take their places back one by one. A hard cap per address was not
+        built: behind an access point's NAT every phone of a team has one address (docs/DEPLOY.md), and
+        there nothing is contested (one address), so nothing changes."""
+        if pool_of(held.who) != "lead" or self.held >= self.slots:
+            return None
+        if self.by_secret.get(held.who, 0) < self.per_secret:
+            return None
+        mine = self.by_link_address.get((held.who, held.address), 0)
+        busiest, most = None, mine + 1
+        for (who, address), count in self.by_link_address.items():
+            if who == held.who and count > most:
+                busiest, most = address, count
+        if busiest is None:
+            return None
+        for page in self.live.get(held.who, ()):
+            if page.address == busiest and not page.freed:
+                return page
+        return None
+
     def _count(self, held: _Held, step: int) -> None:
         who = held.who
         self.held += step
@@ -193,6 +236,8 @@ class LiveSlots:
             self.held_anonymous += step
             return
         _add(self.by_secret, who, step)
+        if pool_of(who) == "lead":
+            _add(self.by_link_address, (who, held.address), step)
         if pool_of(who) == "strangers" and self.strangers is not None:
             self.held_strangers += step
             _add(self.by_address, held.address, step)

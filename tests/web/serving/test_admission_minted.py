@@ -159,3 +159,24 @@ def test_a_replaced_big_screen_key_frees_its_slots_beside_100_hostile_screens(ga
             crowd.add(page)
         assert wait_until(lambda: all(p.closed for p in stolen), 5), sum(not p.closed for p in stolen)
         assert len(stolen) == PER_LINK  # the key's share, from config.toml (before: 100)
+
+
+def test_a_stolen_link_on_130_idle_pages_from_one_address_leaves_room_for_the_real_phones(game):
+    """Before: the 130 pages took the link's 60 slots (its share) and every real phone of the team, from any
+    address, got 503 until the lead replaced the link. Now a link's pages from its busiest address give way,
+    one by one, to pages from other addresses (admission.py LiveSlots._give_way), without the lead."""
+    settle(game, 30)
+    team = sorted(game.tokens)[-1]
+    token = game.tokens[team]
+    with Crowd() as crowd:
+        stolen = hostile(game, crowd, *phone_query(token), 130)
+        assert len(stolen) == PER_LINK  # uncontested, one address may hold the whole share
+        phones = [open_page(game.port, *phone_query(token), source=f"127.0.0.{101 + i}", timeout=3) for i in range(20)]
+        for page, _ in phones:
+            if page is not None:
+                crowd.add(page)
+        print(f"\nstolen link on 130 pages from one address: {sum(p is not None for p, _ in phones)} of 20 phones from "
+              f"other addresses in, slowest {max(s for _, s in phones):.2f} s; "
+              f"{sum(p.closed for p in stolen)} stolen pages cut for them")
+        assert all(page is not None for page, _ in phones) and max(s for _, s in phones) < 1.0
+        assert wait_until(lambda: sum(p.closed for p in stolen) == 20, 5)  # one cut for each phone, no more

@@ -128,3 +128,28 @@ def test_the_default_limits_keep_the_leads_pool_for_every_team_and_screen_of_the
     assert per_link == config.phones_per_team + config.spare_pages_per_link == 60  # from config.toml
     assert lead >= per_link * (len(config.teams) + 1)  # every team's share and the big screen's
     assert limits.strangers_live_slots() >= 2 * limits.per_stranger_address_live
+
+
+def test_a_link_full_of_one_addresss_pages_gives_way_to_pages_from_other_addresses(pages):
+    """Before: one address's idle pages on a stolen link held all its slots and every real phone was refused
+    until the lead replaced the link. The share is enforced only when contested: pages cut for newcomers."""
+    p = pages(slots=50, anonymous=1, per_secret=6)
+    for _ in range(8):
+        p.open("/team/blue#1", address="10.0.0.9")
+    assert wait_until(lambda: len(p.replies) == 2, 5) and p.slots.by_secret == {"/team/blue#1": 6}
+    for i in range(4):  # a phone from elsewhere, three times: the busiest address gives way until the split is even
+        p.open("/team/blue#1", address="10.0.0.1")
+        assert wait_until(lambda: p.slots.by_link_address.get(("/team/blue#1", "10.0.0.1"), 0) == min(i + 1, 3)
+                          and len(p.replies) == 2 + (i == 3), 5), (p.slots.by_link_address, p.replies)
+    assert p.slots.by_link_address == {("/team/blue#1", "10.0.0.9"): 3, ("/team/blue#1", "10.0.0.1"): 3}
+    assert wait_until(lambda: sum(t.is_alive() for t in p.threads) == 6, 5)  # the cut pages' connections were shut
+    assert p.slots.given_way == 3 and p.slots.by_secret == {"/team/blue#1": 6}
+
+
+def test_behind_one_nat_address_a_links_pages_are_admitted_as_before(pages):
+    p = pages(slots=50, anonymous=1, per_secret=6)
+    for _ in range(7):
+        p.open("/team/blue#1", address="10.0.0.9")
+    assert wait_until(lambda: len(p.replies) == 1, 5) and p.slots.given_way == 0  # nothing contested: nothing cut
+    p.open("/team/red#2", address="10.0.0.1")  # another link's share is its own
+    assert wait_until(lambda: p.slots.by_secret.get("/team/red#2") == 1, 5) and p.slots.given_way == 0
