@@ -70,15 +70,19 @@ class Chunked:
     """Finds the end of a chunked body as its bytes come, without reading any twice.
 
     feed(data) with everything received so far (head included) returns the offset just past the body's
-    last CRLF, None while more is to come, or -1: bigger than LOOP_BODY in data, or not chunked framing
-    (the thread reads on, and Gunicorn refuses what it must)."""
+    last CRLF, None while more is to come, or -1: bigger than LOOP_BODY in data (or twice that with its
+    framing), or not chunked framing (the thread reads on, and Gunicorn refuses what it must)."""
 
-    __slots__ = ("pos", "total", "in_trailers")
+    __slots__ = ("pos", "total", "in_trailers", "most")
 
     def __init__(self, start: int):
         self.pos, self.total, self.in_trailers = start, 0, False
+        # The framing's bytes count too: 64 KB sent as one-byte chunks is 384 KB to hold per connection.
+        self.most = start + 2 * LOOP_BODY
 
     def feed(self, data: bytes) -> int | None:
+        if len(data) > self.most:
+            return -1
         while True:
             eol = data.find(b"\r\n", self.pos, self.pos + MAX_CHUNK_LINE + 2)
             if eol < 0:

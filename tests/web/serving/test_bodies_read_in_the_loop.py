@@ -216,3 +216,5 @@ def test_the_end_of_a_chunked_body_is_found_as_its_bytes_come():
     assert Chunked(len(head)).feed(head + b"zz\r\n") == -1  # not a size: Gunicorn refuses it
     assert Chunked(len(head)).feed(head + b"%x\r\n" % (LOOP_BODY + 1)) == -1  # an upload: its thread reads it
     assert Chunked(len(head)).feed(head + b"5\r\nhelloXX") == -1  # no CRLF after the data
+    tiny = head + b"1\r\na\r\n" * (2 * LOOP_BODY // 6 + 1)  # small in data, but its framing is not
+    assert Chunked(len(head)).feed(tiny) == -1

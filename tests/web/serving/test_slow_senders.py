@@ -30,6 +30,15 @@ a scrypt hash each, 1.1 s at a tenth of a core: before, they held both hash slot
 tablet got 429 "busy", or was cut unanswered by the body's 5 s deadline while its hash waited for
 CPU; a trusted device now hashes in a lane of its own (bank/web/access/hash_lanes.py), and a body
 the loop read whole gets no deadline in the app.
+
+Issue 43: bodies bounded by who sends them, not by what they claim. Chunked bodies (and bodies sent
+after `Expect: 100-continue`) skipped the loop's read, and a request claiming a secret (`?seat=` of a
+Trias seat anyone can mint, `?team=` of any player's link) took its body out of every count with 30 s
+to send it: dripped from 2 or 4 addresses they held every thread (phones up to 13-15 s here, the lead
+timed out or got 503). The loop now reads every body of a route's size, whatever its framing
+(bank/web/serving/loop_body.py), and a body read in a thread draws on its sender's pool
+(body_pools.py). A banker looping good log-ins on their own trusted devices filled the one trusted
+hash lane, and the lead's tablet got 429 "busy" 4 times of 6: each account now has its lane.
 """
 
 from __future__ import annotations
