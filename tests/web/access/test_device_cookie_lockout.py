@@ -87,3 +87,14 @@ def test_a_device_cookie_names_one_account_and_cannot_be_forged(web):
     forged = tablet.client.get_cookie("session-device").value[:-2] + "AA"
     forger.client.set_cookie("session-device", forged)
     assert log_in(forger, "lead", "correct horse", "10.0.0.54").status_code == 429
+
+
+def test_the_servers_admission_reads_the_account_a_device_cookie_names_before_the_app(web, app):
+    """The server's admission (no request context) gives a trusted device's body its account's lane
+    (bank/web/serving/body_pools.py): it must find the account, and nothing in a forged cookie."""
+    tablet = the_leads_tablet(web)
+    value = tablet.client.get_cookie("session-device").value
+    check = app.extensions["terrabank_device_account"]
+    assert check({"HTTP_COOKIE": f"session=x; session-device={value}"}) == "lead"
+    assert check({"HTTP_COOKIE": f"session-device={value[:-2]}AA"}) is None
+    assert check({"HTTP_COOKIE": "session=x"}) is None and check({}) is None
