@@ -89,7 +89,10 @@ def loaded(game, share: float = SERVER_SHARE):
         # Protected as well as capped: on this shared machine (load 11-14 on 2 cores) a capped group still
         # waited its turn behind every other process, and the lead's scrypt (1.1 s at a tenth of a core)
         # took 1.2-2.8 s. Ten times the default weight gives the server its tenth whenever it wants it.
-        (group / "cpu.shares").write_text("10240")
+        try:
+            (group / "cpu.shares").write_text("10240")
+        except OSError as exc:
+            print(f"\nthe server's share is capped, not protected ({exc})")
         kids = Path(f"/proc/{game.pid}/task/{game.pid}/children").read_text().split()
         for pid in [game.pid, *map(int, kids)]:
             (group / "cgroup.procs").write_text(str(pid))
