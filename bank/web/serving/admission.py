@@ -212,7 +212,8 @@ class LiveSlots:
         its team's 60 slots and every real phone was refused until the lead replaced the link; now the
         phones from other addresses take their places back one by one. A hard cap per address was not
         built: behind an access point's NAT every phone of a team has one address (docs/DEPLOY.md), and
-        there nothing is contested (one address), so nothing changes."""
+        there nothing is contested (one address), so nothing changes. Its limit: pages from a second address
+        can take back up to half of a full link from the NAT's; a stolen link is still for the lead to replace."""
         if pool_of(held.who) != "lead" or self.held >= self.slots:
             return None
         if self.by_secret.get(held.who, 0) < self.per_secret:
