@@ -8,8 +8,8 @@ and got "busy" (5.7-12 s after it asked).
 
 Here a trusted device (a valid device cookie for the account it logs into, device_cookie.py) hashes in
 a lane of that account's, one hash at a time, that no stranger and no other account can enter. A
-single lane for every trusted device was not enough: a banker looping good log-ins on their own device
-from 6 threads kept it full, and the lead's tablet got "busy" 6 times of 8. An account can only fill its
+single lane for every trusted device was not enough: a banker looping good log-ins on their own devices
+kept it full, and the lead's tablet waited behind them until "busy". An account can only fill its
 own lane. Memory: the lockout's two hashes plus one per account logging in on a trusted device at that
 moment, 32 MB each; lanes exist only for accounts named by a device cookie this server signed, so the
 lead's accounts bound them (a stranger cannot make one). Everyone else keeps the lockout's slots,

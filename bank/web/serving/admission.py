@@ -20,7 +20,7 @@ fingerprint of the link, identity.py), and `revoke()` closes the sockets opened 
 on the server's side (a hostile client that ignores the request to leave is cut all the same) and
 frees their slots at once.
 
-Issue 43: a request with a body draws on its sender's pool whatever secret it claims (body_pools.py), and
+A request with a body draws on its sender's pool whatever secret it claims (body_pools.py), and
 a link full of one address's pages gives way to a page from another address (LiveSlots._give_way).
 """
 
@@ -208,9 +208,9 @@ class LiveSlots:
 
         A per-address share of each link's slots, enforced only when they are contested: when the link is
         full and its pages' busiest address holds at least two more than the newcomer's would, one of that
-        address's pages is cut for it. One stolen team link on 130 idle pages from one address held all of
-        its team's 60 slots and every real phone was refused until the lead replaced the link; now the
-        phones from other addresses take their places back one by one. A hard cap per address was not
+        address's pages is cut for it. A stolen team link on idle pages from one address held all of its
+        team's slots and every real phone was refused until the lead replaced the link; now the phones
+        from other addresses take their places back one by one. A hard cap per address was not
         built: behind an access point's NAT every phone of a team has one address (docs/DEPLOY.md), and
         there nothing is contested (one address), so nothing changes. Its limit: pages from a second address
         can take back up to half of a full link from the NAT's; a stolen link is still for the lead to replace."""
@@ -298,8 +298,8 @@ class LiveSlots:
         if sock is None or whole:
             # Not under the guarded worker (`serve --dev`, a test client), or the worker's loop read the body
             # already (loop_body.py): nothing left for a slow client to hold the thread with. A deadline here
-            # would only cut a reply that is slow to start: a log-in's hash on a loaded machine (issue 34: the
-            # lead's tablet cut after 5 s while strangers' hashes shared the CPU).
+            # would only cut a reply that is slow to start: a log-in's hash on a loaded machine (the lead's
+            # tablet was cut while strangers' hashes shared the CPU).
             if sock is not None:
                 DEADLINES.clear(sock)
             return self._run(environ, start_response, keys)

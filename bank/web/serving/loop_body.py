@@ -1,8 +1,8 @@
 """Where a request's body ends, found by the worker's loop before the request gets a thread.
 
 A slow body read in a pool thread holds that thread until its deadline: dripped one byte a second
-from 2 addresses with a Trias seat link, or from 4 with a team link, such bodies held every thread for
-30 s, phones waited 14-28 s and the lead could not log in. Every body of a route's size is therefore read
+from a few addresses with a Trias seat link or a team link, such bodies held every thread, the phones
+waited for them and the lead could not log in. Every body of a route's size is therefore read
 by the loop, whatever its framing: a Content-Length, chunked, or either after `Expect: 100-continue`
 (the loop sends the "100 Continue" itself and removes the header, so Gunicorn does not send it again).
 A body the loop does not read (bigger than LOOP_BODY, a framing Gunicorn will refuse) goes to a thread
