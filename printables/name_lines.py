@@ -2,17 +2,18 @@
 without saying so, never split inside a character a reader sees as one (an emoji with its modifiers,
 a letter with its accent).
 
-The name wraps at its spaces; a word wider than the box breaks after a dash if it has one
-("Mégalosaure-" / "Anticonstitutionné"), else at the last character that fits. When the lines
-allowed are full, the last one ends with "…" where the name is cut: the re-entry form reads the
-name back from what is left (bank/game/typed_names.py), so `copied` gives the text a banker copies.
+The name wraps as drawing.wrap does it: at its spaces; a word wider than the box breaks after a
+dash if it has one ("Mégalosaure-" / "Anticonstitutionné"), else at the last character that fits.
+When the lines allowed are full, the last one ends with "…" where the name is cut: the re-entry
+form reads the name back from what is left (bank/game/typed_names.py), so `copied` gives the text
+a banker copies.
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-from reportlab.pdfbase.pdfmetrics import stringWidth
+from .drawing import stringWidth, wrap  # the print fonts' widths: an emoji measured in the font that draws it
 
 ELLIPSIS = "…"
 _JOINERS = {"\u200d"}  # a zero-width joiner glues the next character to this one
@@ -39,25 +40,15 @@ def _regional(ch: str) -> bool:
 
 
 def name_lines(name: str, font: str, size: float, width: float, lines: int = 2) -> list:
-    """The lines the box draws of `name` at `size` in `width` (mm, as the sheets measure), at most `lines`."""
-    def fits(value: str) -> bool:
-        return stringWidth(value, font, size) <= width + 1e-6
-
-    out, rest = [], name.strip()
-    while rest:
-        if len(out) == lines - 1:
-            last = rest
-            if fits(last):
-                out.append(last)
-                return out
-            pieces = graphemes(last)
-            while pieces and not fits("".join(pieces) + ELLIPSIS):
-                pieces.pop()
-            out.append("".join(pieces).rstrip() + ELLIPSIS)
-            return out
-        line, rest = _first_line(rest, fits)
-        out.append(line)
-    return out
+    """The lines the box draws of `name` at `size` in `width` (mm, as the sheets measure), at most `lines`:
+    drawing.wrap's rule (spaces, else after a dash, else where the width is reached), then the cut."""
+    drawn = wrap(name.strip(), font, size, width, "any")
+    if len(drawn) <= lines:
+        return drawn
+    pieces = graphemes(" ".join(drawn[lines - 1:]))
+    while pieces and stringWidth("".join(pieces) + ELLIPSIS, font, size) > width + 1e-6:
+        pieces.pop()
+    return drawn[:lines - 1] + ["".join(pieces).rstrip() + ELLIPSIS]
 
 
 def fit_name(name: str, font: str, sizes: tuple, width: float, lines: int = 2) -> tuple:
@@ -67,30 +58,6 @@ def fit_name(name: str, font: str, sizes: tuple, width: float, lines: int = 2) -
         if not drawn[-1].endswith(ELLIPSIS) or size == sizes[-1]:
             return size, drawn
     raise ValueError("no size given")
-
-
-def _first_line(text: str, fits) -> tuple:
-    """(the first line, the rest): at the last space that fits, else after a dash, else mid-word."""
-    if fits(text):
-        return text, ""
-    words = text.split(" ")
-    line = ""
-    for i, word in enumerate(words):
-        trial = f"{line} {word}" if line else word
-        if not fits(trial):
-            if line:
-                return line, " ".join(words[i:])
-            break
-        line = trial
-    pieces = graphemes(text)
-    n = len(pieces)
-    while n > 1 and not fits("".join(pieces[:n])):
-        n -= 1
-    head = "".join(pieces[:n])
-    dash = max(head.rfind(d) for d in "-–—")
-    if dash > 0 and head[dash] in "-–—" and " " not in head:
-        n = len(graphemes(head[:dash + 1]))
-    return "".join(pieces[:n]), "".join(pieces[n:]).lstrip()
 
 
 def copied(name: str, lines: list) -> str:

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import time
 
-from reportlab.pdfbase.pdfmetrics import stringWidth
-
 from . import geometry as geo
-from .drawing import BOLD, FONT, GREY, INK, LIGHT, MONO, PT, colour, finish, ink_on, new_canvas, page, paragraph, text
+from .drawing import BOLD, FONT, GREY, INK, LIGHT, MONO, PT, colour, finish, ink_on, new_canvas, page, paragraph, stringWidth, text
 from .geometry import Box
 from .labels import check_language, name, rate_text, short, typo
 from .name_lines import fit_name
