@@ -34,12 +34,22 @@ GAME_DAY = ("Mégalosaure-Anticonstitutionné", "Les Verts 🌱 qui Poussent Vit
             "Œufs de Pâques")
 
 
+COLOURS = ("#1f6fd1", "#f2c230", "#d33a2c", "#2e9e44", "#7b3fa0", "#e36b9f")
+RESOURCES = ("water", "energy", "dioxygen", "flora", "water", "energy")
+TEAM_BLOCK = re.compile(r'\[\[teams\]\]\nid = "\w+"\nlabel = \{[^}]*\}\ncolour = "[^"]*"\nresource = "\w+"\n\n?')
+
+
 def config_with(names: list):
-    """The shipped config.toml with these team names (French and English alike)."""
-    text = TOML
-    for team, label in zip(TEAMS, names):
+    """The shipped config.toml with 2 to 6 teams of these names (French and English alike); the teams'
+    ids are blue, yellow, red, green, then t5 and t6."""
+    blocks = []
+    for i, label in enumerate(names):
         escaped = label.replace("\\", "\\\\").replace('"', '\\"')
-        text = re.sub(rf'(id = "{team}"\nlabel = )\{{[^}}]*\}}', lambda m: m.group(1) + f'{{ fr = "{escaped}", en = "{escaped}" }}', text)
+        team = TEAMS[i] if i < len(TEAMS) else f"t{i + 1}"
+        blocks.append(f'[[teams]]\nid = "{team}"\nlabel = {{ fr = "{escaped}", en = "{escaped}" }}\n'
+                      f'colour = "{COLOURS[i]}"\nresource = "{RESOURCES[i]}"\n\n')
+    first = TEAM_BLOCK.search(TOML)
+    text = TOML[:first.start()] + "".join(blocks) + TEAM_BLOCK.sub("", TOML[first.start():])
     return parse_config(text)
 
 
@@ -138,7 +148,7 @@ def hand_forms(name: str) -> set:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(st.lists(team_name(), min_size=4, max_size=4))
+@given(st.lists(team_name(), min_size=2, max_size=6))
 def test_what_the_sheets_print_is_read_back_and_never_taken_for_another_team(names):
     keys = [typed_key(name) for name in names]
     try:
@@ -148,7 +158,9 @@ def test_what_the_sheets_print_is_read_back_and_never_taken_for_another_team(nam
         return
     assert len(set(keys)) == len(keys)
     grammar = Grammar(config, {}, "fr")
-    for team, name in zip(TEAMS, names):
+    ids = list(config.teams)
+    assert [config.teams[t].label["fr"] for t in ids] == names
+    for team, name in zip(ids, names):
         size, lines = team_name_lines({"fr": name}, "fr")
         drawn = copied(name, lines)  # the state sheet's lines, as a banker copies them
         for written in {drawn} | hand_forms(name):
@@ -161,7 +173,7 @@ def test_what_the_sheets_print_is_read_back_and_never_taken_for_another_team(nam
                 assert name in refused.params["candidates"]
                 continue
             assert found == team, (written, name, names)
-        attacker = TEAMS[(TEAMS.index(team) + 1) % 4]
+        attacker = ids[(ids.index(team) + 1) % len(ids)]
         fight = parse(f"{config.teams[attacker].label['fr']} pirate 1 bat {name} récolteur 1", grammar)
         assert (fight["attacker_team"], fight["defender_team"]) == (attacker, team)
 
