@@ -93,7 +93,8 @@ def test_a_chain_rebuilt_by_a_forger_shows_against_the_head_written_down(config,
     conn.execute("DROP TRIGGER chain_no_delete")
     conn.execute("DELETE FROM chain")
     rows = conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()
-    conn.executemany("INSERT INTO chain VALUES (?, ?)", list(chain.replay(rows)))
+    start = chain.start_of(dict(conn.execute("SELECT key, value FROM meta").fetchall()).get)  # its seed (chain.py)
+    conn.executemany("INSERT INTO chain VALUES (?, ?)", list(chain.replay(rows, start=start)))
     conn.commit()
     assert main(["--config", str(config_path()), "--db", str(bank_path), "verify", "--at", str(seq)]) == 1
     assert f"journal row {seq} is not the one the bank wrote" in capsys.readouterr().out  # the checkpoint's head
@@ -130,7 +131,7 @@ def _as_made_before_the_chain(path) -> None:
         conn.execute(f"DROP TRIGGER {trigger}")
     conn.execute("DROP TABLE chain")
     conn.execute("DROP TABLE clock_checkpoint")
-    conn.execute("DELETE FROM meta WHERE key='chain'")
+    conn.execute("DELETE FROM meta WHERE key IN ('chain', 'chain_seed')")  # nor its seed: row 1 from GENESIS
     conn.commit()
     conn.close()
 
@@ -140,11 +141,12 @@ def test_a_game_from_before_the_chain_gains_it_on_open(config, bank_path):
     """A game file made by an earlier Terrabank keeps working: its chain is computed once."""
     bank = Bank.create(bank_path, config)
     _harvests(bank, 3)
-    head = bank.chain_head()
+    seq, seeded = bank.chain_head()
     bank.close()
     _as_made_before_the_chain(bank_path)
     with Bank.open(bank_path, config) as reopened:
-        assert reopened.verify() == [] and reopened.chain_head() == head
+        assert reopened.verify() == [] and reopened.chain_head()[0] == seq
+        assert reopened.chain_head()[1] != seeded  # computed from GENESIS, as for every game made before the seed
         reopened.execute({"id": "after", "type": "harvest", "team": "red", "card": "harvester-1", "resource": "water"},
                          now=reopened.now() + 1)
         assert reopened.verify() == []

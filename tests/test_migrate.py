@@ -240,7 +240,7 @@ def test_a_file_from_before_the_chain_is_refused_until_verify_gave_it_one(pi_gam
     raw = sqlite3.connect(pi_game)
     # A file from before the chain had no binding of its snapshots (issue 34) either, and no sealed
     # snapshot: the ones here are sealed over the bound chain, so they go too.
-    raw.executescript("DROP TRIGGER meta_no_delete; DELETE FROM meta WHERE key = 'chain'; "
+    raw.executescript("DROP TRIGGER meta_no_delete; DELETE FROM meta WHERE key IN ('chain', 'chain_seed'); "
                       "DROP TABLE chain; DROP TABLE clock_checkpoint; DROP TABLE chain_snapshot; "
                       "DROP TRIGGER snapshots_no_delete; DELETE FROM snapshots;")
     raw.close()

@@ -74,9 +74,14 @@ def test_a_creation_that_fails_leaves_no_game_under_the_name(pg_config, postgres
     assert not any("half-made" in name for name in journal_pg.list_games(postgres_server.url))
 
 
-def test_a_game_has_the_same_chain_head_in_sqlite_and_postgresql(postgres_server, tmp_path):
+def test_a_game_has_the_same_chain_head_in_sqlite_and_postgresql(postgres_server, tmp_path, monkeypatch):
     """The chain hashes the same bytes on both stores: a game moved from one to the other keeps
-    the head its lead wrote down."""
+    the head its lead wrote down. Both made at the same instant: the chain's seed covers when (chain.py)."""
+    from types import SimpleNamespace
+
+    from bank.store import chain
+
+    monkeypatch.setattr(chain, "time", SimpleNamespace(time=lambda: 1000.0))
     rows = [{"seq": s, "command_id": f"c{s}", "fingerprint": "f", "type": "award", "actor": None if s == 2 else "ana",
              "at": 1000 + s, "command": {"id": f"c{s}", "note": "été ☀"}, "events": [{"n": s}]} for s in (1, 2, 3)]
     heads = []

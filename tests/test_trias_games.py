@@ -258,7 +258,8 @@ def test_verify_replays_the_commands_even_when_the_chain_was_rebuilt(games):
     conn.execute("UPDATE journal SET events=? WHERE seq=2", (json.dumps(events, separators=(",", ":")),))
     conn.execute("DELETE FROM chain")
     rows = conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()
-    conn.executemany("INSERT INTO chain(seq, hash) VALUES (?, ?)", chain.replay(rows))
+    start = chain.start_of(dict(conn.execute("SELECT key, value FROM meta").fetchall()).get)
+    conn.executemany("INSERT INTO chain(seq, hash) VALUES (?, ?)", chain.replay(rows, start=start))
     conn.commit()
     reopened = TriasGames(path.parent)
     try:

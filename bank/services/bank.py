@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+import json
 import itertools
 import random
 import secrets
@@ -11,7 +11,7 @@ import time
 from typing import Iterator
 
 from bank.game import engine
-from bank.store import storage_url
+from bank.store import chain, storage_url
 from bank.services import timeline
 from bank.services.recent_rows import RecentRows
 from bank.services.bank_result import Result
@@ -87,11 +87,12 @@ class Bank(ClockKeeping):
                                f"`terrabank init --force` to replace it ({where.kept_note}), or choose "
                                "another --db name.", path=str(path))
         where.check_creatable()
+        previous = _ending(where) if force else None  # the game this one replaces, declared in the new one
         # Build the game beside the target and put it in place when complete, so a crash
         # never leaves a half-created game where the bank will look for one.
         tmp = where.temporary()
         tmp.remove()
-        bank = cls(tmp.create(config.text, config.identity()), config,
+        bank = cls(tmp.create(config.text, config.identity(), previous), config,
                    GameState.initial(config), timeline.BankClock(wall(), config.clock_tolerance, wall=wall, mono=mono))
         try:
             bank._execute({**engine.setup_command(config), "id": SETUP_ID}, bank.now(),
@@ -342,11 +343,22 @@ class Bank(ClockKeeping):
     def game_mark(self) -> str:
         """What names this game to the pages that witness its journal (static/js/witness.js): a hash of when
         it was created (its meta), not of its first entry, so a journal rebuilt from entry 1 is still this
-        game and the pages compare their heads with it (issue 34); `init --force` makes another game."""
+        game and the pages compare their heads with it (issue 34); `init --force` makes another game, which
+        declares the one it replaced (previous_game)."""
         if self._game_mark is None:
-            made = f"{self._journal.meta('created_at')}|{self._journal.meta('identity')}"
-            self._game_mark = hashlib.sha256(f"terrabank game|{made}".encode()).hexdigest()
+            self._game_mark = chain.game_mark(self._journal.meta("created_at"), self._journal.meta("identity"))
         return self._game_mark
+
+    def previous_game(self) -> dict | None:
+        """The game this one replaced, as its creation declared it ({"game": mark, "seq", "hash": its last
+        entry and head}), bound into this game's chain (bank/store/chain.py); None: it replaced none (or was
+        made before games declared it). A page that held a head of that game is told of a new game."""
+        text = self._journal.meta(chain.PREVIOUS_KEY)
+        try:
+            found = json.loads(text) if text else None
+        except ValueError:
+            return None  # edited by hand: `verify` names the creation record
+        return found if isinstance(found, dict) else None
 
     def close(self) -> None:
         """Close the database."""
@@ -382,3 +394,21 @@ def _last_checkpoint(journal: Journal) -> timeline.Checkpoint | None:
         return timeline.Checkpoint(*stored)
     last = journal.row(journal.last_seq())
     return None if last is None else timeline.Checkpoint(last["at"], last["at"])
+
+
+def _ending(where) -> dict | None:
+    """The game at `where` that `init --force` replaces: its mark, last entry and head, which the new game
+    declares; None when there is none that can be read (a damaged file is replaced all the same)."""
+    if not where.exists():
+        return None
+    try:
+        journal = where.open()
+    except (BankError, OSError):
+        return None
+    try:
+        return {"game": chain.game_mark(journal.meta("created_at"), journal.meta("identity")),
+                "seq": journal.last_seq(), "hash": journal.head()}
+    except (BankError, OSError):
+        return None
+    finally:
+        journal.close()

@@ -17,6 +17,13 @@ bind(link of N, N, seal), which row N+1 links to. An edited snapshot, even resea
 longer matches the seal the chain holds; rewriting that too changes every hash from N on,
 so the new head is not the one a phone saw (static/js/witness.js) or a facilitator wrote down.
 
+The game's creation record is bound too (issue 43): a new game's meta holds the chain's seed, a hash of
+when it was created, its identity and the game it declares it follows (`init --force` over a game names
+that game's mark and head, so a page that held the old head is told of a successor, not fooled by a
+swap: static/js/witness.js), and row 1 links to that seed instead of GENESIS. An edited creation
+record no longer matches the seed (`meta_problem` names it); rewriting the seed too changes every
+hash. A game from before has no seed: its row 1 links to GENESIS, as it always did.
+
 The last row written leaves a trace outside the chain too (issue 34): the time line's checkpoint,
 saved with every row in the same transaction, records that row's seq and head. Deleting the tail
 with its chain rows, which the chain alone cannot see, then falls short of the checkpoint. It
@@ -27,9 +34,13 @@ kept outside the file (phones, paper, a head written down) tell.
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Iterable, Iterator
 
-GENESIS = "0" * 64  # the "previous hash" of the first row
+GENESIS = "0" * 64  # the "previous hash" of the first row of a game made before its seed (below)
+SEED_KEY = "chain_seed"  # meta: what row 1 links to (absent in a game made before it)
+PREVIOUS_KEY = "previous_game"  # meta: the game this one follows, {"game", "seq", "hash"} (init --force)
+BOUND_META = ("created_at", "identity", PREVIOUS_KEY)  # what the seed covers
 
 _TEXT_COLUMNS = ("command_id", "fingerprint", "type", "actor", "command", "events")
 # length:text for each text column ('-' for a missing actor), as one BLOB per row.
@@ -59,6 +70,43 @@ def row_bytes(texts: tuple, at) -> tuple[float, bytes] | None:
     return at, b"".join(parts)
 
 
+def game_mark(created_at: str | None, identity: str | None) -> str:
+    """What names a game to the pages that witness it: a hash of its creation record (when, which config)."""
+    return hashlib.sha256(f"terrabank game|{created_at}|{identity}".encode()).hexdigest()
+
+
+def seed(meta: dict) -> str:
+    """The hash row 1 of a new game links to: its creation record (BOUND_META's values, as stored)."""
+    parts = "|".join(f"{len(str(meta.get(k) or ''))}:{meta.get(k) or ''}" for k in BOUND_META)
+    return hashlib.sha256(f"terrabank chain seed|{parts}".encode()).hexdigest()
+
+
+def creation_meta(schema_version: str, config_text: str, identity: str, previous: str | None) -> dict:
+    """A new game's meta rows, as stored: its creation record and the seed that binds it (`previous`: the
+    game it follows, as canonical JSON, or None)."""
+    meta = {"schema_version": schema_version, "created_at": repr(time.time()), "config_text": config_text,
+            "identity": identity}
+    if previous:
+        meta[PREVIOUS_KEY] = previous
+    meta[SEED_KEY] = seed(meta)
+    return meta
+
+
+def start_of(meta) -> str:
+    """What row 1 links to in the game whose meta `meta(key)` reads: its seed, or GENESIS for an older game."""
+    return meta(SEED_KEY) or GENESIS
+
+
+def meta_problem(meta) -> str | None:
+    """A sentence when the creation record no longer matches the seed its chain starts from; None when it
+    does, or for a game made before the seed (nothing to compare)."""
+    stored = meta(SEED_KEY)
+    if stored is None or stored == seed({k: meta(k) for k in BOUND_META}):
+        return None
+    return ("the game's creation record (meta: created_at, identity or the game it follows) was changed after the "
+            "game was created: it no longer matches the seed its chain starts from")
+
+
 def link(previous: str, seq: int, at: float, row_bytes: bytes) -> str:
     """The hash of one row (seq, time and its text columns) chained to `previous`."""
     head = f"{previous}|{seq}|{at!r}|".encode("ascii")
@@ -70,10 +118,11 @@ def bind(row_hash: str, seq: int, seal: str) -> str:
     return hashlib.sha256(f"{row_hash}|{seq}|snapshot|{seal}".encode("ascii")).hexdigest()
 
 
-def replay(rows: Iterable[tuple], seals: dict | None = None) -> Iterator[tuple[int, str]]:
+def replay(rows: Iterable[tuple], seals: dict | None = None, start: str = GENESIS) -> Iterator[tuple[int, str]]:
     """(seq, head) after each row of SELECT_ROWS, in order, recomputed from the rows and the snapshots'
-    seals the chain binds ({seq: seal}); the head is the row's hash where no snapshot is bound."""
-    previous, seals = GENESIS, seals or {}
+    seals the chain binds ({seq: seal}); the head is the row's hash where no snapshot is bound.
+    `start`: what row 1 links to (start_of)."""
+    previous, seals = start, seals or {}
     for seq, at, row_bytes in rows:
         previous = link(previous, seq, at, row_bytes)
         if seq in seals:
@@ -82,13 +131,14 @@ def replay(rows: Iterable[tuple], seals: dict | None = None) -> Iterator[tuple[i
 
 
 def first_break(rows: Iterable[tuple], stored: dict, bound: dict | None = None,
-                tip: tuple | None = None) -> str | None:
+                tip: tuple | None = None, start: str = GENESIS) -> str | None:
     """The first row (or snapshot binding) whose recomputed hash differs from the stored chain, as a sentence.
 
     `stored`: {seq: row hash}; `bound`: {seq: (seal, head)} of the snapshots the chain binds;
     `tip`: (seq, head) the time line's checkpoint recorded with the last row it saw written (None, or
-    a None seq, for a game from before it did): a tail deleted with its chain rows falls short of it."""
-    stored, bound, previous, seq = dict(stored), dict(bound or {}), GENESIS, 0
+    a None seq, for a game from before it did): a tail deleted with its chain rows falls short of it.
+    `start`: what row 1 links to (start_of)."""
+    stored, bound, previous, seq = dict(stored), dict(bound or {}), start, 0
     tip_seq, tip_head = tip if tip and tip[0] else (None, None)
     heads_at_tip = set()  # the row's hash there, and its binding once a snapshot stands there
     for seq, at, row_bytes in rows:

@@ -6,7 +6,6 @@ import json
 import os
 import sqlite3
 import threading
-import time
 from pathlib import Path
 from typing import Iterator
 
@@ -53,10 +52,12 @@ class Journal(JournalReaders):
         self._tip: tuple[int, str] | None = None
         self._tip_before: tuple[int, str] | None = None  # the tip at BEGIN: what a ROLLBACK puts back
         self._tx_thread: int | None = None
+        self._seed: str | None = None  # _start()
 
     @classmethod
-    def create(cls, path, config_text: str, identity: dict) -> "Journal":
-        """Create a new database at `path` (which must not exist) with its meta rows."""
+    def create(cls, path, config_text: str, identity: dict, previous: dict | None = None) -> "Journal":
+        """Create a new database at `path` (which must not exist) with its meta rows; `previous`: the game
+        it follows ({"game", "seq", "hash"}), bound into its chain's seed (bank/store/chain.py)."""
         if Path(path).exists():
             raise StorageError("database_exists", f"A game already exists at {path}: use "
                                "`terrabank init --force` to replace it, or choose another "
@@ -71,18 +72,18 @@ class Journal(JournalReaders):
             journal = cls(_connect(path, "rwc"), path)
         try:
             with journal.transaction(), storage_errors(path):
-                journal._create_schema(config_text, identity)
+                journal._create_schema(config_text, identity, previous)
         except BaseException:
             journal.close()
             remove_database(path)
             raise
         return journal
 
-    def _create_schema(self, config_text: str, identity: dict) -> None:
-        """Tables, the append-only triggers and the meta rows of a new game."""
+    def _create_schema(self, config_text: str, identity: dict, previous: dict | None) -> None:
+        """Tables, the append-only triggers and the meta rows of a new game, its chain's seed among them."""
         sqlite_schema.create(self._conn)
-        meta = {"schema_version": SCHEMA_VERSION, "created_at": repr(time.time()),
-                "config_text": config_text, "identity": canonical_json(identity)}
+        meta = chain.creation_meta(SCHEMA_VERSION, config_text, canonical_json(identity),
+                                   previous and canonical_json(previous))
         self._conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
 
     @classmethod
@@ -155,7 +156,7 @@ class Journal(JournalReaders):
         """The journal row recorded under `command_id`, or None."""
         if self._in_my_tx():  # the command's transaction: learn the last seq and head in the same statement
             last, head, *r = self._fetch(_FIND_IN_TX, (command_id,))
-            self._tip = (last, head or chain.GENESIS)
+            self._tip = (last, head or self._start())
             return _row_dict(r) if r[0] is not None else None
         r = self._fetch(f"SELECT {_COLUMNS} FROM journal WHERE command_id=?", (command_id,))
         return _row_dict(r) if r else None
@@ -215,17 +216,23 @@ class Journal(JournalReaders):
     def _read_tip(self) -> tuple[int, str]:
         """(last seq, chain head) read now; inside this thread's transaction, kept as its tip."""
         last, head = self._fetch(_TIP_IN_TX)
-        tip = (last, head or chain.GENESIS)
+        tip = (last, head or self._start())
         if self._in_my_tx():
             self._tip = tip
         return tip
 
     def head(self) -> str:
-        """The hash of the last row (GENESIS for an empty journal): write it down to anchor the chain."""
+        """The hash of the last row (the chain's start for an empty journal): write it down to anchor the chain."""
         if self._tip is not None and self._in_my_tx():
             return self._tip[1]
         r = self._fetch(sqlite_schema.HEAD)
-        return r[0] if r else chain.GENESIS
+        return r[0] if r else self._start()
+
+    def _start(self) -> str:
+        """What row 1 links to (bank/store/chain.py: the seed, GENESIS in an older game); read once."""
+        if self._seed is None:
+            self._seed = chain.start_of(self.meta)
+        return self._seed
 
     def head_at(self, seq: int) -> str | None:
         """The chain's head at row `seq` as stored (what a phone that saw that entry holds), None: no such row.
@@ -245,7 +252,7 @@ class Journal(JournalReaders):
         with self.read_view():
             rows = self._fetch(f"{chain.SELECT_ROWS} WHERE seq<=? ORDER BY seq", (seq,), one=False)
             seals = dict(self._fetch("SELECT seq, seal FROM chain_snapshot", one=False))
-            return next((h for s, h in chain.replay(rows, seals) if s == seq), None)
+            return next((h for s, h in chain.replay(rows, seals, self._start()) if s == seq), None)
 
     def chain_problem(self) -> str | None:
         """The first row whose content no longer matches the chain, as a sentence, or None."""
@@ -254,8 +261,10 @@ class Journal(JournalReaders):
             conn = self._views.get(threading.get_ident(), self._conn)
             stored = dict(conn.execute("SELECT seq, hash FROM chain").fetchall())
             bound = {seq: (seal, head) for seq, seal, head in conn.execute("SELECT seq, seal, hash FROM chain_snapshot")}
-            return chain.first_break(conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored, bound,
-                                     sqlite_schema.checkpoint_tip(conn))
+            made = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            return chain.meta_problem(made.get) or chain.first_break(
+                conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored, bound, sqlite_schema.checkpoint_tip(conn),
+                chain.start_of(made.get))
 
     def save_checkpoint(self, timeline: float, wall: float) -> None:
         """Remember where the bank's time line is and what the system clock said (bank/services/timeline.py),

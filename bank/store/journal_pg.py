@@ -66,6 +66,7 @@ class PostgresJournal(PostgresReads):
         self.path = f"game {name!r} in {display_url(url)}"
         self._tx_thread: int | None = None  # the thread inside transaction(), which alone uses the writer
         self._begun = False  # whether this transaction's BEGIN went to the server
+        self._seed: str | None = None  # what row 1 links to (PostgresReads._start)
         self._head = (0, chain.GENESIS)  # (seq, hash) of the chain's last row, read when a transaction starts
         self._committed_head = 0  # the head's seq as BEGIN read it: rows committed before this transaction
         self._pending: list[tuple] = []  # (sql, params) written in this transaction, sent with the COMMIT
@@ -76,8 +77,10 @@ class PostgresJournal(PostgresReads):
         self._closed = False
 
     @classmethod
-    def create(cls, url: str, name: str, config_text: str, identity: dict, pool=None) -> "PostgresJournal":
-        """A new game named `name`; StorageError if the database already has one of that name."""
+    def create(cls, url: str, name: str, config_text: str, identity: dict, pool=None,
+               previous: dict | None = None) -> "PostgresJournal":
+        """A new game named `name`; StorageError if the database already has one of that name. `previous`:
+        the game it follows, bound into its chain's seed (bank/store/chain.py)."""
         conn = pool.take() if pool else connect(url)
         try:
             with pg_errors(display_url(url)):
@@ -94,8 +97,8 @@ class PostgresJournal(PostgresReads):
                         raise StorageError("database_exists", f"A game named {name!r} was just created in "
                                            f"{display_url(url)} by another process: choose another --db name.",
                                            path=name)
-                    meta = {"schema_version": SCHEMA_VERSION, "created_at": repr(time.time()),
-                            "config_text": config_text, "identity": canonical_json(identity), "chain": "1"}
+                    meta = {**chain.creation_meta(SCHEMA_VERSION, config_text, canonical_json(identity),
+                                                  previous and canonical_json(previous)), "chain": "1"}
                     with conn.cursor() as cur:
                         cur.executemany("INSERT INTO terrabank.meta(game, key, value) VALUES (%s, %s, %s)",
                                         [(game_id[0], k, v) for k, v in meta.items()])
@@ -225,7 +228,7 @@ class PostgresJournal(PostgresReads):
             if then is not None:
                 cur.nextset()
                 result = cur.fetchone() if one else cur.fetchall()
-        self._head = (last[0], last[1]) if last else (0, chain.GENESIS)
+        self._head = (last[0], last[1]) if last else (0, self._start())
         self._committed_head = self._head[0]
         return result
 
@@ -339,7 +342,7 @@ class PostgresJournal(PostgresReads):
                 self._begin()
             return self._head[1]
         r = self._fetch(_HEAD.format(game="%s"), (self.game_id,))
-        return r[1] if r else chain.GENESIS
+        return r[1] if r else self._start()
 
     def checkpoint(self) -> None:
         """Nothing to do: a PostgreSQL COMMIT is already in its final place."""

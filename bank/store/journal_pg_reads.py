@@ -59,7 +59,7 @@ def _row_dict(r) -> dict:
 
 class PostgresReads:
     """The reads of PostgresJournal (bank/store/journal_pg.py), which gives `_fetch`, `game_id`, `path`,
-    `_url`, `_pool`, `_readers`, `_readers_lock`, `_views` and `_closed`."""
+    `_url`, `_pool`, `_readers`, `_readers_lock`, `_views`, `_seed` and `_closed`."""
 
     @contextmanager
     def read_view(self):
@@ -140,6 +140,12 @@ class PostgresReads:
     def identity(self) -> dict:
         return json.loads(self.meta("identity") or "{}")
 
+    def _start(self) -> str:
+        """What row 1 links to (bank/store/chain.py: the seed, GENESIS in an older game); read once."""
+        if self._seed is None:
+            self._seed = chain.start_of(self.meta)
+        return self._seed
+
     def settings(self) -> dict:
         """The durability settings our sessions run with, for tests and `verify`."""
         names = ("synchronous_commit", "fsync", "transaction_isolation", "server_version")
@@ -187,7 +193,8 @@ class PostgresReads:
         """The chain's head at row `seq`, recomputed from the rows themselves (and the seals it binds)."""
         with self.read_view():
             seals = {s: seal for s, (seal, _) in self._bound().items()}
-            return next((h for s, h in chain.replay(_chain_rows(self._chain_records(seq)), seals) if s == seq), None)
+            return next((h for s, h in chain.replay(_chain_rows(self._chain_records(seq)), seals, self._start())
+                         if s == seq), None)
 
     def head_at(self, seq: int) -> str | None:
         """The chain's head at row `seq` as stored (what a phone that saw that entry holds), None: no such row."""
@@ -204,7 +211,9 @@ class PostgresReads:
             stored = dict(self._fetch("SELECT seq, hash FROM terrabank.chain WHERE game = %s", (self.game_id,),
                                       one=False))
             tip = self._fetch("SELECT seq, head FROM terrabank.clock_checkpoint WHERE game = %s", (self.game_id,))
-            return chain.first_break(_chain_rows(self._chain_records()), stored, self._bound(), tip)
+            made = dict(self._fetch("SELECT key, value FROM terrabank.meta WHERE game = %s", (self.game_id,), one=False))
+            return chain.meta_problem(made.get) or chain.first_break(
+                _chain_rows(self._chain_records()), stored, self._bound(), tip, chain.start_of(made.get))
 
     def last_checkpoint(self) -> tuple[float, float] | None:
         r = self._fetch("SELECT timeline, wall FROM terrabank.clock_checkpoint WHERE game = %s", (self.game_id,))

@@ -84,7 +84,7 @@ def _no_nul(text, what: str, db) -> None:
 
 def _copy_meta(source, conn, game: int, db, head) -> None:
     meta = dict(source.execute("SELECT key, value FROM meta").fetchall())
-    # Where the game came from: read by a person, never by the bank (the chain does not cover meta).
+    # Where the game came from: read by a person, never by the bank (the chain's seed does not cover it).
     meta["moved_from"] = canonical_json({"file": str(Path(db).resolve()), "at": time.time(),
                                          "entry": head[0], "chain_head": head[1]})
     for key, value in meta.items():
@@ -100,7 +100,8 @@ def _copy_journal(source, conn, game: int, db, head) -> int:
     stored = dict(source.execute("SELECT seq, hash FROM chain").fetchall())
     # The snapshots the chain binds (bank/store/chain.py): the next row links to the binding, copied as it is.
     bound = {seq: (seal, head) for seq, seal, head in source.execute("SELECT seq, seal, hash FROM chain_snapshot")}
-    links, previous, seq = [], chain.GENESIS, 0
+    made = dict(source.execute("SELECT key, value FROM meta").fetchall())  # copied as it is: its seed too
+    links, previous, seq = [], chain.start_of(made.get), 0
     with conn.cursor() as cur, cur.copy(f"COPY terrabank.journal(game, {_COLUMNS}) FROM STDIN") as copy:
         for seq, command_id, fingerprint, type_, actor, at, command, events in \
                 source.execute(f"SELECT {_COLUMNS} FROM journal ORDER BY seq"):

@@ -128,9 +128,9 @@ class SqliteTarget:
     def temporary(self) -> "SqliteTarget":
         return SqliteTarget(self.path.with_name(self.path.name + ".creating"))
 
-    def create(self, config_text: str, identity: dict):
+    def create(self, config_text: str, identity: dict, previous: dict | None = None):
         from bank.store.journal import Journal
-        return Journal.create(self.path, config_text, identity)
+        return Journal.create(self.path, config_text, identity, previous)
 
     def open(self):
         from bank.store.journal import Journal
@@ -170,9 +170,9 @@ class PostgresTarget:
         # while it is being built; replace() gives it its real name once it is complete.
         return PostgresTarget(self.url, f"{self.game}\n(creating {time.time():.6f})")
 
-    def create(self, config_text: str, identity: dict):
+    def create(self, config_text: str, identity: dict, previous: dict | None = None):
         from bank.store import journal_pg
-        return journal_pg.PostgresJournal.create(self.url, self.game, config_text, identity)
+        return journal_pg.PostgresJournal.create(self.url, self.game, config_text, identity, previous=previous)
 
     def open(self):
         from bank.store import journal_pg

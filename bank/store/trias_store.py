@@ -163,9 +163,9 @@ class PooledTarget(PostgresTarget):
         super().__init__(pool.url, game)
         self.pool = pool
 
-    def create(self, config_text: str, identity: dict):
+    def create(self, config_text: str, identity: dict, previous: dict | None = None):
         from bank.store.journal_pg import PostgresJournal
-        return PostgresJournal.create(self.url, self.game, config_text, identity, pool=self.pool)
+        return PostgresJournal.create(self.url, self.game, config_text, identity, pool=self.pool, previous=previous)
 
     def open(self):
         from bank.store.journal_pg import PostgresJournal

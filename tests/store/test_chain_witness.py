@@ -39,7 +39,7 @@ def store(request, config, tmp_path, monkeypatch):
 
         def sql(statement, params=()):
             raw = sqlite3.connect(db)
-            for table in ("journal", "chain", "snapshots", "chain_snapshot"):
+            for table in ("journal", "chain", "snapshots", "chain_snapshot", "meta"):
                 for verb in ("update", "delete"):
                     raw.execute(f"DROP TRIGGER IF EXISTS {table}_no_{verb}")
             found = raw.execute(statement.replace("%s", "?").replace("{game}", "1=1"), params).fetchall()
@@ -55,7 +55,7 @@ def store(request, config, tmp_path, monkeypatch):
         import psycopg
         with psycopg.connect(server.admin_url.rsplit("/", 1)[0] + "/games", autocommit=True) as raw:
             game = raw.execute("SELECT id FROM terrabank.games WHERE name = %s", (name,)).fetchone()[0]
-            tables = ("journal", "chain", "snapshots", "chain_snapshot", "clock_checkpoint")
+            tables = ("journal", "chain", "snapshots", "chain_snapshot", "clock_checkpoint", "meta")
             for table in tables:
                 raw.execute(f"ALTER TABLE terrabank.{table} DISABLE TRIGGER USER")
             try:
@@ -193,7 +193,8 @@ def test_a_game_written_before_the_binding_opens_from_its_sealed_snapshot(config
     _play(config, db, rows=11)
     raw = sqlite3.connect(db)  # the same rows, as the code before the binding wrote them
     raw.executescript("DROP TABLE chain_snapshot; DROP TRIGGER chain_no_update; DROP TRIGGER snapshots_no_update; "
-                      "ALTER TABLE clock_checkpoint DROP COLUMN seq; ALTER TABLE clock_checkpoint DROP COLUMN head;")
+                      "ALTER TABLE clock_checkpoint DROP COLUMN seq; ALTER TABLE clock_checkpoint DROP COLUMN head; "
+                      "DROP TRIGGER meta_no_delete; DELETE FROM meta WHERE key = 'chain_seed';")
     links = dict(chain.replay(raw.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()))
     raw.executemany("UPDATE chain SET hash = ? WHERE seq = ?", [(h, seq) for seq, h in links.items()])
     for seq, text in raw.execute("SELECT seq, state FROM snapshots").fetchall():
@@ -231,3 +232,85 @@ def test_postgresql_tables_from_before_the_checkpoint_tip_gain_it_on_open(store)
     with pytest.raises(StorageError, match="the bank wrote journal row 4"):
         check_database(db, config)
 
+
+
+def test_an_edited_creation_record_is_named_by_verify_and_refused_by_serve(store):
+    """Issue 43 item 2: the creation record (meta) was outside the chain: one character appended to
+    `created_at` changed the game's mark (what the phones name the game by) and `verify` said ok. Now the
+    chain starts from a seed that covers it: `verify` and `serve` name the creation record."""
+    config, db, sql = store
+    _play(config, db, rows=3)
+    with Bank.open(db, config) as bank:
+        mark = bank.game_mark()
+    sql("UPDATE meta SET value = value || '1' WHERE {game} AND key = %s", ("created_at",))
+    with Bank.open(db, config) as bank:
+        assert bank.game_mark() != mark  # what the attacker was after: the phones' "another game"
+        problems = bank.verify()  # before: []
+    assert any("creation record" in p and "created_at" in p for p in problems), problems
+    with pytest.raises(StorageError) as refused:
+        check_database(db, config)  # before: served
+    assert "creation record" in refused.value.message
+
+
+def test_the_attacker_who_rewrites_the_seed_too_gets_a_new_head_at_every_entry(store):
+    """Rewriting the seed and every hash passes `verify`, as any rebuilt chain does, but each entry's head
+    changed, so a phone that kept one sees the difference (tests/web/field/test_phones_witness.py)."""
+    config, db, sql = store
+    _, (seq, head) = _play(config, db, rows=4)  # before the first snapshot (resealing one: the tests above)
+    sql("UPDATE meta SET value = value || '1' WHERE {game} AND key = %s", ("created_at",))
+    meta = dict(sql("SELECT key, value FROM meta WHERE {game}"))
+    start = chain.seed(meta)
+    sql("UPDATE meta SET value = %s WHERE {game} AND key = %s", (start, chain.SEED_KEY))
+    with Bank.open(db, config) as bank:
+        rows = list(bank.journal_rows(0))
+    previous = start
+    for r in rows:
+        texts = (r["command_id"], r["fingerprint"], r["type"], r["actor"], canonical_json(r["command"]),
+                 canonical_json(r["events"]))
+        previous = chain.link(previous, r["seq"], float(r["at"]), row_bytes(texts))
+        sql("UPDATE chain SET hash = %s WHERE {game} AND seq = %s", (previous, r["seq"]))
+    sql("UPDATE clock_checkpoint SET head = %s WHERE {game}", (previous,))
+    with Bank.open(db, config) as bank:
+        assert bank.verify() == []  # a consistent forgery: only the heads kept outside can tell
+        assert bank.chain_head() == (seq, previous) and previous != head
+
+
+def test_a_game_from_before_the_seed_verifies_and_keeps_its_heads(store):
+    """No false alarm on existing games: one whose meta has no seed links row 1 to GENESIS, as always."""
+    config, db, sql = store
+    _play(config, db, rows=3)
+    meta = dict(sql("SELECT key, value FROM meta WHERE {game}"))
+    sql("DELETE FROM meta WHERE {game} AND key = %s", (chain.SEED_KEY,))  # as the code before wrote it
+    with Bank.open(db, config) as bank:
+        rows = list(bank.journal_rows(0))
+    previous = chain.GENESIS
+    for r in rows:
+        texts = (r["command_id"], r["fingerprint"], r["type"], r["actor"], canonical_json(r["command"]),
+                 canonical_json(r["events"]))
+        previous = chain.link(previous, r["seq"], float(r["at"]), row_bytes(texts))
+        sql("UPDATE chain SET hash = %s WHERE {game} AND seq = %s", (previous, r["seq"]))
+    sql("UPDATE clock_checkpoint SET head = %s WHERE {game}", (previous,))
+    check_database(db, config)
+    with Bank.open(db, config) as bank:
+        assert bank.verify() == [] and bank.chain_head() == (3, previous)
+        assert bank.game_mark() == chain.game_mark(meta["created_at"], meta["identity"])  # the same mark as before
+        bank.execute({"id": "after-update", "type": "refill", "resource": "water", "amount": 1})
+        assert bank.verify() == []
+
+
+def test_a_new_game_over_an_old_one_declares_it_bound_into_its_chain(store):
+    """`init --force` over a game: the new game names the one it replaced (its mark, last entry and head), so
+    a page that held that head is told of a successor; the declaration is covered by the seed."""
+    config, db, sql = store
+    _, (seq, head) = _play(config, db, rows=4)
+    with Bank.open(db, config) as bank:
+        old_mark = bank.game_mark()
+        assert bank.previous_game() is None
+    with Bank.create(db, config, force=True) as bank:
+        assert bank.game_mark() != old_mark
+        assert bank.previous_game() == {"game": old_mark, "seq": seq, "hash": head}
+    sql("UPDATE meta SET value = replace(value, %s, %s) WHERE {game} AND key = %s",
+        (head, "0" * 64, chain.PREVIOUS_KEY))  # the forger who would pass a swap off as a declared successor
+    with Bank.open(db, config) as bank:
+        problems = bank.verify()
+    assert any("creation record" in p for p in problems), problems

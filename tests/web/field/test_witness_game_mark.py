@@ -44,7 +44,8 @@ def _rebuild_from_entry_1(db: Path) -> None:
             raw.execute(f"DROP TRIGGER IF EXISTS {table}_no_{verb}")
     raw.execute("UPDATE journal SET at = at - 1 WHERE seq = 1")
     raw.execute("DELETE FROM chain")
-    links = list(chain.replay(raw.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()))
+    start = chain.start_of(dict(raw.execute("SELECT key, value FROM meta").fetchall()).get)  # the seed, unchanged
+    links = list(chain.replay(raw.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall(), start=start))
     raw.executemany("INSERT INTO chain(seq, hash) VALUES (?, ?)", links)
     raw.execute("UPDATE clock_checkpoint SET seq = ?, head = ?", links[-1])
     raw.commit()
