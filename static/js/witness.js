@@ -6,6 +6,10 @@
  * /api/chain/witness), and the admin page shows every report (#chain-witness, socket `chain_witness`).
  * A head kept is never replaced by one the bank could not vouch for: the evidence stays until a
  * facilitator accepts the bank's chain on this page.
+ * Another game behind the same link (the bank's answer names another game mark) is never adopted
+ * silently: a new game made over the old one with the links kept (`init --force --keep-links`) declares
+ * the game it replaced and where it ended (bound into its chain), and the page announces it; any other
+ * game behind the link this page kept its head for is an alarm, with both heads, reported like a rollback.
  */
 (function () {
   "use strict";
@@ -16,11 +20,28 @@
   var SLOT = "tb.witness:" + TB.url("/"); // one game per address (several games: /g/<name>/)
 
   function short(hash) { return String(hash || "?").slice(0, 12); }
+  /** One head per address and link: a phone's team link, a big screen's key, or none (a facilitator's
+   * page); pages of one browser opened with different links keep theirs apart. */
+  function slot() { var tag = linkTag(); return tag ? SLOT + "#" + tag : SLOT; }
+  function read(key) {
+    try { return JSON.parse(window.localStorage.getItem(key) || "null"); } catch (e) { return null; }
+  }
   function kept() {
-    try { return JSON.parse(window.localStorage.getItem(SLOT) || "null"); } catch (e) { return null; }
+    var own = read(slot());
+    return own || (linkTag() ? read(SLOT) : null); // a head kept before heads were kept per link
   }
   function keep(seq, hash, game) {
-    try { window.localStorage.setItem(SLOT, JSON.stringify({ seq: seq, hash: hash, game: game })); } catch (e) { /* private mode */ }
+    var entry = { seq: seq, hash: hash, game: game, link: linkTag() };
+    try { window.localStorage.setItem(slot(), JSON.stringify(entry)); } catch (e) { /* private mode */ }
+  }
+  /** Which link this page was opened with (team link or big screen's key), as a short tag (FNV-1a): the
+   * same link showing another game is what a swap looks like; the secret itself is not copied here. */
+  function linkTag() {
+    var secret = auth.team ? "team:" + auth.team : auth.key ? "key:" + auth.key : "";
+    if (!secret) return "";
+    var h = 0x811c9dc5;
+    for (var i = 0; i < secret.length; i++) { h ^= secret.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
+    return h.toString(16);
   }
 
   /** A sentence naming both heads: what this page saw, where the bank is now. */
@@ -28,12 +49,13 @@
     return TB.t("chain_rolled_back", { seq: saw.seq, hash: short(saw.hash), bank_seq: head.seq, bank_hash: short(head.hash) });
   }
 
-  function banner(text, onAccept) {
-    var box = document.getElementById("chain-alarm");
+  function banner(text, onAccept, id, kind, button) {
+    id = id || "chain-alarm";
+    var box = document.getElementById(id);
     if (!box) {
       box = document.createElement("div");
-      box.id = "chain-alarm";
-      box.className = "banner banner-error";
+      box.id = id;
+      box.className = "banner " + (kind || "banner-error");
       box.setAttribute("role", "alert");
       document.body.insertBefore(box, document.body.firstChild);
     }
@@ -41,16 +63,19 @@
     var accept = document.createElement("button");
     accept.type = "button";
     accept.className = "btn";
-    accept.textContent = TB.t("chain_accept");
+    accept.textContent = TB.t(button || "chain_accept");
     accept.addEventListener("click", function () { onAccept(); box.remove(); });
     box.appendChild(accept);
   }
 
   function alarm(saw, head, game) {
     alarmed = true;
+    var other = saw.game && game !== saw.game; // another game behind the same link, not declared
     document.body.dataset.chainAlarm = saw.seq + ":" + head.seq; // for tests and whoever debugs
-    banner(sentence(saw, head), function () { alarmed = false; keep(head.seq, head.hash, game); });
+    banner((other ? TB.t("chain_other_game") + " " : "") + sentence(saw, head),
+      function () { alarmed = false; keep(head.seq, head.hash, game); });
     var body = { saw: { seq: saw.seq, hash: saw.hash } };
+    if (other) body.saw.game = saw.game;
     if (auth.team) body.team = auth.team;
     if (auth.key) body.key = auth.key;
     TB.api("POST", "/api/chain/witness", body, { retry: false }).then(heard); // the admin page lists its own too
@@ -66,9 +91,29 @@
     checking = false;
     var found = answer.ok && answer.data;
     if (!found) return; // no word from the bank: the next connect asks again; meanwhile nothing newer is kept
-    if (found.game !== saw.game) keep(found.head.seq, found.head.hash, found.game); // another game on this address
-    else if (found.hash !== saw.hash) return alarm(saw, found.head, found.game);
+    if (found.game !== saw.game) {
+      if (follows(saw, found.previous)) announce(saw, found.previous, found.head, found.game);
+      else if (saw.link && saw.link === linkTag()) return alarm(saw, found.head, found.game);
+      else keep(found.head.seq, found.head.hash, found.game); // another game, opened with another link (or none)
+    } else if (found.hash !== saw.hash) return alarm(saw, found.head, found.game);
     vouched = true;
+  }
+
+  /** Whether the bank's game declares it replaced the game this page saw, at or after the entry it saw
+   * (the head too when it ended at that very entry): a declared successor, not a swap. */
+  function follows(saw, previous) {
+    if (!previous || previous.game !== saw.game || typeof previous.seq !== "number") return false;
+    return saw.seq < previous.seq || (saw.seq === previous.seq && saw.hash === previous.hash);
+  }
+
+  /** A new game behind this link, as declared: said on the page (where the old one ended, what the page
+   * saw), and its head kept from now on. */
+  function announce(saw, previous, head, game) {
+    keep(head.seq, head.hash, game);
+    document.body.dataset.chainNewGame = previous.seq + ":" + head.seq; // for tests and whoever debugs
+    banner(TB.t("chain_new_game", { seq: saw.seq, hash: short(saw.hash), end_seq: previous.seq,
+      end_hash: short(previous.hash) }), function () { /* read: nothing more to do */ },
+      "chain-new-game", "banner-info", "chain_understood");
   }
 
   TB.witness = {
@@ -87,7 +132,7 @@
     /** The admin page: one line per report, newest first. */
     report: function (found) {
       var list = document.getElementById("chain-witness");
-      var seen = found && found.saw && [found.saw.seq, found.saw.hash, found.by].join(":");
+      var seen = found && found.saw && [found.saw.seq, found.saw.hash, found.saw.game || "", found.by].join(":");
       if (!list || !seen || shown[seen]) return;
       shown[seen] = true;
       list.classList.remove("hidden");
@@ -95,7 +140,9 @@
       var by = String(found.by || "");
       var who = by.indexOf("team:") === 0 ? TB.t("chain_by_team", { team: by.slice(5) }) :
         by === "screen" ? TB.t("chain_by_screen") : TB.t("chain_by_facilitator");
-      line.textContent = TB.t("chain_witness_report", { who: who }) + " " + sentence(found.saw, found.head);
+      var other = found.saw.game && found.game && found.saw.game !== found.game;
+      line.textContent = TB.t("chain_witness_report", { who: who }) + " " +
+        (other ? TB.t("chain_other_game") + " " : "") + sentence(found.saw, found.head);
       list.insertBefore(line, list.firstChild);
     },
   };

@@ -6,11 +6,13 @@ still holds that head. A journal whose tail was deleted, rolled back to a backup
 the page says so with both heads, and tells the facilitators.
 
 GET  /api/chain/<seq>       the head the bank's chain holds at entry `seq` (null: no such entry), its
-                            head now and the game's mark (Bank.game_mark); hashes only, no stock: open
-                            like /api/public
-POST /api/chain/witness     a page's report {"saw": {"seq", "hash"}} with its team link ("team"), the big
-                            screen's key ("key") or a facilitator's session (and CSRF token). The bank
-                            checks the claim against its own chain: a head it holds is no report. A
+                            head now, the game's mark (Bank.game_mark) and the game it declares it
+                            replaced ("previous": {"game", "seq", "hash"} or null, Bank.previous_game);
+                            hashes only, no stock: open like /api/public
+POST /api/chain/witness     a page's report {"saw": {"seq", "hash", "game"?}} with its team link ("team"), the
+                            big screen's key ("key") or a facilitator's session (and CSRF token). The bank
+                            checks the claim against its own chain: a head it holds, in this game, is no
+                            report; "game" names another game the page saw behind the same link. A
                             report is kept in memory (the newest 20) and sent at once to the
                             facilitators' open pages (socket event `chain_witness`)
 GET  /api/chain/witness     the reports kept, for the admin page (facilitators)
@@ -70,7 +72,8 @@ def _head_now() -> dict:
 @bp.get("/<int:seq>")
 def chain_at(seq: int):
     bank = _bank()  # `game` names the game (Bank.game_mark): another game on this address is no alarm
-    return jsonify({"seq": seq, "hash": bank.head_at(seq), "head": _head_now(), "game": bank.game_mark()})
+    return jsonify({"seq": seq, "hash": bank.head_at(seq), "head": _head_now(), "game": bank.game_mark(),
+                    "previous": bank.previous_game()})
 
 
 @bp.get("/witness")
@@ -91,11 +94,13 @@ def report():
     saw = body.get("saw")
     if not isinstance(saw, dict) or not _is_head(saw):
         return error(400, "bad_witness", 'send {"saw": {"seq": <entry>, "hash": <its 64 hex characters>}}')
-    saw = {"seq": saw["seq"], "hash": saw["hash"]}
+    game = _bank().game_mark()
+    other = saw.get("game") if _is_hash(saw.get("game")) and saw.get("game") != game else None
+    saw = {"seq": saw["seq"], "hash": saw["hash"], **({"game": other} if other else {})}
     head = _head_now()
-    if _bank().head_at(saw["seq"]) == saw["hash"]:
+    if other is None and _bank().head_at(saw["seq"]) == saw["hash"]:
         return jsonify({"known": True, "head": head})  # this bank's chain holds it: nothing to report
-    found = {"saw": saw, "head": head, "at": time.time(), "by": _reporter(body)}
+    found = {"saw": saw, "head": head, "game": game, "at": time.time(), "by": _reporter(body)}
     if current_app.extensions["terrabank_witness"].add(found):
         app = current_app._get_current_object()
         for key in owners(app).sessions():  # the facilitators' pages, the admin page among them
@@ -105,9 +110,13 @@ def report():
 
 
 def _is_head(saw: dict) -> bool:
-    seq, hash_ = saw.get("seq"), saw.get("hash")
-    return (type(seq) is int and 0 < seq < 2**63 and isinstance(hash_, str) and len(hash_) == 64
-            and set(hash_) <= _HASH_CHARS)
+    seq = saw.get("seq")
+    return type(seq) is int and 0 < seq < 2**63 and _is_hash(saw.get("hash")) and (
+        saw.get("game") is None or _is_hash(saw.get("game")))
+
+
+def _is_hash(text) -> bool:
+    return isinstance(text, str) and len(text) == 64 and set(text) <= _HASH_CHARS
 
 
 def _may_report(body: dict) -> bool:

@@ -45,9 +45,11 @@ def _book(app, n: int) -> None:
 
 
 def _kept(page) -> dict | None:
-    """The head the page keeps (static/js/witness.js), whatever its game's key."""
-    kept = page.evaluate("() => { for (var k in localStorage) if (k.indexOf('tb.witness:') === 0) "
-                         "return JSON.parse(localStorage.getItem(k)); return null; }")
+    """The head the page keeps (static/js/witness.js), whatever its game's key: the one kept for a link (a team
+    phone's) when pages of the same browser keep one per link."""
+    kept = page.evaluate("() => { var found = null; for (var k in localStorage) if (k.indexOf('tb.witness:') === 0 "
+                         "&& (!found || k.indexOf('#') > 0)) found = JSON.parse(localStorage.getItem(k)); "
+                         "return found; }")
     return kept and {"seq": kept["seq"], "hash": kept["hash"]}
 
 
@@ -124,3 +126,140 @@ def test_a_phone_and_the_admin_page_say_the_bank_lost_the_entry_they_saw(chromiu
         proxy.close()
         while SERVERS:
             SERVERS.pop().stop()
+
+
+def _swap_game(db: Path) -> None:
+    """The attack of issue 43: the last row cut as above, and one character appended to the creation record's
+    `created_at`, which names the game to the pages (Bank.game_mark), so that they took the bank for another
+    game and adopted its head. Where the creation record is bound into the chain's seed (bank/store/chain.py)
+    the attacker rewrites the seed and every hash too, and the checkpoint, so that `serve` starts."""
+    _cut_last_row(db)
+    raw = sqlite3.connect(db)
+    raw.executescript("DROP TRIGGER meta_no_update; UPDATE meta SET value = value || '7' WHERE key = 'created_at';")
+    meta = dict(raw.execute("SELECT key, value FROM meta").fetchall())
+    if "chain_seed" in meta:
+        from bank.store import chain
+
+        assert not raw.execute("SELECT 1 FROM chain_snapshot").fetchall()  # no binding to rewrite in so short a game
+        start = chain.seed(meta)
+        raw.execute("UPDATE meta SET value = ? WHERE key = 'chain_seed'", (start,))
+        raw.execute("DROP TRIGGER chain_no_update")
+        links = list(chain.replay(raw.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall(), start=start))
+        raw.executemany("UPDATE chain SET hash = ? WHERE seq = ?", [(h, seq) for seq, h in links])
+        raw.execute("UPDATE clock_checkpoint SET seq = ?, head = ?", links[-1])
+    raw.commit()
+    raw.close()
+
+
+class _Witnessed:
+    """A team phone (and, logged in, the admin page) that saw entry N, then the bank stopped, `change(db)`
+    done to its game, and the bank started again on the same address: the pages reconnect to it."""
+
+    def __init__(self, chromium, tmp_path, admin: bool = True):
+        self.db = tmp_path / "game.db"
+        first = _app(self.db)
+        self.services = first.extensions["terrabank"]
+        self.services.access.add_user("lea", "password1", "lead")
+        self.services.bank.execute({"id": "start", "type": "start_clock"})
+        self.token = self.services.access.team_tokens()["blue"]
+        self.first, self.second = first, None
+        url, port = serve_in_thread(first)
+        self.proxy = Proxy(port)
+        self.context = chromium.new_context(viewport={"width": 1280, "height": 800})
+        self.phone = self.context.new_page()
+        self.phone.goto(f"{self.proxy.url}/t/{self.token}")
+        self.pages = [self.phone]
+        self.admin = None
+        if admin:
+            self.admin = self.context.new_page()
+            self.admin.goto(self.proxy.url + "/login")
+            self.admin.fill("#username", "lea")
+            self.admin.fill("#password", "password1")
+            self.admin.click("#login-submit")
+            self.admin.wait_for_url("**/console")
+            self.admin.goto(self.proxy.url + "/admin")
+            self.pages.append(self.admin)
+        for page in self.pages:
+            expect(page.locator("#conn-badge")).to_have_class(LIVE, timeout=30_000)
+        _book(first, 3)
+        self.seen = self.services.bank.chain_head()
+        for page in self.pages:
+            page.wait_for_function(f"() => +document.body.dataset.seq >= {self.seen[0]}", timeout=30_000)
+            page.wait_for_function("(seq) => { for (var k in localStorage) if (k.indexOf('tb.witness:') === 0) "
+                                   "return JSON.parse(localStorage.getItem(k)).seq >= seq; return false; }",
+                                   arg=self.seen[0], timeout=30_000)
+        assert _kept(self.phone) == {"seq": self.seen[0], "hash": self.seen[1]}
+
+    def restart_after(self, change) -> None:
+        SERVERS.pop().stop()
+        self.services.bank.close()
+        self.services.access.close()
+        change(self.db)
+        self.second = _app(self.db)
+        _, new_port = serve_in_thread(self.second)
+        self.proxy.target = ("127.0.0.1", new_port)
+        self.proxy.restore(drop=True)  # the old connections are gone: the pages reconnect, to the new bank
+
+    def close(self) -> None:
+        self.context.close()
+        self.proxy.close()
+        while SERVERS:
+            SERVERS.pop().stop()
+        if self.second is not None:
+            self.second.extensions["terrabank"].bank.close()
+
+
+def test_another_game_behind_the_same_link_is_an_alarm_on_the_phone_and_the_admin_page(chromium, tmp_path):
+    """Issue 43 item 2. Before: the phone took the bank for another game (its mark changed with `created_at`)
+    and silently adopted its head; the admin page's list stayed empty. Now the phone, which kept its head
+    for this team link, shows both heads and says another game answers; the admin page lists its report."""
+    seen = None
+    pages = _Witnessed(chromium, tmp_path)
+    try:
+        seen_seq, seen_hash = seen = pages.seen
+        pages.restart_after(_swap_game)
+        bank = pages.second.extensions["terrabank"].bank
+        assert bank.last_seq == seen_seq - 1 and bank.verify() == []  # a consistent forgery: the bank cannot tell
+        now_seq, now_hash = bank.chain_head()
+        alarm = pages.phone.locator("#chain-alarm")
+        expect(alarm).to_be_visible(timeout=60_000)  # before: no alarm, the head of "another game" adopted
+        text = alarm.inner_text()
+        assert f"{seen_seq}" in text and seen_hash[:12] in text, text  # the head the phone saw
+        assert f"{now_seq}" in text and now_hash[:12] in text, text  # the bank's head now
+        assert "autre partie" in text, text
+        assert _kept(pages.phone) == {"seq": seen_seq, "hash": seen_hash}  # the evidence is kept
+        reports = pages.admin.locator("#chain-witness li").filter(has_text="équipe blue")
+        expect(reports).to_have_count(1, timeout=30_000)  # before: the admin list was empty
+        line = reports.inner_text()
+        assert seen_hash[:12] in line and now_hash[:12] in line and "autre partie" in line, line
+    finally:
+        pages.close()
+    assert seen is not None
+
+
+def test_a_new_game_with_the_links_kept_is_announced_not_adopted_silently(chromium, tmp_path):
+    """`init --force --keep-links`: the new game declares the game it replaced and where it ended; the phone
+    (same link) says a new game started, with both ends, raises no alarm and keeps the new game's head."""
+    from bank.cli.main import main
+
+    pages = _Witnessed(chromium, tmp_path, admin=False)
+    try:
+        seen_seq, seen_hash = pages.seen
+
+        def init_force_keep_links(db):
+            assert main(["--config", str(CONFIG), "--db", str(db), "init", "--force", "--keep-links"]) == 0
+
+        pages.restart_after(init_force_keep_links)
+        bank = pages.second.extensions["terrabank"].bank
+        assert pages.second.extensions["terrabank"].access.team_tokens()["blue"] == pages.token  # the link kept
+        notice = pages.phone.locator("#chain-new-game")
+        expect(notice).to_be_visible(timeout=60_000)  # before: nothing said, the new game's head adopted
+        text = notice.inner_text()
+        assert f"{seen_seq}" in text and seen_hash[:12] in text, text  # where the old game ended (as declared)
+        assert "nouvelle partie" in text.lower(), text
+        assert pages.phone.locator("#chain-alarm").count() == 0
+        pages.phone.wait_for_function("(game) => { for (var k in localStorage) if (k.indexOf('tb.witness:') === 0) "
+                                      "return JSON.parse(localStorage.getItem(k)).game === game; }",
+                                      arg=bank.game_mark(), timeout=30_000)  # the new game's head, kept
+    finally:
+        pages.close()

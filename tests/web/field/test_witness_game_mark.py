@@ -75,3 +75,47 @@ def test_a_new_game_on_the_same_address_is_another_game(config, tmp_path):
     Bank.create(db, config, force=True).close()  # `terrabank init --force`: the lead's new game
     after = _asked(db, 1)
     assert after["game"] != before["game"]  # the pages start afresh, no alarm
+
+
+def test_a_new_game_declares_the_one_it_replaced_to_the_pages(config, tmp_path):
+    """Issue 43 item 2: `init --force` names the game it replaced and where it ended, so a page that held a
+    head of that game can tell a declared successor from a swap (static/js/witness.js)."""
+    db = tmp_path / "game.db"
+    with Bank.create(db, config) as bank:
+        bank.execute({"id": "start", "type": "start_clock"})
+        end = bank.chain_head()
+    before = _asked(db, 2)
+    assert before["previous"] is None
+    Bank.create(db, config, force=True).close()
+    after = _asked(db, 1)
+    assert after["previous"] == {"game": before["game"], "seq": end[0], "hash": end[1]}  # before: no such field
+
+
+def test_a_head_this_bank_holds_but_seen_in_another_game_is_reported(config, tmp_path):
+    """A page that saw entry N in game A and finds game B behind the same link reports it, even when B's chain
+    holds the same head (a creation record edited in a game from before the seed: the rows unchanged)."""
+    db = tmp_path / "game.db"
+    app = _client(db)
+    try:
+        services = app.extensions["terrabank"]
+        services.access.add_user("lea", "password1", "lead")
+        services.bank.execute({"id": "start", "type": "start_clock"})
+        seq, head = services.bank.chain_head()
+        token = services.access.team_tokens()["blue"]
+        client = app.test_client()
+        other = "ab" * 32
+        same = client.post("/api/chain/witness", json={"team": token, "saw": {"seq": seq, "hash": head}})
+        assert same.get_json()["known"] is True  # this game's head: nothing to report
+        swap = client.post("/api/chain/witness", json={"team": token, "saw": {"seq": seq, "hash": head, "game": other}})
+        assert swap.get_json()["known"] is False  # before: "known", dropped
+        bad = client.post("/api/chain/witness", json={"team": token, "saw": {"seq": seq, "hash": head, "game": "x"}})
+        assert bad.status_code == 400
+        from conftest import WebClient
+
+        lead = WebClient(app.test_client())
+        assert lead.login("lea", "password1").status_code == 200
+        reports = lead.client.get("/api/chain/witness").get_json()["reports"]
+        assert [r["saw"] for r in reports] == [{"seq": seq, "hash": head, "game": other}]
+        assert reports[0]["game"] == services.bank.game_mark() and reports[0]["by"] == "team:blue"
+    finally:
+        app.extensions["terrabank"].bank.close()
