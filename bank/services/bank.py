@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import itertools
 import random
 import secrets
@@ -11,7 +10,7 @@ import time
 from typing import Iterator
 
 from bank.game import engine
-from bank.store import chain, storage_url
+from bank.store import chain, storage_url, succession
 from bank.services import timeline
 from bank.services.recent_rows import RecentRows
 from bank.services.bank_result import Result
@@ -87,7 +86,7 @@ class Bank(ClockKeeping):
                                f"`terrabank init --force` to replace it ({where.kept_note}), or choose "
                                "another --db name.", path=str(path))
         where.check_creatable()
-        previous = _ending(where) if force else None  # the game this one replaces, declared in the new one
+        previous = succession.ending(where) if force else None  # the game this one replaces, declared in the new one
         # Build the game beside the target and put it in place when complete, so a crash
         # never leaves a half-created game where the bank will look for one.
         tmp = where.temporary()
@@ -353,12 +352,7 @@ class Bank(ClockKeeping):
         """The game this one replaced, as its creation declared it ({"game": mark, "seq", "hash": its last
         entry and head}), bound into this game's chain (bank/store/chain.py); None: it replaced none (or was
         made before games declared it). A page that held a head of that game is told of a new game."""
-        text = self._journal.meta(chain.PREVIOUS_KEY)
-        try:
-            found = json.loads(text) if text else None
-        except ValueError:
-            return None  # edited by hand: `verify` names the creation record
-        return found if isinstance(found, dict) else None
+        return succession.declared(self._journal.meta(chain.PREVIOUS_KEY))
 
     def close(self) -> None:
         """Close the database."""
@@ -395,20 +389,3 @@ def _last_checkpoint(journal: Journal) -> timeline.Checkpoint | None:
     last = journal.row(journal.last_seq())
     return None if last is None else timeline.Checkpoint(last["at"], last["at"])
 
-
-def _ending(where) -> dict | None:
-    """The game at `where` that `init --force` replaces: its mark, last entry and head, which the new game
-    declares; None when there is none that can be read (a damaged file is replaced all the same)."""
-    if not where.exists():
-        return None
-    try:
-        journal = where.open()
-    except (BankError, OSError):
-        return None
-    try:
-        return {"game": chain.game_mark(journal.meta("created_at"), journal.meta("identity")),
-                "seq": journal.last_seq(), "hash": journal.head()}
-    except (BankError, OSError):
-        return None
-    finally:
-        journal.close()

@@ -49,7 +49,7 @@
     return TB.t("chain_rolled_back", { seq: saw.seq, hash: short(saw.hash), bank_seq: head.seq, bank_hash: short(head.hash) });
   }
 
-  function banner(text, onAccept, id, kind, button) {
+  function banner(text, onAccept, id, kind, label) {
     id = id || "chain-alarm";
     var box = document.getElementById(id);
     if (!box) {
@@ -63,7 +63,7 @@
     var accept = document.createElement("button");
     accept.type = "button";
     accept.className = "btn";
-    accept.textContent = TB.t(button || "chain_accept");
+    accept.textContent = label || TB.t("chain_accept");
     accept.addEventListener("click", function () { onAccept(); box.remove(); });
     box.appendChild(accept);
   }
@@ -113,7 +113,7 @@
     document.body.dataset.chainNewGame = previous.seq + ":" + head.seq; // for tests and whoever debugs
     banner(TB.t("chain_new_game", { seq: saw.seq, hash: short(saw.hash), end_seq: previous.seq,
       end_hash: short(previous.hash) }), function () { /* read: nothing more to do */ },
-      "chain-new-game", "banner-info", "chain_understood");
+      "chain-new-game", "banner-info", TB.t("chain_understood"));
   }
 
   TB.witness = {
