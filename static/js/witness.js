@@ -15,7 +15,8 @@
   "use strict";
 
   var TB = window.TB;
-  var auth = {}, checking = false, alarmed = false, shown = {};
+  var auth = {}, checking = false, alarmed = false;
+  var retries = 0; // asks again after no answer, a bounded number of times (then the next connect does)
   var vouched = false; // the bank's chain held the head kept, since this page last (re)connected
   var SLOT = "tb.witness:" + TB.url("/"); // one game per address (several games: /g/<name>/)
 
@@ -42,6 +43,13 @@
     var h = 0x811c9dc5;
     for (var i = 0; i < secret.length; i++) { h ^= secret.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
     return h.toString(16);
+  }
+
+  /** A reporter in the admin page's words: a team's phone, the big screen, a facilitator's page. */
+  function reporter(by) {
+    by = String(by || "");
+    return by.indexOf("team:") === 0 ? TB.t("chain_by_team", { team: by.slice(5) }) :
+      by === "screen" ? TB.t("chain_by_screen") : TB.t("chain_by_facilitator");
   }
 
   /** A sentence naming both heads: what this page saw, where the bank is now. */
@@ -90,7 +98,11 @@
     var answer = await TB.api("GET", "/api/chain/" + saw.seq, undefined, { retry: false });
     checking = false;
     var found = answer.ok && answer.data;
-    if (!found) return; // no word from the bank: the next connect asks again; meanwhile nothing newer is kept
+    if (!found) { // no word from the bank (busy, restarting): ask again soon; meanwhile nothing newer is kept
+      if (answer.status !== 404 && retries < 20) { retries += 1; setTimeout(check, 3000); }
+      return;
+    }
+    retries = 0;
     if (found.game !== saw.game) {
       if (follows(saw, found.previous)) announce(saw, found.previous, found.head, found.game);
       else if (saw.link && saw.link === linkTag()) return alarm(saw, found.head, found.game);
@@ -121,7 +133,7 @@
     attach: function (socket, own) {
       auth = own || {};
       socket.on("connect", function () { check(); heard(); });
-      socket.on("chain_witness", TB.witness.report);
+      socket.on("chain_witness", TB.witness.reports);
     },
     /** live.js, for each public picture: {seq, chain: {hash, game}}; kept once the bank vouched for the older one. */
     saw: function (seq, chain) {
@@ -129,21 +141,24 @@
       var saw = kept();
       if (!saw || saw.game !== chain.game || seq > saw.seq) keep(seq, chain.hash, chain.game);
     },
-    /** The admin page: one line per report, newest first. */
-    report: function (found) {
+    /** The admin page: the reports the bank keeps ({reports: [...]}, oldest first), one line each, newest
+     * first; each says whether a second page agreed (one link alone may lie). */
+    reports: function (payload) {
       var list = document.getElementById("chain-witness");
-      var seen = found && found.saw && [found.saw.seq, found.saw.hash, found.saw.game || "", found.by].join(":");
-      if (!list || !seen || shown[seen]) return;
-      shown[seen] = true;
-      list.classList.remove("hidden");
-      var line = document.createElement("li");
-      var by = String(found.by || "");
-      var who = by.indexOf("team:") === 0 ? TB.t("chain_by_team", { team: by.slice(5) }) :
-        by === "screen" ? TB.t("chain_by_screen") : TB.t("chain_by_facilitator");
-      var other = found.saw.game && found.game && found.saw.game !== found.game;
-      line.textContent = TB.t("chain_witness_report", { who: who }) + " " +
-        (other ? TB.t("chain_other_game") + " " : "") + sentence(found.saw, found.head);
-      list.insertBefore(line, list.firstChild);
+      if (!list || !payload || !payload.reports) return;
+      list.textContent = "";
+      list.classList.toggle("hidden", !payload.reports.length);
+      payload.reports.forEach(function (found) {
+        if (!found || !found.saw) return;
+        var line = document.createElement("li");
+        var who = (found.reporters || [found.by]).map(reporter).join(", ");
+        var other = found.saw.game && found.game && found.saw.game !== found.game;
+        line.dataset.confirmed = found.confirmed ? "yes" : "no";
+        line.textContent = TB.t("chain_witness_report", { who: who }) + " " +
+          (other ? TB.t("chain_other_game") + " " : "") + sentence(found.saw, found.head) + " " +
+          (found.confirmed ? TB.t("chain_confirmed", { n: (found.reporters || []).length }) : TB.t("chain_unconfirmed"));
+        list.insertBefore(line, list.firstChild);
+      });
     },
   };
 
@@ -152,6 +167,6 @@
   async function heard() {
     if (!document.getElementById("chain-witness")) return;
     var answer = await TB.api("GET", "/api/chain/witness", undefined, { retry: false });
-    ((answer.data && answer.data.reports) || []).forEach(TB.witness.report);
+    if (answer.ok) TB.witness.reports(answer.data);
   }
 })();

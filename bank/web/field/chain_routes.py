@@ -13,51 +13,31 @@ POST /api/chain/witness     a page's report {"saw": {"seq", "hash", "game"?}} wi
                             big screen's key ("key") or a facilitator's session (and CSRF token). The bank
                             checks the claim against its own chain: a head it holds, in this game, is no
                             report; "game" names another game the page saw behind the same link. A
-                            report is kept in memory (the newest 20) and sent at once to the
-                            facilitators' open pages (socket event `chain_witness`)
+                            report is kept in memory (bank/web/field/witness_reports.py: a few per
+                            reporter, confirmed once two agree) and the reports are sent at once to
+                            the facilitators' open pages (socket event `chain_witness`)
 GET  /api/chain/witness     the reports kept, for the admin page (facilitators)
 """
 
 from __future__ import annotations
 
-import threading
 import time
 
 from flask import Blueprint, current_app, jsonify, request
 
-from bank.web.access.auth import csrf_ok, current_role, error, facilitator_required
+from bank.web.access.auth import csrf_ok, current_login, current_role, error, facilitator_required
 from bank.web.body import BodyError, read_object
 from bank.web.push.extensions import socketio_of
 from bank.web.push.live import display_key_ok, owners
+from bank.web.field.witness_reports import Reports
 
 bp = Blueprint("chain", __name__, url_prefix="/api/chain")
-KEPT = 20  # reports kept: enough to see who saw what; a flood of false ones cannot grow the memory
 _HASH_CHARS = set("0123456789abcdef")
 
 
 def register(app) -> None:
     app.register_blueprint(bp)
     app.extensions["terrabank_witness"] = Reports()
-
-
-class Reports:
-    """The witnesses' reports this process heard, newest last, one per head seen and witness; safe between threads."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._kept: list[dict] = []
-
-    def add(self, report: dict) -> bool:
-        """Keep `report`; False when the same witness already reported the same head (nothing new to tell)."""
-        with self._lock:
-            if any(r["saw"] == report["saw"] and r["by"] == report["by"] for r in self._kept):
-                return False
-            self._kept = (self._kept + [report])[-KEPT:]
-            return True
-
-    def all(self) -> list[dict]:
-        with self._lock:
-            return list(self._kept)
 
 
 def _bank():
@@ -100,12 +80,15 @@ def report():
     head = _head_now()
     if other is None and _bank().head_at(saw["seq"]) == saw["hash"]:
         return jsonify({"known": True, "head": head})  # this bank's chain holds it: nothing to report
-    found = {"saw": saw, "head": head, "game": game, "at": time.time(), "by": _reporter(body)}
-    if current_app.extensions["terrabank_witness"].add(found):
+    by, reporter = _reporter(body)
+    found = {"saw": saw, "head": head, "game": game, "at": time.time(), "by": by}
+    kept = current_app.extensions["terrabank_witness"]
+    if kept.add(found, reporter):
         app = current_app._get_current_object()
+        every = {"reports": kept.all()}  # the whole list (bounded): a flood's withdrawn reports leave the page too
         for key in owners(app).sessions():  # the facilitators' pages, the admin page among them
             for sid in owners(app).of_session(key):
-                socketio_of(app).emit("chain_witness", found, to=sid, namespace="/")
+                socketio_of(app).emit("chain_witness", every, to=sid, namespace="/")
     return jsonify({"known": False, "head": head})
 
 
@@ -129,12 +112,16 @@ def _may_report(body: dict) -> bool:
     return bool(current_role()) and csrf_ok()
 
 
-def _reporter(body: dict) -> str:
-    """Who saw it, in words the admin page shows: a team's phone, a big screen or a facilitator's page."""
+def _reporter(body: dict) -> tuple[str, str]:
+    """Who saw it: in words the admin page shows (a team's phone, a big screen or a facilitator's page), and
+    as the reporter whose reports are counted apart (the team's link, the screen's key, the account)."""
     services = current_app.extensions["terrabank"]
-    team = body.get("team")
+    team, key = body.get("team"), body.get("key")
     if isinstance(team, str) and team:
         found = services.access.team_for(team[:100])
         if found:
-            return f"team:{found}"
-    return "screen" if body.get("key") else "facilitator"
+            return f"team:{found}", f"team:{found}"
+    if isinstance(key, str) and key and display_key_ok(key[:100]):
+        return "screen", "screen"
+    login = current_login()
+    return "facilitator", f"facilitator:{login.user if login else ''}"

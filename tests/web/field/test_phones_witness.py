@@ -232,6 +232,7 @@ def test_another_game_behind_the_same_link_is_an_alarm_on_the_phone_and_the_admi
         expect(reports).to_have_count(1, timeout=30_000)  # before: the admin list was empty
         line = reports.inner_text()
         assert seen_hash[:12] in line and now_hash[:12] in line and "autre partie" in line, line
+        assert "non confirmé" in line, line  # one page alone says so (the admin page adopted: it has no link)
     finally:
         pages.close()
     assert seen is not None
