@@ -2,7 +2,8 @@
 """The print pack's pictures for the README and docs, for docs/print/.
 
 Renders every printable to PDF in a temporary folder (the pack of printables/pack.py on a
-game played by tests/printkit.py's play_sample for the report; the game-state sheet and
+game played by tests/printkit.py's play_sample for the report, with the six long, emoji team
+names of tests/print_names_kit.py; the game-state sheet and
 continuation ledgers of issue 25 on the seeded hour of bench/screenshots.py, a game still
 running; the Trias documents of printables/trias_pack.py), then turns the pages the README
 shows into PNGs with pdftoppm, each at a resolution that keeps it near 100-200 KB:
@@ -90,14 +91,17 @@ def running_game(folder: Path, config):
 
 def render_all(folder: Path) -> None:
     """Every printable as a PDF in `folder`."""
-    from bank.game.config import load_config
+    from bank.game.config import parse_config
     from bank.store.accounts.access import team_token
     from printables import pack, trias_pack
     from printables.state_data import snapshot
     from printables.state_ledger import render_ledgers
     from printables.state_sheet import render_state
 
-    config = load_config(ROOT / "config.toml")
+    from print_names_kit import GAME_DAY_NAMES, config_text_with_teams
+
+    # The game day's six teams: long, accented names with emoji, as a lead types them (tests/print_names_kit.py).
+    config = parse_config(config_text_with_teams(GAME_DAY_NAMES), "config.toml with the game day's teams")
     urls = {team: f"{BASE}/t/{team_token()}" for team in config.teams}
     ended = ended_game(folder, config)
     for filename, render in pack.documents("all", config, LANG, bank=ended, team_urls=urls, base=BASE, wifi=WIFI):

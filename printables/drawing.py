@@ -92,13 +92,14 @@ def text(c, value: str, x: float, y: float, size: float, font: str = FONT, fill=
     """One line at baseline y, shrunk to `width` if given; returns the size used."""
     if width is not None:
         size = fit_size(value, font, size, width)
-    parts = runs(value, font)
-    c.setFillColor(fill)
-    if len(parts) == 1 and parts[0][0] == font:
+    parts = runs(value, font) or [(font, "")]
+    if len(parts) == 1 and parts[0][0] == font:  # one font: drawn exactly as before fonts.py, the same bytes
         c.setFont(font, size)
+        c.setFillColor(fill)
         draw = {"left": c.drawString, "centre": c.drawCentredString, "right": c.drawRightString}[align]
         draw(x, y, parts[0][1])
         return size
+    c.setFillColor(fill)
     x -= {"left": 0.0, "centre": 0.5, "right": 1.0}[align] * stringWidth(value, font, size)
     for part_font, part in parts:  # each run in the font that has its characters (fonts.py)
         c.setFont(part_font, size)
@@ -124,7 +125,7 @@ def wrap(value: str, font: str, size: float, width: float, split_words: str = ""
             if line and stringWidth(trial, font, size) > width:
                 lines.append(line)
                 trial = word_text
-            if split_words and stringWidth(trial, font, size) > width:
+            if split_words and trial == word_text and stringWidth(trial, font, size) > width:
                 pieces = split_word(trial, font, size, width, anywhere=split_words == "any")
                 lines += pieces[:-1]
                 trial = pieces[-1]

@@ -112,9 +112,24 @@ def runs(value: str, font: str) -> list:
 
     A character no font draws is left out (it would be a box); `undrawable` names them first.
     """
+    if font in BUILT_IN and _plain(value):  # most strings: the page's font draws them as they are
+        return [(font, value)] if value else []
+    return list(_runs(value, font))
+
+
+@lru_cache(maxsize=8192)
+def _plain(value: str) -> bool:
+    """Whether a built-in font draws `value` whole as it is (WinAnsi characters, already NFC)."""
+    if value.isascii():
+        return value.isprintable()
+    return all(_win_ansi(ch) for ch in value) and unicodedata.is_normalized("NFC", value)
+
+
+@lru_cache(maxsize=8192)
+def _runs(value: str, font: str) -> tuple:
     value = unicodedata.normalize("NFC", value)
     if font in BUILT_IN and all(_win_ansi(ch) for ch in value):
-        return [(font, value)] if value else []
+        return ((font, value),) if value else ()
     out = []
     for ch in value:
         chosen = font_for(ch, font)
@@ -126,11 +141,13 @@ def runs(value: str, font: str) -> list:
             out[-1] = (chosen, out[-1][1] + ch)
         else:
             out.append((chosen, ch))
-    return out
+    return tuple(out)
 
 
 def width(value: str, font: str, size: float) -> float:
     """The drawn width of `value` at `size`, each run in its own font."""
+    if font in BUILT_IN and _plain(value):
+        return pdfmetrics.stringWidth(value, font, size)
     return sum(pdfmetrics.stringWidth(part, f, size) for f, part in runs(value, font))
 
 
