@@ -23,6 +23,9 @@ class Team:
     label: dict
     colour: str
     resource: str
+    # The name where room is tight (the big screen's chips, chart and replay): {fr, en}, or None for the
+    # pages' own cut of the label at a word or grapheme (static/js/board_labels.js, W.teamShort).
+    short: dict | None = None
 
 
 @dataclass(frozen=True)

@@ -163,7 +163,8 @@ def _teams(root: Reader, harvestable: tuple) -> dict:
             t.fail("id", f"repeats the team id {tid!r}; each team needs its own id")
         if not tid.isidentifier():
             t.fail("id", f"must be a short word of letters, digits or _ (it goes in links), got {tid!r}")
-        teams[tid] = Team(tid, _team_label(t), t.colour("colour"), t.str("resource", choices=harvestable))
+        teams[tid] = Team(tid, _team_label(t), t.colour("colour"), t.str("resource", choices=harvestable),
+                          _team_short(t) if "short" in t.table else None)
         _typed_apart(t, teams)
         t.done()
     return teams
@@ -191,6 +192,18 @@ def _typed_apart(t: Reader, teams: dict) -> None:
 # page: up to 30 characters wrap onto two or three lines there (or are cut with "…" in the
 # standings) and leave the score in view; longer names would only be cut.
 TEAM_NAME_MAX = 30
+
+
+TEAM_SHORT_MAX = 14  # the big screen's chips and chart labels hold about this many letters at 1280x720
+
+
+def _team_short(t: Reader) -> dict:
+    shorts = t.label("short")
+    for lang, text in shorts.items():
+        if len(text.strip()) > TEAM_SHORT_MAX:
+            t.sub("short").fail(lang, f"is {len(text.strip())} characters long; a short name has at most {TEAM_SHORT_MAX} "
+                                f"(it stands for the team where room is tight), e.g. {text.strip()[:TEAM_SHORT_MAX]!r}")
+    return {lang: text.strip() for lang, text in shorts.items()}
 
 
 def _team_label(t: Reader) -> dict:

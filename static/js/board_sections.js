@@ -56,8 +56,13 @@
       var accepts = ev.accepts.length ? ev.accepts.map(W.resLabel).join(", ") : t("any_resource");
       var bar = ev.target ? el("div", { class: "progress" },
         el("span", { style: { width: Math.min(100, (100 * total) / ev.target) + "%" } })) : null;
-      var givers = W.teams().filter(function (team) { return ev.given[team]; }).map(function (team) {
-        return el("span", { class: "giver" }, W.teamChip(team), " ", String(ev.given[team]));
+      // Who is winning it, first: by what they gave, equals sharing the better rank as the bank ranks them
+      // at the close (1, 1, 3); the leaders stay in view when the list is shown in turns (display_fit.js).
+      var ranked = W.teams().filter(function (team) { return ev.given[team]; }).sort(function (a, b) { return ev.given[b] - ev.given[a]; });
+      var givers = ranked.map(function (team, i) {
+        var rank = ranked.findIndex(function (other) { return ev.given[other] === ev.given[team]; }) + 1;
+        return el("span", { class: "giver" + (rank === 1 ? " leader" : ""), dataset: { rank: rank } },
+          el("span", { class: "giver-rank", text: W.ordinal(rank) }), " ", W.teamChip(team), " ", String(ev.given[team]));
       });
       return el("div", { class: "event", dataset: { event: id } },
         el("div", { class: "event-head" },

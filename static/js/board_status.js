@@ -100,7 +100,7 @@
       return el("li", { class: (winners.indexOf(row.team) >= 0 ? "won" : "") + (row.team === highlight ? " mine" : ""),
         dataset: { team: row.team } },
         el("span", { class: "fr-rank", text: W.ordinal(row.rank) }), " ", W.teamChip(row.team), " ",
-        el("b", { text: row.reputation }), " " + W.ptsWord(row.reputation));
+        el("span", { class: "fr-points" }, el("b", { text: row.reputation }), " " + W.ptsWord(row.reputation)));
     }));
   };
 

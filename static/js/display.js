@@ -88,10 +88,9 @@
       t("legend_unlock", { level: W.config.animal_unlock_level }))]));
   }
 
-  /** A name short enough for the end of a chart line. */
+  /** A name short enough for the end of a chart line (W.teamShort: never an emoji cut in half). */
   function shortName(team) {
-    var name = W.teamLabel(team);
-    return name.length > 12 ? name.slice(0, 11) + "\u2026" : name;
+    return W.teamShort(team);
   }
 
   /**

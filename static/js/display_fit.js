@@ -182,18 +182,21 @@
     var panel = TB.$("#events").parentElement;
     var over = function () { return panel.scrollHeight > panel.clientHeight + 1; };
     fitted.givers = givers().map(function (list) {
-      var items = list.querySelectorAll(".giver"), per = items.length, pages;
+      var items = list.querySelectorAll(".giver"), rest = items.length - leaders(list), per = rest, pages;
       Array.prototype.forEach.call(items, function (g) { g.style.display = ""; });
       delete list.dataset.turn;
-      if (items.length < 2 || !over()) return 0;
-      for (per = items.length - 1; per > 1; per--) { // every page whole, its marker included
-        for (pages = 0; pages < Math.ceil(items.length / per) && !overOn(list, per, pages, over); pages++) { /* fits */ }
-        if (pages === Math.ceil(items.length / per)) break;
+      if (rest < 2 || !over()) return 0;
+      for (per = rest - 1; per > 1; per--) { // every page whole, the leaders and its marker included
+        for (pages = 0; pages < Math.ceil(rest / per) && !overOn(list, per, pages, over); pages++) { /* fits */ }
+        if (pages === Math.ceil(rest / per)) break;
       }
       showGivers(list, per);
       return per;
     });
   }
+
+  /** How many givers lead the event (ranked first, equals included): they are on every page. */
+  function leaders(list) { return list.querySelectorAll(".giver.leader").length; }
 
   function overOn(list, per, page, over) {
     showGivers(list, per, page);
@@ -204,10 +207,11 @@
    * `data-turn`, so that it is not a text of the page (layoutKey: display.js draws the events again each
    * second, without it, and a text that came and went started a fit over every second). */
   function showGivers(list, per, page) {
-    var items = list.querySelectorAll(".giver"), pages = Math.ceil(items.length / per);
+    var items = list.querySelectorAll(".giver"), lead = leaders(list), pages = Math.max(1, Math.ceil((items.length - lead) / per));
     // By the event's own turns: with the events in turns too, the same clock would show it the same page each time.
     if (page === undefined) page = Math.floor(Math.floor(Date.now() / TURN_MS) / (fitted.pages.events || 1)) % pages;
-    Array.prototype.forEach.call(items, function (g, i) { g.style.display = Math.floor(i / per) === page ? "" : "none"; });
+    // The leaders first and always; the others below them, `per` a page.
+    Array.prototype.forEach.call(items, function (g, i) { g.style.display = i < lead || Math.floor((i - lead) / per) === page ? "" : "none"; });
     list.dataset.turn = (page + 1) + "/" + pages;
   }
 

@@ -73,7 +73,7 @@
       // Four teams fill the race's height; more share it (a bar never less than a tenth of it high).
       var row = el("div", { class: "replay-row", dataset: { team: team },
         style: { height: (100 / Math.min(10, Math.max(4, Object.keys(story.teams).length))) + "%" } },
-        el("span", { class: "replay-name", text: W.teamLabel(team) }),
+        el("span", { class: "replay-name", title: W.teamLabel(team), text: W.teamShort(team) }),
         el("span", { class: "replay-track" }, fill), points);
       race.appendChild(row);
       bars[team] = { row: row, fill: fill, points: points, value: -1 };
@@ -133,6 +133,8 @@
     TB.$("#replay-race").classList.add("hidden");
     TB.$("#replay-captions").classList.add("hidden"); // the podium alone: the story has been told
     TB.$("#replay-time-bar").style.width = "100%";
+    // The game's end, also after a skip (which stopped the race at its minute of then).
+    TB.$("#replay-clock").textContent = t("replay_minute", { n: Math.round(story.seconds / 60) });
     var box = TB.$("#replay-podium");
     box.textContent = "";
     var steps = [2, 1, 3].map(function (rank) {

@@ -74,7 +74,8 @@ def game_config(config, lang: str) -> dict:
         "title": pick(config.title),
         "resources": {r.id: {"label": pick(r.label), "colour": r.colour, "harvestable": r.harvestable, "joker": r.joker}
                       for r in config.resources.values()},
-        "teams": {t.id: {"label": pick(t.label), "colour": t.colour, "resource": t.resource} for t in config.teams.values()},
+        "teams": {t.id: {"label": pick(t.label), "colour": t.colour, "resource": t.resource,
+                         **({"short": pick(t.short)} if t.short else {})} for t in config.teams.values()},
         "roles": {r.id: {"label": pick(r.label), "strength": r.strength, "pirate": r.pirate, "harvests": r.harvests}
                   for r in config.roles.values()},
         "cards": config.cards(),

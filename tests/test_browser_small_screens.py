@@ -1,0 +1,119 @@
+"""A team's phone at the end and the admin page's restart note (issue 42, item 6).
+
+On a 360 px phone the end results lay on a see-through overlay over the team's page, ran past the
+bottom and wrapped "pts" alone onto a line under long names; the admin page said "après 2 min d'arrêt
+au plus" for a bank down 2 min 54 s. Here, for 2 short-named French teams and 6 long, emoji-named
+English ones: the results open the phone's page, opaque, in its flow, every row's rank, name and points
+inside the screen's width and on the row; the restart's duration as measured.
+
+Needs Playwright and Debian's Chromium (skipped without them).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+import time
+
+import pytest
+
+from needs import module, needs  # noqa: E402
+sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
+from browserkit import CHROMIUM, log_in_to, serve_in_thread  # noqa: E402,F401
+from teams_kit import LONG_NAMES, config_file  # noqa: E402
+
+pytestmark = needs("playwright", "chromium")
+GAMES = {"2-fr": (("Bleus", "Jaunes"), "fr"), "6-long-en": (LONG_NAMES, "en")}
+_ids = itertools.count(1)
+
+
+@pytest.fixture(scope="module", params=list(GAMES))
+def ended(request, tmp_path_factory):
+    """A game played and ended: every team with points, the last team of the config last."""
+    from bank.web import create_app
+
+    names, lang = GAMES[request.param]
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    folder = tmp_path_factory.mktemp("small")
+    app = create_app({"DB": str(folder / "game.db"), "CONFIG": config_file(folder, names, lang=lang),
+                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    services = app.extensions["terrabank"]
+    services.access.add_user("lea", "password1", "lead")
+    teams = list(services.config.teams)
+
+    def run(**command):
+        return services.bank.execute({"id": f"small-{next(_ids)}", "actor": "lea", **command})
+    run(type="start_clock")
+    for n, team in enumerate(teams):
+        run(type="award", team=team, points=100 - 10 * n, reason="jeu")
+    run(type="end_game")
+    url, _ = serve_in_thread(app)
+    return {"app": app, "url": url, "teams": teams, "lang": lang, "tokens": services.access.team_tokens()}
+
+
+@pytest.fixture
+def phone(chromium, ended):
+    context = chromium.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True, locale=ended["lang"])
+    page, errors = context.new_page(), []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+RESULTS = """() => {
+  const w = document.querySelector('#winner'), r = w.getBoundingClientRect(), cs = getComputedStyle(w);
+  const alpha = (cs.backgroundColor.match(/rgba?\\(([^)]+)\\)/)[1].split(',')[3] ?? '1').trim();
+  const under = Array.from(document.querySelectorAll('#team-root *')).filter(e => {
+    const q = e.getBoundingClientRect(); return q.width && q.height && q.bottom > r.top && q.top < r.bottom; }).length;
+  const rows = Array.from(w.querySelectorAll('.final-ranking li')).map(li => {
+    const box = li.getBoundingClientRect();
+    const parts = Array.from(li.children).map(c => c.getBoundingClientRect());
+    return {text: li.textContent, left: Math.min(...parts.map(p => p.left)), right: Math.max(...parts.map(p => p.right)),
+            inside: parts.every(p => p.top >= box.top - 1 && p.bottom <= box.bottom + 1),
+            apart: parts.every((p, i) => parts.every((o, j) => i >= j || p.right <= o.left + 1 || o.right <= p.left + 1
+                                                              || p.bottom <= o.top + 1 || o.bottom <= p.top + 1)),
+            children: li.children.length, nodes: Array.from(li.childNodes).filter(n => n.nodeType === 3 && n.textContent.trim()).length};
+  });
+  return {position: cs.position, alpha: +alpha, under, rows, top: r.top + scrollY, width: innerWidth,
+          docw: document.documentElement.scrollWidth, fontMin: Math.min(...Array.from(w.querySelectorAll('*')).filter(e => e.childNodes.length
+            && Array.from(e.childNodes).some(n => n.nodeType === 3 && n.textContent.trim())).map(e => parseFloat(getComputedStyle(e).fontSize)))};
+}"""
+
+
+def test_a_team_phone_reads_the_end_results_whole_on_an_opaque_page(ended, phone):
+    last = ended["teams"][-1]
+    phone.goto(f"{ended['url']}/t/{ended['tokens'][last]}")
+    sync_api.expect(phone.locator("#winner")).to_be_visible()
+    sync_api.expect(phone.locator("#winner .final-ranking li")).to_have_count(len(ended["teams"]))
+    found = phone.evaluate(RESULTS)
+    assert found["alpha"] == 1, found  # nothing of the page shows through
+    assert found["position"] != "fixed" and found["under"] == 0, found  # in the page's flow: over nothing
+    assert found["top"] < 120, found  # the page opens on it
+    assert found["docw"] <= found["width"], found
+    assert found["fontMin"] >= 14, found
+    for row in found["rows"]:
+        assert row["left"] >= 0 and row["right"] <= found["width"], row
+        assert row["inside"] and row["apart"], row  # rank, name, points side by side, none on a line of its own
+        assert row["nodes"] == 0, row  # no loose text ("pts") laid out as a cell of its own
+
+
+@pytest.mark.parametrize("down, said", [(174, {"fr": "2 min 54 s", "en": "2 min 54 s"}),
+                                        (120, {"fr": "2 min d", "en": "2 min down"}),
+                                        (3601, {"fr": "1 h 01 min", "en": "1 h 01 min"})])
+def test_the_admin_page_says_how_long_the_bank_was_down_as_measured(ended, chromium, down, said):
+    bank = ended["app"].extensions["terrabank"].bank
+    bank.reopened = {"at": time.time(), "down_at_most": down}
+    context = chromium.new_context(viewport={"width": 1280, "height": 800}, locale=ended["lang"])
+    try:
+        page = context.new_page()
+        log_in_to(page, ended["url"], "/admin")
+        note = page.locator("#bank-reopened")
+        sync_api.expect(note).to_be_visible()
+        sync_api.expect(note).to_contain_text(said[ended["lang"]])
+        minutes = [int(m) for m in re.findall(r"(\d+) min", note.text_content())]
+        hours = [int(h) for h in re.findall(r"(\d+) h", note.text_content())]
+        assert 60 * (hours[0] if hours else 0) * 60 + 60 * minutes[0] + (down % 60 if down < 3600 else 0) >= down  # "at most" stays true
+    finally:
+        context.close()
