@@ -25,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # teams_kit: the game day's six long, accented, emoji team names
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -37,7 +38,10 @@ def start_server(folder: Path):
     from bank.web import create_app
     from bank.web.serving import thread as serving_thread
 
-    app = create_app({"DB": str(folder / "terrabank.db"), "CONFIG": str(ROOT / "config.toml")})
+    from teams_kit import LONG_NAMES, config_file
+
+    # The names a game day brought (issue 42): what the pages must hold, not the four short defaults.
+    app = create_app({"DB": str(folder / "terrabank.db"), "CONFIG": config_file(folder, LONG_NAMES)})
     app.extensions["terrabank"].access.add_user(USER, PASSWORD, "lead")
     return app, serving_thread.serve_in_thread(app).url
 
@@ -121,7 +125,7 @@ def _scroll_to(page, selector: str) -> None:
 
 
 # Two lines of a paper ledger typed back (issue 25, item 6): one booked, one refused with its reason.
-PAPER_LINES = "Vert récolte flore 1\nJaune construit serre"
+PAPER_LINES = "green récolte flore 1\nyellow construit serre"  # by id: the long names are the paper's own matter
 
 
 def _paper_batch(page) -> None:
@@ -185,6 +189,18 @@ def shoot(url: str, app, out: Path) -> None:
                 _paper_batch(page)
             page.locator("#paper").screenshot(path=str(out / f"admin-paper-{size}.png"))  # the whole panel, as laid out
             page.close()
+        # The end: the winner over the big screen, and a team's phone opening on the results (issue 42).
+        app.extensions["terrabank"].bank.execute({"id": "shots-end", "actor": USER, "type": "end_game"})
+        display = browser.new_page(viewport=SIZES["1280x720"])
+        display.goto(url + "/display")
+        display.wait_for_selector("#winner:not(.hidden)")
+        display.wait_for_timeout(900)
+        display.screenshot(path=str(out / "display-end-1280x720.png"))
+        team = browser.new_page(viewport=SIZES["phone"], is_mobile=True, has_touch=True)
+        team.goto(f"{url}/t/{token}")
+        team.wait_for_selector("#winner:not(.hidden)")
+        team.wait_for_timeout(600)
+        team.screenshot(path=str(out / "team-end-phone.png"))
         browser.close()
 
 
