@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 import sys
 
-from bank.errors import ConfigError
+from bank.errors import BankError, ConfigError
 from bank.game.config import load_config
+from bank.services.bank import identity_problems
 from bank.store import storage_url
 from printables.printable_names import refusal
 
@@ -43,6 +44,15 @@ def cmd_check(args, config_path: str, db: str) -> int:
         raise ConfigError(unprintable)
     where = storage_url.target(db, config)
     storage = where.name if isinstance(where, storage_url.PostgresTarget) else f"the file {db}"
+    if where.exists():  # a sound file whose ids the game lacks would be refused by the start (or the reload)
+        journal = where.open()
+        try:
+            problems = identity_problems(journal.identity(), config.identity())
+        finally:
+            journal.close()
+        if problems:
+            raise BankError("config_mismatch", f"{config_path}: the game ({storage}) was made with other ids: "
+                            f"{'; '.join(problems)}; a start or a reload would refuse it", path=config_path)
     print(f"{config_path} (from {_source(args)}) is a sound game config: {len(config.teams)} teams, "
           f"{config.duration_seconds // 60} minutes in {config.sessions} session{'s' if config.sessions > 1 else ''}, "
           f"language {config.language}; the game: {storage}.")

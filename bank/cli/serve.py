@@ -243,7 +243,7 @@ def _serve(args, config_path: str, config, db: str) -> int:
         # A game in PostgreSQL: its hold is a database session of this interpreter, no new one could take it
         # over. Without /proc (macOS) the locks to keep open cannot be found. Both: the master stays as it is.
         serving.run(lambda: _app(config_path, db, TICKER=True, PHONE_BASE=base, **hosted), host, port,
-                    listener=listener)
+                    listener=listener, reload_check=(config_path, str(db)))
         return 0
     _exec_lean_master(args, config_path, db, base, host, port, listener)
     return 0

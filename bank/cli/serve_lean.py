@@ -105,7 +105,7 @@ def main(encoded: str) -> None:
     gc.collect()
     gc.freeze()
     run_gunicorn(partial(_worker_app, params), params["host"], params["port"], limits,
-                 listener=params["listener"])
+                 listener=params["listener"], reload_check=(params["config"], params["db"]))
 
 
 def _worker_app(params: dict, limits):

@@ -17,7 +17,7 @@ from itertools import islice, takewhile
 from flask import current_app, request
 from flask_socketio import join_room
 
-from bank.web.serving import after_reply
+from bank.web.serving import after_reply, reload as config_reload
 from bank.web.serving.identity import display_name, links_generation, team_name
 from bank.web.access.auth import current_login
 from bank.web.push.auth_text import refuse_unreadable
@@ -344,6 +344,8 @@ def start_peers(app) -> None:
     peers = Peers(url, game, lambda notice: _heard(app, notice), app.logger)
     app.extensions["terrabank_peers"] = peers
     socketio_of(app).start_background_task(peers.listen_forever)
+    if config_reload.announces():  # this worker is the operator's reload: the others of the game reload too
+        socketio_of(app).start_background_task(peers.announce_reload_once_listening)
 
 
 def _heard(app, notice: dict) -> None:
@@ -354,6 +356,9 @@ def _heard(app, notice: dict) -> None:
         return
     if "replay" in notice:
         play_replay(app, tell_others=False)
+        return
+    if "reload" in notice:
+        config_reload.ask_master()  # this process's master checks its own config.toml, then reloads, quietly
         return
     if "seq" in notice:
         if app.extensions["terrabank"].bank.last_seq < notice["seq"]:

@@ -49,8 +49,9 @@ class Peers:
     A notice is {"seq": N} (the bank's journal reached entry N), {"links": True} (a team link or the big
     screen's key was replaced: the admission and the sweep read them again; also told to this process itself
     when its subscription comes back after a failure, since a replacement may have been told meanwhile) or
-    {"trias": id, "after": N} (a move in that Trias game of this bank, after its entry N), or {"replay": True}
-    (the lead started the replay: this process's big screens play it, bank/web/push/replay_push.py)."""
+    {"trias": id, "after": N} (a move in that Trias game of this bank, after its entry N), {"replay": True}
+    (the lead started the replay: this process's big screens play it, bank/web/push/replay_push.py), or
+    {"reload": True} (another process reloaded a sound config.toml: this one reloads too, reload.py)."""
 
     def __init__(self, url: str, game: str, on_notice: Callable[[dict], None], logger):
         import redis  # the extra terrabank[queue]; only imported when a queue URL is set
@@ -77,6 +78,15 @@ class Peers:
     def announce_replay(self) -> None:
         """Tell the other processes that the lead started the replay on the big screens (issue 35)."""
         self._send({"replay": True})
+
+    def announce_reload(self) -> None:
+        """Tell the other processes that this one reloaded a sound config.toml (bank/web/serving/reload.py)."""
+        self._send({"reload": True})
+
+    def announce_reload_once_listening(self) -> None:
+        """announce_reload once subscribed (a notice goes out only then, `_send`): for a worker just started."""
+        if self.listening.wait(30):
+            self.announce_reload()
 
     def announce_trias(self, game_id: str, after: int) -> None:
         """Tell the other processes that Trias game `game_id` moved on after its entry `after`."""
@@ -142,8 +152,9 @@ class Peers:
             sender = str(notice.pop("from"))
             if "seq" in notice:
                 notice = {"seq": int(notice["seq"])}
-            elif "links" in notice or "replay" in notice:
-                notice = {"links": True} if "links" in notice else {"replay": True}
+            elif "links" in notice or "replay" in notice or "reload" in notice:
+                notice = {"links": True} if "links" in notice else {"replay": True} if "replay" in notice \
+                    else {"reload": True}
             else:
                 notice = {"trias": str(notice["trias"]), "after": int(notice["after"])}
         except (ValueError, KeyError, TypeError, AttributeError):

@@ -11,13 +11,15 @@ built the start-up app (docs/PERFORMANCE.md "Memory (issue 27)").
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import resource
 import socket
+import sys
 import threading
 from dataclasses import asdict
 
-from bank.web.serving import log_lines
+from bank.web.serving import log_lines, reload
 from bank.web.serving import stopping
 from bank.web.serving.limits import STACK_SIZE, Limits
 from bank.web.serving.worker import worker_classes
@@ -80,12 +82,13 @@ def options(host: str, port: int, limits: Limits, worker: str = "gthread") -> di
 
 
 def run_gunicorn(load_app, host: str, port: int, limits: Limits, worker: str = "gthread",
-                 listener: socket.socket | int | None = None) -> None:
+                 listener: socket.socket | int | None = None, reload_check: tuple[str, str] | None = None) -> None:
     """Gunicorn's master with these (already fitted) limits until Ctrl+C or SIGTERM.
 
     `load_app(limits)` is called in the worker, after the fork: it builds the app (the
     ticker's threads must start there) and loads whatever the app needs, so the master never does.
     `listener`: a listening socket (or its descriptor) the caller bound (`serve --port 0`).
+    `reload_check`: (config path, game) a SIGHUP checks before it starts a new worker (reload.py).
     """
     from gunicorn.app.base import BaseApplication
 
@@ -107,6 +110,16 @@ def run_gunicorn(load_app, host: str, port: int, limits: Limits, worker: str = "
 
         def load(self):
             return load_app(limits)
+
+        def run(self):
+            if reload_check is None:
+                return super().run()
+            say = logging.getLogger("terrabank.reload").warning
+            try:
+                reload.checked_arbiter(*reload_check, say)(self).run()
+            except RuntimeError as exc:  # as BaseApplication.run: Gunicorn's own refusal, one line
+                print(f"\nError: {exc}\n", file=sys.stderr, flush=True)
+                sys.exit(1)
 
     log_lines.process_wide()  # before the fork: the worker's libraries log in the same shape
     threading.stack_size(STACK_SIZE)

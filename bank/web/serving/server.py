@@ -160,7 +160,7 @@ def _compress(response, cache: dict):
 
 
 def run(factory, host: str, port: int, limits: Limits | None = None, worker: str = "gthread",
-        listener: socket.socket | None = None) -> None:
+        listener: socket.socket | None = None, reload_check: tuple[str, str] | None = None) -> None:
     """Serve the app made by `factory()` (called in the worker process, after the fork: the
     ticker's threads must start there) until Ctrl+C or SIGTERM.
 
@@ -171,4 +171,4 @@ def run(factory, host: str, port: int, limits: Limits | None = None, worker: str
     if warning:
         log_lines.say(warning)
     run_gunicorn(lambda fitted: prepare(factory(), fitted if worker == "gthread" else None),
-                 host, port, limits, worker, listener)
+                 host, port, limits, worker, listener, reload_check)

@@ -1,0 +1,88 @@
+"""`systemctl reload` that cannot take the bank down (issue 41 item 2). Flask-free: Gunicorn's master runs it.
+
+Before: the unit's `ExecReload` is a bare SIGHUP, and Gunicorn answers a SIGHUP by starting a new
+worker on the new config.toml and stopping the old one. With a typo the new worker failed to boot,
+the master exited (status 3) and systemd restarted it every few seconds until the file was fixed;
+`systemctl reload 'terrabank@*'` took every process down at once. And a sound edit reached only the
+process that was reloaded, while the others went on deciding with the old numbers.
+
+Now:
+- the master checks the new config first, as `terrabank config check` does (the same command, in a
+  process of its own, so a master that never loaded the game stays small): a mistake leaves the old
+  worker serving the config it has, with one log line naming the key; only a sound config (one whose
+  ids still fit the game) gets a new worker;
+- the new worker of a reload the operator asked for tells the other processes of the game on the
+  queue (bank/web/push/peers.py, {"reload": true}); each asks its own master to reload, which checks
+  its own file the same way. Those reloads are quiet: they announce nothing, so there is no echo.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+CHECK_SECONDS = 60  # a `config check` that takes longer (a database that does not answer) refuses the reload
+ORIGIN = "TERRABANK_RELOAD"  # in the new worker's environment: "announce" (the operator's reload) or "quiet"
+MASTER = "TERRABANK_MASTER_PID"  # the master a worker may ask to reload: its parent, and nobody else
+_ASKED_BY_PEER = mmap.mmap(-1, 1)  # set by a worker before its SIGHUP (shared with the master across the fork)
+CODE = Path(__file__).resolve().parents[3]  # the checkout whose bank/ this is: the check runs the same code
+
+
+def problem(config_path: str, db: str) -> str | None:
+    """What `terrabank config check` finds wrong with the config at `config_path` for the game `db`, or None."""
+    script = f"import sys; sys.path.insert(0, {str(CODE)!r}); from bank.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    try:
+        done = subprocess.run([sys.executable, "-c", script, "--config", config_path, "--db", str(db), "config", "check"],
+                              capture_output=True, text=True, timeout=CHECK_SECONDS, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return f"`terrabank config check` did not answer within {CHECK_SECONDS} s"
+    if done.returncode == 0:
+        return None
+    said = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+    return (said[-1] if said else f"`terrabank config check` ended with status {done.returncode}").removeprefix(
+        "terrabank: ")
+
+
+def checked_arbiter(config_path: str, db: str, say):
+    """Gunicorn's Arbiter whose SIGHUP reloads only a config that passes `problem`; `say(line)` logs."""
+    from gunicorn.arbiter import Arbiter
+
+    class CheckedArbiter(Arbiter):
+        def run(self):
+            os.environ[MASTER] = str(os.getpid())  # the workers forked from here may ask this process
+            super().run()
+
+        def handle_hup(self):
+            peer = _ASKED_BY_PEER[0] == 1
+            _ASKED_BY_PEER[0] = 0
+            found = problem(config_path, db)
+            if found:
+                say(f"terrabank: the reload was refused, this process goes on with the config it had: {found}")
+                return
+            os.environ[ORIGIN] = "quiet" if peer else "announce"  # read by the new worker (forked in there)
+            try:
+                super().handle_hup()
+            finally:
+                os.environ.pop(ORIGIN, None)  # not for a worker restarted later after a crash
+
+    return CheckedArbiter
+
+
+def announces() -> bool:
+    """In a worker: whether it was started by a reload the operator asked for (it tells the other processes)."""
+    return os.environ.pop(ORIGIN, "") == "announce"
+
+
+def ask_master() -> bool:
+    """In a worker: another process of the game reloaded a sound config; ask this process's master to reload
+    too (quietly). False where no checking master is this process's parent (a test, `serve --dev`)."""
+    master = os.environ.get(MASTER, "")
+    if not master.isdigit() or int(master) != os.getppid():
+        return False
+    _ASKED_BY_PEER[0] = 1
+    os.kill(int(master), signal.SIGHUP)
+    return True
