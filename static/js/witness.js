@@ -28,8 +28,8 @@
     try { return JSON.parse(window.localStorage.getItem(key) || "null"); } catch (e) { return null; }
   }
   function kept() {
-    var own = read(slot());
-    return own || (linkTag() ? read(SLOT) : null); // a head kept before heads were kept per link
+    var own = read(slot()), before = linkTag() && !own ? read(SLOT) : null;
+    return own || (before && !("link" in before) ? before : null); // a head kept before heads were kept per link
   }
   function keep(seq, hash, game) {
     var entry = { seq: seq, hash: hash, game: game, link: linkTag() };

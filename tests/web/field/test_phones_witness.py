@@ -183,11 +183,11 @@ class _Witnessed:
             expect(page.locator("#conn-badge")).to_have_class(LIVE, timeout=30_000)
         _book(first, 3)
         self.seen = self.services.bank.chain_head()
-        for page in self.pages:
+        for page, own in zip(self.pages, ("#", "")):  # the phone's head is kept for its link (a '#' in the key)
             page.wait_for_function(f"() => +document.body.dataset.seq >= {self.seen[0]}", timeout=30_000)
-            page.wait_for_function("(seq) => { for (var k in localStorage) if (k.indexOf('tb.witness:') === 0) "
-                                   "return JSON.parse(localStorage.getItem(k)).seq >= seq; return false; }",
-                                   arg=self.seen[0], timeout=30_000)
+            page.wait_for_function("([seq, own]) => { for (var k in localStorage) if (k.indexOf('tb.witness:') === 0 "
+                                   "&& (k.indexOf('#') > 0) === (own === '#') && JSON.parse(localStorage.getItem(k)).seq"
+                                   " >= seq) return true; return false; }", arg=[self.seen[0], own], timeout=30_000)
         assert _kept(self.phone) == {"seq": self.seen[0], "hash": self.seen[1]}
 
     def restart_after(self, change) -> None:
