@@ -134,7 +134,10 @@ def _animal_tile(c, config, animal, tile: Box, owners: list, lang: str) -> None:
             c.setStrokeColor(INK)
             c.setLineWidth(0.2)
             c.circle(cx, cy, r + 0.9, stroke=1, fill=0)
-            text(c, name(config.teams[owner].label, lang), cx, cy - r - 5, 11 * PT, BOLD, INK, "centre", width=cell.w)
+            # Under the disc, on two lines if it must (a 30-letter name on one line fell to 4 pt), never under 8 pt.
+            below = Box(cell.x, cell.y, cell.w, cy - r - 1.5 - cell.y)
+            paragraph(c, name(config.teams[owner].label, lang), below, 11 * PT, BOLD, INK, smallest=8 * PT,
+                      leading=1.05, align="centre")
 
 
 def on_halves(c, draw, lang: str, small: tuple = A4, big: tuple = BIG) -> None:
