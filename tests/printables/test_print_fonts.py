@@ -15,14 +15,17 @@ import time
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from print_names_kit import GAME_DAY_NAMES, config_text_with_teams, config_with_teams
 from printkit import all_text, drawn_strings, missing_glyphs, pages_text
 
 from bank.cli.main import main
 from bank.services.bank import Bank
 from printables import pack
-from printables.drawing import PT, wrap
-from printables.fonts import fallbacks, runs, undrawable
+from printables.drawing import PT, finish, new_canvas, page, paragraph, text, wrap
+from printables.fonts import fallbacks, runs, undrawable, width
+from printables.geometry import Box
 from printables.state_data import snapshot
 from printables.state_sheet import render_state
 
@@ -111,3 +114,28 @@ def test_config_check_accepts_emoji_names_and_refuses_a_character_no_font_draws(
     assert "'teams[yellow].label.fr'" in said and "Les Pandas 熊猫" in said
     assert "U+718A" in said and "U+732B" in said  # each character named, to find it in the file
     assert "e.g. 'Les Pandas'" in said  # and what to write instead
+
+
+# Letters a lead may type: French and other Latin accents, Greek, Cyrillic, dashes, symbols, emoji (with
+# their joiners and variation selectors), a decomposed accent; never a script no print font draws.
+NAME_ALPHABET = list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -'’,.&") + list(
+    "éèêëàâäîïôöùûüçœæÉÈÊÀÂÎÔÛÇŒÆłŁńśźżąęčřšžğışĂăőűßñ") + list("αβγδΩΣЖЯжяё—–·♥✓") + [
+    "🌱", "🥚", "🐉", "✨", "🌟", "💧", "🔥", "🦕", "❤️", "👍🏽", "👩‍🚀", "🇫🇷", "e\u0301"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(NAME_ALPHABET), min_size=1, max_size=30).map("".join).filter(str.strip),
+       st.sampled_from(["Helvetica", "Helvetica-Bold"]))
+def test_any_typed_name_is_drawn_whole_with_a_glyph_for_every_character(value, font):
+    assert undrawable(value) == []
+    c, buf = new_canvas("names")
+    with page(c, (210, 297)):
+        text(c, value, 10, 200, 12 * PT, font)
+        paragraph(c, value, Box(10, 100, 20, 40), 11 * PT, font, smallest=8 * PT)
+    data = finish(c, buf)
+    assert missing_glyphs(data) == []
+    drawn = pages_text(data)[0]
+    expected = squeezed(value)
+    assert squeezed("".join(drawn)).startswith(expected)  # the line, whole and in order
+    assert squeezed("".join(drawn)) == expected * 2  # and the paragraph: broken over lines, never cut
+    assert width(value, font, 12) > 0
