@@ -212,17 +212,26 @@ def test_log_ins_and_log_outs_beside_commands_and_phones_never_answer_busy(web, 
     and a log-out answered 503 database_busy, or a log-in waited the 5 s busy timeout (2 to 10
     log-ins in four seconds).
 
-    Expected: every request answered, none busy, and log-ins as quick as the machine allows.
+    Expected: every request answered, none busy, and no log-in or log-out waiting anywhere near the
+    busy timeout. (Counted in time, not in a number per four seconds: beside busy loops a loaded
+    machine made 14-18 of them, each quick, and the count alone failed 4 runs in 20.)
     """
     lead = web("lead")
     assert lead.command(type="start_clock").status_code == 200
-    stop, problems, done = threading.Event(), [], []
+    stop, problems, done, slowest = threading.Event(), [], [], [0.0]
     consoles, phone = [web("lead") for _ in range(2)], app.test_client()
+
+    def timed(request):
+        started = time.monotonic()
+        reply = request()
+        slowest[0] = max(slowest[0], time.monotonic() - started)
+        return reply
 
     def log_in_and_out():
         device = web()
-        for name, reply in (("log-in", device.login("banker")),
-                            ("log-out", device.client.post("/api/logout", headers={"X-CSRF-Token": device.csrf}))):
+        for name, reply in (("log-in", timed(lambda: device.login("banker"))),
+                            ("log-out", timed(lambda: device.client.post(
+                                "/api/logout", headers={"X-CSRF-Token": device.csrf})))):
             if reply.status_code != 200:
                 problems.append((name, reply.status_code, reply.get_json()))
         done.append(1)
@@ -253,7 +262,9 @@ def test_log_ins_and_log_outs_beside_commands_and_phones_never_answer_busy(web, 
     for thread in threads:
         thread.join(15)
     assert not problems, problems[:3]
-    assert len(done) >= 20, f"only {len(done)} log-ins and log-outs in four seconds"
+    # The busy timeout is 5 s: a log-in that waited for it took at least that (2 to 10 of them in four seconds).
+    assert slowest[0] < 2.5, f"a log-in or log-out took {slowest[0]:.1f} s ({len(done)} in four seconds)"
+    assert len(done) >= 8, f"only {len(done)} log-ins and log-outs in four seconds"
 
 
 # =====================================================================================================

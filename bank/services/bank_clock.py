@@ -92,6 +92,15 @@ class ClockKeeping:
             self._commit_state(seq, new_state)
             return Result(seq, events)
 
+    def probe(self) -> None:
+        """What a command meets before it decides, nothing written: the hold, the journal's writer and its
+        BEGIN, the rows other processes booked. Readiness asks this (bank/web/health.py), so "ready" means
+        the next command would book; a StorageError says why not."""
+        with self._lock:
+            self._catch_up(self.now())  # a plain read first: a database that does not answer is said as such
+            with self._journal.transaction():
+                self._catch_up(self.now())
+
     def catch_up(self) -> int | None:
         """Fold the rows other processes committed since this one last looked (issue 15).
 

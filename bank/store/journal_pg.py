@@ -35,7 +35,7 @@ from bank.store.storage import StorageError
 # The game functions live beside the connection; re-exported for bank/store/storage_url.py and the tests.
 from bank.store.journal_pg_connect import (connect, display_url, game_exists, game_id_of, idle_status,  # noqa: F401
                                      list_games, pg_errors, pipeline_supported, psycopg_module, rename_game,
-                                     retire_game)
+                                     reconnected, retire_game, settle)
 from bank.store.journal_pg_schema import LOCK_SPACE, SAVE_CHECKPOINT, ensure_schema
 from bank.store import journal_pg_hold
 # The reads (and row_bytes, for bank/store/migrate_copy.py) live in their own module.
@@ -175,9 +175,7 @@ class PostgresJournal(PostgresReads):
                 self._flush(commit=True)
         except BaseException:
             self._pending = []
-            if not self._conn.broken and self._conn.info.transaction_status != idle_status():
-                with pg_errors(self.path):
-                    self._conn.execute("ROLLBACK")
+            settle(self._conn, exc)  # a lost or muddled connection is closed: the next transaction opens one
             raise
         finally:
             if self._pool is not None:  # back to the games' shared connections
@@ -219,7 +217,15 @@ class PostgresJournal(PostgresReads):
             text += "; " + psycopg_module().ClientCursor(self._conn).mogrify(*then)
         self._begun = True  # from here on a failure must be rolled back
         with pg_errors(self.path):
-            cur = self._conn.execute(text)
+            try:
+                cur = self._conn.execute(text)
+            except psycopg_module().OperationalError:
+                if not self._conn.closed:  # a statement's failure (a timeout), not the connection's
+                    raise
+                # Nothing is written before this round trip: a connection dropped while idle (a restart)
+                # is replaced and BEGIN sent again, so the first command after a restart books.
+                self._conn = reconnected(self._conn, self._url)
+                cur = self._conn.execute(text)
             cur.nextset()  # past BEGIN's
             cur.nextset()  # past the SET's
             cur.nextset()  # past the lock's

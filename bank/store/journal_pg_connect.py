@@ -23,6 +23,21 @@ CONNECT_TIMEOUT = 5  # seconds, unless the URL says otherwise
 CUT_SETTINGS = {"tcp_user_timeout": 5000, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
                 "keepalives_count": 3}
 _OPEN: "weakref.WeakSet" = weakref.WeakSet()  # this process's connections, made inert in a forked child
+_ON_LOST: list = []  # called when a connection fails or cannot be made (journal_pg_hold.doubt)
+
+
+def on_lost(callback) -> None:
+    """Call `callback()` whenever a connection of this process to PostgreSQL is found lost or refused."""
+    _ON_LOST.append(callback)
+
+
+def lost() -> None:
+    """A connection failed: tell whoever keeps what depends on it (the hold's state, for readiness)."""
+    for callback in _ON_LOST:
+        try:
+            callback()
+        except Exception:  # noqa: BLE001 - telling must never hide the failure being raised
+            pass
 
 
 class _PipelineExitNoise(logging.Filter):
@@ -57,6 +72,44 @@ def idle_status():
     return TransactionStatus.IDLE
 
 
+def sound(conn) -> bool:
+    """Whether `conn` may be used again: open, out of pipeline mode, no transaction left open or failed.
+
+    A connection that met a lost server, a protocol error or a pipeline left busy ("cannot exit
+    pipeline mode while busy") is neither closed nor broken in psycopg's eyes, yet every statement
+    sent on it fails: reused, it refused every command of its process after a PostgreSQL restart."""
+    from psycopg.pq import PipelineStatus
+
+    return (not conn.closed and conn.pgconn.pipeline_status == PipelineStatus.OFF
+            and conn.info.transaction_status == idle_status())
+
+
+def settle(conn, exc: BaseException | None) -> bool:
+    """After a failure on `conn`: rolled back and kept (True) when it was a refusal on a sound connection
+    (a rule, a row another process booked first); closed (False) after any other, never used again."""
+    failed = isinstance(exc, psycopg_module().OperationalError) or getattr(exc, "code", None) in (
+        "database_connection_lost", "database_unreachable")
+    if not failed and not conn.closed and conn.pgconn.pipeline_status == 0:
+        if conn.info.transaction_status != idle_status():
+            try:
+                conn.execute("ROLLBACK")
+            except Exception:  # noqa: BLE001 - the connection goes below
+                pass
+        if sound(conn):
+            return True
+    conn.close()
+    return False
+
+
+def reconnected(conn, url: str):
+    """A new connection in place of `conn`, found dropped (closed here, and said: `lost`), for a writer."""
+    conn.close()
+    lost()
+    fresh = connect(url)
+    fresh.prepare_threshold = None  # a writer's: see PostgresJournal.transaction
+    return fresh
+
+
 def first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0].strip() if text else type(exc).__name__
@@ -82,6 +135,7 @@ def connect(url: str):
     except psycopg.Error as exc:  # the SET too: a server stopping between the two (issue 36's restarts)
         if conn is not None:
             conn.close()
+        lost()
         raise StorageError("database_unreachable", f"Cannot connect to {display_url(url)}: {first_line(exc)}. "
                            "Check that PostgreSQL runs (systemctl status postgresql) and that the URL's "
                            "host, port, user, password and database are right (see docs/DEPLOY.md); "
@@ -152,6 +206,7 @@ def pg_errors(where: str):
                            "--force`) while this server's hold on it was lost: nothing was recorded; this server "
                            "refuses commands until it holds the game again.") from None
     except psycopg.OperationalError as exc:
+        lost()
         raise StorageError("database_connection_lost", f"The connection to {where} failed ({first_line(exc)}): "
                            "the command may not have been recorded; send it again with the same id, "
                            "it is booked at most once.") from None

@@ -50,18 +50,23 @@ from typing import NamedTuple
 from bank.errors import BankError
 from bank.store.gamefile import STOP_HINT
 from bank.store import journal_pg_lease as lease
-from bank.store.journal_pg_connect import connect, display_url, first_line, pg_errors
+from bank.store.journal_pg_connect import connect, display_url, first_line, on_lost, pg_errors
 from bank.store.journal_pg_schema import ensure_schema
 from bank.store.storage import StorageError
 
 HOLD_LOCK_SPACE = 0x7448  # first key ("tH") of a running server's hold; the second is a hash of the game's name
 PROBE_SECONDS = 1.0  # how often the watcher looks at the hold's connection
+STEP_SECONDS = 0.1  # how often it reads the state cell for a doubt raised by a worker (a lost connection)
+TAKE_BACK_SECONDS = 0.25  # how often it tries to take a lost hold back: refused connections cost nothing
 HOLD_LOST = "the bank lost its hold on the game in the database; it is taking it back"
 LOG = logging.getLogger("terrabank.hold")
 
 # Held (1) or not (0), the game's number (0: no game yet), the epoch, and the number of the game first held
-# (0: none yet), which says that `init --force` replaced the game while the hold was lost.
-_CELL = struct.Struct("qqqq")
+# (0: none yet), which says that `init --force` replaced the game while the hold was lost; then when
+# (time.monotonic, one clock for every process of the machine) the hold's connection last answered, and
+# when any process of the server last saw a connection to the database fail (a doubt the watcher clears).
+_CELL = struct.Struct("qqqqdd")
+_TIMES = struct.calcsize("qqqq")
 _WHO = 240  # bytes kept for who holds the game instead of this process
 _HOLDS: dict[tuple[str, str], "DatabaseHold"] = {}  # this process's holds, by (url, game name)
 
@@ -86,6 +91,9 @@ class HoldState(NamedTuple):
     epoch: int
     holder: str  # who holds the game instead of this process, when known
     first_game_id: int | None = None  # the game this process started serving
+    # False while a connection of this server failed after the hold's last answer: the hold may have
+    # gone with it (a PostgreSQL restart ends every session), unknown until the watcher asks again.
+    confirmed: bool = True
 
     @property
     def replaced(self) -> bool:
@@ -93,16 +101,24 @@ class HoldState(NamedTuple):
         return self.first_game_id is not None and self.game_id is not None and self.game_id != self.first_game_id
 
 
-def state(url: str, game: str, confirm: bool = False) -> HoldState | None:
+def state(url: str, game: str) -> HoldState | None:
     """This process's hold on `game` (forked workers see their server's), or None when it holds none.
 
-    `confirm` (a /readyz): the hold's connection is asked first. A PostgreSQL restart ends the hold
-    without a word, and the watcher sees it only at its next probe: meanwhile readiness said ready
-    while the next command was refused `hold_lost` (issue 36, found by test_readiness_truth)."""
+    Read from memory, never from the network: a PostgreSQL restart ends the hold without a word, and
+    the watcher sees it only when it asks; `confirmed` says whether a connection failed since it last
+    did (readiness waits for that answer instead of saying ready while the next command is refused)."""
     held = _HOLDS.get((url, game))
-    if held is not None and confirm and held.state().held:
-        held._probe()
     return None if held is None else held.state()
+
+
+def doubt() -> None:
+    """A connection of this process to PostgreSQL failed: every hold here is unconfirmed until its watcher
+    asks (within STEP_SECONDS). Called by journal_pg_connect for every lost or refused connection."""
+    for held in list(_HOLDS.values()):
+        held.doubt()
+
+
+on_lost(doubt)
 
 
 class DatabaseHold:
@@ -132,14 +148,27 @@ class DatabaseHold:
         self.conn = None
 
     def state(self) -> HoldState:
-        held, game_id, epoch, first = _CELL.unpack_from(self._cell, 0)
+        held, game_id, epoch, first, answered, doubted = _CELL.unpack_from(self._cell, 0)
         who = bytes(self._cell[_CELL.size:]).rstrip(b"\0").decode(errors="replace")
-        return HoldState(bool(held), game_id or None, epoch, who, first or None)
+        return HoldState(bool(held), game_id or None, epoch, who, first or None, answered >= doubted)
 
-    def _set(self, held: bool, game_id: int | None, epoch: int, holder: str = "") -> None:
+    def _set(self, held: bool, game_id: int | None, epoch: int, holder: str = "", asked: float | None = None) -> None:
+        """`asked`: when the question the hold's connection just answered was sent (now if not given)."""
         self._cell[_CELL.size:] = holder.encode()[:_WHO].ljust(_WHO, b"\0")
         first = _CELL.unpack_from(self._cell, 0)[3] or game_id or 0
-        self._cell[:_CELL.size] = _CELL.pack(int(held), game_id or 0, epoch, first)
+        self._cell[:_TIMES] = _CELL.pack(int(held), game_id or 0, epoch, first, 0, 0)[:_TIMES]
+        if held:
+            self._answered(time.monotonic() if asked is None else asked)
+
+    def _answered(self, asked: float) -> None:
+        """The hold's connection answered a question sent at `asked`: a failure seen before that is cleared."""
+        self._cell[_TIMES:_TIMES + 8] = struct.pack("d", asked)
+
+    def doubt(self) -> None:
+        self._cell[_TIMES + 8:_CELL.size] = struct.pack("d", time.monotonic())
+
+    def _doubted(self) -> bool:
+        return not self.state().confirmed
 
     def close(self) -> None:
         self._stop.set()
@@ -165,9 +194,15 @@ class DatabaseHold:
 
     def _watch(self) -> None:
         said = None  # the last refusal logged, so that each change is one line
-        while not self._stop.wait(PROBE_SECONDS):
+        last = time.monotonic()
+        while not self._stop.wait(STEP_SECONDS):
+            held = self.state().held
+            due = PROBE_SECONDS if held else TAKE_BACK_SECONDS
+            if time.monotonic() - last < due and not (held and self._doubted()):
+                continue
+            last = time.monotonic()
             try:
-                if self.state().held:
+                if held:
                     said = self._probe()
                 else:
                     said = self._take_back(said)
@@ -177,6 +212,7 @@ class DatabaseHold:
                 said = "surprise"
 
     def _probe(self) -> str | None:
+        asked = time.monotonic()
         with self._conn_lock:
             if self._stop.is_set():
                 return None
@@ -186,6 +222,7 @@ class DatabaseHold:
                     self._renewed = time.monotonic()
                 else:
                     self.conn.execute("SELECT 1")
+                self._answered(asked)
                 return None
             except Exception as exc:
                 reason = first_line(exc)
@@ -198,7 +235,7 @@ class DatabaseHold:
         return "lost"
 
     def _take_back(self, said: str | None) -> str | None:
-        before = self.state()
+        before, asked = self.state(), time.monotonic()
         try:
             conn, game_id, epoch, holder = _take(self.url, self.game, self.who, self.shared, self.token)
         except StorageError:
@@ -215,7 +252,7 @@ class DatabaseHold:
                 return said
             self.conn = conn
             self._renewed = time.monotonic()  # _take wrote the lease again
-        self._set(True, game_id, epoch)
+        self._set(True, game_id, epoch, asked=asked)
         if before.game_id is not None and game_id != before.game_id:
             LOG.warning("terrabank: took back the hold on %s, but it is another game now (terrabank init "
                         "--force ran meanwhile): commands stay refused; restart this server to serve the new game",

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from bank.store import chain, snapshots
-from bank.store.journal_pg_connect import connect, pg_errors, psycopg_module
+from bank.store.journal_pg_connect import connect, lost, pg_errors, psycopg_module
 from bank.store.journal_pg_schema import GUARDS
 from bank.store.storage import StorageError
 
@@ -100,6 +100,7 @@ class PostgresReads:
                 except psycopg_module().OperationalError:
                     if not (kept and again):
                         raise
+                    lost()  # the restart that dropped it may have ended the hold too: readiness waits to know
         except BaseException:
             self._release(conn, False)
             raise

@@ -10,8 +10,31 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 
 from bank.store.storage import StorageError, storage_errors
+
+BEGIN_WAIT = 5.0  # seconds a BEGIN waits for the write lock, as long as the connections' busy_timeout
+
+
+def begin_immediate(conn) -> None:
+    """BEGIN IMMEDIATE, waiting its turn for up to BEGIN_WAIT seconds.
+
+    SQLite's busy_timeout does not cover one case: while any statement of this connection is still
+    open (a page's read on another thread, between its step and its reset), the connection is inside
+    a read transaction, and SQLite answers BUSY at once instead of waiting for the write lock that the
+    accounts' connection holds for a log-in or a log-out. A harvest then answered 503 database_busy
+    ("another program holds the game file") beside the bank's own sessions: the read ends within
+    milliseconds, so the BEGIN is tried again until the lock is free."""
+    deadline = time.monotonic() + BEGIN_WAIT  # a lock held longer (another program) waited busy_timeout once
+    while True:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if (getattr(exc, "sqlite_errorcode", 0) & 0xFF) != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.002)
 
 
 class SqliteErrors:
@@ -46,7 +69,7 @@ class Transaction:
     def __enter__(self):
         journal = self.journal
         with journal._errors:
-            journal._conn.execute("BEGIN IMMEDIATE")
+            begin_immediate(journal._conn)
         journal._in_tx, journal._tx_thread, journal._tip_before = True, threading.get_ident(), journal._tip
         return journal
 

@@ -91,15 +91,15 @@ def hold(path, config, who: str, shared: bool = False, lease_it: bool = True):
             yield
 
 
-def hold_state(path, config, confirm: bool = False):
+def hold_state(path, config):
     """This process's hold on the game in PostgreSQL (journal_pg_hold.HoldState), or None: a SQLite file,
-    or no hold taken here (a test, a CLI look). `confirm`: ask the hold's connection first (readiness)."""
+    or no hold taken here (a test, a CLI look). From memory: no network (readiness answers at once)."""
     where = target(path, config)
     if not isinstance(where, PostgresTarget):
         return None
     from bank.store.journal_pg_hold import state
 
-    return state(where.url, where.game, confirm)
+    return state(where.url, where.game)
 
 
 def as_target(where):

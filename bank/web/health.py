@@ -36,6 +36,9 @@ from bank.web.serving import log_lines
 from bank.web.serving import stopping
 
 bp = Blueprint("health", __name__)
+LOOK_SECONDS = 0.8  # the longest /readyz waits for the command path's answer: a balancer's probe times out at 1-2 s
+# A command refused for the hold or the game is said by the hold's own checks below, not as a silent database.
+_NOT_THE_DATABASE = ("hold_lost", "hold_taken", "game_replaced")
 LOG = logging.getLogger("terrabank.health")
 DATABASE_LOST = ("database_unreachable", "database_connection_lost")
 # One outage, one line each way, per process and game (issue 36): held while the database is said lost, by
@@ -66,20 +69,18 @@ def _degraded(app) -> str | None:
 def readyz():
     app = current_app._get_current_object()
     checks, reasons = {}, []
-    try:
-        app.extensions["terrabank"].bank.catch_up()  # one indexed read: the database answers
-        checks["database"] = True
-    except StorageError as exc:
-        checks["database"] = False
-        reasons.append(f"the database does not answer ({exc.code})")
-        _watch(app).lost(exc)
-    held = storage_url.hold_state(app.extensions["terrabank_health"].db, app.extensions["terrabank"].config,
-                                  confirm=True)  # ready means booking: the hold asked, not remembered
+    held = storage_url.hold_state(app.extensions["terrabank_health"].db, app.extensions["terrabank"].config)
+    failed = _watch(app).look()  # the command path, asked within LOOK_SECONDS, never longer
+    checks["database"] = failed is None or failed.code in _NOT_THE_DATABASE
+    if not checks["database"]:
+        reasons.append(f"the database does not answer ({failed.code})")
     if held is not None:
-        checks["hold"] = held.held
+        checks["hold"] = held.held and held.confirmed
         if not held.held:
             reasons.append("the bank lost its hold on the game in the database; it is taking it back"
                            + (f" ({held.holder} holds it meanwhile)" if held.holder else ""))
+        elif not held.confirmed:
+            reasons.append("a connection to the database failed; the bank is asking whether it still holds the game")
         elif held.replaced:
             checks["game"] = False
             reasons.append("the game was replaced by `terrabank init --force` while this process's hold was lost; "
@@ -102,8 +103,27 @@ class Health:
     def __init__(self, app, db):
         self.app, self.db = app, db
         self.draining = threading.Event()  # set by whoever stops the process gracefully
+        self._looking: "_Look | None" = None  # the command path's look in flight, shared by every /readyz
+        self._looking_lock = threading.Lock()
         with _DOWN_MADE:  # held while the database is said lost: one line each way, per process and game
             self._down = _DOWN.setdefault(str(db), threading.Lock())
+
+    def look(self, wait: float = LOOK_SECONDS) -> StorageError | None:
+        """What a command would meet now (bank probe: the hold, the writer, BEGIN): None when it would book.
+
+        Asked in a thread of its own, one look at a time: a /readyz waits for it at most `wait` seconds,
+        and one that finds it still running (a statement sent into a network cut) says so at once, so
+        readiness never hangs on a dead socket (issue 41: 19.9 s, then time-outs, during a cut)."""
+        with self._looking_lock:
+            look = self._looking
+            if look is None or look.done.is_set():
+                look = self._looking = _Look(self.app.extensions["terrabank"].bank.probe)
+        if not look.done.wait(wait):
+            return StorageError("database_slow", f"the command path did not answer within {wait:g} s "
+                                f"(asked {time.monotonic() - look.started:.1f} s ago)")
+        if look.failed is not None and look.failed.code in DATABASE_LOST:
+            self.lost(look.failed)
+        return look.failed
 
     def lost(self, exc: StorageError) -> bool:
         """Watch for the database's return, once per outage; True if this call started the watch. The
@@ -140,6 +160,24 @@ class Health:
                 return
         finally:
             self._down.release()
+
+
+class _Look:
+    """One run of `probe` in its own thread: whether it ended, and its StorageError if it failed."""
+
+    def __init__(self, probe):
+        self.started, self.done, self.failed = time.monotonic(), threading.Event(), None
+        threading.Thread(target=self._run, args=(probe,), name="readiness look", daemon=True).start()
+
+    def _run(self, probe) -> None:
+        try:
+            probe()
+        except StorageError as exc:
+            self.failed = exc
+        except Exception as exc:  # noqa: BLE001 - a surprise is a reason not to be ready, said with its name
+            self.failed = StorageError("storage_failed", f"{type(exc).__name__}: {exc}")
+        finally:
+            self.done.set()
 
 
 class _OneLinePerOutage(logging.Filter):
