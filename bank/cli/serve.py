@@ -14,7 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
-from bank.cli import serve_lean
+from bank.cli import serve_lean, serve_replaced
 from bank.game import fields
 from bank.store import gamefile
 from bank.store import state_dir
@@ -150,7 +150,7 @@ def cmd_serve(args, config_path: str, db: str) -> int:
     shared = queue_url(config) is not None
     who = "terrabank serve" + (" (with a queue)" if shared else "")
     with storage_url.hold(db, config, who, shared=shared), _hold_games(args, who, shared):
-        return _serve(args, config_path, config, db)
+        return serve_replaced.serving(lambda: _serve(args, config_path, config, db))
 
 
 @contextlib.contextmanager

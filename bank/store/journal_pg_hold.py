@@ -69,6 +69,16 @@ _CELL = struct.Struct("qqqqdd")
 _TIMES = struct.calcsize("qqqq")
 _WHO = 240  # bytes kept for who holds the game instead of this process
 _HOLDS: dict[tuple[str, str], "DatabaseHold"] = {}  # this process's holds, by (url, game name)
+_ON_REPLACED: list = []  # called (no argument) by the watcher that finds its game replaced (`serve` ends then)
+
+
+def on_replaced(callback, remove: bool = False) -> None:
+    """Call `callback()` when a hold of this process is taken back on another game of its name (`init --force`
+    got in while it was lost): the process cannot serve it (its state is the old game's) and should end."""
+    if not remove:
+        _ON_REPLACED.append(callback)
+    elif callback in _ON_REPLACED:
+        _ON_REPLACED.remove(callback)
 
 
 def _forked_child() -> None:
@@ -255,8 +265,11 @@ class DatabaseHold:
         self._set(True, game_id, epoch, asked=asked)
         if before.game_id is not None and game_id != before.game_id:
             LOG.warning("terrabank: took back the hold on %s, but it is another game now (terrabank init "
-                        "--force ran meanwhile): commands stay refused; restart this server to serve the new game",
-                        self.where)
+                        "--force ran meanwhile): commands stay refused; %s", self.where,
+                        "this server stops, for its supervisor to start it on the new game" if _ON_REPLACED
+                        else "restart this server to serve the new game")
+            for callback in _ON_REPLACED:
+                callback()
         else:
             # The epoch is the fence's number; a queue's servers share a negative one: said without its sign.
             LOG.warning("terrabank: took back the hold on %s (epoch %s%s): commands are booked again", self.where,

@@ -189,7 +189,7 @@ class _OneLinePerOutage(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, StorageError) and exc.code in DATABASE_LOST + ("hold_lost", "hold_taken"):
+        if isinstance(exc, StorageError) and exc.code in DATABASE_LOST + _NOT_THE_DATABASE:
             if exc.code in DATABASE_LOST:
                 _watch(_LATEST.get("app", self.app)).lost(exc)  # an app whose bank is open, not the start-up one
             return False  # said once by Health (the database) or by the hold's watcher
