@@ -230,6 +230,7 @@ class Api:
                 self.close()
                 if attempt == 2:
                     raise
+        self.last_headers = {k.lower(): v for k, v in response.getheaders()}  # the last reply's (Retry-After...)
         for cookie in response.msg.get_all("Set-Cookie") or ():
             name, _, value = cookie.split(";", 1)[0].strip().partition("=")
             self.cookies[name] = value

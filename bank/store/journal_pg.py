@@ -38,6 +38,7 @@ from bank.store.journal_pg_connect import (connect, display_url, game_exists, ga
                                      reconnected, retire_game, settle)
 from bank.store.journal_pg_schema import LOCK_SPACE, SAVE_CHECKPOINT, ensure_schema
 from bank.store import journal_pg_hold
+from bank.store.journal_pg_deadline import deadline
 # The reads (and row_bytes, for bank/store/migrate_copy.py) live in their own module.
 from bank.store.journal_pg_reads import COLUMNS, HEAD_SQL as _HEAD, PostgresReads, row_bytes  # noqa: F401
 
@@ -216,14 +217,13 @@ class PostgresJournal(PostgresReads):
         if then is not None:  # bound here (several statements go only without parameters), quoted by psycopg
             text += "; " + psycopg_module().ClientCursor(self._conn).mogrify(*then)
         self._begun = True  # from here on a failure must be rolled back
-        with pg_errors(self.path):
+        with pg_errors(self.path), deadline(lambda: self._conn) as cut:
             try:
                 cur = self._conn.execute(text)
             except psycopg_module().OperationalError:
-                if not self._conn.closed:  # a statement's failure (a timeout), not the connection's
+                if not self._conn.closed or cut.expired:  # a statement's failure, or no answer in time (a cut)
                     raise
-                # Nothing is written before this round trip: a connection dropped while idle (a restart)
-                # is replaced and BEGIN sent again, so the first command after a restart books.
+                # Nothing written yet: a connection dropped while idle (a restart) is replaced, BEGIN sent again.
                 self._conn = reconnected(self._conn, self._url)
                 cur = self._conn.execute(text)
             cur.nextset()  # past BEGIN's
@@ -245,7 +245,7 @@ class PostgresJournal(PostgresReads):
             statements.append(("COMMIT", None))
         if not statements:
             return
-        with pg_errors(self.path):
+        with pg_errors(self.path), deadline(lambda: self._conn):
             if len(statements) > 1 and pipeline_supported():
                 with self._conn.pipeline():
                     for sql, params in statements:
@@ -321,7 +321,7 @@ class PostgresJournal(PostgresReads):
             if not self._begun:  # the transaction's first statement: it goes with BEGIN and the lock
                 return self._begin((sql, params), one)
             self._flush()  # the rows this transaction wrote, so the read sees them
-            with pg_errors(self.path):
+            with pg_errors(self.path), deadline(lambda: self._conn):
                 return _rows(self._conn.execute(sql, params), one)
         pinned = self._views.get(threading.get_ident())
         if pinned is not None:  # this thread's read_view: one moment for all its reads

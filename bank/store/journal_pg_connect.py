@@ -16,7 +16,12 @@ from contextlib import contextmanager
 from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
 from bank.store.storage import StorageError, display_url  # noqa: F401 (its callers name it here)
 
-CONNECT_TIMEOUT = 5  # seconds, unless the URL says otherwise
+CONNECT_TIMEOUT = 2  # seconds (libpq's least), unless the URL says otherwise: a request may need two connections in a cut
+# What the server itself gives a session (issue 41: requests that hang in a partition): a statement at most
+# 10 s, a lock waited for at most 3 s (the game's lock is held for one round trip), and a transaction left
+# open 10 s (a writer cut in the middle of its COMMIT's pipeline) ends, letting the others book. Not for
+# `migrate` (journal_pg_connect.connect patient=True), whose copy is one long transaction.
+SESSION_LIMITS = "-c statement_timeout=10s -c lock_timeout=3s -c idle_in_transaction_session_timeout=10s"
 # A network cut drops packets and closes nothing (issue 36): without these a statement sent into it
 # waited for TCP's own retries (a quarter of an hour), and /readyz with it. Data unacknowledged for
 # 5 s, or an idle connection unanswered for 5 + 3 x 2 s, fails, and the caller says the database is lost.
@@ -24,6 +29,11 @@ CUT_SETTINGS = {"tcp_user_timeout": 5000, "keepalives": 1, "keepalives_idle": 5,
                 "keepalives_count": 3}
 _OPEN: "weakref.WeakSet" = weakref.WeakSet()  # this process's connections, made inert in a forked child
 _ON_LOST: list = []  # called when a connection fails or cannot be made (journal_pg_hold.doubt)
+# A request may need two or three connections (its session, its touch, the command): in a network cut each
+# waited CONNECT_TIMEOUT, 6 s in all. A URL whose connection just waited its whole timeout (no answer at all,
+# not a refusal, which costs nothing) fails again at once for this long.
+FAIL_FAST_SECONDS = 1.0
+_FAILED: dict = {}  # url -> (time.monotonic() of the failure, its StorageError)
 
 
 def on_lost(callback) -> None:
@@ -115,9 +125,13 @@ def first_line(exc: BaseException) -> str:
     return text[0].strip() if text else type(exc).__name__
 
 
-def connect(url: str):
-    """A connection in autocommit mode (we open transactions ourselves), durable commits."""
+def connect(url: str, patient: bool = False):
+    """A connection in autocommit mode (we open transactions ourselves), durable commits, SESSION_LIMITS
+    unless `patient` (or the URL's own `options`)."""
     psycopg = psycopg_module()
+    failed = _FAILED.get(url)
+    if failed is not None and time.monotonic() - failed[0] < FAIL_FAST_SECONDS:
+        raise failed[1]
     try:
         params = psycopg.conninfo.conninfo_to_dict(url)
     except psycopg.ProgrammingError as exc:
@@ -127,7 +141,9 @@ def connect(url: str):
     for setting, value in CUT_SETTINGS.items():
         params.setdefault(setting, value)
     params.setdefault("application_name", "terrabank")
-    conn = None
+    if not patient:
+        params.setdefault("options", SESSION_LIMITS)
+    conn, started = None, time.monotonic()
     try:
         conn = psycopg.connect(**params, autocommit=True)
         # A server configured with synchronous_commit=off could lose the last commits in a crash.
@@ -136,15 +152,19 @@ def connect(url: str):
         if conn is not None:
             conn.close()
         lost()
-        raise StorageError("database_unreachable", f"Cannot connect to {display_url(url)}: {first_line(exc)}. "
-                           "Check that PostgreSQL runs (systemctl status postgresql) and that the URL's "
-                           "host, port, user, password and database are right (see docs/DEPLOY.md); "
-                           "nothing was recorded.", url=display_url(url)) from None
+        refused = StorageError("database_unreachable", f"Cannot connect to {display_url(url)}: {first_line(exc)}. "
+                               "Check that PostgreSQL runs (systemctl status postgresql) and that the URL's "
+                               "host, port, user, password and database are right (see docs/DEPLOY.md); "
+                               "nothing was recorded.", url=display_url(url))
+        if time.monotonic() - started >= 0.9 * float(params["connect_timeout"]):
+            _FAILED[url] = (time.monotonic(), refused)
+        raise refused from None
     except BaseException:
         if conn is not None:
             conn.close()
         raise
     _OPEN.add(conn)
+    _FAILED.pop(url, None)
     return conn
 
 

@@ -51,11 +51,13 @@ from bank.errors import BankError
 from bank.store.gamefile import STOP_HINT
 from bank.store import journal_pg_lease as lease
 from bank.store.journal_pg_connect import connect, display_url, first_line, on_lost, pg_errors
+from bank.store.journal_pg_deadline import deadline
 from bank.store.journal_pg_schema import ensure_schema
 from bank.store.storage import StorageError
 
 HOLD_LOCK_SPACE = 0x7448  # first key ("tH") of a running server's hold; the second is a hash of the game's name
 PROBE_SECONDS = 1.0  # how often the watcher looks at the hold's connection
+PROBE_DEADLINE = 2.0  # seconds its answer may take: a network cut is said (and commands refused) within 3 s
 STEP_SECONDS = 0.1  # how often it reads the state cell for a doubt raised by a worker (a lost connection)
 TAKE_BACK_SECONDS = 0.25  # how often it tries to take a lost hold back: refused connections cost nothing
 HOLD_LOST = "the bank lost its hold on the game in the database; it is taking it back"
@@ -227,11 +229,8 @@ class DatabaseHold:
             if self._stop.is_set():
                 return None
             try:
-                if self.token is not None and time.monotonic() - self._renewed >= lease.RENEW_SECONDS:
-                    lease.renew(self.conn, self.game, self.token, _name(self.who), self.shared)
-                    self._renewed = time.monotonic()
-                else:
-                    self.conn.execute("SELECT 1")
+                with deadline(lambda: self.conn, PROBE_DEADLINE):  # a cut is a lost hold within seconds
+                    self._look()
                 self._answered(asked)
                 return None
             except Exception as exc:
@@ -243,6 +242,14 @@ class DatabaseHold:
         LOG.warning("terrabank: lost the hold on %s (%s): commands are refused until it is taken back",
                     self.where, reason)
         return "lost"
+
+    def _look(self) -> None:
+        """The watcher's question to the hold's connection: its lease renewed when due, else SELECT 1."""
+        if self.token is not None and time.monotonic() - self._renewed >= lease.RENEW_SECONDS:
+            lease.renew(self.conn, self.game, self.token, _name(self.who), self.shared)
+            self._renewed = time.monotonic()
+        else:
+            self.conn.execute("SELECT 1")
 
     def _take_back(self, said: str | None) -> str | None:
         before, asked = self.state(), time.monotonic()

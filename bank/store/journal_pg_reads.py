@@ -19,6 +19,7 @@ from typing import Iterator
 
 from bank.store import chain, snapshots
 from bank.store.journal_pg_connect import connect, lost, pg_errors, psycopg_module
+from bank.store.journal_pg_deadline import deadline
 from bank.store.journal_pg_schema import GUARDS
 from bank.store.storage import StorageError
 
@@ -94,11 +95,11 @@ class PostgresReads:
         runs once more on a new one. Give the reader back with `_release(conn, True)`."""
         conn, kept = self._reader()
         try:
-            with pg_errors(self.path):
+            with pg_errors(self.path), deadline(lambda: conn) as cut:
                 try:
                     return conn, first(conn)
                 except psycopg_module().OperationalError:
-                    if not (kept and again):
+                    if not (kept and again) or cut.expired:  # no answer in time (a cut): no second wait
                         raise
                     lost()  # the restart that dropped it may have ended the hold too: readiness waits to know
         except BaseException:

@@ -44,7 +44,7 @@ def copy_game(db: Path, built: PostgresTarget, head: tuple[int, str]) -> Copied:
     try:
         with storage_errors(db):
             source.execute("BEGIN")  # every read below sees one moment of the file
-        conn = connect(built.url)
+        conn = connect(built.url, patient=True)  # one transaction for the whole copy: no session limits
         try:
             with pg_errors(display_url(built.url)):
                 ensure_schema(conn)

@@ -36,7 +36,7 @@ from bank.web.serving import log_lines
 from bank.web.serving import stopping
 
 bp = Blueprint("health", __name__)
-LOOK_SECONDS = 0.8  # the longest /readyz waits for the command path's answer: a balancer's probe times out at 1-2 s
+LOOK_SECONDS = 0.5  # the longest /readyz waits for the command path's answer: a balancer's probe times out at 1-2 s
 # A command refused for the hold or the game is said by the hold's own checks below, not as a silent database.
 _NOT_THE_DATABASE = ("hold_lost", "hold_taken", "game_replaced")
 LOG = logging.getLogger("terrabank.health")

@@ -24,6 +24,10 @@ from test_postgres_fencing import AWARD, Game, TERRABANK, CONFIG, sql, wait_unti
 from harness import Api  # noqa: E402 (bench/ is on the path once test_postgres_fencing is imported)
 
 CUT = 30.0  # seconds each cut lasts (issue 36)
+ANSWER = 5.0  # seconds within which a command is answered (a 503 with Retry-After) during a cut (issue 41)
+READY_ANSWER = 1.0  # seconds within which /readyz answers, in every state (issue 41)
+READY_SAYS = 5.0  # seconds after the cut within which /readyz says 503 (issue 41)
+SLACK = 1.0  # a loaded machine's scheduling, on top of each figure
 BACK = 5.0  # seconds within which the cut process must be back (issue 36); the margin below is the loaded machine's
 MARGIN = 5.0
 
@@ -45,6 +49,7 @@ class Burst:
         self.api, self.name = api, name
         self.acknowledged: list[str] = []
         self.replies: list[tuple[float, str, int, object]] = []
+        self.timings: list[tuple] = []  # (sent at, seconds to the reply, status, Retry-After, the refusal's code)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -53,11 +58,14 @@ class Burst:
         n = 0
         while not self._stop.is_set():
             key, n = f"{self.name}-{n}", n + 1
+            sent = time.monotonic()
             try:
                 status, body = self.api.command(key, **AWARD)
             except OSError:
                 status, body = 0, "no answer"
             self.replies.append((time.monotonic(), key, status, body))
+            self.timings.append((sent, time.monotonic() - sent, status, self.api.last_headers.get("retry-after")
+                                 if status else None, body.get("error", {}).get("code") if isinstance(body, dict) else body))
             if status == 200:
                 self.acknowledged.append(key)
             self._stop.wait(0.05)
@@ -72,6 +80,26 @@ def readyz(base: str) -> tuple[int, object]:
         return Api(base, timeout=20).request("GET", "/readyz")
     except OSError as exc:
         return 0, f"no answer ({exc})"
+
+
+class ReadyPoll:
+    """/readyz asked every 0.25 s, as a balancer does: (asked at, seconds to the answer, status)."""
+
+    def __init__(self, base: str):
+        self.base, self.answers = base, []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.25):
+            asked = time.monotonic()
+            status = readyz(self.base)[0]
+            self.answers.append((asked, time.monotonic() - asked, status))
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
 
 
 class Pair:
@@ -108,6 +136,7 @@ class Pair:
 
 def test_a_process_cut_from_postgres_refuses_says_so_and_is_back_within_seconds(net, tmp_path):
     pair = Pair(net, tmp_path)
+    poll = ReadyPoll(pair.a)
     try:
         a, b = pair.bursts
         with net.cut(net.postgres.port):
@@ -131,8 +160,24 @@ def test_a_process_cut_from_postgres_refuses_says_so_and_is_back_within_seconds(
         during = [(key, status) for at, key, status, _ in a.replies if cut_at + 10 < at < healed_at]
         assert during and all(status != 200 for _, status in during), during[:5]  # refused, not acknowledged
     finally:
+        poll.stop()
         pair.game.stop()
     pair.finish()
+    # Fail fast (issue 41: one command took 43.5 s, /readyz 19.9 s then time-outs): every command sent
+    # during the cut answered within 5 s, a 503 saying when to send again; /readyz answered within 1 s
+    # all along, and said 503 within 5 s of the cut.
+    cut_commands = [t for t in a.timings if cut_at - 1 <= t[0] < healed_at]
+    slowest = max(t[1] for t in cut_commands)
+    refused = [(t[2], t[3]) for t in cut_commands if t[2] != 200]
+    assert slowest < ANSWER + SLACK, sorted(cut_commands, key=lambda t: -t[1])[:3]
+    assert refused and all(status == 503 and after for status, after in refused), refused[:5]
+    asked = [t for t in poll.answers if cut_at - 1 <= t[0] < healed_at + BACK]
+    slowest_ready = max(seconds for _, seconds, _ in asked)
+    assert slowest_ready < READY_ANSWER + SLACK, sorted(asked, key=lambda t: -t[1])[:3]
+    said = min(at + seconds for at, seconds, status in asked if at >= cut_at and status == 503) - cut_at
+    assert said < READY_SAYS + SLACK, said
+    print(f"during the cut: slowest command {slowest:.1f} s, slowest /readyz {slowest_ready:.2f} s, "
+          f"/readyz 503 {said:.1f} s after the cut")
 
 
 def test_a_process_cut_from_redis_stays_ready_degraded_books_and_hears_again(net, tmp_path):

@@ -16,7 +16,8 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
-from bank.store.journal_pg_connect import connect, display_url, first_line, game_id_of, psycopg_module
+from bank.store.journal_pg_connect import connect, display_url, first_line, game_id_of, psycopg_module, sound
+from bank.store.journal_pg_deadline import deadline
 from bank.store.journal_pg_schema import ensure_schema
 from bank.store.storage import StorageError
 
@@ -67,7 +68,7 @@ class GameConnections:
         with self._slot():
             conn = self._usable(lambda c: None)
             try:
-                with access_errors(self.where):
+                with access_errors(self.where), deadline(lambda: conn):  # a cut answers within seconds
                     yield conn
             finally:
                 self._give_back(conn)
@@ -78,7 +79,7 @@ class GameConnections:
         with self._slot():
             conn = self._usable(lambda c: c.execute("BEGIN"))
             try:
-                with access_errors(self.where):
+                with access_errors(self.where), deadline(lambda: conn):
                     try:
                         yield conn
                         conn.execute("COMMIT")
@@ -119,10 +120,11 @@ class GameConnections:
             conn = self._idle.pop() if self._idle else None
         if conn is not None:
             try:
-                first(conn)
+                with deadline(lambda: conn) as cut:
+                    first(conn)
                 return conn
             except psycopg.OperationalError:
-                if not conn.broken:
+                if not conn.broken or cut.expired:  # a statement's failure, or no answer in time (a cut)
                     self._give_back(conn)
                     with access_errors(self.where):
                         raise
@@ -133,7 +135,7 @@ class GameConnections:
                     raise
         conn = connect(self.url)
         try:
-            with access_errors(self.where):
+            with access_errors(self.where), deadline(lambda: conn):
                 first(conn)
         except BaseException:
             self._give_back(conn)
@@ -143,8 +145,7 @@ class GameConnections:
     def _give_back(self, conn) -> None:
         dead: list = []
         with self._lock:
-            keep = (not self._closed and not conn.closed and not conn.broken
-                    and conn.info.transaction_status == _idle())
+            keep = not self._closed and sound(conn)  # a failed one is never used again
             if keep:
                 self._idle.append(conn)
             elif conn.broken:  # the server went away: the others kept idle met the same end

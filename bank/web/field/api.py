@@ -23,6 +23,8 @@ from bank.web.i18n import LANGUAGES, page_language
 from bank.store.accounts.lockout import ACCOUNT, user_key, wait_text
 from bank.web.access.permissions import allowed, may, may_reverse
 
+# A database that failed (lost, cut, busy) is back within seconds, or the page says so: it sends again then.
+RETRY_AFTER = {"Retry-After": "2"}
 bp = Blueprint("api", __name__, url_prefix="/api")
 MAX_BODY = 16 * 1024  # a command is a few hundred bytes; anything larger is a mistake or an attack
 
@@ -210,7 +212,7 @@ def post_command():
     except CommandError as exc:
         return error(400, exc.code, exc.message, exc.params)
     except StorageError as exc:  # disk full, read-only, damaged: not a refusal; nothing was booked
-        return error(503, exc.code, exc.message, exc.params)  # pages retry a 503 with the same key
+        return (*error(503, exc.code, exc.message, exc.params), RETRY_AFTER)  # pages retry a 503 with the same key
     except BankError as exc:  # the rules said no, or the id was used for another command
         return error(409, exc.code, exc.message, exc.params)
     if not result.duplicate:
@@ -325,8 +327,8 @@ def print_pack(kind: str):
 def storage_failed(exc: StorageError):
     """The game file failed outside a command (accounts, team links): its sentence, never a bare 500."""
     if request.path.startswith("/api/"):
-        return error(503, exc.code, exc.message, exc.params)
-    return Response(exc.message, status=503, mimetype="text/plain")
+        return (*error(503, exc.code, exc.message, exc.params), RETRY_AFTER)
+    return Response(exc.message, status=503, mimetype="text/plain", headers=RETRY_AFTER)
 
 
 @bp.app_errorhandler(UnicodeEncodeError)

@@ -1,0 +1,96 @@
+"""A deadline for each round trip a request makes to PostgreSQL, kept by this process (issue 41 item 3).
+
+A network cut drops packets and closes nothing. The connection's TCP settings (journal_pg_connect.py:
+5 s user timeout, keepalives) bound a socket, not a request: a statement sent and acknowledged
+before the cut waited for keepalives to fail, and a command took 43.5 s in one measured cut while
+/readyz and the pages waited with it. PostgreSQL's own timeouts (statement_timeout, lock_timeout,
+set at connect) bound what the server does, but a server that cannot be reached sends nothing.
+
+So a round trip on the command path runs under `deadline(conn)`: one watchdog thread per process
+looks every WATCH_STEP seconds, and a round trip still waiting after its seconds has its socket
+shut down (both ways): the read waiting in libpq returns at once, psycopg raises its
+OperationalError, the caller says `database_connection_lost` (a 503 the page sends again with the
+same id) and closes the connection (journal_pg_connect.settle). Shutting the socket down is
+local: nothing is sent, so it works in a cut.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import socket
+import threading
+import time
+from contextlib import contextmanager
+
+ROUND_TRIP = 3.0  # seconds one round trip of a command may take: the command answered within 5 s in a cut
+WATCH_STEP = 0.1
+_ARMED: dict[int, tuple] = {}  # token -> (monotonic deadline, a callable giving the connection, its Deadline)
+_LOCK = threading.Lock()
+_COUNTER = itertools.count()
+_WATCHER: list = []  # the watchdog thread of this process (a forked child starts its own)
+
+
+def _forked_child() -> None:
+    """A forked child's copies of the parent's round trips are not its own to cut (their sockets are the parent's)."""
+    global _LOCK
+    _LOCK = threading.Lock()
+    _ARMED.clear()
+    _WATCHER.clear()
+
+
+os.register_at_fork(after_in_child=_forked_child)
+
+
+class Deadline:
+    """What `deadline` gives the block: `expired` once its round trips were cut short."""
+
+    __slots__ = ("expired",)
+
+    def __init__(self):
+        self.expired = False
+
+
+@contextmanager
+def deadline(connection, seconds: float = ROUND_TRIP):
+    """Run the block's round trips on `connection()` (a callable: the block may replace the connection)
+    within `seconds`, else cut them short (the block then raises psycopg's OperationalError)."""
+    token, kept = next(_COUNTER), Deadline()
+    with _LOCK:
+        _ARMED[token] = (time.monotonic() + seconds, connection, kept)
+        if not _WATCHER or not _WATCHER[0].is_alive():
+            _WATCHER[:] = [threading.Thread(target=_watch, name="postgres deadlines", daemon=True)]
+            _WATCHER[0].start()
+    try:
+        yield kept
+    finally:
+        with _LOCK:
+            _ARMED.pop(token, None)
+
+
+def _watch() -> None:
+    while True:
+        time.sleep(WATCH_STEP)
+        now = time.monotonic()
+        with _LOCK:
+            late = [(token, get, kept) for token, (until, get, kept) in _ARMED.items() if until <= now]
+            for token, _, kept in late:
+                del _ARMED[token]  # cut once
+                kept.expired = True
+        for _, get, _ in late:
+            _cut(get())
+
+
+def _cut(conn) -> None:
+    """Shut `conn`'s socket down both ways: a read or write waiting on it ends now, with an error."""
+    try:
+        if conn is None or conn.closed:
+            return
+        fd = conn.pgconn.socket
+        dup = socket.socket(fileno=socket.dup(fd))  # shutdown acts on the socket, shared by both descriptors
+        try:
+            dup.shutdown(socket.SHUT_RDWR)
+        finally:
+            dup.close()
+    except Exception:  # noqa: BLE001 - a connection closed meanwhile has nothing to cut
+        pass
