@@ -174,7 +174,7 @@ class PostgresJournal(PostgresReads):
                 self._begin()
             if self._begun:
                 self._flush(commit=True)
-        except BaseException:
+        except BaseException as exc:
             self._pending = []
             settle(self._conn, exc)  # a lost or muddled connection is closed: the next transaction opens one
             raise
