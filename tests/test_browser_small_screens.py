@@ -164,3 +164,50 @@ def test_the_fight_page_with_both_long_named_fighters_chosen_stays_within_360_px
         assert _wider(page) == []
     finally:
         context.close()
+
+
+# ---- the console's result banner on a 360 px phone: over no button, wherever the page is scrolled ----
+
+COVERED = """() => {
+  const b = document.querySelector('#banner');
+  if (!b || b.classList.contains('hidden')) return null;
+  const r = b.getBoundingClientRect();
+  // What of a button the eye can reach: its box cut by every scrolling box it lies in, and by the screen.
+  const seen = e => { let q = e.getBoundingClientRect(), top = q.top, bottom = q.bottom, left = q.left, right = q.right;
+    for (let p = e.parentElement; p; p = p.parentElement) {
+      const s = getComputedStyle(p);
+      if (/(auto|scroll|hidden)/.test(s.overflowY + s.overflowX)) { const c = p.getBoundingClientRect();
+        top = Math.max(top, c.top); bottom = Math.min(bottom, c.bottom); left = Math.max(left, c.left); right = Math.min(right, c.right); } }
+    return {top: Math.max(top, 0), bottom: Math.min(bottom, innerHeight), left: Math.max(left, 0), right: Math.min(right, innerWidth)}; };
+  return Array.from(document.querySelectorAll('main button, main input, main select, main textarea')).filter(e => {
+    if (b.contains(e) || !e.offsetParent) return false;
+    const q = seen(e);
+    return q.bottom - q.top > 1 && q.right - q.left > 1 && q.bottom > r.top + 1 && q.top < r.bottom - 1 && q.right > r.left + 1 && q.left < r.right - 1;
+  }).map(e => (e.textContent || e.value || e.name || e.tagName).trim().slice(0, 30));
+}"""
+
+
+@pytest.mark.parametrize("where", ["top", "bottom", "end"])
+def test_the_console_banner_on_a_360_px_phone_covers_no_button(playing, chromium, where):
+    context = chromium.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        log_in_to(page, playing["url"], "/console")
+        page.locator(f'#team-picker [data-team="{playing["teams"][2]}"]').first.click()
+        page.click('#tabs [data-tab="harvest"]')
+        card = page.locator('[data-panel="harvest"] [data-card="harvester-2"]')
+        if card.count():
+            card.first.click()
+        button = page.locator('[data-panel="harvest"] [data-resource="flora"]')
+        # The resource button at the top of the screen, at its bottom, or the page scrolled to its end after the tap.
+        button.evaluate("(e, where) => e.scrollIntoView({block: where === 'top' ? 'start' : 'end'})", where)
+        page.wait_for_timeout(300)
+        button.tap()
+        sync_api.expect(page.locator("#banner")).to_have_class(re.compile("banner-ok"))
+        page.wait_for_timeout(400)
+        if where == "end":
+            page.locator("#journal li").last.evaluate("e => e.scrollIntoView({block: 'end'})")
+            page.wait_for_timeout(400)
+        assert page.evaluate(COVERED) == []
+    finally:
+        context.close()

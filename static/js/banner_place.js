@@ -29,6 +29,21 @@
     shown = visible ? node : null;
   }
 
+  /* The console on a phone scrolls inside <body> and keeps the banner below it (terrabank.css): --banner-room
+   * is the banner's height while it shows, so the page ends where the banner begins. */
+  var onConsole = document.body.classList.contains("console-page"), banner = document.getElementById("banner");
+  function roomForBanner() {
+    if (!onConsole || !banner) return;
+    var below = window.innerWidth <= NARROW && !banner.classList.contains("hidden") && getComputedStyle(banner).position === "fixed";
+    var px = below ? Math.ceil(banner.getBoundingClientRect().height) + 12 + "px" : "0px";
+    if (document.body.style.getPropertyValue("--banner-room") !== px) document.body.style.setProperty("--banner-room", px);
+  }
+  if (onConsole && banner) {
+    new MutationObserver(roomForBanner).observe(banner, { attributes: true, attributeFilter: ["class"] });
+    if (window.ResizeObserver) new ResizeObserver(roomForBanner).observe(banner);
+    window.addEventListener("resize", roomForBanner);
+  }
+
   var show = W.banner;
   W.banner = function (node, kind, content) {
     show(node, kind, content);
