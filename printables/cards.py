@@ -7,7 +7,7 @@ from reportlab.lib.colors import white
 from bank.game.rules.fights import rounds_to_win
 
 from . import geometry as geo
-from .drawing import (BOLD, FONT, INK, LIGHT, PT, colour, cut_marks, finish, ink_on, new_canvas,
+from .drawing import (BOLD, FONT, INK, LIGHT, PT, colour, cut_marks, finish, fit_size, fits, ink_on, new_canvas,
                       page, paragraph, qr, qr_quiet, rounded, ruler, text)
 from .geometry import Box
 from .icons import amounts, role_icon
@@ -136,7 +136,14 @@ def _header(c, config, team, card, role, s: Box, ink, lang: str) -> None:
     role_icon(c, role, s.x + 4.6, s.top - 5.4, 3.4)
     left = s.x + 10.8
     text(c, name(role.label, lang), left, s.top - 5.5, 14 * PT, BOLD, ink, width=s.right - 13 - left)
-    text(c, f"{name(team.label, lang)} · {sub}", left, s.top - 10.5, 8 * PT, FONT, ink, width=s.right - 13 - left)
+    owner, room = f"{name(team.label, lang)} · {sub}", s.right - 13 - left
+    if fit_size(owner, FONT, 8 * PT, room) >= 8 * PT:
+        text(c, owner, left, s.top - 10.5, 8 * PT, FONT, ink, width=room)
+    else:  # a long team name: two lines above the panel (one line fell to 5 pt), the first where it always was
+        two = Box(left, s.top - 14.6, room, 14.6 - 10.5 + 8 * PT * 0.9)
+        if not fits(owner, FONT, 8 * PT, two, 1.1, "any"):
+            owner = name(team.label, lang)  # the name whole; the number or 'option' stays on the card's back
+        paragraph(c, owner, two, 8 * PT, FONT, ink, smallest=8 * PT, leading=1.1)
     cx, cy = s.right - 6, s.top - 5.4
     c.setFillColor(white)
     c.circle(cx, cy, 4.6, stroke=1, fill=1)

@@ -134,10 +134,14 @@ def _animal_tile(c, config, animal, tile: Box, owners: list, lang: str) -> None:
             c.setStrokeColor(INK)
             c.setLineWidth(0.2)
             c.circle(cx, cy, r + 0.9, stroke=1, fill=0)
-            # Under the disc, on two lines if it must (a 30-letter name on one line fell to 4 pt), never under 8 pt.
+            # Under the disc, on two lines if it must (a 30-letter name on one line fell to 4 pt), never under 8 pt
+            # on the A4 halves either (they print the A3 board at 92.5 %).
             below = Box(cell.x, cell.y, cell.w, cy - r - 1.5 - cell.y)
-            paragraph(c, name(config.teams[owner].label, lang), below, 11 * PT, BOLD, INK, smallest=8 * PT,
+            paragraph(c, name(config.teams[owner].label, lang), below, 11 * PT, BOLD, INK, smallest=HALF_SAFE,
                       leading=1.05, align="centre")
+
+
+HALF_SAFE = 8.75 * PT  # 8 pt once the A3 board is printed as two A4 halves
 
 
 def on_halves(c, draw, lang: str, small: tuple = A4, big: tuple = BIG) -> None:

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from print_names_kit import GAME_DAY_NAMES, config_text_with_teams, config_with_teams
-from printkit import all_text, drawn_strings, missing_glyphs, pages_text
+from printkit import all_text, drawn_strings, missing_glyphs, page_count, pages_text
 
 from bank.cli.main import main
 from bank.services.bank import Bank
@@ -63,8 +63,13 @@ def test_every_name_comes_back_whole_from_every_sheet_with_no_box(game_day_confi
             continue  # the French run reads every document; the English one those with the names
         data = render()
         assert missing_glyphs(data) == [], filename
+        if lang == "fr":  # long names wrap, never shrink under 8 pt (a card's owner fell to 5, a board's to 4)
+            small = [(page + 1, text_drawn, round(size, 1)) for page in range(page_count(data))
+                     for text_drawn, _, _, size, _ in drawn_strings(data, page) if size < 8 - 1e-6]
+            assert small == [], (filename, small[:5])
         if filename.startswith(NAMED):
             text = squeezed(all_text(data))
+            assert "…" not in text, filename  # nothing cut: a card's owner line once ended '· …'
             for team_name in names:
                 assert squeezed(team_name) in text, (filename, team_name)
     emoji_pdf = docs[f"team-boards-{lang}.pdf"]()
