@@ -182,6 +182,19 @@ def test_generated_names_are_cut_on_graphemes_and_stay_apart(probe, names):
     assert len({r["short"] for r in out}) == len({r["name"].strip() for r in out}), out  # teams stay apart
 
 
+def test_a_replay_opened_with_an_old_link_says_why_in_the_game_language(server, chromium):
+    context = chromium.new_context(viewport={"width": 1280, "height": 720}, locale=server["lang"])
+    try:
+        page = context.new_page()
+        page.goto(f"{server['url']}/display?key=an-old-key&replay=1")
+        caption = page.locator("#replay-captions li").first
+        sync_api.expect(caption).to_contain_text({"fr": "grand écran ouvert avec son propre lien",
+                                                  "en": "big screen opened with its own link"}[server["lang"]])
+        assert "the replay plays" not in caption.text_content()  # not the bank's English message
+    finally:
+        context.close()
+
+
 # ---- the end (these tests end the game: last in the module) ----
 
 @pytest.mark.parametrize("size", SIZES, ids=["%dx%d" % s for s in SIZES])

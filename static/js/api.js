@@ -90,6 +90,7 @@
     // and name things by their ids ("yellow harvester-1 ... (R14)"): shown only for a code the page
     // has no sentence for.
     if (Object.prototype.hasOwnProperty.call(TB.strings, key)) return TB.t(key, error.params || {});
-    return error.message || error.code;
+    // Else the bank's own sentence in the page's language (`text`, bank/web/refusal_text.py), then its English.
+    return error.text || error.message || error.code;
   };
 })();

@@ -33,7 +33,7 @@
   async function play() {
     var key = params.get("key") || "";
     var res = await TB.get("/api/replay" + (key ? "?key=" + encodeURIComponent(key) : ""));
-    if (!res.ok) { show(); caption(t("replay_failed", { why: W.errorText ? W.errorText(res.error) : res.error.message })); return; }
+    if (!res.ok) { show(); caption(t("replay_failed", { why: (W.errorText || TB.errorText)(res.error) })); return; }
     story = res.data;
     show();
     TB.$("#replay-skip").textContent = t("replay_skip");
