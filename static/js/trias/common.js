@@ -15,27 +15,37 @@
   TT.kindName = function (kind) { return t("landscape." + kind); };
 
   /**
-   * A command as a sentence for a button or the log; actionDrift: a drift bought with 3 points (T12);
-   * card: the card a row played or drew (public once shown, T9). Places are named as the board writes them.
+   * A command as a sentence for a button or a confirm; actionDrift: a drift bought with 3 points (T12);
+   * card: the card a row played or drew (public once shown, T9). Places are named in words as the TV
+   * names them (tv_words.js, loaded on every page that calls this), by the landscape they have now.
    */
   TT.describe = function (cmd, actionDrift, card) {
-    var k = TT.key;
+    var at = function (place) { return TT.placeWords(place, TT.landscapeAt(place)); };
+    var water = function (place) { return TT.placeWords(place, null); };
+    var step = function (from, to) { return TT.nextTo(from, to, TT.landscapeAt(to)); };
     card = card || cmd.card;
     var named = card ? { card: TT.kindName(card) } : {};
     switch (cmd.type) {
-      case "place": return t("cmd.place", { at: k(cmd.at) });
+      case "place": return t("cmd.place", { at: at(cmd.at) });
       case "play":
         if (!cmd.tile) return t(card ? "cmd.play_card_none" : "cmd.play_none", named);
-        return t(card ? "cmd.play_card" : "cmd.play", Object.assign({ tile: k(cmd.tile), to: k(cmd.to) }, named));
+        return t(card ? "cmd.play_card" : "cmd.play", Object.assign({ tile: at(cmd.tile), to: water(cmd.to) }, named));
       case "draw": return t(card ? "cmd.draw_card" : "cmd.draw", named);
-      case "drift": return t(actionDrift ? "cmd.action_drift" : "cmd.drift", { tile: k(cmd.tile), to: k(cmd.to) });
-      case "move": return t(cmd.fresh ? "cmd.move_fresh" : "cmd.move", { from: k(cmd.from), to: k(cmd.to) });
-      case "rescue": return t("cmd.rescue", { list: cmd.herds.map(function (h) { return k(h[0]) + "→" + k(h[1]); }).join(", ") });
-      case "reproduce": return t("cmd.reproduce", { at: k(cmd.at) });
+      case "drift": return t(actionDrift ? "cmd.action_drift" : "cmd.drift", { tile: at(cmd.tile), to: water(cmd.to) });
+      case "move": return t(cmd.fresh ? "cmd.move_fresh" : "cmd.move", { from: at(cmd.from), to: step(cmd.from, cmd.to) });
+      case "rescue": return t("cmd.rescue", { list: cmd.herds.map(function (h) { return water(h[0]) + " → " + step(h[0], h[1]); }).join(", ") });
+      case "reproduce": return t("cmd.reproduce", { at: at(cmd.at) });
       case "end_turn": return t("cmd.end_turn");
       case "meteorite_drawn": return t("cmd.meteorite_drawn");
       default: return cmd.type;
     }
+  };
+
+  /** The landscape of the tile at `place` in the picture shown (null: water). */
+  TT.landscapeAt = function (place) {
+    var key = typeof place === "string" ? place : TT.key(place), found = null;
+    ((TT.current && TT.current.view.tiles) || []).forEach(function (x) { if (x[0] + "," + x[1] === key) found = x[2]; });
+    return found;
   };
 
   /** The card a journal row played or drew, from its events (the view gives others' hand cards as "hidden"). */

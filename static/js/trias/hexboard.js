@@ -104,7 +104,7 @@
       this.base = TB.svg("g", { class: "base" }, layers.water, layers.land, layers.rings);
       this.baseSig = sig;
     }
-    TB.fill(svg, [this.base].concat(litMass(lit), layers.marks, layers.herds, massLetters(p), litPoints(lit, p)));
+    TB.fill(svg, [hatch(), this.base].concat(litMass(lit), layers.marks, layers.herds, massLetters(p), litPoints(lit, p)));
     this.measure();
   };
 
@@ -193,10 +193,21 @@
     } else {
       g.appendChild(TB.svg("text", { x: c[0], y: (c[1] + 1.6).toFixed(2), class: "dist" }, String(d)));
     }
-    g.appendChild(TB.svg("title", {}, (kind ? TT.kindName(kind) + " " : "") + key + " · " + d));
+    g.appendChild(TB.svg("title", {}, TT.placeWords(key, kind)));  // a pointer's tooltip, in words as the TV names places
     (kind ? layers.land : layers.water).push(g);
     ringEdges(q, r, d, radius, layers.rings);
   };
+
+  /**
+   * The fill of a place a tile may drift to (trias.css .mark-drift): dark blue stripes, which stand
+   * out from the light-blue sea by more than 3:1 (WCAG's non-text contrast; a tint of blue cannot
+   * while staying light), thin enough that the place's distance from the pole shows between them.
+   */
+  function hatch() {
+    return TB.svg("defs", {}, TB.svg("pattern", { id: "drift-hatch", width: 2.8, height: 2.8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
+      TB.svg("rect", { width: 2.8, height: 2.8, fill: "#ffffff", "fill-opacity": 0.3 }),
+      TB.svg("rect", { width: 0.75, height: 2.8, fill: "#0b3d91" })));
+  }
 
   /** Ring edges between distance d and d+1, so "farther from the pole" (T10) can be read off. */
   function ringEdges(q, r, d, radius, out) {

@@ -127,14 +127,13 @@
     wrap.scrollTop += (area.t + area.b) / 2 - (box.top + box.bottom) / 2;
   }
 
-  /* ---- the list of moves: the accessible fallback, its places named on the board while it is open ---- */
+  /* ---- the list of moves: the accessible fallback, its places named in words as on the TV ---- */
   var listKey = "trias.moves-list";
   function showList(on) {
     TB.$("#moves-panel").hidden = !on;
     var toggle = TB.$("#moves-toggle");
     toggle.setAttribute("aria-expanded", on ? "true" : "false");
     toggle.textContent = t(on ? "list_hide" : "list_show");
-    svg.classList.toggle("coords", on);  // the list names places by their coordinates
   }
   var savedList = null;
   try { savedList = window.localStorage.getItem(listKey); } catch (e) { /* private mode: closed */ }
@@ -204,7 +203,7 @@
     TB.$("#my-name").textContent = TT.seatName(pay, mySeat);
     TB.$("#me").style.setProperty("--c", TT.colour(mySeat));
     TB.$("#me").style.color = TB.ink(TT.colour(mySeat));
-    TB.$("#my-score").textContent = v.score[mySeat];
+    TB.$("#my-score").textContent = t("points", { n: v.score[mySeat] });
     TB.$("#my-stock").textContent = v.stock[mySeat];
     var hand = TB.$("#hand");
     hand.className = "trias-card card-" + (card || "none");

@@ -3,7 +3,8 @@
  * (ring 2)"), never by the coordinates the board no longer shows. A herd's step or a rescue names
  * where it lands from where it was ("steppe to the east"). The landscape is the one the place had
  * just before the move (row.places, bank/services/trias_table.py landscapes_before).
- * Needs common.js (window.TT). Defines TT.narrate.
+ * Needs common.js (window.TT). Defines TT.narrate, and TT.placeWords and TT.nextTo, with which every
+ * Trias page names a place (TT.describe: the phones' and the mirror tablet's buttons and confirms).
  */
 (function () {
   "use strict";
@@ -29,11 +30,11 @@
   };
 
   /** Where a herd lands next to where it was: "steppe to the east". */
-  function nextTo(from, to, kind) {
+  var nextTo = TT.nextTo = function (from, to, kind) {
     var a = qr(from), b = qr(to);
     if (kind === "pole") return t("landscape.pole");
     return t("tv.next", { kind: t("tv.kind." + (kind || "water")), side: t("tv.side." + side(b[0] - a[0], b[1] - a[1])) });
-  }
+  };
 
   /** A journal row as a sentence for the last moves, in words. */
   TT.narrate = function (row) {
