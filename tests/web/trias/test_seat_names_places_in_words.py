@@ -3,7 +3,7 @@ target stands out from the sea by more than its edge.
 
 Before: a rescue confirmed "Salvataggio: 1,2→0,3", the confirm for a herd that may still reproduce
 and the "which move?" buttons said "Déplacer un troupeau 0,-2 → 0,-1", and opening the list of moves
-wrote each place's coordinates on the board; the scores said "1 pts" in French and English; a drift
+wrote each place's coordinates on the board; the scores said "1 pts" in French and English (Italian's "pt" was right); a drift
 target was a tint of blue (#5aa9ff at 35%) on the light-blue sea, 1.3:1, told apart by its dashed
 edge only. Here, in each language, games are played on the server up to a position offering each
 kind of move (a rescue, a herd's step with the choice of a herd that may still reproduce, a drift
@@ -38,8 +38,8 @@ LANGS = ["fr", "en", "it"]
 # Screenshots to look at (TRIAS_SHOTS=folder keeps them; by default a fresh temporary folder).
 SHOTS = Path(os.environ.get("TRIAS_SHOTS") or tempfile.mkdtemp(prefix="trias-words-"))
 SHOTS.mkdir(parents=True, exist_ok=True)
-POINTS = {"fr": ["0 point", "1 point", "2 points"], "en": ["0 points", "1 point", "2 points"],
-          "it": ["0 punti", "1 punto", "2 punti"]}
+# Short, as a TV's score column has room for: the form follows the count where the language's does.
+POINTS = {"fr": ["0 pt", "1 pt", "2 pts"], "en": ["0 pts", "1 pt", "2 pts"], "it": ["0 pt", "1 pt", "2 pt"]}
 
 # Every text a person reads on the page: the body's (the board's SVG text included), each button's,
 # and each place's tooltip.
