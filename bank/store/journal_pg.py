@@ -108,7 +108,9 @@ class PostgresJournal(PostgresReads):
             if pool:
                 pool.give(conn)
             raise
-        return cls._made(url, conn, game_id[0], name, pool)
+        journal = cls._made(url, conn, game_id[0], name, pool)
+        journal._seed = meta[chain.SEED_KEY]  # known: the first row's BEGIN need not read it back
+        return journal
 
     @classmethod
     def _made(cls, url: str, conn, game_id: int, name: str, pool, epoch: int = 0) -> "PostgresJournal":
