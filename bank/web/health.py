@@ -130,8 +130,17 @@ class Health:
         line is said by `_until_back`, unless the hold's watcher says the outage (`_hold_says_it`)."""
         if not self._down.acquire(blocking=False):
             return False
+        self._tell_pages(False)
         threading.Thread(target=self._until_back, args=(exc.message,), name="database watch", daemon=True).start()
         return True
+
+    def _tell_pages(self, reachable: bool) -> None:
+        """Every page of this process hears it (static/js/live.js: its badge says "the bank cannot reach its
+        database", then that it does again): before, a cut process's pages got no rows and no word."""
+        try:
+            self.app.extensions["socketio"].emit("database", {"reachable": reachable})
+        except Exception:  # noqa: BLE001 - the log said it; a page that misses it sees its commands refused
+            LOG.debug("could not tell the pages", exc_info=True)
 
     def _hold_says_it(self) -> bool:
         """Whether this process's hold on the game is lost: its watcher (in Gunicorn's master, whose state
@@ -157,6 +166,7 @@ class Health:
                     continue
                 if said:
                     LOG.warning("terrabank: the database answers again")
+                self._tell_pages(True)
                 return
         finally:
             self._down.release()

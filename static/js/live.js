@@ -11,18 +11,22 @@
 
   var lastMessageAt = 0, connected = false, badgeTimer = null;
   var refusal = ""; // the server's sentence when it turned this page's live connection away
+  // The bank process said it cannot reach its database (bank/web/health.py), or when it reached it again.
+  var databaseLost = false, databaseBackAt = 0;
 
   function updateBadge() {
     var badge = document.getElementById("conn-badge");
     if (!badge) return;
     var age = lastMessageAt ? Math.round((Date.now() - lastMessageAt) / 1000) : null;
     var text;
-    if (connected) text = TB.t("live");
+    if (connected && databaseLost) text = TB.t("database_lost");
+    else if (connected && Date.now() - databaseBackAt < 10000) text = TB.t("database_back");
+    else if (connected) text = TB.t("live");
     else if (refusal) text = refusal;
     else if (age === null) text = TB.t("offline");
     else text = TB.t("offline_ago", { age: age < 120 ? age + " s" : Math.round(age / 60) + " min" });
     badge.textContent = text;
-    badge.className = "badge " + (connected ? "badge-live" : "badge-offline");
+    badge.className = "badge " + (connected && !databaseLost ? "badge-live" : "badge-offline");
   }
 
   /** The last journal entry this page has seen, on <body data-seq>: for whoever debugs, and for tests. */
@@ -76,6 +80,11 @@
       refusal = refusalOf(err);
       updateBadge();
       if (!socket.active && opts.onRefused) opts.onRefused(); // refused by the server, not a network fault
+    });
+    socket.on("database", function (message) {
+      databaseLost = !(message && message.reachable);
+      databaseBackAt = databaseLost ? 0 : Date.now();
+      updateBadge();
     });
     socket.on("session_ended", function () {
       // Sent only to facilitator pages; this page's own log-out goes to the log-in form anyway.
