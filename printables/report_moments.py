@@ -152,7 +152,8 @@ def _undone(config, event: dict, w: dict, team: str, lang: str) -> str:
     """An entry undone (a reversal), with what it was and why: the standings no longer count it."""
     what = w["what"].get(event.get("what"), event.get("what") or "?")
     minute = round(event["was_minute"]) if event.get("was_minute") is not None else "?"
-    return w["undone"].format(m=minute, what=what, team=f", {team}" if team else "", reason=event.get("reason", ""))
+    teams = [name(config.teams[x].label, lang) for x in event.get("teams", []) if x in config.teams]
+    return w["undone"].format(m=minute, what=what, team="".join(f", {x}" for x in teams), reason=event.get("reason", ""))
 
 
 EXTRA = {

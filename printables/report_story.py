@@ -31,7 +31,9 @@ class RowReader:
             batch["undone"].append(reason)
             return []
         was_minute, undone = self.booked.get(seq, (None, {}))
-        return [{"type": "undone", "seq": seq, "what": undone.get("type", ""), "team": undone.get("team"),
+        teams = [undone[k] for k in ("team", "merchant_team", "visited_team", "attacker_team", "defender_team")
+                 if undone.get(k)]
+        return [{"type": "undone", "seq": seq, "what": undone.get("type", ""), "teams": teams,
                  "was_minute": was_minute, "reason": reason}]
 
     def remember(self, row: dict, minute: float) -> None:

@@ -50,6 +50,8 @@ def test_the_print_fonts_are_installed_and_have_the_game_day_characters():
     assert [font for font, _ in runs("Les Verts 🌱", "Helvetica-Bold")] == ["Helvetica-Bold", "TB-NotoEmoji"]
     assert runs("Bleus", "Helvetica") == [("Helvetica", "Bleus")]  # a French name embeds nothing
     assert undrawable("熊猫 Pandas") == ["熊", "猫"]
+    assert undrawable("★ ✓") == ["★", "✓"]  # symbols none of the three fonts has: config check refuses them
+    assert [ch for ch in NAME_ALPHABET if undrawable(ch)] == []  # what the generated names below are made of
 
 
 @pytest.mark.parametrize("lang", ["fr", "en"])
@@ -124,7 +126,7 @@ def test_config_check_accepts_emoji_names_and_refuses_a_character_no_font_draws(
 # Letters a lead may type: French and other Latin accents, Greek, Cyrillic, dashes, symbols, emoji (with
 # their joiners and variation selectors), a decomposed accent; never a script no print font draws.
 NAME_ALPHABET = list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -'’,.&") + list(
-    "éèêëàâäîïôöùûüçœæÉÈÊÀÂÎÔÛÇŒÆłŁńśźżąęčřšžğışĂăőűßñ") + list("αβγδΩΣЖЯжяё—–·♥✓") + [
+    "éèêëàâäîïôöùûüçœæÉÈÊÀÂÎÔÛÇŒÆłŁńśźżąęčřšžğışĂăőűßñ") + list("αβγδΩΣЖЯжяё—–·♥⚽☀") + [
     "🌱", "🥚", "🐉", "✨", "🌟", "💧", "🔥", "🦕", "❤️", "👍🏽", "👩‍🚀", "🇫🇷", "e\u0301"]
 
 

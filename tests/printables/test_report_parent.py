@@ -18,7 +18,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from print_names_kit import GAME_DAY_NAMES, config_with_teams
-from printkit import all_text, drawn_strings, missing_glyphs, page_count, page_sizes_mm
+from printkit import all_text, drawn_strings, missing_glyphs, page_count, page_sizes_mm, play_sample
 from report_game_kit import LONG_REASONS, Plan, plans, play
 
 from bank.services.bank import Bank
@@ -92,3 +92,11 @@ def test_the_game_day_report_in_both_languages_tells_everything_legibly():
 @given(plans())
 def test_any_generated_game_report_is_whole_and_legible(plan):
     check_report(plan, report_of(plan))
+
+
+def test_an_undone_entry_is_told_with_what_it_was_whose_it_was_and_why(bank):
+    play_sample(bank)  # a trade booked twice and an award to the wrong team, both undone
+    fr = " ".join(all_text(render_report(bank, "fr")).split())
+    en = " ".join(all_text(render_report(bank, "en")).split())
+    assert "11 min · écriture de la minute 10 annulée (échange, Rouges, Verts), raison : « booked twice »" in fr
+    assert "61 min · entry of minute 60 undone (facilitators' points, Yellow), reason: 'wrong team'" in en
