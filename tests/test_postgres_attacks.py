@@ -175,6 +175,42 @@ def test_a_writer_holds_the_game_from_begin_and_another_processs_writer_waits_it
         b.close()
 
 
+def test_a_writer_that_waits_past_the_lock_timeout_is_told_the_game_is_busy_not_that_the_database_is_lost(
+        game, postgres_server, monkeypatch):
+    """The sessions wait at most lock_timeout (3 s) for a lock. Before, a writer that waited that long for the
+    game's lock got "database_connection_lost" and this process's hold was doubted (a lost connection), though
+    the connection and the database were sound; now a 503 sentence of its own, and nothing else follows."""
+    from bank.store import journal_pg_connect
+    doubted = []
+    monkeypatch.setattr(journal_pg_connect, "_ON_LOST", [lambda: doubted.append(1)])
+    where = PostgresTarget(postgres_server.url, game)
+    a, b = where.open(), where.open()
+    outcome = []
+
+    def b_writes():
+        try:
+            with b.transaction():
+                b.append({**ROW, "command_id": "by-b", "command": {"id": "by-b"}})
+            outcome.append("booked")
+        except StorageError as exc:
+            outcome.append(exc.code)
+
+    try:
+        with a.transaction():
+            a.committed_seq()  # a holds the game
+            thread = threading.Thread(target=b_writes)
+            thread.start()
+            thread.join(30)  # b gives up after lock_timeout, while a still holds the game
+            assert not thread.is_alive()
+        assert outcome == ["game_busy"] and doubted == []
+        with b.transaction():  # b's connection is sound: its next try books
+            b.append({**ROW, "command_id": "by-b", "command": {"id": "by-b"}})
+        assert [r["command_id"] for r in b.rows(4)] == ["by-b"]
+    finally:
+        a.close()
+        b.close()
+
+
 def _as_dba(server, *statements):
     server.admin(*statements, database="games")
 

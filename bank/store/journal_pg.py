@@ -222,6 +222,10 @@ class PostgresJournal(PostgresReads):
         with pg_errors(self.path), deadline(lambda: self._conn) as cut:
             try:
                 cur = self._conn.execute(text)
+            except psycopg_module().errors.LockNotAvailable:  # lock_timeout: the connection is sound
+                raise StorageError("game_busy", f"The {self.path} is busy: this process waited its turn behind "
+                                   "the others booking it and gave up (lock_timeout); nothing was recorded: send "
+                                   "the command again in a moment, it is booked at most once.") from None
             except psycopg_module().OperationalError:
                 if not self._conn.closed or cut.expired:  # a statement's failure, or no answer in time (a cut)
                     raise
