@@ -7,8 +7,9 @@ wrote each place's coordinates on the board; the scores said "1 pts" in French a
 target was a tint of blue (#5aa9ff at 35%) on the light-blue sea, 1.3:1, told apart by its dashed
 edge only. Here, in each language, games are played on the server up to a position offering each
 kind of move (a rescue, a herd's step with the choice of a herd that may still reproduce, a drift
-bought with action points); the seat's phone taps it as a player does, and every text it shows
-(bar, buttons, list of moves, board) and every confirm is read for a "q,r" pair.
+bought with action points); the seat's phone (and the mirror tablet, for a rescue and a herd's step)
+taps it as a player does, and every text it shows (bar, buttons, list of moves, board) and every
+confirm is read for a "q,r" pair.
 
 Needs Playwright's Python package and Debian's Chromium (skipped without them).
 """
@@ -27,7 +28,7 @@ from words_kit import js_t, template_strings
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
 from browserkit import CHROMIUM  # noqa: E402,F401
-from test_browser_trias import PHONE, WAIT, pages, server, wait_seq  # noqa: E402,F401 (fixtures)
+from test_browser_trias import PHONE, TABLET, WAIT, pages, server, wait_seq  # noqa: E402,F401 (fixtures)
 from test_browser_trias_board import bar_button, marked, tap  # noqa: E402
 
 import trias  # noqa: E402
@@ -67,12 +68,12 @@ def action_drift(state, legal) -> list:
     return [c for c in legal if c["type"] == "drift" and state.phase == "actions"]
 
 
-def reach(app, lang: str, want, seed: int):
+def reach(app, lang: str, want, seed: int, mode: str = "play"):
     """A 2-person game in `lang` played at random up to a position where `want` lists moves."""
     rng = random.Random(seed)
     for attempt in range(8):
         game = app.extensions["trias_games"].create(seats=[{"name": "Ana", "kind": "human"}, {"name": "Bob", "kind": "human"}],
-                                                    seed=seed * 100 + attempt, lang=lang)
+                                                    seed=seed * 100 + attempt, lang=lang, mode=mode)
         while game.state.phase != "over":
             legal = trias.legal_actions(game.state)
             found = want(game.state, legal)
@@ -80,7 +81,7 @@ def reach(app, lang: str, want, seed: int):
                 return game, found
             busy = [c for c in legal if c["type"] != "end_turn"]
             command = rng.choice(busy) if busy and rng.random() < 0.85 else next((c for c in legal if c["type"] == "end_turn"), legal[0])
-            game.execute(command, f"w{game.last_seq}", f"seat:{game.state.current}")
+            game.execute(command, f"w{game.last_seq}", "table" if mode == "mirror" else f"seat:{game.state.current}")
     raise AssertionError(f"no position for {want.__name__}")
 
 
@@ -151,6 +152,40 @@ def test_t12_moves_of_each_kind_are_confirmed_in_words_on_a_seat_phone(server, p
     spoken = {what: coordinates(text) for what, text in said.items() if coordinates(text)}
     assert spoken == {} and not [m for m in dialogs if COORDS.search(m)], (spoken, dialogs)
     assert phone.locator("#my-score").inner_text().strip() in POINTS[lang]
+
+
+@needs("playwright", "chromium")
+@pytest.mark.parametrize("lang", ["it", "en"])
+def test_t12_the_mirror_tablet_confirms_a_rescue_and_a_herds_step_in_words(server, pages, lang):
+    """The mirror tablet records with the phone's taps and confirm bar: its sentences and its list of
+    every legal move name places in words too."""
+    app, url = server
+    said = {}
+    for want, seed in ((rescue, 21), (fresh_choice, 22)):
+        game, found = reach(app, lang, want, seed=seed, mode="mirror")
+        tablet = pages(TABLET)
+        tablet.goto(f"{url}/trias/g/{game.id}?t={game.table_secret}")
+        wait_seq(tablet, game.last_seq)
+        start, end = (found[0]["herds"][0]) if want is rescue else (found[0]["from"], found[0]["to"])
+        click(tablet, key(start))
+        tablet.wait_for_function(f"() => !!document.querySelector('#board .mark-selected[data-place=\"{key(start)}\"]')", timeout=WAIT)
+        herd = bar_button(tablet, "[data-act=kind][data-kind=herd]")
+        if herd.count():
+            herd.click()
+        tablet.wait_for_function(f"() => !!document.querySelector('#board .mark-target[data-place=\"{key(end)}\"]')", timeout=WAIT)
+        click(tablet, key(end))
+        sync_api.expect(bar_button(tablet, "[data-act=confirm]").first).to_be_visible(timeout=WAIT)
+        tablet.locator("#record-panel summary").click()  # every legal move, as a keyboard opens them
+        said[want.__name__] = tablet.evaluate(SHOWN)
+        assert tablet.locator("#actionbar #bar-text").inner_text().strip()
+    spoken = {what: coordinates(text) for what, text in said.items() if coordinates(text)}
+    assert spoken == {}, spoken
+
+
+def click(page, place: str) -> None:
+    """A pointer on the middle of the hex at `place` (a tablet's finger), whatever is drawn on top of it."""
+    box = page.locator(f'#board .base [data-place="{place}"] > polygon:first-child').bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
 # The drift target's look on the board: its fill (a colour or a pattern's layers) and edge, and the sea under it.
