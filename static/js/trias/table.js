@@ -138,21 +138,23 @@
   if (window.ResizeObserver && TB.$("#log")) new window.ResizeObserver(fitLog).observe(TB.$("#log"));
   else window.addEventListener("resize", fitLog);
 
-  /* Each place's "q,r": shown on the mirror tablet (a person records moves by place), on demand elsewhere. */
-  var coordsButton = TB.$("#coords-toggle"), coordsKey = "trias.coords." + (mirror ? "mirror" : "board");
+  /* Each place's "q,r", on demand on the mirror tablet only (board.html): the printed set-up map's places. */
+  var coordsButton = TB.$("#coords-toggle"), coordsKey = "trias.coords.mirror";
   function showCoords(on) {
     TB.$("#board").classList.toggle("coords", on);
     coordsButton.setAttribute("aria-pressed", on ? "true" : "false");
     coordsButton.textContent = t(on ? "coords_hide" : "coords_show");
   }
-  var savedCoords = null;
-  try { savedCoords = window.localStorage.getItem(coordsKey); } catch (e) { /* private mode: the default */ }
-  showCoords(savedCoords === "1");  // the mirror tablet records by tapping the board, not by coordinates (issue 32)
-  coordsButton.addEventListener("click", function () {
-    var on = !TB.$("#board").classList.contains("coords");
-    showCoords(on);
-    try { window.localStorage.setItem(coordsKey, on ? "1" : "0"); } catch (e) { /* kept for this page only */ }
-  });
+  if (coordsButton) {
+    var savedCoords = null;
+    try { savedCoords = window.localStorage.getItem(coordsKey); } catch (e) { /* private mode: the default */ }
+    showCoords(savedCoords === "1");  // the mirror tablet records by tapping the board, not by coordinates
+    coordsButton.addEventListener("click", function () {
+      var on = !TB.$("#board").classList.contains("coords");
+      showCoords(on);
+      try { window.localStorage.setItem(coordsKey, on ? "1" : "0"); } catch (e) { /* kept for this page only */ }
+    });
+  }
 
   TT.refresh = async function () {
     var reply = await TB.get(api + "?after=" + (TT.lastSeq() || 0));

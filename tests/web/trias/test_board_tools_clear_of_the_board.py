@@ -1,8 +1,8 @@
 """The coordinates' button sat on the board's bottom-right corner on a landscape screen (noticed at
 issue 32): on the mirror tablet, where moves are recorded by tapping hexes, it hid a hex a finger
 had to reach. No hex of a mirror game's board lies under it, on the tablet or a mirror game shown
-on a 720p or 1080p screen. (A phones game's TV, which nobody taps, keeps the corner: its board
-needs the height, tests/web/trias/test_tv_in_words.py.)
+on a 720p or 1080p screen. A phones game's TV has no such button (it covered the board's
+bottom-right hexes with 5 seats at 720p): it names places in words, and nothing lies over its board.
 
 Needs Playwright's Python package and Debian's Chromium (skipped without them).
 """
@@ -41,3 +41,19 @@ def test_no_hex_lies_under_the_coordinates_button(server, pages, size):
     assert page.evaluate(HEXES_UNDER) == [], "hexes under the coordinates' button"
     box = button.bounding_box()
     assert box["y"] + box["height"] <= size["height"], "the button is on the screen"
+
+
+@pytest.mark.parametrize("size", [{"width": 1280, "height": 720}, {"width": 1920, "height": 1080}], ids=["tv-720p", "tv-1080p"])
+def test_a_phones_games_tv_has_no_control_over_its_board(server, pages, size):
+    app, url = server
+    game = app.extensions["trias_games"].create(seats=[{"name": n, "kind": "human"} for n in ("Ana", "Bob", "Cyd", "Dan", "Eve")],
+                                                seed=8)
+    page = pages(size)
+    page.goto(f"{url}/trias/g/{game.id}?t={game.table_secret}")
+    wait_seq(page, game.last_seq)
+    assert page.locator("#coords-toggle").count() == 0
+    board = page.locator("#board").bounding_box()
+    over = page.evaluate("""b => Array.from(document.querySelectorAll('button, a, input, select, summary'))
+      .filter(e => e.getClientRects().length && !e.closest('#board')).map(e => [e.id || e.textContent.trim().slice(0, 30), e.getBoundingClientRect()])
+      .filter(([_, r]) => r.left < b.x + b.width && b.x < r.right && r.top < b.y + b.height && b.y < r.bottom).map(([k]) => k)""", board)
+    assert over == [], over
