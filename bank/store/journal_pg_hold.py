@@ -59,6 +59,7 @@ HOLD_LOCK_SPACE = 0x7448  # first key ("tH") of a running server's hold; the sec
 PROBE_SECONDS = 1.0  # how often the watcher looks at the hold's connection
 PROBE_DEADLINE = 2.0  # seconds its answer may take: a network cut is said (and commands refused) within 3 s
 STEP_SECONDS = 0.1  # how often it reads the state cell for a doubt raised by a worker (a lost connection)
+DOUBT_SECONDS = 3.0  # the longest a lost connection elsewhere in the server keeps the hold unconfirmed
 TAKE_BACK_SECONDS = 0.25  # how often it tries to take a lost hold back: refused connections cost nothing
 HOLD_LOST = "the bank lost its hold on the game in the database; it is taking it back"
 LOG = logging.getLogger("terrabank.hold")
@@ -162,7 +163,10 @@ class DatabaseHold:
     def state(self) -> HoldState:
         held, game_id, epoch, first, answered, doubted = _CELL.unpack_from(self._cell, 0)
         who = bytes(self._cell[_CELL.size:]).rstrip(b"\0").decode(errors="replace")
-        return HoldState(bool(held), game_id or None, epoch, who, first or None, answered >= doubted)
+        # A doubt the watcher has not answered within DOUBT_SECONDS (it asks within STEP_SECONDS) is left to
+        # the command path's own look (readiness runs it too): never a process not ready for good.
+        settled = answered >= doubted or time.monotonic() - doubted > DOUBT_SECONDS
+        return HoldState(bool(held), game_id or None, epoch, who, first or None, settled)
 
     def _set(self, held: bool, game_id: int | None, epoch: int, holder: str = "", asked: float | None = None) -> None:
         """`asked`: when the question the hold's connection just answered was sent (now if not given)."""
