@@ -27,7 +27,7 @@ def test_a_team_name_over_the_limit_is_refused_naming_the_key():
     config_with(*NAMES)  # at the limit: accepted
     with pytest.raises(ConfigError) as err:
         config_with(('fr = "Jaunes"', f'fr = "{LONG}W"'))
-    assert "teams[2].label.fr" in str(err.value) and f"at most {TEAM_NAME_MAX}" in str(err.value)
+    assert "teams[1].label.fr" in str(err.value) and "the second [[teams]] table" in str(err.value) and f"at most {TEAM_NAME_MAX}" in str(err.value)
 
 
 @pytest.fixture(scope="module")

@@ -20,17 +20,21 @@ import pytest
 from bank.errors import BankError
 from bank.services.bank import Bank
 from bank.services.export import export_journal
+from bank.store import chain
 
 # From the code before issue 27's CPU cuts (commit 321af37), the same book_mixed.
 BEFORE = {
     "outcomes": "eb7831508e8586446dcb500eeeeb9b2845e9ad24dcee3d4cd23104d9dc58eaf4",
     "export": "a4b2d834cd55031e51d434cde6c056611724df1563a439eddcee89cd4fae9c62",
-    # Issue 34 binds the snapshot at 500 into the chain on purpose (bank/store/chain.py): rows 501-512
-    # link to that binding, so the head moved from 1c014105... (issue 27's code); every row hash up to 500,
-    # the export, the fingerprints and the snapshot's bytes are unchanged.
-    "head": "512:50d322cbc866932c27954a5140f74480fcb32a361f9116563d95d362aea0f0f3",
+    # A new game's row 1 links to its creation record's seed, which holds its creation time and random
+    # identity, so its head differs from game to game: what stays is row 500's hash chained from GENESIS, as
+    # a game made before the seed chains it (the code before the seed gave the same, carried in its snapshot).
+    # Rows 501-512 link to the snapshot's binding; the bank's own verify checks them.
+    "row_500_from_genesis": "81c884eaac8f5f0d0ec7786b91d12e28b7aaaa59ca100d224f3e152239638e06",
     "fingerprints": "3129ea8f9d023b503fd0d5b11eea5fdd3b4770276b50fd6329dfb231d83ea53d",
-    "snapshots": [(500, "b55f11e1c1d6922bf5ec7f3055f369237312ff149eb30882894296000c11705e")],
+    # The snapshot's state (its JSON with sorted keys); the chain head and seal it also carries depend on
+    # the game's seed, and are checked against the rows below instead.
+    "snapshots": [(500, "42f5233688e478f8d3a99c7ff5883363239608acefca1f315b641e8b02fd6b49")],
     "booked": 510,  # 190 of the 700 refused (cooldowns, stock, buildings owned, a reversal's target)
 }
 
@@ -90,12 +94,21 @@ def book_mixed(path, config, n: int = 700) -> dict:
         bank.close()
     with sqlite3.connect(path) as db:  # the sealed snapshot(s), written every SNAPSHOT_EVERY seqs
         snapshots = db.execute("SELECT seq, state FROM snapshots ORDER BY seq").fetchall()
+        rows = db.execute(chain.SELECT_ROWS + " ORDER BY seq").fetchall()
+        seals = dict(db.execute("SELECT seq, seal FROM chain_snapshot").fetchall())
+        seed = db.execute("SELECT value FROM meta WHERE key = ?", (chain.SEED_KEY,)).fetchone()
     db.close()
+    # The stored head is these rows chained from the game's own seed; from GENESIS they give the head of old.
+    assert seed and list(chain.replay(rows, seals, seed[0]))[-1] == (seq, head)
+    row_hashes = dict(chain.replay(rows, {}, seed[0]))  # a snapshot carries its row's hash, before its binding
+    assert all(json.loads(text)["chain"] == row_hashes[at] for at, text in snapshots)
+    from_genesis = dict(chain.replay(rows, {}, chain.GENESIS))
     return {"outcomes": hashlib.sha256(json.dumps(outcomes).encode()).hexdigest(),
             "export": hashlib.sha256(export.read_bytes()).hexdigest(),
-            "head": f"{seq}:{head}",
+            "row_500_from_genesis": from_genesis[500],
             "fingerprints": hashlib.sha256("".join(prints).encode()).hexdigest(),
-            "snapshots": [(seq, hashlib.sha256(text.encode()).hexdigest()) for seq, text in snapshots],
+            "snapshots": [(at, hashlib.sha256(json.dumps(json.loads(text)["state"], sort_keys=True).encode()).hexdigest())
+                          for at, text in snapshots],
             "booked": sum(type(o) is int for o in outcomes)}
 
 

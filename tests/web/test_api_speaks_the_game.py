@@ -31,8 +31,9 @@ def test_a_device_that_chose_english_reads_english(web):
     assert error["text"] == "The Power plant II needs the Power plant I first.", error
 
 
-def test_a_refusal_no_page_has_a_sentence_for_keeps_the_english_message(web):
+def test_an_unknown_address_is_refused_in_the_games_language(web):
     reply = web().client.get("/api/nothing-here")
     error = reply.get_json()["error"]
     assert reply.status_code == 404 and error["code"] == "unknown_address"
-    assert error["text"] == error["message"]
+    assert error["message"].startswith("there is nothing")  # unchanged: English, for whoever reads the API
+    assert error["text"] != error["message"] and "adresse" in error["text"], error
