@@ -61,7 +61,7 @@ def test_table_prints_the_table_link_and_makes_one_for_a_game_stored_before_them
     assert cli("new", "--players", "2") == 0
     gid = only_game(games_dir)
     capsys.readouterr()
-    edit_identity(games_dir / f"{gid}.db", lambda identity: identity.pop("table"))  # as stored before issue 23
+    edit_identity(games_dir / f"{gid}.db", lambda identity: identity.pop("table"), before_the_seed=True)  # an old game
     assert cli("table", gid, "--base", "http://10.0.0.2:5000") == 0
     made = capsys.readouterr().out
     assert "vient d'être créé" in made and f"http://10.0.0.2:5000/trias/g/{gid}?t=" in made

@@ -206,13 +206,9 @@ def _old_game(app, tmp_path):
     game = games.create(HUMANS[:2], seed=5)
     path, game_id = game._service.path, game.id
     games.close()
-    conn = sqlite3.connect(path)
-    conn.execute("DROP TRIGGER IF EXISTS meta_no_update")
-    identity = json.loads(conn.execute("SELECT value FROM meta WHERE key='identity'").fetchone()[0])
-    identity.pop("table")
-    conn.execute("UPDATE meta SET value=? WHERE key='identity'", (json.dumps(identity),))
-    conn.commit()
-    conn.close()
+    from test_trias_attacks import edit_identity
+
+    edit_identity(path, lambda identity: identity.pop("table"), before_the_seed=True)  # stored before table links
     return game_id
 
 
