@@ -121,9 +121,13 @@ def test_teams_tied_at_0_stay_apart(screen):
     width = float(screen.locator("#chart polyline").first.get_attribute("stroke-width"))
     assert abs(ends["blue"] - ends["green"]) >= width - 0.5  # side by side, both visible
     # Their names too: baselines at least a type size apart, so no letter covers another.
-    labels = [screen.locator(f'#chart .line-label[data-team="{t}"]') for t in ("blue", "green")]
-    size = float(labels[0].evaluate("e => parseFloat(getComputedStyle(e).fontSize)"))
-    assert abs(float(labels[0].get_attribute("y")) - float(labels[1].get_attribute("y"))) >= size
+    # Read in one go: the chart is redrawn every few seconds, and a label read after its redraw is detached.
+    size, blue, green = screen.evaluate("""() => {
+        const label = t => document.querySelector(`#chart .line-label[data-team="${t}"]`);
+        return [parseFloat(getComputedStyle(label('blue')).fontSize),
+                parseFloat(label('blue').getAttribute('y')), parseFloat(label('green').getAttribute('y'))];
+    }""")
+    assert abs(blue - green) >= size
 
 
 def test_the_end_of_the_game_is_readable_from_5_m_too(screen, server):

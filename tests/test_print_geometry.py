@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from printables import geometry as g
@@ -189,6 +189,7 @@ def test_back_cut_marks_mirror_the_front_ones_on_a_partial_sheet():
     assert rounded(g.cut_marks(back)) == rounded(mirrored)
 
 
+@settings(deadline=None)  # pure geometry: a loaded machine's slow first call is not a failure
 @given(w=st.floats(20, 150), h=st.floats(20, 200), bleed=st.floats(0, 5), gutter=st.floats(0, 10),
        margin=st.floats(0, 20), landscape_page=st.booleans())
 def test_any_imposition_stays_on_the_page_without_overlaps_and_duplexes(w, h, bleed, gutter, margin, landscape_page):
