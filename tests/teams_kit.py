@@ -7,6 +7,8 @@ of the config's harvestable resources in turn.
 
 from __future__ import annotations
 
+import itertools
+import logging
 import re
 from pathlib import Path
 
@@ -53,3 +55,22 @@ def config_file(folder: Path, names, shorts=None, lang: str | None = None) -> st
     path = Path(folder) / "config.toml"
     path.write_text(config_text(names, shorts, lang), encoding="utf-8")
     return str(path)
+
+
+_ids = itertools.count(1)
+
+
+def game_with_names(folder: Path, names, lang: str | None = None):
+    """The app on a new game with these team names, the lead "lea" (password "password1") made, and
+    `run(**command)`, which books a command as her: (app, services, teams, run)."""
+    from bank.web import create_app
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_app({"DB": str(Path(folder) / "game.db"), "CONFIG": config_file(folder, names, lang=lang),
+                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    services = app.extensions["terrabank"]
+    services.access.add_user("lea", "password1", "lead")
+
+    def run(**command):
+        return services.bank.execute({"id": f"names-{next(_ids)}", "actor": "lea", **command})
+    return app, services, list(services.config.teams), run

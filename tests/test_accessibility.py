@@ -15,21 +15,18 @@ Needs Playwright, axe-playwright-python and Debian's Chromium (skipped without t
 
 from __future__ import annotations
 
-import itertools
-import logging
 
 import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
 from browserkit import CHROMIUM, log_in_to, serve_in_thread  # noqa: E402,F401
-from teams_kit import LONG_NAMES, config_file  # noqa: E402
+from teams_kit import LONG_NAMES, game_with_names  # noqa: E402
 
 pytestmark = needs("playwright", "chromium", "axe_playwright_python")
 
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 OPTIONS = {"runOnly": {"type": "tag", "values": TAGS}, "resultTypes": ["violations"]}
-_ids = itertools.count(1)
 
 GAMES = {
     "2-teams-fr": (("Bleus", "Jaunes"), "fr"),
@@ -52,19 +49,8 @@ def violations(page) -> list:
 @pytest.fixture(scope="module", params=list(GAMES), ids=list(GAMES))
 def game(request, tmp_path_factory):
     """A field game under way (a fight waiting, an open event, points) and a Trias game, served."""
-    from bank.web import create_app
-
     names, lang = GAMES[request.param]
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    folder = tmp_path_factory.mktemp("a11y")
-    app = create_app({"DB": str(folder / "game.db"), "CONFIG": config_file(folder, names, lang=lang),
-                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
-    services = app.extensions["terrabank"]
-    services.access.add_user("lea", "password1", "lead")
-    teams = list(services.config.teams)
-
-    def run(**command):
-        return services.bank.execute({"id": f"a11y-{next(_ids)}", "actor": "lea", **command})
+    app, services, teams, run = game_with_names(tmp_path_factory.mktemp("a11y"), names, lang)
     run(type="start_clock")
     for n, team in enumerate(teams):
         run(type="award", team=team, points=3 * n + 1, reason="set-up")

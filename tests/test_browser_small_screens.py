@@ -11,8 +11,6 @@ Needs Playwright and Debian's Chromium (skipped without them).
 
 from __future__ import annotations
 
-import itertools
-import logging
 import re
 import time
 
@@ -21,29 +19,17 @@ import pytest
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
 from browserkit import CHROMIUM, log_in_to, serve_in_thread  # noqa: E402,F401
-from teams_kit import LONG_NAMES, config_file  # noqa: E402
+from teams_kit import LONG_NAMES, game_with_names  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 GAMES = {"2-fr": (("Bleus", "Jaunes"), "fr"), "6-long-en": (LONG_NAMES, "en")}
-_ids = itertools.count(1)
 
 
 @pytest.fixture(scope="module", params=list(GAMES))
 def ended(request, tmp_path_factory):
     """A game played and ended: every team with points, the last team of the config last."""
-    from bank.web import create_app
-
     names, lang = GAMES[request.param]
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    folder = tmp_path_factory.mktemp("small")
-    app = create_app({"DB": str(folder / "game.db"), "CONFIG": config_file(folder, names, lang=lang),
-                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
-    services = app.extensions["terrabank"]
-    services.access.add_user("lea", "password1", "lead")
-    teams = list(services.config.teams)
-
-    def run(**command):
-        return services.bank.execute({"id": f"small-{next(_ids)}", "actor": "lea", **command})
+    app, services, teams, run = game_with_names(tmp_path_factory.mktemp("small"), names, lang)
     run(type="start_clock")
     for n, team in enumerate(teams):
         run(type="award", team=team, points=100 - 10 * n, reason="jeu")
@@ -125,19 +111,10 @@ def test_the_admin_page_says_how_long_the_bank_was_down_as_measured(ended, chrom
 @pytest.fixture(scope="module")
 def playing(tmp_path_factory):
     """Six long, emoji-named teams in play, a pirate of the fifth waiting after a fight."""
-    from bank.web import create_app
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    folder = tmp_path_factory.mktemp("small-play")
-    app = create_app({"DB": str(folder / "game.db"), "CONFIG": config_file(folder, LONG_NAMES, lang="fr"),
-                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
-    services = app.extensions["terrabank"]
-    services.access.add_user("lea", "password1", "lead")
-    teams = list(services.config.teams)
-    for command in ({"type": "start_clock"},
-                    {"type": "fight", "attacker_team": teams[4], "attacker_card": "pirate-1", "defender_team": teams[1],
-                     "defender_card": "harvester-1", "winner": "defender", "tokens": {}}):
-        services.bank.execute({"id": f"small-{next(_ids)}", "actor": "lea", **command})
+    app, _, teams, run = game_with_names(tmp_path_factory.mktemp("small-play"), LONG_NAMES, "fr")
+    run(type="start_clock")
+    run(type="fight", attacker_team=teams[4], attacker_card="pirate-1", defender_team=teams[1],
+        defender_card="harvester-1", winner="defender", tokens={})
     url, _ = serve_in_thread(app)
     return {"url": url, "teams": teams}
 
