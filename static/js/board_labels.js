@@ -50,7 +50,8 @@
   var shorts = null, shortsOf = null;
   W.teamShort = function (id) {
     if (!W.config || !entry("teams", id)) return W.teamLabel(id);
-    if (shortsOf !== W.config) { shorts = shortNames(); shortsOf = W.config; }
+    // Keyed on the teams, not W.config: new teams in an old config kept old short names, or none.
+    if (shortsOf !== W.config.teams || !(id in shorts)) { shorts = shortNames(); shortsOf = W.config.teams; }
     return shorts[id];
   };
   function shortNames() {
