@@ -3,7 +3,8 @@
  * newest it saw, per game address, in localStorage. Each time it (re)connects it asks whether the bank's
  * chain still holds the head kept (GET /api/chain/<seq>). A deleted tail, a journal rolled
  * back or rebuilt does not: the page shows both heads at once and reports them (POST
- * /api/chain/witness), and the admin page shows every report (#chain-witness, socket `chain_witness`).
+ * /api/chain/witness), and the admin page shows every report (#chain-witness, socket `chain_witness`:
+ * witness_reports.js, on that page only).
  * A head kept is never replaced by one the bank could not vouch for: the evidence stays until a
  * facilitator accepts the bank's chain on this page.
  * Another game behind the same link (the bank's answer names another game mark) is never adopted
@@ -43,13 +44,6 @@
     var h = 0x811c9dc5;
     for (var i = 0; i < secret.length; i++) { h ^= secret.charCodeAt(i); h = Math.imul(h, 0x01000193) >>> 0; }
     return h.toString(16);
-  }
-
-  /** A reporter in the admin page's words: a team's phone, the big screen, a facilitator's page. */
-  function reporter(by) {
-    by = String(by || "");
-    return by.indexOf("team:") === 0 ? TB.t("chain_by_team", { team: by.slice(5) }) :
-      by === "screen" ? TB.t("chain_by_screen") : TB.t("chain_by_facilitator");
   }
 
   /** A sentence naming both heads: what this page saw, where the bank is now. */
@@ -132,8 +126,9 @@
     /** live.js, once it made the socket: each (re)connect checks the head kept. */
     attach: function (socket, own) {
       auth = own || {};
-      socket.on("connect", function () { check(); heard(); });
-      socket.on("chain_witness", TB.witness.reports);
+      // The admin page's list of reports (witness_reports.js, loaded there only) follows each (re)connect.
+      socket.on("connect", function () { check(); if (TB.witness.heard) TB.witness.heard(); });
+      socket.on("chain_witness", function (payload) { if (TB.witness.reports) TB.witness.reports(payload); });
     },
     /** live.js, for each public picture: {seq, chain: {hash, game}}; kept once the bank vouched for the older one. */
     saw: function (seq, chain) {
@@ -141,32 +136,7 @@
       var saw = kept();
       if (!saw || saw.game !== chain.game || seq > saw.seq) keep(seq, chain.hash, chain.game);
     },
-    /** The admin page: the reports the bank keeps ({reports: [...]}, oldest first), one line each, newest
-     * first; each says whether a second page agreed (one link alone may lie). */
-    reports: function (payload) {
-      var list = document.getElementById("chain-witness");
-      if (!list || !payload || !payload.reports) return;
-      list.textContent = "";
-      list.classList.toggle("hidden", !payload.reports.length);
-      payload.reports.forEach(function (found) {
-        if (!found || !found.saw) return;
-        var line = document.createElement("li");
-        var who = (found.reporters || [found.by]).map(reporter).join(", ");
-        var other = found.saw.game && found.game && found.saw.game !== found.game;
-        line.dataset.confirmed = found.confirmed ? "yes" : "no";
-        line.textContent = TB.t("chain_witness_report", { who: who }) + " " +
-          (other ? TB.t("chain_other_game") + " " : "") + sentence(found.saw, found.head) + " " +
-          (found.confirmed ? TB.t("chain_confirmed", { n: (found.reporters || []).length }) : TB.t("chain_unconfirmed"));
-        list.insertBefore(line, list.firstChild);
-      });
-    },
+    /** A sentence naming both heads (the admin page's reports, witness_reports.js). */
+    sentence: sentence,
   };
-
-  // The admin page shows the reports this bank already heard: on load, and on each (re)connect (a report
-  // sent while this page was away, by a phone back before it).
-  async function heard() {
-    if (!document.getElementById("chain-witness")) return;
-    var answer = await TB.api("GET", "/api/chain/witness", undefined, { retry: false });
-    if (answer.ok) TB.witness.reports(answer.data);
-  }
 })();
