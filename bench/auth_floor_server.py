@@ -23,7 +23,11 @@ as the bank wakes its broadcaster), a thread of its own sends one Socket.IO mess
 pages get, padded to the bank's measured bytes. Its size and how many commands one message covers (the
 bank sends at most one round per 100 ms, so a round may carry several commands) are set by
 POST /bench/fanout {"bytes": B, "per_command": r} once the bank's pages have measured them; until then one
-message of 400 bytes per command. Without `--fanout` its pages receive nothing: the plain authenticated floor.
+message of 400 bytes per command. Or, with POST /bench/fanout {"rounds": {team: [message, ...]}} (issue 46: padding
+compresses to nothing while the bank sends ~1 KB of JSON), the bank's own `round` messages as its pages got them,
+each team's pages their team's (a page says its team as the bank's do, auth {"team": "floor-<team>"}), taken in
+turn, every part's `seq` set to the newest entry: the same shape, bytes and compressibility as the bank's.
+Without `--fanout` its pages receive nothing: the plain authenticated floor.
 
     python bench/auth_floor_server.py --db /tmp/auth-floor.db --row-bytes 400   # [--port N] [--fanout]
 """
@@ -42,7 +46,7 @@ import threading
 import time
 
 from flask import Flask, jsonify, request
-from flask_socketio import SocketIO
+from flask_socketio import SocketIO, join_room
 
 from floor_server import book, durable_journal, serve
 
@@ -101,6 +105,23 @@ class Fanout:
             raise ValueError(f"bytes must be a whole number >= {ROUND_OVERHEAD}")
         with self.wake:
             self.message = {"pad": "x" * (size - ROUND_OVERHEAD)}
+            self.rounds, self.turn = None, 0
+
+    def set_rounds(self, rounds: dict) -> None:
+        """The bank's own messages {team: [round message, ...]}, sent in turn to that team's pages' room."""
+        if not (isinstance(rounds, dict) and rounds and all(isinstance(r, list) and r and all(isinstance(m, dict)
+                                                                                              for m in r)
+                                                            for r in rounds.values())):
+            raise ValueError("rounds must be {team: [message, ...]}, each list not empty")
+        with self.wake:
+            self.rounds, self.turn = rounds, 0
+
+    def _emit_rounds(self, rounds: dict, seq: int) -> None:
+        for team, messages in rounds.items():
+            message = messages[self.turn % len(messages)]
+            self.socketio.emit("round", {name: ({**part, "seq": seq} if isinstance(part, dict) and "seq" in part
+                                                else part) for name, part in message.items()}, to=f"team:{team}")
+        self.turn += 1
 
     def after_command(self, seq: int = 0) -> None:
         """Called once the reply is written (after_reply.later), as the bank's live.broadcast wakes its thread.
@@ -117,8 +138,13 @@ class Fanout:
                 self.wake.wait_for(lambda: self.asked > self.done)
             time.sleep(max(0.0, self.last_round + MIN_GAP - time.monotonic()))
             with self.wake:
-                covered, message, seq = self.asked, self.message, self.seq
+                covered, message, seq, rounds = self.asked, self.message, self.seq, self.rounds
             self.last_round = time.monotonic()
+            if rounds is not None:
+                self._emit_rounds(rounds, seq)
+                with self.wake:
+                    self.done = covered
+                continue
             named = json.dumps({"public": {"seq": seq}}, separators=(",", ":"))  # the same bytes in all: less padding
             self.socketio.emit("round", {"public": {"seq": seq}, "pad": message["pad"][len(named) - 1:]})
             with self.wake:
@@ -194,10 +220,19 @@ def make_app(db: str, row_bytes: int, fanout: bool = False):
         def set_fanout():
             body = request.get_json(silent=True) or {}
             try:
+                if "rounds" in body:
+                    pages.set_rounds(body["rounds"])
+                    return jsonify({"rounds": {team: len(r) for team, r in body["rounds"].items()}})
                 pages.set(body.get("bytes"))
             except (TypeError, ValueError) as exc:
                 return refusal(400, str(exc))
             return jsonify({"bytes": body["bytes"]})
+
+        @socketio.on("connect")
+        def on_connect(auth=None):
+            team = auth.get("team") if isinstance(auth, dict) else None
+            if isinstance(team, str) and team.startswith("floor-"):
+                join_room(f"team:{team[len('floor-'):]}")  # the bank's message for its team (set_rounds)
 
     return app, socketio
 

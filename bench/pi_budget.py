@@ -12,6 +12,14 @@ A thread here moves every process below the bench (Gunicorn's masters, their wor
 threads with it, and the workers forked later are born in it. Nothing is timed before a server answers
 HTTP, by then it has been moved.
 
+Its share protected (issue 46): a quota is only a ceiling. On a machine others load, every process of theirs on
+the same core weighs as much as the whole group (1024 each), so host load decided whether the "Pi" got its
+quarter core, and a bench compared a bank and a floor that got different shares. The group's scheduling weight
+is therefore the highest the kernel takes (cgroup v1 `cpu.shares` = 262144, v2 `cpu.weight` = 10000, 256x and
+100x a process's): it gets its quota whenever it asks, and never more (the quota). What it cannot do: a
+real-time task, or the kernel's own work on that core, still comes first; the calibration below says the share
+the group actually got (`Budget.share`), so a run that did not get it shows.
+
 What a quarter core stands for: a calibration loop (pure Python, as the bank is) is timed in the group
 and outside it on this machine, and the report gives the slow-down against the CPU time the loop needs
 (on a loaded machine the group may get less than its quota: that shows here too). A Pi 3 (Cortex-A53, 1.2 GHz) or a
@@ -51,13 +59,14 @@ BENCHES = {
     "memory": ["bench_footprint.py", "--memory-only"],
     "latency": ["bench_latency.py", "--quick"],
 }
+MAX_SHARES_V1, MAX_WEIGHT_V2 = 262144, 10000  # the kernel's highest (a process weighs 1024, and 100 on v2)
 CALIBRATION = "s = 0\nfor i in range(3_000_000):\n    s += i * i % 7\n"
 
 
 class Budget:
     """A control group with one core and a CPU quota; `admit(pid)` moves a process (all its threads) in."""
 
-    def __init__(self, core: int, quota_us: int, period_us: int):
+    def __init__(self, core: int, quota_us: int, period_us: int, protect: bool = True):
         self.core, self.quota_us, self.period_us = core, quota_us, period_us
         name = f"terrabank-pi-{os.getpid()}"
         if (V2 / "cgroup.controllers").exists():
@@ -83,11 +92,25 @@ class Budget:
             sys.exit("no cgroup cpu controller found (neither /sys/fs/cgroup/cgroup.controllers nor "
                      "/sys/fs/cgroup/cpu/cpu.cfs_quota_us): run as root on Linux with cgroups mounted.")
         self.admitted: set = set()
+        self.weight = self.protect() if protect else None
+
+    def protect(self) -> str:
+        """The highest scheduling weight the kernel takes (see the module's doc); returns what was set."""
+        name, value = ("cpu.weight", MAX_WEIGHT_V2) if self.kind.startswith("cgroup v2") else ("cpu.shares", MAX_SHARES_V1)
+        (self.groups[0] / name).write_text(str(value))
+        return f"{name} = {(self.groups[0] / name).read_text().strip()}"
 
     def describe(self) -> str:
         share = self.quota_us / self.period_us
+        weight = f", protected ({self.weight})" if self.weight else ", NOT protected (weight as any process)"
         return (f"{self.kind}: core {self.core} only, {self.quota_us / 1000:g} ms of CPU every "
-                f"{self.period_us / 1000:g} ms ({share:.0%} of one core)")
+                f"{self.period_us / 1000:g} ms ({share:.0%} of one core){weight}")
+
+    def share(self, held: tuple[float, float]) -> str:
+        """The share of one core the group got in a calibration run (wall, cpu) against its quota."""
+        got, quota = held[1] / held[0], self.quota_us / self.period_us
+        verdict = "its quota" if got >= 0.9 * quota else "LESS than its quota: the host took the rest"
+        return f"the group got {got:.1%} of one core in the calibration ({got / quota:.0%} of {quota:.0%}: {verdict})"
 
     def admit(self, pid: int) -> None:
         for group in self.groups:
@@ -164,13 +187,15 @@ def main() -> None:
     parser.add_argument("--core", type=int, default=0)
     parser.add_argument("--quota", type=int, default=2500, help="microseconds of CPU per period (default 2500)")
     parser.add_argument("--period", type=int, default=10000, help="microseconds (default 10000)")
+    parser.add_argument("--unprotected", action="store_true", help="leave the group's weight as any process's "
+                        "(to see what host load does to an unprotected quota)")
     parser.add_argument("--only", help="comma-separated: fanout, memory, latency (default all, in that order)")
     args = parser.parse_args()
     names = args.only.split(",") if args.only else list(BENCHES)
     unknown = [n for n in names if n not in BENCHES]
     if unknown:
         sys.exit(f"unknown bench {unknown}: choose among {', '.join(BENCHES)}")
-    budget = Budget(args.core, args.quota, args.period)
+    budget = Budget(args.core, args.quota, args.period, protect=not args.unprotected)
     try:
         free = min(calibrate(None) for _ in range(3))
         held = min(calibrate(budget) for _ in range(3))
@@ -178,7 +203,7 @@ def main() -> None:
         print(f"Calibration (a pure-Python loop, best of 3 each): outside the budget {free[1]:.2f} s of CPU in "
               f"{free[0]:.2f} s of wall time (this machine as loaded now); in the budget {held[1]:.2f} s of CPU in "
               f"{held[0]:.2f} s: the servers run {held[0] / free[1]:.1f}x slower than on a free core of this machine "
-              f"({held[0] / held[1]:.1f}x their own CPU time). The machine has 2 vCPUs shared with other work (load "
+              f"({held[0] / held[1]:.1f}x their own CPU time); {budget.share(held)}. The machine has 2 vCPUs shared with other work (load "
               f"average {os.getloadavg()[0]:.1f}): the figures below are ratios within each bench's own run.\n",
               flush=True)
         for name in names:

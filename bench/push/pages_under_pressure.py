@@ -3,7 +3,7 @@ authenticated floor with fan-out, on a Raspberry Pi's budget and on this machine
 
 For each pressure (--pressure pi: the served process tree in pi_budget's cgroup, a quarter of one core;
 busy: N processes spinning beside the server, no cgroup) and each server (the bank, `terrabank serve`;
-the floor, bench/auth_floor_server.py --fanout: its own Gunicorn stack and pages, one padded `round` to
+the floor, bench/auth_floor_server.py --fanout: its own Gunicorn stack and pages, at most one `round` to
 every page per 100 ms naming the newest entry, glibc's malloc set as the bank's), in turn:
 
 1. the server starts (nothing timed before it answers HTTP), then is put under the pressure;
@@ -19,6 +19,18 @@ every page per 100 ms naming the newest entry, glibc's malloc set as the bank's)
 A room in which any page dropped is void: its line says how many, and no ratio is printed for it.
 Ratios bank / floor are of the same pressure and pace in the same run.
 
+What cannot flatter (issue 46):
+- the floor sends the bank's own messages: the `round` messages the bank's pages got in this run (page_room.Room.
+  samples, the last 64 of each team), each team's to its team's pages, every `seq` set to the newest entry, so
+  both put the same shape and bytes through the same compressor (--shape FILE keeps them for a floor run alone);
+- CPU is given per booked harvest AND per round (a round: one message to every page, covering every harvest
+  booked since the last): at 20/s the floor reaches its quota, and per harvest alone is then only the booked
+  ratio inverted;
+- the tap percentiles are over EVERY booked harvest: one that some page never held (dropped, or still behind
+  30 s after the pace) counts as never, and the line says how many;
+- the room fits the admission of the config used: a page over a link's share is refused (the shipped config:
+  50 + 10 a team link, 240 for 4 teams); a bigger room runs on a copy of config.toml whose phones_per_team
+  lets it in, and the report names it.
     sudo .venv/bin/python bench/push/pages_under_pressure.py                # both pressures, 60 s a pace
     sudo .venv/bin/python bench/push/pages_under_pressure.py --pressure pi --seconds 30 --pages 200
 """
@@ -29,7 +41,6 @@ import argparse
 import json
 import multiprocessing
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -99,8 +110,28 @@ class Pressure:
                 else f"{self.spinners} busy-loop processes beside the server, no quota")
 
 
-def start_bank(folder: Path):
-    server = harness.Server(folder).prepare().start()
+TEAMS = 4  # the shipped config's teams; page_room spreads the pages over them
+LIVE_SLOTS, PER_ADDRESS, ADDRESSES = 450, 250, 4  # bank/web/serving/limits.Limits' defaults, page_room's addresses
+
+
+def admission(pages: int, folder: Path) -> tuple[str, str]:
+    """(config file, what it admits) for a room of `pages`: config.toml when its links admit them, else a copy
+    with phones_per_team raised; a room over the server's own caps (live slots, per address) is refused."""
+    if pages > LIVE_SLOTS or -(-pages // ADDRESSES) > PER_ADDRESS:
+        sys.exit(f"{pages} pages exceed the server's caps ({LIVE_SLOTS} live pages, {PER_ADDRESS} an address from "
+                 f"{ADDRESSES} addresses, bank/web/serving/limits.Limits): every extra page would be refused")
+    shipped = harness.CONFIG
+    per_link = -(-pages // TEAMS)
+    text = Path(shipped).read_text()
+    if per_link <= 60:
+        return shipped, f"config.toml as shipped (50 + 10 pages a team link: {pages} pages need {per_link})"
+    copy = folder / "config.toml"
+    copy.write_text(text.replace("phones_per_team = 50", f"phones_per_team = {per_link - 10}", 1))
+    return str(copy), f"config.toml with phones_per_team = {per_link - 10} (+ 10: {per_link} pages a link)"
+
+
+def start_bank(folder: Path, config: str = harness.CONFIG):
+    server = harness.Server(folder, config=config).prepare().start()
     lead = harness.Api(server.url).login()
     lead.command("start", type="start_clock")
     _, tokens = lead.request("GET", "/api/teams/links")
@@ -108,7 +139,7 @@ def start_bank(folder: Path):
     return server.proc, server.port, server.url, tokens, lambda api: api.login()
 
 
-def start_floor(folder: Path):
+def start_floor(folder: Path, config: str = harness.CONFIG):
     argv = [sys.executable, str(BENCH / "auth_floor_server.py"), "--db", str(folder / "floor.db"), "--fanout"]
     proc, port = harness.launch(argv, folder / "floor.log", env=ALLOCATOR)  # malloc set as the bank's (serve_lean)
     url = f"http://127.0.0.1:{port}"
@@ -116,17 +147,38 @@ def start_floor(folder: Path):
     return proc, port, url, tokens, lambda api: api.login("floor", "floor")
 
 
+def tap_percentiles(booked: list, held_at) -> dict:
+    """p50 and p99 of tap-to-last-page over every booked harvest [(seq, sent)]; `held_at(seq)`: when the last page
+    held it, None if one never did: counted as never (inf), so a percentile it reaches is None ("never")."""
+    taps = sorted((at - sent) if at is not None else float("inf") for seq, sent in booked for at in [held_at(seq)])
+    pick = lambda q: taps[min(len(taps) - 1, int(q * len(taps)))] if taps else None  # noqa: E731
+    finite = lambda x: None if x is None or x == float("inf") else x  # noqa: E731
+    return {"tap_p50": finite(pick(0.5)), "tap_p99": finite(pick(0.99)),
+            "never_held": sum(t == float("inf") for t in taps)}
+
+
 def measure(kind: str, start, pressure: Pressure, pages: int, paces: list, seconds: float,
-            deflate: bool = True) -> dict:
+            deflate: bool = True, shape: dict | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        proc, port, url, tokens, login = start(Path(tmp))
+        config, admits = admission(pages, Path(tmp))
+        proc, port, url, tokens, login = start(Path(tmp), config)
         room = None
         try:
+            if kind == "floor":
+                if not shape:
+                    sys.exit("the floor sends the bank's own messages: run the bank first in the same run "
+                             "(--servers bank,floor) or give --shape FILE from an earlier run")
+                api = harness.Api(url)
+                login(api)
+                status, reply = api.request("POST", "/bench/fanout", {"rounds": shape})
+                api.close()
+                if status != 200:
+                    sys.exit(f"the floor refused the bank's messages: {status} {reply}")
             pressure.apply(proc.pid)
             room = Room(port, tokens, pages, deflate=deflate)
             time.sleep(3)
             book_at_pace(url, 10.0, 1.0, tablets=2, tag="warm", login=login)  # the same warm-up for both
-            out = {"server": kind, "pages": pages, "compressed": room.compressed(), "paces": []}
+            out = {"server": kind, "pages": pages, "compressed": room.compressed(), "admission": admits, "paces": []}
             for pace in paces:
                 tree = proctree.tree(proc.pid)
                 cpu, messages = _cpu_seconds(tree), room.messages()
@@ -138,19 +190,16 @@ def measure(kind: str, start, pressure: Pressure, pages: int, paces: list, secon
                 while time.monotonic() < done + 30 and room.behind(last):
                     time.sleep(0.05)
                 caught = time.monotonic() - done if not room.behind(last) else None
-                taps = []
-                for seq, sent in booked:
-                    at = room.last_page_at(seq)
-                    if at is not None:
-                        taps.append(at - sent)
-                taps.sort()
+                rounds = (room.messages() - messages) / pages  # messages a page: one a round
                 out["paces"].append({
                     "pace": pace, "asked": round(pace * seconds), "booked": len(booked), "refused": len(refused),
                     "dropped": room.dropped(), "connected": pages - room.dropped(),
-                    "tap_p50": statistics.median(taps) if taps else None,
-                    "tap_p99": taps[min(len(taps) - 1, int(0.99 * len(taps)))] if taps else None,
+                    **tap_percentiles(booked, room.last_page_at),
                     "caught_up": caught, "cpu_ms_per_command": 1000 * cpu / max(1, len(booked)),
-                    "messages": (room.messages() - messages) / pages, "load": load})
+                    "cpu_ms_per_round": 1000 * cpu / max(1.0, rounds),
+                    "messages": rounds, "load": load})
+            if kind == "bank":
+                out["shape"] = {team: list(messages) for team, messages in room.samples.items() if messages}
             return out
         finally:
             if room is not None:
@@ -165,15 +214,19 @@ def refused(pace: dict) -> str:
 
 def report(pressure: Pressure, results: list) -> None:
     print(f"\n## {pressure.describe()}\n")
-    print("| server | pace asked /s | booked / asked | pages kept (compressed) | tap-to-last-page p50 / p99 | all pages "
-          "hold the last entry after | CPU per booked harvest | messages a page | load average at the end |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in results:
+        print(f"{r['server']}: {r['admission']}")
+    print("\n| server | pace asked /s | booked / asked | pages kept (compressed) | tap-to-last-page p50 / p99 (never held) "
+          "| all pages hold the last entry after | CPU per booked harvest | CPU per round | rounds (messages a page) "
+          "| load average at the end |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         for p in r["paces"]:
-            fmt = lambda x: "-" if x is None else f"{x:.2f} s"  # noqa: E731
+            fmt = lambda x: "never" if x is None else f"{x:.2f} s"  # noqa: E731
             print(f"| {r['server']} | {p['pace']:g} | {p['booked']} / {p['asked']}{refused(p)} | {p['connected']} of {r['pages']} "
-                  f"({r['compressed']}) | {fmt(p['tap_p50'])} / {fmt(p['tap_p99'])} | {fmt(p['caught_up'])} | "
-                  f"{p['cpu_ms_per_command']:.1f} ms | {p['messages']:.0f} | {p['load']:.1f} |")
+                  f"({r['compressed']}) | {fmt(p['tap_p50'])} / {fmt(p['tap_p99'])} ({p['never_held']}) | "
+                  f"{fmt(p['caught_up'])} | {p['cpu_ms_per_command']:.1f} ms | {p['cpu_ms_per_round']:.1f} ms | "
+                  f"{p['messages']:.0f} | {p['load']:.1f} |")
     bank, floor = (next((r for r in results if r["server"] == name), None) for name in ("bank", "floor"))
     if bank and floor:
         for b, f in zip(bank["paces"], floor["paces"]):
@@ -182,8 +235,10 @@ def report(pressure: Pressure, results: list) -> None:
                 continue
             ratio = lambda x, y: f"{x / y:.2f}x" if x and y else "-"  # noqa: E731
             print(f"\npace {b['pace']:g}/s, bank / floor: booked {ratio(b['booked'], f['booked'])}, tap p50 "
-                  f"{ratio(b['tap_p50'], f['tap_p50'])}, p99 {ratio(b['tap_p99'], f['tap_p99'])}, CPU per harvest "
-                  f"{ratio(b['cpu_ms_per_command'], f['cpu_ms_per_command'])}")
+                  f"{ratio(b['tap_p50'], f['tap_p50'])}, p99 {ratio(b['tap_p99'], f['tap_p99'])} (never held: bank "
+                  f"{b['never_held']}, floor {f['never_held']}), CPU per harvest "
+                  f"{ratio(b['cpu_ms_per_command'], f['cpu_ms_per_command'])}, CPU per round "
+                  f"{ratio(b['cpu_ms_per_round'], f['cpu_ms_per_round'])}")
 
 
 def main() -> None:
@@ -197,6 +252,8 @@ def main() -> None:
     parser.add_argument("--plain", action="store_true", help="pages without permessage-deflate")
     parser.add_argument("--core", type=int, default=0, help="the core of --pressure pi (runs side by side: 0 and 1)")
     parser.add_argument("--json", help="append each run's results to this file, a JSON line a server")
+    parser.add_argument("--shape", help="JSON file of the bank's `round` messages {team: [...]}: read for a floor run "
+                        "without the bank, written after a bank run")
     args = parser.parse_args()
     paces = [float(x) for x in args.paces.split(",")]
     starts = {"bank": start_bank, "floor": start_floor}
@@ -205,8 +262,14 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.1f}")
     for kind in args.pressure.split(","):
         pressure = Pressure(kind, args.spinners, args.core)
-        results = [measure(name, starts[name], pressure, args.pages, paces, args.seconds, not args.plain)
-                   for name in args.servers.split(",")]
+        shape = json.loads(Path(args.shape).read_text()) if args.shape and Path(args.shape).exists() else None
+        results = []
+        for name in args.servers.split(","):
+            results.append(measure(name, starts[name], pressure, args.pages, paces, args.seconds, not args.plain, shape))
+            if name == "bank":
+                shape = results[-1].pop("shape") or shape
+                if args.shape:
+                    Path(args.shape).write_text(json.dumps(shape))
         if args.json:
             with open(args.json, "a") as out:
                 for r in results:
