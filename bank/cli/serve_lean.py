@@ -27,7 +27,7 @@ from pathlib import Path
 
 # glibc's malloc gives each thread that allocates its own arena, up to 8 per core; a live page
 # holds four threads, so 200 pages spread the worker's small allocations over 16 arenas, each
-# keeping its own free memory. Two arenas (docs/PERFORMANCE.md "Memory (issue 27)"). Environment
+# keeping its own free memory. Two arenas (docs/PERFORMANCE.md "Memory"). Environment
 # variables, because glibc reads them once at start, before any Python code runs.
 # tcache_count=0: glibc's per-thread cache of freed blocks (7 of each size up to 1 KB, per thread)
 # let each of 800 threads keep up to ~200 KB no other thread could use, filling slowly: the soak's

@@ -118,3 +118,23 @@ def test_links_to_a_section_of_either_page_find_it():
     for source in sources:
         for name, anchor in re.findall(r"(PERFORMANCE\.md|RELIABILITY\.md)#([\w\-]+)", source.read_text(encoding="utf-8")):
             assert anchor in anchors[name], f"{source.name} links to {name}#{anchor}, which has no such section"
+
+
+QUOTED_SECTION = [re.compile(r'(PERFORMANCE|RELIABILITY)\.md,? "(?:#+ )?([^"]+)"'),
+                  re.compile(r'"([^"]+)" in docs/(PERFORMANCE|RELIABILITY)\.md')]
+
+
+def test_a_section_of_either_page_quoted_by_name_in_docs_code_or_tests_exists():
+    headings = {name: {h.strip().lower() for h in re.findall(r"^#+ (.+)$", (ROOT / "docs" / f"{name}.md")
+                                                              .read_text(encoding="utf-8"), re.M)}
+                for name in ("PERFORMANCE", "RELIABILITY")}
+    files = [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+    for folder in ("bank", "trias", "printables", "bench", "tests", "static", "templates"):
+        files += [p for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".js", ".css", ".html")]
+    for file in files:
+        text = file.read_text(encoding="utf-8", errors="replace")
+        for pattern in QUOTED_SECTION:
+            for match in pattern.finditer(text):
+                name, section = match.groups() if pattern is QUOTED_SECTION[0] else match.groups()[::-1]
+                assert section.lower() in headings[name], \
+                    f"{file.relative_to(ROOT)} quotes docs/{name}.md's section {section!r}, which has no such heading"

@@ -21,7 +21,7 @@ from .search import search_action
 LEVELS = ("random", "easy", "medium", "hard")
 # Every level thinks at most about this long (issue 26: no decision over 2 s on a loaded machine).
 # Issue 32, measured on a Raspberry Pi's budget (a quarter of one core, bench/trias/ladder_pi.py;
-# docs/PERFORMANCE.md, "Trias ladder at the Pi budget"): easy 0.4 s (was 1.0 s): easy must answer
+# docs/PERFORMANCE.md, "Trias engine"): easy 0.4 s (was 1.0 s): easy must answer
 # within 0.5 s on a Pi, and greedy stops at its deadline plus one judged move. Medium 0.5 s (was 0.4 s):
 # at 0.4 s a Pi buys it ~30 search iterations and it lost to easy (7 of 16 two-player games in a
 # pilot); at 0.5 s (~70 iterations) it won 34 of 48, and hard beat it in 25 of 43 (58 %); at 0.6-1.0 s

@@ -51,7 +51,7 @@ class CookieSigner:
     Each key's HMAC state is made once and copied per signature, and the JSON is plain: this runs on
     every request after other processes have had the CPU, where a by-name HMAC (a digest looked up
     in OpenSSL each time) and Flask's tagged JSON cost 42 us of a facilitator's command, against
-    2-5 us in a warm loop (docs/PERFORMANCE.md, "The session cookie").
+    2-5 us in a warm loop (docs/PERFORMANCE.md, "Command latency").
     """
 
     def __init__(self, secret_keys: list, clock=time.time, *, purpose: bytes = PURPOSE):

@@ -5,7 +5,7 @@ binds, forks the worker and restarts it if it dies; Flask, Socket.IO and the ban
 worker's, loaded after the fork by the `load_app` it is given. Every module this one imports
 is Flask-free (worker.py, limits.py, deadlines.py, stopping.py, log_lines.py), so a master that imports only
 this (bank/cli/serve_lean.py) stays about 24 MB instead of the 55 MB of a master that had
-built the start-up app (docs/PERFORMANCE.md "Memory (issue 27)").
+built the start-up app (docs/PERFORMANCE.md "Memory").
 """
 
 from __future__ import annotations
