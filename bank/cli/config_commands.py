@@ -1,4 +1,4 @@
-"""`terrabank config check` and `terrabank config schema` (issue 36, item 5).
+"""`terrabank config check` and `terrabank config schema`.
 
 The operator keeps the game's settings outside the code (/etc/terrabank/config.toml, named by
 TERRABANK_CONFIG in the unit and in /etc/terrabank.env), and checks an edit before a reload or a

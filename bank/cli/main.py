@@ -123,7 +123,7 @@ def cmd_init(args) -> int:
     # Held until the new game is in place: a `serve` started meanwhile is refused, not fed a dying file.
     # No lease (journal_pg_lease.py): a one-off command; a restart of PostgreSQL ends it anyway.
     with storage_url.hold(db, config, "terrabank init", lease_it=False):
-        if isinstance(where, storage_url.PostgresTarget):  # the journal is in PostgreSQL (issue 15)
+        if isinstance(where, storage_url.PostgresTarget):  # the journal is in PostgreSQL
             _init_in_database(where, db, config, args.force, args.keep_links)
             print(f"Created a new {where.name} from {config_path}.")
             return 0

@@ -1,4 +1,4 @@
-"""`terrabank migrate`: move a game from its SQLite file into PostgreSQL (issue 15; bank/services/migrate.py)."""
+"""`terrabank migrate`: move a game from its SQLite file into PostgreSQL (bank/services/migrate.py)."""
 
 from __future__ import annotations
 

@@ -78,7 +78,7 @@ def _team_urls(db: str, config, base: str) -> dict:
 def _base(args, config, db: str) -> str:
     """--base, else the address `serve` last printed for this game, else this machine's network address.
 
-    Refused when it is a loopback address and --loopback was not given (issue 12, item 2):
+    Refused when it is a loopback address and --loopback was not given:
     cards whose codes open the scanning phone itself would be found out only at the game.
     The address used is always said, with where it came from: never chosen silently.
     """

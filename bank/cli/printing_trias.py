@@ -1,4 +1,4 @@
-"""`terrabank print --kind trias`: the Trias set-up map, score sheet and player aid as PDFs (issue 11, item 4).
+"""`terrabank print --kind trias`: the Trias set-up map, score sheet and player aid as PDFs.
 
 Hooked into bank/cli/printing.py by two lines; T-core's `terrabank trias print` may call
 `write_trias` too. No bank game is needed: a seed, or a stored Trias game's id, is enough.

@@ -68,7 +68,7 @@ def addresses() -> list:
 
 
 def loopback_warning(base: str) -> str | None:
-    """A warning line when the phones' address is one only this machine can open (issue 12, item 2)."""
+    """A warning line when the phones' address is one only this machine can open."""
     from bank.web.field.addresses import is_loopback
 
     if not is_loopback(base):
@@ -141,7 +141,7 @@ def cmd_serve(args, config_path: str, db: str) -> int:
     # Held for the server's whole life (the OS lets go when the process ends, even killed):
     # a second server, or an `init --force`, on this file is refused while it runs.
     # Several servers of one game may run together only when they hear each other through a queue
-    # (issue 15, bank/web/push/peers.py): then each holds the lock shared.
+    # (bank/web/push/peers.py): then each holds the lock shared.
     from bank.web.push.peers import queue_url
     from bank.web.serving.proxies import trusted_proxies
 
@@ -204,7 +204,7 @@ def _serve(args, config_path: str, config, db: str) -> int:
     urls = [f"http://{a}:{port}" for a in (addresses() if host == "0.0.0.0" else [host])]
     if base:
         urls = [base] + [u for u in urls if u != base]
-    # The big screen's own link (issue 23): with its key it has live slots of its own, not the anonymous ones.
+    # The big screen's own link: with its key it has live slots of its own, not the anonymous ones.
     key = app.extensions["terrabank"].access.display_key()
     say(f"Terrabank is running. Facilitators: {urls[0]}/console   Big screen: {urls[0]}/display?key={key}")
     for url in urls[1:]:
@@ -250,7 +250,7 @@ def _serve(args, config_path: str, config, db: str) -> int:
 
 
 def _exec_lean_master(args, config_path: str, db: str, base, host: str, port: int, listener) -> None:
-    """Gunicorn's master in a new interpreter that never loads Flask (bank/cli/serve_lean.py, issue 27)."""
+    """Gunicorn's master in a new interpreter that never loads Flask (bank/cli/serve_lean.py)."""
     from bank.web.serving import server as serving
 
     limits, warning = serving.fit_limits(serving.behind_proxies(serving.Limits()))
@@ -332,7 +332,7 @@ def check_database(db, config=None) -> None:
     open, then refuse every command: better said once, before anyone plays.
     """
     where = storage_url.target(db, config)
-    if isinstance(where, storage_url.PostgresTarget):  # the journal is in PostgreSQL (issue 15)
+    if isinstance(where, storage_url.PostgresTarget):  # the journal is in PostgreSQL
         from bank.store.journal_pg import check_before_serving
         return check_before_serving(where.url, where.game)
     if not Path(db).is_file():
@@ -388,7 +388,7 @@ def cmd_links(args, config_path: str, db: str) -> int:
     services = _app(config_path, db).extensions["terrabank"]
     from bank.web.field.addresses import normalise
 
-    # As the join cards and the admin page (issue 25, item 5): --base, else the address `serve` last
+    # As the join cards and the admin page: --base, else the address `serve` last
     # printed for this game (its real port, e.g. `serve --port 8080`), else the configured port.
     base = normalise(args.base or remembered_address(db) or f"http://{addresses()[0]}:{services.config.port}")
     warning = loopback_warning(base)

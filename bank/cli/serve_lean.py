@@ -1,4 +1,4 @@
-"""`terrabank serve`'s Gunicorn master in a fresh interpreter, without Flask (issue 27, P3 memory).
+"""`terrabank serve`'s Gunicorn master in a fresh interpreter, without Flask (P3 memory).
 
 Once `serve` has answered the start-up questions (the database checked, the addresses, the big
 screen's key and the first lead's password printed), its process held Flask, Socket.IO, the bank
@@ -31,7 +31,7 @@ from pathlib import Path
 # variables, because glibc reads them once at start, before any Python code runs.
 # tcache_count=0: glibc's per-thread cache of freed blocks (7 of each size up to 1 KB, per thread)
 # let each of 800 threads keep up to ~200 KB no other thread could use, filling slowly: the soak's
-# growth of ~16 MB an hour (issue 27, P3; bench/soak_probe.py, tests/test_soak_bounded_malloc.py).
+# growth of ~16 MB an hour (bench/soak_probe.py, tests/test_soak_bounded_malloc.py).
 ALLOCATOR = {"MALLOC_ARENA_MAX": "2", "GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}
 
 # Runs in the new interpreter: the checkout (or install) this `terrabank` came from goes first

@@ -1,6 +1,6 @@
 """The terminal game's words in English, French and Italian, with singular and plural ("1 tile", "2 tiles").
 
-The Italian terms are the game's own (issue 26, item 8): those of printables/trias_words.py and
+The Italian terms are the game's own: those of printables/trias_words.py and
 trias/calculator.py (tessera, branco, continente, deriva, riserva, punti azione, Polo Sud...).
 """
 

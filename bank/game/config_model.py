@@ -129,18 +129,18 @@ class GameConfig:
     clock_tolerance: int = 120  # seconds of a system-clock jump the game clock shrugs off (R34)
     host: str = "0.0.0.0"
     port: int = 5000
-    phones_per_team: int = 50  # [server] phones_per_team: a team's players' phones (issue 34: the live pages a link may hold)
+    phones_per_team: int = 50  # [server] phones_per_team: a team's players' phones (the live pages a link may hold)
     spare_pages_per_link: int = 10  # [server] spare_pages_per_link: a few more per link (a reload, a tablet at the base)
     wifi_ssid: str = ""
     wifi_password: str = ""
     print_paper: str = "a4"  # [print] paper: the sheet the print pack is laid out for, "a4" or "letter"
-    state_every_minutes: int = 10  # [print] state_every_minutes: the bank writes the game state to disk this often (issue 25)
+    state_every_minutes: int = 10  # [print] state_every_minutes: the bank writes the game state to disk this often
     storage_url: str = ""  # [storage] url: PostgreSQL for the journal (bank/store/storage_url.py); "" = the SQLite file
     storage_queue: str = ""  # [storage] queue: Redis, so several server processes hear of each row (web/push/peers.py)
 
     @property
     def live_pages_per_link(self) -> int:
-        """Live pages one team link, the big screen's key or a facilitator's session may hold (issue 34)."""
+        """Live pages one team link, the big screen's key or a facilitator's session may hold."""
         return self.phones_per_team + self.spare_pages_per_link
 
     @property

@@ -1,4 +1,4 @@
-"""A JSON Schema of config.toml, drawn from the reader itself (issue 36, item 5).
+"""A JSON Schema of config.toml, drawn from the reader itself.
 
 An editor that knows the schema (VS Code's TOML extensions, taplo: `.taplo.toml` at the top of the
 code, or a first line `#:schema /srv/terrabank/docs/config.schema.json` in /etc/terrabank/config.toml)

@@ -22,7 +22,7 @@ MAX_AMOUNT = 100_000  # no real game gets near this; it keeps typos like 1000000
 
 
 def _storage_url(storage: Reader) -> str:
-    """[storage] url: a PostgreSQL URL without a password (issue 15); absent = the SQLite file.
+    """[storage] url: a PostgreSQL URL without a password; absent = the SQLite file.
 
     The config's text is kept in every game's journal, so a password written here would be
     copied into each game: it belongs in ~/.pgpass or the TERRABANK_DATABASE_URL variable.
@@ -44,7 +44,7 @@ def _storage_url(storage: Reader) -> str:
 
 def _storage_queue(storage: Reader) -> str:
     """[storage] queue: the Redis URL through which several server processes of one game tell
-    each other of each booked row (issue 15); absent = one process. No password, as for url."""
+    each other of each booked row; absent = one process. No password, as for url."""
     from urllib.parse import urlsplit
 
     if storage.get("queue", None) is None:

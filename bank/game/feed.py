@@ -1,4 +1,4 @@
-"""The activity feed (issue 25, item 4): what was just booked, in the game's terms, from the journal.
+"""The activity feed: what was just booked, in the game's terms, from the journal.
 
 Root the Box, CTFd and Goosechase show one; before it the big screen showed only numbers changing,
 and an undone building took a team from 3 points to 1 with no word on its phone. A feed entry is

@@ -4,7 +4,7 @@
 replay. Events carry every number they need (amounts, die faces, levels), so
 the fold never reads config.toml and never rolls a die.
 
-A committed state is never changed again (issue 14): a command decides on a
+A committed state is never changed again: a command decides on a
 `Draft`, which copies a top-level field only when the rules first touch it, and
 its `commit()` is a new state sharing every untouched field with the old one.
 For that to be safe the fold changes the top-level containers only, never what

@@ -4,7 +4,7 @@ Rules call the helpers here (pay, issue, roll dice, award points); each helper
 emits events and applies them to the working state at once, so later checks in
 the same command see their effect. The working state is a `Draft` of the live
 one (bank/game/state.py): it copies a field the first time the rules touch it, so a
-command costs what it touches, however long the game (issue 14). Nothing reaches
+command costs what it touches, however long the game. Nothing reaches
 the live state unless the whole command succeeds and `commit()` is taken.
 """
 

@@ -83,7 +83,7 @@ def shown_events(state: GameState) -> dict:
     events, and the pages show only the open ones and the last few results.
     """
     # Read from the newest back to the last few closed ones; the older open ones come
-    # from the state's list of open events, so a long game's history is not read (issue 14).
+    # from the state's list of open events, so a long game's history is not read.
     events, open_ids = state.events, state.open_event_ids()
     newest, closed, open_seen = [], 0, 0
     for event_id in reversed(events):

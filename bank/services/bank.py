@@ -120,7 +120,7 @@ class Bank(ClockKeeping):
                                 "created with, or create a new game (terrabank init --force).",
                                 path=str(path), problems=problems)
             # One view of the game: the snapshot (its seal checked, bank/store/snapshots.py), the rows
-            # after it and the last seq agree even while another process books (issue 23).
+            # after it and the last seq agree even while another process books.
             with journal.read_view():
                 snapshot = journal.latest_snapshot()
                 seq, state = (0, GameState.initial(config)) if snapshot is None else \
@@ -177,7 +177,7 @@ class Bank(ClockKeeping):
     def _execute(self, command: dict, now: float, *, tick: bool, may_undo=None) -> Result:
         """The check-and-append behind execute() and the setup; again when another process booked first.
 
-        On a store that allows it (SQLite, issue 27) the first try books without looking the id up: the
+        On a store that allows it (SQLite) the first try books without looking the id up: the
         bank's last seq and the journal's tip are in memory, and the row's constraints refuse a retried
         id (id_taken) or a seq another process booked meanwhile (journal_moved_on). Only a refused try
         looks the id up; a try after a refusal looks it up first, as every try on PostgreSQL does."""
@@ -325,7 +325,7 @@ class Bank(ClockKeeping):
 
     def head_at(self, seq: int) -> str | None:
         """The chain's head at entry `seq` as stored (None: no such entry): what each picture carries for the
-        phones that witness the journal (static/js/witness.js, issue 34). Remembered: a committed entry's
+        phones that witness the journal (static/js/witness.js). Remembered: a committed entry's
         head never changes, and each round's pictures ask it again; the entries this process wrote, from
         the moment they were committed."""
         found = self._recent.head(seq)
@@ -342,7 +342,7 @@ class Bank(ClockKeeping):
     def game_mark(self) -> str:
         """What names this game to the pages that witness its journal (static/js/witness.js): a hash of when
         it was created (its meta), not of its first entry, so a journal rebuilt from entry 1 is still this
-        game and the pages compare their heads with it (issue 34); `init --force` makes another game, which
+        game and the pages compare their heads with it; `init --force` makes another game, which
         declares the one it replaced (previous_game)."""
         if self._game_mark is None:
             self._game_mark = chain.game_mark(self._journal.meta("created_at"), self._journal.meta("identity"))
@@ -370,7 +370,7 @@ def _reopened(last: timeline.Checkpoint | None, opened_at: float, state: GameSta
     """When this process opened a game already under way, and the longest it can have been down:
     the time since the journal's last trace, which the heartbeat renews every few seconds while
     the clock runs (a paused game writes nothing, so "at most"). Shown on the admin page
-    (issue 35 item 6: nothing said the bank had restarted). None for a game not under way."""
+    (nothing said the bank had restarted). None for a game not under way."""
     if last is None or state.clock["status"] not in ("running", "paused"):
         return None
     return {"at": round(opened_at, 3), "down_at_most": round(max(0.0, opened_at - last.wall), 1),

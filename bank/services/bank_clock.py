@@ -1,7 +1,7 @@
 """The bank's clock duties and its catch-up: ticks, holds after a jump of the machine's clock (R34),
-the time line's heartbeat, and folding the rows other processes booked (issue 15).
+the time line's heartbeat, and folding the rows other processes booked.
 
-Split from bank/services/bank.py (issue 27) when that file reached its 400 lines. `Bank` inherits
+Split from bank/services/bank.py when that file reached its 400 lines. `Bank` inherits
 these; they use its `_lock`, `_journal`, `_state`, `_last_seq`, `_clock`, `config` and its booking
 (`_execute`, `_append`, `_commit_state`, `_context`).
 """
@@ -82,7 +82,7 @@ class ClockKeeping:
             self._written = []  # a try rolled back before this one left its rows here: not committed
             with self._journal.transaction():
                 # Decided again on every row committed so far: another process may have booked
-                # this very tick a moment ago (issue 15).
+                # this very tick a moment ago.
                 now = self._catch_up(now)
                 events, new_state = self._decide_tick(self._state, now)
                 if not events:
@@ -102,7 +102,7 @@ class ClockKeeping:
                 self._catch_up(self.now())
 
     def catch_up(self) -> int | None:
-        """Fold the rows other processes committed since this one last looked (issue 15).
+        """Fold the rows other processes committed since this one last looked.
 
         Several server processes may run one game; each keeps its own live state, and
         each command already catches up before it decides. This

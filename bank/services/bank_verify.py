@@ -1,6 +1,6 @@
 """`verify` of a field game: replay the whole journal and check every row, snapshot and the live state.
 
-Split from bank/services/bank.py (issue 23), which runs the game; this module only reads it.
+Split from bank/services/bank.py, which runs the game; this module only reads it.
 A check made of several reads must see one moment of the game, or a row another process
 books meanwhile shows as a difference: so everything is read in one view of the journal
 (`read_view`: one read transaction in SQLite, REPEATABLE READ in PostgreSQL), and the live

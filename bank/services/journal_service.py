@@ -241,7 +241,7 @@ class JournalService:
     def verify(self) -> list[str]:
         """Every problem found: chain, missing seqs, rows unlike their print, replay != live.
 
-        Read in one view of the journal (issue 23), and the live state compared with the replay
+        Read in one view of the journal, and the live state compared with the replay
         of the rows up to its own seq: rows another process adds meanwhile are not a difference."""
         with self._lock:
             with self._journal.read_view():

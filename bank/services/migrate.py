@@ -1,4 +1,4 @@
-"""Move a game from its SQLite file into PostgreSQL: `terrabank migrate` (issue 15).
+"""Move a game from its SQLite file into PostgreSQL: `terrabank migrate`.
 
 An association that ran a game on a Raspberry Pi continues or archives it on its
 PostgreSQL server. The journal moves row for row, the same bytes, so the hash chain
@@ -62,7 +62,7 @@ def migrate(db, config, url: str, game: str) -> Moved:
                            "(e.g. --db terrabank.db).", path=str(db))
     from bank.store.journal_pg_hold import hold as hold_in_database
 
-    # The name in the database is held too (issue 36): a server on it, from any host, or its lease
+    # The name in the database is held too: a server on it, from any host, or its lease
     # across a restart of PostgreSQL, refuses the migration, and a server started meanwhile is refused.
     with gamefile.hold(db, "terrabank migrate"), \
             hold_in_database(url, target.game, "terrabank migrate", watch=False, lease_it=False):
@@ -106,7 +106,7 @@ class _ReadOnlyJournal(Journal):
         if missing and len(missing) < len(_LATER_TABLES):  # added together: one alone was dropped by hand
             journal.close()
             raise _unsound(path, [f"its {missing[0]} table is missing"])
-        if missing or not journal._has_table("chain_snapshot"):  # the snapshots' binding came later (issue 34)
+        if missing or not journal._has_table("chain_snapshot"):  # the snapshots' binding came later
             journal.close()
             raise StorageError("migrate_file_too_old", f"{path} was made by an earlier Terrabank and has no hash "
                                "chain yet (or no binding of its snapshots); this command never writes to the "

@@ -1,9 +1,9 @@
 """The last journal rows this bank committed or folded, and the chain heads it knows, kept in memory.
 
-Why (issue 33's leftover): each broadcast round read back what the bank had just written: the activity
-feed's new rows (bank/services/feed_tail.py), the consoles' new rows (bank/web/push/broadcaster.py) and
-the chain head at the picture's entry (bank/web/field/payloads.py). With pages connected that was 5.5
-statements a command in a burst and 8 at one every 2 s, against 5 with none.
+Why: each broadcast round would read back what the bank had just written: the activity feed's new
+rows (bank/services/feed_tail.py), the consoles' new rows (bank/web/push/broadcaster.py) and the chain
+head at the picture's entry (bank/web/field/payloads.py), so a command would cost more statements with
+pages connected than without.
 
 Only committed rows get here: the bank hands its own rows over after COMMIT (a try rolled back or
 refused leaves nothing), and the rows another process committed as it folds them. The rows are kept

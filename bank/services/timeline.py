@@ -72,7 +72,7 @@ class BankClock:
         return anchor + (self._mono() - mono0)
 
     def advance_to(self, moment: float) -> bool:
-        """Never be behind `moment`, a time another process of the same game wrote (issue 15).
+        """Never be behind `moment`, a time another process of the same game wrote.
 
         Several processes share one time line: each runs its own monotonic clock, anchored
         at the same checkpoint, so they agree to a few milliseconds, but none may book a row

@@ -1,4 +1,4 @@
-"""Who may do what in a Trias game: the table's secret, the seats' secrets and their checks (issue 23).
+"""Who may do what in a Trias game: the table's secret, the seats' secrets and their checks.
 
 Kept apart from trias_games.py (which stores and runs the games) because it is its own
 concern and its own attack surface: a game id is no secret (it is read aloud, typed, and

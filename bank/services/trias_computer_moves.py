@@ -6,7 +6,7 @@ screens and phones need, and a move chosen for a position that has moved on (an 
 process) must be dropped, not applied. Its command id names the position it answers
 (trias_authority.COMPUTER_ID_PREFIX), so two threads racing for one position apply one move.
 
-A computer seat never stops the table (issue 32): a bot that raises, or proposes a move the
+A computer seat never stops the table: a bot that raises, or proposes a move the
 rules refuse, is a bug, but the people at the table must not pay for it. The seat then plays a
 legal fallback, marked `"fallback": true` in its journal row so that every screen can say so
 (the row's command is what the pages announce), and the bug is logged once, in one line.

@@ -16,7 +16,7 @@ from trias.errors import BadCommand, IllegalMove
 from trias.view import reveals
 
 MODES = ("play", "mirror")
-LANGS = ("fr", "en", "it")  # Italian: Trias only (issue 26, item 8)
+LANGS = ("fr", "en", "it")  # Italian: Trias only
 SEAT_KINDS = ("human", "computer")
 MAX_NAME = 40
 # Board Game Arena's rule: no undo past information that was hidden. The pages and the terminal
@@ -164,8 +164,8 @@ def _places_named(command) -> list:
 
 def landscapes_before(table: Table, rows: list) -> list:
     """For each row, the landscape of each place its command names as the board was just before it:
-    {"q,r": "woods" | ... | None for water}. The screens name places in words, not coordinates
-    (issue 32), and a tile named in an old row may have drifted since.
+    {"q,r": "woods" | ... | None for water}. The screens name places in words, not coordinates,
+    and a tile named in an old row may have drifted since.
 
     Only drifts change the board; a row no longer among the moves (taken back) is read on the board
     the moves kept before it had made.

@@ -1,7 +1,7 @@
 """The journal's one JSON text of a value: sorted keys, no spaces, non-ASCII kept (the rows' bytes, the
 fingerprints, the chain and the snapshots are made of it, so it must never change).
 
-Split from bank/store/journal.py (issue 27) when a faster way to make the same text took that file past
+Split from bank/store/journal.py when a faster way to make the same text took that file past
 its 400 lines; journal.py re-exports it.
 """
 
@@ -11,7 +11,7 @@ import json
 
 # json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False) builds a JSONEncoder and its C
 # encoder on every call; a command books three of these texts (its fingerprint, its row's command and events):
-# the C encoder is made once here (issue 27), with the same settings, so the text is byte for byte the same.
+# the C encoder is made once here, with the same settings, so the text is byte for byte the same.
 # Without the circular-reference check: a cycle (never in JSON-parsed data) recurses, and then json.dumps
 # itself is asked, which raises what it always raised.
 _ENCODE = json.encoder.c_make_encoder and json.encoder.c_make_encoder(

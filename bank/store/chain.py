@@ -11,20 +11,20 @@ SQLite itself (ROW_BYTES), so checking a long game at start costs one sha256 per
 row and no Python work per column; the same expression serves when a row is
 appended, so both sides hash exactly the same bytes.
 
-A snapshot is bound into the chain (issue 34): when one is written at row N, the chain
+A snapshot is bound into the chain: when one is written at row N, the chain
 records its seal (bank/store/snapshots.py) and the chain's head at N becomes
 bind(link of N, N, seal), which row N+1 links to. An edited snapshot, even resealed, no
 longer matches the seal the chain holds; rewriting that too changes every hash from N on,
 so the new head is not the one a phone saw (static/js/witness.js) or a facilitator wrote down.
 
-The game's creation record is bound too (issue 43): a new game's meta holds the chain's seed, a hash of
+The game's creation record is bound too: a new game's meta holds the chain's seed, a hash of
 when it was created, its identity and the game it declares it follows (`init --force` over a game names
 that game's mark and head, so a page that held the old head is told of a successor, not fooled by a
 swap: static/js/witness.js), and row 1 links to that seed instead of GENESIS. An edited creation
 record no longer matches the seed (`meta_problem` names it); rewriting the seed too changes every
 hash. A game from before has no seed: its row 1 links to GENESIS, as it always did.
 
-The last row written leaves a trace outside the chain too (issue 34): the time line's checkpoint,
+The last row written leaves a trace outside the chain too: the time line's checkpoint,
 saved with every row in the same transaction, records that row's seq and head. Deleting the tail
 with its chain rows, which the chain alone cannot see, then falls short of the checkpoint. It
 raises the bar, it is no seal: whoever also rewrites the checkpoint passes, and only the heads
@@ -51,7 +51,7 @@ SELECT_ROWS = f"SELECT seq, at, {ROW_BYTES} FROM journal"
 
 def row_bytes(texts: tuple, at) -> tuple[float, bytes] | None:
     """(at, ROW_BYTES) of a row about to be written, made in Python from its values as SQLite will store
-    them (issue 27: reading the row back cost a statement per command); None when a value might be
+    them (reading the row back cost a statement per command); None when a value might be
     stored otherwise (not text, a NUL, not a float time): the caller then reads the row back.
 
     `texts`: the values of _TEXT_COLUMNS in order (None for a missing actor).

@@ -74,7 +74,7 @@ def _holder(path: Path) -> str:
 def hold(db, who: str, shared: bool = False) -> GameLock:
     """Take the game file for `who` ("terrabank serve"), or BankError("bank_running") if someone has it.
 
-    `shared`: several servers of one game that hear each other through a queue (issue 15) each
+    `shared`: several servers of one game that hear each other through a queue each
     hold it shared; `init` and a server without a queue still need it alone, so they are refused
     while any of those runs, and those are refused while one of them runs."""
     path = lock_path(db)

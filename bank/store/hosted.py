@@ -1,4 +1,4 @@
-"""Which games a host serves beside its own, and where each one's journal is (issues 15 and 24).
+"""Which games a host serves beside its own, and where each one's journal is.
 
 `terrabank serve --games FOLDER` serves games under /g/<name>/ (bank/web/serving/hosting.py).
 The list of those games follows their journals, as the accounts do (bank/store/accounts):

@@ -1,4 +1,4 @@
-"""The games hosted beside a host game, in PostgreSQL (issue 24, item 2): terrabank.hosted_games.
+"""The games hosted beside a host game, in PostgreSQL: terrabank.hosted_games.
 
 One row per hosted game: its host (the name of the game of --db served at /, whose lead lists
 and creates them), its name (its path, /g/<name>/) and the name of its journal in

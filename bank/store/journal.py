@@ -12,15 +12,15 @@ from typing import Iterator
 from bank.store import chain, snapshots, sqlite_schema
 from bank.store.sqlite_schema import SCHEMA_VERSION  # noqa: F401 (re-exported)
 from bank.store.sqlite_transaction import SqliteErrors, Transaction
-from bank.store.canonical_json import canonical_json  # noqa: F401 (re-exported: its home until issue 27)
+from bank.store.canonical_json import canonical_json  # noqa: F401 (re-exported: it lived here)
 from bank.store.journal_readers import _COLUMNS, JournalReaders, _row_dict
 from bank.store.sqlite_file import _connect, move_database, remove_database  # noqa: F401 (re-exported)
 from bank.store.storage import (StorageError, backup_hint, known_failure, private_file,  # noqa: F401 (re-exported)
                           storage_errors, writable)
 
 # Inside a transaction, the last seq and the chain's head, read under the write lock (BEGIN IMMEDIATE):
-# they stay true until this transaction appends. The id's look-up goes in the same statement (issue 27:
-# they were three, each a trip through SQLite on every command's path).
+# they stay true until this transaction appends. The id's look-up goes in the same statement
+# (three statements would be three trips through SQLite on every command's path).
 _TIP_IN_TX = f"SELECT (SELECT COALESCE(MAX(seq), 0) FROM journal), ({sqlite_schema.HEAD})"
 _FIND_IN_TX = (_TIP_IN_TX + ", " + ", ".join(f"j.{c.strip()}" for c in _COLUMNS.split(","))
                + " FROM (SELECT 1) LEFT JOIN journal j ON j.command_id = ?")
@@ -32,7 +32,7 @@ class Journal(JournalReaders):
     """One game's database: meta, the append-only journal, state snapshots (bank/store/journal_api.py)."""
 
     check_name = "SQLite integrity_check"  # what `verify` calls integrity_check()'s findings
-    # The bank books a command's first try without looking its id up (issue 27, bank/store/journal_api.py):
+    # The bank books a command's first try without looking its id up (bank/store/journal_api.py):
     # the row's constraints refuse a seq another process booked, or an id already booked.
     optimistic_ids = True
 
@@ -44,10 +44,10 @@ class Journal(JournalReaders):
         self._readers_lock = threading.Lock()
         self._views: dict[int, sqlite3.Connection] = {}  # thread -> its read transaction (read_view)
         self._closed = False
-        self._errors = SqliteErrors(self.path)  # storage_errors(self.path), made once (issue 27)
+        self._errors = SqliteErrors(self.path)  # storage_errors(self.path), made once
         # (last seq, chain head) as this connection last read or wrote them, kept from one transaction to
         # the next: what committed_seq(), head() and append() answer inside a transaction without asking
-        # SQLite again (issue 27). It may be stale (another process booked since): the append's seq is then
+        # SQLite again. It may be stale (another process booked since): the append's seq is then
         # refused by the PRIMARY KEY (journal_moved_on) and the tip forgotten, so the next try reads it.
         self._tip: tuple[int, str] | None = None
         self._tip_before: tuple[int, str] | None = None  # the tip at BEGIN: what a ROLLBACK puts back
@@ -168,7 +168,7 @@ class Journal(JournalReaders):
         values = (row.get("seq"), row["command_id"], row["fingerprint"], row["type"],
                   row.get("actor"), row["at"], canonical_json(row["command"]),
                   canonical_json(row["events"]))
-        mine = self._in_my_tx()  # asked once per row (issue 27), not by each step below
+        mine = self._in_my_tx()  # asked once per row, not by each step below
         previous = self._link_before(values[0], mine)
         with self._errors:
             try:

@@ -1,4 +1,4 @@
-"""What the bank asks of a journal, whatever holds it (issue 15).
+"""What the bank asks of a journal, whatever holds it.
 
 Two implementations: bank/store/journal.py (one SQLite file per game, the default, nothing
 changes for a Pi) and bank/store/journal_pg.py (PostgreSQL, several games in one database).
@@ -14,7 +14,7 @@ Guarantees every implementation keeps:
   folded, the primary key refuses it when another process booked that seq first, and the command
   is decided again on the rows it missed (`retried`, below); nothing is written twice or lost.
   SQLite's `transaction()` holds the game's write lock from BEGIN IMMEDIATE to COMMIT, but the
-  bank decides on the tip it keeps in memory (issue 27: no read before the row), so a row another
+  bank decides on the tip it keeps in memory (no read before the row), so a row another
   process booked since its last transaction is found by the same refusal; PostgreSQL's takes the
   game's lock with BEGIN, before the head is read: the processes of one game wait their turn, and
   only a program writing beside the bank can make a try lose;
@@ -55,7 +55,7 @@ class JournalStore(Protocol):
 
     path: object  # what names the game in messages (a file path, or the game in a database)
     check_name: str  # what `verify` calls integrity_check()'s findings
-    # True: the bank books a command's first try without find() (issue 27, SQLite): append() refuses a
+    # True: the bank books a command's first try without find() (SQLite): append() refuses a
     # booked id with "id_taken" and a seq another process booked with "journal_moved_on", and only then
     # is the id looked up. False (PostgreSQL): find() first on every try.
     optimistic_ids: bool

@@ -1,4 +1,4 @@
-"""The journal in PostgreSQL (issue 15): many games in one database, same guarantees as the file.
+"""The journal in PostgreSQL: many games in one database, same guarantees as the file.
 
 Every table is keyed by the game's number (terrabank.games), so one database hosts
 many games. The guarantees of bank/store/journal.py hold here by the database's own means:
@@ -13,7 +13,7 @@ many games. The guarantees of bank/store/journal.py hold here by the database's 
   still refuse a row that a program outside the bank booked meanwhile (`journal_api.retried`);
 - fenced: a row, and the time line's checkpoint, are written only while the game's row carries
   the hold epoch of its writer (bank/store/journal_pg_hold.py), so a server that lost its hold
-  cannot write beside the one that took it (issue 24);
+  cannot write beside the one that took it;
 - durability: synchronous_commit=on for our sessions (a COMMIT is on disk), and
   integrity_check() says when the server runs with fsync off;
 - the hash chain (bank/store/chain.py) over the same bytes as SQLite gives, so a game has
@@ -168,7 +168,7 @@ class PostgresJournal(PostgresReads):
             finally:
                 self._tx_thread = None
             if self._pending_checkpoint is not None:  # fenced: no time line (NOT NULL) unless we hold the epoch
-                # Never back (issue 24): another process's later time line, committed first, stays (its wall too).
+                # Never back: another process's later time line, committed first, stays (its wall too).
                 timeline, wall = self._pending_checkpoint
                 g = self.game_id
                 self._pending.append((SAVE_CHECKPOINT, (g, timeline, g, self._epoch, wall, g, g)))

@@ -1,4 +1,4 @@
-"""Connecting to PostgreSQL for the journal, what to say when it fails, and the games' names (issue 15).
+"""Connecting to PostgreSQL for the journal, what to say when it fails, and the games' names.
 
 Every failure becomes a StorageError with a sentence saying what is wrong and what to
 do: psycopg missing, a URL that cannot be read, a server that cannot be reached or
@@ -17,12 +17,12 @@ from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
 from bank.store.storage import StorageError, display_url  # noqa: F401 (its callers name it here)
 
 CONNECT_TIMEOUT = 2  # seconds (libpq's least), unless the URL says otherwise: a request may need two connections in a cut
-# What the server itself gives a session (issue 41: requests that hang in a partition): a statement at most
+# What the server itself gives a session (requests that hang in a partition): a statement at most
 # 10 s, a lock waited for at most 3 s (the game's lock is held for one round trip), and a transaction left
 # open 10 s (a writer cut in the middle of its COMMIT's pipeline) ends, letting the others book. Not for
 # `migrate` (journal_pg_connect.connect patient=True), whose copy is one long transaction.
 SESSION_LIMITS = "-c statement_timeout=10s -c lock_timeout=3s -c idle_in_transaction_session_timeout=10s"
-# A network cut drops packets and closes nothing (issue 36): without these a statement sent into it
+# A network cut drops packets and closes nothing: without these a statement sent into it
 # waited for TCP's own retries (a quarter of an hour), and /readyz with it. Data unacknowledged for
 # 5 s, or an idle connection unanswered for 5 + 3 x 2 s, fails, and the caller says the database is lost.
 CUT_SETTINGS = {"tcp_user_timeout": 5000, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
@@ -148,7 +148,7 @@ def connect(url: str, patient: bool = False):
         conn = psycopg.connect(**params, autocommit=True)
         # A server configured with synchronous_commit=off could lose the last commits in a crash.
         conn.execute("SET synchronous_commit = on")
-    except psycopg.Error as exc:  # the SET too: a server stopping between the two (issue 36's restarts)
+    except psycopg.Error as exc:  # the SET too: a server stopping between the two (a restart)
         if conn is not None:
             conn.close()
         lost()

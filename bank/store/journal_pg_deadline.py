@@ -1,4 +1,4 @@
-"""A deadline for each round trip a request makes to PostgreSQL, kept by this process (issue 41 item 3).
+"""A deadline for each round trip a request makes to PostgreSQL, kept by this process.
 
 A network cut drops packets and closes nothing. The connection's TCP settings (journal_pg_connect.py:
 5 s user timeout, keepalives) bound a socket, not a request: a statement sent and acknowledged

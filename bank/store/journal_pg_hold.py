@@ -1,4 +1,4 @@
-"""A running server's hold on its game in PostgreSQL, seen from every host, and its fence (issues 15, 24).
+"""A running server's hold on its game in PostgreSQL, seen from every host, and its fence.
 
 On one host `gamefile.hold` locks a file beside the game: a second server, or an
 `init --force`, is refused while a server runs. A game in PostgreSQL may be served from
@@ -13,7 +13,7 @@ PostgreSQL lets it go when the connection ends: the process stopped, was killed,
 host vanished (the connection asks the server to probe it every 10 s), and when PostgreSQL
 itself restarts.
 
-A lock can be lost, so it is not trusted alone (issue 24: after a restart two servers
+A lock can be lost, so it is not trusted alone (after a restart two servers
 booked into one game). Fencing: each taker of the hold writes a new *hold epoch* into the
 game's row (terrabank.games.hold_epoch, from the sequence hold_epochs); servers sharing the
 game through a queue share one (negative) epoch, which the first of them draws. Every
@@ -28,7 +28,7 @@ The state lives in memory shared with the worker processes forked after the hold
 never closes the hold's connection (its copy is made inert at the fork: journal_pg_connect.py).
 
 The lock is forgotten when PostgreSQL restarts, so a server's hold is also a lease, a row that
-survives the restart (bank/store/journal_pg_lease.py, issue 36): every taker is refused while
+survives the restart (bank/store/journal_pg_lease.py): every taker is refused while
 another holder's lease is live, and the watcher renews it, and writes it again the moment it
 takes the hold back. Every probe and statement fails within seconds on a network cut
 (journal_pg_connect.py: TCP user timeout and keepalives), so a cut process says so and refuses.
@@ -153,7 +153,7 @@ class DatabaseHold:
 
     def _forked(self) -> None:
         """In a worker forked from the holder: the hold stays the holder's (its connection was made inert
-        by journal_pg_connect; closing it here ended the holder's session, issue 24). The state cell
+        by journal_pg_connect; closing it here ended the holder's session). The state cell
         is shared, so the worker reads the holder's; the watcher stays the holder's. A parent's thread
         may have held the connection's lock at the fork: this process gets a free one."""
         self._conn_lock = threading.Lock()

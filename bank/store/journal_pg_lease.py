@@ -1,4 +1,4 @@
-"""A server's lease on its game in PostgreSQL: the hold that outlives a database restart (issue 36).
+"""A server's lease on its game in PostgreSQL: the hold that outlives a database restart.
 
 The hold (bank/store/journal_pg_hold.py) is an advisory lock, and PostgreSQL forgets every
 lock when it restarts: for the second or two before the servers' watchers take their holds

@@ -1,4 +1,4 @@
-"""A few PostgreSQL connections shared by many games' journals (issue 15: Trias games in PostgreSQL).
+"""A few PostgreSQL connections shared by many games' journals (Trias games in PostgreSQL).
 
 The bank's own journal keeps a writer and a few readers of its own: one game per
 process. A process serving Trias keeps hundreds of games open, and a connection per

@@ -1,6 +1,6 @@
 """The read side of a game's journal in PostgreSQL: rows, chain, snapshots, and one consistent view of them.
 
-Split from bank/store/journal_pg.py (issue 23), which keeps the write side (one transaction under
+Split from bank/store/journal_pg.py, which keeps the write side (one transaction under
 the game's lock, the rows sent with its COMMIT) and the game's creation. Reads outside that
 transaction go to a reader connection, never the writer's; each statement there sees the commits
 made before it (READ COMMITTED), so a check made of several statements (the stored chain, then

@@ -1,4 +1,4 @@
-"""The PostgreSQL tables of the journal (issue 15): many games, append-only guards, created once.
+"""The PostgreSQL tables of the journal: many games, append-only guards, created once.
 
 Every table is keyed by the game's number (terrabank.games), so one database hosts many
 games. Triggers refuse UPDATE, DELETE and TRUNCATE of journal, snapshot, meta and chain
@@ -82,7 +82,7 @@ CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON terrabank.{t}
 GUARDS = {f"{t}_append_only" for t in APPEND_ONLY + ("chain_snapshot",)} \
     | {f"{t}_no_truncate" for t in APPEND_ONLY + ("games", "chain_snapshot")} | {"games_rename_only"}
 
-# The chain's binding of each snapshot (bank/store/chain.py, issue 34): added after the first
+# The chain's binding of each snapshot (bank/store/chain.py): added after the first
 # databases, so created on open where missing, append-only like the chain.
 BINDING_DDL = """
 CREATE TABLE IF NOT EXISTS terrabank.chain_snapshot(
@@ -119,7 +119,7 @@ def ensure_schema(conn) -> None:
         found = version[0] if version else "?"
         raise StorageError("unsupported_schema", f"The Terrabank tables in this database are version {found}; "
                            f"this Terrabank reads version {SCHEMA_VERSION}: update Terrabank.", version=found)
-    if not version[1]:  # tables made before the hold's fence (issue 24): added once, in place
+    if not version[1]:  # tables made before the hold's fence: added once, in place
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, SCHEMA_LOCK))
             conn.execute(FENCE_DDL)
@@ -131,11 +131,11 @@ def ensure_schema(conn) -> None:
             conn.execute(TIP_DDL)
 
 
-# Whether the tables made before issue 34 have gained its additions (one statement on every open).
+# Whether tables made by an older version have gained the later additions (one statement on every open).
 _LATER_ADDITIONS_MADE = ("SELECT to_regclass('terrabank.chain_snapshot') IS NOT NULL AND EXISTS (SELECT 1 FROM "
                          "information_schema.columns WHERE table_schema = 'terrabank' AND table_name = "
                          "'clock_checkpoint' AND column_name = 'head')")
-# The checkpoint's record of the last row written (bank/store/chain.py, issue 34): NULL until the next row.
+# The checkpoint's record of the last row written (bank/store/chain.py): NULL until the next row.
 TIP_DDL = ("ALTER TABLE terrabank.clock_checkpoint ADD COLUMN IF NOT EXISTS seq BIGINT, "
            "ADD COLUMN IF NOT EXISTS head TEXT")
 
@@ -144,7 +144,7 @@ FENCE_DDL = ("ALTER TABLE terrabank.games ADD COLUMN IF NOT EXISTS hold_epoch BI
              "CREATE SEQUENCE IF NOT EXISTS terrabank.hold_epochs")
 
 # The time line's checkpoint, written with a transaction's COMMIT (journal_pg.py): fenced (no time line,
-# NOT NULL, unless the game's row carries our epoch), never back (issue 24: another process's later time
+# NOT NULL, unless the game's row carries our epoch), never back (another process's later time
 # line, committed first, stays), and with the last row written and its head (bank/store/chain.py), read
 # after this transaction's rows. Parameters: game, timeline, game, epoch, wall, game, game.
 _TIP = ("(SELECT {} FROM (SELECT c.seq, COALESCE(b.hash, c.hash) FROM terrabank.chain c LEFT JOIN "

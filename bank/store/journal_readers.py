@@ -1,6 +1,6 @@
 """The journal's read-only connections: one consistent view per thread, and rows streamed without the writer.
 
-Split from bank/store/journal.py (issue 27) when the command's look-ups moved into one statement there
+Split from bank/store/journal.py when the command's look-ups moved into one statement there
 and the file reached its 400 lines. Journal inherits these; they use its `path`, `_views` (thread ->
 its read transaction), `_readers` (idle connections) and `_readers_lock`.
 """
@@ -37,7 +37,7 @@ class JournalReaders:
     @contextmanager
     def read_view(self):
         """Every read of this thread inside sees one moment of the journal: one read transaction
-        (WAL), so rows, chain and snapshots agree while another process books (issue 23)."""
+        (WAL), so rows, chain and snapshots agree while another process books."""
         me = threading.get_ident()
         if me in self._views:  # already one consistent picture
             yield self

@@ -1,4 +1,4 @@
-"""`terrabank migrate`, second half: the game's facilitator accounts and team links (issue 15).
+"""`terrabank migrate`, second half: the game's facilitator accounts and team links.
 
 They are not journal rows: in a Pi's game they sit in the SQLite file's `facilitators`
 and `team_tokens` tables (bank/store/accounts/access.py), on PostgreSQL in the game's rows of the

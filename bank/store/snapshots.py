@@ -1,4 +1,4 @@
-"""Sealed snapshots (issue 23): a state the start trusts must stand on the chain and be unchanged.
+"""Sealed snapshots: a state the start trusts must stand on the chain and be unchanged.
 
 A snapshot spares the start a replay of the whole journal, so it is trusted without being
 replayed: an edited one (sqlite3 with the trigger dropped, or psql) would make the bank serve
@@ -11,13 +11,13 @@ a seal over that hash, its seq and the state's exact bytes:
 still one canonical JSON text, so it is copied verbatim between stores (`migrate`) and keeps
 its seal. On open the store checks the newest sealed snapshot against the stored chain (one
 indexed read) and its seal (one sha256 of its text): an edit is refused naming the row, the
-same way an edited row is. A snapshot without a seal (written before issue 23, or with its
-seal cut off) is never trusted: the start folds the rows from an older sealed one, or from
+same way an edited row is. A snapshot without a seal (written by an older version, or with
+its seal cut off) is never trusted: the start folds the rows from an older sealed one, or from
 the beginning. Like the chain, the seal is evidence against hand edits, not a signature: a
 forger who recomputes the sha256 is caught by `verify`, which replays every row and compares
 every snapshot. Engine-agnostic and store-agnostic: the stores call these functions.
 
-Since issue 34 the chain also binds each snapshot's seal (bank/store/chain.py's bind): a snapshot
+The chain also binds each snapshot's seal (bank/store/chain.py's bind): a snapshot
 edited and resealed no longer carries the seal the chain vouches for, and is refused naming the
 snapshot; a forger who rewrites the chain's record too must rewrite every hash after it, and the
 new head is not the one the phones saw. The start trusts only a bound snapshot (or, in a game
@@ -36,7 +36,7 @@ _SEALED = re.compile(r'\{"chain":"([0-9a-f]{64})","seal":"([0-9a-f]{64})","state
 # The SQL (same in SQLite and PostgreSQL) that keeps only sealed snapshots.
 SEALED_SQL = "substr(state, 1, 9) = '{\"chain\":'"
 # ...and of those, the ones the start may trust (`b` the chain's bindings LEFT JOINed on seq, `{bindings}`
-# that table for this game): a bound one, or any sealed one in a game with no binding yet (before issue 34).
+# that table for this game): a bound one, or any sealed one in a game with no binding yet.
 TRUSTED_SQL = "(b.seq IS NOT NULL OR NOT EXISTS (SELECT 1 FROM {bindings}))"
 
 

@@ -1,6 +1,6 @@
 """The SQLite file itself: opened with the bank's PRAGMAs, removed and moved in place with its companions.
 
-Split from bank/store/journal.py (issue 23) so the journal module holds the journal's rows,
+Split from bank/store/journal.py so the journal module holds the journal's rows,
 chain and snapshots, and stays readable; journal.py re-exports these names.
 """
 
@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-# Test-only (issue 33): with this set to a file's path, every SQL statement the store's connections run is
+# Test-only: with this set to a file's path, every SQL statement the store's connections run is
 # appended there, one line each ("<time>\t<thread>\t<statement>"), so a test can count what a served process
 # runs. Read once per connection opened; unset (always, outside tests) it costs nothing.
 TRACE_ENV = "TERRABANK_SQL_TRACE"

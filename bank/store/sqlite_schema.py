@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS clock_checkpoint(
     id INTEGER PRIMARY KEY CHECK (id = 1), timeline REAL NOT NULL, wall REAL NOT NULL, seq INTEGER, head TEXT);
 CREATE TABLE IF NOT EXISTS chain_snapshot(seq INTEGER PRIMARY KEY, seal TEXT NOT NULL, hash TEXT NOT NULL);
 """
-# The checkpoint's record of the last row written (bank/store/chain.py, issue 34), added to a table
+# The checkpoint's record of the last row written (bank/store/chain.py), added to a table
 # that may already exist; NULL until the next row or heartbeat, so an older file opens as before.
 _TIP_COLUMNS = ("ALTER TABLE clock_checkpoint ADD COLUMN seq INTEGER", "ALTER TABLE clock_checkpoint ADD COLUMN head TEXT")
 _UP_TO_DATE = ("SELECT (SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
@@ -53,7 +53,7 @@ _APPEND_ONLY = ("journal", "snapshots", "meta", "chain", "chain_snapshot")
 HEAD = ("SELECT COALESCE(b.hash, c.hash) FROM chain c LEFT JOIN chain_snapshot b ON b.seq = c.seq "
         "ORDER BY c.seq DESC LIMIT 1")
 # The time line's checkpoint, with the last row written and its head, in the statement that saves it:
-# no statement more per command (issue 33), and in the row's transaction, so it never runs ahead of it.
+# no statement more per command, and in the row's transaction, so it never runs ahead of it.
 SAVE_CHECKPOINT = ("INSERT OR REPLACE INTO clock_checkpoint(id, timeline, wall, seq, head) "
                    f"VALUES (1, ?, ?, (SELECT MAX(seq) FROM chain), ({HEAD}))")
 # The same inside the row's transaction, where the journal knows the tip it just wrote (a stale one, from an
@@ -103,5 +103,5 @@ def checkpoint_tip(conn: sqlite3.Connection) -> tuple[int | None, str | None] | 
     (no checkpoint yet, or a file opened read-only that has not gained the columns)."""
     try:
         return conn.execute("SELECT seq, head FROM clock_checkpoint WHERE id = 1").fetchone()
-    except sqlite3.OperationalError:  # no such column: a file from before issue 34, read as it is
+    except sqlite3.OperationalError:  # no such column: a file from before the checkpoint's tip, read as it is
         return None

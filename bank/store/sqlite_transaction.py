@@ -2,7 +2,7 @@
 
 A command's booking entered four generator-based context managers (`contextlib.contextmanager`: the
 transaction, and `storage_errors` around BEGIN, the rows and COMMIT), each a generator made, started and
-closed per use. These classes do the same with two method calls each (issue 27); their behaviour is that
+closed per use. These classes do the same with two method calls each; their behaviour is that
 of the generator versions they replace in bank/store/journal.py.
 """
 

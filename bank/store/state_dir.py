@@ -1,4 +1,4 @@
-"""The one folder the bank writes its own files to (issue 36, item 3): the state sheets, the phones'
+"""The one folder the bank writes its own files to: the state sheets, the phones'
 address, the first lead password.
 
 By default each goes beside the game file, as always (a Pi's folder holds the game and may be

@@ -25,8 +25,8 @@ def backup_hint(path) -> str:
     """The sentence that tells where a backup should be and how it is restored."""
     p = Path(path)
     backup = p.with_name(f"{p.stem}-backup{p.suffix or '.db'}")
-    # A restore is the way back from a damaged file, and it loses what was booked after the copy
-    # (issue 23): say so, and where those commands are, so nobody restores without knowing.
+    # A restore is the way back from a damaged file, and it loses what was booked after the copy:
+    # say so, and where those commands are, so nobody restores without knowing.
     return (f"Stop the bank and restore your backup copy (e.g. {backup}, made with "
             f'sqlite3 {p.name} ".backup {backup.name}"); commands booked after that copy are not in it: '
             'book them again from the paper ledger. See "Backup and restore" in README.md.')

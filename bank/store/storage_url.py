@@ -1,4 +1,4 @@
-"""Which store holds the journal: the SQLite file (default) or PostgreSQL, from a URL (issue 15).
+"""Which store holds the journal: the SQLite file (default) or PostgreSQL, from a URL.
 
 The URL comes from the environment variable TERRABANK_DATABASE_URL, else from
 `[storage] url` in config.toml; neither means the SQLite file named by --db, as

@@ -1,4 +1,4 @@
-"""New Trias games per device counted in PostgreSQL, shared by every server process of a bank (issue 15).
+"""New Trias games per device counted in PostgreSQL, shared by every server process of a bank.
 
 On one machine the count lives in memory (bank/web/rate.py Window: twenty new games per
 device in ten minutes). With several `terrabank serve` processes each would count alone,

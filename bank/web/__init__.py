@@ -7,7 +7,7 @@ bank.services, and shows; it decides no rule and writes no row itself.
 """
 
 # The package itself loads nothing: `bank.web.serving` (Gunicorn's master, bank/cli/serve_lean.py)
-# must import without Flask and the whole app (issue 27, P3 memory). The app comes on first use.
+# must import without Flask and the whole app (P3 memory). The app comes on first use.
 _LAZY = ("create_app", "Services", "ROOT")
 
 

@@ -1,6 +1,6 @@
 """create_app: the Flask + Flask-SocketIO app around the running games (bank/web/__init__.py says
 what each room of the web holds). Imported on demand through `bank.web.create_app`, so that Gunicorn's
-master can import the Flask-free serving modules alone (bank/cli/serve_lean.py, issue 27).
+master can import the Flask-free serving modules alone (bank/cli/serve_lean.py).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def create_app(settings: dict | None = None) -> Flask:
     settings = dict(settings or {})
     app = Flask(__name__, template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"))
     from bank.web.access.cookie_session import CookieSessions
-    app.session_interface = CookieSessions()  # Flask's signed cookie, its keys derived once (issue 14)
+    app.session_interface = CookieSessions()  # Flask's signed cookie, its keys derived once
     db = Path(settings.pop("DB", os.environ.get("TERRABANK_DB", "terrabank.db")))
     config = settings.pop("CONFIG", os.environ.get("TERRABANK_CONFIG", "config.toml"))
     if not isinstance(config, GameConfig):
@@ -60,7 +60,7 @@ def create_app(settings: dict | None = None) -> Flask:
     app.json.sort_keys = False  # keep the config's order: teams, resources, tracks as written
     # CLOCKS: (system clock, monotonic clock) functions, for tests that jump the machine's clock.
     wall, mono = settings.pop("CLOCKS", (time.time, time.monotonic))
-    # The file at --db, or the game of that name in PostgreSQL when a database URL is set (issue 15).
+    # The file at --db, or the game of that name in PostgreSQL when a database URL is set.
     exists = storage_url.target(db, config).exists()
     bank = Bank.open(db, config, wall=wall, mono=mono) if exists else Bank.create(db, config, wall=wall, mono=mono)
     # Beside the journal: in the SQLite file, or in PostgreSQL shared by every process of the game.
@@ -78,15 +78,15 @@ def create_app(settings: dict | None = None) -> Flask:
     device_cookie.register(app)  # the lead's trusted device has a lane in the server's admission of bodies
     _init_trias(app, db)
     _register(app)
-    health.register(app, db)  # /healthz, /readyz, one log line per outage (issue 24)
+    health.register(app, db)  # /healthz, /readyz, one log line per outage
     from bank.web.field import paper_routes
-    paper_routes.register(app, db)  # the game state on paper, written to disk by itself; the batch re-entry (issue 25)
+    paper_routes.register(app, db)  # the game state on paper, written to disk by itself; the batch re-entry
     from bank.web.field import replay_routes
-    replay_routes.register(app)  # the game's story replayed on the big screen (issue 35 item 5)
+    replay_routes.register(app)  # the game's story replayed on the big screen
     from bank.web.field import chain_routes
-    chain_routes.register(app)  # the phones as witnesses of the journal (issue 34 item 5)
+    chain_routes.register(app)  # the phones as witnesses of the journal
     make_socketio(app, _register_sockets)
-    if app.config.get("GAMES_DIR"):  # several games on this server, each under /g/<name>/ (issue 15)
+    if app.config.get("GAMES_DIR"):  # several games on this server, each under /g/<name>/
         _host_games(app)
     if app.config.get("TICKER", False):
         from bank.web.push.live import start_ticker
@@ -210,7 +210,7 @@ def _security_headers(response):
 
 
 def _refusal_text(response):
-    """A JSON refusal of the field game's API also says its sentence in the game's language (issue 35)."""
+    """A JSON refusal of the field game's API also says its sentence in the game's language."""
     from flask import current_app, request
 
     if response.status_code < 400 or not request.path.startswith("/api/"):

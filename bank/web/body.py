@@ -15,13 +15,13 @@ from flask import request
 
 MAX_DEPTH = 8  # a command is an object of tables of numbers: 3 levels deep at most
 # JSON may write "\ud800" alone, which is no character at all: such text cannot be stored, logged
-# or sent back as UTF-8, and failed deep inside (a 500 from the log-in lock-out, issue 23).
+# or sent back as UTF-8, and failed deep inside (a 500 from the log-in lock-out).
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # The only way JSON text gives a lone surrogate is an escape \uD800-\uDFFF: UTF-8 cannot encode one (decode()
 # refuses it). Text without such an escape, and with no more opening brackets than MAX_DEPTH (each level of
-# nesting needs one), cannot fail either check of _shape: a command's body is read without that walk (issue 27).
+# nesting needs one), cannot fail either check of _shape: a command's body is read without that walk.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 

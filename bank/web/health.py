@@ -1,8 +1,8 @@
-"""Is this process alive, and may it be sent commands? (issue 24 item 5)
+"""Is this process alive, and may it be sent commands?
 
 - `/healthz`: the process answers (200 `{"ok": true, "process": <pid>}`): for systemd's watchdog or a plain
   `curl -f`; nothing is read but what the process knows (`degraded`, below).
-- `/readyz` says whether this process can book (issue 36: it said ready while every command was
+- `/readyz` says whether this process can book (it said ready while every command was
   refused, and not ready while booking worked): 200 `{"ready": true, ...}` when the database
   answers, the process holds its game there (bank/store/journal_pg_hold.py) and it is still the
   game this process serves (not replaced by `init --force`), and the process is not draining
@@ -41,7 +41,7 @@ LOOK_SECONDS = 0.5  # the longest /readyz waits for the command path's answer: a
 _NOT_THE_DATABASE = ("hold_lost", "hold_taken", "game_replaced")
 LOG = logging.getLogger("terrabank.health")
 DATABASE_LOST = ("database_unreachable", "database_connection_lost")
-# One outage, one line each way, per process and game (issue 36): held while the database is said lost, by
+# One outage, one line each way, per process and game: held while the database is said lost, by
 # whichever app of the game met it first. Per app it was said twice in a served process (the start-up app,
 # forked into the worker with the logger's filter, and the serving app).
 _DOWN: dict = {}  # the game's db -> its lock
@@ -113,7 +113,7 @@ class Health:
 
         Asked in a thread of its own, one look at a time: a /readyz waits for it at most `wait` seconds,
         and one that finds it still running (a statement sent into a network cut) says so at once, so
-        readiness never hangs on a dead socket (issue 41: 19.9 s, then time-outs, during a cut)."""
+        readiness never hangs on a dead socket (19.9 s, then time-outs, during a cut)."""
         with self._looking_lock:
             look = self._looking
             if look is None or look.done.is_set():
@@ -145,7 +145,7 @@ class Health:
     def _hold_says_it(self) -> bool:
         """Whether this process's hold on the game is lost: its watcher (in Gunicorn's master, whose state
         the worker reads) said so in its own line and will say when it takes it back. One outage of
-        PostgreSQL is then two lines from the whole `serve`, not four (issue 41: a lost/answers pair beside
+        PostgreSQL is then two lines from the whole `serve`, not four (a lost/answers pair beside
         the hold's)."""
         held = storage_url.hold_state(self.db, self.app.extensions["terrabank"].config)
         return held is not None and not held.held

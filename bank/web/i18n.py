@@ -4,7 +4,7 @@
 Message ids are English. The .po files are read at start with Babel (no compile
 step to forget on a Raspberry Pi); `pybabel extract -F babel.cfg` refreshes them.
 
-Italian exists for Trias only (issue 26, item 8): its catalogue holds the Trias pages'
+Italian exists for Trias only: its catalogue holds the Trias pages'
 messages and the few shared ones they show. A field-game page asked in Italian speaks
 the game's language instead (French by default), so a phone left on Italian after a
 Trias game never sees a bank page half in one language and half in another; and a
@@ -117,7 +117,7 @@ def request_language() -> str:
 
 def speak_for(game_language: str | None) -> None:
     """This request is about a game made in `game_language`: its pages speak it unless the device chose
-    another (issue 32: every phone scanning an Italian game's seat code opened in French)."""
+    another (every phone scanning an Italian game's seat code opened in French)."""
     from flask import g
 
     if game_language in LANGUAGES:

@@ -1,4 +1,4 @@
-"""A refusal's sentence in the game's language, for whoever calls the API (issue 35 item 6).
+"""A refusal's sentence in the game's language, for whoever calls the API.
 
 The bank's own messages are English and name things by their ids ("blue harvester-1 ...");
 the pages have always shown the sentence of the refusal's code from their strings

@@ -35,7 +35,7 @@ def exchange(turn: Turn, cmd: dict) -> None:
         raise RuleError("exchange_not_a_multiple", f"the rate is {rate['tokens']} tokens for {rate['points']} point(s); "
                         f"{total} tokens is not a multiple: give " + (f"{lower} or {lower + rate['tokens']}" if lower else str(rate['tokens'])),
                         total=total, rate=dict(rate), tokens=rate["tokens"], points=rate["points"],
-                        lower=lower or rate["tokens"], upper=lower + rate["tokens"])  # the sentence's numbers (issue 35)
+                        lower=lower or rate["tokens"], upper=lower + rate["tokens"])  # the sentence's numbers
     require_tokens(turn, team, tokens, "to exchange")
     turn.pay(team, tokens, RESERVE, "exchange")
     points = total // rate["tokens"] * rate["points"]
@@ -47,7 +47,7 @@ def set_rate(turn: Turn, cmd: dict) -> None:
     """Facilitators change the exchange rate live; it applies from now on (R32)."""
     tokens, points = fields.whole(cmd, "tokens"), fields.whole(cmd, "points")
     if {"tokens": tokens, "points": points} == dict(turn.state.rate):
-        # Issue 35: a "change" from 6 to 6 was booked, printed in the report and flashed on the TV.
+        # A "change" to the same rate would be booked, printed in the report and flashed on the TV.
         raise RuleError("rate_unchanged", f"the rate is already {tokens} tokens for {points} point(s): nothing to change",
                         tokens=tokens, points=points)
     turn.emit({"type": "rate_set", "tokens": tokens, "points": points, "was": dict(turn.state.rate)})

@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL,
 """
 
 
-# Team link tokens are typed from a printed card: no 0/o, 1/l/i, no case (issue 25). 20 of these
+# Team link tokens are typed from a printed card: no 0/o, 1/l/i, no case. 20 of these
 # 31 characters are 99 bits, as many as the 96 of token_urlsafe(12) before; old tokens still work.
 TOKEN_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 
@@ -86,7 +86,7 @@ class AccessRules:
         return token
 
     def display_key(self) -> str:
-        """The big screen's key (issue 23): its link is /display?key=<this>; made on first use."""
+        """The big screen's key: its link is /display?key=<this>; made on first use."""
         key = self._display_key()
         if key is None:
             self._put_display_key(secrets.token_urlsafe(12), time.time(), replace=False)
@@ -102,7 +102,7 @@ class AccessRules:
 
     def links_generation(self):
         """A stamp that changes whenever a team link or the big screen's key is replaced, by this process or
-        another (issue 33): the server keeps the links in memory and reads them again only then, not on a timer.
+        another: the server keeps the links in memory and reads them again only then, not on a timer.
         None here: the store keeps no such stamp (PostgreSQL: the other processes hear of a replacement on
         the game's queue, bank/web/push/peers.py; one process alone forgets its copy when it replaces one)."""
         return None
@@ -111,7 +111,7 @@ class AccessRules:
         """After a link or the key was replaced (committed): change `links_generation` for every process."""
 
     def setting(self, name: str, default: bool) -> bool:
-        """A yes/no choice of the lead kept with the accounts (issue 34: Trias games for visitors)."""
+        """A yes/no choice of the lead kept with the accounts (Trias games for visitors)."""
         value = self._setting(name)
         return default if value is None else value == "1"
 

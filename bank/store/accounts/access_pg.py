@@ -1,4 +1,4 @@
-"""Facilitator accounts, team tokens and the cookie key in PostgreSQL, keyed by the game's number (issue 15).
+"""Facilitator accounts, team tokens and the cookie key in PostgreSQL, keyed by the game's number.
 
 The same rules as the SQLite file (access.py's AccessRules); the rows sit beside the
 game's journal, so every `terrabank serve` of the game, on any host, checks the same
@@ -91,7 +91,7 @@ class PostgresAccess(AccessRules):
         self.db.rows("UPDATE terrabank.team_tokens SET token = %s, rotated_at = %s WHERE game = %s AND team = %s",
                      (token, at, self.game, team))
 
-    def _setting(self, name: str) -> str | None:  # AccessRules.setting (issue 34)
+    def _setting(self, name: str) -> str | None:  # AccessRules.setting
         rows = self.db.rows("SELECT value FROM terrabank.settings WHERE game = %s AND name = %s", (self.game, name))
         return rows[0][0] if rows else None
 
@@ -100,7 +100,7 @@ class PostgresAccess(AccessRules):
                         ON CONFLICT (game, name) DO UPDATE SET value = EXCLUDED.value, set_at = EXCLUDED.set_at""",
                      (self.game, name, value, at))
 
-    def _display_key(self) -> str | None:  # the big screen's key (AccessRules.display_key, issue 23)
+    def _display_key(self) -> str | None:  # the big screen's key (AccessRules.display_key)
         rows = self.db.rows("SELECT key FROM terrabank.display_keys WHERE game = %s", (self.game,))
         return rows[0][0] if rows else None
 

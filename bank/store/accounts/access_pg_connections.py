@@ -1,5 +1,5 @@
 """A few connections to one game's access rows in PostgreSQL, shared by an app's accounts, sessions and
-lock-outs (issue 15), and the sentence said when the database fails.
+lock-outs, and the sentence said when the database fails.
 
 Every request checks its session and every phone its link, from many threads at once: a
 connection is taken for one statement or transaction and given back. At most MAX_OPEN are

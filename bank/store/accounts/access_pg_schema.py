@@ -1,4 +1,4 @@
-"""The PostgreSQL tables of accounts, log-in sessions, lock-outs, team links and the cookie key (issue 15).
+"""The PostgreSQL tables of accounts, log-in sessions, lock-outs, team links and the cookie key.
 
 They sit beside the journal's tables (bank/store/journal_pg_schema.py), keyed by the same game
 number, so every `terrabank serve` of a game, on any host, reads the same rows. They are
@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS terrabank.cookie_keys(
 """
 
 
-# Added with issue 23, after the tables above: its own marker, so a database made before gains it.
+# Added after the tables above: its own marker, so a database made before gains it.
 _DISPLAY_KEYS = """
 CREATE TABLE IF NOT EXISTS terrabank.display_keys(
     game BIGINT PRIMARY KEY REFERENCES terrabank.games(id), key TEXT NOT NULL,
@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS terrabank.display_keys(
 """
 
 
-# Added with issue 34: the lead's yes/no choices (Trias games for visitors during a field game).
+# Added later too: the lead's yes/no choices (Trias games for visitors during a field game).
 _SETTINGS = """
 CREATE TABLE IF NOT EXISTS terrabank.settings(
     game BIGINT NOT NULL REFERENCES terrabank.games(id), name TEXT NOT NULL, value TEXT NOT NULL,

@@ -1,4 +1,4 @@
-"""Failed log-ins counted in PostgreSQL, keyed by the game's number (issue 15).
+"""Failed log-ins counted in PostgreSQL, keyed by the game's number.
 
 The same rules as the SQLite file (lockout.py's LoginGuard). Every process of the game
 counts in the same rows, each check-and-count under the game's log-in advisory lock, so

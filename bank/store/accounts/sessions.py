@@ -8,7 +8,7 @@ so logout, a password or role change and "log out everywhere" end a session at
 once, also when the CLI changes the account from another process. Only a hash
 of the id is stored: a copied game file does not hand out live sessions.
 
-A valid session is remembered by the process for up to SEEN_EVERY seconds (issue 27: the row's look-up
+A valid session is remembered by the process for up to SEEN_EVERY seconds (the row's look-up
 was a statement on every command), and forgotten at once when any session ends or any account changes,
 in this process or another: each ending bumps the game's session generation, a small file beside the
 game whose size grows by one byte per ending (`generation`), read with one stat() per request.
@@ -101,7 +101,7 @@ class SessionRules:
     clock = staticmethod(time.time)
 
     def endings(self) -> tuple | None:
-        """A stamp that changes whenever a session may have ended, here or in another process (issue 33: the
+        """A stamp that changes whenever a session may have ended, here or in another process (the
         socket sweep reads the rows only then); None: the store keeps none, read the rows each time."""
         return None
 

@@ -1,4 +1,4 @@
-"""Facilitator log-in sessions in PostgreSQL, keyed by the game's number (issue 15).
+"""Facilitator log-in sessions in PostgreSQL, keyed by the game's number.
 
 The same rules as the SQLite file (sessions.py's SessionRules): a row is valid while the
 account it was opened for exists unchanged, which every process checks by joining on the

@@ -35,7 +35,7 @@ def sessions() -> Sessions:
 def current_login() -> Login | None:
     """The valid session of this request or socket event, from its row (not from the cookie); looked up once.
     Admission (serving/identity.py) already looked up the session of a request with a body: its answer for
-    the same sessions and the same id is taken, not asked again (issue 27). Taken out of the environ, so only
+    the same sessions and the same id is taken, not asked again. Taken out of the environ, so only
     once: a socket's events run on its connecting request's environ, and each must check the row afresh."""
     if "login" not in g:
         sid = session.get("sid")

@@ -1,4 +1,4 @@
-"""The signed session cookie, checked with keys derived once instead of on every request (issue 14).
+"""The signed session cookie, checked with keys derived once instead of on every request.
 
 Flask's SecureCookieSessionInterface builds a new itsdangerous serializer for every
 request and derives its HMAC key again for every signature it checks or makes: about a
@@ -136,7 +136,7 @@ class CookieSessions(SecureCookieSessionInterface):
     def open_session(self, app, request):
         """Flask's open_session, but a cookie that admission already opened in this request
         (identity.py, before the app ran: `OPENED_COOKIE` in the environ, set by this interface's
-        open_cookie on the very same value) is not checked and decoded a second time (issue 27). Taken out
+        open_cookie on the very same value) is not checked and decoded a second time. Taken out
         of the environ, so only once: a socket's later events run on its connecting request's environ."""
         opened = request.environ.pop(OPENED_COOKIE, None)
         if (opened is not None and opened[0] is self and app.secret_key

@@ -1,4 +1,4 @@
-"""Device cookies (issue 34, item 8): strangers' failed log-ins no longer lock the lead out.
+"""Device cookies: strangers' failed log-ins no longer lock the lead out.
 
 OWASP's "Slow down online guessing attacks with device cookies". A good log-in gives the
 browser a long-lived cookie naming the account, signed with the app's secret (nobody can

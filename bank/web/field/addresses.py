@@ -1,4 +1,4 @@
-"""The address the teams' phones use to reach the bank, and its QR code (issue 12, item 2).
+"""The address the teams' phones use to reach the bank, and its QR code.
 
 A join card printed with `127.0.0.1` or `localhost` opens the phone's own loopback: every
 team's QR code would lead nowhere, and nobody finds out before the game starts. So the

@@ -68,7 +68,7 @@ def team_view(token: str):
 @facilitator_required
 def state_view():
     s = services()
-    live.catch_up(current_app._get_current_object())  # another server process may have booked (issue 15)
+    live.catch_up(current_app._get_current_object())  # another server process may have booked
     return jsonify(payloads.facilitators(s.bank, s.config))
 
 
@@ -240,7 +240,7 @@ def team_links():
 @bp.get("/teams/address")
 @lead_required
 def phone_address():
-    """The address the team links use (issue 12, item 2): serve --base, the page's own if phones can reach
+    """The address the team links use: serve --base, the page's own if phones can reach
     it, else this machine's network address; `loopback` says when only this machine could open them."""
     chosen = request.args.get("base") or current_app.config.get("PHONE_BASE")  # ?base=: the lead typed one
     try:
@@ -251,7 +251,7 @@ def phone_address():
 
 def _phone_base() -> str:
     """?base= (the lead's choice on the admin page), else the bank's choice; BankError if it is malformed.
-    With the game's own path: a game hosted beside others lives under /g/<name> (issue 15)."""
+    With the game's own path: a game hosted beside others lives under /g/<name>."""
     chosen = request.args.get("base")
     if chosen is not None:
         return addresses.normalise(chosen) + request.script_root
@@ -299,12 +299,12 @@ def print_pack(kind: str):
              "rules-summary": "rules-summary", "bonus-dice": "bonus-dice"}
     if kind not in names:
         return error(404, "unknown_document", f"documents: {', '.join(names)}")
-    paper = request.args.get("paper") or s.config.print_paper  # [print] paper, as `terrabank print` (issue 25)
+    paper = request.args.get("paper") or s.config.print_paper  # [print] paper, as `terrabank print`
     if paper not in ("a4", "letter"):
         return error(400, "bad_paper", "paper must be a4 or letter")
     try:
         base = _phone_base()
-        if kind in ("join", "poster"):  # refuse codes that open the scanning phone itself (issue 12, item 2)
+        if kind in ("join", "poster"):  # refuse codes that open the scanning phone itself
             addresses.require_reachable(base, request.args.get("loopback") == "1",
                                         "tick \"use it anyway\" under the team links")
     except BankError as exc:

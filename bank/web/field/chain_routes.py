@@ -1,4 +1,4 @@
-"""The phones as witnesses of the journal (issue 34, item 5; certificate transparency's gossip is the model).
+"""The phones as witnesses of the journal (certificate transparency's gossip is the model).
 
 Every picture carries the chain's head at its entry (bank/web/field/payloads.py); each page keeps the
 newest it saw (static/js/witness.js) and, when it comes back to the bank, asks whether the bank's chain

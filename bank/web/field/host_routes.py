@@ -1,4 +1,4 @@
-"""The host's games (issues 15, 24; hosting.py): the lead of the game at / lists and creates the games
+"""The host's games (hosting.py): the lead of the game at / lists and creates the games
 served beside it under /g/<name>/. Routes of the API blueprint, kept apart from api.py."""
 
 from __future__ import annotations

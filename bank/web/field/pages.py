@@ -62,7 +62,7 @@ def display():
 
 
 def _display_link(key: str):
-    """The big screen's link on the address the team links use (issue 35: it named 127.0.0.1 when the admin
+    """The big screen's link on the address the team links use (it named 127.0.0.1 when the admin
     page was opened on the bank's own machine, so a TV on another device got nothing): ?base= (the lead's
     choice on the admin page), else serve --base, else the page's own if others can reach it, else this
     machine's network address."""
@@ -79,7 +79,7 @@ def _display_link(key: str):
 @bp.get("/api/display/link")
 @lead_required
 def display_link():
-    """The big screen's own link (issue 23): with its key a screen has its own live slots, not the anonymous ones."""
+    """The big screen's own link: with its key a screen has its own live slots, not the anonymous ones."""
     return _display_link(current_app.extensions["terrabank"].access.display_key())
 
 

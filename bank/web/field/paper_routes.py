@@ -1,4 +1,4 @@
-"""Paper that takes over mid-game (issue 25, item 6): the lead's routes.
+"""Paper that takes over mid-game: the lead's routes.
 
 GET  /api/paper/state.pdf     the game state on one page, now (A4 or Letter: ?paper=, default [print] paper)
 GET  /api/paper/ledgers.pdf   each team's continuation ledger, starting from the state now
@@ -88,7 +88,7 @@ def print_paper(kind: str):
     if paper is None:
         return error(400, "bad_paper", "paper must be a4 or letter")
     s = _services()
-    live.catch_up(current_app._get_current_object())  # another server process may have booked (issue 15)
+    live.catch_up(current_app._get_current_object())  # another server process may have booked
     lang, sheet = _lang(), "" if paper == "a4" else f"{paper}-"
     if kind == "bank-down":
         from printables.state_procedure import render_bank_down

@@ -1,4 +1,4 @@
-"""The paper ledgers' moves typed back as commands (issue 25, item 6): one line, one command.
+"""The paper ledgers' moves typed back as commands: one line, one command.
 
 A line is what a banker wrote on a team's continuation ledger, in French or English, e.g.
 "Verts récolte énergie 2" / "Green harvest energy 2" (harvester card 2). Names are the game's
@@ -107,7 +107,7 @@ def _labels(thing) -> list:
 
 
 def _shown(things, lang: str) -> dict:
-    """id -> the name the cards print in `lang` (a refusal lists them, issue 35)."""
+    """id -> the name the cards print in `lang` (a refusal lists them)."""
     return {t.id: t.label.get(lang) or next(iter(t.label.values()), t.id) for t in things}
 
 

@@ -1,10 +1,10 @@
-"""The bank writes the game state to disk by itself (issue 25, item 6), so it exists when the machine has died.
+"""The bank writes the game state to disk by itself, so it exists when the machine has died.
 
 At each session end (and the game's end) and every `[print] state_every_minutes` minutes when
 something was booked since the last file, the serving process writes one PDF, the game-state
 sheet followed by each team's continuation ledger (printables/state_ledger.py render_takeover),
 into `<game file's stem>-paper/` beside the game file, or in the state directory when one is set
-(bank/store/state_dir.py, issue 36), and keeps the last KEEP files. Written atomically
+(bank/store/state_dir.py), and keeps the last KEEP files. Written atomically
 (printables/pack.write): a reader never sees half a file. The admin page says where, and why a write
 failed; the log says it once (not a traceback every few seconds), and the next try waits a minute.
 Here in the web layer, beside the routes: the services may not import the print pack.

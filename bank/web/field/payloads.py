@@ -20,7 +20,7 @@ def public(bank, config) -> dict:
 
 def public_of(seq: int, state, config, now: float, bank=None) -> dict:
     """The public picture of `state`; its activity feed is read from `bank`'s journal (none without one:
-    a test's state that no bank holds). The bank is passed, not looked up by the state (issue 27)."""
+    a test's state that no bank holds). The bank is passed, not looked up by the state."""
     return {
         "seq": seq,
         "board": views.board(state, config, now),
@@ -33,14 +33,14 @@ def public_of(seq: int, state, config, now: float, bank=None) -> dict:
 
 def _chain(bank, seq: int) -> dict | None:
     """The chain's head at this picture's entry, and which game it is (Bank.game_mark): each page keeps the
-    newest it saw and checks, when it comes back, that the bank's chain still holds it (issue 34)."""
+    newest it saw and checks, when it comes back, that the bank's chain still holds it."""
     if bank is None or seq <= 0:
         return None
     return {"hash": bank.head_at(seq), "game": bank.game_mark()}
 
 
 def _feed(bank, state, seq: int, team_id: str | None = None) -> dict:
-    """The last bookings (issue 25, item 4): everyone's without tokens, or one team's own."""
+    """The last bookings: everyone's without tokens, or one team's own."""
     if bank is None:  # a picture of a state alone (a test's): no journal to read
         return {}
     if team_id is None:
@@ -63,7 +63,7 @@ def facilitators(bank, config) -> dict:
     now = bank.now()
     data = public(bank, config)
     data["teams"] = {t: views.team_view(bank.state, config, t, now) for t in config.teams}
-    data["reopened"] = getattr(bank, "reopened", None)  # the admin page says the bank restarted (issue 35)
+    data["reopened"] = getattr(bank, "reopened", None)  # the admin page says the bank restarted
     return data
 
 

@@ -1,4 +1,4 @@
-"""The game's story replayed on the big screen (issue 35 item 5).
+"""The game's story replayed on the big screen.
 
 GET  /api/replay?key=<screen key>  what the replay plays (bank/game/replay.py): points over game time per
                                    team, the moments that decided the game, the podium; the big screen's

@@ -1,4 +1,4 @@
-"""Socket.IO auth data with text that cannot be written as UTF-8 is refused, with its reason (issue 34).
+"""Socket.IO auth data with text that cannot be written as UTF-8 is refused, with its reason.
 
 A page's connect carries JSON (`{"team": token}`, `{"display": true, "key": key}`, a Trias
 `{"seat": token}`); JSON may spell a lone surrogate (`"\\ud800"`), which Python keeps in a str but

@@ -9,7 +9,7 @@ which reads the state after all of them: the last state is never dropped, and a
 burst of commands costs one round, not one each. Journal rows are never coalesced
 away: each round sends every row after the last one sent.
 
-Light on the Wi-Fi (issue 14): each audience (everyone's public picture, each team's
+Light on the Wi-Fi: each audience (everyone's public picture, each team's
 view) has ONE base on the server, the picture last sent to it, with a version. A
 round sends the room only what changed since that base (bank/web/push/delta.py), naming the
 version it applies to (`base`) and the one it makes (`v`); the whole picture goes
@@ -21,7 +21,7 @@ random per start, so a page never applies a patch of a restarted server to a
 picture of the old one. Every message still carries `seq`; a patch leaves it out
 of its operations and the page sets it from the message.
 
-One message per page per round (issue 27): the parts a page needs travel together, to rooms shaped
+One message per page per round: the parts a page needs travel together, to rooms shaped
 for it (bank/web/push/rounds.py); a page that reads only the separate messages still gets those.
 """
 
@@ -45,13 +45,13 @@ MIN_GAP = 0.1
 # the 20 asked; each round covers every commit made meanwhile, so a longer gap loses nothing).
 SHARE = 4.0
 MAX_GAP = 1.0
-# How often the pages left out of a round because their socket was still sending (rounds.py, issue 33)
+# How often the pages left out of a round because their socket was still sending (rounds.py)
 # are looked at again when no round comes: the newest pictures reach them within this of catching up.
 CATCH_UP = 0.1
 
 
-# A round weighs its patch against the whole picture's size measured in an earlier round (issue 27:
-# encoding the whole picture on every round to compare cost more than the patch); measured again when
+# A round weighs its patch against the whole picture's size measured in an earlier round
+# (encoding the whole picture on every round to compare cost more than the patch); measured again when
 # the patch comes within half of it, and every REMEASURE rounds, as the pictures grow with the game.
 REMEASURE = 20
 
@@ -120,7 +120,7 @@ class Broadcaster:
             parts = self._current(sid, team) if pictures else {}
             if journal is not None:
                 parts["journal"] = {"rows": journal}
-            if sid not in self._rounds:  # a page loaded before issue 27: each part its own message
+            if sid not in self._rounds:  # a page of an older live.js: each part its own message
                 for event, message in parts.items():
                     self.socketio.emit(event, message, to=sid)
                 return
@@ -187,7 +187,7 @@ class Broadcaster:
         with self.lock:
             seq, state = payloads.current(bank)
             now = bank.now()
-            # No picture made, no patch weighed, for an audience no page holds (issue 27: the bank with no
+            # No picture made, no patch weighed, for an audience no page holds (the bank with no
             # page connected did it all on every command). Its base goes: a page joining later gets the
             # whole picture (send_current, under this lock), and the round after it starts a new base.
             held = {audience for holds in self._holds.values() for audience in holds}
@@ -211,8 +211,8 @@ class Broadcaster:
                     if sid in left_out:
                         continue  # still sending: it holds what it held, the newest follows (_catch_up)
                     # An emit may close a page whose pings stopped (python-engineio's "client is gone"), here, in
-                    # this thread: on_disconnect forgets it under this same (reentrant) lock. Issue 24: one such
-                    # page failed every round of a failover (KeyError) and the others' updates with it.
+                    # this thread: on_disconnect forgets it under this same (reentrant) lock. So a page may
+                    # be gone by the next line: one lookup by its sid would fail the round for every other page.
                     holds = self._holds.get(sid)
                     if holds is not None:
                         holds[audience] = pub.version
@@ -247,7 +247,7 @@ class Broadcaster:
 
     def _catch_up(self) -> None:
         """Each page left out of a round whose socket has sent everything gets, whole and in one message, the
-        newest picture of every audience it holds at another version (issue 33); one still sending waits."""
+        newest picture of every audience it holds at another version; one still sending waits."""
         with self.lock:
             caught_up = self._newest_for_caught_up({})
             rounds.emit_alike(self.socketio, caught_up.items())

@@ -1,11 +1,11 @@
-"""permessage-deflate with a small window and a small zlib memory level (issue 27, P3).
+"""permessage-deflate with a small window and a small zlib memory level.
 
 Every browser offers permessage-deflate, and simple-websocket accepts it with wsproto's
 `PerMessageDeflate()` at its defaults: a 32 KB window (15 bits) and zlib's memLevel 8, so the
 worker kept a ~256 KB compressor and a 32 KB decompressor for each open page (200 pages:
 +34 MB PSS, over P3's 100 MB for the whole tree). Our messages are small (a round's patch
 is about 1 KB, a whole picture a few KB): a 4 KB window still reaches the previous message,
-and a small hash table costs a few bytes a message (bench/bench_bytes.py, issue 27's rows).
+and a small hash table costs a few bytes a message (bench/bench_bytes.py measures it).
 
 `SmallDeflate` answers every offer with `server_max_window_bits=WINDOW_BITS` (RFC 7692 7.1.2.1:
 a server may say so even when the offer did not ask), and with `client_max_window_bits` at
@@ -24,7 +24,7 @@ import zlib
 
 from wsproto.extensions import PerMessageDeflate
 
-WINDOW_BITS = 12  # 4 KB: a round's patch and the one before it (issue 27: 10 bits cost +37% bytes at 400 pages)
+WINDOW_BITS = 12  # 4 KB: a round's patch and the one before it (10 bits cost +37% bytes at 400 pages)
 MEM_LEVEL = 3     # zlib's hash table and literal buffer: 2 x 4 KB instead of 2 x 128 KB at 8
 # The compressor then allocates about (1 << WINDOW_BITS + 2) + (1 << MEM_LEVEL + 9) = 20 KB (zconf.h).
 
@@ -77,6 +77,6 @@ def install() -> None:
         raise RuntimeError(
             "bank/web/push/deflate.py was written for simple-websocket 1.1.0 and wsproto 1.3.2, whose "
             "server builds PerMessageDeflate() from simple_websocket.ws's globals; the installed versions "
-            "differ, so the small deflate window (issue 27) cannot be set: pin those versions, or adapt "
+            "differ, so the small deflate window cannot be set: pin those versions, or adapt "
             "install() to how the new simple-websocket chooses its extensions")
     ws.PerMessageDeflate = SmallDeflate

@@ -1,4 +1,4 @@
-"""What changed between two JSON pictures, as a short patch a page can apply (issue 14).
+"""What changed between two JSON pictures, as a short patch a page can apply.
 
 A patch is a list of operations, each [code, path, value?], path a list of dict keys
 and list indexes from the root:
@@ -48,7 +48,7 @@ def same(a, b) -> bool:
 def diff(old, new, *, whole: bool = True) -> list:
     """The patch that turns `old` into `new` (an empty list when they are the same).
 
-    whole=False: the caller weighs the patch against the whole picture itself (the broadcaster, issue 27),
+    whole=False: the caller weighs the patch against the whole picture itself (the broadcaster),
     so the top level is not encoded here to compare; the patch may then be larger than the whole."""
     return _diff(old, new, [], whole)
 

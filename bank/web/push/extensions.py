@@ -1,4 +1,4 @@
-"""The app's Socket.IO server: one per app (several games may be served by one process, issue 15)."""
+"""The app's Socket.IO server: one per app (several games may be served by one process)."""
 
 from flask_socketio import SocketIO
 
@@ -13,8 +13,8 @@ def make_socketio(app, register) -> SocketIO:
     A short heartbeat so a phone that lost the Wi-Fi shows "offline" within about 20 s.
     cors_allowed_origins=None: only the page's own origin (whatever address the phones use), since
     [] would turn engineio's origin check off and let any site open a facilitator's socket.
-    permessage-deflate with a 4 KB window and a small zlib memLevel (deflate.py, issue 27: a browser's
-    page held a 290 KB compressor and decompressor in the worker at simple-websocket's defaults).
+    permessage-deflate with a 4 KB window and a small zlib memLevel (deflate.py: at simple-websocket's
+    defaults each browser's page holds a ~290 KB compressor and decompressor in the worker).
     """
     deflate.install()
     server = SocketIO(async_mode="threading")

@@ -2,7 +2,7 @@
 
 Rooms (bank/web/push/rounds.py): a page of today's live.js (auth `rounds: 1`) joins the one room
 of its shape, its team's phones, the consoles that read the journal, or the other pages, and gets
-one message per round. A page loaded before issue 27 joins "separate" (the public picture),
+one message per round. A page of an older live.js joins "separate" (the public picture),
 "facilitators" (logged-in console, fight area, admin), "display" (big screens), "team:<id>"
 (a team's phones). Only a team's own room gets its stock; only facilitators get the journal.
 """
@@ -64,14 +64,14 @@ def broadcast(services, journal_after: int | None = None) -> None:
 
 
 def tell_peers(app) -> None:
-    """Other server processes of this game (issue 15) hear of the rows just booked."""
+    """Other server processes of this game hear of the rows just booked."""
     peers = app.extensions.get("terrabank_peers")
     if peers is not None:
         peers.announce(app.extensions["terrabank"].bank.last_seq)
 
 
 def catch_up(app) -> bool:
-    """Fold what other server processes booked (issue 15); start a round if the pages are behind.
+    """Fold what other server processes booked; start a round if the pages are behind.
 
     Compared with what the broadcaster last sent, not with what this call folded: a command
     refused here (or a retry) also folds the others' rows, under the game's lock, and books
@@ -124,7 +124,7 @@ def on_connect(auth=None):
     A team token that is not valid is refused, so an old QR code says so at once.
     """
     auth = auth if isinstance(auth, dict) else {}
-    refuse_unreadable(auth)  # a lone surrogate: refused with its reason, not a UnicodeEncodeError (issue 34)
+    refuse_unreadable(auth)  # a lone surrogate: refused with its reason, not a UnicodeEncodeError
     if auth.get("display") and auth.get("key") and not display_key_ok(str(auth["key"])):
         return False  # a replaced big-screen link: refused, as an old team link (without a key: anonymous)
     app = current_app._get_current_object()
@@ -141,7 +141,7 @@ def on_connect(auth=None):
 
 
 def reads_rounds(auth: dict) -> bool:
-    """The page's live.js reads one `round` message per round (issue 27); an older page says nothing."""
+    """The page's live.js reads one `round` message per round; an older page says nothing."""
     return auth.get("rounds") == 1
 
 
@@ -150,7 +150,7 @@ def _journal_upto_round(sender: Broadcaster, after: int) -> list:
     sends them with its pictures); read under `sender.lock`, so the next round's rows follow them: the
     page gets every row once, in order.
 
-    Why (issue 24): a console that moved to another process joined `facilitators`, got that process's
+    Why: a console that moved to another process joined `facilitators`, got that process's
     next rows from a round, then the reply to its `sync`, older, which static/js/console_journal.js
     dropped as already passed (56-62 rows per moved console). A page more than 500 rows behind gets the
     first 500 and asks for the rest with `sync` (console_journal.js fills a gap from its last seq)."""
@@ -213,7 +213,7 @@ def end_session_sockets(key: str, reason: str, app=None) -> int:
     slots = admission_of(app)
     if slots is not None:
         session = f"{game_name(app)}/session/{key}"
-        slots.revoke(lambda name: name == session)  # its connections too, and their slots (issue 34)
+        slots.revoke(lambda name: name == session)  # its connections too, and their slots
     return cut
 
 
@@ -238,7 +238,7 @@ def end_display_sockets(new_key: str, app=None) -> int:
 
 
 def links_replaced(app, tell_others: bool = True) -> None:
-    """A team link or the big screen's key of this game was just replaced (issue 33): the server's admission
+    """A team link or the big screen's key of this game was just replaced: the server's admission
     forgets its copy of them now, the sweep reads them at its next turn, and the other processes of the game
     hear of it on the queue (they cannot all see the SQLite game's generation file: PostgreSQL, other hosts)."""
     identify = getattr(admission_of(app), "identify", None)
@@ -264,7 +264,7 @@ def game_name(app) -> str:
 
 def close_replaced(app, links: tuple | None = None) -> int:
     """Shut down every live connection opened with a team link or big-screen key of this game that is no longer
-    valid, and free its slots now (issue 34: asking the pages to leave was not enough, a hostile client
+    valid, and free its slots now (asking the pages to leave was not enough, a hostile client
     ignored it and kept the slots, counted per team, so the new link's phones were refused). How many.
     `links`: (team tokens, display key) when the caller has just read them (sweep: read once a second, not twice)."""
     slots, game, mine = admission_of(app), game_name(app), _held_links(app)
@@ -299,7 +299,7 @@ def sweep(app) -> int:
 
 
 def _ended_sessions(app, keys: set) -> set:
-    """Which of these sessions (holding sockets) ended. Read only when one may have (issue 33): the store's
+    """Which of these sessions (holding sockets) ended. Read only when one may have: the store's
     endings stamp moved, a console joined, or a minute passed (a session idles out after a day without a
     request, which no stamp marks); a store without a stamp (PostgreSQL) is read each time."""
     sessions = app.extensions["terrabank_sessions"]
@@ -315,7 +315,7 @@ def _ended_sessions(app, keys: set) -> set:
 def sweep_links(app) -> int:
     """Close the connections of links and keys replaced since the last look; how many.
 
-    Issue 33: the links are read only when they may have changed (the store's links_generation moved, or
+    The links are read only when they may have changed (the store's links_generation moved, or
     links_replaced said so), not every second: 40 or 200 idle phones cost no statement."""
     # Read before the rows: a replacement after this moves it, and the next look reads them again.
     stamp = (app.extensions.get(LINKS_EPOCH), links_generation(app.extensions["terrabank"].access))
@@ -333,7 +333,7 @@ def sweep_links(app) -> int:
 
 
 def start_peers(app) -> None:
-    """With a queue URL (several server processes, issue 15): announce rows, listen for the others'."""
+    """With a queue URL (several server processes): announce rows, listen for the others'."""
     from bank.web.push.peers import Peers, queue_url
 
     url = queue_url(app.extensions["terrabank"].config)
@@ -375,7 +375,7 @@ def _heard(app, notice: dict) -> None:
 def start_ticker(app, every: float = 1.0) -> None:
     """Let game time pass: end sessions, close events at their deadline, end the game (R33-R35); sweep sockets.
 
-    With several server processes (issue 15) it also looks each second for rows the others booked:
+    With several server processes it also looks each second for rows the others booked:
     the Redis notice (bank/web/push/peers.py) is faster, this look is what makes a lost notice harmless."""
     start_peers(app)
 

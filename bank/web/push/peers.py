@@ -1,4 +1,4 @@
-"""Several server processes on one game (issue 15): each hears at once of the rows the others book.
+"""Several server processes on one game: each hears at once of the rows the others book.
 
 Each `terrabank serve` process keeps its own live state and sends its own phones only
 what changed since the picture they hold (bank/web/push/broadcaster.py). What crosses
@@ -72,11 +72,11 @@ class Peers:
         self._send({"seq": seq})
 
     def announce_links(self) -> None:
-        """Tell the other processes that a team link or the big screen's key was replaced (issue 33)."""
+        """Tell the other processes that a team link or the big screen's key was replaced."""
         self._send({"links": True})
 
     def announce_replay(self) -> None:
-        """Tell the other processes that the lead started the replay on the big screens (issue 35)."""
+        """Tell the other processes that the lead started the replay on the big screens."""
         self._send({"replay": True})
 
     def announce_reload(self) -> None:
@@ -94,7 +94,7 @@ class Peers:
 
     def _messages(self, pubsub):
         """The subscription's messages, and a PING every RETRY_SECONDS: a network cut drops packets and
-        closes nothing (issue 36), so a subscription waiting for its next message waited forever and the
+        closes nothing, so a subscription waiting for its next message waited forever and the
         process went on saying it heard the others; an unanswered PING raises (socket_timeout), and the
         loop says Redis is lost (/readyz: degraded) and tries again."""
         pinged = time.monotonic()
@@ -123,7 +123,7 @@ class Peers:
                 pubsub = self._listen_client.pubsub(ignore_subscribe_messages=True)
                 pubsub.subscribe(self.channel)
                 self.listening.set()
-                if self._lost:  # a link replaced meanwhile was told to nobody here: read them again (issue 33)
+                if self._lost:  # a link replaced meanwhile was told to nobody here: read them again
                     self._lost = False
                     self._tell({"links": True})
                 if self._warned:

@@ -1,7 +1,7 @@
-"""The lead's Replay reaches every big screen of the game, on every server process (issue 35 item 5).
+"""The lead's Replay reaches every big screen of the game, on every server process.
 
 A screen hears the socket event `replay` (static/js/replay.js). The screens connected to this process
-are told at once; with several processes on one game (issue 15) the others hear a {"replay": True}
+are told at once; with several processes on one game the others hear a {"replay": True}
 notice on the queue (bank/web/push/peers.py) and tell theirs. A lost notice leaves a screen on its
 podium: the lead presses Replay again, or opens the screen's link with `&replay=1`.
 """

@@ -1,4 +1,4 @@
-"""How a round reaches the pages: ONE message per page per round (issue 27, P9 and P2).
+"""How a round reaches the pages: ONE message per page per round.
 
 Each Socket.IO message costs a WebSocket frame, an Engine.IO packet and, on the Wi-Fi, TCP/IP
 headers (about 70% of the bytes per command at 400 pages, bench/bench_bytes.py). So a page
@@ -18,7 +18,7 @@ A page that does not say it (a page loaded before the upgrade, a tool) gets the 
 `public`, `team`, `journal` as before, through the rooms it has always joined (LEGACY for the public
 picture): never a broken screen.
 
-A page behind gets the latest picture, not a queue (issue 33). A phone or a screen whose socket still
+A page behind gets the latest picture, not a queue. A phone or a screen whose socket still
 holds an unsent message when a round goes out (a slow phone, or a server short of CPU: on a Pi budget
 the pages fell minutes behind, one queued round per command, and the Engine.IO pings queued behind them
 until the server closed the pages as gone) is left out of the round: it holds the version it held, and
@@ -78,7 +78,7 @@ class Publication:
 def deliver(socketio, pubs: dict, rows: list, holds: dict, teams, extra: dict | None = None) -> set:
     """Emit one round: `pubs` {audience: Publication} (the audiences that changed), `rows` the new
     journal rows, `holds` {sid: {audience: version held}} before this round. A page closed by an emit
-    (python-engineio's "client is gone", issue 24) is only skipped: no lookup here needs a sid in `holds`.
+    (python-engineio's "client is gone") is only skipped: no lookup here needs a sid in `holds`.
 
     Returns the pages left out because their socket was still sending (see the module's doc): they keep
     the versions they hold, and get the newest pictures once they have caught up (`extra`: {sid: parts},
@@ -89,7 +89,7 @@ def deliver(socketio, pubs: dict, rows: list, holds: dict, teams, extra: dict | 
     _one_room(socketio, ROUND_FACILITATORS, [PUBLIC], journal, pubs, holds)  # the journal: never left out
     for team in teams:
         _one_room(socketio, ROUND_TEAM + team_room(team), [PUBLIC, team_room(team)], None, pubs, holds, left_out, extra)
-    if any(True for _ in socketio.server.manager.get_participants("/", LEGACY)):  # a page loaded before issue 27
+    if any(True for _ in socketio.server.manager.get_participants("/", LEGACY)):  # a page of an older live.js
         _separately(socketio, pubs, journal, holds)
     return left_out
 
@@ -130,7 +130,7 @@ def _one_room(socketio, room: str, audiences: list, journal: dict | None, pubs: 
             left_out.add(sid)
             own.append((sid, None))  # skipped by the room's emit, sent nothing now
         elif mine is None or any(a not in mine for a in audiences):
-            # Still connecting (in the room before on_connect notes what it holds, issue 24): no patch of a
+            # Still connecting (in the room before on_connect notes what it holds): no patch of a
             # picture it never got; the journal rows, as every console gets them (its reply merges by seq).
             own.append((sid, tail or None))
         elif sid in extra or any(pubs[a].patch is not None and mine[a] != pubs[a].base for a in changed):
@@ -142,7 +142,7 @@ def _one_room(socketio, room: str, audiences: list, journal: dict | None, pubs: 
 
 
 def emit_alike(socketio, messages) -> None:
-    """Each page its own message [(sid, message or None)], one emit per distinct message (issue 33): the pages
+    """Each page its own message [(sid, message or None)], one emit per distinct message: the pages
     behind on one version, or catching up on one team's newest pictures, share the same parts (the same objects),
     and an emit to a list of pages encodes the message once instead of once a page."""
     alike: dict = {}
@@ -155,7 +155,7 @@ def emit_alike(socketio, messages) -> None:
 
 
 def _separately(socketio, pubs: dict, journal: dict | None, holds: dict) -> None:
-    """The messages as before issue 27, to the pages that read them: each audience's, then the journal."""
+    """An older live.js's separate messages, to the pages that read them: each audience's, then the journal."""
     for audience, pub in pubs.items():
         event, room = event_of(audience), LEGACY if audience == PUBLIC else audience
         if pub.patch is None:

@@ -57,7 +57,7 @@ class SocketOwners:
             return {sid: o.token for sid, o in self._owners.items() if o.token}
 
 
-DISPLAY_TOKEN = "display:"  # a big screen that came with its key (issue 23) is recorded as token "display:<key>"
+DISPLAY_TOKEN = "display:"  # a big screen that came with its key is recorded as token "display:<key>"
 
 
 def owners(app) -> SocketOwners:

@@ -1,4 +1,4 @@
-"""Admission by authority, not by address (issue 23): live pages and bodies, counted by who holds a secret.
+"""Admission by authority, not by address: live pages and bodies, counted by who holds a secret.
 
 One laptop adds addresses with one command, so caps per address do not protect the game:
 idle big screens from two addresses took all 450 live slots, slow log-in bodies from two
@@ -11,7 +11,7 @@ anonymous clients can then refuse a phone that holds its link, or a facilitator.
 Pages, scripts and plain reads have no body and are answered at once: never counted.
 Split from server.py (it grew past 400 lines with this).
 
-Issue 34: authority a stranger can mint is kept apart from the authority the lead issues. Anyone on
+Authority a stranger can mint is kept apart from the authority the lead issues. Anyone on
 the Wi-Fi may create a Trias game and so hold its seat links (an admission hook names them): those
 live pages draw from a bounded pool of their own (`strangers`), at most `per_stranger_secret` a
 seat and `per_stranger_address` a client address, so the lead's team links, big-screen key and
@@ -103,13 +103,13 @@ class LiveSlots:
     """WSGI wrapper: live pages take at most `slots` pool threads, by secret; bodies get a deadline.
 
     A live page's WebSocket holds a thread of the pool for its whole life: at as many live pages
-    as threads, a console command waited for a thread for ever (issue 15). Beyond `slots` (or
+    as threads, a console command waited for a thread for ever. Beyond `slots` (or
     beyond its secret's `per_secret`, or the anonymous share) a new live page gets a 503 and a
     sentence instead (its Socket.IO client tries again every few seconds). The counts go down in
     `finally`, however the request ends. `identify(environ)`: the secret's name, or None.
-    Without `identify` every client is anonymous and `anonymous` defaults to `slots` (issue 15).
+    Without `identify` every client is anonymous and `anonymous` defaults to `slots`.
 
-    Pools (issue 34, pool_of): anonymous pages take at most `anonymous` slots, pages holding a secret
+    Pools (pool_of): anonymous pages take at most `anonymous` slots, pages holding a secret
     anyone can mint at most `strangers` (None: no pool of their own, as before), so the lead's secrets
     always have `slots - anonymous - strangers` that nothing else draws on (and any slot left free).
     """
@@ -258,8 +258,8 @@ class LiveSlots:
     def revoke(self, replaced) -> int:
         """Close every live request opened with a secret `replaced(name)` says was replaced, and free its slots now.
 
-        Issue 34: the live layer used to ask the old sockets to leave, and a hostile client ignored it; the
-        slots were counted per team, so the new link's phones were refused. Here the connection itself is
+        Asking the old sockets to leave is not enough: a hostile client ignores it, and its pages would keep
+        the slots the new link's phones need. So the connection itself is
         shut down (the thread serving it wakes at once and ends the page), and its slots are counted down
         before this returns: the lead's new link is shown with its team's share free. How many were cut."""
         with self.lock:

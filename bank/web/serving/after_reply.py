@@ -1,4 +1,4 @@
-"""Work that waits until the reply's last byte is written: a command's live-update round (issue 14).
+"""Work that waits until the reply's last byte is written: a command's live-update round.
 
 A command wakes the app's broadcaster thread (bank/web/push/broadcaster.py). Woken before the
 reply is out, that thread waits for the GIL, and takes it the moment the request's thread

@@ -1,4 +1,4 @@
-"""A page's scripts as one file, when served for real (issues 25 and 27: the phone's first load).
+"""A page's scripts as one file, when served for real (the phone's first load).
 
 A team phone loaded a dozen scripts, each with its ~330 bytes of reply headers and its own
 gzip dictionary: with the activity feed the first load went over its 60 KB budget (64.9 KB

@@ -1,6 +1,6 @@
 """Deadlines of sockets reading a request, enforced by the worker's loop.
 
-Its own module (issue 23) because three others set or clear them: the worker (a head's
+Its own module because three others set or clear them: the worker (a head's
 deadline), the admission of bodies (a body's, shorter without a secret) and the server.
 """
 
@@ -23,7 +23,7 @@ class Deadlines:
         self._lock = threading.Lock()
         self._due: dict[socket.socket, float] = {}
         self._closing: set = set()
-        self._whole: set = set()  # sockets whose request's body the worker's loop already read (issue 34)
+        self._whole: set = set()  # sockets whose request's body the worker's loop already read
 
     def close_after(self, sock) -> None:
         """This connection ends with its reply: a refused body is not read (Gunicorn would drain it

@@ -1,4 +1,4 @@
-"""Several games on one server (issues 15, 24): each under /g/<name>/, created and listed by the host's lead.
+"""Several games on one server: each under /g/<name>/, created and listed by the host's lead.
 
 `terrabank serve --games FOLDER` serves the game of --db at / as always; its lead is the
 lead of the host: the admin page lists the hosted games and creates new ones. Each
@@ -127,7 +127,7 @@ class HostedGames:
     def _make(self, name: str, settings: dict):
         app = self.make_app({**settings, "SESSION_COOKIE_NAME": f"terrabank-{name}",
                              "SESSION_COOKIE_PATH": f"{PREFIX}{name}/"})
-        # Its live pages are admitted by the host's server (admission.py): a replaced link is cut there (issue 34).
+        # Its live pages are admitted by the host's server (admission.py): a replaced link is cut there.
         app.extensions["terrabank_game_name"], app.extensions["terrabank_host_app"] = name, self.host_app
         return app
 

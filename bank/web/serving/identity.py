@@ -1,4 +1,4 @@
-"""Who a request is, from the secret it carries (issue 23), read before the app runs.
+"""Who a request is, from the secret it carries, read before the app runs.
 
 admission.py counts live pages and bodies by secret; this names the secret: a team link
 (in the path, /t/<token> or /api/team/<token>, or `team=` in a Socket.IO request's query,
@@ -8,14 +8,13 @@ accepts (`app.extensions["terrabank_admission_hooks"]`: callables environ -> nam
 for Trias seats and tables). Anything else is anonymous. Only runtime objects of the app are used,
 so the server still imports no route.
 
-Issue 33: the team links and the key are kept in memory and read again only when one was replaced,
-never on a timer (they were read again once a second: 2 statements on the request of a facilitator
-booking one harvest every 2 s, 7 instead of 5). A replacement is learnt at once: in this process the
-live layer calls `forget()` (bank/web/push/live.py links_replaced); from another process of the game,
-by the store's `links_generation()` (the SQLite game's generation file, one stat() a request) or by
-the notice on the game's queue (bank/web/push/peers.py), which calls `forget()` too.
+The team links and the key are kept in memory and read again only when one was replaced, never on a
+timer (reading them every second would add 2 statements to a facilitator's command). A replacement
+is learnt at once: in this process the live layer calls `forget()` (bank/web/push/live.py
+links_replaced); from another process of the game, by the store's `links_generation()` (the SQLite
+game's generation file, one stat() a request) or by the notice on the game's queue (bank/web/push/peers.py), which calls `forget()` too.
 
-Issue 34: a team link and the key are named with a fingerprint of the secret itself
+A team link and the key are named with a fingerprint of the secret itself
 ("<game>/team/<team>#<fingerprint>"), so live slots are counted per link: a replaced link's
 pages hold no share of the new one's, and admission.LiveSlots.revoke() finds them by it.
 """
@@ -99,7 +98,7 @@ class Identify:
             sid = self._session_id(game, environ, cookie)
             login = sessions.check(sid) if sid else None
             # The app asks again for this request's login (access/auth.py current_login): it takes this answer
-            # instead of a second look-up (issue 27). Keyed by the sessions' object and the id: another game's
+            # instead of a second look-up. Keyed by the sessions' object and the id: another game's
             # app, or a cookie that names another session, looks up its own.
             environ[CHECKED_LOGIN] = (sessions, sid, login)
             if login is not None:
@@ -119,7 +118,7 @@ class Identify:
     def _session_id(self, game, environ, cookie: str):
         """The session id the request's signed cookie holds, or None. Opened by the app's own session interface
         (access/cookie_session.py open_cookie) without a request context, and left in the environ for Flask's
-        open_session, which then does not check and decode the same cookie again (issue 27)."""
+        open_session, which then does not check and decode the same cookie again."""
         interface = game.session_interface
         if not hasattr(interface, "open_cookie"):  # another interface (a test's): as Flask opens it
             with game.request_context(environ):

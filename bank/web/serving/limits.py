@@ -1,6 +1,6 @@
 """The serving numbers (`Limits`) and the refusal a connection over a cap gets, in one place.
 
-Split from server.py (issue 23) so that the worker (worker.py), the admission of live pages and
+Split from server.py so that the worker (worker.py), the admission of live pages and
 bodies (admission.py) and the server's set-up (server.py) all read the same numbers without
 importing each other: docs/PERFORMANCE.md "Production serving" measures them.
 """
@@ -20,22 +20,22 @@ class Limits:
     the live pages plus room for plain requests: 200 phones + 5 facilitator screens
     leave about 300 spare. Live pages together take at most `threads - reserve()`
     threads (`live_slots`), so that with every phone of the game connected, a command
-    still finds a thread (issue 15).
+    still finds a thread.
 
-    Admission by authority, not by address (issue 23): one laptop can take several
+    Admission by authority, not by address: one laptop can take several
     addresses, so what decides is the secret a client holds. A live page or a request
     with a body that carries a team link, the big screen's key or a facilitator's
     session may hold up to `per_secret_live` live pages per secret; one with no secret
     (a big screen without its key, a log-in page, an unknown socket) shares
     `anonymous_live` live slots and `anonymous_bodies` threads reading a body, with
     `anonymous_body_seconds` to send a body too big for the loop. A connection holds no
-    thread until its headers, and a small body (issue 34), are in (read by the worker's
+    thread until its headers, and a small body, are in (read by the worker's
     loop, within `header_seconds`), and at `max_connections` the oldest connection
     that has not sent a request (or waits idle between two) is closed for the newcomer.
     `per_address` stays as a second line: 100 phones behind one access point need one
     WebSocket each plus a few short-lived connections while a page loads: 100 + 150.
 
-    Authority a stranger can mint kept apart (issue 34): anyone on the Wi-Fi may create a Trias
+    Authority a stranger can mint kept apart: anyone on the Wi-Fi may create a Trias
     game and hold its seat links. Their live pages share `strangers_live` slots, at most
     `per_stranger_secret_live` a seat and `per_stranger_address_live` a client address; the
     anonymous share and theirs together never reach the slots of the lead's secrets (team
@@ -47,23 +47,23 @@ class Limits:
     max_connections: int = 1000      # open connections, all addresses together
     per_address: int = 250           # open connections from one IP address
     # From accept (or keep-alive wake-up) to the end of the headers, and of a small body (worker.py LOOP_BODY:
-    # read by the worker's loop before the request gets a thread, issue 34).
+    # read by the worker's loop before the request gets a thread).
     header_seconds: float = 10.0
     body_seconds: float = 30.0       # a bigger body: from the end of the headers until the app starts its reply
     read_seconds: float = 30.0       # any single read or write of a plain request (not of a WebSocket)
     keepalive_seconds: int = 5       # an idle kept-alive connection, then closed
-    # Threads no live page may take (issue 15): a console command, a page load, the API always find
+    # Threads no live page may take: a console command, a page load, the API always find
     # one. None: a tenth of the threads, at least 4 (500 threads: 450 live pages, 50 in reserve).
     live_reserve: int | None = None
-    # Issue 23. None: an eighth of the live slots, at least 2 (450 live slots: 56).
+    # Live pages of clients holding no secret. None: an eighth of the live slots, at least 2 (450: 56).
     anonymous_live: int | None = None
-    # Issue 23. None: half the reserve, at least 2 (500 threads: 25).
+    # Threads reading bodies of clients holding no secret. None: half the reserve, at least 2 (500 threads: 25).
     anonymous_bodies: int | None = None
     anonymous_body_seconds: float = 5.0  # a log-in's body is a few hundred bytes
     # Live pages per team link, big-screen key or facilitator session. None: the game's config.toml
-    # ([server] phones_per_team + spare_pages_per_link: 60), read by serving.prepare (issue 34).
+    # ([server] phones_per_team + spare_pages_per_link: 60), read by serving.prepare.
     per_secret_live: int | None = None
-    # Issue 34. None: a sixth of the live slots, at least 2 (450 live slots: 75), for Trias seats' pages.
+    # Trias seats' pages (secrets anyone can mint). None: a sixth of the live slots, at least 2 (450: 75).
     strangers_live: int | None = None
     per_stranger_secret_live: int = 3    # a seat's phone, a reload while the old page lingers, one more tab
     per_stranger_address_live: int = 15  # three tables' worth of seats played on one device

@@ -1,4 +1,4 @@
-"""Log lines an operator reads (issues 36 and 41): each with its date, time and process, one per event.
+"""Log lines an operator reads: each with its date, time and process, one per event.
 
 Before, the bank's own status lines ("lost the database", "the database answers again", the hold's)
 went through Python's last-resort handler, the bare message: a journal read later (`journalctl -o cat`,

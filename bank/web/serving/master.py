@@ -1,4 +1,4 @@
-"""Gunicorn's master for `terrabank serve`, without Flask (issue 27, P3 memory).
+"""Gunicorn's master for `terrabank serve`, without Flask (P3 memory).
 
 Split from server.py so that the master process can run this module alone: the master only
 binds, forks the worker and restarts it if it dies; Flask, Socket.IO and the bank are the

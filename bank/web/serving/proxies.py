@@ -1,4 +1,4 @@
-"""Behind nginx (issue 15, docs/DEPLOY.md): the phones' own addresses, not the proxy's.
+"""Behind nginx (docs/DEPLOY.md): the phones' own addresses, not the proxy's.
 
 Behind a reverse proxy every request comes from the proxy's address. The log-in lock-out
 per address, the Trias creation limit per device and the per-address connection cap

@@ -1,4 +1,4 @@
-"""`systemctl reload` that cannot take the bank down (issue 41 item 2). Flask-free: Gunicorn's master runs it.
+"""`systemctl reload` that cannot take the bank down. Flask-free: Gunicorn's master runs it.
 
 Before: the unit's `ExecReload` is a bare SIGHUP, and Gunicorn answers a SIGHUP by starting a new
 worker on the new config.toml and stopping the old one. With a typo the new worker failed to boot,

@@ -1,4 +1,4 @@
-"""Serve the live bank like production (issue 13): Gunicorn's threaded worker, guarded.
+"""Serve the live bank like production: Gunicorn's threaded worker, guarded.
 
 Flask-SocketIO documents, for its threading mode, Gunicorn with one worker, threads
 and simple-websocket; gevent was measured too (bench/bench_servers.py, docs/PERFORMANCE.md
@@ -8,7 +8,7 @@ and simple-websocket; gevent was measured too (bench/bench_servers.py, docs/PERF
 What Gunicorn's `gthread` worker does not do by itself, and this room adds:
 - the worker (worker.py): heads read in its loop (a silent or slow client holds no thread),
   idle connections closed for a newcomer at the cap, a per-address cap with a clear refusal;
-- admission by authority (admission.py, identity.py; issue 23): live pages and bodies are
+- admission by authority (admission.py, identity.py): live pages and bodies are
   counted by the secret a client holds (team link, big-screen key, facilitator session),
   clients without one share a small pool with short deadlines;
 - threads no live page may take (`Limits.live_reserve`): a command always finds one;
@@ -54,7 +54,7 @@ def prepare(app: Flask, limits: Limits | None = None) -> Flask:
     if "proxies" not in done:  # once: each ProxyFix layer trusts one more forwarded address
         behind(app, trusted_proxies())
         done.add("proxies")
-    if limits is not None and "live_slots" not in done:  # by secret, and the bodies' deadlines (issue 23)
+    if limits is not None and "live_slots" not in done:  # by secret, and the bodies' deadlines
         game = app.extensions.get("terrabank")  # none in a bench's floor (bench/floor_server.py): no share per secret
         per_secret = limits.per_secret_live or (game.config.live_pages_per_link if game else limits.live_slots())
         app.wsgi_app = LiveSlots(app.wsgi_app, limits.live_slots(), limits.anonymous_live_slots(),

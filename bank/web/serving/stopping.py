@@ -1,4 +1,4 @@
-"""A process asked to stop (SIGTERM) says so before it stops answering (issue 24, operable).
+"""A process asked to stop (SIGTERM) says so before it stops answering (operable).
 
 `systemctl stop`, a redeploy or compose sends SIGTERM. Gunicorn's worker would stop at once;
 with a drain window (TERRABANK_DRAIN_SECONDS, 0 by default: a Pi's `serve` stops as before)

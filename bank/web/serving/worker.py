@@ -1,6 +1,6 @@
 """Gunicorn's threaded worker, guarded: caps, eviction of idle connections, heads read without a thread.
 
-Split from server.py (issue 23). What `gthread` does not do by itself, and this adds:
+Split from server.py. What `gthread` does not do by itself, and this adds:
 - a connection holds no pool thread until its request's headers are all in, and its body too
   (up to LOOP_BODY bytes, by Content-Length, chunked, or after `Expect: 100-continue`: loop_body.py):
   the worker's loop reads them (a silent, slow-header or slow-body client costs a descriptor, never a
@@ -8,7 +8,7 @@ Split from server.py (issue 23). What `gthread` does not do by itself, and this 
 - the listener's queue is emptied at each wake-up (ACCEPT_BATCH), so a phone's new connection
   does not wait behind strangers' in the kernel's queue;
 - at `max_connections` the oldest connection that has not sent a request, or waits idle
-  between two, is closed for the newcomer (issue 23: idle sockets from four addresses
+  between two, is closed for the newcomer (idle sockets from four addresses
   filled the 1,000 and every phone got a 503); only when none is left is a newcomer refused;
 - a cap per address, refused at once with a short page that says to try again;
 - deadlines for a request's headers (deadlines.py; the body's: admission.py).
@@ -73,7 +73,7 @@ def worker_classes():
             self.owner.release(self)
             if graceful:
                 # Gunicorn's graceful close lingers up to 2 s reading, in the worker's main loop: a
-                # client dripping bytes (issue 23's slow bodies) stalled every other connection. Send
+                # client dripping its body would stall every other connection. Send
                 # the FIN, take what has already arrived (so the reply is not cut by a reset), close.
                 try:
                     self.sock.shutdown(socket.SHUT_WR)
@@ -148,7 +148,7 @@ def worker_classes():
             if conn.released:
                 # Evicted earlier in this same turn of the loop (accept at the cap), its readiness already
                 # listed: without this the worker died on the missing entry ("not in deque") and Gunicorn
-                # restarted it, every connection lost: phones waited up to 10 s (issue 34).
+                # restarted it, every connection lost: phones waited up to 10 s.
                 return
             try:
                 data = conn.sock.recv(HEAD_CHUNK)

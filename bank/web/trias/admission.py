@@ -1,4 +1,4 @@
-"""Admission of Trias phones by their seat's secret (issue 23): a seat's page holds live slots of its own.
+"""Admission of Trias phones by their seat's secret: a seat's page holds live slots of its own.
 
 The server names each request by the secret it carries (bank/web/serving/identity.py) and keeps
 the anonymous share small. A Trias seat's phone carries its seat link: in the path

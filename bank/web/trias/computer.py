@@ -69,7 +69,7 @@ class Computer:
             return 0
         except TriasError:
             # A bot's refused move is replaced by a legal fallback (trias_computer_moves.py), so this is
-            # a refused fallback: never seen, but the seat must not stop the table for good (issue 32: a
+            # a refused fallback: never seen, but the seat must not stop the table for good (a
             # stopped seat left every screen "waiting for" it until a restart). Said once per position;
             # the seat tries again after its pace, and a later move or an undo moves the game on.
             if (gid, before) not in self.refused:

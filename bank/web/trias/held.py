@@ -1,4 +1,4 @@
-"""The Trias secrets this device holds (issue 23): table secrets and seat links, in its session cookie.
+"""The Trias secrets this device holds: table secrets and seat links, in its session cookie.
 
 Who may do what is bank/services/trias_authority.py; this is where a browser keeps its proof.
 A table secret comes once in the URL (the board's link `/trias/g/<id>?t=<secret>`, printed by

@@ -5,7 +5,7 @@ Rooms: "trias:<game>" (the shared screen: board, TV, mirror tablet) and
 picture; a seat's room gets that seat's picture, with its own hand card. A phone
 never joins the board room, so no message meant for everyone carries a hand.
 
-Who gets what (issue 23, bank/services/trias_authority.py): a seat's room only with that
+Who gets what (bank/services/trias_authority.py): a seat's room only with that
 seat's secret ({"seat": token}); a game id ({"game": id}) gives the public picture, the one
 anyone watching the table sees (no hand card, no deck order). No socket message ever carries
 a link: the seats' links are drawn by the table's page, with the table secret (held.py).
@@ -52,7 +52,7 @@ def publish(app, game, after: int, tell_peers: bool = True) -> None:
 
     Called by the route or the computer thread that committed, in commit order per game
     (each game's commands hold its lock); a page ignores a picture older than one it has.
-    With several server processes (issue 15) the others are told, and push it to theirs.
+    With several server processes the others are told, and push it to theirs.
     """
     server = socketio_of(app)
     server.emit("state", snapshot(game, None, after), to=board_room(game.id), namespace=NAMESPACE)
@@ -94,7 +94,7 @@ def _whose(auth) -> tuple:
 
 def on_connect(auth=None):
     """A board or a phone opens its socket; a wrong link is refused so the page says so at once."""
-    refuse_unreadable(auth)  # a lone surrogate in the seat or game: refused with its reason (issue 34)
+    refuse_unreadable(auth)  # a lone surrogate in the seat or game: refused with its reason
     game, seat = _whose(auth)
     if game is None:
         return False

@@ -52,7 +52,7 @@ def snapshot(game, seat: int | None, after: int | None = None) -> dict:
 
 
 def _undo_refused(table, view: dict) -> dict | None:
-    """Why the last move stands, once the seat to play has moved this turn; None before (issue 32).
+    """Why the last move stands, once the seat to play has moved this turn; None before.
 
     At a turn's start the last move is the previous seat's end of turn (its new card drawn, T15):
     saying "a card was drawn since" then answers a question nobody asked.

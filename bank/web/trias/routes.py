@@ -5,7 +5,7 @@ tablet that records the moves of a physical table) and a seat's phone page. Rout
 parse, call bank/services/trias_games.py, publish to the screens (trias_live.py) and reply;
 refusals keep the engine's sentence with its rule number (T1-T21).
 
-Who may do what (issue 23, bank/services/trias_authority.py): a game id gives only the public,
+Who may do what (bank/services/trias_authority.py): a game id gives only the public,
 read-only board (no seat links, no hand card, no buttons); the table's secret (held.py) shows the
 seats' links and QR codes, records a mirror game's moves, undoes and makes the rematch; a seat's
 link plays that seat, shows its hand and undoes its own last move. There is no public list of games:
@@ -52,7 +52,7 @@ def lang() -> str:
 
 def _render(template: str, status: int = 200, **context):
     if context.get("game") is not None:
-        speak_for(context["game"].lang)  # a game's pages speak its language (issue 32)
+        speak_for(context["game"].lang)  # a game's pages speak its language
     return render_template(template, lang=lang(), csrf=csrf_token(), role=None, user=None, **context), status
 
 
@@ -185,7 +185,7 @@ def admin_table_link(game_id: str):
 @bp.post("/api/games")
 def create_game():
     """A new game from {seats: [{name, kind, level}], seed, mode}; answers its board and seat links."""
-    closed = visitors.creation_refused()  # the lead may keep them for facilitators during a field game (issue 34)
+    closed = visitors.creation_refused()  # the lead may keep them for facilitators during a field game
     if closed is not None:
         return closed
     wait = _creations().take(request.remote_addr or "?")

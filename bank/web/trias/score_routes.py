@@ -4,7 +4,7 @@
 mass's tiles and herds and gets the final scoring of T18 and the winners of T19,
 with the arithmetic. The scoring itself is trias/calculator.py; this file only
 parses, calls and replies. /trias/print/*.pdf: the set-up map, score sheet and
-player aid of printables/ (issue 11, item 4). Both need no log-in: they reveal
+player aid of printables/. Both need no log-in: they reveal
 nothing a table does not already have (a stored game's map never shows its seed).
 """
 
@@ -41,7 +41,7 @@ DEFAULT_NAMES = ("Black", "White", "Cross", "Grey", "Striped")  # the players' c
 @bp.get("/score")
 def score_page():
     """The calculator, with the default players' names in every language: a name left as it was given
-    follows the page's language (score.js), one typed in stays (issue 32)."""
+    follows the page's language (score.js), one typed in stays."""
     every = {code: [translate(code, name) for name in DEFAULT_NAMES] for code in TRIAS_LANGUAGES}
     return render_template("trias/score.html", lang=page_lang(), csrf=csrf_token(), role=None, user=None,
                            default_names_every=every)

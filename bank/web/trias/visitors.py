@@ -1,4 +1,4 @@
-"""Whether visitors may start Trias games while the field game runs: the lead's choice on the admin page (issue 34).
+"""Whether visitors may start Trias games while the field game runs: the lead's choice on the admin page.
 
 Anyone on the Wi-Fi may start a Trias game (a family at the next table needs no facilitator), and each
 game gives seat links that hold live pages of their own (bank/web/serving/admission.py keeps them in a
