@@ -40,7 +40,7 @@ def safe_path(out_dir, filename: str) -> Path:
 # PDFs that carry a secret: each team's link (whoever holds it plays for that team), the Wi-Fi
 # password, and the game state (every team's stock, which the rules keep private). Readable by their
 # owner only, like the game file; the rest of the pack is for everyone.
-SECRET_PREFIXES = ("join-cards-", "big-screen-poster-", "game-state-")  # the state: every team's stock (issue 34)
+SECRET_PREFIXES = ("join-cards-", "big-screen-poster-", "game-state-")  # the state: every team's stock
 
 
 def write(out_dir, filename: str, data: bytes) -> Path:
@@ -87,7 +87,7 @@ def documents(kind: str, config, lang: str, *, bank=None, team_urls=None, base=N
         docs.append((f"score-track-{halves}-{lang}.pdf", lambda: render_score_track(config, lang, True, paper)))
         docs.append((f"exchange-rate-sign-{sheet}{lang}.pdf", lambda: render_rate_sign(config, lang, paper)))
         docs.append((f"event-sheet-{sheet}{lang}.pdf", lambda: render_event_sheet(config, lang, paper)))
-        docs.append((f"bank-down-{sheet}{lang}.pdf", lambda: render_bank_down(config, lang, paper)))  # issue 25: paper takes over
+        docs.append((f"bank-down-{sheet}{lang}.pdf", lambda: render_bank_down(config, lang, paper)))  # where paper takes over
     if "join" in wanted and team_urls:
         docs.append((f"join-cards-{sheet}{lang}.pdf", lambda: render_join(config, team_urls, lang, wifi, paper)))
     if "join" in wanted and base:

@@ -44,7 +44,7 @@ class Summary:
 
 # Journal events that explain a result (R31-R35): told in the report's "moments" section; the
 # corrections, refills, pauses, session breaks, the bank's own holds and the paper re-entry too
-# (issue 35 item 5: a report that leaves nothing out, each where it happened).
+# (a report that leaves nothing out, each where it happened).
 MOMENTS = ("award", "exchange", "option_set", "clock_started", "clock_paused", "session_ended", "clock_resumed",
            "session_started", "event_closed", "animal_bought", "building_built", "inventory", "refill",
            "paper_reentry", "undone", "game_ended")

@@ -1,4 +1,4 @@
-"""What a journal row says beyond its events, for the report's story (issue 35 item 5).
+"""What a journal row says beyond its events, for the report's story.
 
 A parent asking why Blue suddenly had 30 water must find the answer in the report: the count
 that corrected its box and why, the bowls refilled, the session that began after a break, the

@@ -1,7 +1,7 @@
 """The bank's rules in sentences, every number read from the loaded config (no drawing here).
 
 `sections(config, lang)` gives (title, lines) pairs: enough for facilitators to run
-the game on paper if the bank machine dies (issue 12, item 14). Rule numbers are those of docs/rules/field-game.md.
+the game on paper if the bank machine dies. Rule numbers are those of docs/rules/field-game.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the game-state sheet and the continuation ledgers print (issue 25, item 6), from the game's views.
+"""What the game-state sheet and the continuation ledgers print, from the game's views.
 
 One plain dict, read from the live state at one moment: each team's stock, reputation,
 buildings, animals, extra cards, harvest per resource (buildings and the team bonus:
@@ -16,7 +16,7 @@ from bank.game.turn import Context, Turn
 
 def snapshot(state, config, now: float, seq: int, printed_at: float, chain_head: str | None = None) -> dict:
     """The game at entry `seq`: `now` is the bank's time line, `printed_at` the wall clock (shown);
-    `chain_head` the journal chain's head at `seq` (issue 34), printed so the paper witnesses it too."""
+    `chain_head` the journal chain's head at `seq`, printed so the paper witnesses it too."""
     board = views.board(state, config, now)
     turn = Turn(state, config, Context(now=now, roll=lambda n: []), read_only=True)
     teams = []

@@ -1,4 +1,4 @@
-"""Continuation ledgers (issue 25, item 6): one landscape page per team that starts from a game state.
+"""Continuation ledgers: one landscape page per team that starts from a game state.
 
 The starting row holds the team's stock and reputation at that state, the header its
 buildings, animals, harvest and waiting cards, so the bankers go on from where the

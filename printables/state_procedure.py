@@ -1,4 +1,4 @@
-"""The 'bank down' page (issue 25, item 6): what the lead does, step by step, when the bank machine stops.
+"""The 'bank down' page: what the lead does, step by step, when the bank machine stops.
 
 One page, in French or English, for the kit box beside the bank summary: where the last game
 state is, how the game goes on with the continuation ledgers, and how the moves come back

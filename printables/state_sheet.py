@@ -1,9 +1,9 @@
-"""The game-state sheet (issue 25, item 6): the whole game on one page, where paper takes over.
+"""The game-state sheet: the whole game on one page, where paper takes over.
 
 Each team's stock and reputation in a table, then its buildings, animals, harvest per
 resource, discounts and cards waiting after a fight; the tracks, the rate, the options,
 the open events with each team's contribution, the clock and the session; when it was
-printed and up to which journal entry, with the journal chain's head at that entry (issue 34: a
+printed and up to which journal entry, with the journal chain's head at that entry (a
 journal rolled back or rebuilt later no longer holds it). Drawn from printables/state_data.py's snapshot.
 """
 

@@ -1,4 +1,4 @@
-"""The paper moves as the lead types them back (issue 25, item 6): one example per form, French and English.
+"""The paper moves as the lead types them back: one example per form, French and English.
 
 Printed on the bank-down page and the ledgers, and shown beside the admin page's batch form; the
 web reads these lines with bank/web/field/paper_syntax.py (tests/test_paper_syntax.py parses every

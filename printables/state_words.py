@@ -1,4 +1,4 @@
-"""The words of the game-state sheet, the continuation ledgers and the bank-down page (issue 25, item 6)."""
+"""The words of the game-state sheet, the continuation ledgers and the bank-down page."""
 
 from __future__ import annotations
 

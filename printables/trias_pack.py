@@ -1,4 +1,4 @@
-"""The Trias print pack: set-up map, score sheet, player aid, under fixed safe names (issue 11, item 4)."""
+"""The Trias print pack: set-up map, score sheet, player aid, under fixed safe names."""
 
 from __future__ import annotations
 

@@ -259,7 +259,7 @@ WORDS = {
         "tie": "{ps} sont à égalité avec {t} points", "stock": "troupeaux en réserve : {}",
         "presence": "continents occupés : {}", "win_one": "gagne", "win_all": "gagnent tous",
     },
-    # Italian (issue 26, item 8): the terms of the game's Italian rules (continente, branchi, tessere, riserva).
+    # Italian: the terms of the game's Italian rules (continente, branchi, tessere, riserva).
     "it": {
         "decimal": ",", "sep": ": ", "and": "e", "tile": "tessera", "tiles": "tessere", "head": "{name} ({n} {tiles})",
         "no_herds": "nessun branco", "main": "il continente del Polo Sud non conta",

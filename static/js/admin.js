@@ -59,8 +59,8 @@
     });
   }
 
-  /** When this bank process opened a game under way, and how long it can have been down (issue 35:
-   * after a restart nothing said so). "At most": the journal's last trace before the stop. */
+  /** When this bank process opened a game under way, and how long it can have been down,
+   * so that a restart is never silent. "At most": the journal's last trace before the stop. */
   function renderReopened(reopened) {
     var node = TB.$("#bank-reopened");
     node.hidden = !reopened;

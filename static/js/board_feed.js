@@ -1,4 +1,4 @@
-/* The activity feed (issue 25, item 4): the last bookings in words, newest first. The bank builds the
+/* The activity feed: the last bookings in words, newest first. The bank builds the
  * entries from its journal (bank/game/feed.py): the big screen gets everyone's without any team's
  * tokens (`feed`), a team's phone its own with its own tokens and its points after each (`team_feed`).
  * Needs board_labels.js and the strings of templates/_feed_strings.html.

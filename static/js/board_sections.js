@@ -93,7 +93,7 @@
         el("span", { class: "who" },
           el("span", { class: "name", text: TB.pick(row.label) || W.teamLabel(row.team) }),
           el("span", { class: "sub", text: o.compact
-            // The big screen: "2 buildings · 1 animal" fits beside the name, one line a team (issue 25, item 2).
+            // The big screen: "2 buildings · 1 animal" fits beside the name, one line a team.
             ? t(TB.one(row.buildings) ? "n_building" : "n_buildings", { n: row.buildings }) + " \u00b7 " + t(TB.one(row.animals) ? "n_animal" : "n_animals", { n: row.animals })
             : t("buildings_n", { n: row.buildings }) + " \u00b7 " + t("animals_n", { n: row.animals }) }),
           o.animals && animals.length ? el("span", { class: "animal-list", text: animals.map(W.animalLabel).join(", ") }) : null),

@@ -10,7 +10,7 @@
     return t("rate_text", { tokens: board.rate.tokens, points: board.rate.points });
   };
 
-  /** A rate change flashes wherever the rate shows (issue 25, item 2): `node` gets .rate-flash for a
+  /** A rate change flashes wherever the rate shows: `node` gets .rate-flash for a
    * while when the rate differs from the last picture's (not on the page's first picture). */
   var FLASH_MS = 12000;
   W.rateFlash = function (node, board) {
@@ -33,7 +33,7 @@
   };
 
   /** "Break between sessions · session 2 starts when the lead starts it", or "paused", "game over"...
-   * (issue 25, item 3: an ended session read "paused · 1:18:48 left in this session"). */
+   * (an ended session read "paused · 1:18:48 left in this session"). */
   W.statusText = function (board) {
     var c = board.clock;
     if (W.betweenSessions(board)) return t("session_break", { n: Math.max(1, c.session) + 1 });

@@ -1,4 +1,4 @@
-/* Terrabank: sending commands so that none is ever booked twice (issue 9).
+/* Terrabank: sending commands so that none is ever booked twice.
  *
  * A command keeps its Idempotency-Key until the bank confirms it booked it: pressing
  * again after "not confirmed", even after a reload, resends the same key, and the bank

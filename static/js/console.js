@@ -56,7 +56,7 @@
   function renderClock() {
     var board = state.board;
     TB.$("#clock-line").textContent = TB.colon(t("clock_tick"), W.clockText(board)) + " \u00b7 " + W.rateText(board);
-    W.rateFlash(TB.$("#clock-line"), board); // a new rate flashes on every screen (issue 25, item 2)
+    W.rateFlash(TB.$("#clock-line"), board); // a new rate flashes on every screen
     var warn = TB.$("#clock-warning");
     warn.textContent = t("clock_warning");
     warn.classList.toggle("hidden", board.clock.status === "running" || board.clock.status === "ended"); // the end has its own banner

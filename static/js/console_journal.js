@@ -1,6 +1,6 @@
 /* The bank counter's journal: the last 200 entries, newest first, each with what it booked and an
  * Undo button while it may still be reversed. Rows come from /api/journal at the start, then from
- * the `journal` socket messages, merged by seq (issue 24): a row already held is skipped, an older
+ * the `journal` socket messages, merged by seq: a row already held is skipped, an older
  * one that arrives late (a page that moved to another server process) takes its place, and a gap
  * (a row newer than the next one expected) asks the server for what follows the last row held in
  * order (TB.askJournal, live.js), so no row is ever dropped, doubled or shown out of order.

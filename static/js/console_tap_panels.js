@@ -23,7 +23,7 @@
       return el("button", { type: "button", class: "res-btn act", style: { borderLeftColor: W.resColour(r) }, dataset: { resource: r },
         text: W.resLabel(r), onclick: function (ev) {
           // The same card harvesting again within a few seconds is more often a slip than a second
-          // trip (R14: tokens go back to base first): a second tap books it (issue 25, item 1).
+          // trip (R14: tokens go back to base first): a second tap books it.
           if (W.justBooked()) return; // the second tap of a double tap: neither a booking nor a question
           var ago = desk.harvestedAgo(card);
           if (ago !== null && ago < HARVEST_AGAIN_S && !W.secondTap(ev.currentTarget, t("harvest_again", { n: Math.max(1, Math.round(ago)) }))) return;

@@ -1,4 +1,4 @@
-/* Apply a patch of bank/web/push/delta.py to a JSON picture (issue 14). Plain ES5: old Android phones too.
+/* Apply a patch of bank/web/push/delta.py to a JSON picture. Plain ES5: old Android phones too.
  *
  * A patch is a list of [code, path, value?]: "s" sets the value at path ([] = the whole picture),
  * "d" deletes the dict key at path, "a" appends items to the list at path. TBDelta.apply(old, patch)

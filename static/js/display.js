@@ -1,7 +1,7 @@
 /* The big screen: standings, tracks, events, cooldowns, the clock, a reputation curve, the last
  * bookings (board_feed.js) and the winner. No login: it joins the "display" room and redraws on
- * every `public` message. No line is cut at any moment (issue 25, item 2, tests/test_browser_tv.py;
- * issue 35, tests/web/field/test_tv_any_moment.py): display_fit.js lays the screen out from what
+ * every `public` message. No line is cut at any moment (tests/test_browser_tv.py,
+ * tests/web/field/test_tv_any_moment.py): display_fit.js lays the screen out from what
  * there is to show, in turns (events, cooldowns), the newest first (bookings), never half.
  */
 (function () {
@@ -96,7 +96,7 @@
   /**
    * Reputation over game time, one line per team in its colour, each labelled with the team's
    * name and points at its end. Lines on the same value are drawn side by side (a few pixels
-   * apart), and their labels pushed apart, so teams tied at 0 stay visible (issue 12, item 10).
+   * apart), and their labels pushed apart, so teams tied at 0 stay visible.
    */
   var chartKey = "";
 

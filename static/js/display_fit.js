@@ -1,4 +1,4 @@
-/* The big screen laid out from what there is to show (issue 35, items 1 and 2). After each picture
+/* The big screen laid out from what there is to show. After each picture
  * the page is measured and, while something does not fit, gives way in steps, the cheapest first:
  * the animals' names under the standings (their count stays), the legend of the tracks' icons, one
  * row of waiting players (the others in turns), the curve, then the type (the winner's too), in steps down to .67 of its size (2.26rem x .67: 24 px at

@@ -1,4 +1,4 @@
-/* The admin page's big-screen link (issue 23): /display?key=..., the big screen's own key, so a real
+/* The admin page's big-screen link: /display?key=..., the big screen's own key, so a real
  * screen has its own live slots and is never one of the anonymous pages (bank/web/serving/admission.py).
  * Replaceable like a team link: screens open with the old link are closed. /display without a key
  * still works, from the few places kept for anonymous pages. Needs page.js and api.js.
@@ -13,7 +13,7 @@
   var words = WORDS[TB.lang] || WORDS.fr;
 
   function show(box, data) {
-    var url = data.url || window.location.origin + data.path;  // the phones' address, not this page's (issue 35)
+    var url = data.url || window.location.origin + data.path;  // the phones' address, not this page's
     box.textContent = "";
     box.appendChild(document.createTextNode(words.title));
     box.appendChild(TB.el("a", { href: url, text: url, target: "_blank", rel: "noopener" }));

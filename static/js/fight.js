@@ -106,8 +106,8 @@
     if (result && result.ok) { sayWaitsAgain(result.data.events, waiting); clear(false); }
   }
 
-  /** A fighter still waiting here whose wait the fight starts again says so in the result (issue 25,
-   * item 5): "Red Pirate 1: his wait starts again: 1:00" rather than a timer jumping back silently. */
+  /** A fighter still waiting here whose wait the fight starts again says so in the result:
+   * "Red Pirate 1: his wait starts again: 1:00" rather than a timer jumping back silently. */
   function sayWaitsAgain(events, waiting) {
     var text = banner.querySelector(".banner-text");
     (events || []).forEach(function (e) {

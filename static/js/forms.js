@@ -28,7 +28,7 @@
       input: input,
       value: function () { var v = parseInt(input.value, 10); return isNaN(v) ? 0 : Math.max(o.min, Math.min(o.max, v)); },
       set: function (v) {
-        if (v > o.max && o.onlimit) o.onlimit(o.max); // say why the counter stops (issue 12, item 11)
+        if (v > o.max && o.onlimit) o.onlimit(o.max); // say why the counter stops
         input.value = Math.max(o.min, Math.min(o.max, v));
         input.classList.remove("invalid");
         if (o.onchange) o.onchange(api.value());
@@ -143,7 +143,7 @@
   };
 
   /** An old refusal ("the clock is paused") goes when the clock changes (started, paused, resumed, a
-   * session or the game ended): it stayed on screen through resume and end (issue 25, item 5). */
+   * session or the game ended): it stayed on screen through resume and end. */
   W.dropRefusalOnClockChange = function (node, board) {
     var c = board.clock, now = [c.status, c.session, !!c.session_over].join("/");
     if (node.dataset.clock && node.dataset.clock !== now && node.classList.contains("banner-error")) W.banner(node, "");
@@ -154,7 +154,7 @@
   W.UNDOABLE = ["harvest", "build", "buy_animal", "buy_second_pirate", "raise_tracks", "redeem_jokers", "exchange",
     "trade", "fight", "contribute", "award", "refill", "inventory"];
 
-  /* ---- a second tap for what is more often a slip than meant (issue 12, item 11) ---- */
+  /* ---- a second tap for what is more often a slip than meant ---- */
 
   // As the admin page's buttons: the second tap must come a moment after the first, so a double
   // click (or a double tap on a wet screen) only arms the button.
@@ -184,8 +184,8 @@
 
   var busy = false;
 
-  // A second booking within 700 ms of the last one is a double tap, never a second booking (issue 25,
-  // item 1): two taps 250 ms apart booked Energy, then Flora, once the result had moved the buttons.
+  // A second booking within 700 ms of the last one is a double tap, never a second booking:
+  // two quick taps would book Energy, then Flora, once the result had moved the buttons.
   var REPEAT_MS = 700, lastBooking = 0;
 
   /** Something else was done since (a field typed in, another tab or team chosen): the next tap is a

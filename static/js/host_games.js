@@ -1,4 +1,4 @@
-/* The games served beside this one (issues 15, 24; bank/web/serving/hosting.py): the host's lead lists them and
+/* The games served beside this one (bank/web/serving/hosting.py): the host's lead lists them and
  * creates new ones; a new game's lead password is shown once, here. Only on the host's own admin page.
  */
 (function () {

@@ -1,4 +1,4 @@
-/* The admin page's team links (issue 12, item 2): each link with its QR code, drawn by the bank,
+/* The admin page's team links: each link with its QR code, drawn by the bank,
  * on the address the phones can reach. The bank proposes its network address (never the
  * 127.0.0.1 the lead's own browser may be using); the lead may type another. A loopback
  * address is shown with a warning, and the join cards and poster are printed for it only

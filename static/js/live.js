@@ -1,5 +1,5 @@
 /* The live socket of every page: connect, catch up with `sync` after a reconnect or when a phone
- * wakes, read one `round` message per round holding the parts the page shows (issue 27), keep the
+ * wakes, read one `round` message per round holding the parts the page shows, keep the
  * versioned pictures (a patch applies to the version held, with delta.js; a gap asks for the whole
  * pictures; Python twin: tests/delta_page.py) and the "live / offline" badge.
  */
@@ -51,14 +51,14 @@
       updateBadge();
       return null;
     }
-    // The link's secret also rides in the query (issue 23): the server admits a live page by the team link
+    // The link's secret also rides in the query: the server admits a live page by the team link
     // or big-screen key it holds before the socket opens (bank/web/serving/identity.py).
     var on = opts.on || {}, own = opts.auth || {};
     var query = own.team ? { team: own.team } : own.key ? { key: own.key } : {};
-    // One `round` message per round holding every part this page reads (issue 27: fewer frames and TCP
+    // One `round` message per round holding every part this page reads (fewer frames and TCP
     // segments on the Wi-Fi): the journal only for a page that shows it (bank/web/push/rounds.py).
     var auth = Object.assign({ rounds: 1 }, on.journal ? { journal: true } : {}, own);
-    // Each (re)connect names the last journal entry the page holds (issue 24): the server sends the rows
+    // Each (re)connect names the last journal entry the page holds: the server sends the rows
     // after it before any newer one, so a page that moved to another server process loses none.
     var connectAuth = opts.after ? function (cb) { cb(Object.assign({ after: opts.after() }, auth)); } : auth;
     var socket = window.io({ path: TB.url("/socket.io"), auth: connectAuth, query: query, reconnectionDelayMax: 5000 });
@@ -108,7 +108,7 @@
         if (message && message[name] !== undefined && on[name]) receive(name, message[name]);
       });
     });
-    // A server process not yet upgraded (several behind one address, issue 15) sends the parts separately.
+    // A server process not yet upgraded (several behind one address) sends the parts separately.
     Object.keys(on).forEach(function (name) {
       socket.on(name, function (payload) { TB.touch(); receive(name, payload); });
     });

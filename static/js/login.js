@@ -57,6 +57,6 @@
   }
   TB.$("#username").focus();
   // Back after logging in may show this page from the browser's memory, form and all: ask the bank
-  // again, which says who is logged in (issue 25, item 5).
+  // again, which says who is logged in.
   window.addEventListener("pageshow", function (ev) { if (ev.persisted) window.location.reload(); });
 })();

@@ -8,7 +8,7 @@
   var TB = (window.TB = {});
   TB.lang = document.documentElement.lang || "fr";
 
-  /* ---- paths: a game hosted beside others lives under /g/<name>/ (issue 15), so every path the
+  /* ---- paths: a game hosted beside others lives under /g/<name>/, so every path the
      scripts use is the page's root plus the path; the root is "" for the one game of a Pi. ---- */
   var rootMeta = document.querySelector('meta[name="root"]');
   TB.root = rootMeta ? rootMeta.content : "";

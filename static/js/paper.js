@@ -1,4 +1,4 @@
-/* Paper takes over (issue 25, item 6), on the admin page: where the bank writes the game state by
+/* Paper takes over, on the admin page: where the bank writes the game state by
  * itself, and the batch form that books the paper ledgers' moves (POST /api/paper/batch).
  * A line typed under its sheet's id with its printed number is known by the bank from any device
  * (bank/game/paper_sheet.py). The batch's key and text are kept in this browser (localStorage) until

@@ -1,4 +1,4 @@
-/* The bank's refusals as sentences in the page's language (issue 12, item 7). The bank's own
+/* The bank's refusals as sentences in the page's language. The bank's own
  * messages are English; a page shows the sentence of the refusal's code from its strings
  * (templates/_error_strings.html, _strings.html) with the parameters made readable: ids
  * become the game's labels. Every page that shows a refusal loads it after board_labels.js.
@@ -17,7 +17,7 @@
     }
     if (params.card) params.card = W.cardLabel(params.card);
     if (params.team) params.team = W.teamLabel(params.team);
-    // The rules' other parameters, as the page's words (issue 12, item 7): ids become labels.
+    // The rules' other parameters, as the page's words: ids become labels.
     if (params.building) params.building = W.buildingLabel(params.building);
     if (Array.isArray(params.requires)) params.requires = params.requires.map(W.buildingLabel).join(", ");
     if (params.animal) params.animal = W.animalLabel(params.animal);

@@ -1,4 +1,4 @@
-/* The game's story replayed on the big screen (issue 35 item 5): a race of points per team over the
+/* The game's story replayed on the big screen: a race of points per team over the
  * game's time, the moments that decided it as captions, then the podium. About 75 seconds whatever the
  * game's length (its time is scaled), skippable (the Skip button, Escape, Space, Enter or the right arrow),
  * played again when the lead presses "Replay the game on the big screen" on the admin page (socket event

@@ -1,4 +1,4 @@
-/* The admin page's "Replay the game on the big screen" (issue 35 item 5): enabled once the game has
+/* The admin page's "Replay the game on the big screen": enabled once the game has
  * ended; tells every big screen opened with its own link to play the game back (static/js/replay.js).
  */
 (function () {

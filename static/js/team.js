@@ -24,7 +24,7 @@
     }));
     TB.fill(TB.$("#buildings"), view.buildings.length ? view.buildings.map(W.buildingLabel).join(", ") : t("owned_none"));
     TB.fill(TB.$("#animals"), view.animals.length ? view.animals.map(W.animalLabel).join(", ") : t("owned_none"));
-    // What was just booked for us, an undo with its reason and our points before and after (issue 25, item 4).
+    // What was just booked for us, an undo with its reason and our points before and after.
     W.feed(TB.$("#feed"), teamFeed, { team: view.team });
     renderNext();
   }
@@ -69,7 +69,7 @@
   }
 
   /** A new rate is said at the top of the phone and flashes there (the rate itself sits in the Bank
-   * panel at the bottom): it applies from the moment it is made (R32, issue 25 item 2). */
+   * panel at the bottom): it applies from the moment it is made (R32). */
   function rateNews(board) {
     var news = TB.$("#rate-news");
     W.rateFlash(TB.$("#rate"), board);

@@ -1,4 +1,4 @@
-/* The admin page's choice (issue 34): may visitors start Trias games while the field game runs?
+/* The admin page's choice: may visitors start Trias games while the field game runs?
  * Read from and sent to /api/trias/visitors (bank/web/trias/visitors.py). Needs page.js and api.js.
  */
 (function () {

@@ -1,4 +1,4 @@
-/* Every page is a witness of the journal (issue 34; certificate transparency's gossip is the model).
+/* Every page is a witness of the journal (certificate transparency's gossip is the model).
  * Each picture carries the chain's head at its entry (bank/web/field/payloads.py); the page keeps the
  * newest it saw, per game address, in localStorage. Each time it (re)connects it asks whether the bank's
  * chain still holds the head kept (GET /api/chain/<seq>). A deleted tail, a journal rolled

@@ -19,15 +19,12 @@ from .randombot import random_action
 from .search import search_action
 
 LEVELS = ("random", "easy", "medium", "hard")
-# Every level thinks at most about this long (issue 26: no decision over 2 s on a loaded machine).
-# Issue 32, measured on a Raspberry Pi's budget (a quarter of one core, bench/trias/ladder_pi.py;
-# docs/PERFORMANCE.md, "Trias engine"): easy 0.4 s (was 1.0 s): easy must answer
-# within 0.5 s on a Pi, and greedy stops at its deadline plus one judged move. Medium 0.5 s (was 0.4 s):
-# at 0.4 s a Pi buys it ~30 search iterations and it lost to easy (7 of 16 two-player games in a
-# pilot); at 0.5 s (~70 iterations) it won 34 of 48, and hard beat it in 25 of 43 (58 %); at 0.6-1.0 s
-# hard beat it in only 19 of 39. No medium budget met both rungs' 65 % in the pilots; 0.5 s is where
-# they come closest. Hard stays 1.5 s (~200 iterations; longest decision 1.62 s on the Pi): the 2 s
-# bound leaves no room for the several times more it would need to pull away from medium.
+# Every level thinks at most about this long: no decision may take over 2 s, on a Raspberry Pi's
+# budget too (a quarter of one core, bench/trias/ladder_pi.py; docs/PERFORMANCE.md, "Trias engine").
+# Easy 0.4 s: easy must answer within 0.5 s on a Pi, and greedy stops at its deadline plus one judged
+# move. Medium 0.5 s: less buys it too few search iterations on a Pi to beat easy, more lets it come
+# level with hard; no medium budget met both rungs' 65 % in the pilots, 0.5 s came closest. Hard 1.5 s:
+# the 2 s bound leaves no room for the several times more it would need to pull away from medium.
 DEFAULT_BUDGET = {"easy": {"seconds": 0.4}, "medium": {"seconds": 0.5}, "hard": {"seconds": 1.5}}
 
 __all__ = ["choose", "LEVELS", "DEFAULT_BUDGET", "random_action", "greedy_action", "search_action"]

@@ -4,8 +4,8 @@ Phase 1 is the one choice with a chance in it: drawing is worth the best drift
 of each landscape, weighted by how many of its cards are still unseen.
 
 Anytime: with `seconds`, the moves are judged in a random order until the time is up
-and the best judged so far is played (issue 26: a 4-player decision took 4.26 s on a
-loaded machine; no level may think over 2 s).
+and the best judged so far is played (judging every move of a 4-player turn
+can take seconds on a loaded machine; no level may think over 2 s).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def phase_one_choice(state: State, unseen, deadline: float | None = None) -> tup
     """(command, {landscape: (value, drift)}): the phase-1 choice and the best drift of each kind.
 
     The drifts the hand card allows (T9, T11) are judged first, so that the answer is legal
-    whenever time runs out, however soon (issue 32: on a short budget greedy played a mountain
+    whenever time runs out, however soon (on a short budget greedy played a mountain
     tile with a steppe card, the move was refused and the computer seat froze the table). The
     other landscapes' drifts are judged next, only to price a draw. Within each group the listing's
     order is kept, so that a game replays the same when no time runs out (a seeded game's computer

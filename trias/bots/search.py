@@ -57,8 +57,8 @@ def search_action(v: dict, rng, seconds: float | None = None, iterations: int | 
     deadline = time.perf_counter() + seconds if seconds is not None else None
     if deadline is not None:
         # Judge the moves at the root first, within half the time: on a loaded machine judging
-        # them all could take the whole budget, and the search would then overrun it (issue 26:
-        # hard took 2.68 s of its 1.5 s at a load of 8 per core).
+        # them all could take the whole budget, and the search would then overrun it
+        # by as much again.
         _ranked(root, determinise(v, rng), rng, root=True, deadline=deadline - seconds / 2)
     else:
         _ranked(root, determinise(v, rng), rng, root=True)
@@ -81,7 +81,7 @@ def search_action(v: dict, rng, seconds: float | None = None, iterations: int | 
 
 
 def _forced(root: Node):
-    """The only legal move, when the root has one: no search can choose another (issue 26: no
+    """The only legal move, when the root has one: no search can choose another (no
     budget spent on a forced move). The root's moves do not depend on the deal: its phase and
     action points are public and its landscape is the seat's own card or the card shown."""
     ranked = list(root.ranked.values())
@@ -102,7 +102,7 @@ def _left(done: int, iterations: int | None, deadline: float | None, started: fl
 
 def _settled(root: Node, left: float) -> bool:
     """Whether the most visited move stays the most visited whatever the remaining iterations do:
-    the rest of the budget would be wasted (issue 26: medium and hard answer sooner when the
+    the rest of the budget would be wasted (medium and hard answer sooner when the
     choice is clear; with an iteration budget the move played is exactly the same)."""
     if left == math.inf:
         return False

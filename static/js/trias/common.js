@@ -104,7 +104,7 @@
     var socket = window.io("/trias", {
       path: TB.url("/socket.io"),
       auth: function (cb) { cb(Object.assign({ after: TT.lastSeq() }, opts.auth)); },
-      // A seat's link also rides in the query (issue 23): the server admits the phone by it,
+      // A seat's link also rides in the query: the server admits the phone by it,
       // before the socket opens, into slots of its own (bank/web/trias/admission.py).
       query: opts.auth && opts.auth.seat ? { seat: opts.auth.seat } : {},
       reconnectionDelayMax: 3000,
@@ -377,7 +377,7 @@
       }
     });
     var bot = /^computer:(\d+)$/.exec(row.actor || "");
-    // A computer seat whose bot failed played a legal move at random (issue 32): the table is told, never left waiting.
+    // A computer seat whose bot failed played a legal move at random: the table is told, never left waiting.
     if (bot && row.command && row.command.fallback) out.push(t("computer_fallback", { name: TT.seatName(p, +bot[1]) }));
     if (TT.lit && TT.lit.stale && Date.now() - TT.lit.at >= LIT_MS) TT.lit = null;
     return out.length ? out.join(" · ") : null;

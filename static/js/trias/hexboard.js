@@ -231,7 +231,7 @@
   /**
    * Each seat's herds on one place as a cube with its count; swimmers get a wave under them. The
    * group's tap target is its whole hex (a transparent hexagon under the cubes), not the cubes
-   * alone: a finger meant for a herd lands on it anywhere on its place (issue 32). One or two seats'
+   * alone: a finger meant for a herd lands on it anywhere on its place. One or two seats'
    * cubes are drawn bigger, so the count reads on a phone.
    */
   function cubes(counts, c, swimming, key) {

@@ -1,4 +1,4 @@
-/* The mirror tablet's recording (issue 32): the physical table's moves are recorded by tapping the
+/* The mirror tablet's recording: the physical table's moves are recorded by tapping the
  * board as a phone plays, with the phone's confirm bar: tap the piece, tap where it went, read the
  * sentence, confirm. Nothing is recorded by a single tap. In phase 1 the tile's landscape names the
  * card played (T9), or the card is named first with its button; a card drawn, a card played with no

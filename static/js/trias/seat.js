@@ -1,5 +1,5 @@
-/* A player's phone, board first (issue 26): their own hand card (nobody else gets it), the turn,
- * then the board, zoomed so a hex is a thumb's width (issue 32) with the player's pieces in the
+/* A player's phone, board first: their own hand card (nobody else gets it), the turn,
+ * then the board, zoomed so a hex is a thumb's width with the player's pieces in the
  * middle. Tap a herd or a tile: where it may go lights up, one kind of move at a time; tap one:
  * a one-line confirm in the bar fixed at the bottom, which also holds the next required action
  * (draw a card, end the turn) and Undo, so no phase change scrolls them out of view. The list of
@@ -49,7 +49,7 @@
     draw();
   }
 
-  /* ---- zoom and pan (issue 32): a hex is at least a thumb's width (48 px) unless the whole board
+  /* ---- zoom and pan: a hex is at least a thumb's width (48 px) unless the whole board
    * fits the phone that way; + and − step through 48, 64 and 88 px hexes and the whole board; the
    * box pans both ways and fits between the zoom's row and the bar at the bottom (trias.css) ---- */
   var HEXES = [48, 64, 88], HEX_UNITS = 10 * Math.sqrt(3) * 0.97;  // a hex's width in the board's units (hexboard.js)

@@ -1,6 +1,6 @@
 /* The board page: the shared screen of a game (tablet on the table, TV). Taps preview where a
  * tile may drift or a herd may move. In mirror mode it also records the physical table's moves as a
- * phone plays (mirror.js, issue 32): tap the piece, tap its new place, confirm in the bar at the
+ * phone plays (mirror.js): tap the piece, tap its new place, confirm in the bar at the
  * bottom; an illegal move is refused with its rule.
  */
 (function () {
@@ -24,7 +24,7 @@
 
   /** The places lit up for the current selection, and the hint under the board. */
   function marks() {
-    // A TV is never told to tap (issue 32): only the mirror tablet, where a person records, has the idle hint.
+    // A TV is never told to tap: only the mirror tablet, where a person records, has the idle hint.
     var v = p().view, out = { selected: sel.tile, targets: [], soft: [] }, hint = mirror ? t("tap_tile") : "";
     var named = sel.tile ? TT.placeWords(sel.tile, tileAt(sel.tile)) : "";  // the tapped tile in words, not "q,r"
     if (sel.tile && v.phase === "start") {

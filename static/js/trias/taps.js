@@ -1,7 +1,7 @@
-/* Board-first play on a seat's phone (issue 26): the legal moves grouped by the place they start
+/* Board-first play on a seat's phone: the legal moves grouped by the place they start
  * from (a tile that drifts, a herd's tile, a swimmer), so a tap on the board chooses a piece, lights
  * where it may go, and a second tap names the move for the one-line confirm. A tile holding the
- * player's herd starts two kinds of move (issue 32): its herds' steps and births (1 action point)
+ * player's herd starts two kinds of move: its herds' steps and births (1 action point)
  * and its drift (3, T12); a tap lights one kind, the herds' first, and the bar offers the other.
  * No network: seat.js and mirror.js (the mirror tablet) draw and send; TT.Taps.bar makes the
  * bar's sentence and buttons for both. Needs common.js (window.TT). Defines TT.Taps.

@@ -1,4 +1,4 @@
-/* The board page's last moves in words (issue 32): a place is named as people see it on the
+/* The board page's last moves in words: a place is named as people see it on the
  * screen, by its landscape, its side of the South Pole and its ring ("woods north-east of the pole
  * (ring 2)"), never by the coordinates the board no longer shows. A herd's step or a rescue names
  * where it lands from where it was ("steppe to the east"). The landscape is the one the place had
