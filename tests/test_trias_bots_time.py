@@ -61,10 +61,11 @@ def _hardest_positions(players: int, seed: int) -> list:
     return [first] + [s for _, _, s in seen[:2]]
 
 
-def _timed(state, level: str) -> float:
+def _timed(state, level: str) -> tuple:
+    """(seconds, command) of one decision at the level's real budget."""
     started = time.perf_counter()
-    choose(trias.view(state, state.current), level, DEFAULT_BUDGET[level], random.Random(1))
-    return time.perf_counter() - started
+    command = choose(trias.view(state, state.current), level, DEFAULT_BUDGET[level], random.Random(1))
+    return time.perf_counter() - started, command
 
 
 @pytest.mark.parametrize("level", ["easy", "medium", "hard"])
@@ -72,11 +73,12 @@ def test_no_level_thinks_over_two_seconds_at_2_to_5_players_with_both_cores_busy
     slowest = (0.0, None)
     for players in (2, 3, 4, 5):
         for state in _hardest_positions(players, seed=players * 7):
-            # Twice, the shorter counted: a machine this loaded can stall a process for seconds now
-            # and then (seen once in CI: 5.3 s for a decision whose work takes milliseconds); a level
-            # with no bound (greedy before) is slow both times.
-            took = min(_timed(state, level) for _ in range(2))
-            command = choose(trias.view(state, state.current), level, DEFAULT_BUDGET[level], random.Random(1))
+            # Over the bound, once more, the shorter counted: a machine this loaded can stall a process
+            # for seconds now and then (seen once in CI: 5.3 s for a decision whose work takes
+            # milliseconds); a level with no bound (greedy before) is slow both times.
+            took, command = _timed(state, level)
+            if took >= BOUND_SECONDS:
+                took = min(took, _timed(state, level)[0])
             assert trias.is_legal(state, command)
             slowest = max(slowest, (took, (players, state.phase)), key=lambda t: t[0])
     assert slowest[0] < BOUND_SECONDS, f"{level} took {slowest[0]:.2f} s at {slowest[1]}"

@@ -85,6 +85,7 @@ TARGET_RATE = 0.65        # issue 32: each level beats the one below in >= 65 % 
 TARGET_HARD_EASY = 0.80   # hard beats greedy in >= 80 %
 TARGET_N = 100            # per 2-player cell
 BOUND_S = {"easy": 0.5, "any": 2.0}   # every decision <= 2 s at the Pi budget, easy <= 0.5 s
+TURN_BOUND_S = dict(bots.TURN_BOUND)   # a whole computer turn: hard <= 5 s, easy <= 2 s
 
 
 def cell_name(cell: tuple) -> str:
@@ -153,8 +154,9 @@ def play(job: dict, counter: list) -> dict:
     rng = random.Random(job["seed"] * 10 + job["seat"])
     levels = [tested if s == job["seat"] else below for s in range(players)]
     budgets = job["budgets"]
-    decisions = {level: {"wall": [], "cpu": [], "it": []} for level in set(levels)}
+    decisions = {level: {"wall": [], "cpu": [], "it": [], "turns": []} for level in set(levels)}
     fallbacks, started, cpu0 = 0, time.perf_counter(), time.process_time()
+    turn_of = None  # (seat, turn) of the decisions summed into the level's last turn time
     while state.phase != "over":
         level = levels[state.current]
         counter[0] = 0
@@ -163,6 +165,11 @@ def play(job: dict, counter: list) -> dict:
         wall, cpu = time.perf_counter() - t, time.process_time() - c
         d = decisions[level]
         d["wall"].append(round(wall, 4))
+        if state.phase in ("start", "drift", "actions"):  # a whole turn: what the table waits for (placements apart)
+            if turn_of != (state.current, state.turn):
+                turn_of = (state.current, state.turn)
+                d["turns"].append(0.0)
+            d["turns"][-1] = round(d["turns"][-1] + wall, 4)
         d["cpu"].append(round(cpu, 4))
         if level in ("medium", "hard"):
             d["it"].append(counter[0])
@@ -459,19 +466,22 @@ def report(logs: list) -> dict:
     for r in kept_games:
         for level, d in r["decisions"].items():
             for key in (level, f"{level}@{r['players']}p"):
-                slot = levels.setdefault(key, {"wall": [], "cpu": [], "it": []})
-                for k in ("wall", "cpu", "it"):
-                    slot[k] += d[k]
+                slot = levels.setdefault(key, {"wall": [], "cpu": [], "it": [], "turns": []})
+                for k in ("wall", "cpu", "it", "turns"):
+                    slot[k] += d.get(k, [])
     timing = {}
     for key in sorted(levels, key=lambda k: (["random", "easy", "medium", "hard"].index(k.split("@")[0]), k)):
-        w, c, it = levels[key]["wall"], levels[key]["cpu"], levels[key]["it"]
+        w, c, it, turns = levels[key]["wall"], levels[key]["cpu"], levels[key]["it"], levels[key]["turns"]
         level = key.split("@")[0]
         bound = BOUND_S.get(level, BOUND_S["any"])
         over = [(x, y) for x, y in zip(w, c) if x > bound]
         timing[key] = {"decisions": len(w), "median_s": pct(w, 50), "p99_s": pct(w, 99), "max_s": max(w),
                        "cpu_median_s": pct(c, 50), "bound_s": bound, "over_bound": len(over),
                        "over_bound_cpu_share": [round(y / x, 3) for x, y in over],
-                       "iterations_median": pct(it, 50), "iterations_p1": pct(it, 1)}
+                       "iterations_median": pct(it, 50), "iterations_p1": pct(it, 1),
+                       "turns": len(turns), "turn_median_s": pct(turns, 50), "turn_p99_s": pct(turns, 99),
+                       "turn_max_s": max(turns) if turns else None, "turn_bound_s": TURN_BOUND_S.get(level),
+                       "turns_over_bound": sum(1 for x in turns if x > TURN_BOUND_S.get(level, math.inf))}
     cal = [r for r in lines if r["kind"] == "calibration"]
     calibration = {"samples": len(cal),
                    "before": [r["factor"] for r in cal if r.get("phase") == "before"],
@@ -492,6 +502,8 @@ def label(level: str, budget: dict | None) -> str:
         return level
     if budget.get("iterations"):
         return f"{level} ({budget['iterations']} it.)"
+    if budget.get("turn"):
+        return f"{level} ({budget['turn']:g} s a turn{', reuse' if budget.get('reuse') else ''})"
     return f"{level} ({budget['seconds']:g} s)" if budget.get("seconds") else f"{level} (no bound)"
 
 
@@ -536,6 +548,13 @@ def render(data: dict) -> str:
         its = f"{t['iterations_median']} / {t['iterations_p1']}" if t["iterations_median"] is not None else "-"
         out.append(f"| {key} | {t['decisions']} | {t['median_s']:.3f} s | {t['p99_s']:.3f} s | {t['max_s']:.3f} s | "
                    f"{t['bound_s']} s | {t['over_bound']} | {t['cpu_median_s']:.3f} s | {its} |")
+    out.append("")
+    out.append("| level | whole turns | median | p99 | max | bound | over |")
+    out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for key, t in data["decisions"].items():
+        if t.get("turns"):
+            out.append(f"| {key} | {t['turns']} | {t['turn_median_s']:.3f} s | {t['turn_p99_s']:.3f} s | "
+                       f"{t['turn_max_s']:.3f} s | {t['turn_bound_s'] or '-'} s | {t['turns_over_bound']} |")
     extra = [f"{r['cell']}: {r['dropped_after_gap']} finished games after an unfinished one not counted"
              for r in data["cells"] if r["dropped_after_gap"]]
     extra += [f"{r['cell']}: {r['fallbacks']} illegal proposals replaced" for r in data["cells"] if r["fallbacks"]]

@@ -5,8 +5,9 @@
 Levels: "random" (a random legal move), "easy" (greedy: one move of
 look-ahead with a heuristic), "medium" and "hard" (information-set Monte Carlo
 tree search over determinised hands and deck, with a smaller or larger budget).
-A budget is {"seconds": s} or {"iterations": n}; a full state may be passed
-instead of a view, and the bot then looks only at what that seat may see.
+A budget is {"seconds": s} or {"iterations": n}, or {"turn": t, "seconds": s} for a share of a
+whole turn's t seconds (turn.py); a full state may be passed instead of a view, and the bot then
+looks only at what that seat may see.
 """
 
 from __future__ import annotations
@@ -17,17 +18,23 @@ from .determinise import as_view, determinise, unseen_cards
 from .greedy import greedy_action
 from .randombot import random_action
 from .search import search_action
+from .turn import decision_budget
 
 LEVELS = ("random", "easy", "medium", "hard")
-# Every level thinks at most about this long: no decision may take over 2 s, on a Raspberry Pi's
-# budget too (a quarter of one core, bench/trias/ladder_pi.py; docs/PERFORMANCE.md, "Trias engine").
-# Easy 0.4 s: easy must answer within 0.5 s on a Pi, and greedy stops at its deadline plus one judged
-# move. Medium 0.5 s: less buys it too few search iterations on a Pi to beat easy, more lets it come
-# level with hard; no medium budget met both rungs' 65 % in the pilots, 0.5 s came closest. Hard 1.5 s:
-# the 2 s bound leaves no room for the several times more it would need to pull away from medium.
-DEFAULT_BUDGET = {"easy": {"seconds": 0.4}, "medium": {"seconds": 0.5}, "hard": {"seconds": 1.5}}
+# Seconds each level may think: per decision ("seconds"), and per whole turn ("turn", shared among the
+# turn's decisions by turn.py) where a table waits for all of a computer seat's actions. Measured on a
+# Raspberry Pi's budget (a quarter of one core, bench/trias/ladder_pi.py; docs/PERFORMANCE.md,
+# "Trias engine"): a turn must take at most 2 s at easy and 5 s at hard. Greedy stops at its deadline
+# plus one judged move, the search at its deadline plus one iteration, so each turn budget leaves room
+# for one overrun per decision. Easy keeps 0.4 s for the first decision (phase 1, where most moves are
+# judged). Medium stays 0.5 s a decision (3 s at most a turn): with less, a Pi buys it too few
+# iterations to beat easy. Hard keeps the subtree of the move it plays for its next decision ("reuse"),
+# so a turn's later actions start from what its first search learnt of them.
+DEFAULT_BUDGET = {"easy": {"turn": 1.5, "seconds": 0.4}, "medium": {"seconds": 0.5},
+                  "hard": {"turn": 4.2, "seconds": 1.5, "reuse": True}}
+TURN_BOUND = {"easy": 2.0, "hard": 5.0}  # seconds a table may wait for a whole computer turn on a Pi
 
-__all__ = ["choose", "LEVELS", "DEFAULT_BUDGET", "random_action", "greedy_action", "search_action"]
+__all__ = ["choose", "LEVELS", "DEFAULT_BUDGET", "TURN_BOUND", "random_action", "greedy_action", "search_action"]
 
 
 def choose(view_or_state, level: str = "medium", budget: dict | None = None, rng=None) -> dict:
@@ -40,6 +47,7 @@ def choose(view_or_state, level: str = "medium", budget: dict | None = None, rng
         raise ValueError(f"there is no move to choose: the game is {'over' if v['phase'] == 'over' else 'not set up'}")
     if level == "random":
         return random_action(determinise(v, rng), rng)
+    budget = decision_budget(v, budget or DEFAULT_BUDGET[level])
     if level == "easy":
-        return greedy_action(determinise(v, rng), rng, unseen_cards(v), (budget or DEFAULT_BUDGET["easy"]).get("seconds"))
-    return search_action(v, rng, **(budget or DEFAULT_BUDGET[level]))
+        return greedy_action(determinise(v, rng), rng, unseen_cards(v), budget.get("seconds"))
+    return search_action(v, rng, **budget)

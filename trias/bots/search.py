@@ -8,16 +8,23 @@ so a few hundred iterations go deep into good turns instead of wide into poor
 ones. The tree holds this seat's turn and, up to `horizon` turns, the next
 seats' replies, each seat choosing for itself. A leaf is valued by ending the
 turn under way there (phases 3 and 4, T14/T15) and judging with the heuristic.
+
+With `reuse` (time budgets only), the subtree under the move played is kept for the seat's next
+decision, keyed by the view that move leads to: a turn's later actions start from what the first
+search learnt of them instead of from nothing. A move that shows a card leads to a view the kept
+tree matches only if the card shown is the one its deal assumed; otherwise the tree is not found.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import time
 
 from ..engine import advance
 from ..legal import drift_pairs, drift_landscape
 from ..listing import legal_actions
+from ..view import view
 from .determinise import determinise, unseen_cards
 from .greedy import greedy_action
 from .heuristic import values
@@ -26,6 +33,8 @@ from .randombot import random_action
 EXPLORE = 0.5   # UCB1 exploration constant, on values squashed to 0..1
 SCALE = 4.0     # points of lead that make a value of about 0.73
 DRIFTS = 40     # drifts ranked per node at most (a sample when there are more)
+KEPT = 32       # subtrees kept for next decisions at most (several games, several computer seats)
+_KEPT: dict = {}  # view as JSON -> the Node under the move that led to it
 
 
 class Node:
@@ -47,11 +56,15 @@ def key_of(command: dict) -> tuple:
 
 
 def search_action(v: dict, rng, seconds: float | None = None, iterations: int | None = None,
-                  horizon: int = 2) -> dict:
+                  horizon: int = 2, reuse: bool = False) -> dict:
     """The most visited move after `iterations` iterations or `seconds` of search."""
     if v["phase"] == "place":
         return greedy_action(determinise(v, rng), rng, unseen_cards(v), seconds)
-    root = Node()
+    # Only with a time budget: an iterations budget promises the same move for the same position,
+    # whatever this process searched before.
+    reuse = reuse and iterations is None
+    root = (_KEPT.pop(_key(v), None) if reuse else None) or Node()
+    root.ranked.clear()  # a kept node's moves were ranked as an inner node: from a sample of drifts
     if iterations is None and seconds is None:
         seconds = 1.0
     deadline = time.perf_counter() + seconds if seconds is not None else None
@@ -77,7 +90,24 @@ def search_action(v: dict, rng, seconds: float | None = None, iterations: int | 
             break
     best = max(root.children.values(), key=lambda child: child.visits)
     key = next(k for k, child in root.children.items() if child is best)
-    return dict(_command(root, key))
+    command = dict(_command(root, key))
+    if reuse:
+        _keep(v, command, best, rng)
+    return command
+
+
+def _key(v: dict) -> str:
+    return json.dumps(v, sort_keys=True, separators=(",", ":"))
+
+
+def _keep(v: dict, command: dict, child: Node, rng) -> None:
+    """Keep `child` for the seat's next decision, if the move leaves the turn (and so the seat) to play."""
+    _, after = advance(determinise(v, rng), command)
+    if after.phase not in ("drift", "actions") or after.current != v["seat"] or not child.visits:
+        return
+    if len(_KEPT) >= KEPT:
+        _KEPT.clear()
+    _KEPT[_key(view(after, v["seat"]))] = child
 
 
 def _forced(root: Node):

@@ -1,0 +1,138 @@
+"""A table waits a bounded time for a computer seat's whole turn, not just for each of its decisions.
+
+A turn holds up to six decisions (play or draw, the drawn card's drift, one per action point,
+T9-T15). At 1.5 s a decision, hard made a person wait 9 s for one turn on a Raspberry Pi, easy
+2.4 s at 0.4 s. A turn budget is shared among the turn's decisions (trias/bots/turn.py) so that
+their sum stays within it whatever the turn holds; checked here on every turn of seeded games at
+2-5 players, on the seconds each decision is given (the time it takes past that is the overrun
+the bounds leave room for, measured at the Pi budget by bench/trias/ladder_pi.py).
+
+Hard keeps the subtree of the move it played for its next decision: checked to be found and used
+within a turn, never to change an iterations budget's move, and to answer legal moves all game long
+even when the time left for a decision is near nothing.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import trias
+from trias.bots import DEFAULT_BUDGET, TURN_BOUND, choose, search
+from trias.bots.randombot import random_action
+from trias.bots.turn import decision_budget, decisions_left, most_decisions
+
+# Time past a decision's deadline (one judged move for greedy, one iteration for the search), with room:
+# at the Pi budget the 99th percentile was 0.02 s (easy) and 0.07 s (hard), the largest of 35,404
+# decisions 0.10 s and 0.21 s; the whole turns' own longest is measured by bench/trias/ladder_pi.py.
+OVERRUN = {"easy": 0.05, "hard": 0.1}
+
+
+def turns_of_a_game(players: int, seed: int) -> list:
+    """Each turn of one random game: the views of its decisions, in order."""
+    state, _ = trias.new_game(players, seed)
+    rng = random.Random(seed)
+    turns, key = [], None
+    while state.phase != "over":
+        if state.phase in ("start", "drift", "actions"):
+            if key != (state.current, state.turn):
+                key = (state.current, state.turn)
+                turns.append([])
+            turns[-1].append(trias.view(state, state.current))
+        _, state = trias.handle(state, random_action(state, rng))
+    return turns
+
+
+def the_longest_turn(players: int) -> list:
+    """Views along a turn with every decision it can hold: draw, drift, then one action per point."""
+    for seed in range(40):
+        state, _ = trias.new_game(players, seed)
+        rng = random.Random(seed)
+        while state.phase != "over":
+            if state.phase == "start" and state.deck and state.deck[0] != "meteorite":
+                views = [trias.view(state, state.current)]
+                _, state = trias.handle(state, {"type": "draw"})
+                while state.phase in ("drift", "actions") and len(views) < most_decisions(players):
+                    views.append(trias.view(state, state.current))
+                    moves = [c for c in trias.legal_actions(state) if c["type"] in ("move", "reproduce")]
+                    if not moves and state.phase != "drift":
+                        break
+                    _, state = trias.handle(state, moves[0] if moves else random_action(state, rng))
+                if len(views) == most_decisions(players):
+                    return views
+            _, state = trias.handle(state, random_action(state, rng))
+    raise AssertionError("no turn of six decisions in 40 games")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.parametrize("level", ["easy", "hard"])
+def test_a_whole_turns_seconds_stay_within_the_tables_bound(level, players):
+    budget = DEFAULT_BUDGET[level]
+    worst = the_longest_turn(players)
+    given = [decision_budget(v, budget)["seconds"] for v in worst]
+    # The turn with the most decisions: their seconds and one overrun each stay within the bound.
+    assert sum(given) + OVERRUN[level] * len(given) <= TURN_BOUND[level], (level, players, given)
+    for seed in range(3):
+        for views in turns_of_a_game(players, seed):
+            given = [decision_budget(v, budget)["seconds"] for v in views]
+            assert sum(given) <= budget["turn"] + 1e-9, (level, players, seed, views[0]["turn"], given)
+            assert all(0 < g <= budget["seconds"] for g in given)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_each_decision_leaves_fewer_decisions_to_the_turn(players):
+    """What the bound rests on: a decision lowers the most decisions left in its turn, by one at least."""
+    for seed in range(4):
+        for views in turns_of_a_game(players, seed):
+            left = [decisions_left(v) for v in views]
+            assert all(a > b for a, b in zip(left, left[1:])), (players, seed, left)
+            assert left[0] <= most_decisions(players)
+
+
+def test_a_turn_budget_of_nothing_still_answers_legal_moves_all_game():
+    """Cut to nothing, a turn budget gives each decision no time: every level still holds a legal move."""
+    for level in ("easy", "medium", "hard"):
+        for players in (2, 4):
+            state, _ = trias.new_game(players, 3)
+            rng = random.Random(players)
+            while state.phase != "over":
+                command = choose(trias.view(state, state.current), level, {"turn": 0.0, "reuse": True}, rng)
+                assert trias.is_legal(state, command), (level, players, state.phase, command)
+                _, state = trias.handle(state, command)
+
+
+def test_hard_keeps_its_tree_for_the_next_action_of_its_turn():
+    state, _ = trias.new_game(2, 5)
+    rng = random.Random(5)
+    while state.phase != "actions" or state.ap < 3:
+        _, state = trias.handle(state, random_action(state, rng))
+    search._KEPT.clear()
+    command = choose(trias.view(state, state.current), "hard", {"seconds": 0.3, "reuse": True}, random.Random(1))
+    _, after = trias.handle(state, command)
+    if after.phase == "actions" and after.current == state.current:
+        kept = search._KEPT.get(search._key(trias.view(after, after.current)))
+        assert kept is not None and kept.visits > 0
+        choose(trias.view(after, after.current), "hard", {"seconds": 0.05, "reuse": True}, random.Random(2))
+        assert search._key(trias.view(after, after.current)) not in search._KEPT  # taken, not copied
+    else:
+        assert command["type"] in ("end_turn", "drift"), command  # the turn is over: nothing to keep
+
+
+def test_an_iterations_budget_plays_the_same_move_whatever_was_searched_before():
+    """A seeded game's computer moves replay the same: an iterations budget never starts from a kept tree."""
+    state, _ = trias.new_game(3, 8)
+    rng = random.Random(8)
+    while state.phase != "actions" or state.ap < 4:
+        _, state = trias.handle(state, random_action(state, rng))
+    search._KEPT.clear()
+    played = choose(trias.view(state, state.current), "hard", {"seconds": 0.3, "reuse": True}, random.Random(9))
+    _, after = trias.handle(state, played)
+    key = search._key(trias.view(after, after.current))
+    assert key in search._KEPT  # four points left: the turn goes on after one action
+    kept = search._KEPT[key]
+    with_tree = choose(trias.view(after, after.current), "hard", {"iterations": 30, "reuse": True}, random.Random(4))
+    assert search._KEPT.get(key) is kept  # not taken
+    search._KEPT.clear()
+    without = choose(trias.view(after, after.current), "hard", {"iterations": 30, "reuse": True}, random.Random(4))
+    assert with_tree == without
