@@ -90,14 +90,18 @@ def test_each_decision_leaves_fewer_decisions_to_the_turn(players):
             assert left[0] <= most_decisions(players)
 
 
-def test_a_turn_budget_of_nothing_still_answers_legal_moves_all_game():
-    """Cut to nothing, a turn budget gives each decision no time: every level still holds a legal move."""
+@pytest.mark.parametrize("turn", [0.0, 0.02, 0.1])
+def test_a_turn_budget_cut_to_nearly_nothing_still_answers_legal_moves_all_game(turn):
+    """Cut to (nearly) nothing, a turn budget gives each decision no time, or time for a few iterations
+    whose last is dropped at the deadline (and its node, kept for the next action, has no visit):
+    every level still holds a legal move, at every decision of whole games."""
     for level in ("easy", "medium", "hard"):
         for players in (2, 4):
             state, _ = trias.new_game(players, 3)
             rng = random.Random(players)
+            search._KEPT.clear()
             while state.phase != "over":
-                command = choose(trias.view(state, state.current), level, {"turn": 0.0, "reuse": True}, rng)
+                command = choose(trias.view(state, state.current), level, {"turn": turn, "reuse": True}, rng)
                 assert trias.is_legal(state, command), (level, players, state.phase, command)
                 _, state = trias.handle(state, command)
 

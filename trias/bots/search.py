@@ -161,10 +161,13 @@ def _iterate(root: Node, state, rng, horizon: int, deadline: float | None = None
         options = ranked[:allowed]
         for k, _ in options:
             node.avail[k] = node.avail.get(k, 0) + 1
-        fresh = [(k, c) for k, c in options if k not in node.children]
+        # A child without a visit (its iteration was dropped at a deadline, maybe in the search whose
+        # tree was kept) is new again: UCB needs a visit.
+        fresh = [(k, c) for k, c in options if k not in node.children or not node.children[k].visits]
         if fresh:
             k, command = fresh[0]
-            child = node.children[k] = Node()
+            child = node.children.get(k) or Node()
+            node.children[k] = child
         else:
             k, command = max(options, key=lambda kc: _ucb(node, kc[0]))
             child = node.children[k]
