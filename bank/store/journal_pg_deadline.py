@@ -2,8 +2,8 @@
 
 A network cut drops packets and closes nothing. The connection's TCP settings (journal_pg_connect.py:
 5 s user timeout, keepalives) bound a socket, not a request: a statement sent and acknowledged
-before the cut waited for keepalives to fail, and a command took 43.5 s in one measured cut while
-/readyz and the pages waited with it. PostgreSQL's own timeouts (statement_timeout, lock_timeout,
+before the cut waits for keepalives to fail, tens of seconds in a measured cut, while /readyz and
+the pages wait with it. PostgreSQL's own timeouts (statement_timeout, lock_timeout,
 set at connect) bound what the server does, but a server that cannot be reached sends nothing.
 
 So a round trip on the command path runs under `deadline(conn)`: one watchdog thread per process

@@ -1,5 +1,5 @@
-/* On a phone the result banner sticks to an edge of the screen: it used to lie over the top of the
- * screen, where the resource buttons just scrolled to were. It now takes the top
+/* On a phone the result banner sticks to an edge of the screen, never over the
+ * resource buttons just scrolled to: it takes the top
  * or the bottom edge, whichever leaves the group of buttons last touched uncovered; the buttons
  * themselves never move (a second tap lands where the first did).
  * Loaded after board_labels.js (W.banner) on the pages that book: console and fight.

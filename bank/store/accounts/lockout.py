@@ -36,7 +36,7 @@ CLIENT_MAX_FAILURES = 20
 ACCOUNT = "account:"
 ACCOUNT_MAX_FAILURES = 20
 # Each scrypt hash holds about 32 MB (werkzeug's n=2**15, r=8) while it runs: 60
-# log-ins at once took the server from 46 MB to 1.6 GB. Two at a time cost about
+# log-ins at once would take a server of ~50 MB past 1.5 GB. Two at a time cost about
 # 64 MB, safe on a 2 GB Raspberry Pi, and use both cores of a small machine. A device the
 # account logged in on before hashes in its account's lane beside them (bank/web/access/hash_lanes.py):
 # one more hash per account logging in on a trusted device at that moment (the lead's few accounts).
