@@ -180,6 +180,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--separate", action="store_true",
                         help="pages of the script before issue 27: separate public/team/journal messages")
+    parser.add_argument("--record", action="store_true",
+                        help="keep the largest compressed room's figure as the last measured (bench/results/06_bytes.json), "
+                             "then make docs/PERFORMANCE.md's table again with bench/record.py")
     args = parser.parse_args()
     results = []
     for n in (int(x) for x in args.clients.split(",")):
@@ -189,6 +192,21 @@ def main() -> None:
     print(report(results, sys.argv[1:]))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
+    if args.record:
+        keep(results, sys.argv[1:])
+
+
+def keep(results: list, args: list) -> None:
+    """P9's row of docs/PERFORMANCE.md: the largest room of pages offering compression, as browsers do."""
+    import record  # bench/record.py, beside this script
+    big = max((r for r in results if r["deflate"]), key=lambda r: r["clients"])
+    w = big["window"]
+    total = (w["down"] + w["up"] + w["tcpip_down"] + w["tcpip_up"]) / max(1, big["booked"])
+    row = {"figure": f"P9: bytes per booked command, both ways, {big['clients']} pages", "value": round(total / 1024, 1),
+           "unit": "KB", "goal": "<=", "limit": 150}
+    command = " ".join([".venv/bin/python", "bench/bench_bytes.py", *(a for a in args if a != "--record")])
+    print(record.record("06_bytes", [row], command=command, measured=f"{time.strftime('%Y-%m-%d')}, {machine()}"))
+    record.main_table()
 
 
 if __name__ == "__main__":

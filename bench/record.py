@@ -96,6 +96,11 @@ def record(name: str, rows: list[dict], command: str, measured: str, folder: Pat
     return path
 
 
+def main_table() -> None:
+    """Make the page's table again from the files, as `bench/record.py` does."""
+    PAGE.write_text(page_with_table(PAGE.read_text(encoding="utf-8"), load()), encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only say whether the page's table is the files'")
@@ -107,7 +112,7 @@ def main() -> int:
             print(f"{PAGE.relative_to(ROOT)}: its table is not bench/results/*.json; run bench/record.py")
             return 1
         return 0
-    PAGE.write_text(new, encoding="utf-8")
+    main_table()
     return 0
 
 
