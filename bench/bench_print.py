@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import platform
 import statistics
 import sys
@@ -71,6 +72,9 @@ def main(argv=None) -> int:
     """Run the pack and the floor `--repeat` times; print medians and the ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--record", action="store_true",
+                        help="keep the ratio as the last measured (bench/results/12_print.json) and make "
+                             "docs/PERFORMANCE.md's table again")
     args = parser.parse_args(argv)
     config = load_config(ROOT / "config.toml")
     with tempfile.TemporaryDirectory() as tmp:
@@ -101,6 +105,15 @@ def main(argv=None) -> int:
     print(f"whole pack: {len(per_doc)} PDFs, {pages} pages, {total * 1000:.0f} ms")
     print(f"floor (bare canvas, {pages} pages, one string each): {base * 1000:.1f} ms")
     print(f"ratio pack / floor: {total / base:.0f}x")
+    if args.record:
+        import record  # bench/record.py, beside this script
+        row = {"figure": "Print pack (every sheet, French), x a bare canvas of as many pages",
+               "value": round(total / base), "unit": "x", "goal": None, "limit": None}
+        measured = (f"{time.strftime('%Y-%m-%d')}, {len(per_doc)} PDFs, {pages} pages, {total * 1000:.0f} ms, "
+                    f"median of {args.repeat}, load {os.getloadavg()[0]:.0f}")
+        print(record.record("12_print", [row], command=f".venv/bin/python bench/bench_print.py --repeat {args.repeat}",
+                            measured=measured))
+        record.main_table()
     return 0
 
 

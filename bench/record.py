@@ -89,10 +89,17 @@ def page_with_table(text: str, rows: list[dict]) -> str:
 
 
 def record(name: str, rows: list[dict], command: str, measured: str, folder: Path = RESULTS) -> Path:
-    """Write a bench's figures as the last measured ones (the page's table is then made again)."""
+    """Keep a bench's figures as the last measured ones: a row of the same figure is replaced, the file's
+    other rows (another command's) stay. Then make the page's table again (main_table)."""
     path = folder / f"{name}.json"
-    path.write_text(json.dumps({"command": command, "measured": measured, "rows": rows},
-                               indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    data = (json.loads(path.read_text(encoding="utf-8")) if path.is_file()
+            else {"command": command, "measured": measured, "rows": []})
+    new = [{**row, "command": command, "measured": measured} for row in rows]
+    figures = {row["figure"] for row in new}
+    kept = [row for row in data["rows"] if row["figure"] not in figures]
+    at = next((i for i, row in enumerate(data["rows"]) if row["figure"] in figures), len(kept))
+    data["rows"] = kept[:at] + new + kept[at:]
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
 

@@ -76,6 +76,17 @@ def test_a_results_file_a_bench_records_lands_in_the_table(tmp_path):
     assert "old table" not in made and "| pages kept | = 200 | 200 | yes |" in made and made.endswith("rest\n")
 
 
+def test_a_bench_recording_again_replaces_its_own_figure_and_keeps_the_others(tmp_path):
+    record = record_module()
+    first = [{"figure": "a", "value": 1, "unit": "", "goal": None, "limit": None},
+             {"figure": "b", "value": 2, "unit": "", "goal": None, "limit": None}]
+    record.record("x", first, command="bench/one.py", measured="monday", folder=tmp_path)
+    record.record("x", [{**first[0], "value": 3}], command="bench/two.py", measured="tuesday", folder=tmp_path)
+    rows = record.load(tmp_path)
+    assert [(r["figure"], r["value"], r["command"], r["measured"]) for r in rows] == [
+        ("a", 3, "bench/two.py", "tuesday"), ("b", 2, "bench/one.py", "monday")]
+
+
 def reliability_rows() -> list[str]:
     text = RELIABILITY.read_text(encoding="utf-8")
     table = text.split("## Guarantees", 1)[1].split("\n## ", 1)[0]
