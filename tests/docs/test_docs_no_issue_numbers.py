@@ -1,4 +1,4 @@
-"""The code's comments say why in its own words: no issue numbers in bank/, trias/, printables/, static/, templates/.
+"""No issue numbers in the code's comments (bank/, trias/, printables/, static/, templates/) nor in the docs.
 
 An issue number tells the reader nothing without the tracker, and goes stale when the code moves on;
 the history is in git (`git log -S`). A comment that needs the story says it in a sentence.
@@ -31,6 +31,13 @@ def test_no_issue_number_in_the_codes_comments():
             if ISSUE.search(line) or (path.suffix != ".css" and HASH_NUMBER.search(line)):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
     assert not found, "say why in the code's words, not by issue number:\n" + "\n".join(found)
+
+
+def test_no_issue_number_in_the_docs_a_user_reads():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    found = [f"{page.relative_to(ROOT)}:{number}: {line.strip()[:100]}" for page in pages
+             for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1) if ISSUE.search(line)]
+    assert not found, "the docs say what is, not which issue made it:\n" + "\n".join(found)
 
 
 def test_the_patterns_catch_what_they_are_for():
