@@ -1,6 +1,6 @@
 """Terrabank: the central bank of the terraforming field game, and the table companion of Trias.
 
-The house has one room per layer, and imports point one way (tests/test_architecture.py):
+The house has one room per layer, and imports point one way (tests/system/test_architecture.py):
 - bank/game/: the field game's pure rules (commands in, events or a named refusal out);
 - bank/store/: durability for any engine (journals, chain, game file, accounts' rows);
 - bank/services/: the running games (the field game's Bank, Trias games, exports);

@@ -13,7 +13,7 @@ one held in order). A page whose connection dies connects to the survivor, as ng
     .venv/bin/python bench/failover_pages.py --pages 30    # a quicker look
 
 Prints a Markdown table (pages moved, time to catch up, rows lost, out of order, doubled, whole
-pictures asked), the command that reproduces it and the machine. tests/test_failover_pages.py runs
+pictures asked), the command that reproduces it and the machine. tests/system/test_failover_pages.py runs
 the same crowd and asserts the counts.
 """
 

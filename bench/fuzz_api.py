@@ -3,7 +3,7 @@
     .venv/bin/python bench/fuzz_api.py --examples 20000
     .venv/bin/python bench/fuzz_api.py --quick          # 1000 examples
 
-Every example is checked as in tests/test_fuzz_api.py: 200/400/409 only, JSON with a code and a
+Every example is checked as in tests/web/field/test_fuzz_api.py: 200/400/409 only, JSON with a code and a
 sentence, refusals change neither the journal nor the state, invariants hold after accepted ones.
 Prints a Markdown table: the answers seen, failures (must be 0), and the pace as a ratio against a
 floor measured in the same run (the same test client posting one valid command shape).

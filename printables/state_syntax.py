@@ -1,7 +1,7 @@
 """The paper moves as the lead types them back: one example per form, French and English.
 
 Printed on the bank-down page and the ledgers, and shown beside the admin page's batch form; the
-web reads these lines with bank/web/field/paper_syntax.py (tests/test_paper_syntax.py parses every
+web reads these lines with bank/web/field/paper_syntax.py (tests/web/field/test_paper_syntax.py parses every
 one). The examples say the game's own names (config.toml), never a team the game does not have:
 `forms(config)` fills FORMS' fields with its first two teams, its resources, buildings, animals,
 tracks and roles. Kept here because the print pack may not import the web.

@@ -2,7 +2,7 @@
 
 The tests feed it what a Socket.IO test client received and read the picture the page
 would show. Patches are applied with bank/delta.apply, the same as static/js/delta.js
-(tests/test_browser_delta.py checks the two agree).
+(tests/web/push/test_browser_delta.py checks the two agree).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ program with the number of tests it skipped, and the one `sudo apt-get install` 
 would run them.
 
 TERRABANK_TESTS_PRETEND_MISSING=chromium,initdb makes those look missing: only
-tests/test_optional_imports.py sets it, to check this summary on a machine that has them all.
+tests/system/test_optional_imports.py sets it, to check this summary on a machine that has them all.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 sqlite3's trace callback on every connection given, and on every journal reader opened later, notes
 the statements the calling thread runs while `during()` runs its action. Used by
-tests/test_statements_per_command.py (through the real app) and tests/test_optimistic_booking.py
+tests/services/test_statements_per_command.py (through the real app) and tests/services/test_optimistic_booking.py
 (on a Bank).
 """
 

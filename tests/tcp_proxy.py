@@ -5,7 +5,7 @@ connection is closed, as when a phone walks out of Wi-Fi range (nobody is told; 
 browser and the server only notice through their own time-outs). New connections are
 accepted and held the same way. `restore()` forwards again what was held; `restore(drop=
 True)` instead resets every connection opened so far (the access point forgot them),
-so only new connections work. Used by tests/test_faults_network.py.
+so only new connections work. Used by tests/system/test_faults_network.py.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ MAX_PER_TILE = 4  # T2: woods, the roomiest tile, holds 4 herds (T13)
 # Every refusal of a description: a stable code and its English sentence, `{}` fields filled from the
 # refusal's parameters. The pages (templates/trias/score.html, "error.<code>") and the terminal
 # (bank/cli/trias_words.py, "calc_<code>") say the same code in French and Italian from those
-# parameters; tests/test_trias_calculator_words.py walks this table for a sentence in each language.
+# parameters; tests/web/trias/test_trias_calculator_words.py walks this table for a sentence in each language.
 REFUSALS = {
     "not_an_object": 'the description must be a JSON object with a "land_masses" list',
     "unknown_key": "unknown key {key!r}: a description has land_masses, and optionally stock and interim",

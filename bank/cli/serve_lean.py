@@ -31,7 +31,7 @@ from pathlib import Path
 # variables, because glibc reads them once at start, before any Python code runs.
 # tcache_count=0: glibc's per-thread cache of freed blocks (7 of each size up to 1 KB, per thread)
 # let each of 800 threads keep up to ~200 KB no other thread could use, filling slowly: the soak's
-# growth of ~16 MB an hour (bench/soak_probe.py, tests/test_soak_bounded_malloc.py).
+# growth of ~16 MB an hour (bench/soak_probe.py, tests/system/test_soak_bounded_malloc.py).
 ALLOCATOR = {"MALLOC_ARENA_MAX": "2", "GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}
 
 # Runs in the new interpreter: the checkout (or install) this `terrabank` came from goes first

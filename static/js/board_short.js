@@ -1,6 +1,6 @@
 /* Short team names, for the big screen only (display.html loads it after the board scripts): its chips
  * (W.teamChip on body.display), its curve and its replay. Not on the phones: a team phone shows whole names
- * and its first load stays under 60 KB (tests/test_serving.py).
+ * and its first load stays under 60 KB (tests/web/serving/test_serving.py).
  */
 (function () {
   "use strict";

@@ -1,6 +1,6 @@
 /* The big screen: standings, tracks, events, cooldowns, the clock, a reputation curve, the last
  * bookings (board_feed.js) and the winner. No login: it joins the "display" room and redraws on
- * every `public` message. No line is cut at any moment (tests/test_browser_tv.py,
+ * every `public` message. No line is cut at any moment (tests/web/field/test_browser_tv.py,
  * tests/web/field/test_tv_any_moment.py): display_fit.js lays the screen out from what
  * there is to show, in turns (events, cooldowns), the newest first (bookings), never half.
  */

@@ -1,7 +1,7 @@
 /* The admin page's list of witness reports (#chain-witness): what the phones, the big screen and the
  * facilitators' pages saw of the journal that the bank no longer holds. Loaded on the admin page only,
  * after witness.js (which calls TB.witness.reports and TB.witness.heard when they are here): the phones
- * never show this list, and their first load stays under 60 KB (tests/test_serving.py).
+ * never show this list, and their first load stays under 60 KB (tests/web/serving/test_serving.py).
  */
 (function () {
   "use strict";

@@ -12,7 +12,7 @@ import pytest
 from bank.cli import serve as cli_web
 from bank.cli.main import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from bank.cli.main import main
 from bank.cli.serve import first_lead, lead_password_path
 from conftest import CONFIG_PATH
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import harness  # noqa: E402
 

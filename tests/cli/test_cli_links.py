@@ -6,7 +6,7 @@ from pathlib import Path
 from bank.cli.main import main
 from bank.cli.serve import remember_address
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _links(db, *extra):

@@ -16,7 +16,7 @@ from bank.cli.main import main
 from bank.services.trias_games import TriasGames
 from test_trias_calculator import example_3
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ def only_game(folder):
 
 def test_new_prints_the_id_board_and_seat_links(cli, games_dir, capsys):
     assert cli("new", "--seat", "Ana", "--seat", "Bot:easy", "--seat", "Chloé", "--seed", "5", "--lang", "en") == 0
-    out = capsys.readouterr().out  # French by default: tests/test_cli_trias_language.py
+    out = capsys.readouterr().out  # French by default: tests/cli/test_cli_trias_language.py
     gid = only_game(games_dir)
     assert f"Created Trias game {gid} (play, 3 seats, seed 5)" in out
     assert f"Board (public, read only): /trias/g/{gid}\n" in out
@@ -95,7 +95,7 @@ def test_show_and_verify_a_game(cli, games_dir, capsys):
     out = capsys.readouterr().out
     assert "Set-up (T8): Place 1 places 2 herds" in out and "Deck: 36 cards (9 of deck 2)" in out
     assert "P " in out  # the map shows the pole
-    # "ok" first in every language; the chain head in the game's (tests/test_trias_terminal_words.py)
+    # "ok" first in every language; the chain head in the game's (tests/cli/test_trias_terminal_words.py)
     assert cli("verify", gid) == 0 and capsys.readouterr().out.startswith("ok\ntête de la chaîne du journal : ")
     assert cli("show", "nosuchid") == 2 and "pas de partie de Trias 'nosuchid'" in capsys.readouterr().err
 

@@ -21,7 +21,7 @@ from bank.cli.trias_words import count
 from printables.trias_words import WORDS as PRINTED
 from test_cli_trias_play import cli, play  # noqa: F401 (cli is the fixture: `terrabank --db ... trias`)
 
-CONFIG = Path(__file__).resolve().parents[1] / "config.toml"
+CONFIG = Path(__file__).resolve().parents[2] / "config.toml"
 
 # Every word table of the terminal game, by language.
 TABLES = {"NOUNS": trias_words.NOUNS, "KINDS": trias_words.KINDS, "PHASES": trias_words.PHASES,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from bank.cli.main import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_user_then_links(tmp_path, capsys, monkeypatch):

@@ -4,7 +4,7 @@ unreadable files. French by default, English or Italian with --lang; a found gam
 
 Before, each was fixed English in a French terminal: "there is no Trias game 'x' in ... (latest: none yet)",
 "journal chain head: ... (entry 1)", "cannot read ...: No such file or directory", "... is not valid JSON".
-`trias verify`'s first line stays "ok" in every language: tests/test_cli_trias.py reads it as a script would.
+`trias verify`'s first line stays "ok" in every language: tests/cli/test_cli_trias.py reads it as a script would.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def test_score_says_in_french_why_a_file_cannot_be_used(cli, tmp_path, capsys):
 
 
 def test_score_says_it_in_english_its_default_and_in_italian(cli, tmp_path, capsys):
-    """`trias score` explains in English unless asked (tests/test_cli_trias.py): its refusals follow suit."""
+    """`trias score` explains in English unless asked (tests/cli/test_cli_trias.py): its refusals follow suit."""
     missing, deep, huge, broken = (tmp_path / "none.json", tmp_path / "deep.json", tmp_path / "huge.json",
                                    tmp_path / "broken.json")
     deep.write_text("[" * 100_000, encoding="utf-8")

@@ -1,7 +1,7 @@
 """Stand-ins for what a test container cannot do for real while it follows docs/DEPLOY.md's steps.
 
 Run as `python3 shim.py NAME ARGS...` by a two-line wrapper named NAME first on the steps' PATH
-(tests/test_deploy_doc.py writes them). Each does what the real program would do to the
+(tests/system/test_deploy_doc.py writes them). Each does what the real program would do to the
 machine, inside the sandbox (sandbox.py), and refuses what it cannot stand for, saying so:
 
 - sudo: runs the command (`-u USER` as the current user, once USER exists), with sudo's clean

@@ -24,7 +24,7 @@ from bank.game.turn import Turn
 from play import Game
 from test_properties import PLAIN, TEAMS, steps
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 class RecordingTurn(Turn):

@@ -26,7 +26,7 @@ from trias.hexes import label
 from trias.scoring import mass_points
 
 SMALLEST_PT = 8.0
-CONFIG = Path(__file__).resolve().parents[1] / "config.toml"
+CONFIG = Path(__file__).resolve().parents[2] / "config.toml"
 
 
 def documents():

@@ -276,7 +276,7 @@ def test_r34_a_real_server_restarted_on_a_clock_an_hour_behind_holds_the_game(tm
     import time
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
     from harness import Api, Server
 
     with Server(tmp_path).prepare().start() as server:

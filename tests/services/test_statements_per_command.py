@@ -8,12 +8,12 @@ request's path. It runs 5 now: BEGIN IMMEDIATE, the journal row, its chain row, 
 checkpoint, COMMIT. The session is remembered (no row read); the id's look-up, the last seq and the
 chain's head are not read at all: the bank books from its last seq and the journal's tip in memory,
 and the row's constraints refuse a retried id or a seq another process booked, which only then costs
-the look-up (bank/services/bank.py, tests/test_optimistic_booking.py). A retry costs 4: BEGIN, the
+the look-up (bank/services/bank.py, tests/services/test_optimistic_booking.py). A retry costs 4: BEGIN, the
 refused row, the look-up, ROLLBACK.
 
 These tests count them through the real app, with sqlite3's trace callback on every connection the
 app holds, and check that what the statements replaced still holds: the chain verifies, a retried id
-is answered from the journal (a row another process booked is folded: tests/test_optimistic_booking.py).
+is answered from the journal (a row another process booked is folded: tests/services/test_optimistic_booking.py).
 """
 
 from __future__ import annotations

@@ -454,7 +454,7 @@ def test_show_verify_and_play_with_a_bad_game_id_say_there_is_no_such_game(cli, 
     for sub in ("show", "verify", "play"):
         assert cli(sub, game_id) == 2
         err = capsys.readouterr().err
-        # French by default (tests/test_trias_terminal_words.py)
+        # French by default (tests/cli/test_trias_terminal_words.py)
         assert "il n'y a pas de partie de Trias" in err and len(err) < 400
 
 

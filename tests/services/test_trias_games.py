@@ -153,7 +153,7 @@ def test_undo_is_a_new_row_and_the_state_is_the_replay_of_the_rest(games):
 def test_undoing_a_computer_move_goes_back_to_the_last_human_move(games):
     """While the herds are placed (T8) nothing hidden is shown, so the computer's placements go back too.
 
-    Once a card is drawn an undo is refused (tests/test_trias_undo_hidden.py)."""
+    Once a card is drawn an undo is refused (tests/web/trias/test_trias_undo_hidden.py)."""
     game = games.create(VS_BOT, seed=2)
     state_before = game.state
     game.execute(first_legal(game), "h1", "seat:0")
@@ -229,7 +229,7 @@ def test_get_refuses_ids_that_are_not_game_ids(games, folder):
     assert games.get("../../etc/passwd") is None and games.get("zzzzzzzz") is None
 
 
-@pytest.mark.sqlite_file("edits the file with sqlite3 (tests/test_postgres_attacks.py edits the database)")
+@pytest.mark.sqlite_file("edits the file with sqlite3 (tests/store/test_postgres_attacks.py edits the database)")
 def test_verify_names_an_edited_row(games):
     game = games.create(HUMANS, seed=6)
     game.execute(first_legal(game), "m1", "seat:0")
@@ -387,7 +387,7 @@ def test_t9_a_mirror_game_records_the_cards_the_table_shows(games):
     assert game.state.seen == ("steppe",) and game.verify() == []
 
 
-@pytest.mark.sqlite_file("counts open files (tests/test_postgres_trias.py counts connections)")
+@pytest.mark.sqlite_file("counts open files (tests/store/test_postgres_trias.py counts connections)")
 def test_many_games_keep_only_a_few_files_open(tmp_path):
     """A folder of hundreds of games must not exhaust the process's open files (each open game holds ~5)."""
     import os

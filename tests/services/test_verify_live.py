@@ -27,7 +27,7 @@ from bank.services.bank import Bank
 from bank.store.storage_url import ENV_VAR
 from conftest import CONFIG_PATH
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SECONDS = 2.0  # how long a check runs against a booking neighbour
 
 

@@ -17,7 +17,7 @@ from bank.cli.main import main
 from bank.store.accounts.sessions import generation_file
 from bank.store.sqlite_file import move_database, remove_database
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 Run on both stores (tests/conftest.py BOTH_STORES): the journal comes from
 storage_url.target(), the SQLite file or a game in PostgreSQL. Tests of the file
 itself (its PRAGMAs, its bytes, sqlite3 beside the bank) are marked sqlite_file; their
-PostgreSQL counterparts are in tests/test_postgres_*.py.
+PostgreSQL counterparts are in tests/store/test_postgres_*.py.
 """
 
 from __future__ import annotations

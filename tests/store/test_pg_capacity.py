@@ -11,7 +11,7 @@ nothing is lost, doubled or decided on a stale state, and processes booking at o
 almost nothing (counted as the bench counts them, pg_stat_database).
 
 Two `Bank` objects opened on one game in the throwaway PostgreSQL stand for two servers
-(as tests/test_service_processes.py does).
+(as tests/services/test_service_processes.py does).
 """
 
 from __future__ import annotations

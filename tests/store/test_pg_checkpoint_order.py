@@ -7,7 +7,7 @@ a process whose commit landed second wrote its earlier time line over a later on
 next start (timeline.start_anchor) went on from the earlier point: game time went back by
 what the other process had moved it (cooldowns and deadlines longer again). Now the row keeps
 the later time line, with the wall time read with it; the hold epoch still fences every write
-(tests/test_postgres_fencing.py: a fenced-out writer moves nothing, even forwards).
+(tests/store/test_postgres_fencing.py: a fenced-out writer moves nothing, even forwards).
 """
 
 from __future__ import annotations

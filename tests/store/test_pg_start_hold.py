@@ -25,7 +25,7 @@ import pytest
 
 from bank.store.journal_pg_hold import PROBE_SECONDS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from harness import Api, Server  # noqa: E402
 

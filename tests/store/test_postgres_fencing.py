@@ -31,7 +31,7 @@ from bank.store.journal_pg import PostgresJournal
 from bank.store.journal_pg_hold import HOLD_LOST, hold
 from bank.store.storage import StorageError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from harness import CONFIG, PASSWORD, TERRABANK, USER, Api, end, launch  # noqa: E402
 

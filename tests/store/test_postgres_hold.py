@@ -16,7 +16,7 @@ import pytest
 from bank.errors import BankError
 from bank.store.journal_pg_hold import hold
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from harness import CONFIG, TERRABANK, launch  # noqa: E402
 

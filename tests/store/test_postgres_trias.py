@@ -1,6 +1,6 @@
 """Trias games in PostgreSQL (issue 15): where they are kept, shared by processes, on a few connections.
 
-The game-store suite itself runs on both stores (tests/test_trias_games.py, conftest.BOTH_STORES);
+The game-store suite itself runs on both stores (tests/services/test_trias_games.py, conftest.BOTH_STORES);
 this module checks what only the database has: the choice of store, two server processes
 on one game, the cap counted in the database, and how many connections hundreds of open
 games hold. "A process" here is one TriasGames with its own connections, as each

@@ -2,7 +2,7 @@
 
 Before: a harvest answered 503 database_busy ("another program holds the game file") while log-ins
 and log-outs wrote sessions beside it, 1 run in 2 to 10 beside busy loops
-(tests/test_attacks_review.py): a page's read was open on the journal's connection at the moment of
+(tests/web/access/test_attacks_review.py): a page's read was open on the journal's connection at the moment of
 BEGIN IMMEDIATE, and SQLite then answers BUSY at once instead of waiting for the write lock.
 """
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("bank", "trias", "printables")
 
 # room -> the rooms it may import (its own always). The longest matching room name wins.

@@ -14,7 +14,7 @@ import pytest
 from bank.store.journal import Journal
 from bank.services.bank import Bank
 
-CHILD = Path(__file__).resolve().with_name("crash_child.py")
+CHILD = Path(__file__).resolve().parents[1] / "crash_child.py"
 ROUNDS = 8
 
 

@@ -42,8 +42,8 @@ import pytest
 
 from needs import needs
 
-ROOT = Path(__file__).resolve().parents[1]
-SHIMS = Path(__file__).resolve().parent / "deploy_shims"
+ROOT = Path(__file__).resolve().parents[2]
+SHIMS = Path(__file__).resolve().parents[1] / "deploy_shims"
 sys.path.insert(0, str(SHIMS))
 from sandbox import SYSTEM_PATH, Sandbox  # noqa: E402
 from sio_kit import Phone  # noqa: E402

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from needs import module, needs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from failover_pages import Commanders, _wait, all_rows  # noqa: E402
 from harness import PASSWORD, USER, Api  # noqa: E402

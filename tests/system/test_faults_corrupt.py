@@ -23,7 +23,7 @@ import pytest
 from bank.services import bank as service
 from bank.game.config import load_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = str(ROOT / "config.toml")
 TERRABANK = str(Path(sys.executable).with_name("terrabank"))
 sys.path.insert(0, str(ROOT / "bench"))

@@ -27,7 +27,7 @@ sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytes
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = needs("playwright", "chromium")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from harness import Api  # noqa: E402
 from browserkit import serve_in_thread  # noqa: E402

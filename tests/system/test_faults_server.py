@@ -4,7 +4,7 @@ A real `terrabank serve` subprocess (bench/harness.py) is killed a few times whi
 clients send harvests; clients that got no reply retry the same Idempotency-Key, as the
 pages do. Nothing acknowledged may be lost, nothing applied twice, and the replayed
 journal must equal the live state. bench/fault_kill.py runs the same with 50 kills.
-(tests/test_crash.py is the same fault at the core's level, without HTTP.)
+(tests/system/test_crash.py is the same fault at the core's level, without HTTP.)
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import fault_kill  # noqa: E402
 

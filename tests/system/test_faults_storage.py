@@ -25,7 +25,7 @@ from conftest import WebClient
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
 TERRABANK = str(Path(sys.executable).with_name("terrabank"))
-CONFIG = str(Path(__file__).resolve().parents[1] / "config.toml")
+CONFIG = str(Path(__file__).resolve().parents[2] / "config.toml")
 
 
 def picture(app, lead, token) -> dict:

@@ -18,7 +18,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
 
 # Not in `pip install .` or its dependencies: the `test`, `postgres`, `queue` and `bench` extras
@@ -60,9 +60,9 @@ def _pytest_without_optional(*args: str, env: dict | None = None) -> subprocess.
 
 
 def test_every_test_module_is_collected_without_the_optional_packages():
-    """`pytest --collect-only` over every tests/test_*.py with psycopg, redis, playwright... hidden:
+    """`pytest --collect-only` over every tests/**/test_*.py with psycopg, redis, playwright... hidden:
     no collection error (a module importing one of them at its top fails here)."""
-    modules = sorted(str(p.relative_to(ROOT)) for p in TESTS.glob("test_*.py"))
+    modules = sorted(str(p.relative_to(ROOT)) for p in TESTS.rglob("test_*.py"))
     assert len(modules) > 50, modules
     done = _pytest_without_optional("--collect-only", "-q", *modules)
     out = done.stdout + done.stderr

@@ -72,7 +72,7 @@ leave.wait()
 for t in threads:
     t.join()
 print(json.dumps({"before": before, "after": after}))
-""" % (str(Path(__file__).resolve().parents[1] / "bench"), THREADS)
+""" % (str(Path(__file__).resolve().parents[2] / "bench"), THREADS)
 
 
 def _in_use(env: dict) -> dict:

@@ -9,7 +9,7 @@ from test_trias_scoring import EXAMPLE_3
 
 from trias.scoring import mass_points
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = {"en": ROOT / "docs" / "rules" / "trias.md", "fr": ROOT / "docs" / "rules" / "trias-fr.md"}
 CITATION = re.compile(r"\bT(\d+)(?:-T?(\d+))?\b")  # T12, T9-T15
 
@@ -38,7 +38,7 @@ def rules(page: Path) -> list:
     return [int(n) for n in re.findall(r"^- T(\d+)\. ", page.read_text(encoding="utf-8"), re.M)]
 
 
-TESTS = sorted((ROOT / "tests").glob("test_trias_*.py"))
+TESTS = sorted((ROOT / "tests").rglob("test_trias_*.py"))
 ENGINE = sorted((ROOT / "trias").rglob("*.py"))
 
 

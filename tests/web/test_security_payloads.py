@@ -149,7 +149,7 @@ def test_the_field_table_matches_what_the_pages_send():
     from pathlib import Path
     import re
 
-    js = "".join(p.read_text() for p in (Path(__file__).parents[1] / "static" / "js").glob("*.js"))
+    js = "".join(p.read_text() for p in (Path(__file__).parents[2] / "static" / "js").glob("*.js"))
     for kind, known in fields.COMMAND_FIELDS.items():
         for literal in re.findall(r'\{ type: "' + kind + r'"([^}]*)', js):
             sent = set(re.findall(r"(?:^|[{,])\s*(\w+):", literal))
@@ -194,7 +194,7 @@ def test_a_chunked_body_is_limited_too(tmp_path):
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from bench.harness import Api, Server
 
     server = Server(tmp_path).prepare().start()

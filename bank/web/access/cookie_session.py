@@ -57,7 +57,7 @@ class CookieSigner:
     def __init__(self, secret_keys: list, clock=time.time, *, purpose: bytes = PURPOSE):
         # The current key signs; the fallbacks (SECRET_KEY_FALLBACKS) are still accepted while keys rotate.
         # `purpose`: another use (device_cookie.py) derives other keys, so no cookie passes for the other.
-        # Keyword-only, so `clock` stays the one positional default (tests/test_attacks_review.py sets it).
+        # Keyword-only, so `clock` stays the one positional default (tests/web/access/test_attacks_review.py sets it).
         self.keys = [hmac.digest(k.encode() if isinstance(k, str) else k, purpose, "sha256") for k in secret_keys]
         self._macs = [hmac.new(key, digestmod=hashlib.sha256) for key in self.keys]
         self.clock = clock

@@ -13,7 +13,7 @@ kept it full, and the lead's tablet waited behind them until "busy". An account 
 own lane. Memory: the lockout's two hashes plus one per account logging in on a trusted device at that
 moment, 32 MB each; lanes exist only for accounts named by a device cookie this server signed, so the
 lead's accounts bound them (a stranger cannot make one). Everyone else keeps the lockout's slots,
-counted as before (tests/test_security_login.py).
+counted as before (tests/web/access/test_security_login.py).
 
 Evaluated and not built: strangers one hash at a time and one waiting log-in per address. It would
 halve what strangers cost, but parallel guesses from one address would then be refused as "busy"

@@ -7,5 +7,5 @@ message per page per round in rooms shaped for it (rounds.py);
 socket_owners.py cuts the sockets of an ended session or a replaced link; peers.py hears
 the rows other server processes book (Redis). Imports the services, bank.web.access and
 bank.web.serving; two known edges upward (the field's payloads, the Trias notice) are
-listed in tests/test_architecture.py.
+listed in tests/system/test_architecture.py.
 """

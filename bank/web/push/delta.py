@@ -11,7 +11,7 @@ A list that only grew becomes an append; a list of the same length is compared i
 item (a harvest changes a few entries of the team's "affordable" list, not the list);
 anything else is replaced. Wherever the changes inside a value would take more bytes
 than the value itself, the value is replaced whole. static/js/delta.js is the same
-`apply` for the browser; tests/test_delta.py checks both on random JSON.
+`apply` for the browser; tests/web/push/test_delta.py checks both on random JSON.
 
 Values are compared strictly (type and value), so true and 1, or 1 and 1.0, are not
 "the same": the page must end with exactly the picture the server computed.

@@ -275,7 +275,7 @@ class LiveSlots:
         if socks:
             # Cut after a moment: the live layer has just told these pages why ("link replaced", "logged out",
             # bank/web/push/live.py _cut) and a page of ours closes itself on it; cut at once, the message was
-            # lost in the socket's queue and the phone said only "not valid" (tests/test_browser_sessions.py).
+            # lost in the socket's queue and the phone said only "not valid" (tests/web/access/test_browser_sessions.py).
             # The slots are free already; a hostile client that ignores the message is cut all the same.
             timer = threading.Timer(CUT_GRACE, _shut, args=(socks,))
             timer.daemon = True

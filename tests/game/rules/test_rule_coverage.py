@@ -9,7 +9,7 @@ import pytest
 
 from bank.game.config import load_config
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 PAGES = {"en": ROOT / "docs" / "rules" / "field-game.md", "fr": ROOT / "docs" / "rules" / "jeu-de-terrain.md"}
 CITATION = re.compile(r"\bR(\d+)(?:-R?(\d+))?\b")  # R12, R35.3, R11-R15, R18-19
 

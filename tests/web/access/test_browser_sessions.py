@@ -17,7 +17,7 @@ sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytes
 from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 expect = sync_api.expect
 
 

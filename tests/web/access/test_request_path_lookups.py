@@ -21,7 +21,7 @@ from bank.web.access import cookie_session
 from bank.web.access.auth import current_login
 from bank.web.serving.identity import CHECKED_LOGIN, OPENED_COOKIE
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from harness import Api  # noqa: E402
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}

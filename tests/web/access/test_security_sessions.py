@@ -16,7 +16,7 @@ from live_kit import live_client
 from conftest import CONFIG_PATH, WebClient
 from security_kit import CALLERS, cookie, refusal, replay, services, snapshot
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 import harness  # noqa: E402
 
 START = {"type": "start_clock"}

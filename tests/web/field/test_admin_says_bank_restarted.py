@@ -52,7 +52,7 @@ def test_the_admin_page_says_when_the_bank_restarted_and_how_long_it_was_down(ch
     context, page = _admin(chromium, app)
     opened = datetime.datetime.fromtimestamp(app.extensions["terrabank"].bank.reopened["at"])
     # Past an hour the minute is rounded up, so that "at most" stays true: 1 h 01 min 40 s is said 1 h 02 min
-    # (under an hour the page says minutes and seconds: tests/test_browser_small_screens.py).
+    # (under an hour the page says minutes and seconds: tests/web/field/test_browser_small_screens.py).
     expect(page.locator("#bank-reopened")).to_have_text(
         f"La banque a redémarré à {opened.hour}:{opened.minute:02d}, après 1 h 02 min d’arrêt au plus.")
     context.close()

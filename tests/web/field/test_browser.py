@@ -19,7 +19,7 @@ from browserkit import CHROMIUM, serve_in_thread
 
 pytestmark = needs("playwright", "chromium")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 PHONE = {"width": 360, "height": 740}
 TABLET = {"width": 1280, "height": 800}
 SCREEN = {"width": 1920, "height": 1080}

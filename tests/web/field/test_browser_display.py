@@ -24,7 +24,7 @@ sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytes
 from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 expect = sync_api.expect
 SIZES = [(360, 740), (390, 844), (1024, 768), (1366, 768), (1280, 720), (1920, 1080)]
 MIN_PX = 24

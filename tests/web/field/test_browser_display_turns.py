@@ -19,7 +19,7 @@ sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytes
 from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 FIGHTS = [("blue", "pirate-1", "yellow", "pirate-1"), ("red", "harvester-2", "green", "harvester-1"),
           ("green", "pirate-1", "red", "pirate-1"), ("yellow", "builder-1", "blue", "merchant-1")]
 

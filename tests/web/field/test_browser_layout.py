@@ -18,7 +18,7 @@ from bank.errors import ConfigError
 from browserkit import CHROMIUM, serve_in_thread
 from play import config_with
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 LONG = "W" * TEAM_NAME_MAX  # the widest letter, no space to wrap at
 NAMES = (('fr = "Bleus"', 'fr = "Les Castors du Grand Lac"'), ('fr = "Jaunes"', f'fr = "{LONG}"'))
 

@@ -23,7 +23,7 @@ from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 TABLET = {"width": 1280, "height": 800}
 USER, PASSWORD = "lea", "password1"
 NOT_CONFIRMED = "Non confirmé"

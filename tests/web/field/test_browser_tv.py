@@ -26,7 +26,7 @@ from browserkit import serve_in_thread, started_bank  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 expect = sync_api.expect
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SHOTS = Path("/tmp/tv25_shots")
 SIZES = [(1280, 720), (1920, 1080)]
 TEAMS = {"blue": "water", "yellow": "energy", "red": "dioxygen", "green": "flora"}

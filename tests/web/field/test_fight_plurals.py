@@ -1,6 +1,6 @@
 """No "(s)" plural on the fight page or the console (polish): "1 dé bonus" / "2 dés bonus", "1 cran" /
 "2 crans", in French and English, the singular chosen by the page's own rule for one (TB.one: 0 and 1
-in French, 1 in English), as "1 manche" / "2 manches" were (tests/test_polish_pages.py).
+in French, 1 in English), as "1 manche" / "2 manches" were (tests/web/field/test_polish_pages.py).
 
 Before: the pages' strings said "%(n)s dé(s) bonus" (every page's shared strings, so also the fight
 page), "il ne reste de la place que pour %(room)s cran(s)" (a refusal the fight page can show) and

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 RAISING = sorted((ROOT / "bank" / "game" / "rules").glob("*.py")) + [ROOT / "bank" / "game" / n for n in ("fields.py", "engine.py", "turn.py")]
 ERRORS = ("RuleError", "CommandError", "BankError")
 # A code built with the unlock level in it: the pages read the level from the code (static/js/refusals.js).

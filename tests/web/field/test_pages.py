@@ -11,7 +11,7 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 TEMPLATES, STATIC, TRANSLATIONS = ROOT / "templates", ROOT / "static", ROOT / "translations"
 VENDOR_LICENCE = STATIC / "vendor" / "socket.io-LICENSE"
 # The vendored Socket.IO client names two URLs in its code: the default scheme for a URL given

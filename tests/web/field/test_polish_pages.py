@@ -7,7 +7,7 @@ from pathlib import Path
 
 from test_pages import login, strings
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 JS = ROOT / "static" / "js"
 
 

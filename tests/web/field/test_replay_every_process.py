@@ -5,7 +5,7 @@ several processes on one game (issue 15: PostgreSQL and a Redis queue) a screen 
 on its podium, and the lead had to open it again with `&replay=1`. Now the other processes hear a
 {"replay": true} notice on the game's queue (bank/web/push/replay_push.py) and tell their own screens.
 
-Two real processes on one game in PostgreSQL with a Redis queue (tests/test_processes_serve.py Cluster).
+Two real processes on one game in PostgreSQL with a Redis queue (tests/web/serving/test_processes_serve.py Cluster).
 """
 
 from __future__ import annotations

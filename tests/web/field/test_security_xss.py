@@ -2,7 +2,7 @@
 facilitator's username shows literally on every page, opens no dialog and adds no element.
 Also: a CSV export cannot run a formula in a spreadsheet, and the PDFs are still drawn.
 
-The browser part needs Playwright and Debian's Chromium, like tests/test_browser.py.
+The browser part needs Playwright and Debian's Chromium, like tests/web/field/test_browser.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 
 from bank.game.config import parse_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
 
 IMG = "<img src=x onerror=alert(1)>"

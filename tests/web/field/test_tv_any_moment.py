@@ -16,7 +16,7 @@ portrait 1080x1920. The page must show every text whole, as a viewer sees it:
   show the whole name) and a waiting card's role (never its number);
 - no text under 24 px per 1080 px of the screen's shorter side (24 px at 1080p, 16 at 720p, 48 at
   4K and on the upright 1080x1920; the page's rem is 1/120 of the width: 1.5rem). A screen that is
-  not crowded keeps its 2.26rem (24 px at 720p, tests/test_browser_display.py); a crowded one shrinks
+  not crowded keeps its 2.26rem (24 px at 720p, tests/web/field/test_browser_display.py); a crowded one shrinks
   its type in steps to .67 of that, after showing less (display_fit.js);
 - the 3 newest bookings whole in the feed (all of them if fewer), unless the winner covers the screen.
 

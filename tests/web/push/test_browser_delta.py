@@ -24,7 +24,7 @@ from ws_proxy import WsProxy  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 PHONE = {"width": 390, "height": 844}
 DELTA_JS = (ROOT / "static" / "js" / "delta.js").read_text()
 RUN_ALL = """cases => JSON.stringify(JSON.parse(cases).map(function (c) {

@@ -18,7 +18,7 @@ from bank.services.bank import Bank
 from bank.web.field import payloads
 from bank.web.push import delta
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

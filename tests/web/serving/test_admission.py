@@ -27,7 +27,7 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.connection import ConnectionState
 from wsproto.events import Request
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from harness import Api  # noqa: E402
 from live_kit import live_auth  # noqa: E402
 from sio_kit import ENGINE_IO, Phone  # noqa: E402

@@ -1,7 +1,7 @@
 """The parts of admission by authority (issue 23) without a server: who a request is (identity.py), live
 slots by secret (admission.py), the big screen's key and its link, and the limits (limits.py).
 
-The attacks themselves, on a real server: tests/test_admission.py.
+The attacks themselves, on a real server: tests/web/serving/test_admission.py.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def test_a_hosted_game_names_its_own_links_and_not_another_games(tmp_path):
     from bank.web import create_app
     from bank.web.serving.identity import Identify, display_name, team_name
 
-    config = str(Path(__file__).resolve().parents[1] / "config.toml")
+    config = str(Path(__file__).resolve().parents[3] / "config.toml")
     host = create_app({"DB": tmp_path / "host.db", "CONFIG": config, "TESTING": True,
                        "PASSWORD_HASH": "pbkdf2:sha256:1000", "GAMES_DIR": str(tmp_path / "games")})
     games = host.extensions["terrabank_hosted"]

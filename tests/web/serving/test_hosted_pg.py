@@ -4,7 +4,7 @@ With PostgreSQL the list of a host's games is in the database: a game created by
 is served by another at once (whatever its --games folder is called), one name is one game
 across processes, games made before the list (named after their file) are still served, and a
 database that does not answer is said, not a 404. Every process here is an app of its own on
-the same database, as `serve` processes on several hosts are (tests/test_hosted_pg_serve.py
+the same database, as `serve` processes on several hosts are (tests/web/serving/test_hosted_pg_serve.py
 runs the real command).
 """
 

@@ -16,7 +16,7 @@ from bank.web.push.extensions import socketio_of
 from live_kit import live_client
 from bank.web.push.live import broadcaster
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 HASH = "pbkdf2:sha256:1000"
 
 

@@ -19,7 +19,7 @@ from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 PHONE = {"width": 390, "height": 844}
 SHOTS = os.environ.get("TERRABANK_SHOT")  # a path: the panel is saved there, to look at
 

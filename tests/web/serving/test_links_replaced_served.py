@@ -8,7 +8,7 @@ the others on the game's queue ({"links": true}, bank/web/push/peers.py), and ea
 and cuts the pages opened here with the old link (bank/web/push/live.py links_replaced, sweep_links).
 Without that notice, the other process would keep the old link's pages forever: this test fails then.
 
-Two real processes on one game in PostgreSQL with a Redis queue (tests/test_processes_serve.py Cluster).
+Two real processes on one game in PostgreSQL with a Redis queue (tests/web/serving/test_processes_serve.py Cluster).
 """
 
 from __future__ import annotations

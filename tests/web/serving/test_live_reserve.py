@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from harness import Api  # noqa: E402
 from sio_kit import ENGINE_IO, Phone  # noqa: E402
 from test_serving import Production, harvest, wait_until  # noqa: E402

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
 from harness import CONFIG, PASSWORD, TERRABANK, USER, Api, launch  # noqa: E402
 from postgres_kit import PortTaken, on_a_free_port  # noqa: E402

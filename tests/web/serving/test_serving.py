@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
 from harness import Api, Server, rss_mb  # noqa: E402
 from sio_kit import RawWebSocket  # noqa: E402

@@ -1,6 +1,6 @@
 """SQL statements a served game runs, counted in the real server process (issue 33).
 
-tests/test_statements_per_command.py counts a booked command through Flask's test client, so the
+tests/services/test_statements_per_command.py counts a booked command through Flask's test client, so the
 admission layer in front of the app (bank/web/serving/identity.py) never ran there. Before issue 33 it
 read the team links and the big screen's key again once its copy was a second old: a facilitator
 booking one harvest every 2 s cost 7 statements a command (5 in a burst); and while any phone held a

@@ -25,7 +25,7 @@ from trias.hexes import distance, neighbours  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
 PHONE = {"width": 360, "height": 740}
 TABLET = {"width": 1280, "height": 800}

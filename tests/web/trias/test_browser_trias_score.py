@@ -28,7 +28,7 @@ def server(tmp_path_factory):
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     folder = tmp_path_factory.mktemp("trias-score")
-    app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(Path(__file__).resolve().parents[1] / "config.toml"),
+    app = create_app({"DB": str(folder / "game.db"), "CONFIG": str(Path(__file__).resolve().parents[3] / "config.toml"),
                       "PASSWORD_HASH": "pbkdf2:sha256:1000"})
     url, _ = serve_in_thread(app)
     return url

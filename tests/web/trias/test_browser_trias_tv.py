@@ -35,7 +35,7 @@ COORDS = re.compile(r"^-?\d+,-?\d+$")
 NAMES = ["Ana", "Bénédicte", "Cyd", "Dominique", "Eli"]
 
 # Every text node the page shows inside the screen, with its size on the screen: an HTML text's
-# computed font size (the bank's big-screen test, tests/test_browser_display.py), an SVG text's
+# computed font size (the bank's big-screen test, tests/web/field/test_browser_display.py), an SVG text's
 # computed size times the scale its viewBox is drawn at.
 VISIBLE_TEXT = """() => {
   const out = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);

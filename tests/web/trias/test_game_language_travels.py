@@ -29,7 +29,7 @@ def app(tmp_path, config):
 
 
 class Device(Phone):
-    """A browser with its own cookie (tests/test_italian_pages.py's), which also makes Trias games."""
+    """A browser with its own cookie (tests/web/trias/test_italian_pages.py's), which also makes Trias games."""
 
     def new_game(self, app):
         reply = self.post("/trias/api/games", {"seats": [{"name": "Ana", "kind": "human"},

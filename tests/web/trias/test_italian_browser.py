@@ -22,7 +22,7 @@ from bank.web.i18n import catalogue  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 PHONE = {"width": 360, "height": 740}
 WAIT = 60_000  # ms; a loaded machine may be slow, nothing here waits this long when all is well
 # Words of the French and English Trias pages that Italian never uses; "carte" is Italian too (le carte).

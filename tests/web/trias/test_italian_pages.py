@@ -3,7 +3,7 @@ the score page's arithmetic and a new game's computer names speak Italian; a fie
 in Italian falls back to the game's language (French by default) and never offers Italian.
 
 The Italian catalogue's coverage of every Trias message is checked with the other catalogues in
-tests/test_pages.py; the Italian printables in tests/test_italian_print.py.
+tests/web/field/test_pages.py; the Italian printables in tests/printables/test_italian_print.py.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def phone(app):
 
 
 def strings(html: str) -> dict:
-    """The JSON strings a page gives its scripts (as tests/test_pages.py reads them)."""
+    """The JSON strings a page gives its scripts (as tests/web/field/test_pages.py reads them)."""
     from test_pages import strings as page_strings
 
     return page_strings(html)
