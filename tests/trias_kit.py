@@ -7,11 +7,15 @@ conftest.BOTH_STORES, the test server's database under that bank game's name.
 
 from __future__ import annotations
 
+import itertools
+import json
+import sqlite3
 from contextlib import contextmanager
 
 import pytest
 
 import trias
+from bank.cli.main import main
 from bank.services.trias_games import open_games
 
 HUMANS = [{"name": "Ana", "kind": "human"}, {"name": "Ben", "kind": "human"}, {"name": "Céline", "kind": "human"}]
@@ -69,3 +73,56 @@ def trias_web_app(db, config, **settings):
         app.extensions["trias_games"].close()
         app.extensions["terrabank"].bank.close()
         app.extensions["terrabank"].access.close()
+
+
+@pytest.fixture
+def cli(tmp_path):
+    """`terrabank --db <tmp>/terrabank.db trias ...` through main(): its exit code."""
+    return lambda *args: main(["--db", str(tmp_path / "terrabank.db"), "trias", *args])
+
+
+def edit_identity(path, change, before_the_seed: bool = False) -> None:
+    """Edit a stored game's identity by hand. `before_the_seed`: the game as stored before its creation
+    record was bound into the chain (no chain seed, row 1 linked to GENESIS), so that an older identity's
+    shape is imitated rather than forged; without it the chain names the edit."""
+    from bank.store import chain
+
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TRIGGER IF EXISTS meta_no_update")
+    identity = json.loads(conn.execute("SELECT value FROM meta WHERE key='identity'").fetchone()[0])
+    change(identity)
+    conn.execute("UPDATE meta SET value=? WHERE key='identity'", (json.dumps(identity),))
+    if before_the_seed:
+        conn.execute("DROP TRIGGER IF EXISTS meta_no_delete")
+        conn.execute("DROP TRIGGER IF EXISTS chain_no_update")
+        conn.execute("DELETE FROM meta WHERE key=?", (chain.SEED_KEY,))
+        rows = conn.execute(chain.SELECT_ROWS + " ORDER BY seq").fetchall()
+        seals = dict(conn.execute("SELECT seq, seal FROM chain_snapshot").fetchall())
+        conn.executemany("UPDATE chain SET hash=? WHERE seq=?",
+                         [(h, s) for s, h in chain.replay(rows, seals, chain.GENESIS)])
+    conn.commit()
+    conn.close()
+
+
+class Table:
+    """A browser at the table: its cookie, its CSRF token, fresh command keys."""
+
+    def __init__(self, app):
+        self.app, self.client = app, app.test_client()
+        self.csrf = self.client.get("/api/csrf").get_json()["csrf"]
+        self.keys = itertools.count(1)
+
+    def post(self, url, body=None, key=None):
+        return self.client.post(url, json=body if body is not None else {},
+                                headers={"X-CSRF-Token": self.csrf, "Idempotency-Key": key or f"k{next(self.keys)}"})
+
+    def new_game(self, *seats, mode="play", seed=7):
+        reply = self.post("/trias/api/games", {"seats": [dict(s, name=s.get("name", f"P{i}")) for i, s in enumerate(seats)],
+                                               "mode": mode, "seed": seed})
+        assert reply.status_code == 201, reply.get_json()
+        body = reply.get_json()
+        return self.app.extensions["trias_games"].get(body["id"]), body
+
+    def seat_move(self, game, command, key=None):
+        token = game.seats[game.state.current]["token"]
+        return self.post(f"/trias/api/s/{token}/commands", command, key)

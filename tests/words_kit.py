@@ -8,6 +8,7 @@ each name. Counts must take the form their language gives them: no "les 1 contin
 
 from __future__ import annotations
 
+import json
 import re
 
 from flask import render_template, session
@@ -76,6 +77,14 @@ def template_strings(app, template: str, lang: str, path: str = "/") -> dict:
     with app.test_request_context(path):
         session["lang"] = lang
         html = render_template(template)
+    merged = {}
+    for block in re.findall(r'<script type="application/json" data-strings>(.*?)</script>', html, re.S):
+        merged.update(json.loads(block))
+    return merged
+
+
+def strings(html: str) -> dict:
+    """The JSON string blocks a page gives its scripts, merged as page.js merges them."""
     merged = {}
     for block in re.findall(r'<script type="application/json" data-strings>(.*?)</script>', html, re.S):
         merged.update(json.loads(block))

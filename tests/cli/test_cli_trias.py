@@ -14,7 +14,7 @@ import pytest
 
 from bank.cli.main import main
 from bank.services.trias_games import TriasGames
-from test_trias_calculator import example_3
+from trias_example_kit import example_3
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,7 +56,7 @@ def test_new_prints_the_id_board_and_seat_links(cli, games_dir, capsys):
 
 
 def test_table_prints_the_table_link_and_makes_one_for_a_game_stored_before_them(cli, games_dir, capsys):
-    from test_trias_attacks import edit_identity
+    from trias_kit import edit_identity
 
     assert cli("new", "--players", "2") == 0
     gid = only_game(games_dir)

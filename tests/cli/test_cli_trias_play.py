@@ -11,22 +11,17 @@ import sys
 import pytest
 
 import trias
-from bank.cli.main import main
 from bank.cli.trias_map import mass_letters
 from bank.cli.trias_menu import build_menu, commands
 from bank.cli.trias_words import count
 from bank.services.trias_games import TriasGames
 from trias.hexes import label
+from trias_kit import cli  # noqa: F401 (the fixture)
 
 
 @pytest.fixture
 def games_dir(tmp_path):
     return tmp_path / "terrabank-trias"
-
-
-@pytest.fixture
-def cli(tmp_path):
-    return lambda *args: main(["--db", str(tmp_path / "terrabank.db"), "trias", *args])
 
 
 def play(cli, monkeypatch, capsys, answers: str, *args) -> str:

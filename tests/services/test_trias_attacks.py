@@ -23,7 +23,7 @@ from bank.store.journal import Journal
 from bank.services.trias_games import StorageError, TriasGames
 from trias.calculator import score_description
 from trias.errors import BadCommand, IllegalMove, TriasError
-from trias_kit import HUMANS, VS_BOT, finish, first_legal, folder, games  # noqa: F401 (fixtures)
+from trias_kit import HUMANS, VS_BOT, edit_identity, finish, first_legal, folder, games  # noqa: F401 (fixtures)
 
 FAST = {"iterations": 5}
 
@@ -52,29 +52,6 @@ def edit_row(path, seq: int, column: str, value: str) -> None:
     conn = sqlite3.connect(path)
     conn.execute("DROP TRIGGER IF EXISTS journal_no_update")
     conn.execute(f"UPDATE journal SET {column}=? WHERE seq=?", (value, seq))
-    conn.commit()
-    conn.close()
-
-
-def edit_identity(path, change, before_the_seed: bool = False) -> None:
-    """Edit a stored game's identity by hand. `before_the_seed`: the game as stored before its creation
-    record was bound into the chain (no chain seed, row 1 linked to GENESIS), so that an older identity's
-    shape is imitated rather than forged; without it the chain names the edit."""
-    from bank.store import chain
-
-    conn = sqlite3.connect(path)
-    conn.execute("DROP TRIGGER IF EXISTS meta_no_update")
-    identity = json.loads(conn.execute("SELECT value FROM meta WHERE key='identity'").fetchone()[0])
-    change(identity)
-    conn.execute("UPDATE meta SET value=? WHERE key='identity'", (json.dumps(identity),))
-    if before_the_seed:
-        conn.execute("DROP TRIGGER IF EXISTS meta_no_delete")
-        conn.execute("DROP TRIGGER IF EXISTS chain_no_update")
-        conn.execute("DELETE FROM meta WHERE key=?", (chain.SEED_KEY,))
-        rows = conn.execute(chain.SELECT_ROWS + " ORDER BY seq").fetchall()
-        seals = dict(conn.execute("SELECT seq, seal FROM chain_snapshot").fetchall())
-        conn.executemany("UPDATE chain SET hash=? WHERE seq=?",
-                         [(h, s) for s, h in chain.replay(rows, seals, chain.GENESIS)])
     conn.commit()
     conn.close()
 

@@ -19,7 +19,7 @@ import time
 from bank.errors import BankError
 from bank.store.journal_pg_hold import hold
 from bank.store.storage import StorageError
-from test_postgres_fencing import AWARD, Game, game, restart, settled, sql, wait_until  # noqa: F401 (game: a fixture)
+from pg_game_kit import AWARD, Game, game, restart, settled, sql, wait_until  # noqa: F401 (game: a fixture)
 from harness import Api, end  # noqa: E402 (bench/ is on the path once test_postgres_fencing is imported)
 
 DOWN = 1.0  # seconds PostgreSQL stays down, as `systemctl restart postgresql` on a small machine

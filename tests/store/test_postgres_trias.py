@@ -295,7 +295,7 @@ def two_servers(url, tmp_path, config):
 
 
 def test_a_device_spreading_new_games_over_two_processes_meets_one_limit(two_servers):
-    from test_trias_web import Table
+    from trias_kit import Table
 
     for app in two_servers:
         app.extensions["trias_creations"].limit = 3

@@ -18,8 +18,8 @@ import threading
 import time
 from collections import Counter
 
-from test_postgres_fencing import AWARD, CONFIG, TERRABANK, Game, wait_until
-from test_processes_serve import _nginx_in_front
+from pg_game_kit import AWARD, CONFIG, TERRABANK, Game, wait_until
+from cluster_kit import nginx_in_front
 from harness import Api, end, launch  # noqa: E402 (bench/ is on the path once test_postgres_fencing is imported)
 
 RESTARTS = 20
@@ -109,7 +109,7 @@ def test_twenty_postgres_restarts_under_load_behind_nginx_leave_every_process_bo
         assert all(isinstance(p, tuple) for p in started.values()), started
         ports = {name: started[name][1] for name in PROCESSES}
         (tmp_path / "nginx").mkdir()
-        proxy, port = _nginx_in_front(tmp_path / "nginx", list(ports.values()))
+        proxy, port = nginx_in_front(tmp_path / "nginx", list(ports.values()))
         direct = {name: Api(f"http://127.0.0.1:{p}", timeout=15).login() for name, p in ports.items()}
         commanders = [Commander(port, f"dev{n}") for n in range(4)]
         assert wait_until(lambda: all(len(c.acknowledged) >= 3 for c in commanders), 60), \

@@ -4,19 +4,9 @@ import json
 
 import pytest
 
-from test_trias_scoring import EXAMPLE_3
 from trias.calculator import score_description
 from trias.errors import BadCommand
-
-PLAYERS = ("Black", "White", "Cross", "Grey")
-
-
-def example_3(**extra) -> dict:
-    """T20: Example 3 as the table would describe it, plus a main land mass that never scores."""
-    masses = [{"name": name, "tiles": size, "herds": {p: k for p, k in zip(PLAYERS, counts) if k}}
-              for name, (size, counts, _) in EXAMPLE_3.items()]
-    masses.append({"name": "Pole", "tiles": 7, "main": True, "herds": {"Grey": 3, "Black": 1}})
-    return {"land_masses": masses, **extra}
+from trias_example_kit import EXAMPLE_3, PLAYERS, example_3
 
 
 def test_t18_t20_example_3_gives_19_15_15_8():

@@ -5,7 +5,7 @@ example the tests reproduce reads the same on the pages."""
 import re
 from pathlib import Path
 
-from test_trias_scoring import EXAMPLE_3
+from trias_example_kit import EXAMPLE_3
 
 from trias.scoring import mass_points
 

@@ -7,20 +7,9 @@ import pytest
 import trias
 from trias.custom import position
 from trias.scoring import mass_points, winners
+from trias_example_kit import EXAMPLE_3
 
 BLACK, WHITE, CROSS, GREY = range(4)
-
-# T20: Example 3, land mass by land mass: (tiles, herds of Black, White, Cross, Grey), points.
-EXAMPLE_3 = {
-    "A": (3, (2, 0, 1, 0), [3, 0, 2, 0]),
-    "B": (4, (0, 1, 1, 1), [0, 2, 2, 2]),
-    "C": (8, (2, 0, 2, 0), [6, 0, 6, 0]),
-    "D": (6, (0, 1, 1, 0), [0, 5, 5, 0]),
-    "E": (1, (0, 1, 0, 1), [0, 1, 0, 1]),
-    "F": (5, (1, 0, 0, 2), [3, 0, 0, 5]),
-    "G": (4, (1, 1, 0, 0), [3, 3, 0, 0]),
-    "H": (5, (1, 1, 0, 0), [4, 4, 0, 0]),
-}
 
 
 def example_3_board():

@@ -14,7 +14,7 @@ import uuid
 from bank.store.journal_pg_hold import hold
 from bank.store.storage_url import ENV_VAR
 from bank.web import create_app
-from test_postgres_fencing import wait_until
+from pg_game_kit import wait_until
 
 CONFIG = "config.toml"
 

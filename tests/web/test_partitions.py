@@ -20,7 +20,7 @@ import time
 import pytest
 
 import netns_kit
-from test_postgres_fencing import AWARD, Game, TERRABANK, CONFIG, sql, wait_until
+from pg_game_kit import AWARD, Game, TERRABANK, CONFIG, sql, wait_until
 from harness import Api  # noqa: E402 (bench/ is on the path once test_postgres_fencing is imported)
 
 CUT = 30.0  # seconds each cut lasts (issue 36)

@@ -19,7 +19,7 @@ from bank.store.journal_pg_hold import hold
 from bank.store.storage import StorageError
 from bank.store.storage_url import ENV_VAR
 from bank.web import create_app
-from test_postgres_fencing import AWARD, game, restart, settled, wait_until  # noqa: F401 (game: a fixture)
+from pg_game_kit import AWARD, game, restart, settled, wait_until  # noqa: F401 (game: a fixture)
 from harness import CONFIG, TERRABANK, Api  # noqa: E402 (bench/ is on the path once test_postgres_fencing is imported)
 
 

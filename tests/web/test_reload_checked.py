@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from test_postgres_fencing import AWARD, wait_until
+from pg_game_kit import AWARD, wait_until
 from harness import CONFIG, PASSWORD, TERRABANK, USER, Api, end, launch  # noqa: E402 (bench/ is on the path now)
 
 TITLE = 'title = { fr = "Terraformation", en = "Terraforming" }'

@@ -15,7 +15,7 @@ import pytest
 from bank.web.push import live
 from live_kit import live_client
 from conftest import WebClient
-from test_clock_jumps import Clocks
+from clock_kit import Clocks
 from security_kit import refusal, services, snapshot
 
 DAY = 86400.0

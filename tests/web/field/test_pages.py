@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import gzip
-import json
 import re
 from pathlib import Path
 
 import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
+from words_kit import strings
 
 ROOT = Path(__file__).resolve().parents[3]
 TEMPLATES, STATIC, TRANSLATIONS = ROOT / "templates", ROOT / "static", ROOT / "translations"
@@ -32,14 +32,6 @@ def login(client, username="lead", password="correct horse"):
     reply = client.post("/api/login", json={"username": username, "password": password}, headers={"X-CSRF-Token": csrf})
     assert reply.status_code == 200, reply.get_json()
     return reply.get_json()
-
-
-def strings(html: str) -> dict:
-    """The JSON string blocks a page gives its scripts, merged as page.js merges them."""
-    merged = {}
-    for block in re.findall(r'<script type="application/json" data-strings>(.*?)</script>', html, re.S):
-        merged.update(json.loads(block))
-    return merged
 
 
 @pytest.mark.parametrize("path", ["/login", "/display"])

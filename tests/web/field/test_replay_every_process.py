@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from harness import Api  # noqa: E402
 from sio_kit import Phone  # noqa: E402
-from test_processes_serve import Cluster, cluster, start_game  # noqa: E402,F401 (cluster: the fixture)
+from cluster_kit import Cluster, cluster, start_game  # noqa: E402,F401 (cluster: the fixture)
 
 SOON = 10.0  # seconds: generous on a loaded machine; the notice arrives in milliseconds
 

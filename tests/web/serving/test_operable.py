@@ -79,7 +79,7 @@ def test_a_drain_window_that_is_not_a_number_stops_the_start_with_a_sentence(tmp
 
 @pytest.fixture
 def four_processes(tmp_path, postgres_server, redis_server):
-    from test_processes_serve import Cluster
+    from cluster_kit import Cluster
 
     made = Cluster(tmp_path, postgres_server.url, redis_server.url)
     ports = [made.serve(f"p{i}")[1] for i in range(4)]
@@ -89,10 +89,10 @@ def four_processes(tmp_path, postgres_server, redis_server):
 
 def test_two_hundred_phones_behind_one_address_spread_over_four_processes_and_each_keeps_its_own(
         four_processes, tmp_path):
-    from test_processes_serve import _nginx_in_front
+    from cluster_kit import nginx_in_front
 
     cluster, ports = four_processes
-    proxy, port = _nginx_in_front(tmp_path, ports)
+    proxy, port = nginx_in_front(tmp_path, ports)
     try:
         pids_of = {}
         for phone in range(200):  # every one from 127.0.0.1: one access point's NAT

@@ -54,7 +54,7 @@ def phone(app):
 
 def strings(html: str) -> dict:
     """The JSON strings a page gives its scripts (as tests/web/field/test_pages.py reads them)."""
-    from test_pages import strings as page_strings
+    from words_kit import strings as page_strings
 
     return page_strings(html)
 

@@ -206,7 +206,7 @@ def _old_game(app, tmp_path):
     game = games.create(HUMANS[:2], seed=5)
     path, game_id = game._service.path, game.id
     games.close()
-    from test_trias_attacks import edit_identity
+    from trias_kit import edit_identity
 
     edit_identity(path, lambda identity: identity.pop("table"), before_the_seed=True)  # stored before table links
     return game_id

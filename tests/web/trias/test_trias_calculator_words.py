@@ -22,7 +22,7 @@ import pytest
 from bank.cli import trias_words
 from needs import needs
 from test_browser_trias_score import expect, phone, server, type_example_3  # noqa: F401 (fixtures)
-from test_cli_trias_play import cli  # noqa: F401 (the fixture: `terrabank --db ... trias`)
+from trias_kit import cli  # noqa: F401 (the fixture: `terrabank --db ... trias`)
 from trias import calculator
 
 CALCULATOR = Path(calculator.__file__)

@@ -6,14 +6,12 @@ Rules cited as in docs/rules/trias.md (T1-T21). The computer player is stepped b
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 import trias
 from bank.web.push.extensions import socketio_of
 from trias.hexes import distance
-from trias_kit import trias_web_app
+from trias_kit import Table, trias_web_app
 
 NS = "/trias"
 HUMAN = {"kind": "human"}
@@ -23,30 +21,6 @@ HUMAN = {"kind": "human"}
 def app(tmp_path, config):
     with trias_web_app(tmp_path / "web.db", config) as made:
         yield made
-
-
-class Table:
-    """A browser at the table: its cookie, its CSRF token, fresh command keys."""
-
-    def __init__(self, app):
-        self.app, self.client = app, app.test_client()
-        self.csrf = self.client.get("/api/csrf").get_json()["csrf"]
-        self.keys = itertools.count(1)
-
-    def post(self, url, body=None, key=None):
-        return self.client.post(url, json=body if body is not None else {},
-                                headers={"X-CSRF-Token": self.csrf, "Idempotency-Key": key or f"k{next(self.keys)}"})
-
-    def new_game(self, *seats, mode="play", seed=7):
-        reply = self.post("/trias/api/games", {"seats": [dict(s, name=s.get("name", f"P{i}")) for i, s in enumerate(seats)],
-                                               "mode": mode, "seed": seed})
-        assert reply.status_code == 201, reply.get_json()
-        body = reply.get_json()
-        return self.app.extensions["trias_games"].get(body["id"]), body
-
-    def seat_move(self, game, command, key=None):
-        token = game.seats[game.state.current]["token"]
-        return self.post(f"/trias/api/s/{token}/commands", command, key)
 
 
 @pytest.fixture
