@@ -212,3 +212,75 @@ def test_a_planted_circle_is_caught(tmp_path):
     root = _plant(tmp_path, {"bank/store/__init__.py": "", "bank/store/a.py": "from bank.store import b\n",
                              "bank/store/b.py": "def f():\n    from bank.store.a import x\n"})
     assert cycles(root) == [["bank.store.a", "bank.store.b"]]
+
+
+# --- the tests and benches mirror the rooms ---------------------------------------------------------
+
+WHOLE_SYSTEM = "system"  # game days, faults, attacks, chaos, soak, the house itself: no one room
+FLAT_ALLOWED = {"conftest.py"}  # beside the kits (helpers that define no test), the one file pytest wants there
+
+
+def code_rooms(root: Path) -> set:
+    """The folders a test or a bench may live in: one per package of the code (bank's rooms without the
+    `bank/` prefix, `trias`, `printables` and their sub-packages) and one for the whole system."""
+    found = {WHOLE_SYSTEM}
+    for package in PACKAGES:
+        for init in (root / package).rglob("__init__.py"):
+            parts = init.parent.relative_to(root).parts
+            if parts[0] == "bank":
+                parts = parts[1:]
+            if parts:
+                found.add("/".join(parts))
+    return found
+
+
+def defines_a_test(path: Path) -> bool:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")
+               or isinstance(node, ast.ClassDef) and node.name.startswith("Test") for node in tree.body)
+
+
+def misplaced_tests(root: Path) -> list:
+    """Every test file outside its room, every flat file that holds tests, and every test module imported
+    from another folder (a test file runs alone: what two folders share lives in a kit)."""
+    tests, rooms, problems = root / "tests", code_rooms(root), []
+    for path in sorted(tests.glob("*.py")):
+        if path.name not in FLAT_ALLOWED and (path.name.startswith("test_") or defines_a_test(path)):
+            problems.append(f"tests/{path.name} lies flat: a test file lives in the folder of the room it tests")
+    where = {path.stem: path.parent for path in tests.rglob("test_*.py")}
+    for path in sorted(tests.rglob("test_*.py")):
+        folder = path.parent.relative_to(tests).as_posix()
+        if folder != "." and folder not in rooms:
+            problems.append(f"tests/{folder}/{path.name}: tests/{folder} matches no room of the code")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            for name in names:
+                if name in where and where[name] != path.parent:
+                    problems.append(f"{path.relative_to(root)}:{node.lineno} imports {name} of another folder: "
+                                    "move what they share into a kit")
+    return problems
+
+
+def test_every_test_file_lives_in_the_folder_of_its_room():
+    assert misplaced_tests(ROOT) == []
+
+
+@pytest.mark.parametrize("planted, expected", [
+    ({"tests/test_flat.py": "def test_x():\n    pass\n"}, "tests/test_flat.py lies flat"),
+    ({"tests/helper.py": "def test_hidden():\n    pass\n"}, "tests/helper.py lies flat"),
+    ({"tests/nowhere/test_lost.py": ""}, "tests/nowhere matches no room"),
+    ({"tests/store/test_a.py": "", "tests/web/field/test_b.py": "from test_a import helper\n"},
+     "tests/web/field/test_b.py:1 imports test_a of another folder"),
+])
+def test_a_planted_misplaced_test_is_caught(tmp_path, planted, expected):
+    root = _plant(tmp_path, {"bank/store/__init__.py": "", "bank/web/__init__.py": "", "bank/web/field/__init__.py": "",
+                             "tests/conftest.py": "", "tests/some_kit.py": "def helper():\n    pass\n", **planted})
+    assert [p for p in misplaced_tests(root) if expected in p], misplaced_tests(root)
+
+
+def test_the_rooms_of_tests_are_the_rooms_of_the_code(tmp_path):
+    root = _plant(tmp_path, {"bank/store/__init__.py": "", "bank/web/__init__.py": "", "bank/web/field/__init__.py": "",
+                             "tests/store/test_a.py": "", "tests/web/field/test_b.py": "from test_c import x\n",
+                             "tests/web/field/test_c.py": "", "tests/system/test_d.py": "", "tests/some_kit.py": ""})
+    assert misplaced_tests(root) == []
