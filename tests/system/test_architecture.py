@@ -217,13 +217,14 @@ def test_a_planted_circle_is_caught(tmp_path):
 # --- the tests and benches mirror the rooms ---------------------------------------------------------
 
 WHOLE_SYSTEM = "system"  # game days, faults, attacks, chaos, soak, the house itself: no one room
+DOCS = "docs"  # the pages of docs/ checked against the code and the benches' figures
 FLAT_ALLOWED = {"conftest.py"}  # beside the kits (helpers that define no test), the one file pytest wants there
 
 
 def code_rooms(root: Path) -> set:
     """The folders a test or a bench may live in: one per package of the code (bank's rooms without the
-    `bank/` prefix, `trias`, `printables` and their sub-packages) and one for the whole system."""
-    found = {WHOLE_SYSTEM}
+    `bank/` prefix, `trias`, `printables` and their sub-packages), one for the docs, one for the whole system."""
+    found = {WHOLE_SYSTEM, DOCS}
     for package in PACKAGES:
         for init in (root / package).rglob("__init__.py"):
             parts = init.parent.relative_to(root).parts
