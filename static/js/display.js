@@ -49,7 +49,7 @@
   }
 
   /** The time line with its figures ("1:29:54") in big type: after the scores, the largest on the
-   * screen (it was 26 px at 720p, under the teams' names). */
+   * screen: read from across the room, it must not be smaller than the teams' names. */
   function figures(node, text) {
     if (node.dataset.text === text) return;
     node.dataset.text = text;
