@@ -22,7 +22,7 @@ SERVERS: list = []  # the production servers started by this process, newest las
 def serve_in_thread(app, dev: bool = False, limits=None) -> tuple[str, int]:
     """Serve `app` with Socket.IO on a free port in a daemon thread; (base url, port) once it listens.
 
-    The production server (issue 13): `terrabank serve`'s Gunicorn worker with its caps,
+    The production server: `terrabank serve`'s Gunicorn worker with its caps,
     deadlines, gzip and versioned static URLs (bank/web/serving_thread.serve_in_thread), in this
     process so a test can read the app's bank; `limits` (serving.Limits) to test a cap.
     `dev=True` is Werkzeug, as `serve --dev`; no test needs it today: keep it for a test of

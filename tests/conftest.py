@@ -1,6 +1,6 @@
 """Shared fixtures: the repo's config, a fresh game database, a created bank.
 
-The journal's store (issue 15): the suites in BOTH_STORES run twice, on the SQLite file
+The journal's store: the suites in BOTH_STORES run twice, on the SQLite file
 and on PostgreSQL (a throwaway server, tests/postgres_kit.py); every other test, and
 the SQLite run, see no database URL at all.
 """
@@ -58,7 +58,7 @@ def postgres_server():
 
 @pytest.fixture(scope="session")
 def redis_server():
-    """One throwaway Redis for the session (tests/redis_kit.py): several server processes (issue 15)."""
+    """One throwaway Redis for the session (tests/redis_kit.py): several server processes."""
     yield from _throwaway("redis_kit")
 
 

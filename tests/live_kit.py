@@ -1,6 +1,6 @@
 """A live page's socket as static/js/live.js opens it today, for the tests that check what pages are sent.
 
-Since issue 27 a page's live.js says `rounds: 1` in its connect auth (and `journal: true` on a console that
+A page's live.js says `rounds: 1` in its connect auth (and `journal: true` on a console that
 shows the journal), and the server sends it ONE `round` message per round holding the parts it shows
 (bank/web/push/rounds.py). A page without `rounds` (loaded before the upgrade) still gets the separate
 `public` / `team` / `journal` messages: that legacy path is kept for it, but no real page takes it now, so
@@ -87,7 +87,7 @@ def live_auth(auth: dict | None, console: bool, legacy: bool = False, journal: b
 def live_client(app, auth: dict | None = None, *, flask_test_client=None, legacy: bool = False,
                 journal: bool | None = None, **options) -> LiveClient:
     """A page's socket on `app`, connected as live.js does (see live_auth); `flask_test_client` carries a
-    facilitator's log-in (a console); `legacy=True`: a page loaded before issue 27."""
+    facilitator's log-in (a console); `legacy=True`: a page of an older live.js."""
     from bank.web.push.extensions import socketio_of  # here: tests/sio_kit.py reads this kit on a plain socket
 
     client = socketio_of(app).test_client(

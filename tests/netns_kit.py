@@ -1,4 +1,4 @@
-"""A network this test makes, to cut a server process from PostgreSQL or Redis (issue 36 item 6).
+"""A network this test makes, to cut a server process from PostgreSQL or Redis.
 
 A network namespace and a veth pair: the host side 10.231.N.1 (a private PostgreSQL and a
 private Redis listen there too), the namespace side 10.231.N.2 (a `terrabank serve` started

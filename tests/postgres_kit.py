@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL server for the tests (issue 15): Debian's binaries, a temporary folder.
+"""A throwaway PostgreSQL server for the tests: Debian's binaries, a temporary folder.
 
 initdb into a temporary folder and pg_ctl start on a free port of 127.0.0.1, once per
 test session. PostgreSQL refuses to run as root, so under root (CI) the server runs as

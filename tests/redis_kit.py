@@ -1,4 +1,4 @@
-"""A throwaway Redis server for the tests of several server processes (issue 15).
+"""A throwaway Redis server for the tests of several server processes.
 
 Debian's redis-server on a free port of 127.0.0.1, nothing saved to disk, stopped at the
 end of the test session. `.ci/run` installs it; without it those tests skip and say why.

@@ -9,8 +9,8 @@ with the 101, so it surfaced 10 s late, with the first ping.
 Socket.IO's connect with the phone's auth, pings answered, events kept in order. Enough
 to check what a phone is sent (tests of several processes); no reconnection of its own.
 It connects as today's live.js (tests/live_kit.py: `rounds: 1`, one `round` message per round) and
-keeps each round's parts as events ("public", "team", "journal"); `legacy=True`: a page loaded before
-issue 27, sent the separate messages.
+keeps each round's parts as events ("public", "team", "journal"); `legacy=True`: a page of an older
+live.js, sent the separate messages.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ class Phone(RawWebSocket):
     def __init__(self, port: int, auth: dict, timeout: float = 10.0, namespace: str = "/",
                  headers: dict | None = None, source: str | None = None, query: str = "", legacy: bool = False,
                  deflate: bool = False):
-        """`query`: "&team=<link>" or "&key=<key>", as live.js sends them (admission by secret, issue 23).
+        """`query`: "&team=<link>" or "&key=<key>", as live.js sends them (admission by secret).
         A page with a facilitator's Cookie in `headers` connects as a console (it shows the journal)."""
         super().__init__(port, ENGINE_IO + query, timeout, headers, source, deflate)
         self.prefix = "" if namespace == "/" else f"{namespace},"

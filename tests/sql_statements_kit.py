@@ -1,4 +1,4 @@
-"""Count the SQL statements a command costs on the SQLite store (issue 27).
+"""Count the SQL statements a command costs on the SQLite store.
 
 sqlite3's trace callback on every connection given, and on every journal reader opened later, notes
 the statements the calling thread runs while `during()` runs its action. Used by

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TEAMS = (("blue", "#1f6fd1"), ("yellow", "#f2c230"), ("red", "#d33a2c"), ("green", "#2e9e44"),
          ("purple", "#7b3fa0"), ("orange", "#e8731c"))
 HARVESTED = ("water", "energy", "dioxygen", "flora")
-# The game day's names (issue 42), at or near the 30-character limit, with accents, emoji and articles.
+# The game day's names, at or near the 30-character limit, with accents, emoji and articles.
 LONG_NAMES = ("Mégalosaure-Anticonstitutionné", "Les Verts 🌱 qui Poussent Vite", "Zoé, Ève, Noël, Anaïs — Équipe",
               "Les Œufs 🥚 de Dinosaures", "🦖🦖 Rex & Compagnie 🦖🦖", "Les Jaunes qui Brillent ☀️")
 

@@ -1,4 +1,4 @@
-"""Any moment of a game as the big screen receives it (issue 35, items 1 and 2), for
+"""Any moment of a game as the big screen receives it, for
 tests/web/field/test_tv_any_moment.py: a Hypothesis strategy of `/api/public` pictures and the
 measure of what a viewer sees of one.
 

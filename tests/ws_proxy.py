@@ -1,6 +1,6 @@
 """A TCP proxy on 127.0.0.1 that reads the WebSocket frames it forwards and can lose one.
 
-For tests/web/push/test_browser_delta.py (issue 14): a browser's Socket.IO connection passes
+For tests/web/push/test_browser_delta.py: a browser's Socket.IO connection passes
 through it; `drop_next(test)` loses the next server->client text message for which
 test(text) is true, as a lost or late-overtaken message would; `sent` lists the text
 messages the page sent (client->server frames are masked: unmasked here to read them).

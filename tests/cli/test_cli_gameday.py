@@ -1,4 +1,4 @@
-"""The terminal, seen by a volunteer on game day (issue 12): the command they really have, no tracebacks, a busy port."""
+"""The terminal, seen by a volunteer on game day: the command they really have, no tracebacks, a busy port."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The game file is safe from its own commands: `init --force` cannot replace a game a server is
 booking into, keeps a dated copy of the old one and says what it wipes; a second server on the
-same file is refused; the first-start lead password never reaches a log (issue 9, items 7 and 10).
+same file is refused; the first-start lead password never reaches a log.
 
 The served cases run a real `terrabank serve` process (bench/harness.py), as on the day.
 """

@@ -1,4 +1,4 @@
-"""`links` prints the address the phones really use (issue 25, item 5): it printed the configured
+"""`links` prints the address the phones really use: it printed the configured
 port 5000 while the bank served on another, though the admin page and the join cards were right."""
 
 from pathlib import Path

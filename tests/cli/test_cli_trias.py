@@ -88,7 +88,7 @@ def test_show_and_verify_a_game(cli, games_dir, capsys):
     gid = only_game(games_dir)
     capsys.readouterr()
     assert cli("show") == 0 and gid in capsys.readouterr().out
-    assert cli("show", gid) == 0  # in the game's language, French by default (issue 26, item 8)
+    assert cli("show", gid) == 0  # in the game's language, French by default
     out = capsys.readouterr().out
     assert "Mise en place (T8) : Place 1 pose 2 troupeaux" in out  # the seats named in the game's language and "Pioche : 36 cartes (9 de la pioche 2)" in out
     assert cli("show", gid, "--lang", "en") == 0
@@ -179,7 +179,7 @@ def test_play_stops_at_the_end_of_input_and_resumes(cli, games_dir, capsys, monk
     ("fr", "Une carte a été piochée depuis : annuler montrerait ce qui vient ensuite, ce coup reste donc joué."),
     ("en", "A card was drawn since: undoing would show what comes next, so this move stands.")])
 def test_play_refuses_to_undo_a_draw_with_the_pages_sentence(cli, games_dir, capsys, monkeypatch, lang, sentence):
-    """Issue 26 item 6: `u` after a draw would show the deck's next card on the next draw."""
+    """`u` after a draw would show the deck's next card on the next draw."""
     import trias
     from bank.cli.trias_menu import build_menu
 

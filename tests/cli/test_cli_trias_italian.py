@@ -1,4 +1,4 @@
-"""Issue 26, item 8: Trias in Italian from the terminal. `terrabank trias play|show|new|score --lang it` speak
+"""Trias in Italian from the terminal. `terrabank trias play|show|new|score --lang it` speak
 the game's Italian terms (tessera, branco, continente, deriva, riserva, punti azione, Polo Sud...), with no
 English or French left over from the word tables; `trias show` speaks the game's language (it printed
 English for a French game, its seats' levels too); `terrabank print --kind trias --lang it` writes the

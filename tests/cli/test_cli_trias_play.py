@@ -1,4 +1,4 @@
-"""Issue 26 item 7: the terminal game (`trias play`) grouped, with the map in view, labelled axes, answers
+"""The terminal game (`trias play`) grouped, with the map in view, labelled axes, answers
 echoed once, singular and plural in English and French, and land masses by letter. Piped standard input."""
 
 from __future__ import annotations

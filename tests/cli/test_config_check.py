@@ -1,4 +1,4 @@
-"""Issue 36, item 5: config where operators keep it, checked by name before a start.
+"""Config where operators keep it, checked by name before a start.
 
 Before: the steps kept config.toml in the root-owned checkout (an edit conflicted with `git pull`),
 nothing but a start checked an edit, and no editor could: there was no `config check` command and
@@ -71,7 +71,7 @@ def test_the_unit_reads_the_config_from_etc():
 
 
 def test_config_check_names_an_entry_of_a_table_array_as_the_schema_counts_it(tmp_path, monkeypatch, capsys):
-    """Issue 41: `config check` said 'teams[1].resource' where the schema (and an editor using it) said
+    """`config check` said 'teams[1].resource' where the schema (and an editor using it) said
     teams/0/resource: the operator looked at the second team. Now the schema's index, and the table in words."""
     jsonschema = pytest.importorskip("jsonschema")
     team = 'id = "blue"\nlabel = { fr = "Bleus", en = "Blue" }\ncolour = '

@@ -1,4 +1,4 @@
-"""Issue 35 item 6: the first start's message reads as a sentence, on a terminal and in the file.
+"""The first start's message reads as a sentence, on a terminal and in the file.
 
 It used to set the account name and the password apart with double spaces ("log in as  lead
 with password  X"), which reads as a typing mistake and copies badly; the name and password

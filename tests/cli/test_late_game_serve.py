@@ -1,4 +1,4 @@
-"""Issue 14, benchmarks that cannot collide: `terrabank serve --port 0` binds a free port
+"""Benchmarks that cannot collide: `terrabank serve --port 0` binds a free port
 itself and prints it, so two servers started at once never race for one port."""
 
 from __future__ import annotations

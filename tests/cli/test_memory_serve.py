@@ -1,4 +1,4 @@
-"""Issue 27, P3 (memory): what `terrabank serve` itself sets up so that a Raspberry Pi runs light.
+"""What `terrabank serve` itself sets up so that a Raspberry Pi runs light.
 
 - Gunicorn's master only watches the worker: it re-executes as a lean interpreter
   (bank/cli/serve_lean.py) that never loads Flask or the bank, instead of keeping the 55 MB

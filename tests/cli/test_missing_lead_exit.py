@@ -1,4 +1,4 @@
-"""Issue 36, item 5: a game with no lead, whose first password cannot be written, stops with one sentence
+"""A game with no lead, whose first password cannot be written, stops with one sentence
 and an exit status systemd does not restart on.
 
 Before: `serve` died on a PermissionError traceback writing `<game>-lead-password.txt` into the

@@ -1,4 +1,4 @@
-"""Issue 36, item 3: everything the bank writes goes to one state directory, 0600 files in a 0700 folder.
+"""Everything the bank writes goes to one state directory, 0600 files in a 0700 folder.
 
 Before: the code folder of docs/DEPLOY.md is owned by root and read-only to the bank's user, and the
 paper writer tried `<game>-paper/` there (a hosted game `assoc/g/camp-paper`): a traceback every 5 s

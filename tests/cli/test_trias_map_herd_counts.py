@@ -1,4 +1,4 @@
-"""The terminal's herd line keeps a seat's name apart from its count (issue 32, item 8).
+"""The terminal's herd line keeps a seat's name apart from its count.
 
 "Computer · easy 2 3" read as the seat "easy 2" with 3 herds, or "easy" with 23: a computer seat
 named by its level is numbered when two share one (bank/web/trias/names.py).

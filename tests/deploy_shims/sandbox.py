@@ -1,4 +1,4 @@
-"""The sandbox in which tests/system/test_deploy_doc.py follows docs/DEPLOY.md's steps (issue 24, item 6).
+"""The sandbox in which tests/system/test_deploy_doc.py follows docs/DEPLOY.md's steps.
 
 A folder R stands for the clean Debian machine's root: every absolute /srv/ and /etc/ of the
 steps (and of the files they copy: the systemd unit) is R/srv/, R/etc/. Ports too are the

@@ -1,4 +1,4 @@
-"""Issue 14: a command decides on a copy-on-first-touch draft of the live state, and the
+"""A command decides on a copy-on-first-touch draft of the live state, and the
 committed states share what a command did not touch. These tests hold the guarantees
 that made the whole-state copy safe: a refused command changes nothing (R33-R35 rules
 included), the live state is always a replay of the journal, a committed state is never

@@ -1,4 +1,4 @@
-"""Trias printables in Italian (issue 26, item 8): the set-up map, the score sheet and the player aid
+"""Trias printables in Italian: the set-up map, the score sheet and the player aid
 in the Italian rules' own terms, held to the Trias sheets' rules (tests/printables/test_print_trias.py): no type
 under 8 pt, every word 10 mm clear of the edge and none over another, one page each.
 """

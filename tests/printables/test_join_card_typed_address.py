@@ -1,4 +1,4 @@
-"""Issue 35 item 6: the join card's typing hint matches the address printed under it.
+"""The join card's typing hint matches the address printed under it.
 
 The card said "sur une seule ligne" above an address printed on two lines; a player copying it
 could not tell whether the break was part of it. One line says nothing more; several lines

@@ -1,4 +1,4 @@
-"""The game-state sheet, the continuation ledgers and the bank-down page (issue 25, item 6), as printed:
+"""The game-state sheet, the continuation ledgers and the bank-down page, as printed:
 one page each where promised, A4 and Letter, no type under 8 pt, French that reads as French,
 and what the lead needs on them (each team's real stock, buildings, waiting pirates, events, clock)."""
 
@@ -80,7 +80,7 @@ def test_the_state_sheet_holds_the_game_on_one_page(played):
 
 
 def test_the_state_sheets_clock_says_its_units(played):
-    """Issue 35 item 6: "0:08 jouées sur 0:16" read as seconds; minutes and hours are written out."""
+    """"0:08 jouées sur 0:16" read as seconds; minutes and hours are written out."""
     text = " ".join(all_text(played["docs"][("state", "fr", "a4")]).split())
     assert "8 min de jeu sur 3 h · session 1 sur 2" in text and "clôture à 36 min de jeu" in text
 

@@ -1,4 +1,4 @@
-"""Bank sheets: a rules summary that runs the game from config.toml, and a paper ledger per team (issue 12, item 14)."""
+"""Bank sheets: a rules summary that runs the game from config.toml, and a paper ledger per team."""
 
 from play import config_with
 from printables.bank_sheets import render_bank_sheets

@@ -1,4 +1,4 @@
-"""Print defects found on game day II (issue 25, item 7): each printable read as a facilitator
+"""Print defects found on game day II: each printable read as a facilitator
 who must laminate, cut and use it. Every test here failed before its fix.
 """
 

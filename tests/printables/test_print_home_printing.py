@@ -1,4 +1,4 @@
-"""Printed at home and read outdoors: halves, tabs, rulers, QR quiet zones, card icons and backs (issue 12, items 17, 19)."""
+"""Printed at home and read outdoors: halves, tabs, rulers, QR quiet zones, card icons and backs."""
 
 from __future__ import annotations
 
@@ -86,8 +86,8 @@ def test_r34_r35_the_team_boards_end_box_says_time_up_too(config):
 
 @needs("pdftoppm")
 def test_the_card_backs_code_sits_on_white_on_the_team_colour(config, tmp_path):
-    """Blue back: the QR code's white square shows its edge on the team colour (item 17; since issue 25
-    the backs carry each card's code where the six tokens were)."""
+    """Blue back: the QR code's white square shows its edge on the team colour
+    (the backs carry each card's code where the six tokens were)."""
     from PIL import Image
 
     pdf = tmp_path / "cards.pdf"

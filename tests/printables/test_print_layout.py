@@ -100,7 +100,7 @@ def test_r1_two_to_six_teams_print_cleanly(tmp_path, keep, extra):
     urls = {t: f"http://h/t/{t}" for t in config.teams}
     written = build("all", tmp_path, config, "en", team_urls=urls, base="http://h")
     assert len(written) == 14  # cards, boards, rules, dice, bank sheets, shared A3 and A4 halves, score track
-    # (A3 and A4 halves), rate sign, event sheet, bank-down page (issue 25), join cards, poster
+    # (A3 and A4 halves), rate sign, event sheet, bank-down page, join cards, poster
     for path in written:
         if "halves" in path.name:
             continue  # a half shows words cut at its edge on purpose

@@ -42,7 +42,7 @@ def test_all_with_a_game_writes_everything(config, tmp_path, bank):
 
 def test_all_without_a_game_skips_join_and_report(config, tmp_path):
     names = [p.name for p in build("all", tmp_path, config)]
-    assert "join-cards-fr.pdf" not in names and "report-fr.pdf" not in names and len(names) == 12  # with the bank-down page (issue 25)
+    assert "join-cards-fr.pdf" not in names and "report-fr.pdf" not in names and len(names) == 12  # with the bank-down page
 
 
 def test_the_pack_is_reproducible(config, tmp_path):

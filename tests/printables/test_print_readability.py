@@ -1,4 +1,4 @@
-"""Every printable, measured: no type under 8 pt, and French that reads as French (issue 12, items 17-18)."""
+"""Every printable, measured: no type under 8 pt, and French that reads as French."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_the_pack_holds_every_printable(printed):
 
 
 # The join cards and the poster (printables/join.py) are being reworked with their addresses and
-# QR codes (issue 12, item 2); they join this test when that lands. Everything else is measured.
+# QR codes; they join this test when that lands. Everything else is measured.
 PENDING = ()
 
 

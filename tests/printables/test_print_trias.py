@@ -1,4 +1,4 @@
-"""Trias print: the set-up map of a seeded game, the score sheet and the player aid (issue 11, item 4).
+"""Trias print: the set-up map of a seeded game, the score sheet and the player aid.
 
 The map is checked twice against `trias.new_game`: by its words (each place's landscape
 above its q,r label) and by its pixels (pdftoppm renders it; every hex has its

@@ -1,4 +1,4 @@
-"""The end-of-game report leaves nothing out (issue 35 item 5): stock corrections with their reasons, a
+"""The end-of-game report leaves nothing out: stock corrections with their reasons, a
 refill, a common animal bought, a pause, a session break, the bank down and restarted, the moves typed
 in from the paper ledgers afterwards, each told in the story where it happened; and the chart of
 points over time per team, the same curve the big screen replays (bank/game/replay.py)."""

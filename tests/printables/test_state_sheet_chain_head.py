@@ -1,4 +1,4 @@
-"""Issue 34 item 5: the paper state sheet prints the journal chain's head at its entry.
+"""The paper state sheet prints the journal chain's head at its entry.
 
 The sheet is where paper takes over when the bank stops; with the head on it, a journal rolled back
 or rebuilt afterwards is caught against the paper as against a phone (static/js/witness.js): the

@@ -1,4 +1,4 @@
-"""Issue 35 item 6: after a restart the bank knows it was reopened and for how long it can have been down.
+"""After a restart the bank knows it was reopened and for how long it can have been down.
 
 The admin page says so (tests/web/field/test_admin_says_bank_restarted.py); here the figure
 itself: the time since the journal's last trace, for a game under way only.

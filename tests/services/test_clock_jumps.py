@@ -1,4 +1,4 @@
-"""A wrong system clock never ends a session, the game or a cooldown (R34, issue 9).
+"""A wrong system clock never ends a session, the game or a cooldown (R34).
 
 The machine's clock (wall) and the monotonic clock are injected, so a jump of two
 days forward or an hour back happens at once, while the bank runs and across a

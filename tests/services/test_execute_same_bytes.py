@@ -1,4 +1,4 @@
-"""Issue 27: cutting Bank.execute's CPU must not change a byte of what it writes.
+"""Cutting Bank.execute's CPU must not change a byte of what it writes.
 
 The same 700 mixed commands (harvests, inventories, builds, reversals, awards, track raises,
 animals, refused ones among them), booked at fixed times with a seeded die, give the same
@@ -22,7 +22,7 @@ from bank.services.bank import Bank
 from bank.services.export import export_journal
 from bank.store import chain
 
-# From the code before issue 27's CPU cuts (commit 321af37), the same book_mixed.
+# From the code before Bank.execute's CPU cuts (commit 321af37), the same book_mixed.
 BEFORE = {
     "outcomes": "eb7831508e8586446dcb500eeeeb9b2845e9ad24dcee3d4cd23104d9dc58eaf4",
     "export": "a4b2d834cd55031e51d434cde6c056611724df1563a439eddcee89cd4fae9c62",

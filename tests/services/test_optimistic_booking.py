@@ -1,4 +1,4 @@
-"""A command booked without looking its id up first (issue 27) must answer exactly as one looked up.
+"""A command booked without looking its id up first must answer exactly as one looked up.
 
 On the SQLite store the bank books a command's first try from what it holds in memory: its last seq
 and state, and the journal's tip (seq, chain head) from its last append. The row's constraints are the
@@ -145,7 +145,7 @@ def test_a_command_refused_after_a_due_tick_leaves_the_tip_as_it_was(game, monke
     statements = Statements.of_bank(game, monkeypatch)
     booked = statements.during(lambda: book(game, now=late + 1, **HARVEST))
     assert booked.seq == before + 2 and command_ids(game)[-2] == f"{TICK_PREFIX}{before + 1}"
-    assert statements.reads == [], statements.seen  # booked from the tip in memory (before issue 27: a look-up)
+    assert statements.reads == [], statements.seen  # booked from the tip in memory (not a look-up first)
     assert game.verify() == [] and game._journal.chain_problem() is None
     assert cli_verify(bank_path).returncode == 0
 

@@ -1,4 +1,4 @@
-"""The bank remembers the rows it committed and their chain heads (issue 33's leftover).
+"""The bank remembers the rows it committed and their chain heads.
 
 Each broadcast round asked the journal again for what the bank had just written: the activity feed's new
 rows, the consoles' new rows and the chain head at the picture's entry. Now they come from memory, and

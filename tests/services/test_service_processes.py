@@ -1,4 +1,4 @@
-"""Several bank processes on one game (issue 15): each decides on every committed row.
+"""Several bank processes on one game: each decides on every committed row.
 
 Two `Bank` objects opened on the same game stand for two `terrabank serve` processes:
 on the SQLite file (two connections, one host) and on PostgreSQL (this module's name

@@ -1,7 +1,7 @@
 """On both stores: the rows and chain heads the bank remembers after COMMIT are those its journal reads back.
 
 The broadcast rounds take the feed's rows, the consoles' rows and the picture's chain head from the bank's
-memory (bank/services/recent_rows.py, issue 33's leftover). PostgreSQL hashes and binds its snapshots in its
+memory (bank/services/recent_rows.py). PostgreSQL hashes and binds its snapshots in its
 own code (bank/store/journal_pg.py): the head remembered at a snapshot's entry must be its binding there too.
 """
 

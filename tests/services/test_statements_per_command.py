@@ -1,4 +1,4 @@
-"""How many SQL statements a facilitator's booked harvest costs the server (issue 27).
+"""How many SQL statements a facilitator's booked harvest costs the server.
 
 The latency floor (bench/auth_floor_server.py) runs 4 statements per command: the session row,
 BEGIN IMMEDIATE, INSERT, COMMIT. The bank ran 10 (the session row JOIN its account, BEGIN, the id's
@@ -36,7 +36,7 @@ pytestmark = pytest.mark.sqlite_file("counts the statements of the SQLite store"
 
 START = {"type": "start_clock"}
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
-# BEGIN IMMEDIATE, INSERT journal, INSERT chain, the time line's checkpoint, COMMIT (issue 27).
+# BEGIN IMMEDIATE, INSERT journal, INSERT chain, the time line's checkpoint, COMMIT.
 MAX_STATEMENTS = 5
 
 
@@ -48,7 +48,7 @@ def lead(web, app):
 
 
 def test_a_booked_harvest_runs_at_most_five_statements(app, lead, monkeypatch):
-    """Issue 27: the session check, the look-ups and the hash chain cost statements the floor does not run."""
+    """The session check, the look-ups and the hash chain cost statements the floor does not run."""
     assert lead.command(**HARVEST).status_code == 200  # the facilitator's page has booked before
     statements = Statements.of_bank(services(app).bank, monkeypatch, services(app).access.conn)
     reply = statements.during(lambda: lead.command(**HARVEST))

@@ -1,6 +1,6 @@
-"""False alarms of tampering under load (issue 23, item 4): checks of a game another process books on.
+"""False alarms of tampering under load: checks of a game another process books on.
 
-Before issue 23 every check of the chain read the stored chain and the rows in two statements
+Read apart, every check of the chain read the stored chain and the rows in two statements
 (PostgreSQL: on two reader connections, READ COMMITTED), and `verify` compared a replay of the
 whole journal with the live state of a process that had not folded the rows booked since: a row
 committed in between was reported as "journal row N was changed ... restore the database from

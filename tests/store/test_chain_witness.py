@@ -1,4 +1,4 @@
-"""Issue 34 item 5: snapshots bound into the chain, and a deleted tail noticed where the bank can.
+"""Snapshots bound into the chain, and a deleted tail noticed where the bank can.
 
 Findings: a snapshot edited and sealed again was served (blue got 926 dioxygen instead of 26), and
 `verify` blamed "a row at or before seq N" when only the snapshot had changed; deleting the last row
@@ -152,7 +152,7 @@ def test_a_deleted_tail_whose_last_row_held_a_snapshot_is_named(store):
 
 
 def test_a_deleted_last_row_with_its_chain_row_is_refused_by_serve_and_named_by_verify(store):
-    """Issue 34 item 5: the last row (no snapshot there) deleted with its chain row left a chain that
+    """The last row (no snapshot there) deleted with its chain row left a chain that
     ended cleanly at 11: `verify` said ok and `serve` started. The time line's checkpoint, saved with
     every row, recorded row 12 and its head: the journal now falls short of it."""
     config, db, sql = store
@@ -185,7 +185,7 @@ def test_the_checkpoint_follows_each_row_and_a_sound_game_verifies(store):
 
 
 def test_a_game_written_before_the_binding_opens_from_its_sealed_snapshot(config, tmp_path, monkeypatch):
-    """Backward compatibility: a file from before issue 34 has no chain_snapshot table, its rows link to the
+    """Backward compatibility: a file from before the binding has no chain_snapshot table, its rows link to the
     rows' hashes only and its snapshots are sealed over that chain; it opens, gains the table, trusts its
     sealed snapshot, verifies clean, and binds the snapshots taken from then on."""
     monkeypatch.setattr(service, "SNAPSHOT_EVERY", EVERY)
@@ -235,7 +235,7 @@ def test_postgresql_tables_from_before_the_checkpoint_tip_gain_it_on_open(store)
 
 
 def test_an_edited_creation_record_is_named_by_verify_and_refused_by_serve(store):
-    """Issue 43 item 2: the creation record (meta) was outside the chain: one character appended to
+    """The creation record (meta) was outside the chain: one character appended to
     `created_at` changed the game's mark (what the phones name the game by) and `verify` said ok. Now the
     chain starts from a seed that covers it: `verify` and `serve` name the creation record."""
     config, db, sql = store

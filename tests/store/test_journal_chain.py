@@ -1,4 +1,4 @@
-"""Tamper evidence: each journal row's hash is chained to the previous row's (issue 9).
+"""Tamper evidence: each journal row's hash is chained to the previous row's.
 
 The attack: open terrabank.db with the sqlite3 tool, drop the append-only trigger
 and change a team's tokens in a row written after the last snapshot. SQLite's

@@ -1,4 +1,4 @@
-"""A lease's refusal says how long to wait when its holder is gone (issue 41 item 6).
+"""A lease's refusal says how long to wait when its holder is gone.
 
 Before: "the bank is already running on game 'x' (terrabank serve on pi-2, process 812, whose lease on the
 game runs 42 s more ...): stop it first". A server killed while PostgreSQL restarted leaves such a lease

@@ -1,4 +1,4 @@
-"""`terrabank migrate`: a game played on a Pi (SQLite file) moved into PostgreSQL (issue 15).
+"""`terrabank migrate`: a game played on a Pi (SQLite file) moved into PostgreSQL.
 
 What a lead notices: the game opens on the server with the same standings and the same
 chain head they wrote down on the Pi; `verify` is clean; the Pi's file is not touched; a
@@ -238,7 +238,7 @@ def test_a_file_from_before_the_chain_is_refused_until_verify_gave_it_one(pi_gam
                                                                          capsys):
     """migrate never writes to the file; `verify` there (no database URL) adds the chain, as any command would."""
     raw = sqlite3.connect(pi_game)
-    # A file from before the chain had no binding of its snapshots (issue 34) either, and no sealed
+    # A file from before the chain had no binding of its snapshots either, and no sealed
     # snapshot: the ones here are sealed over the bound chain, so they go too.
     raw.executescript("DROP TRIGGER meta_no_delete; DELETE FROM meta WHERE key IN ('chain', 'chain_seed'); "
                       "DROP TABLE chain; DROP TABLE clock_checkpoint; DROP TABLE chain_snapshot; "

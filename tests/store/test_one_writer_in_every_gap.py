@@ -1,4 +1,4 @@
-"""One writer in every gap: a restart of PostgreSQL lets nobody in under running servers (issue 36 item 1).
+"""One writer in every gap: a restart of PostgreSQL lets nobody in under running servers.
 
 Before: PostgreSQL forgets every advisory lock when it restarts, and the servers' watchers
 take their holds back only at their next look (up to a second or two later). A tight loop

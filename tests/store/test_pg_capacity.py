@@ -1,6 +1,6 @@
-"""Processes of one game take turns (issue 41 item 5; before, issue 24 item 4).
+"""Processes of one game take turns.
 
-Issue 24 took the game's advisory lock only with a command's rows: each process decided on its
+Taking the game's advisory lock only with a command's rows: each process decided on its
 own live state and claimed the seq after its last row; the primary key refused the row when
 another process got there first, and the command was decided again. Flat out, 2 and 4 processes
 rolled back 0.68 and 1.24 tries per booked command and 4 spent 2.3x the CPU per command of one

@@ -1,4 +1,4 @@
-"""The time line's checkpoint in PostgreSQL never goes back (issue 24 fencing, R34: the bank's own time line).
+"""The time line's checkpoint in PostgreSQL never goes back (fencing, R34: the bank's own time line).
 
 Several `serve` processes of one game (through a queue) share its one checkpoint row
 (terrabank.clock_checkpoint: the time line and the wall clock read with it). Each moves it

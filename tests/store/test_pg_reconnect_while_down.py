@@ -1,5 +1,5 @@
 """A PostgreSQL game's writer finds the database again after a restart, however many commands
-came while it was down (issue 24, fencing): the first meets the dropped connection, the next find
+came while it was down (fencing): the first meets the dropped connection, the next find
 no server, each refused with its sentence and nothing booked; the first after it is booked, once.
 A connection the restart broke and that could not be replaced must never be reused as it is."""
 

@@ -1,4 +1,4 @@
-"""A served game in PostgreSQL keeps its one hold from start to stop (issue 24, fencing: one writer per game).
+"""A served game in PostgreSQL keeps its one hold from start to stop (fencing: one writer per game).
 
 `terrabank serve` takes the hold (bank/store/journal_pg_hold.py) in Gunicorn's master, and the
 worker is forked from it, so the worker inherits the hold's connection. Before: the worker,
@@ -71,7 +71,7 @@ def _book(api: Api, key: str) -> None:
 
 
 def test_serve_never_loses_its_hold_at_start_restart_of_its_worker_or_stop(on_postgres, tmp_path):
-    """Issue 24 (one writer per game): each start books the first command after /readyz; a worker that
+    """One writer per game: each start books the first command after /readyz; a worker that
     Gunicorn restarts (SIGABRT, as after its silence timeout) leaves the master's hold and its epoch
     alone; the log of every start and stop says nothing of a lost hold."""
     for start in range(STARTS):

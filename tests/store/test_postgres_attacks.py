@@ -1,4 +1,4 @@
-"""Attacks on the journal in PostgreSQL (issue 15): what the database itself must refuse or reveal.
+"""Attacks on the journal in PostgreSQL: what the database itself must refuse or reveal.
 
 - the app's own role cannot UPDATE, DELETE or TRUNCATE a booked row (triggers);
 - the same command id sent through two connections at once is booked once;

@@ -1,4 +1,4 @@
-"""One writer per game in PostgreSQL, PostgreSQL restarts included (issue 24, bank/store/journal_pg_hold.py).
+"""One writer per game in PostgreSQL, PostgreSQL restarts included (bank/store/journal_pg_hold.py).
 
 Before: a restart of PostgreSQL dropped every server's hold (pg_locks empty), never taken
 again and never said; a second queue-less server then served the same game beside the
@@ -269,7 +269,7 @@ def test_a_redis_restart_keeps_the_shared_epoch_and_every_server_booking(game, p
     """Servers hearing each other through a queue share one (negative) epoch (journal_pg_hold.py): a restart
     of Redis, their queue, draws no new epoch, so neither server fences the other out; both go on booking
     through it, a queue-less server and `init --force` are still refused, and every acknowledged command is
-    in the journal once. (Never tried with a real Redis restart before issue 24's review.)"""
+    in the journal once. """
     game.env["TERRABANK_QUEUE_URL"] = redis_server.url
     ports = [game.serve(name)[1] for name in ("a", "b")]
     epoch = lambda: sql(game.url, "SELECT hold_epoch FROM terrabank.games WHERE name = %s", (game.name,))[0][0]  # noqa: E731

@@ -1,4 +1,4 @@
-"""A server's hold on its game in PostgreSQL is seen from every host (issue 15, bank/store/journal_pg_hold.py).
+"""A server's hold on its game in PostgreSQL is seen from every host (bank/store/journal_pg_hold.py).
 
 Two folders stand for two hosts: the lock file beside `--db` is in each one's own folder, so
 only the database can tell one host that the other serves the game.

@@ -1,4 +1,4 @@
-"""The journal in PostgreSQL (issue 15): many games in one database, the URL, what is said when it fails.
+"""The journal in PostgreSQL: many games in one database, the URL, what is said when it fails.
 
 The rule suites run on PostgreSQL through tests/conftest.py (BOTH_STORES); this module
 checks what only PostgreSQL has: several games side by side, the same chain as the

@@ -1,4 +1,4 @@
-"""Trias games in PostgreSQL (issue 15): where they are kept, shared by processes, on a few connections.
+"""Trias games in PostgreSQL: where they are kept, shared by processes, on a few connections.
 
 The game-store suite itself runs on both stores (tests/services/test_trias_games.py, conftest.BOTH_STORES);
 this module checks what only the database has: the choice of store, two server processes

@@ -1,9 +1,9 @@
-"""A forged snapshot (issue 23, item 3): the start must refuse it, naming the row, on both stores.
+"""A forged snapshot: the start must refuse it, naming the row, on both stores.
 
 The attack: with sqlite3 (the trigger that refuses UPDATE dropped) or as PostgreSQL's superuser
-(the guard disabled), edit `snapshots.state` to give a team tokens no row ever booked. Before
-issue 23 the bank started from the edited snapshot and booked with those tokens; the chain of
-the rows, and the head a facilitator wrote down, still matched. Now each snapshot carries the
+(the guard disabled), edit `snapshots.state` to give a team tokens no row ever booked. Without
+the seal the bank would start from the edited snapshot and book with those tokens; the chain of
+the rows, and the head a facilitator wrote down, would still match. So each snapshot carries the
 chain's hash at its row and a seal (bank/store/snapshots.py): the edit is refused at start in
 one sentence naming the row; a snapshot whose seal was cut off is never trusted (the rows are
 folded instead); `verify` names the edited snapshot too.
@@ -140,7 +140,7 @@ def _resealed(text: str) -> str:
 
 
 def test_a_snapshot_edited_and_sealed_again_is_refused_at_start(store):
-    """The seal holds no secret, but since issue 34 the chain binds it (bank/store/chain.py): a forger who
+    """The seal holds no secret, but the chain binds it (bank/store/chain.py): a forger who
     seals an edited state again no longer carries the seal the chain vouches for, and the start refuses
     the game naming the snapshot (tests/store/test_chain_witness.py: the forger who rewrites the chain too)."""
     config, db, forge = store

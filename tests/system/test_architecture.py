@@ -1,4 +1,4 @@
-"""The house as built (issue 22): rooms by layer, imports pointing one way, no circle, small files.
+"""The house as built: rooms by layer, imports pointing one way, no circle, small files.
 
 Every import counts, a function's own included: a lazy import is still a dependency, and
 a circle of lazy imports is still a circle a newcomer has to untangle. The rooms and what

@@ -1,4 +1,4 @@
-"""Game day as the field sees it (issue 12, items 4, 5, 6, 8): the time left, an event's rewards and
+"""Game day as the field sees it: the time left, an event's rewards and
 results, when a harvester card last harvested, and the end of the game with the winner and the
 ranking, on every kind of page at phone (360x740) and projector (1280x720) sizes.
 

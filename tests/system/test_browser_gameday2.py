@@ -1,4 +1,4 @@
-"""Game day II (issue 25, items 1, 3 and 5), as the field sees it in Chromium: a double tap books
+"""Game day II, as the field sees it in Chromium: a double tap books
 once on every booking surface and the buttons stay under the finger; the same card harvesting
 again at once asks first; a session ended is a break, not a pause, on every screen; an old refusal
 goes when the clock changes; Back to the log-in page says who is logged in; team names stay whole

@@ -1,4 +1,4 @@
-"""docs/DEPLOY.md's "Step by step on a clean Debian machine", followed literally (issue 24, item 6).
+"""docs/DEPLOY.md's "Step by step on a clean Debian machine", followed literally.
 
 The operator's doc was wrong in ways only following it shows: the nginx file in conf.d lost to
 Debian's default site (every request got the welcome page, `nginx -t` only warned), and the
@@ -308,7 +308,7 @@ def test_the_settings_file_with_the_password_is_readable_by_root_and_the_terraba
 
 
 def test_the_config_is_in_etc_and_what_the_processes_write_is_in_var_lib_terrabank(deployed):
-    """Issue 36: the config where operators keep it (/etc/terrabank/config.toml, the Wi-Fi password may be in
+    """The config where operators keep it (/etc/terrabank/config.toml, the Wi-Fi password may be in
     it), and the state sheets in the unit's StateDirectory (0700), nothing written into the code's folder."""
     config = deployed.box.root / "etc/terrabank/config.toml"
     assert config.exists() and config.stat().st_mode & 0o777 == 0o640, "step 5 puts the config in /etc/terrabank"

@@ -1,4 +1,4 @@
-"""A page whose server process dies moves to another and loses nothing (issue 24, item 3).
+"""A page whose server process dies moves to another and loses nothing.
 
 Two `terrabank serve` processes on one game in PostgreSQL with a Redis queue, 100 pages of each
 kind (consoles with their journal, team phones, big screens) spread over both, a burst of commands
@@ -8,7 +8,7 @@ showing exactly what the database holds: every journal row once, in order, and t
 
 The pages are Python twins of their scripts (bench/failover_pages.py: tests/delta_page.Page for
 live.js's pictures, JournalTwin for console_journal.js) on tests/sio_kit.Phone connections.
-Before issue 24 a moved console was sent the survivor's next rows before the rows it missed, which
+Without the fix, a moved console was sent the survivor's next rows before the rows it missed, which
 the page dropped as older than the newest shown, and a page still connecting was sent a patch of a
 picture it never got (and asked for the whole one again).
 """
@@ -33,7 +33,7 @@ def failover(tmp_path_factory, postgres_server, redis_server):
     """One run shared by the assertions below: the crowd, the burst, the kill, the database at the end."""
     folder = tmp_path_factory.mktemp("failover")
     # 100 big screens on the one key, all on the survivor after the kill: more than a game's screens, so
-    # this crowd's config lets a link or the key hold 100 live pages (issue 34: config.toml says 60).
+    # this crowd's config lets a link or the key hold 100 live pages (config.toml says 60).
     config = folder / "config.toml"
     config.write_text((ROOT / "config.toml").read_text().replace("phones_per_team = 50", "phones_per_team = 100"))
     cluster = Cluster(folder, "failover", postgres_server.url, redis_server.url, processes=2, config=str(config))
@@ -59,14 +59,14 @@ def test_every_acknowledged_command_is_in_the_database_once(failover):
 
 def test_a_moved_console_is_sent_every_journal_row_once_and_in_order(failover):
     """The server's side: after the row a console names on connecting, it is sent the rows that follow
-    in order, so even a page that only appends rows newer than its newest (before issue 24) loses none.
+    in order, so even a page that only appends rows newer than its newest loses none.
     A row it already holds may come again (the survivor's rounds were behind the dead process's): the
     page skips it, as it always did."""
     consoles = [p for p in failover.pages if p.kind == "console"]
     # (connection, last row held in order, first and last row of each journal message) of the first few at fault
     faulty = [(p.journal.late, p.journal.asks, p.story) for p in consoles if p.journal.late or p.journal.asks][:3]
     assert sum(p.journal.late for p in consoles) == 0, ("rows sent after a newer one (dropped by the page "
-                                                         "before issue 24)", faulty)
+                                                         "before the fix)", faulty)
     assert sum(p.journal.asks for p in consoles) == 0, ("a console saw a gap in its journal and had to ask", faulty)
 
 
@@ -88,6 +88,6 @@ def test_every_page_ends_with_the_database_picture_and_never_went_back(failover)
 
 def test_no_page_is_sent_a_patch_of_a_picture_it_does_not_hold(failover):
     """A page that just (re)connected gets its whole pictures first, then patches of what it holds only:
-    before issue 24, ~half of the moved pages asked for the whole pictures again."""
+    before the fix, ~half of the moved pages asked for the whole pictures again."""
     assert sum(p.misfits for p in failover.pages) == 0
     assert sum(p.pictures.asks for p in failover.pages) == 0

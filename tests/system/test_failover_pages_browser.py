@@ -1,10 +1,10 @@
 """A real console in Chromium whose server process is killed moves to the other one and shows every
-journal row once, in order (issue 24, item 3).
+journal row once, in order.
 
 Two `terrabank serve` processes on one game (PostgreSQL, Redis); the browser reaches them through a
 TCP proxy standing for nginx: to the first until it dies, then to the survivor. Counters book a
 burst on both processes; in its middle the first is killed with SIGKILL and the burst goes on while
-the console reconnects. Before issue 24 the console, reconnected, got the survivor's next rows
+the console reconnects. Without the fix the console, reconnected, got the survivor's next rows
 before the reply to its `sync` and dropped the older rows of that reply for good.
 """
 

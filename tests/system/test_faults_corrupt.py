@@ -52,7 +52,7 @@ def assert_one_clear_sentence(stderr: str, db: Path) -> None:
     assert stderr.count("\n") == 1 and stderr.startswith("terrabank: ")
     assert f"The database {db} is damaged" in stderr
     assert f"{db.stem}-backup.db" in stderr and '"Backup and restore" in README.md' in stderr
-    # The restore it advises loses what was booked since the copy: it says so (issue 23).
+    # The restore it advises loses what was booked since the copy: it says so.
     assert "commands booked after that copy are not in it" in stderr
 
 

@@ -1,4 +1,4 @@
-"""The tests run where the optional packages are missing (issue 22, "Two commands, whole").
+"""The tests run where the optional packages are missing ("Two commands, whole").
 
 `python3 run.py test` installs every Python package the tests use (the `test` extra), but a
 venv made by `python3 run.py serve`, a hand-made one, or a failed pip leaves some out: then a

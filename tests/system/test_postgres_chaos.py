@@ -1,5 +1,5 @@
 """Chaos: four processes behind the shipped nginx config, commanders sending all along, PostgreSQL
-restarted 20 times, fast and immediate shutdowns (issue 41 item 1).
+restarted 20 times, fast and immediate shutdowns.
 
 Before: after a PostgreSQL restart with a command in flight, a process kept the connection the
 restart had broken ("cannot exit pipeline mode while busy"), refused every command to the end
@@ -23,7 +23,7 @@ from cluster_kit import nginx_in_front
 from harness import Api, end, launch  # noqa: E402 (bench/ is on the path once test_postgres_fencing is imported)
 
 RESTARTS = 20
-BOOKS_WITHIN = 3.0  # seconds after PostgreSQL answers again (issue 41)
+BOOKS_WITHIN = 3.0  # seconds after PostgreSQL answers again
 SLACK = 3.0  # a loaded machine's (2 cores shared by the whole suite); the figures are printed
 PROCESSES = ("a", "b", "c", "d")
 

@@ -1,4 +1,4 @@
-"""Issue 27 (P3, "flat over a 30-minute soak"): the served worker's memory stays bounded with many threads.
+"""P3, "flat over a 30-minute soak": the served worker's memory stays bounded with many threads.
 
 The soak (bench/bench_soak.py, 200 live pages: 810 threads in the worker) grew the worker by about
 16 MB an hour. bench/soak_probe.py, inside the worker, found it in glibc's malloc: memory in use as

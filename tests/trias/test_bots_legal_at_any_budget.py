@@ -1,4 +1,4 @@
-"""A computer seat never stops the table: every level answers a legal move at any budget (issue 32).
+"""A computer seat never stops the table: every level answers a legal move at any budget.
 
 At a 4-player table a "Ordinateur · facile" seat proposed a mountain tile drifted with a steppe
 card (refused `wrong_landscape`, T9, T11) and the table waited for it for good. Greedy judged the

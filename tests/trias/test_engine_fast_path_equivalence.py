@@ -1,4 +1,4 @@
-"""The engine's fast paths against a slow reference kept here (issue 32: 200 random games a second).
+"""The engine's fast paths against a slow reference kept here (200 random games a second).
 
 The board's geometry (land masses, surrounding water, interior seas, drift places) is now
 worked out on demand, and a board made by one drift starts from what the board before knew.
@@ -7,7 +7,7 @@ per arrangement, nothing carried over. Random games at 2-5 players (and boards w
 seas made on purpose) are checked state by state against it, and each journal must replay to
 the live state; the interim scoring (T16) is checked against a split computed from scratch,
 the phase-2 listings (T12, T13) against the listing code as it was. The journals of seeded
-random games are pinned as digests made with the engine before issue 32 (commit 074e507):
+random games are pinned as digests made with the engine before its fast paths (commit 074e507):
 an optimisation that changes any event, or any draw the random player makes, fails here.
 """
 
@@ -30,7 +30,7 @@ from trias.scoring import interim_part
 from trias.state import CAPACITY
 
 # sha256 (first 16 hex digits) of the JSON journals of seeds 0-3, per player count, made by
-# the engine at commit 074e507, before issue 32's optimisations.
+# the engine at commit 074e507, before its fast paths.
 PINNED_JOURNALS = {2: "5d7150975f5e1fa9", 3: "3a7b8565b11abec2", 4: "118c116c52f08dd5", 5: "23bbdfcd68661115"}
 
 
@@ -50,7 +50,7 @@ def _components(cells) -> list:
 
 
 class Reference:
-    """The geometry as computed before issue 32, slowly and from scratch (T5, T10)."""
+    """The geometry as computed before the fast paths, slowly and from scratch (T5, T10)."""
 
     def __init__(self, tiles: dict):
         self.tiles = tiles
@@ -124,7 +124,7 @@ def split_from_scratch(state, tile, place):
 
 
 def listed_as_before(state) -> None:
-    """Phase 2's moves, births and rescues (T12, T13) as the listing code before issue 32 made them."""
+    """Phase 2's moves, births and rescues (T12, T13) as the listing code before the fast paths made them."""
     seat, tiles = state.current, state.tiles
     enterable = {p for p, kind in tiles.items() if state.total(p) < CAPACITY[kind]}
     want_moves = []

@@ -1,8 +1,8 @@
-"""No computer opponent thinks over 2 s, on a loaded machine, at any level and 2-5 players (issue 26).
+"""No computer opponent thinks over 2 s, on a loaded machine, at any level and 2-5 players.
 
 A person waits for the computer seats at the table: a decision over 2 s feels like a
 frozen screen. Greedy ("easy") had no time bound (4.26 s for one 4-player decision on
-a loaded machine); it now judges moves in a random order until its budget (0.4 s since issue 32)
+a loaded machine); it now judges moves in a random order until its budget (0.4 s)
 is spent. The search levels stop at theirs (0.5 s, 1.5 s). This test keeps both cores busy
 with eight spinning processes (a load of about 4 per core) and takes the
 decisions with each level's real default budget, where a game has the most moves to

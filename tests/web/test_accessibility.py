@@ -1,4 +1,4 @@
-"""Every page of both games checked by axe-core at WCAG 2.2 AA, in a real browser (issue 42, item 7).
+"""Every page of both games checked by axe-core at WCAG 2.2 AA, in a real browser.
 
 A game day's audit found colour contrast under 4.5:1 on the admin and fight pages (white on the green
 team's colour) and no level-one heading on the console, admin, fight page and big screen. Here

@@ -1,4 +1,4 @@
-"""Issue 35 item 6: the API answered in English to a French game.
+"""The API answered in English to a French game.
 
 A refusal under /api/ keeps its code (what programs test) and its English `message` (logs,
 developers), and now carries `text`: the sentence the pages show, in the game's language or the

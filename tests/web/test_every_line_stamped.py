@@ -1,4 +1,4 @@
-"""Every line a `serve` writes says when and which process (issue 41 item 6), whoever logs it.
+"""Every line a `serve` writes says when and which process, whoever logs it.
 
 Before: the start banner (print), Gunicorn's own lines (`[2026-06-14 15:02:11 +0000] [812] [ERROR] ...`,
 another shape), Engine.IO's "Invalid session" (its own bare handler) and psycopg's warnings (Python's

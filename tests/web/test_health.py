@@ -1,4 +1,4 @@
-"""/healthz and /readyz, and one log line per outage (issue 24 item 5, bank/web/health.py).
+"""/healthz and /readyz, and one log line per outage (bank/web/health.py).
 
 Before: no such routes (a process whose database or hold was gone still answered 200), and a
 PostgreSQL outage logged two tracebacks a second per process and never a line when it came back.
@@ -55,7 +55,7 @@ def test_a_game_in_postgres_is_not_ready_while_the_server_is_down_and_ready_agai
     app.extensions["terrabank"].bank.close()
     app.extensions["terrabank"].access.close()
     lines = [r.getMessage() for r in caplog.records if r.name.startswith("terrabank")]
-    # One outage, two lines (issue 41): the hold went with the database, and its watcher says both ways.
+    # One outage, two lines: the hold went with the database, and its watcher says both ways.
     assert sum("lost the hold" in line for line in lines) == 1, lines
     assert sum("took back the hold" in line for line in lines) == 1, lines
     assert sum("lost the database" in line or "the database answers again" in line for line in lines) == 0, lines

@@ -1,4 +1,4 @@
-"""Issue 36, item 4: an outage of PostgreSQL or of Redis is one timestamped line when it goes and one when it
+"""An outage of PostgreSQL or of Redis is one timestamped line when it goes and one when it
 comes back, per process, and no traceback, however many pages reconnect meanwhile.
 
 Before: each page that reconnected during a PostgreSQL outage logged a full traceback (16 to 92 per
@@ -113,7 +113,7 @@ def assert_one_each_way(output: str, down: str, back: str) -> None:
 
 def test_a_postgres_outage_is_two_lines_from_the_whole_serve_and_every_line_says_when_and_who(
         postgres_server, redis_server, tmp_path):
-    """Before (issue 41): 5 to 9 lines per outage from one `serve` (the hold's lost/took-back pair, the
+    """Before: 5 to 9 lines per outage from one `serve` (the hold's lost/took-back pair, the
     database's lost/answers pair, sometimes twice, the paper writer's), and lines without the date and
     process: the start banner, Gunicorn's own "[ERROR]" shape, Engine.IO's "Invalid session"."""
     served = Served(tmp_path, postgres_server, redis_server)

@@ -1,4 +1,4 @@
-"""A process that cannot reach its database tells its pages, and tells them again when it can (issue 41).
+"""A process that cannot reach its database tells its pages, and tells them again when it can.
 
 Before: in a network cut the cut process's pages got no rows and no word for the whole cut (43 s
 measured); the facilitators saw their commands refused one by one. Now the first failure of an

@@ -1,4 +1,4 @@
-"""A server process cut from PostgreSQL, or from Redis, by a network that drops packets (issue 36 item 6).
+"""A server process cut from PostgreSQL, or from Redis, by a network that drops packets.
 
 Never tried before: every outage tested was a server stopped, whose connections close at once.
 A cut closes nothing: a statement sent into it waited for TCP's retries (a quarter of an
@@ -23,12 +23,12 @@ import netns_kit
 from pg_game_kit import AWARD, Game, TERRABANK, CONFIG, sql, wait_until
 from harness import Api  # noqa: E402 (bench/ is on the path once test_postgres_fencing is imported)
 
-CUT = 30.0  # seconds each cut lasts (issue 36)
-ANSWER = 5.0  # seconds within which a command is answered (a 503 with Retry-After) during a cut (issue 41)
-READY_ANSWER = 1.0  # seconds within which /readyz answers, in every state (issue 41)
-READY_SAYS = 5.0  # seconds after the cut within which /readyz says 503 (issue 41)
+CUT = 30.0  # seconds each cut lasts
+ANSWER = 5.0  # seconds within which a command is answered (a 503 with Retry-After) during a cut
+READY_ANSWER = 1.0  # seconds within which /readyz answers, in every state
+READY_SAYS = 5.0  # seconds after the cut within which /readyz says 503
 SLACK = 1.0  # a loaded machine's scheduling, on top of each figure
-BACK = 5.0  # seconds within which the cut process must be back (issue 36); the margin below is the loaded machine's
+BACK = 5.0  # seconds within which the cut process must be back; the margin below is the loaded machine's
 MARGIN = 5.0
 
 _why = netns_kit.missing_reason()
@@ -163,7 +163,7 @@ def test_a_process_cut_from_postgres_refuses_says_so_and_is_back_within_seconds(
         poll.stop()
         pair.game.stop()
     pair.finish()
-    # Fail fast (issue 41: one command took 43.5 s, /readyz 19.9 s then time-outs): every command sent
+    # Fail fast (one command took 43.5 s, /readyz 19.9 s then time-outs): every command sent
     # during the cut answered within 5 s, a 503 saying when to send again; /readyz answered within 1 s
     # all along, and said 503 within 5 s of the cut.
     cut_commands = [t for t in a.timings if cut_at - 1 <= t[0] < healed_at]

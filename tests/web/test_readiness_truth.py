@@ -1,4 +1,4 @@
-"""/readyz tells the truth: ready exactly when this process can book (issue 36 item 2, bank/web/health.py).
+"""/readyz tells the truth: ready exactly when this process can book (bank/web/health.py).
 
 Before: after an `init --force` got in under running servers, every process answered 200
 `{"ready": true, "hold": true}` while each command got 503 `game_replaced`; and during a Redis
@@ -96,7 +96,7 @@ def test_every_process_is_ready_within_seconds_of_the_database_return_and_not_be
     for api in apis:
         assert wait_until(lambda: api.request("GET", "/readyz")[0] == 200, 30), api.request("GET", "/readyz")
         took.append(time.monotonic() - back_at)
-    # 3 s asked (issue 36); the margin is the loaded machine's, the figure is in the report.
+    # 3 s asked; the margin is the loaded machine's, the figure is in the report.
     assert max(took) < 3 + 2, took
     print(f"ready {', '.join(f'{t:.1f}' for t in took)} s after PostgreSQL answered again")
     for n, api in enumerate(apis):  # ready means booking: the first command after is booked

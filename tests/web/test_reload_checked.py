@@ -1,4 +1,4 @@
-"""`systemctl reload` cannot take the bank down, and a sound edit reaches every process (issue 41 item 2).
+"""`systemctl reload` cannot take the bank down, and a sound edit reaches every process.
 
 Before: the unit's ExecReload is a bare SIGHUP. With a typo in config.toml, Gunicorn's new worker failed
 to boot and the master exited (status 3): the bank was down until the file was fixed, and the documented

@@ -1,4 +1,4 @@
-"""The command body's checks where they are now decided from the text (issue 27, bank/web/body.py).
+"""The command body's checks where they are now decided from the text (bank/web/body.py).
 
 A command body with no more opening brackets than MAX_DEPTH and no \\uD800-\\uDFFF escape skips the walk of
 the parsed value (it cannot nest too deep or hold a lone surrogate). These are the edges of that shortcut:

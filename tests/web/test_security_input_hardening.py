@@ -1,5 +1,5 @@
 """Input that reads one way and books another: a JSON key given twice, a reason nobody can see
-(issue 9, item 10). Each is a 400 with a sentence, and nothing is booked."""
+. Each is a 400 with a sentence, and nothing is booked."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Text that is no character (issue 23, item 5): a lone surrogate such as "\\ud800" in any field.
+"""Text that is no character: a lone surrogate such as "\\ud800" in any field.
 
 JSON may write "\\ud800" alone; Python reads it as a string that cannot be encoded as UTF-8,
 so it failed wherever it was written or logged: the anonymous log-in answered an HTML 500

@@ -1,4 +1,4 @@
-"""The exchange rate's refusals say their numbers, and a change that changes nothing is refused (R32, issue 35).
+"""The exchange rate's refusals say their numbers, and a change that changes nothing is refused (R32).
 
 A rate "change" from 6 to 6 was accepted, printed in the end-of-game report and flashed on the TV;
 "the number of tokens must be a multiple of the rate" did not say the rate.

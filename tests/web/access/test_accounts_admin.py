@@ -1,4 +1,4 @@
-"""Facilitator accounts from the admin page: list, create or replace, delete (lead only, issue 12 item 12)."""
+"""Facilitator accounts from the admin page: list, create or replace, delete (lead only)."""
 
 from __future__ import annotations
 

@@ -359,7 +359,7 @@ def test_a_phone_cannot_ask_for_another_teams_view_by_naming_its_link_in_sync(ap
 
 
 def test_a_phone_whose_link_was_replaced_elsewhere_gets_no_team_view_and_is_cut_at_the_sweep(app, web, tokens, tmp_path):
-    """Blue's link is replaced by another process of the game (issue 15), so this process cut no
+    """Blue's link is replaced by another process of the game, so this process cut no
     socket: the old phone's `sync` gets the public picture only, and the ticker's sweep cuts it
     with link_replaced; blue's next harvest does not reach it."""
     from bank.store.accounts.access import Access

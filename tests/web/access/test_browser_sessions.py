@@ -1,5 +1,5 @@
 """Real pages when a session or a link ends under them: the phone says its link was replaced, a
-facilitator's tablet goes back to the log-in form and says why (issue 9, items 4 and 5).
+facilitator's tablet goes back to the log-in form and says why.
 
 Needs Playwright and Debian's Chromium; skipped without them. The server runs in a thread on 127.0.0.1.
 """

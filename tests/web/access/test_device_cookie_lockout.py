@@ -1,4 +1,4 @@
-"""Strangers cannot lock the lead out of a device the lead has logged in on (issue 34, item 8).
+"""Strangers cannot lock the lead out of a device the lead has logged in on.
 
 Before: four addresses failing the lead's password five times each (20, ACCOUNT_MAX_FAILURES)
 locked "lead" for 5 minutes on every device, the lead's own tablet included. Now a good log-in

@@ -1,5 +1,5 @@
 """A device the account logged in on before hashes in its account's lane, which no stranger and no other
-account can fill (issue 34, item 4; issue 43, item 4).
+account can fill.
 
 The served attack (8 addresses of wrong log-ins, the lead's tablet logging in meanwhile) is in
 tests/web/serving/test_slow_senders.py; here the lanes themselves, with the lockout's real slots.

@@ -1,4 +1,4 @@
-"""Accounts, log-in sessions, lock-outs and team links in PostgreSQL (issue 15): the behaviours the
+"""Accounts, log-in sessions, lock-outs and team links in PostgreSQL: the behaviours the
 SQLite suites check, run again with the game in the database, and what only the database has.
 
 The tests imported below are collected again in this module, where `storage_backend` sets

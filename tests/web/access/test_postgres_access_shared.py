@@ -1,5 +1,5 @@
 """Two `terrabank serve` processes on one game in PostgreSQL share the facilitators' accounts, their
-log-ins, the lock-out counts, the team links and the cookie key (issue 15).
+log-ins, the lock-out counts, the team links and the cookie key.
 
 Two apps made by create_app on the same game stand for two processes on two hosts: each has
 its own connections, its own bank and nothing in memory shared with the other; only the
@@ -183,7 +183,7 @@ def test_a_team_link_replaced_on_one_process_is_refused_on_the_other(pair):
 
 
 def test_the_big_screens_key_is_one_for_the_game_and_replaced_on_both_processes(pair):
-    """Issue 23: the display key lives in the database beside the team links, so every process
+    """The display key lives in the database beside the team links, so every process
     admits the same screen, and a key replaced through one is replaced for the other."""
     one, other = pair
     key = services(one).access.display_key()

@@ -1,4 +1,4 @@
-"""A facilitator's command on the real server reads its session once (issue 27, P1 latency).
+"""A facilitator's command on the real server reads its session once (P1 latency).
 
 Admission (bank/web/serving/identity.py) names a request with a body by the secret it carries before the
 app runs: for a facilitator it opened the signed cookie in a whole Flask request context and looked the
@@ -56,7 +56,7 @@ class Calls:
 
 
 def test_a_command_opens_its_cookie_and_checks_its_session_row_once(app, served, monkeypatch):
-    """Issue 27: admission's answer is reused by the app within the request, so the booked harvest
+    """Admission's answer is reused by the app within the request, so the booked harvest
     costs one HMAC check of the cookie and one session look-up, not two of each."""
     _, lead = served
     calls = Calls()
@@ -84,7 +84,7 @@ def test_a_session_ended_is_refused_at_its_very_next_command(app, served):
 def test_a_cookie_signed_with_another_key_opens_nothing(app, served):
     """A cookie not signed by this game (another bank's, altered) is no login, with or without admission's help."""
     url, lead = served
-    value = lead.cookies["session"]  # the session's cookie (the lead's device cookie sits beside it, issue 34)
+    value = lead.cookies["session"]  # the session's cookie (the lead's device cookie sits beside it)
     forged = value[:-2] + ("AA" if not value.endswith("AA") else "BB")
     stranger = Api(url, timeout=10)
     stranger.cookie, stranger.csrf = f"session={forged}", lead.csrf

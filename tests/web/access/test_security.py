@@ -20,8 +20,8 @@ WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 ROUTES = {
     "/api/commands": "per command type (PERMISSIONS)",
     "/api/teams/<team>/rotate": {"lead"},
-    "/api/display/rotate": {"lead"},  # the big screen's link (issue 23, bank/web/field/pages.py)
-    "/api/trias/visitors": {"lead"},  # whether visitors may start Trias games during the field game (issue 34)
+    "/api/display/rotate": {"lead"},  # the big screen's link (bank/web/field/pages.py)
+    "/api/trias/visitors": {"lead"},  # whether visitors may start Trias games during the field game
     "/api/login": "anyone (with the CSRF token of the log-in page)",
     "/api/logout": "anyone (own session, CSRF token)",
     "/api/lang/<code>": "anyone (own session's language only; CSRF token: a cross-site form would replace the cookie)",
@@ -31,11 +31,11 @@ ROUTES = {
     "/api/accounts/delete": {"lead"},
     # Games hosted beside this one (serve --games, bank/web/field/host_routes.py): the lead of the game at /.
     "/api/host/games": {"lead"},
-    # Paper takes over (issue 25, bank/web/field/paper_routes.py): the lead types the paper ledgers back.
+    # Paper takes over (bank/web/field/paper_routes.py): the lead types the paper ledgers back.
     "/api/paper/batch": {"lead"},
-    # The game's story on the big screen (issue 35 item 5, bank/web/field/replay_routes.py): a message to the screens.
+    # The game's story on the big screen (bank/web/field/replay_routes.py): a message to the screens.
     "/api/replay/start": {"lead"},
-    # What a page saw of the journal that the bank no longer holds (issue 34, bank/web/field/chain_routes.py):
+    # What a page saw of the journal that the bank no longer holds (bank/web/field/chain_routes.py):
     # a team link, the big screen's key or a facilitator's session (CSRF); the bank checks the claim itself.
     "/api/chain/witness": "a team link, the big screen's key or a facilitator (CSRF); only a head the bank lacks is kept",
     # Trias at the table (bank/web/trias/routes.py): no log-in, like a team link; every POST needs the page's CSRF token.
@@ -154,7 +154,7 @@ def test_brute_force_of_a_facilitator_is_locked_out_even_with_the_right_password
         assert reply.status_code == 429 and error["code"] == "locked_out"
         assert 0 < error["params"]["seconds_left"] <= auth.LOCK_SECONDS and "try again in" in error["message"]
     # The lock is on this account from this device: the real lead on a device that has not failed still gets in
-    # (issue 12: strangers must not lock the lead out); ACCOUNT_MAX_FAILURES bounds guesses spread over devices.
+    # (strangers must not lock the lead out); ACCOUNT_MAX_FAILURES bounds guesses spread over devices.
     assert _login(web(), "lead", "correct horse", addr="10.0.0.50").status_code == 200
 
 

@@ -1,4 +1,4 @@
-"""The session cookie signed with keys derived once (bank/web/access/cookie_session.py, issue 14): a tampered,
+"""The session cookie signed with keys derived once (bank/web/access/cookie_session.py): a tampered,
 foreign, expired or old-format cookie logs nobody in and books nothing; the cookie keeps the
 path, name and flags app.config gives it (a game hosted under /g/<name>/ has its own)."""
 

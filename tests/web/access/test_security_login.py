@@ -1,4 +1,4 @@
-"""Log-ins sent in parallel (issue 9, item 2): the lock holds, hashing is bounded, the lock survives a restart,
+"""Log-ins sent in parallel: the lock holds, hashing is bounded, the lock survives a restart,
 and an unknown username costs the same hash as a known one.
 
 The requests run in real threads through the Flask test client. The password hash is
@@ -88,7 +88,7 @@ def test_forty_parallel_wrong_log_ins_check_five_passwords_then_the_right_one_is
     reply = _post(web(), "lead", "correct horse", addr="10.0.0.9")  # the guessing device: locked, right password or not
     assert reply.status_code == 429 and refusal(reply)["code"] == "locked_out"
     assert len(hashes.calls) == auth.MAX_FAILURES  # refused before any hashing
-    # A device that has not failed still gets in: strangers cannot lock the lead out (issue 12).
+    # A device that has not failed still gets in: strangers cannot lock the lead out.
     assert _post(web(), "lead", "correct horse", addr="10.0.0.50").status_code == 200
 
 

@@ -51,7 +51,7 @@ def test_reversal_needs_the_right_to_send_the_original(web, tokens, app, who, ki
 
 
 def test_banker_cannot_undo_the_leads_penalty_or_refill(web, app):
-    """The attack of issue 9: a banker (403 on award) reversed a penalty and a refill with 200."""
+    """The attack: a banker (403 on award) reversed a penalty and a refill with 200."""
     prepare(app)
     lead, banker = web("lead"), web("banker")
     assert lead.command(type="award", team="red", points=3, reason="fair play").status_code == 200

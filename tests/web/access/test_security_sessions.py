@@ -1,6 +1,6 @@
 """Sessions that end: logout, a password or role change and "log out everywhere" end a log-in at once,
 its open sockets included; a replaced team link cuts the phones that used it; another site can
-neither change a facilitator's cookie nor open their socket (issue 9, items 4, 5 and 6).
+neither change a facilitator's cookie nor open their socket.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Team links that phones can open (issue 12, item 2).
+"""Team links that phones can open.
 
 Join cards, the poster and the admin page's links used whatever address the lead's browser or
 the printing machine had: 127.0.0.1 or localhost opens the scanning phone itself. The links now
@@ -94,7 +94,7 @@ def test_print_to_loopback_when_asked_in_so_many_words(bank, bank_path, tmp_path
 
 
 def test_join_cards_holding_the_team_links_are_readable_by_their_owner_only(bank, bank_path, tmp_path, on_wifi):
-    """Issue 23 item 5: a join card is a team's secret link (and the Wi-Fi password); it was written 0644,
+    """A join card is a team's secret link (and the Wi-Fi password); it was written 0644,
     readable by every account of the machine. A card file left 0644 by an earlier print becomes 0600 too."""
     out = tmp_path / "out"
     out.mkdir()

@@ -1,4 +1,4 @@
-"""Issue 35 item 6: "Finir la session" is offered only when the bank would do it (R34).
+""""Finir la session" is offered only when the bank would do it (R34).
 
 During the break between sessions the button stayed enabled and a tap was refused
 ("no session is under way to end"); in the last session it was refused too ("end the game

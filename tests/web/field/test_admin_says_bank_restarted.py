@@ -1,4 +1,4 @@
-"""Issue 35 item 6: nothing on the admin page said the bank had restarted. Now the clock panel says
+"""Nothing on the admin page said the bank had restarted. Now the clock panel says
 when this bank opened the game again and how long it can have been down (the journal's last trace).
 
 Needs Playwright and Debian's Chromium; skipped without them.

@@ -1,6 +1,6 @@
 """A double click cannot end the game: the "tap again" of irreversible buttons needs a real second tap.
 
-Issue 12 (item 1): a double tap on "Finir la partie" ended the game for good, because both
+A double tap on "Finir la partie" ended the game for good, because both
 clicks of a double click landed before anyone could read "tap again". Needs Playwright and
 Debian's Chromium; skipped without them.
 """

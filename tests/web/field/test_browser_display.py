@@ -1,4 +1,4 @@
-"""The big screen read from 5 m at 1280x720 (issue 12, item 10), and no page scrolling sideways.
+"""The big screen read from 5 m at 1280x720, and no page scrolling sideways.
 
 A projector at 1280x720 showed events, deadlines, track icons and chart axes at 12-14 px; the
 bonus icons had no legend; the chart's lines had no names and teams tied at 0 hid each other.

@@ -1,4 +1,4 @@
-"""Long team names and the lead's account form, seen in a real browser at phone size (issue 12, items 9 and 12).
+"""Long team names and the lead's account form, seen in a real browser at phone size.
 
 The config refuses a team name over 30 characters; at 30, one long word, nothing may push a
 score or a button off a 360 px screen. Needs Playwright and Debian's Chromium for the page

@@ -1,4 +1,4 @@
-"""A page that gives up retrying must never book a command twice (issue 9, item 8).
+"""A page that gives up retrying must never book a command twice.
 
 The bank books a harvest, but the Wi-Fi loses its reply and every retry; the page gives up
 and says "not confirmed". Pressing the same button again (also after a reload) must send the

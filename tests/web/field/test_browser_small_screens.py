@@ -1,4 +1,4 @@
-"""A team's phone at the end and the admin page's restart note (issue 42, item 6).
+"""A team's phone at the end and the admin page's restart note.
 
 On a 360 px phone the end results lay on a see-through overlay over the team's page, ran past the
 bottom and wrapped "pts" alone onto a line under long names; the admin page said "après 2 min d'arrêt

@@ -1,4 +1,4 @@
-"""The trade tab at 1366x768 and the fight page on a phone (issue 12, items 11 and 3).
+"""The trade tab at 1366x768 and the fight page on a phone.
 
 Seen at the bank's table: the result banner of a trade landed off-screen, the counters stopped
 at the team's stock without saying so, and a trade with tokens going one way only was booked

@@ -1,4 +1,4 @@
-"""The big screen cuts no line (issue 25, item 2), as a game day saw it at 1280x720 and 1920x1080.
+"""The big screen cuts no line, as a game day saw it at 1280x720 and 1920x1080.
 
 Observed before: with an event open each team's contribution row was sliced in half; with four
 pirates waiting the rewards and time-left lines vanished; after the event closed the 3rd place was

@@ -1,4 +1,4 @@
-"""What just happened, on every screen (issue 25, items 2 and 4), in Chromium.
+"""What just happened, on every screen, in Chromium.
 
 Before: an undone building took a team from 3 points to 1 with no word on its phone; the big screen
 showed only numbers changing; a change of the exchange rate got no highlight anywhere. Here a

@@ -1,4 +1,4 @@
-"""The big screen with six long, accented, emoji team names (issue 42, item 5).
+"""The big screen with six long, accented, emoji team names.
 
 A game day showed, during play, an event's givers one every 5 s ("3/6") in the teams' order, so nobody
 saw who was winning it; chips and replay bars cut the names by the pixel, so teams were told apart by

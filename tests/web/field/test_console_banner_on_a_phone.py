@@ -1,8 +1,8 @@
-"""Issue 35 item 6: on a 360 px phone the result banner lay over the top resource buttons.
+"""On a 360 px phone the result banner lay over the top resource buttons.
 
 The console's banner sticks to an edge of the screen so a facilitator who scrolled down still
 sees what was booked; it now takes the edge that leaves the buttons just touched uncovered,
-and the buttons never move (a second tap lands where the first did, issue 25 item 1).
+and the buttons never move (a second tap lands where the first did).
 
 Needs Playwright and Debian's Chromium; skipped without them.
 """

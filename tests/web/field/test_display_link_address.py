@@ -1,4 +1,4 @@
-"""The admin page's big-screen link names the address the phones use, not 127.0.0.1 (issue 35, item 4).
+"""The admin page's big-screen link names the address the phones use, not 127.0.0.1.
 
 The team links used the network address while the big-screen link was built from the admin page's
 own address: on the bank's laptop that is 127.0.0.1, and a TV on another device opening it got nothing.

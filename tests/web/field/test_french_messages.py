@@ -1,4 +1,4 @@
-"""No English rule sentence on a French page (issue 12, item 7).
+"""No English rule sentence on a French page.
 
 The bank's refusals carry an English sentence, a stable code and parameters. The French console
 showed building prerequisites in English ("the Power plant II needs the Power plant I first").

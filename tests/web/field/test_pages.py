@@ -98,7 +98,7 @@ def test_french_by_default_and_english_after_switching(client):
     html = client.get("/login").get_data(as_text=True)
     assert '<html lang="fr">' in html and "Connexion des animateurs" in html
     assert strings(html)["live"] == "en direct"
-    token = client.get("/api/csrf").get_json()["csrf"]  # the switch needs it (issue 9, item 6)
+    token = client.get("/api/csrf").get_json()["csrf"]  # the switch needs it
     assert client.post("/api/lang/en", headers={"X-CSRF-Token": token}).status_code == 200
     html = client.get("/login").get_data(as_text=True)
     assert '<html lang="en">' in html and "Facilitator log-in" in html
@@ -209,7 +209,7 @@ def _trias_messages() -> list:
 
 
 def test_italian_catalogue_covers_every_trias_message():
-    """Italian is Trias's (issue 26, item 8): every message a Trias page shows has an Italian entry."""
+    """Italian is Trias's: every message a Trias page shows has an Italian entry."""
     italian = _catalogue("it")
     missing = [m for m in _trias_messages() if not italian.get(m)]
     assert not missing, f"add these to translations/it/LC_MESSAGES/messages.po: {missing}"

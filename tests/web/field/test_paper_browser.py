@@ -1,4 +1,4 @@
-"""The admin page's paper panel in Chromium (issue 25, item 6): the lead types the ledger's moves,
+"""The admin page's paper panel in Chromium: the lead types the ledger's moves,
 each refused line says why in the page's language, the rest are booked; pressed again after a
 reload, nothing is booked twice; the page says where the bank writes the state by itself."""
 

@@ -1,4 +1,4 @@
-"""Paper re-entry takes the ledger's own words (issue 35, item 3).
+"""Paper re-entry takes the ledger's own words.
 
 "Rouge construit centrale 1" was refused "centrale n'est pas un bâtiment de cette partie": the
 cards, the boards and the state sheet print "Centrale I", and only "centrale I" booked. The

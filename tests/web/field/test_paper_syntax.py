@@ -1,4 +1,4 @@
-"""The paper ledgers' moves as typed back (issue 25, item 6): every printed form reads, in French and English,
+"""The paper ledgers' moves as typed back: every printed form reads, in French and English,
 to the same command; a mistyped line says which word, as typed, and what the bank expected."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Paper takes over mid-game (issue 25, item 6): half a game, the state on paper, the machine lost,
+"""Paper takes over mid-game: half a game, the state on paper, the machine lost,
 the paper ledger typed back through the admin page's batch form, the same standings.
 
 The world where the machine never died is a copy of the game file taken when it stopped, on

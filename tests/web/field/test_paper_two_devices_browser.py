@@ -1,5 +1,5 @@
 """The same paper ledger typed on two laptops, then again after the bank is killed -9, in Chromium:
-each numbered line books once (bank/game/paper_sheet.py, issue 42 item 1).
+each numbered line books once (bank/game/paper_sheet.py).
 
 The batch key lived in one browser's storage: a second laptop or a private window made a new batch
 and booked the ledger again (a harvest and a track step twice). Here a real `terrabank serve`

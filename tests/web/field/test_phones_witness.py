@@ -1,4 +1,4 @@
-"""Issue 34 item 5: the phones as witnesses of the journal.
+"""The phones as witnesses of the journal.
 
 Deleting the journal's last row and its chain row went unnoticed: `verify` said ok and `serve` started,
 and a page that had seen that entry said nothing. (`serve` and `verify` now see that much by the time
@@ -129,7 +129,7 @@ def test_a_phone_and_the_admin_page_say_the_bank_lost_the_entry_they_saw(chromiu
 
 
 def _swap_game(db: Path) -> None:
-    """The attack of issue 43: the last row cut as above, and one character appended to the creation record's
+    """The attack: the last row cut as above, and one character appended to the creation record's
     `created_at`, which names the game to the pages (Bank.game_mark), so that they took the bank for another
     game and adopted its head. Where the creation record is bound into the chain's seed (bank/store/chain.py)
     the attacker rewrites the seed and every hash too, and the checkpoint, so that `serve` starts."""
@@ -210,7 +210,7 @@ class _Witnessed:
 
 
 def test_another_game_behind_the_same_link_is_an_alarm_on_the_phone_and_the_admin_page(chromium, tmp_path):
-    """Issue 43 item 2. Before: the phone took the bank for another game (its mark changed with `created_at`)
+    """Before: the phone took the bank for another game (its mark changed with `created_at`)
     and silently adopted its head; the admin page's list stayed empty. Now the phone, which kept its head
     for this team link, shows both heads and says another game answers; the admin page lists its report."""
     seen = None

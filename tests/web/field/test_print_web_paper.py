@@ -1,4 +1,4 @@
-"""The admin page's print links follow `[print] paper` (issue 25, item 7): a Letter game prints on Letter.
+"""The admin page's print links follow `[print] paper`: a Letter game prints on Letter.
 
 `terrabank print` and the paper routes already did; `/api/print/<kind>.pdf` always drew A4,
 so a facilitator in North America printed A4 pages at 100% and lost their cut marks.

@@ -1,4 +1,4 @@
-"""Issue 34, item 6: every file holding team stock or secrets is its owner's alone: 0600 in a 0700 folder.
+"""Every file holding team stock or secrets is its owner's alone: 0600 in a 0700 folder.
 
 Before: the paper state PDFs (`<game>-paper/game-state-*.pdf`, every team's stock, which the rules keep
 private) were written 0644 in a 0755 folder, for hosted games too; a hosted game's folder (its game

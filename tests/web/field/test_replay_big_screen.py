@@ -1,4 +1,4 @@
-"""The game's story replayed on the big screen (issue 35 item 5): the lead presses "Replay the game on
+"""The game's story replayed on the big screen: the lead presses "Replay the game on
 the big screen" on the admin page once the game has ended, and the big screen opened with its own link
 plays the race of points per team, the moments that decided it as captions, then the podium; Skip (or
 Escape) goes straight to the podium, and again closes it; the lead can play it again.

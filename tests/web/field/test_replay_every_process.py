@@ -1,7 +1,7 @@
-"""The lead's Replay plays on every big screen of the game, whichever server process it is on (issue 35).
+"""The lead's Replay plays on every big screen of the game, whichever server process it is on.
 
 Before: `POST /api/replay/start` told only the screens connected to the process that answered it; with
-several processes on one game (issue 15: PostgreSQL and a Redis queue) a screen on another process stayed
+several processes on one game (PostgreSQL and a Redis queue) a screen on another process stayed
 on its podium, and the lead had to open it again with `&replay=1`. Now the other processes hear a
 {"replay": true} notice on the game's queue (bank/web/push/replay_push.py) and tell their own screens.
 

@@ -1,4 +1,4 @@
-"""The words a game day read wrong (issue 42, item 6): an exchange under the rate, the bank-down page's
+"""The words a game day read wrong: an exchange under the rate, the bank-down page's
 bankers, and the API's refusals of an unknown address and of the replay without a key in the game's language.
 
 An exchange of 7 tokens at 8 for 1 was refused with "donnez-en 8 ou 8"; the bank-down page said "les

@@ -1,4 +1,4 @@
-"""The big screen fits any moment of a game (issue 35, items 1 and 2), checked on generated moments.
+"""The big screen fits any moment of a game, checked on generated moments.
 
 Seen on game day III: at a session break with an event open the "Pause entre les sessions" bar
 pushed the screen down, the event's contribution chips were sliced at the bottom edge and "Dernières

@@ -1,4 +1,4 @@
-"""An open event with more givers than its panel holds, on the big screen (issue 35, found by
+"""An open event with more givers than its panel holds, on the big screen (found by
 bench/web/tv_fit_cost.py's busy moment): 8 long-named teams, an event with 8 givers at 1920x1080. The
 fit gave all it had (smallest type, no curve) and the last giver was still cut at the panel's bottom
 edge: paging the events helps nothing when a single event is taller than the panel. Now the givers of

@@ -1,4 +1,4 @@
-"""The big screen lays itself out again when what it shows changes, not every second (issue 35's leftover).
+"""The big screen lays itself out again when what it shows changes, not every second.
 
 Measured before (bench/web/tv_fit_cost.py, docs/PERFORMANCE.md): on a crowded screen the fit ran from
 scratch every second, dozens of layouts of the whole page a second; at a TV's 6x slower CPU that was

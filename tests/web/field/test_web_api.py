@@ -171,13 +171,13 @@ def test_history_gives_the_reputation_curve_from_the_journal(web):
 @pytest.mark.parametrize("kind", ["cards", "boards", "sheets-a3", "sheets-a4", "bank-sheets", "join", "poster", "report",
                                   "score-track", "rate-sign", "event-sheet", "bonus-dice", "rules-summary"])
 def test_print_pack_downloads_for_the_lead(web, kind):
-    reply = web("lead").client.get(f"/api/print/{kind}.pdf?loopback=1")  # the test client is "localhost" (issue 12, item 2)
+    reply = web("lead").client.get(f"/api/print/{kind}.pdf?loopback=1")  # the test client is "localhost"
     assert reply.status_code == 200 and reply.data.startswith(b"%PDF")
     assert web("banker").client.get(f"/api/print/{kind}.pdf").status_code == 403
 
 
 def test_every_print_link_on_the_admin_page_downloads_a_pdf(web):
-    """The lead's download list and the routes cannot drift apart (issue 12, item 15)."""
+    """The lead's download list and the routes cannot drift apart."""
     import re
 
     lead = web("lead")

@@ -1,4 +1,4 @@
-"""Issue 34 item 5: which game a witnessing page compares its head with.
+"""Which game a witnessing page compares its head with.
 
 A page keeps the newest chain head it saw per game (static/js/witness.js) and, when the bank's answer names
 another game, starts afresh: no alarm for a new game on the same address. The game was named by its first
@@ -78,7 +78,7 @@ def test_a_new_game_on_the_same_address_is_another_game(config, tmp_path):
 
 
 def test_a_new_game_declares_the_one_it_replaced_to_the_pages(config, tmp_path):
-    """Issue 43 item 2: `init --force` names the game it replaced and where it ended, so a page that held a
+    """`init --force` names the game it replaced and where it ended, so a page that held a
     head of that game can tell a declared successor from a swap (static/js/witness.js)."""
     db = tmp_path / "game.db"
     with Bank.create(db, config) as bank:

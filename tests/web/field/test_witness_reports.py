@@ -1,4 +1,4 @@
-"""Issue 43 item 5: the witnesses' reports, limited per reporter and shown unconfirmed until two agree.
+"""The witnesses' reports, limited per reporter and shown unconfirmed until two agree.
 
 Before: the bank kept the newest 20 reports of all: one team link's 300 false reports in 16 s pushed an
 earlier real report out, and a false report was listed as `team:blue` with no sign that nobody else saw it.

@@ -1,4 +1,4 @@
-"""Issue 34, item 7: a lone surrogate in a socket's auth data is refused with a reason, never a traceback.
+"""A lone surrogate in a socket's auth data is refused with a reason, never a traceback.
 
 Before: `{"team": "\\ud800"}` reached the look-up of the link, which raised UnicodeEncodeError out of the
 connect handler (two tracebacks; the socket neither accepted nor refused); `{"display": true, "key":

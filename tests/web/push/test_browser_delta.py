@@ -1,4 +1,4 @@
-"""Patches in the browser (issue 14): static/js/delta.js agrees with bank/web/push/delta.py, and a
+"""Patches in the browser: static/js/delta.js agrees with bank/web/push/delta.py, and a
 phone that loses one patch on the Wi-Fi recovers the exact picture.
 
 Needs Playwright's Python package and Debian's Chromium; skipped without them.
@@ -147,7 +147,7 @@ def test_a_phone_that_loses_one_patch_asks_for_the_whole_picture_and_shows_the_e
     before = _shown_stock(page)
     assert before == stock()
 
-    # The round's one message to the phone (issue 27: public + team parts), its team part a patch.
+    # The round's one message to the phone (public + team parts), its team part a patch.
     proxy.drop_next(lambda text: text.startswith('42["round"') and '"team":{' in text and '"patch"' in text)
     _book(app, 1)
     _wait(lambda: proxy.dropped, "the patch of the first harvest was lost")

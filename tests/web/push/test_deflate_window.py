@@ -1,4 +1,4 @@
-"""permessage-deflate with a small window (issue 27, P3: the whole tree <= 100 MB with 200 pages).
+"""permessage-deflate with a small window (the whole tree <= 100 MB with 200 pages).
 
 A browser's page still talks compressed with the bank, now with a 4 KB window and a small zlib
 memory level (bank/web/push/deflate.py), and still gets a booked command live (R11's harvest);

@@ -1,4 +1,4 @@
-"""bank/web/push/delta.py: the patch of two JSON pictures rebuilds the new one exactly (issue 14).
+"""bank/web/push/delta.py: the patch of two JSON pictures rebuilds the new one exactly.
 
 static/js/delta.js must give exactly the Python result: tests/web/push/test_browser_delta.py runs
 these same random cases through it in Chromium.

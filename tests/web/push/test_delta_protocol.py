@@ -1,4 +1,4 @@
-"""The live pictures as patches keyed by version (issue 14), through the real Broadcaster.
+"""The live pictures as patches keyed by version, through the real Broadcaster.
 
 Pages are Socket.IO test clients of the real app; between the server and each page's
 picture (tests/delta_page.Page, the Python twin of static/js/live.js) a random network

@@ -1,4 +1,4 @@
-"""The activity feed's pictures (issue 25, item 4): nothing secret, and what it costs each update.
+"""The activity feed's pictures: nothing secret, and what it costs each update.
 
 The big screen's feed (in the public picture every page gets) carries no team's tokens; a team's
 phone gets only its own entries with its own tokens and points (its stock stays its own, R19); an

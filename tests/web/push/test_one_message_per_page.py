@@ -1,4 +1,4 @@
-"""One message per page per round (issue 27, P9: fewer frames and TCP segments on the Wi-Fi).
+"""One message per page per round (fewer frames and TCP segments on the Wi-Fi).
 
 A page whose live.js says `rounds: 1` gets each round as ONE `round` message holding every part it
 shows: a team phone the public picture and its own team's, a console the public picture and the
@@ -171,7 +171,7 @@ def test_r_a_page_that_is_not_a_facilitator_gets_no_journal_rows_however_it_asks
 def test_r_a_page_closed_by_an_emit_in_the_middle_of_a_round_is_skipped_and_the_others_get_theirs(
         app, web, tokens, monkeypatch):
     """python-engineio may close a page whose pings stopped inside an emit, on the broadcaster's thread; the
-    page's on_disconnect forgets it there (issue 24: a KeyError then failed every round of a failover)."""
+    page's on_disconnect forgets it there (a KeyError then failed every round of a failover)."""
     lead = web("lead")
     lead.command(type="start_clock")
     io = socketio_of(app)

@@ -1,5 +1,5 @@
 """Nobody dropped under pressure: a real `serve` held to a Raspberry Pi's CPU budget keeps every live page
-through a peak, books at the pace asked, and every page holds the bank's last entry soon after (issue 33).
+through a peak, books at the pace asked, and every page holds the bank's last entry soon after.
 
 On a Pi budget (bench/pi_budget.py: a quarter of one core) with 200 team pages, the bank queued one
 round per command for every page and spent the CPU the bookings needed on them: it booked 2.1-9 of the

@@ -1,4 +1,4 @@
-"""A page behind gets the latest picture, not a queue (issue 33; bank/web/push/rounds.py).
+"""A page behind gets the latest picture, not a queue (bank/web/push/rounds.py).
 
 A phone whose socket still holds an unsent message when a round goes out is left out of it; once its
 socket has sent everything it gets the newest pictures, whole, in one message, and patches again after

@@ -1,4 +1,4 @@
-"""The live update's work per command (issue 27): none for pictures no page holds, and the whole picture
+"""The live update's work per command: none for pictures no page holds, and the whole picture
 not encoded on every round only to weigh a patch against it.
 
 py-spy found the broadcaster's thread costing 0.10-0.31 ms of CPU per harvest, on the 2 cores the next

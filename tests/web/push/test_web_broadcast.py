@@ -1,7 +1,7 @@
 """Live updates when several consoles book at once: newest picture last, every journal entry once.
 
 The pages connect as today's live.js (tests/live_kit.py: one `round` message per round, read part by part);
-the journal and the late phone's whole picture are checked once more for a page loaded before issue 27.
+the journal and the late phone's whole picture are checked once more for a page of an older live.js.
 """
 
 import threading
@@ -66,7 +66,7 @@ def _pictures(client, event: str) -> list:
 
 
 def test_a_harvest_reaches_the_team_phone_as_a_small_patch_carrying_the_new_stock(app, web, tokens):
-    """Issue 14: tens of bytes on the Wi-Fi, not the team's whole view again."""
+    """Tens of bytes on the Wi-Fi, not the team's whole view again."""
     from bank.web.push.delta import size
 
     lead = web("lead")

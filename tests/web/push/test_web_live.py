@@ -1,7 +1,7 @@
 """Live updates over Socket.IO: rooms, privacy between teams, catch-up after a missed update.
 
 The pages connect as today's live.js (tests/live_kit.py: one `round` message per round, read part by part);
-the key tests run once more as a page loaded before issue 27 (`legacy`: separate messages).
+the key tests run once more as a page of an older live.js (`legacy`: separate messages).
 """
 
 import pytest

@@ -1,4 +1,4 @@
-"""Admission by authority, not by address (issue 23, item 2): the attacks of the game's Wi-Fi, on a real server.
+"""Admission by authority, not by address: the attacks of the game's Wi-Fi, on a real server.
 
 One laptop adds addresses with one command. Before: idle sockets from 4 addresses filled the
 1,000 connections (every phone and the lead got a 503); idle big screens without a secret from 2

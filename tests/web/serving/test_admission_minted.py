@@ -1,4 +1,4 @@
-"""Issue 34, items 1-3, on a real server (`terrabank serve`'s worker, default limits, config.toml's numbers).
+"""Admission by secret on a real server (`terrabank serve`'s worker, default limits, config.toml's numbers).
 
 Before: a stranger started Trias games (no log-in) and opened idle WebSockets on each seat link from
 2 addresses until all 450 live slots were taken: every phone with a real team link got a 503. Slots were

@@ -1,4 +1,4 @@
-"""Issue 34, items 1-3, without a server: the pools of live slots, counted per secret, and revoke().
+"""Without a server: the pools of live slots, counted per secret, and revoke().
 
 Before: a Trias seat's link (which anyone can mint by starting a game) drew on the same slots as the
 team links; slots were counted per team, not per link; and nothing could close a connection opened

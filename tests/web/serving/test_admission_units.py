@@ -1,4 +1,4 @@
-"""The parts of admission by authority (issue 23) without a server: who a request is (identity.py), live
+"""The parts of admission by authority without a server: who a request is (identity.py), live
 slots by secret (admission.py), the big screen's key and its link, and the limits (limits.py).
 
 The attacks themselves, on a real server: tests/web/serving/test_admission.py.
@@ -50,7 +50,7 @@ def test_a_request_is_named_by_its_secret_never_by_what_it_claims(app, web, toke
         headers = {"Cookie": cookie} if cookie else {}
         return who(EnvironBuilder(path=path, query_string=query, headers=headers).get_environ())
 
-    # Named per link (issue 34): the team and a fingerprint of the link, never the link itself.
+    # Named per link: the team and a fingerprint of the link, never the link itself.
     blue = named("/socket.io/", f"EIO=4&transport=websocket&team={tokens['blue']}")
     assert blue == team_name("", "blue", tokens["blue"]) and blue.startswith("/team/blue#") and tokens["blue"] not in blue
     assert named(f"/t/{tokens['red']}") == named(f"/api/team/{tokens['red']}") == team_name("", "red", tokens["red"])
@@ -116,7 +116,7 @@ def test_in_a_browser_the_admin_page_gives_the_screen_its_link_and_screen_and_ph
         link = admin.locator("#display-link a")
         sync_api.expect(link).to_contain_text("/display?key=", timeout=10000)
         screen = context.new_page()
-        # The link names the address the phones use (the network's, issue 35); this server listens on loopback only.
+        # The link names the address the phones use (the network's); this server listens on loopback only.
         screen.goto(url + "/display?" + link.get_attribute("href").split("/display?", 1)[1])
         phone = context.new_page()
         phone.goto(f"{url}/t/{tokens['blue']}")
@@ -175,7 +175,7 @@ def test_fd_limit_is_raised_or_the_caps_shrink_with_a_warning(monkeypatch):
 
 
 def test_a_trias_seat_is_named_by_its_link_and_a_made_up_one_reads_nothing(app, monkeypatch):
-    """Issue 23: a seat's phone holds slots of its own, like a team's; a guessed link stays anonymous and
+    """A seat's phone holds slots of its own, like a team's; a guessed link stays anonymous and
     is answered from the games' index, without reading the store (guessing makes the server do nothing)."""
     from werkzeug.test import EnvironBuilder
 

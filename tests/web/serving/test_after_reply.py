@@ -1,4 +1,4 @@
-"""A command's live-update round starts once its reply is written (bank/web/serving/after_reply.py, issue 14).
+"""A command's live-update round starts once its reply is written (bank/web/serving/after_reply.py).
 
 Before, the broadcaster thread was woken before the reply went out and shared the GIL
 with it: the facilitator's reply waited for a round of live updates. These tests hold

@@ -1,4 +1,4 @@
-"""A small request body is read by the worker's loop before the request gets a thread (issue 34, item 4).
+"""A small request body is read by the worker's loop before the request gets a thread.
 
 Before, a log-in's body was read in a pool thread: strangers dripping log-in bodies held the anonymous
 bodies' threads, and every other log-in, the lead's included, got a 503 "busy" until one timed out.

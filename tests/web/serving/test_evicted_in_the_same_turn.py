@@ -1,4 +1,4 @@
-"""A connection evicted at the cap earlier in the same turn of the worker's loop is skipped (issue 34, item 4).
+"""A connection evicted at the cap earlier in the same turn of the worker's loop is skipped.
 
 At the connection cap, accepting a newcomer closes the oldest connection that has not sent its
 headers (worker.py `evict`). The poller may already have listed that connection as readable in

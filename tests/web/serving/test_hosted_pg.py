@@ -1,4 +1,4 @@
-"""Hosted games live where their journal lives (issue 24, item 2; bank/store/hosted_pg.py).
+"""Hosted games live where their journal lives (bank/store/hosted_pg.py).
 
 With PostgreSQL the list of a host's games is in the database: a game created by one process
 is served by another at once (whatever its --games folder is called), one name is one game

@@ -1,4 +1,4 @@
-"""Two real `terrabank serve --games` processes on one PostgreSQL (issue 24, item 2): a hosted game created
+"""Two real `terrabank serve --games` processes on one PostgreSQL: a hosted game created
 on one is played on the other, and both still serve it, with its accounts and its entries, after both
 restart. Each process has its own working folder and its own --games folder, as two hosts would: the
 game's name in the database is a name, not a path (bank/store/hosted_pg.py)."""

@@ -1,7 +1,7 @@
-"""Several games on one server (issue 15, bank/web/serving/hosting.py): the host's lead creates and lists
+"""Several games on one server (bank/web/serving/hosting.py): the host's lead creates and lists
 games, each served under /g/<name>/ with its own journal, accounts, cookie, links and live updates.
 
-Every test runs twice (issue 24, item 2): on the SQLite folder and on PostgreSQL, where the list of
+Every test runs twice: on the SQLite folder and on PostgreSQL, where the list of
 hosted games lives in the database (bank/store/hosted_pg.py); the same behaviour on both."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A hosted game in the browser (issue 15, bank/web/serving/hosting.py): its pages, API calls and live socket
+"""A hosted game in the browser (bank/web/serving/hosting.py): its pages, API calls and live socket
 all work under /g/<name>/ on the production server, and its phones hear only their own game.
 
 Needs Playwright's Python package and Debian's Chromium; skipped without them.
@@ -113,7 +113,7 @@ def test_the_hosts_lead_creates_a_game_whose_lead_and_phones_play_under_its_path
 
 
 def test_a_game_another_server_holds_is_listed_with_the_reason(chromium, hosted):
-    """Issue 24, item 2: the host's lead sees every game of the list, and why one cannot be served here
+    """The host's lead sees every game of the list, and why one cannot be served here
     (another server without a queue holds it), instead of an empty list."""
     app, url = hosted
     games = app.extensions["terrabank_hosted"]

@@ -1,4 +1,4 @@
-"""`terrabank serve --games FOLDER` as a facilitator starts it (issue 15, bank/web/serving/hosting.py): the real
+"""`terrabank serve --games FOLDER` as a facilitator starts it (bank/web/serving/hosting.py): the real
 command, Gunicorn's worker, the games of the folder served under /g/<name>/, the folder held."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""A replaced team link, on every process of a game at once (issue 33).
+"""A replaced team link, on every process of a game at once.
 
-Before issue 33 each `terrabank serve` process read the team links again every second (its admission
+Reading on a timer, each `terrabank serve` process would read the team links again every second (its admission
 layer on requests, its sweep while a phone was connected): a link replaced through another process was
 learnt within a second, by reading two rows a second whether anything changed or not. Now a process
 keeps them in memory and learns of a replacement when it happens: the process that replaced it tells

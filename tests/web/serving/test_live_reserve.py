@@ -1,4 +1,4 @@
-"""Threads kept in reserve for commands, whatever the number of live pages (issue 15).
+"""Threads kept in reserve for commands, whatever the number of live pages.
 
 Each live page holds one of the worker's pool threads (bank/web/serving/server.py LiveSlots). A real
 `terrabank serve`-like server with 12 threads (4 in reserve, so 8 live pages) is filled with
@@ -34,7 +34,7 @@ DISPLAY = {"display": True}  # the big screen's live page: no log-in needed
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    # Every page here is a big screen without its key: the anonymous share is the whole (issue 23, test_admission.py).
+    # Every page here is a big screen without its key: the anonymous share is the whole (test_admission.py).
     with Production(tmp_path_factory.mktemp("reserve") / "bank", threads=THREADS,
                     anonymous_live=SLOTS).prepare().start() as running:
         yield running

@@ -1,4 +1,4 @@
-"""Operating several processes (issue 24, operable): a stop that drains, a spread that is fair.
+"""Operating several processes (operable): a stop that drains, a spread that is fair.
 
 - SIGTERM (systemctl stop, a redeploy) with a drain window: `/readyz` says "stopping" at once
   while the process goes on answering, then it ends (bank/web/serving/stopping.py).

@@ -1,4 +1,4 @@
-"""Two `terrabank serve` processes on one game, over PostgreSQL and Redis (issue 15).
+"""Two `terrabank serve` processes on one game, over PostgreSQL and Redis.
 
 Real processes, as an association would run them behind nginx: a command booked on one
 reaches a phone connected to the other; the same command id sent to both is booked once;

@@ -1,4 +1,4 @@
-"""Serving like production (issue 13): bank/web/serving/server.py, Gunicorn's threaded worker, guarded.
+"""Serving like production: bank/web/serving/server.py, Gunicorn's threaded worker, guarded.
 
 A real server in its own process on 127.0.0.1, attacked by one "laptop" (source
 127.0.0.2) with the slow clients of bench/slow_clients.py; the big screen and a
@@ -152,7 +152,7 @@ def test_one_address_over_its_cap_is_refused_with_a_sentence_others_still_get_in
 
 
 def test_over_the_connection_cap_the_oldest_idle_connection_makes_room_for_a_newcomer(capped):
-    """Issue 23: idle sockets from several addresses filled the cap and every phone got a 503. A connection
+    """Idle sockets from several addresses filled the cap and every phone got a 503. A connection
     that never sent a request holds no thread and may go: the oldest is closed for the newcomer."""
     time.sleep(1.5)  # connections closed by the test before are released by the server
     held = [idle(capped.port, f"127.0.0.{4 + i // 4}") for i in range(12)]  # 3 addresses, 4 each

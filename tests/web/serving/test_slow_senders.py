@@ -1,11 +1,11 @@
-"""Slow senders from 8 addresses while phones read their team's page (issue 34, item 4).
+"""Slow senders from 8 addresses while phones read their team's page.
 
 A real `terrabank serve` process on 127.0.0.1. Eight "laptops" (source addresses 127.0.0.2-9)
 either drip a request's headers one byte a second, or send a log-in's headers and then drip its
 body. Meanwhile a phone (127.0.0.1) asks for its team's data 24 times, each on a new connection,
 as a phone on the game's Wi-Fi does after a reload.
 
-Before (issue 34): slow headers from 8 addresses gave phones a median of 3.8 s and up to 10.1 s;
+Before: slow headers from 8 addresses gave phones a median of 3.8 s and up to 10.1 s;
 slow log-in bodies 1.2-1.3 s median, up to 2.5 s. Target: median under 1 s, worst under 2 s.
 
 The server is held to a tenth of a core (`loaded`; TERRABANK_SLOW_SENDERS_SHARE changes it), as a
@@ -31,7 +31,7 @@ tablet got 429 "busy", or was cut unanswered by the body's 5 s deadline while it
 CPU; a trusted device now hashes in a lane of its own (bank/web/access/hash_lanes.py), and a body
 the loop read whole gets no deadline in the app.
 
-Issue 43: bodies bounded by who sends them, not by what they claim. Chunked bodies (and bodies sent
+Bodies bounded by who sends them, not by what they claim. Chunked bodies (and bodies sent
 after `Expect: 100-continue`) skipped the loop's read, and a request claiming a secret (`?seat=` of a
 Trias seat anyone can mint, `?team=` of any player's link) took its body out of every count with 30 s
 to send it: dripped from 2 or 4 addresses they held every thread (phones up to 13-15 s here, the lead
@@ -77,7 +77,7 @@ SERVER_SHARE = float(os.environ.get("TERRABANK_SLOW_SENDERS_SHARE", "0.1"))
 
 @contextmanager
 def loaded(game, share: float = SERVER_SHARE):
-    """The server gets `share` of one core, as on the shared machine at load 14-23 where issue 34 measured.
+    """The server gets `share` of one core, as on the shared machine at load 14-23.
 
     A cgroup (v1) CPU quota on the server's processes: reproducible whatever else runs now. Without
     cgroups (not root, cgroup v2 only) the server runs unthrottled and says so."""

@@ -1,7 +1,7 @@
-"""SQL statements a served game runs, counted in the real server process (issue 33).
+"""SQL statements a served game runs, counted in the real server process.
 
 tests/services/test_statements_per_command.py counts a booked command through Flask's test client, so the
-admission layer in front of the app (bank/web/serving/identity.py) never ran there. Before issue 33 it
+admission layer in front of the app (bank/web/serving/identity.py) never ran there. Before, it
 read the team links and the big screen's key again once its copy was a second old: a facilitator
 booking one harvest every 2 s cost 7 statements a command (5 in a burst); and while any phone held a
 connection the ticker's sweep read the same two rows every second, with no command at all. Now both
@@ -36,7 +36,7 @@ from bank.store.sqlite_file import TRACE_ENV  # noqa: E402
 
 pytestmark = pytest.mark.sqlite_file("counts the statements of the SQLite store")
 
-# BEGIN IMMEDIATE, the journal row, its chain row, the time line's checkpoint, COMMIT (issue 27).
+# BEGIN IMMEDIATE, the journal row, its chain row, the time line's checkpoint, COMMIT.
 MAX_STATEMENTS = 5
 PAGES = 40  # connected team pages, 10 a team (the sweep read per game, not per page: 200 cost the same)
 TEAMS = ("blue", "yellow", "red", "green")
@@ -163,7 +163,7 @@ def test_a_booked_command_costs_at_most_five_statements_at_any_pace(game, every)
 
 @pytest.mark.parametrize("every", [0.0, 2.0], ids=["burst", "one-every-2s"])
 def test_pages_connected_while_booking_add_no_statement(game, every):
-    """Before (issue 33's leftover): each broadcast round read the activity feed's new rows, the chain head at
+    """Before: each broadcast round read the activity feed's new rows, the chain head at
     the picture's entry, and the consoles' new journal rows again, just after this process had written them:
     5.67 a command in a burst, 7.0 at one every 2 s with 40 pages, 8.0 with a console. Now the bank
     remembers the rows and heads it committed (bank/services/recent_rows.py; Bank.rows_upto, Bank.head_at)."""

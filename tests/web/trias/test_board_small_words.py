@@ -1,4 +1,4 @@
-"""Small words of the Trias pages (issue 32, item 8), each as Chromium shows it.
+"""Small words of the Trias pages, each as Chromium shows it.
 
 "1 cartes dans la pioche"; "Ordinateur · facile (ordinateur) joue" (computer said twice); the
 result table's heads broken as "Ordinateur ·" / "facile"; the score calculator keeping "Noir" once

@@ -1,5 +1,5 @@
-"""The coordinates' button sat on the board's bottom-right corner on a landscape screen (noticed at
-issue 32): on the mirror tablet, where moves are recorded by tapping hexes, it hid a hex a finger
+"""The coordinates' button sat on the board's bottom-right corner on a landscape screen: on the
+mirror tablet, where moves are recorded by tapping hexes, it hid a hex a finger
 had to reach. No hex of a mirror game's board lies under it, on the tablet or a mirror game shown
 on a 720p or 1080p screen. A phones game's TV has no such button (it covered the board's
 bottom-right hexes with 5 seats at 720p): it names places in words, and nothing lies over its board.

@@ -88,7 +88,7 @@ def test_t9_t18_a_human_plays_the_easy_computer_through_the_list_of_moves_to_the
     no_sideways_scroll(start)
     phone = pages(PHONE)
     phone.goto(f"{url}/trias/s/{game.seats[0]['token']}")
-    phone.click("#moves-toggle")  # the list of moves: the fallback for screen readers and keyboards (issue 26)
+    phone.click("#moves-toggle")  # the list of moves: the fallback for screen readers and keyboards
     for _ in range(400):
         phone.wait_for_function("() => document.body.dataset.phase === 'over' || document.body.dataset.myturn === '1'", timeout=WAIT)
         if phone.evaluate("() => document.body.dataset.phase") == "over":
@@ -146,7 +146,7 @@ def test_t7_four_seats_two_phones_each_see_only_their_own_card(server, pages):
         page = pages(PHONE)
         frames.append(_frames(page))
         page.goto(f"{url}/trias/s/{game.seats[seat]['token']}")
-        page.click("#moves-toggle")  # the list of moves, behind its toggle (issue 26)
+        page.click("#moves-toggle")  # the list of moves, behind its toggle
         phones.append(page)
     for page in phones:
         wait_seq(page, game.last_seq)
@@ -219,7 +219,7 @@ def test_t10_the_mirror_tablet_refuses_a_drift_that_is_not_farther_from_the_pole
     sync_api.expect(error).to_contain_text("pas plus loin du pôle")  # the French page says the rule in French
     assert game.last_seq == before  # nothing recorded
     to = next(d for d in trias.legal.drift_pairs(game.state, game.state.current, card) if d[0] == tile)[1]
-    tap(tablet, to)  # the same tile, still chosen, to a legal place: asked in the bar, recorded once confirmed (issue 32)
+    tap(tablet, to)  # the same tile, still chosen, to a legal place: asked in the bar, recorded once confirmed
     confirm = tablet.locator("#actionbar [data-act=confirm]")
     sync_api.expect(confirm).to_be_visible(timeout=WAIT)
     assert game.last_seq == before

@@ -1,4 +1,4 @@
-"""Trias authority (issue 23) in real Chromium: what a stranger's browser, the table's, a seat's phone
+"""Trias authority in real Chromium: what a stranger's browser, the table's, a seat's phone
 and the lead's admin page each show and may do.
 
 A game id alone opens the public, read-only board (no seat link, no QR code, no button); the
@@ -79,13 +79,13 @@ def test_a_phone_undoes_its_own_last_move_and_never_another_seats(server, pages)
     for phone, seat in ((ana, 0), (bo, 1)):
         phone.goto(f"{url}/trias/s/{game.seats[seat]['token']}")
         wait_seq(phone, 1)
-    ana.click("#moves-toggle")  # the list of moves, behind its toggle (issue 26)
+    ana.click("#moves-toggle")  # the list of moves, behind its toggle
     ana.locator("#moves button").first.click()
     wait_seq(ana, 2)
     wait_seq(bo, 2)
     sync_api.expect(ana.locator("#undo")).to_be_visible(timeout=WAIT)
     sync_api.expect(bo.locator("#undo")).to_be_hidden()
-    ana.click("#undo")  # the page's own second tap asks (issue 26 item 4), never a dialog
+    ana.click("#undo")  # the page's own second tap asks, never a dialog
     sync_api.expect(ana.locator("#undo")).to_contain_text("Touchez encore", timeout=WAIT)
     ana.wait_for_timeout(800)
     ana.click("#undo")

@@ -1,4 +1,4 @@
-"""Board-first play on a seat's phone (issue 26 item 1), in real Chromium on 360x740 and 412x915.
+"""Board-first play on a seat's phone, in real Chromium on 360x740 and 412x915.
 
 The phone was played like a developer's move panel: a scroll box of 30+ buttons such as "Play
 the card: drift -3,3 to 4,-2" above the board, "End the turn" scrolled out of view after a phase
@@ -320,7 +320,7 @@ def test_issue26_the_five_player_map_fits_the_phone_and_zooms_with_buttons_and_t
     phone.goto(f"{url}/trias/s/{game.seats[0]['token']}")
     wait_seq(phone, game.last_seq)
     thumb = hex_width(phone)
-    assert thumb >= 44  # issue 32: zoomed at first to a thumb's width, the board panning in its box
+    assert thumb >= 44  # zoomed at first to a thumb's width, the board panning in its box
     sync_api.expect(phone.locator("#pan-hint")).to_be_visible()
     assert phone.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")  # the board pans in its box
     phone.screenshot(path=str(SHOTS / "seat-five-players-360.png"))

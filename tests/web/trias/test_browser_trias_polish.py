@@ -116,7 +116,7 @@ def test_item14_on_an_italian_seat_phone_nothing_under_the_board_hides_behind_th
     page.evaluate("() => scrollTo(0, document.documentElement.scrollHeight)")
     page.wait_for_timeout(100)
     top_of_bar = bar.bounding_box()["y"]
-    for selector in ("#moves-toggle", "#scores", "#deck"):  # the zoom sits above the board since issue 32
+    for selector in ("#moves-toggle", "#scores", "#deck"):  # the zoom sits above the board
         box = page.locator(selector).bounding_box()
         assert box["y"] >= 0 and box["y"] + box["height"] <= top_of_bar + 0.5, (selector, box, top_of_bar)
 

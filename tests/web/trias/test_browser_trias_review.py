@@ -52,7 +52,7 @@ def test_t9_the_drawn_card_is_named_on_the_players_phone_and_on_the_board(server
     board.goto(f"{url}/trias/g/{game.id}")
     for page in (phone, board):
         wait_seq(page, game.last_seq)
-    phone.click("#actionbar button[data-type=draw]")  # the next action, in the bar (issue 26)
+    phone.click("#actionbar button[data-type=draw]")  # the next action, in the bar
     for page in (phone, board):
         wait_seq(page, game.last_seq)
     card = game.state.card

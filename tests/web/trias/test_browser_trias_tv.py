@@ -1,4 +1,4 @@
-"""The Trias board read from a sofa, and the end that opens on the result (issue 26, items 2, 3).
+"""The Trias board read from a sofa, and the end that opens on the result.
 
 A TV at 1920x1080 showed the turn line and the scores at 20 px, the last moves at 15 px and every
 hex's "q,r" in bold; at the end the final table was cut on a 360 px phone and on a 1280x720 TV,
@@ -118,7 +118,7 @@ def test_the_tv_shows_no_coordinates_and_the_mirror_tablet_only_on_demand(server
     mirror = people(app, 3, 4, mode="mirror")
     play(mirror, 2)
     tablet = open_board(pages, url, mirror, {"width": 1280, "height": 800})
-    # Issue 32: the mirror tablet records by tapping the board with a confirm bar, not by coordinates.
+    # The mirror tablet records by tapping the board with a confirm bar, not by coordinates.
     assert [t for t in texts(tablet) if COORDS.match(t["text"])] == []
     tablet.click("#coords-toggle")
     coords = [t for t in texts(tablet) if COORDS.match(t["text"])]

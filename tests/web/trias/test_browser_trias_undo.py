@@ -1,4 +1,4 @@
-"""Issue 26, items 4 and 6, in real Chromium: the undo asks with the pages' own second tap (never the
+"""In real Chromium: the undo asks with the pages' own second tap (never the
 browser's confirm dialog), a refused undo is not offered and the page says why, and computer seats
 are named by their level on the start page, a default anyone may change.
 

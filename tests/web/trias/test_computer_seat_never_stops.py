@@ -1,4 +1,4 @@
-"""A computer seat never stops the table, even when its bot is wrong (issue 32).
+"""A computer seat never stops the table, even when its bot is wrong.
 
 At a 4-player table a computer seat proposed a refused move; the server logged it and stopped
 that game's computer seat, and every phone and the TV said "waiting for Ordinateur · facile" for

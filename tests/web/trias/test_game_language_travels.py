@@ -1,4 +1,4 @@
-"""The table's language travels with the game (issue 32).
+"""The table's language travels with the game.
 
 A game made in Italian or English opened in French on every phone that scanned its seat code:
 the page spoke the device's choice, else the bank's config language (French), never the game's.

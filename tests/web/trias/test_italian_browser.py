@@ -1,4 +1,4 @@
-"""A Trias seat phone in Italian, in real Chromium at 360x740 (issue 26, item 8): switched with the
+"""A Trias seat phone in Italian, in real Chromium at 360x740: switched with the
 header's IT button, the game made from the Italian start page, the seat page shows Italian text and
 no French or English left in what is visible, and a refusal is said in Italian with its rule number.
 

@@ -1,4 +1,4 @@
-"""Trias in Italian over HTTP (issue 26, item 8): the pages, the refusals with their rule numbers,
+"""Trias in Italian over HTTP: the pages, the refusals with their rule numbers,
 the score page's arithmetic and a new game's computer names speak Italian; a field-game page asked
 in Italian falls back to the game's language (French by default) and never offers Italian.
 

@@ -1,5 +1,5 @@
 """The mirror tablet records the physical table's moves by tapping the board, with the phone's
-confirm bar (issue 32, item 7), in real Chromium on a 1280x800 tablet.
+confirm bar, in real Chromium on a 1280x800 tablet.
 
 It recorded a placement on a single tap with no confirmation (a finger resting on the wrong hex
 wrote a move into the journal), and offered a list of 35 buttons named by coordinates, with

@@ -1,4 +1,4 @@
-"""Targets a thumb can hit on a seat's phone (issue 32, items 4 and 5), in real Chromium at 360x740.
+"""Targets a thumb can hit on a seat's phone, in real Chromium at 360x740.
 
 A 4-player game was played on a phone by tapping: hexes had a median of 35.9 px (29.7 px at
 least), the 5-player map 32.9 px, the herd counters about 12 px; once zoomed, the - and +

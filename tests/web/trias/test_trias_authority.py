@@ -1,4 +1,4 @@
-"""Trias authority (issue 23, item 1): each attack found on the game's Wi-Fi, replayed as a stranger.
+"""Trias authority: each attack found on the game's Wi-Fi, replayed as a stranger.
 
 A game id gives only the public, read-only board; the table's secret (the board's link, kept in
 the creating device's session) shows the seats' links, undoes, records a mirror game's moves and
@@ -186,7 +186,7 @@ def test_a_wrong_table_link_is_a_clear_page_and_changes_nothing(app, table, stra
 
 
 def test_secrets_are_compared_in_constant_time(table, monkeypatch):
-    from bank.services import trias_authority  # new with issue 23: imported here so the other tests run on older code
+    from bank.services import trias_authority  # imported here so the other tests run on older code
 
     game, _ = table.new_game({"kind": "human"}, {"kind": "human"})
     compared = []

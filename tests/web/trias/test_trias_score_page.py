@@ -1,4 +1,4 @@
-"""The Trias score calculator page and its API, and the Trias print downloads (issue 11, "score" and item 4).
+"""The Trias score calculator page and its API, and the Trias print downloads.
 
 The page's scoring is trias/calculator.py's; these tests check what the web layer adds:
 the page itself (French by default, no CDN), the API's replies and refusals, and the PDFs

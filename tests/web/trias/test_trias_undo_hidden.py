@@ -1,4 +1,4 @@
-"""No undo past a card turned over (issue 26, item 6), and computer seats named by their level (item 4).
+"""No undo past a card turned over, and computer seats named by their level.
 
 Board Game Arena's rule: an undo that would take back a draw, or a row after it that showed a
 card hidden until then (a computer's draw, the new hand card of phase 4), is refused with a

@@ -1,4 +1,4 @@
-"""Issue 34, item 1: whether visitors may start Trias games during a field game is the lead's choice on the admin page.
+"""Whether visitors may start Trias games during a field game is the lead's choice on the admin page.
 
 Before: no such choice; anyone on the Wi-Fi could start Trias games (and mint their seat links) at any time.
 """

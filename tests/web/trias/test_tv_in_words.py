@@ -1,4 +1,4 @@
-"""The TV in words (issue 32, item 6): the last moves name places as people see them, the TV shows
+"""The TV in words: the last moves name places as people see them, the TV shows
 no phone's hint, and a 720p TV's smallest text is 24 px.
 
 Before: "#40 Place 1 · Déplacer un troupeau 0,-2 → 0,-1" (coordinates the board no longer shows),

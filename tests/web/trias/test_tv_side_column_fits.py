@@ -1,4 +1,4 @@
-"""A Trias TV's side column fits the screen (noticed at issue 32): the public-view notice shrank under
+"""A Trias TV's side column fits the screen: the public-view notice shrank under
 the scores with its last line hidden, and the last moves ended on a line cut in half.
 
 Played games of 2 to 5 people, watched by the table's own screen and by a public view, at 1280x720

@@ -1,4 +1,4 @@
-"""The undo's "a card was drawn since" waits until the seat to play has moved (issue 32, item 8).
+"""The undo's "a card was drawn since" waits until the seat to play has moved.
 
 At every turn's start the last move is the previous seat's end of turn, whose new hand card (T15)
 may not be taken back: the board and the phone said so before the player had done anything.
@@ -32,7 +32,7 @@ def test_t15_at_a_turns_start_the_undo_is_not_offered_and_no_reason_is_said(game
     act(game, "end_turn")
     assert game.state.phase == "start" and game.table.moves[-1][2] != game.state.current
     for payload in screens(game):
-        assert payload["can_undo"] is False        # the new hand card stays hidden (issue 26)
+        assert payload["can_undo"] is False        # the new hand card stays hidden
         assert payload["undo_refused"] is None     # ... and nobody is told why before moving
     act(game, "draw")                              # now the player has moved: the reason is said
     for payload in screens(game):

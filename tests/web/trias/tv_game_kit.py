@@ -1,4 +1,4 @@
-"""A Trias game that makes every kind of move, for the board page's tests (issue 32)."""
+"""A Trias game that makes every kind of move, for the board page's tests."""
 
 from __future__ import annotations
 
