@@ -1,9 +1,9 @@
 """A server whose game was replaced under it ends, for its supervisor to start it on the new game.
 
 `init --force` can get in only while a server's hold on the game is lost (a PostgreSQL restart longer
-than the hold's lease, bank/store/journal_pg_hold.py). The server's state is the old game's: it
-refused every command and logged the ticker's refusal every second (125 tracebacks in 2 minutes)
-until someone restarted it. Now the hold's watcher says so in one line and the process ends as for
+than the hold's lease, bank/store/journal_pg_hold.py). The server's state is the old game's: left
+running, it would refuse every command and log the ticker's refusal every second until someone
+restarted it. So the hold's watcher says so in one line and the process ends as for
 a stop (drained, SIGTERM to itself), with a status its systemd unit restarts on: 75 (EX_TEMPFAIL),
 not 78, which deploy/terrabank@.service keeps for what only the operator can fix.
 """

@@ -6,7 +6,7 @@ silently ignored is the worst kind of mistake on game day.
 An entry of an array of tables is counted from 0, as the JSON Schema's paths count it
 (docs/config.schema.json: `teams/0/resource` is `teams[0].resource` here), and said in words
 too, since a person counts the `[[teams]]` tables from 1: "'teams[0].resource' (the first
-[[teams]] table)". Before, the key said `teams[1]` for the schema's `teams/0`.
+[[teams]] table)", so the key and the schema's path never disagree.
 """
 
 from __future__ import annotations

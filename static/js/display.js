@@ -189,8 +189,8 @@
   }
 
   /** "The curve grows as the game goes on", where it covers nothing: above the names at the lines'
-   * ends if there is room, else beside them in as many lines as it takes, else not at all. Before,
-   * it was drawn over the team labels at the start of every game. */
+   * ends if there is room, else beside them in as many lines as it takes, else not at all:
+   * never over the team labels, as at the start of a game. */
   function hint(svg, text, room) {
     var rem = room.rem, node = TB.svg("text", { class: "chart-hint", "text-anchor": "start" }, text);
     svg.appendChild(node);

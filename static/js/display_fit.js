@@ -4,8 +4,8 @@
  * row of waiting players (the others in turns), the curve, then the type (the winner's too), in steps down to .67 of its size (2.26rem x .67: 24 px at
  * 1080p, tests/web/field/test_tv_any_moment.py). Lists longer than their panel show in turns
  * (events, waiting players) or the newest first (bookings: at least the 3 newest).
- * Before: a session break with an event open pushed the event's givers past the bottom edge and
- * left the bookings empty, and the bookings showed 1 of 12 although more fitted.
+ * Without it a session break with an event open would push the event's givers past the bottom
+ * edge, and the bookings show 1 of 12 although more fit.
  */
 (function () {
   "use strict";
@@ -145,8 +145,8 @@
   }
 
   /** A list longer than its panel is shown a page at a time, each page for 5 s, with "1/3" beside
-   * the panel's title. Before, what passed the panel's edge was cut off: with six players waiting
-   * after fights the big screen showed two, and a second event never appeared. A panel sized by its
+   * the panel's title, rather than cut at the panel's edge (six players waiting after fights would
+   * show as two, and a second event never appear). A panel sized by its
    * content (`sizedByContent`) keeps the height of a full page on a shorter last one. */
   function inTurns(list, sizedByContent) {
     var panel = list.parentElement, items = Array.prototype.slice.call(list.children);

@@ -4,9 +4,9 @@ Every body has a deadline: one the worker's loop reads (loop_body.py) has the he
 connection's accept; one read in the thread (bigger than the loop reads, or a framing Gunicorn
 judges) has one from here. And every body draws on a pool:
 - no secret, or a secret anyone can mint (a Trias seat link: an admission hook's name), draws on the
-  strangers' `anonymous` threads, with the short deadline: minting a seat buys nothing here. Before,
-  any secret took its body out of every count with the long deadline: chunked bodies dripped with a
-  minted seat from two addresses held every thread, and the phones waited for them;
+  strangers' `anonymous` threads, with the short deadline: minting a seat buys nothing here (were
+  any secret to take its body out of every count with the long deadline, chunked bodies dripped with a
+  minted seat from two addresses would hold every thread, and the phones wait for them);
 - the lead's trusted device (a device cookie this server signed, naming the account) draws on its
   account's lane (`trusted` at a time), never on the strangers': anonymous log-ins from 4 addresses
   holding the 25 threads gave the lead's tablet a 503, cookie or not;

@@ -1,11 +1,11 @@
 """Log lines an operator reads: each with its date, time and process, one per event.
 
-Before, the bank's own status lines ("lost the database", "the database answers again", the hold's)
-went through Python's last-resort handler, the bare message: a journal read later (`journalctl -o cat`,
-a container's log, a file) could not say when an outage began or how long it lasted, nor which of
-four processes said it. Flask's lines had a time in another shape, Engine.IO's none; and after that,
-still none on the start banner, Gunicorn's own lines ("[ERROR] Worker ... was sent SIGKILL", in its
-shape), Engine.IO's "Invalid session" and psycopg's warnings ("error ignored exiting ...").
+Left to Python's last-resort handler, the bank's own status lines ("lost the database", "the database
+answers again", the hold's) are the bare message: a journal read later (`journalctl -o cat`, a
+container's log, a file) could not say when an outage began or how long it lasted, nor which of four
+processes said it. Flask's lines have a time in another shape, Engine.IO's none, and so would the
+start banner, Gunicorn's own lines ("[ERROR] Worker ... was sent SIGKILL", in its shape),
+Engine.IO's "Invalid session" and psycopg's warnings ("error ignored exiting ...").
 
 One formatter (`Lines`) for every line of the process, whoever logs it: `process_wide()` (the serve
 command, Gunicorn's master and so its forked worker) puts it on the root logger, which every library's

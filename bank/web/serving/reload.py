@@ -1,12 +1,10 @@
 """`systemctl reload` that cannot take the bank down. Flask-free: Gunicorn's master runs it.
 
-Before: the unit's `ExecReload` is a bare SIGHUP, and Gunicorn answers a SIGHUP by starting a new
-worker on the new config.toml and stopping the old one. With a typo the new worker failed to boot,
-the master exited (status 3) and systemd restarted it every few seconds until the file was fixed;
-`systemctl reload 'terrabank@*'` took every process down at once. And a sound edit reached only the
-process that was reloaded, while the others went on deciding with the old numbers.
-
-Now:
+Gunicorn answers a bare SIGHUP by starting a new worker on the new config.toml and stopping the old
+one. With a typo the new worker would fail to boot, the master exit (status 3) and systemd restart it
+every few seconds until the file was fixed; `systemctl reload 'terrabank@*'` would take every process
+down at once. And a sound edit would reach only the process reloaded, while the others went on
+deciding with the old numbers. So:
 - the master checks the new config first, as `terrabank config check` does (the same command, in a
   process of its own, so a master that never loaded the game stays small): a mistake leaves the old
   worker serving the config it has, with one log line naming the key; only a sound config (one whose
