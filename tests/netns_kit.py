@@ -23,7 +23,6 @@ from pathlib import Path
 
 import postgres_kit
 import redis_kit
-from postgres_kit import PortTaken
 
 IP = shutil.which("ip") or "/usr/sbin/ip"  # /usr/sbin is not on every user's PATH
 
@@ -71,8 +70,8 @@ class Network:
             _ip("ip", "addr", "add", f"{self.ns_ip}/24", "dev", ns_if, inside=self.ns)
             _ip("ip", "link", "set", ns_if, "up", inside=self.ns)
             _ip("ip", "link", "set", "lo", "up", inside=self.ns)
-            self.postgres = _Postgres(self.host_ip)
-            self.redis = _Redis(self.host_ip)
+            self.postgres = postgres_kit.Server(also_listen=self.host_ip, max_connections=200)
+            self.redis = redis_kit.Server(also_listen=self.host_ip)
         except BaseException:
             self.close()
             raise
@@ -129,51 +128,3 @@ def _answers(host: str, port: int) -> bool:
             return sock.recv(5) == b"HTTP/"
     except OSError:
         return False
-
-
-class _Postgres(postgres_kit.Server):
-    """The tests' throwaway PostgreSQL, listening on the veth's host side too, which may log in."""
-
-    def __init__(self, address: str):
-        self.address = address
-        super().__init__()
-
-    def _start(self, port: int) -> int:
-        hba = self.data / "pg_hba.conf"
-        line = f"host all all {self.address.rsplit('.', 1)[0]}.0/24 trust\n"
-        if line not in hba.read_text():
-            with open(hba, "a") as f:
-                f.write(line)
-        try:
-            self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-t", "60", "-o",
-                      f"-p {port} -k {self.folder} -c listen_addresses=127.0.0.1,{self.address} "
-                      "-c max_connections=200", "start")
-        except RuntimeError:
-            log = self.folder / "log"
-            if log.exists() and "already in use" in log.read_text(errors="replace"):
-                raise PortTaken() from None
-            raise
-        return port
-
-
-class _Redis(redis_kit.Server):
-    """The tests' throwaway Redis, listening on the veth's host side too."""
-
-    def __init__(self, address: str):
-        self.address = address
-        super().__init__()
-
-    def _start(self, port: int) -> int:
-        self.port = port
-        self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", self.address, "--save", "",
-             "--appendonly", "no", "--dir", self.folder, "--protected-mode", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        if self._answers():
-            return port
-        exited = self.proc.poll() is not None
-        self.proc.kill()
-        self.proc.wait()
-        if exited:
-            raise PortTaken()
-        raise RuntimeError(f"redis-server did not answer on port {port} within 20 s")

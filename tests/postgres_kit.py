@@ -69,7 +69,10 @@ def on_a_free_port(start, tries: int = 3):
 class Server:
     """One running cluster; `url` is what TERRABANK_DATABASE_URL gets."""
 
-    def __init__(self):
+    def __init__(self, also_listen: str | None = None, max_connections: int = 400):
+        """`also_listen`: an address beside 127.0.0.1 (a veth's host side, tests/netns_kit.py), whose /24
+        may log in too."""
+        self.also_listen, self.max_connections = also_listen, max_connections
         self.bin = binaries()
         self.folder = Path(tempfile.mkdtemp(prefix="terrabank-pg-"))
         self.data = self.folder / "data"
@@ -83,9 +86,18 @@ class Server:
         self.admin(f"CREATE ROLE {APP_ROLE} LOGIN", f"CREATE DATABASE {DATABASE} OWNER {APP_ROLE}")
 
     def _start(self, port: int) -> int:
+        listen = "127.0.0.1"
+        if self.also_listen:
+            listen += f",{self.also_listen}"
+            hba = self.data / "pg_hba.conf"
+            line = f"host all all {self.also_listen.rsplit('.', 1)[0]}.0/24 trust\n"
+            if line not in hba.read_text():
+                with open(hba, "a") as f:
+                    f.write(line)
         try:
             self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-t", "60", "-o",
-                      f"-p {port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=400", "start")
+                      f"-p {port} -k {self.folder} -c listen_addresses={listen} "
+                      f"-c max_connections={self.max_connections}", "start")
         except RuntimeError:
             log = self.folder / "log"
             if log.exists() and "already in use" in log.read_text(errors="replace"):

@@ -22,7 +22,10 @@ def missing_reason() -> str | None:
 
 
 class Server:
-    def __init__(self):
+    def __init__(self, also_listen: str | None = None):
+        """`also_listen`: an address beside 127.0.0.1 (a veth's host side, tests/netns_kit.py); its clients
+        are not loopback's, so protected mode, which refuses them without a password, is off then."""
+        self.also_listen = also_listen
         self.folder = tempfile.mkdtemp(prefix="terrabank-redis-")
         self.port = on_a_free_port(self._start)
         self.url = f"redis://127.0.0.1:{self.port}/0"
@@ -30,8 +33,9 @@ class Server:
     def _start(self, port: int) -> int:
         self.port = port
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", self.folder, "--protected-mode", "yes"],
+            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", *([self.also_listen] if self.also_listen else []),
+             "--save", "", "--appendonly", "no", "--dir", self.folder,
+             "--protected-mode", "no" if self.also_listen else "yes"],
             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         if self._answers():
             return port
