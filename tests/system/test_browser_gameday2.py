@@ -18,7 +18,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import started_bank  # noqa: E402
+from browserkit import log_in_to, started_bank  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 expect = sync_api.expect
@@ -67,13 +67,7 @@ def open_page(chromium):
 
 def facilitator(open_page, url, size, path="/console"):
     page = open_page(size)
-    page.goto(url + "/login")
-    page.fill("#username", "lea")
-    page.fill("#password", "password1")
-    page.click("#login-submit")
-    page.wait_for_url("**/console")
-    if path != "/console":
-        page.goto(url + path)
+    log_in_to(page, url, path)
     expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
     return page
 

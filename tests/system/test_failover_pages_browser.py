@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from needs import module, needs
+from browserkit import log_in_to
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -46,11 +47,7 @@ def test_a_console_moved_by_a_kill_shows_every_journal_row_once_and_in_order(tmp
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(proxy.url + "/login")
-        page.fill("#username", USER)
-        page.fill("#password", PASSWORD)
-        page.click("#login-submit")
-        page.wait_for_url("**/console")
+        log_in_to(page, proxy.url, "/console", USER, PASSWORD)
         badge = page.locator("#conn-badge")
         sync_api.expect(badge).to_have_class(re.compile("badge-live"), timeout=30_000)
         apis = []

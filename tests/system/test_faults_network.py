@@ -30,7 +30,7 @@ pytestmark = needs("playwright", "chromium")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from harness import Api  # noqa: E402
-from browserkit import serve_in_thread  # noqa: E402
+from browserkit import log_in_to, serve_in_thread  # noqa: E402
 PHONE = {"width": 360, "height": 740}
 USER, PASSWORD = "lea", "password1"
 OUT_OF_RANGE = 60.0  # seconds; the one long test of the suite
@@ -127,11 +127,7 @@ def test_a_full_disk_shows_the_banks_sentence_while_the_console_retries_then_boo
     expect = sync_api.expect
     bank = app.extensions["terrabank"].bank
     console = pages(viewport={"width": 1280, "height": 800})
-    console.goto(url + "/login")
-    console.fill("#username", USER)
-    console.fill("#password", PASSWORD)
-    console.click("#login-submit")
-    console.wait_for_url("**/console")
+    log_in_to(console, url, "/console", USER, PASSWORD)
     expect(badge(console)).to_have_class(re.compile("badge-live"))
     console.click('#team-picker [data-team="green"]')
     console.click('#tabs [data-tab="harvest"]')

@@ -18,6 +18,7 @@ from bank.cli import printing as cli_print
 from bank.cli.main import main
 from bank.errors import BankError
 from bank.web.field import addresses
+from browserkit import log_in_to
 
 
 @pytest.fixture
@@ -208,12 +209,7 @@ def admin_page(chromium, tmp_path, monkeypatch):
     page.on("pageerror", lambda e: errors.append(str(e)))
 
     def open_admin():
-        page.goto(url + "/login")
-        page.fill("#username", "lea")
-        page.fill("#password", "password1")
-        page.click("#login-submit")
-        page.wait_for_url("**/console")
-        page.goto(url + "/admin")
+        log_in_to(page, url, "/admin")
         expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
         page.locator("#links .link-qr").first.wait_for()
         return page

@@ -15,7 +15,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import CHROMIUM, serve_in_thread
+from browserkit import CHROMIUM, log_in_to, serve_in_thread
 
 pytestmark = needs("playwright", "chromium")
 
@@ -70,13 +70,7 @@ def browser(chromium):
 def _facilitator(browser, url, path):
     """A tablet logged in as the lead facilitator, on `path`."""
     page = browser.page(viewport=TABLET)
-    page.goto(url + "/login")
-    page.fill("#username", "lea")
-    page.fill("#password", "password1")
-    page.click("#login-submit")
-    page.wait_for_url("**/console")
-    if path != "/console":
-        page.goto(url + path)
+    log_in_to(page, url, path)
     sync_api.expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
     return page
 

@@ -14,7 +14,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
+from browserkit import CHROMIUM, log_in_to, serve_in_thread  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 ROOT = Path(__file__).resolve().parents[3]
@@ -34,12 +34,7 @@ def test_r35_a_double_click_on_end_the_game_does_not_end_it_a_second_tap_does(ch
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
-        page.goto(url + "/login")
-        page.fill("#username", "lea")
-        page.fill("#password", "password1")
-        page.click("#login-submit")
-        page.wait_for_url("**/console")
-        page.goto(url + "/admin")
+        log_in_to(page, url, "/admin")
         end = page.locator('[data-clock="end_game"]')
         expect(end).to_be_enabled()
         end.dblclick()

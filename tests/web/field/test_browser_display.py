@@ -21,7 +21,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
+from browserkit import CHROMIUM, log_in_to, serve_in_thread  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 ROOT = Path(__file__).resolve().parents[3]
@@ -158,11 +158,7 @@ def test_no_page_scrolls_sideways(chromium, server, width, height):
     page.goto(f"{url}/t/{token}")
     page.locator("#team-rep").wait_for()
     pages["/t/"] = _overflow(page)
-    page.goto(url + "/login")
-    page.fill("#username", "lea")
-    page.fill("#password", "password1")
-    page.click("#login-submit")
-    page.wait_for_url("**/console")
+    log_in_to(page, url, "/console")
     for path, ready in (("/console", ".team-btn"), ("/fight", ".team-btn"), ("/admin", "#links .link-row")):
         page.goto(url + path)
         page.locator(ready).first.wait_for()

@@ -15,7 +15,7 @@ import pytest
 
 from bank.game.config_sections import TEAM_NAME_MAX
 from bank.errors import ConfigError
-from browserkit import CHROMIUM, serve_in_thread
+from browserkit import CHROMIUM, log_in_to, serve_in_thread
 from play import config_with
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -55,11 +55,7 @@ def phone(chromium, server):
     context = chromium.new_context(viewport={"width": 360, "height": 740})
     page, errors = context.new_page(), []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(server[1] + "/login")
-    page.fill("#username", "lea")
-    page.fill("#password", "password1")
-    page.click("#login-submit")
-    page.wait_for_url("**/console")
+    log_in_to(page, server[1], "/console")
     yield page
     context.close()
     assert not errors, errors

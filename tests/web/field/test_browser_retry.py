@@ -19,7 +19,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
+from browserkit import CHROMIUM, log_in_to, serve_in_thread  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 
@@ -57,11 +57,7 @@ def console(chromium, server):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(url + "/login")
-    page.fill("#username", USER)
-    page.fill("#password", PASSWORD)
-    page.click("#login-submit")
-    page.wait_for_url("**/console")
+    log_in_to(page, url, "/console", USER, PASSWORD)
     expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
     page.click('#team-picker [data-team="green"]')
     page.click('#tabs [data-tab="harvest"]')

@@ -17,7 +17,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
+from browserkit import CHROMIUM, log_in_to, serve_in_thread  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 ROOT = Path(__file__).resolve().parents[3]
@@ -56,13 +56,7 @@ def login(chromium, server):
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(server[1] + "/login")
-        page.fill("#username", "lea")
-        page.fill("#password", "password1")
-        page.click("#login-submit")
-        page.wait_for_url("**/console")
-        if path != "/console":
-            page.goto(server[1] + path)
+        log_in_to(page, server[1], path)
         expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
         return page
     yield _open

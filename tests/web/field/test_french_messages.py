@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+from browserkit import log_in_to
 
 ROOT = Path(__file__).resolve().parents[3]
 RAISING = sorted((ROOT / "bank" / "game" / "rules").glob("*.py")) + [ROOT / "bank" / "game" / n for n in ("fields.py", "engine.py", "turn.py")]
@@ -128,11 +129,7 @@ def test_a_building_prerequisite_is_refused_in_french_on_the_console(chromium, l
     page = chromium.new_page(viewport={"width": 1366, "height": 768})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(live + "/login")
-    page.fill("#username", "lea")
-    page.fill("#password", "password1")
-    page.click("#login-submit")
-    page.wait_for_url("**/console")
+    log_in_to(page, live, "/console")
     page.click('#team-picker [data-team="blue"]')
     page.click('[data-tab="build"]')
     why = page.locator('[data-panel="build"] [data-item="power_plant_2"] .why-blocked')

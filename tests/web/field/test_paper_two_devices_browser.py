@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from needs import module, needs
+from browserkit import log_in_to
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -57,12 +58,7 @@ def game_config(folder: Path) -> str:
 
 
 def log_in(page, url: str) -> None:
-    page.goto(url + "/login")
-    page.fill("#username", USER)
-    page.fill("#password", PASSWORD)
-    page.click("#login-submit")
-    page.wait_for_url("**/console")
-    page.goto(url + "/admin")
+    log_in_to(page, url, "/admin", USER, PASSWORD)
 
 
 def send(page, text: str, summary: str) -> None:

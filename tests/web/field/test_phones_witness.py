@@ -18,7 +18,7 @@ from pathlib import Path
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import SERVERS, serve_in_thread  # noqa: E402
+from browserkit import SERVERS, log_in_to, serve_in_thread  # noqa: E402
 from tcp_proxy import Proxy  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
@@ -80,12 +80,7 @@ def test_a_phone_and_the_admin_page_say_the_bank_lost_the_entry_they_saw(chromiu
         phone = context.new_page()
         phone.goto(f"{proxy.url}/t/{token}")
         admin = context.new_page()
-        admin.goto(proxy.url + "/login")
-        admin.fill("#username", "lea")
-        admin.fill("#password", "password1")
-        admin.click("#login-submit")
-        admin.wait_for_url("**/console")
-        admin.goto(proxy.url + "/admin")
+        log_in_to(admin, proxy.url, "/admin")
         for page in (phone, admin):
             expect(page.locator("#conn-badge")).to_have_class(LIVE, timeout=30_000)
         _book(first, 3)
@@ -172,12 +167,7 @@ class _Witnessed:
         self.admin = None
         if admin:
             self.admin = self.context.new_page()
-            self.admin.goto(self.proxy.url + "/login")
-            self.admin.fill("#username", "lea")
-            self.admin.fill("#password", "password1")
-            self.admin.click("#login-submit")
-            self.admin.wait_for_url("**/console")
-            self.admin.goto(self.proxy.url + "/admin")
+            log_in_to(self.admin, self.proxy.url, "/admin")
             self.pages.append(self.admin)
         for page in self.pages:
             expect(page.locator("#conn-badge")).to_have_class(LIVE, timeout=30_000)

@@ -19,7 +19,7 @@ import pytest
 from bank.game.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[3]
-from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
+from browserkit import CHROMIUM, log_in_to, serve_in_thread  # noqa: E402
 
 IMG = "<img src=x onerror=alert(1)>"
 SCRIPT = '"><script>alert(1)</script>'
@@ -163,11 +163,7 @@ def test_hostile_text_is_inert_and_literal_on_every_page(hostile_server, chromiu
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.on("pageerror", lambda e: errors.append(str(e)))
         if path in ("/console", "/fight", "/admin"):
-            page.goto(url + "/login")
-            page.fill("#username", USER)
-            page.fill("#password", "password1")
-            page.click("#login-submit")
-            page.wait_for_url("**/console")
+            log_in_to(page, url, "/console", USER, "password1")
             page.goto(url + path)
         elif path == "team":
             page.goto(f"{url}/t/{app.extensions['terrabank'].access.team_tokens()['blue']}")
