@@ -1,8 +1,7 @@
 """Where a harvest's time over the latency floor goes in the real server, layer by layer (issue 14).
 
 bench_latency.py compares `terrabank serve` with a bare Flask endpoint doing one durable
-insert (bench/floor_server.py). profile_overhead.py splits the difference in one process
-through Flask's test client, with warm CPU caches. This measures it where it is paid: each
+insert (bench/floor_server.py). This splits the difference where it is paid: each
 subject is its own server process on Gunicorn's guarded gthread worker (bank/web/serving/server.py),
 called in turn over keep-alive HTTP, so each request starts after the others have had the
 CPU, as in bench_latency. Subjects, harvests only, the order rotating every round:
