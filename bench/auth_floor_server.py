@@ -126,7 +126,7 @@ class Fanout:
     def after_command(self, seq: int = 0) -> None:
         """Called once the reply is written (after_reply.later), as the bank's live.broadcast wakes its thread.
         `seq`: the entry just booked; the round names the newest (as the bank's public picture does), so a
-        bench can tell when the last page holds it (bench/push/pages_under_pressure.py)."""
+        bench can tell when the last page holds it (bench/web/push/pages_under_pressure.py)."""
         with self.wake:
             self.asked += 1
             self.seq = max(self.seq, seq)

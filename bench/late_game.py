@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import harness  # noqa: F401  (puts the repo on sys.path)
-from bench_soak import BUILDINGS, pick_command
+from mix import BUILDINGS, pick_command
 
 from bank.game.config import load_config
 from bank.errors import BankError

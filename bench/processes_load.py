@@ -19,7 +19,7 @@ import threading
 import time
 from collections import Counter
 
-from bench_soak import pick_command
+from mix import pick_command
 from harness import Api
 import bench_extra
 # The /proc readers live in proctree (bench_saturation uses them without this module's clients).

@@ -2,7 +2,7 @@
 
 One file per question (`bench/results/<name>.json`), each a list of rows:
 
-    {"command": ".venv/bin/python bench/bench_bytes.py",      # what reproduces the figures
+    {"command": ".venv/bin/python bench/web/push/bench_bytes.py",      # what reproduces the figures
      "measured": "2026-11-30, 2-vCPU machine at load 20-24",   # when and where, in words
      "rows": [{"figure": "P9: bytes per booked command, 400 pages, compressed",
                "value": 83.9, "unit": "KB", "goal": "<=", "limit": 150}]}

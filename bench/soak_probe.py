@@ -13,7 +13,7 @@ object counts by type, tracemalloc's traced total (SOAK_PROBE_TRACE=0 turns trac
 dumps a tracemalloc snapshot to DIR/tm-<pid>-<n>.snap. tracemalloc starts at the first sample (so it
 sees what is allocated after warm-up and still held).
 
-    .venv/bin/python bench/bench_soak.py --minutes 10 --probe /tmp/probe
+    .venv/bin/python bench/system/bench_soak.py --minutes 10 --probe /tmp/probe
     .venv/bin/python bench/soak_probe.py /tmp/probe          # one row per sample
     .venv/bin/python bench/soak_probe.py /tmp/probe 1 4      # what grew from sample 1 to sample 4
 """

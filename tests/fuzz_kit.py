@@ -1,6 +1,6 @@
 """Fuzzing the API's command parsing: random JSON commands through the Flask test client as the lead.
 
-Shared by tests/web/field/test_fuzz_api.py (bounded, in CI) and bench/fuzz_api.py (long runs).
+Shared by tests/web/field/test_fuzz_api.py (bounded, in CI) and bench/web/field/fuzz_api.py (long runs).
 Each example: the reply is 200/400/409 (never 500), JSON with a code and a sentence;
 a refusal leaves journal and state unchanged; after an accepted one the invariants hold.
 """

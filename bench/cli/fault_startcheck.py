@@ -9,8 +9,8 @@ start now ends at the first HTTP answer. Before issue 14 it ended when a fixed p
 accepted, i.e. when Gunicorn bound it before its worker started: the worker's start
 is now included (+35-55 ms on a 2-vCPU machine, --quick, same run).
 
-    .venv/bin/python bench/fault_startcheck.py           # 1 000, 10 000 and 30 000 entries
-    .venv/bin/python bench/fault_startcheck.py --quick   # 1 000 and 5 000
+    .venv/bin/python bench/cli/fault_startcheck.py           # 1 000, 10 000 and 30 000 entries
+    .venv/bin/python bench/cli/fault_startcheck.py --quick   # 1 000 and 5 000
 
 Both are timed in the same run, interleaved, 5 times each; medians are shown.
 """
@@ -24,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared modules
 from harness import CONFIG, TERRABANK, end, launch, machine
 
 from bank.game.config import load_config
@@ -94,7 +95,7 @@ def main() -> int:
             print(f"| {size} | {db.stat().st_size / 1e6:.1f} MB | {o * 1000:.0f} ms | {s * 1000:.0f} ms "
                   f"| {c * 1000:.0f} ms | {c / o:.1f} | {c / s:.3f} |")
     print()
-    print(f"Command: .venv/bin/python bench/fault_startcheck.py{' --quick' if args.quick else ''}")
+    print(f"Command: .venv/bin/python bench/cli/fault_startcheck.py{' --quick' if args.quick else ''}")
     print(f"Machine: {machine()}")
     return 0
 

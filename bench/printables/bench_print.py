@@ -1,6 +1,6 @@
 """Benchmark (not a test): time the whole print pack against a bare-ReportLab floor.
 
-    .venv/bin/python bench/bench_print.py [--repeat 5]
+    .venv/bin/python bench/printables/bench_print.py [--repeat 5]
 
 The floor is a plain ReportLab canvas writing as many pages as the pack has, one
 string on each: what any PDF costs on this machine. The ratio pack / floor says
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from reportlab.pdfgen import canvas
@@ -111,7 +111,7 @@ def main(argv=None) -> int:
                "value": round(total / base), "unit": "x", "goal": None, "limit": None}
         measured = (f"{time.strftime('%Y-%m-%d')}, {len(per_doc)} PDFs, {pages} pages, {total * 1000:.0f} ms, "
                     f"median of {args.repeat}, load {os.getloadavg()[0]:.0f}")
-        print(record.record("12_print", [row], command=f".venv/bin/python bench/bench_print.py --repeat {args.repeat}",
+        print(record.record("12_print", [row], command=f".venv/bin/python bench/printables/bench_print.py --repeat {args.repeat}",
                             measured=measured))
         record.main_table()
     return 0

@@ -4,12 +4,12 @@
 Renders every printable to PDF in a temporary folder (the pack of printables/pack.py on a
 game played by tests/printkit.py's play_sample for the report, with the six long, emoji team
 names of tests/print_names_kit.py; the game-state sheet and
-continuation ledgers of issue 25 on the seeded hour of bench/screenshots.py, a game still
+continuation ledgers of issue 25 on the seeded hour of bench/web/field/screenshots.py, a game still
 running; the Trias documents of printables/trias_pack.py), then turns the pages the README
 shows into PNGs with pdftoppm, each at a resolution that keeps it near 100-200 KB:
 A4 pages at 70 dpi, A3 at 50, the Trias sheets at 80, a join card cut out of its sheet at 115.
 
-    .venv/bin/python bench/print_pngs.py [--out docs/print] [--keep-pdfs DIR]
+    .venv/bin/python bench/printables/print_pngs.py [--out docs/print] [--keep-pdfs DIR]
 
 Needs pdftoppm (Debian: apt-get install poppler-utils) and the test helpers in tests/.
 """
@@ -25,10 +25,11 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "bench" / "web" / "field"))  # screenshots: the seeded hour
 
 LANG = "fr"  # the pack's default language, as a French facilitator prints it
 BASE = "http://192.168.4.1:5000"
@@ -79,7 +80,7 @@ def ended_game(folder: Path, config):
 
 
 def running_game(folder: Path, config):
-    """bench/screenshots.py's hour of play (an event open, a pirate waiting), still running: (bank, now)."""
+    """bench/web/field/screenshots.py's hour of play (an event open, a pirate waiting), still running: (bank, now)."""
     from screenshots import seed
 
     from bank.services.bank import Bank

@@ -4,9 +4,9 @@ A fresh durable game (SQLite, Bank.create) books bench_latency's mix directly on
 harvest, inventory (so the team can pay), build, reverse. Each command's CPU is the booking
 thread's (time.thread_time) around `Bank.execute`; reported per type (mean and p50, µs).
 
-    .venv/bin/python bench/bench_execute_cpu.py [--rounds 2000]            # this tree, per type
-    .venv/bin/python bench/bench_execute_cpu.py --profile [--top 40]      # cProfile of the same mix
-    .venv/bin/python bench/bench_execute_cpu.py --base /tmp/ab/base --new /tmp/ab/new [--runs 6]
+    .venv/bin/python bench/services/bench_execute_cpu.py [--rounds 2000]            # this tree, per type
+    .venv/bin/python bench/services/bench_execute_cpu.py --profile [--top 40]      # cProfile of the same mix
+    .venv/bin/python bench/services/bench_execute_cpu.py --base /tmp/ab/base --new /tmp/ab/new [--runs 6]
         # A/B: two worker processes, each importing the bank from one copy of the tree, booking the mix
         # in batches of 50 rounds by turns, so both sides see the same machine load; per run the
         # median over batch pairs of the new/base ratio of the mean CPU per command type.
@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TYPES = ("harvest", "inventory", "build", "reverse")
 TEAMS = ["blue", "yellow", "red", "green"]
 HARVESTERS = ["harvester-1", "harvester-2"]

@@ -16,8 +16,8 @@ The floor is the same on a freshly created game (setup + start_clock only), so
 the ratio shows what the journal's length adds. Python's own start and imports
 are timed apart (`python -c "import bank.web"`).
 
-    .venv/bin/python bench/bench_recovery.py            # 5k, 20k, 50k (+ 50k with the longest tail), 7 rounds
-    .venv/bin/python bench/bench_recovery.py --quick    # 1k, 5k, 3 rounds
+    .venv/bin/python bench/store/bench_recovery.py            # 5k, 20k, 50k (+ 50k with the longest tail), 7 rounds
+    .venv/bin/python bench/store/bench_recovery.py --quick    # 1k, 5k, 3 rounds
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared modules
 from harness import CONFIG, TERRABANK, end, spawn
 
 from bank.game.config import load_config
@@ -268,7 +269,7 @@ def main() -> None:
                   f"{statistics.median(opened[last]) * 1000:.1f} ms."]
     lines += ["", f"Medians of {rounds} serve starts and {rounds * 3} Bank.open per game, interleaved. "
               "Target: serve → first reply under 1 s at 50,000 commands.",
-              "", f"Command: `.venv/bin/python bench/bench_recovery.py{' ' if sys.argv[1:] else ''}{' '.join(sys.argv[1:])}`",
+              "", f"Command: `.venv/bin/python bench/store/bench_recovery.py{' ' if sys.argv[1:] else ''}{' '.join(sys.argv[1:])}`",
               "", f"Machine: {__import__('harness').machine()}"]
     print("\n".join(lines))
     if args.record and "50,000" in serve:
@@ -277,7 +278,7 @@ def main() -> None:
                "value": round(statistics.median(serve["50,000"]) * 1000), "unit": "ms", "goal": "<", "limit": 1000}
         measured = (f"{time.strftime('%Y-%m-%d')}, median of {rounds} starts, a fresh game {floor_serve * 1000:.0f} ms, "
                     f"load {os.getloadavg()[0]:.0f}")
-        print(record.record("10_recovery", [row], command=" ".join([".venv/bin/python", "bench/bench_recovery.py",
+        print(record.record("10_recovery", [row], command=" ".join([".venv/bin/python", "bench/store/bench_recovery.py",
                             *(a for a in sys.argv[1:] if a != "--record")]), measured=measured))
         record.main_table()
 

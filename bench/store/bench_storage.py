@@ -13,8 +13,8 @@ PostgreSQL a table in the same database (INSERT in autocommit, synchronous_commi
 The four kinds take turns, in an order that rotates every iteration, so the machine's
 drift hits all alike.
 
-    .venv/bin/python bench/bench_storage.py            # 500 samples per kind
-    .venv/bin/python bench/bench_storage.py --quick    # 100 samples per kind
+    .venv/bin/python bench/store/bench_storage.py            # 500 samples per kind
+    .venv/bin/python bench/store/bench_storage.py --quick    # 100 samples per kind
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from bank.game.config import load_config  # noqa: E402

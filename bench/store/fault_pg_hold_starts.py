@@ -6,8 +6,8 @@ its stop. Before the fix (journal_pg_connect._disown_inherited) Gunicorn's worke
 closed the hold's connection it had inherited from the master, which ended the master's
 session: 8 of 8 starts at load 19-23, 6 of 13 at load 2-14; after it, 0 of 8 at load 9-30.
 
-    .venv/bin/python bench/fault_pg_hold_starts.py            # 8 starts, 3 s each
-    .venv/bin/python bench/fault_pg_hold_starts.py -n 20 --run 5
+    .venv/bin/python bench/store/fault_pg_hold_starts.py            # 8 starts, 3 s each
+    .venv/bin/python bench/store/fault_pg_hold_starts.py -n 20 --run 5
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared modules
 from harness import CONFIG, TERRABANK, end, launch, machine
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from postgres_kit import Server, missing_reason  # noqa: E402
 
 LOST = "lost the hold"

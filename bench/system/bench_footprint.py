@@ -16,9 +16,9 @@ permessage-deflate, as they do), and every request must go to 127.0.0.1. Both wa
 phone sends too (each request's headers and body, and the socket frames it sends, deflated). Each body
 is also gzip-compressed (level 6) to show what compression would save on a weak Wi-Fi.
 
-    .venv/bin/python bench/bench_footprint.py            # 200 clients
-    .venv/bin/python bench/bench_footprint.py --quick    # 50 clients
-    .venv/bin/python bench/bench_footprint.py --memory-only   # no browser (bench/pi_budget.py)
+    .venv/bin/python bench/system/bench_footprint.py            # 200 clients
+    .venv/bin/python bench/system/bench_footprint.py --quick    # 50 clients
+    .venv/bin/python bench/system/bench_footprint.py --memory-only   # no browser (bench/system/pi_budget.py)
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ import zlib
 from pathlib import Path
 from urllib.parse import urlsplit
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared modules
 import bench_extra
 from bank.cli.serve_lean import ALLOCATOR
 from bank.web.push.deflate import MEM_LEVEL, WINDOW_BITS
@@ -67,7 +68,7 @@ print(next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith(
 
 def import_rss(block: bool) -> float:
     out = subprocess.run([sys.executable, "-c", BLOCK_AIOHTTP, "block" if block else "keep"], capture_output=True,
-                         text=True, check=True, cwd=Path(__file__).resolve().parents[1])
+                         text=True, check=True, cwd=Path(__file__).resolve().parents[2])
     return float(out.stdout.strip())
 
 
@@ -243,7 +244,7 @@ def report(mem: dict, imports: tuple, weight: tuple, clients: int, args: list) -
               f"{imports[0] - imports[1]:.1f} MB a production install does not load.",
               f"Target (P3, issue 27): the whole tree <= 100 MB with {clients} clients.", ""]
     if not weight:
-        return "\n".join(lines + [f"Command: `{' '.join(['.venv/bin/python', 'bench/bench_footprint.py', *args])}`",
+        return "\n".join(lines + [f"Command: `{' '.join(['.venv/bin/python', 'bench/system/bench_footprint.py', *args])}`",
                                    f"Machine: {machine()}"])
     lines += [
               "Team phone, first load, as transferred: target under 60 KB (issue 13).", "",
@@ -262,7 +263,7 @@ def report(mem: dict, imports: tuple, weight: tuple, clients: int, args: list) -
               f"({up['count']}, as sent, mask included) {up['frames']:,} bytes: {(up['requests'] + up['frames']) / 1024:.1f} KB; "
               f"both ways {(total + sum(frames) + up['requests'] + up['frames']) / 1024:.1f} KB.",
               f"Requests to anything but 127.0.0.1: {len(foreign)}" + (f" {foreign[:5]}" if foreign else " (none)."),
-              "", f"Command: `{' '.join(['.venv/bin/python', 'bench/bench_footprint.py', *args])}`",
+              "", f"Command: `{' '.join(['.venv/bin/python', 'bench/system/bench_footprint.py', *args])}`",
               f"Machine: {machine()}"]
     return "\n".join(lines)
 
@@ -274,7 +275,7 @@ def main() -> None:
     parser.add_argument("--memory-only", action="store_true", help="no browser: the memory only")
     parser.add_argument("--deflate", action="store_true",
                         help="the clients offer permessage-deflate, as browsers do (the server then keeps a compressor a page)")
-    parser.add_argument("--json", type=Path, help="also write the memory figures here (bench/pi_budget.py reads them)")
+    parser.add_argument("--json", type=Path, help="also write the memory figures here (bench/system/pi_budget.py reads them)")
     args = parser.parse_args()
     clients = args.clients or (50 if args.quick else 200)
     imports = (import_rss(block=False), import_rss(block=True))

@@ -19,8 +19,8 @@ and on the others: cross-process delivery), errors, memory and CPU of all proces
 processes (bench/processes_floor.py), measured during the same soak and on a quiet machine.
 The same soak on the SQLite file with one process gives the journal's own cost.
 
-    .venv/bin/python bench/bench_processes.py                          # 1,000 pages, 90 s per N
-    .venv/bin/python bench/bench_processes.py --pages 100 --counts 1,2 --seconds 30   # a trial
+    .venv/bin/python bench/system/bench_processes.py                          # 1,000 pages, 90 s per N
+    .venv/bin/python bench/system/bench_processes.py --pages 100 --counts 1,2 --seconds 30   # a trial
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared modules
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web/push"))  # bench_fanout
 from bench_fanout import percentile
 from clients import lead_cookie_and_tokens
 from harness import Api, machine
@@ -137,7 +139,7 @@ def report(results: list, floors: dict, args: list, loads: tuple, pages: int, pe
              "live pages (Socket.IO clients: 2 big screens, 3 consoles, the rest team phones, behind access points "
              f"of {per_address}), page i on process i % N as a sticky proxy keeps it; bench_soak's command mix and "
              "pace (3 consoles, a command every 0.5-1 s each), command k to process k % N "
-             "(`bench/bench_processes.py`).", "",
+             "(`bench/system/bench_processes.py`).", "",
              "**Read with care: this machine has 2 CPUs.** The N servers, PostgreSQL, Redis and the benchmark "
              "itself (every simulated page decodes every update in one Python process) share them, so the "
              "figures are CPU-bound: more processes here means more contention, not more cores. They say that "
@@ -226,7 +228,7 @@ def report(results: list, floors: dict, args: list, loads: tuple, pages: int, pe
             lines += ["", f"{r['label']}: pages disconnected per process {r['disconnects_each']}; python-socketio's "
                       f"reason: {dict(r['reasons'])}; python-engineio's client log: {r['client_log']}"]
     lines += ["", f"Load average (1, 5, 15 min) at the start: {loads[0]}; at the end: {loads[1]}.",
-              f"Command: `{' '.join(['.venv/bin/python', 'bench/bench_processes.py', *args])}`",
+              f"Command: `{' '.join(['.venv/bin/python', 'bench/system/bench_processes.py', *args])}`",
               f"Machine: {machine()}"]
     return "\n".join(lines)
 

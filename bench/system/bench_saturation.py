@@ -16,9 +16,9 @@ on the same servers, with every window's figure printed beside it.
 --code FOLDER runs the servers from another checkout (e.g. `git worktree add /tmp/before HEAD`
 made before a change), with that checkout's config.toml: what the change bought, measured by this same script on this machine.
 
-    .venv/bin/python bench/bench_saturation.py                                  # the table
-    .venv/bin/python bench/bench_saturation.py --code /tmp/before --label before
-    .venv/bin/python bench/bench_saturation.py --counts 1,4 --games 1 --seconds 5 --runs 3   # a trial
+    .venv/bin/python bench/system/bench_saturation.py                                  # the table
+    .venv/bin/python bench/system/bench_saturation.py --code /tmp/before --label before
+    .venv/bin/python bench/system/bench_saturation.py --counts 1,4 --games 1 --seconds 5 --runs 3   # a trial
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import threading
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared modules
 from harness import ROOT, Api, machine
 from processes_cluster import Cluster, queue_servers
 from proctree import cpu_seconds, machine_ticks

@@ -10,9 +10,9 @@ Gunicorn's master and worker (bench/proctree.py);
 the memory slope (MB/hour, least squares) over the whole run and its second half.
 Fan-out (reply -> last client) is also measured for every booked command, under load.
 
-    .venv/bin/python bench/bench_soak.py                 # 30 minutes
-    .venv/bin/python bench/bench_soak.py --minutes 2     # a quick check (also: --quick)
-    .venv/bin/python bench/bench_soak.py --minutes 10 --probe /tmp/probe   # figures from inside the worker
+    .venv/bin/python bench/system/bench_soak.py                 # 30 minutes
+    .venv/bin/python bench/system/bench_soak.py --minutes 2     # a quick check (also: --quick)
+    .venv/bin/python bench/system/bench_soak.py --minutes 10 --probe /tmp/probe   # figures from inside the worker
                                                           # (bench/soak_probe.py says how to read them)
 """
 
@@ -29,37 +29,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared modules
 import bench_extra
 import soak_probe
 from harness import Api, Server, machine
+from mix import pick_command
 from proctree import cpu_seconds, own_mb, processes, pss_mb, rss_mb, threads
-
-RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
-BUILDINGS = ["power_plant_1", "purification_centre", "greenhouse", "reserve"]
-
-
-def pick_command(rng: random.Random, teams: list) -> tuple[str, dict, set]:
-    """(kind, command, statuses it may get): a facilitator's mix over a game afternoon."""
-    a, b = rng.sample(teams, 2)
-    r1, r2 = rng.choice(RESOURCES), rng.choice(RESOURCES)
-    roll = rng.random()
-    if roll < 0.45:
-        return "harvest", {"type": "harvest", "team": a, "card": rng.choice(["harvester-1", "harvester-2"]),
-                           "resource": r1}, {200}
-    if roll < 0.60:  # refused once a team owns it or hits its cap
-        return "build", {"type": "build", "team": a, "building": rng.choice(BUILDINGS)}, {200, 409}
-    if roll < 0.75:  # refused when a team lacks the tokens
-        return "trade", {"type": "trade", "kind": "free", "merchant_team": a, "visited_team": b,
-                         "give": {r1: 1}, "take": {r2: 1}}, {200, 409}
-    if roll < 0.88:  # refused while the pirate cools down, or when the loser lacks the tokens
-        winner = rng.choice(["attacker", "defender"])
-        tokens = {r1: 1} if winner == "attacker" else {}
-        return "fight", {"type": "fight", "attacker_team": a, "attacker_card": "pirate-1", "defender_team": b,
-                         "defender_card": "harvester-1", "winner": winner, "tokens": tokens}, {200, 409}
-    if roll < 0.94:
-        return "bad card", {"type": "harvest", "team": a, "card": "harvester-9", "resource": r1}, {400, 409}
-    return "bad building", {"type": "build", "team": a, "building": "castle"}, {400, 409}
-
 
 class Facilitator(threading.Thread):
     """One console: a command every 0.5-1 s until told to stop; tallies statuses."""
@@ -256,7 +231,7 @@ def report(r: dict, args: list) -> str:
         lines.append(f"Stale clients (first 5): {r['lagging'][:5]}")
     if r["crashes"]:
         lines.append(f"Facilitator threads that crashed: {r['crashes']}")
-    lines += ["", f"Command: `{' '.join(['.venv/bin/python', 'bench/bench_soak.py', *args])}`", f"Machine: {machine()}"]
+    lines += ["", f"Command: `{' '.join(['.venv/bin/python', 'bench/system/bench_soak.py', *args])}`", f"Machine: {machine()}"]
     return "\n".join(lines)
 
 

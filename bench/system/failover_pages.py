@@ -9,8 +9,8 @@ static/js/console_journal.js merges it (JournalTwin: by seq, a gap asks for the 
 one held in order). A page whose connection dies connects to the survivor, as nginx sends it
 (`proxy_next_upstream`), naming in its connect the last journal row it holds (live.js).
 
-    .venv/bin/python bench/failover_pages.py               # 100 pages of each kind, 2 processes
-    .venv/bin/python bench/failover_pages.py --pages 30    # a quicker look
+    .venv/bin/python bench/system/failover_pages.py               # 100 pages of each kind, 2 processes
+    .venv/bin/python bench/system/failover_pages.py --pages 30    # a quicker look
 
 Prints a Markdown table (pages moved, time to catch up, rows lost, out of order, doubled, whole
 pictures asked), the command that reproduces it and the machine. tests/system/test_failover_pages.py runs
@@ -33,10 +33,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared modules
 from harness import Api, machine
 from processes_cluster import Cluster, queue_servers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 from delta_page import Page  # noqa: E402  (tests/: the Python twin of live.js's pictures)
 from sio_kit import Phone  # noqa: E402
@@ -531,7 +532,7 @@ def main() -> None:
     print(table(figures))
     print()
     print({k: v for k, v in figures.items()})
-    print(f"\n`.venv/bin/python bench/failover_pages.py --pages {args.pages} --commanders {args.commanders} "
+    print(f"\n`.venv/bin/python bench/system/failover_pages.py --pages {args.pages} --commanders {args.commanders} "
           f"--before {args.before} --after {args.after}` on {machine()}; load average {load_before:.1f} "
           f"before, {os.getloadavg()[0]:.1f} after (catch-up times follow the machine's load)")
 

@@ -9,8 +9,8 @@ gets an answer. At the end every acknowledged command must be in the journal exa
 once, every retry must have been answered with the first booking, and the replayed
 journal must equal the live state (Bank.verify()).
 
-    .venv/bin/python bench/fault_kill.py            # 50 kills, 4 clients
-    .venv/bin/python bench/fault_kill.py --quick    # 5 kills
+    .venv/bin/python bench/system/fault_kill.py            # 50 kills, 4 clients
+    .venv/bin/python bench/system/fault_kill.py --quick    # 5 kills
 
 Prints a Markdown table, the command that reproduces it and the machine.
 """
@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared modules
 from harness import CONFIG, Api, Server, machine
 
 NO_REPLY = (OSError, http.client.HTTPException)  # refused, reset, closed without an answer
@@ -189,7 +190,7 @@ def main() -> int:
         took = time.monotonic() - started
     print(table(r))
     print()
-    print(f"{took:.0f} s in all. Command: .venv/bin/python bench/fault_kill.py "
+    print(f"{took:.0f} s in all. Command: .venv/bin/python bench/system/fault_kill.py "
           f"{'--quick' if args.quick else f'--kills {kills}'} --clients {args.clients}"
           f"{'' if args.seed is None else f' --seed {args.seed}'}")
     print(f"Machine: {machine()}")

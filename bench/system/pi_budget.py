@@ -28,15 +28,15 @@ a quarter core is in the range; the report says the factor measured, so a reader
 a Pi: memory bandwidth, the SD card's fsync and 32-bit builds are not modelled.
 
 The benches, each run as it is in a child process (their own reports are printed whole):
-1. bench/bench_fanout.py --runs 5 --commands 30 --mix 0: send -> last of 200 pages, bank / Gunicorn floor;
-2. bench/bench_footprint.py --memory-only: the whole tree's memory with 200 pages;
-3. bench/bench_latency.py --quick (the other engineer's, unchanged, at the end): command latency against
+1. bench/web/push/bench_fanout.py --runs 5 --commands 30 --mix 0: send -> last of 200 pages, bank / Gunicorn floor;
+2. bench/system/bench_footprint.py --memory-only: the whole tree's memory with 200 pages;
+3. bench/web/serving/bench_latency.py --quick (the other engineer's, unchanged, at the end): command latency against
    the authenticated and anonymous floors.
 
 Needs root (or a delegated cgroup). The group is removed at the end.
 
-    .venv/bin/python bench/pi_budget.py                          # quarter core, the three benches
-    .venv/bin/python bench/pi_budget.py --quota 5000 --only fanout
+    .venv/bin/python bench/system/pi_budget.py                          # quarter core, the three benches
+    .venv/bin/python bench/system/pi_budget.py --quota 5000 --only fanout
 """
 
 from __future__ import annotations
@@ -49,15 +49,16 @@ import threading
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared modules
 import proctree
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 V2 = Path("/sys/fs/cgroup")
 V1_CPU, V1_CPUSET = Path("/sys/fs/cgroup/cpu"), Path("/sys/fs/cgroup/cpuset")
 BENCHES = {
-    "fanout": ["bench_fanout.py", "--runs", "5", "--commands", "30", "--mix", "0"],
-    "memory": ["bench_footprint.py", "--memory-only"],
-    "latency": ["bench_latency.py", "--quick"],
+    "fanout": ["web/push/bench_fanout.py", "--runs", "5", "--commands", "30", "--mix", "0"],
+    "memory": ["system/bench_footprint.py", "--memory-only"],
+    "latency": ["web/serving/bench_latency.py", "--quick"],
 }
 MAX_SHARES_V1, MAX_WEIGHT_V2 = 262144, 10000  # the kernel's highest (a process weighs 1024, and 100 on v2)
 CALIBRATION = "s = 0\nfor i in range(3_000_000):\n    s += i * i % 7\n"

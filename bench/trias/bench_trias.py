@@ -1,10 +1,10 @@
 """Benchmark of the Trias engine and its bots (issue 10).
 
-    python bench/bench_trias.py speed            # random games/s, drift listing, playouts/s, decision time
-    python bench/bench_trias.py speed --games 100 --players 4 --games-only   # issue 32's figure, short
-    python bench/bench_trias.py strength --games 200 --workers 2 --iterations 200
-    python bench/bench_trias.py strength --games 40 --workers 2 --hard-seconds 1.5 --pairings hard:easy
-    python bench/bench_trias.py strength --calibration bench/trias_calibration.json   # real budgets, 2 players
+    python bench/trias/bench_trias.py speed            # random games/s, drift listing, playouts/s, decision time
+    python bench/trias/bench_trias.py speed --games 100 --players 4 --games-only   # issue 32's figure, short
+    python bench/trias/bench_trias.py strength --games 200 --workers 2 --iterations 200
+    python bench/trias/bench_trias.py strength --games 40 --workers 2 --hard-seconds 1.5 --pairings hard:easy
+    python bench/trias/bench_trias.py strength --calibration bench/trias/trias_calibration.json   # real budgets, 2 players
 
 --medium 20 and --iterations 80 are far below what the real budgets buy (on a quiet core medium's
 0.4 s buys about 350 iterations at 2 players, hard's 1.5 s about 1,300): pass --calibration to
@@ -26,7 +26,7 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import trias  # noqa: E402
 from trias import bots  # noqa: E402

@@ -1,9 +1,9 @@
 """The ladder of Trias opponents at 2-5 players (issue 26): each level in one seat against the level below.
 
     # 1. How many search iterations each level's real time budget buys, per player count
-    python bench/bench_trias_ladder.py calibrate --json bench/trias_calibration.json
+    python bench/trias/bench_trias_ladder.py calibrate --json bench/trias/trias_calibration.json
     # 2. The tables (full run: 200 games a cell; see "full run" in the output for its CPU-hours)
-    python bench/bench_trias_ladder.py ladder --calibration bench/trias_calibration.json \
+    python bench/trias/bench_trias_ladder.py ladder --calibration bench/trias/trias_calibration.json \
         --games 200 --workers 8 --json ladder.json --markdown ladder.md
 
 A full run (16 cells: the three rungs and hard against greedy, at 2-5 players, 200 games each)
@@ -40,8 +40,8 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import trias  # noqa: E402
 from trias import bots  # noqa: E402

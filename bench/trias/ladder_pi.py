@@ -8,10 +8,10 @@
     # reproducible: medium and hard at the iteration counts bench_trias_ladder.py calibrated, greedy unbounded
     .venv/bin/python bench/trias/ladder_pi.py run --mode iterations --games 20 --log /tmp/it.jsonl
 
-What it measures. `bench/bench_trias_ladder.py` plays medium and hard at iteration counts a quiet
+What it measures. `bench/trias/bench_trias_ladder.py` plays medium and hard at iteration counts a quiet
 core buys in their budgets; a family plays them at their time budgets (`trias.bots.DEFAULT_BUDGET`,
 seconds of wall time) on a small computer. Here every worker process stands for one Raspberry Pi:
-it makes its OWN control group with `bench/pi_budget.py`'s `Budget` (one core, by default 2.5 ms of
+it makes its OWN control group with `bench/system/pi_budget.py`'s `Budget` (one core, by default 2.5 ms of
 CPU every 10 ms, a quarter of the core) and moves itself in before it plays; workers alternate
 between cores 0 and 1. A worker plays complete games, every seat through `trias.bots.choose` with
 the seat's level at its DEFAULT_BUDGET, and times each decision (wall and CPU, and the search's
@@ -37,7 +37,7 @@ alternating cores: the factor is the loop's wall time in the group over its CPU 
 game also records its CPU / wall share: what the worker's Pi actually got.
 
 --mode iterations (reproducible, not where people play): medium and hard at the iteration counts of
-`bench/trias_calibration.json` (what their budgets buy on a quiet core, per player count), greedy
+`bench/trias/trias_calibration.json` (what their budgets buy on a quiet core, per player count), greedy
 without a time bound, one seeded rng a game; the workers are still held to the Pi budget unless
 --no-pi, so the decision times say what those counts cost on a Pi. The report says which mode each
 figure is.
@@ -68,6 +68,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "bench" / "system"))  # pi_budget
 
 import pi_budget  # noqa: E402
 from pi_budget import Budget  # noqa: E402
@@ -583,7 +584,7 @@ def main() -> None:
     parser.add_argument("--mode", choices=["seconds", "iterations"], default="seconds")
     parser.add_argument("--seconds", help="level=s,... instead of DEFAULT_BUDGET (a pilot of other budgets)")
     parser.add_argument("--iterations", help="--mode iterations: level=n,... instead of the calibration file")
-    parser.add_argument("--calibration", type=Path, default=ROOT / "bench" / "trias_calibration.json",
+    parser.add_argument("--calibration", type=Path, default=ROOT / "bench" / "trias" / "trias_calibration.json",
                         help="--mode iterations: bench_trias_ladder.py calibrate's JSON")
     parser.add_argument("--no-pi", action="store_true", help="workers not held to a budget")
     parser.add_argument("--quota", type=int, default=2500, help="microseconds of CPU per period (default 2500)")

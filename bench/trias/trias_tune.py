@@ -1,6 +1,6 @@
 """A small black-box search for the Trias heuristic's weights (issue 26), by greedy self-play.
 
-    python bench/trias_tune.py --train 20 --heldout 100 --rounds 2 --workers 2 --json tune.json
+    python bench/trias/trias_tune.py --train 20 --heldout 100 --rounds 2 --workers 2 --json tune.json
 
 The weights are heuristic.py's module constants. A candidate plays greedy ("easy") in one
 seat against greedy with the default weights in the others, on fixed training boards
@@ -24,8 +24,8 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import trias  # noqa: E402
 from trias import bots  # noqa: E402

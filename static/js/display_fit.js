@@ -73,7 +73,7 @@
    * layout is not the last): the fit starts over whenever what the layout depends on changed.
    * Each second (display.js's tick) with nothing changed, the lists only turn their pages, as the last fit
    * paged them: the full fit every second took a throttled TV's main thread whole (a crowded screen:
-   * 1.0 s of work a second at 6x, tasks of 2.9 s; bench/web/tv_fit_cost.py, docs/PERFORMANCE.md).
+   * 1.0 s of work a second at 6x, tasks of 2.9 s; bench/web/field/tv_fit_cost.py, docs/PERFORMANCE.md).
    * `fresh`: a new picture (the same texts may lie differently: the curve's box, the teams' colours). */
   W.fitScreen = function (fresh) {
     if (fresh !== true && layoutKey() === fitted.key && turnPages()) return;
@@ -82,7 +82,7 @@
   };
 
   function refit() {
-    W.fits = (W.fits || 0) + 1; // how many full fits since the page loaded: bench/web/tv_fit_cost.py reports them
+    W.fits = (W.fits || 0) + 1; // how many full fits since the page loaded: bench/web/field/tv_fit_cost.py reports them
     taken = [];
     var scale = apply();
     lay();
@@ -176,7 +176,7 @@
   }
 
   /** An event taller than its panel on its own (8 givers with long names at 1080p: the last row ran past
-   * the panel's edge, bench/web/tv_fit_cost.py's busy moment): its givers in turns, "1/2" after them, as
+   * the panel's edge, bench/web/field/tv_fit_cost.py's busy moment): its givers in turns, "1/2" after them, as
    * many a page as fit on every page. Paging the events cannot help there: one event is the page. */
   function giversInTurns() {
     var panel = TB.$("#events").parentElement;

@@ -4,7 +4,7 @@ Taking the game's advisory lock only with a command's rows: each process decided
 own live state and claimed the seq after its last row; the primary key refused the row when
 another process got there first, and the command was decided again. Flat out, 2 and 4 processes
 rolled back 0.68 and 1.24 tries per booked command and 4 spent 2.3x the CPU per command of one
-(bench/bench_saturation.py). Now every booking transaction takes the game's lock with BEGIN,
+(bench/system/bench_saturation.py). Now every booking transaction takes the game's lock with BEGIN,
 before it reads the head: a process waits its turn (on the server, in the same round trip) and
 never decides on a head another will book past. These tests hold what a player would notice:
 nothing is lost, doubled or decided on a stale state, and processes booking at once roll back
@@ -223,7 +223,7 @@ def test_a_trias_move_sent_to_three_processes_at_once_is_decided_on_every_row_an
 
 def rollbacks_and_commits(url: str) -> tuple[int, int]:
     """The database's rolled-back and committed transactions so far (pg_stat_database, as
-    bench/bench_saturation.py reads them): a snapshot taken anew, not the one cached by an earlier read."""
+    bench/system/bench_saturation.py reads them): a snapshot taken anew, not the one cached by an earlier read."""
     import psycopg
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("SELECT pg_stat_clear_snapshot()")

@@ -8,6 +8,7 @@ each may import are the table below; docs/ARCHITECTURE.md draws the same arrows.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -285,3 +286,38 @@ def test_the_rooms_of_tests_are_the_rooms_of_the_code(tmp_path):
                              "tests/store/test_a.py": "", "tests/web/field/test_b.py": "from test_c import x\n",
                              "tests/web/field/test_c.py": "", "tests/system/test_d.py": "", "tests/some_kit.py": ""})
     assert misplaced_tests(root) == []
+
+
+def misplaced_benches(root: Path) -> list:
+    """Every bench outside its room. A file flat in bench/ is a module the benches share (harness, clients,
+    the floors...): another bench or a test imports it or starts it by name; one nothing uses is a bench."""
+    bench, rooms, problems = root / "bench", code_rooms(root), []
+    if not bench.is_dir():
+        return problems
+    users = [p for folder in ("bench", "tests") if (root / folder).is_dir() for p in (root / folder).rglob("*.py")]
+    texts = {p: p.read_text(encoding="utf-8") for p in users}
+    for path in sorted(bench.glob("*.py")):
+        name = re.escape(path.stem)
+        used = re.compile(rf"^\s*(from {name} import|import {name}\b)|[\"'/]{name}\.py[\"']", re.M)
+        if not any(used.search(text) for other, text in texts.items() if other != path):
+            problems.append(f"bench/{path.name} lies flat and nothing uses it: a bench lives in the folder of its room")
+    for path in sorted(bench.rglob("*.py")):
+        folder = path.parent.relative_to(bench).as_posix()
+        if folder != "." and folder not in rooms:
+            problems.append(f"bench/{folder}/{path.name}: bench/{folder} matches no room of the code")
+    return problems
+
+
+def test_every_bench_lives_in_the_folder_of_its_room():
+    assert misplaced_benches(ROOT) == []
+
+
+@pytest.mark.parametrize("planted, expected", [
+    ({"bench/bench_alone.py": "print(1)\n"}, "bench/bench_alone.py lies flat and nothing uses it"),
+    ({"bench/nowhere/bench_lost.py": ""}, "bench/nowhere matches no room"),
+])
+def test_a_planted_misplaced_bench_is_caught(tmp_path, planted, expected):
+    root = _plant(tmp_path, {"bank/store/__init__.py": "", "bench/harness.py": "", "bench/floor.py": "",
+                             "bench/store/bench_a.py": "import harness\nSCRIPT = 'floor.py'\n", **planted})
+    assert [p for p in misplaced_benches(root) if expected in p], misplaced_benches(root)
+    assert not [p for p in misplaced_benches(root) if p.startswith(("bench/harness.py", "bench/floor.py", "bench/store/"))]

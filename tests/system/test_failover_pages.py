@@ -6,7 +6,7 @@ from four counters; in its middle one process is killed with SIGKILL. Each page 
 connects to the survivor (as nginx sends it) naming the last journal row it holds, and must end
 showing exactly what the database holds: every journal row once, in order, and the same picture.
 
-The pages are Python twins of their scripts (bench/failover_pages.py: tests/delta_page.Page for
+The pages are Python twins of their scripts (bench/system/failover_pages.py: tests/delta_page.Page for
 live.js's pictures, JournalTwin for console_journal.js) on tests/sio_kit.Phone connections.
 Without the fix, a moved console was sent the survivor's next rows before the rows it missed, which
 the page dropped as older than the newest shown, and a page still connecting was sent a patch of a
@@ -22,6 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "bench" / "system"))  # failover_pages
 from failover_pages import run  # noqa: E402
 from processes_cluster import Cluster  # noqa: E402
 

@@ -19,6 +19,7 @@ from browserkit import log_in_to
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "bench" / "system"))  # failover_pages
 from failover_pages import Commanders, _wait, all_rows  # noqa: E402
 from harness import PASSWORD, USER, Api  # noqa: E402
 from processes_cluster import Cluster  # noqa: E402

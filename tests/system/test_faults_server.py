@@ -3,7 +3,7 @@
 A real `terrabank serve` subprocess (bench/harness.py) is killed a few times while four
 clients send harvests; clients that got no reply retry the same Idempotency-Key, as the
 pages do. Nothing acknowledged may be lost, nothing applied twice, and the replayed
-journal must equal the live state. bench/fault_kill.py runs the same with 50 kills.
+journal must equal the live state. bench/system/fault_kill.py runs the same with 50 kills.
 (tests/system/test_crash.py is the same fault at the core's level, without HTTP.)
 """
 
@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "system"))  # fault_kill
 
 import fault_kill  # noqa: E402
 

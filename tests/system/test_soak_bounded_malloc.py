@@ -1,6 +1,6 @@
 """P3, "flat over a 30-minute soak": the served worker's memory stays bounded with many threads.
 
-The soak (bench/bench_soak.py, 200 live pages: 810 threads in the worker) grew the worker by about
+The soak (bench/system/bench_soak.py, 200 live pages: 810 threads in the worker) grew the worker by about
 16 MB an hour. bench/soak_probe.py, inside the worker, found it in glibc's malloc: memory in use as
 malloc counts it grew (+9 MB in 2 minutes of warm-up) while Python's live objects (tracemalloc) and
 pymalloc did not. glibc keeps a per-thread cache of freed blocks (tcache: up to 7 blocks of each size

@@ -5,7 +5,7 @@ Every browser offers permessage-deflate, and simple-websocket accepts it with ws
 worker kept a ~256 KB compressor and a 32 KB decompressor for each open page (200 pages:
 +34 MB PSS, over P3's 100 MB for the whole tree). Our messages are small (a round's patch
 is about 1 KB, a whole picture a few KB): a 4 KB window still reaches the previous message,
-and a small hash table costs a few bytes a message (bench/bench_bytes.py measures it).
+and a small hash table costs a few bytes a message (bench/web/push/bench_bytes.py measures it).
 
 `SmallDeflate` answers every offer with `server_max_window_bits=WINDOW_BITS` (RFC 7692 7.1.2.1:
 a server may say so even when the offer did not ask), and with `client_max_window_bits` at

@@ -86,7 +86,7 @@ def apply(old, patch: list):
 
     Only the dicts and lists on the paths the patch touches are copied; the rest is shared
     with `old` (nothing here changes a value in place once it is in a picture). A crowd of 300
-    simulated pages (bench/failover_pages.py) spent most of its time deep-copying pictures.
+    simulated pages (bench/system/failover_pages.py) spent most of its time deep-copying pictures.
 
     Raises PatchError when the patch does not fit: a path through a missing key, an
     index past the end, or into something that is not a dict or list.

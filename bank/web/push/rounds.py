@@ -1,7 +1,7 @@
 """How a round reaches the pages: ONE message per page per round.
 
 Each Socket.IO message costs a WebSocket frame, an Engine.IO packet and, on the Wi-Fi, TCP/IP
-headers (about 70% of the bytes per command at 400 pages, bench/bench_bytes.py). So a page
+headers (about 70% of the bytes per command at 400 pages, bench/web/push/bench_bytes.py). So a page
 whose live.js says it reads them (auth `rounds: 1`) gets one `round` message holding every
 part it needs, each part exactly what the separate message carried before:
 

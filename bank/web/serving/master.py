@@ -76,7 +76,7 @@ def options(host: str, port: int, limits: Limits, worker: str = "gthread") -> di
                 # One above our own cap, so Gunicorn never stops accepting: over the cap we answer
                 # at once (GuardedWorker.accept) instead of leaving clients in the kernel's queue.
                 "worker_connections": limits.max_connections + 1}
-    if worker == "gevent":  # for bench/bench_servers.py: Gunicorn's own gevent worker, monkey-patched
+    if worker == "gevent":  # for bench/web/serving/bench_servers.py: Gunicorn's own gevent worker, monkey-patched
         return {**common, "worker_class": "gevent", "worker_connections": limits.max_connections}
     raise ValueError(f"unknown worker {worker!r}: gthread or gevent")
 

@@ -1,7 +1,7 @@
 """Serve the live bank like production: Gunicorn's threaded worker, guarded.
 
 Flask-SocketIO documents, for its threading mode, Gunicorn with one worker, threads
-and simple-websocket; gevent was measured too (bench/bench_servers.py, docs/PERFORMANCE.md
+and simple-websocket; gevent was measured too (bench/web/serving/bench_servers.py, docs/PERFORMANCE.md
 "Production serving") and lost on the slow-client attack and on what installs on a
 32-bit Raspberry Pi. Gunicorn itself is pure Python (one wheel for every machine).
 

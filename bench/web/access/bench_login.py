@@ -15,8 +15,8 @@ Each scenario runs on a fresh `terrabank serve` (bench/harness.py) on 127.0.0.1:
 Memory is VmRSS of the server sampled every 2 ms during the burst; the floor is its
 RSS idle after one successful log-in (one hash already done).
 
-    .venv/bin/python bench/bench_login.py
-    .venv/bin/python bench/bench_login.py --rounds 5    # timing: 5 of each instead of 20
+    .venv/bin/python bench/web/access/bench_login.py
+    .venv/bin/python bench/web/access/bench_login.py --rounds 5    # timing: 5 of each instead of 20
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shared modules
 from harness import PASSWORD, USER, Api, Server, machine, rss_mb
 
 

@@ -9,8 +9,8 @@
 - origin: the Socket.IO handshake with another site's Origin, then with the page's own;
 - lang: another site's form posted to /api/lang/en (no cookie, no token): status and Set-Cookie.
 
-    .venv/bin/python bench/bench_sessions.py            # 5 rounds of each timed case
-    .venv/bin/python bench/bench_sessions.py --rounds 2
+    .venv/bin/python bench/web/access/bench_sessions.py            # 5 rounds of each timed case
+    .venv/bin/python bench/web/access/bench_sessions.py --rounds 2
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests"))
 from browserkit import ARGS, CHROMIUM  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shared modules
 from harness import CONFIG, TERRABANK, Api, Server, machine  # noqa: E402
 
 

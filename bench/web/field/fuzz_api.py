@@ -1,7 +1,7 @@
 """Long fuzz run of the API's command parsing (the CI test runs 400 examples; this runs thousands).
 
-    .venv/bin/python bench/fuzz_api.py --examples 20000
-    .venv/bin/python bench/fuzz_api.py --quick          # 1000 examples
+    .venv/bin/python bench/web/field/fuzz_api.py --examples 20000
+    .venv/bin/python bench/web/field/fuzz_api.py --quick          # 1000 examples
 
 Every example is checked as in tests/web/field/test_fuzz_api.py: 200/400/409 only, JSON with a code and a
 sentence, refusals change neither the journal nor the state, invariants hold after accepted ones.
@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -67,7 +67,7 @@ def main() -> None:
     fuzzer.close()
     total = sum(fuzzer.statuses.values())
     per_floor = (floor_before + floor_after) / 400
-    print(f"Command: `{' '.join(['.venv/bin/python', 'bench/fuzz_api.py', *sys.argv[1:]])}`\n")
+    print(f"Command: `{' '.join(['.venv/bin/python', 'bench/web/field/fuzz_api.py', *sys.argv[1:]])}`\n")
     print(f"Machine: {machine()}\n")
     print("| examples posted | 200 booked | 400 malformed | 409 refused by the rules | other | failures | "
           "s per example / s per valid award (floor) |")

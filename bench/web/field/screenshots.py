@@ -8,7 +8,7 @@ admin, team and big-screen pages at a phone's size and at 1280x720 ({page}-phone
 the admin page's team links and its "paper takes over" panel (admin-links-*, admin-paper-*; at 1280x720
 with a re-entry batch sent: one line booked, one refused), and a team phone's own feed (team-feed-phone.png).
 
-    .venv/bin/python bench/screenshots.py [--out docs/screenshots] [--serve]
+    .venv/bin/python bench/web/field/screenshots.py [--out docs/screenshots] [--serve]
 
 Needs Playwright's Python package and a Chromium (Debian: apt-get install chromium).
 --serve keeps the seeded server running (prints its address) instead of taking pictures.
@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # teams_kit: the game day's six long, accented, emoji team names
 

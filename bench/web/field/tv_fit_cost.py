@@ -1,7 +1,7 @@
 """What the big screen's layout costs a slow TV browser (issue 35's leftover: "the fit runs every second on
 the TV; its cost on a slow TV browser was not measured").
 
-A real game served in this process (the production server, as bench/screenshots.py), its big screen
+A real game served in this process (the production server, as bench/web/field/screenshots.py), its big screen
 `/display?key=...` opened in Debian's headless Chromium, the CPU throttled through the DevTools protocol
 (`Emulation.setCPUThrottlingRate`: 1, 4 and 6 stand for a laptop, a Raspberry Pi and a cheap TV). Two
 moments: the game's own picture (ordinary: 4 teams, an event, 10 bookings) and a busy one sent through
@@ -17,9 +17,9 @@ ScriptDuration, LayoutDuration, RecalcStyleDuration, as ms of main thread per s 
 task and the tasks over 50 ms, from a `longtask` PerformanceObserver; the full fits a second, W.fits, which
 the code before the change did not count); each figure is the median of the windows. The socket is cut: nothing but the page's own timers runs (the picture stays the one sent).
 
-    nice -n 10 .venv/bin/python bench/web/tv_fit_cost.py            # 3 windows of 10 s each, the full matrix
-    nice -n 10 .venv/bin/python bench/web/tv_fit_cost.py --rates 6 --sizes 1920x1080 --moments busy
-    nice -n 10 .venv/bin/python bench/web/tv_fit_cost.py --every 3   # a booking every 3 s: the fits a picture costs
+    nice -n 10 .venv/bin/python bench/web/field/tv_fit_cost.py            # 3 windows of 10 s each, the full matrix
+    nice -n 10 .venv/bin/python bench/web/field/tv_fit_cost.py --rates 6 --sizes 1920x1080 --moments busy
+    nice -n 10 .venv/bin/python bench/web/field/tv_fit_cost.py --every 3   # a booking every 3 s: the fits a picture costs
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 

@@ -27,8 +27,8 @@ refused), one at a time, each waited for on every page; all traffic of the windo
 included) divided by the booked commands. Idle traffic (pings) per second is measured first, before
 the commands, and given beside.
 
-    .venv/bin/python bench/bench_bytes.py                        # 200 and 400 pages, 100 commands each
-    .venv/bin/python bench/bench_bytes.py --clients 50 --commands 20
+    .venv/bin/python bench/web/push/bench_bytes.py                        # 200 and 400 pages, 100 commands each
+    .venv/bin/python bench/web/push/bench_bytes.py --clients 50 --commands 20
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_soak import pick_command
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shared modules
+from mix import pick_command
 from clients import Fleet, lead_cookie_and_tokens
 from harness import Api, Server, machine
 
@@ -167,7 +168,7 @@ def report(results: list, args: list) -> str:
               "Measured at the socket: tcp_info of every established socket of the server's port (ss -tin), "
               "bytes_acked (down) and bytes_received (up); TCP/IP headers: 52 bytes a segment, the kernel's "
               f"count or the segments a {WIFI_MSS}-byte MSS needs, whichever is more; no 802.11 framing.",
-              "", f"Command: `{' '.join(['.venv/bin/python', 'bench/bench_bytes.py', *args])}`", f"Machine: {machine()}"]
+              "", f"Command: `{' '.join(['.venv/bin/python', 'bench/web/push/bench_bytes.py', *args])}`", f"Machine: {machine()}"]
     return "\n".join(lines)
 
 
@@ -204,7 +205,7 @@ def keep(results: list, args: list) -> None:
     total = (w["down"] + w["up"] + w["tcpip_down"] + w["tcpip_up"]) / max(1, big["booked"])
     row = {"figure": f"P9: bytes per booked command, both ways, {big['clients']} pages", "value": round(total / 1024, 1),
            "unit": "KB", "goal": "<=", "limit": 150}
-    command = " ".join([".venv/bin/python", "bench/bench_bytes.py", *(a for a in args if a != "--record")])
+    command = " ".join([".venv/bin/python", "bench/web/push/bench_bytes.py", *(a for a in args if a != "--record")])
     print(record.record("06_bytes", [row], command=command, measured=f"{time.strftime('%Y-%m-%d')}, {machine()}"))
     record.main_table()
 

@@ -28,8 +28,8 @@ have made of them (bench/clients.Deflated). Reported per booked command for the
 harvests above and for the soak's command mix (bench/bench_soak.pick_command,
 refusals included: they send nothing).
 
-    .venv/bin/python bench/bench_fanout.py            # 5 runs of 100 commands each, 300 of the mix
-    .venv/bin/python bench/bench_fanout.py --quick    # 5 runs of 30 commands each, 100 of the mix
+    .venv/bin/python bench/web/push/bench_fanout.py            # 5 runs of 100 commands each, 300 of the mix
+    .venv/bin/python bench/web/push/bench_fanout.py --quick    # 5 runs of 30 commands each, 100 of the mix
 """
 
 from __future__ import annotations
@@ -43,12 +43,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_soak import pick_command
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shared modules
+from mix import pick_command
 from clients import Fleet, lead_cookie_and_tokens
 from harness import Api, Server, end, launch, machine
 import proctree
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[2]
 HARVESTERS = ["harvester-1", "harvester-2"]
 RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
 
@@ -192,7 +193,7 @@ def report(runs: list, n: int, mem: dict, args: list, wire: dict) -> str:
         for i, x in enumerate(ratios(runs, 2)["per"]))]
     if wire:
         lines += ["", f"Bytes of updates put on the wire to the {n} clients, per command (downlink frames only; "
-                  "bench/bench_bytes.py counts both ways at the socket):", "",
+                  "bench/web/push/bench_bytes.py counts both ways at the socket):", "",
                   "| commands | sent | per booked command | with permessage-deflate | per command sent |",
                   "| --- | --- | --- | --- | --- |", bytes_line("harvests (above)", wire["harvests"], n)]
         if "mix" in wire:
@@ -200,7 +201,7 @@ def report(runs: list, n: int, mem: dict, args: list, wire: dict) -> str:
     lines += ["", *memory_lines(mem, n),
               "", "Target (P2, issue 27): send -> last of 200 pages p99 <= 1.2x the Gunicorn fan-out floor "
               "(median of >= 5 runs).",
-              "", f"Command: `{' '.join(['.venv/bin/python', 'bench/bench_fanout.py', *args])}`",
+              "", f"Command: `{' '.join(['.venv/bin/python', 'bench/web/push/bench_fanout.py', *args])}`",
               f"Machine: {machine()}"]
     return "\n".join(lines)
 
@@ -220,7 +221,7 @@ def main() -> None:
     parser.add_argument("--gap", type=float, default=0.05, help="seconds between commands")
     parser.add_argument("--mix", type=int,
                         help="commands of the soak's mix for the bytes (default 300, 100 with --quick; 0: none)")
-    parser.add_argument("--json", type=Path, help="also write the figures here (bench/pi_budget.py reads them)")
+    parser.add_argument("--json", type=Path, help="also write the figures here (bench/system/pi_budget.py reads them)")
     args = parser.parse_args()
     commands = args.commands or (30 if args.quick else 100)
     mix = 100 if args.mix is None and args.quick else 300 if args.mix is None else args.mix

@@ -9,7 +9,7 @@ runs when --py-spy is given: `py-spy record --gil` (the thread holding the GIL: 
 frames they pass through). No quota, no pressure: this is the
 cost of the pages themselves, the bank against the floor in the same run.
 
-    nice -n 10 .venv/bin/python bench/push/idle_cost.py --seconds 60
+    nice -n 10 .venv/bin/python bench/web/push/idle_cost.py --seconds 60
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shared modules
 from page_room import Room, book_at_pace
 from pages_under_pressure import _cpu_seconds, start_bank, start_floor
 

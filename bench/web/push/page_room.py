@@ -11,7 +11,7 @@ keeps only the newest journal number its public picture carried, and when each n
 back late is followed at once by the next (the asked pace, not a closed loop); every booked seq with the
 moment its request was sent; a login or a request that failed is in `refused` (a tablet tries its login 5 times).
 
-Used by tests/web/push/test_pages_kept_on_a_pi_budget.py and bench/push/pages_under_pressure.py.
+Used by tests/web/push/test_pages_kept_on_a_pi_budget.py and bench/web/push/pages_under_pressure.py.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))                   # harness
-sys.path.insert(0, str(HERE.parent.parent / "tests"))  # sio_kit, live_kit: the raw page
+sys.path.insert(0, str(HERE.parents[1]))              # harness
+sys.path.insert(0, str(HERE.parents[2] / "tests"))     # sio_kit, live_kit: the raw page
 
 import harness  # noqa: E402
 from sio_kit import Phone  # noqa: E402

@@ -7,7 +7,7 @@ the floor, bench/auth_floor_server.py --fanout: its own Gunicorn stack and pages
 every page per 100 ms naming the newest entry, glibc's malloc set as the bank's), in turn:
 
 1. the server starts (nothing timed before it answers HTTP), then is put under the pressure;
-2. PAGES team pages connect from 4 loopback addresses (bench/push/page_room.py: one reader thread; pages
+2. PAGES team pages connect from 4 loopback addresses (bench/web/push/page_room.py: one reader thread; pages
    answer their pings; each offers permessage-deflate, as every browser does, and the report says how many
    the server agreed it with; --plain: no compression);
 3. 10 harvests to warm it up, unmeasured, the same for both servers;
@@ -31,8 +31,8 @@ What cannot flatter (issue 46):
 - the room fits the admission of the config used: a page over a link's share is refused (the shipped config:
   50 + 10 a team link, 240 for 4 teams); a bigger room runs on a copy of config.toml whose phones_per_team
   lets it in, and the report names it.
-    sudo .venv/bin/python bench/push/pages_under_pressure.py                # both pressures, 60 s a pace
-    sudo .venv/bin/python bench/push/pages_under_pressure.py --pressure pi --seconds 30 --pages 200
+    sudo .venv/bin/python bench/web/push/pages_under_pressure.py                # both pressures, 60 s a pace
+    sudo .venv/bin/python bench/web/push/pages_under_pressure.py --pressure pi --seconds 30 --pages 200
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shared modules
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "system"))  # pi_budget
 from page_room import Room, book_at_pace
 
 import harness
@@ -54,7 +56,7 @@ import pi_budget
 from bank.cli.serve_lean import ALLOCATOR
 import proctree
 
-BENCH = Path(__file__).resolve().parent.parent
+BENCH = Path(__file__).resolve().parents[2]
 
 
 def _cpu_seconds(pids: list) -> float:

@@ -37,9 +37,9 @@ bench/proctree.py) over a run, divided by the requests it answered in that run (
 Late in the game (issue 14): `--rows 0,20000,50000` serves the bank a game of that many journal rows
 built by bench/late_game.py (`--games DIR` keeps them between runs).
 
-    .venv/bin/python bench/bench_latency.py                  # 5 runs of 200, rooms of 0 and 200 pages
-    .venv/bin/python bench/bench_latency.py --quick          # 5 runs of 60, no page only
-    .venv/bin/python bench/bench_latency.py --rows 0,50000 --games /tmp/late-games --rooms 0
+    .venv/bin/python bench/web/serving/bench_latency.py                  # 5 runs of 200, rooms of 0 and 200 pages
+    .venv/bin/python bench/web/serving/bench_latency.py --quick          # 5 runs of 60, no page only
+    .venv/bin/python bench/web/serving/bench_latency.py --rows 0,50000 --games /tmp/late-games --rooms 0
 """
 
 from __future__ import annotations
@@ -56,10 +56,11 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shared modules
 from harness import PASSWORD, TERRABANK, USER, Api, Server, launch, machine
 from proctree import tree
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[2]
 TEAMS = ["blue", "yellow", "red", "green"]
 HARVESTERS = ["harvester-1", "harvester-2"]
 RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
@@ -343,7 +344,7 @@ def main() -> None:
     lines += [f"Floor rows: about {args.row_bytes + 60} bytes.",
               "", "Targets (issue 27): p50 <= 1.2x and p99 <= 1.5x the authenticated floor, median of >= 5 runs, "
               "both rooms; worker CPU per command <= 1.2x the authenticated floor's.",
-              "", f"Command: `.venv/bin/python bench/bench_latency.py {' '.join(sys.argv[1:])}`",
+              "", f"Command: `.venv/bin/python bench/web/serving/bench_latency.py {' '.join(sys.argv[1:])}`",
               "", f"Machine: {machine()}"]
     print("\n".join(lines))
     print(f"\n(run took {time.monotonic() - started:.0f} s)")

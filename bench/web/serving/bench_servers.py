@@ -12,11 +12,11 @@ memory of Gunicorn's master and worker together). Each run measures its own floo
 the ratios of one run compare; `--repeat` runs every server again in a rotated order to
 show how noisy the machine was.
 
-    .venv/bin/python bench/bench_servers.py attack                   # slow clients, all servers
-    .venv/bin/python bench/bench_servers.py latency -- --quick --no-quiet
-    .venv/bin/python bench/bench_servers.py fanout -- --quick
-    .venv/bin/python bench/bench_servers.py footprint -- --quick
-    .venv/bin/python bench/bench_servers.py soak --servers gthread -- --minutes 10
+    .venv/bin/python bench/web/serving/bench_servers.py attack                   # slow clients, all servers
+    .venv/bin/python bench/web/serving/bench_servers.py latency -- --quick --no-quiet
+    .venv/bin/python bench/web/serving/bench_servers.py fanout -- --quick
+    .venv/bin/python bench/web/serving/bench_servers.py footprint -- --quick
+    .venv/bin/python bench/web/serving/bench_servers.py soak --servers gthread -- --minutes 10
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import threading
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
 from harness import Api, Server, launch, machine  # noqa: E402
 from proctree import children, pss_mb  # noqa: E402

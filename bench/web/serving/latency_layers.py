@@ -18,7 +18,7 @@ CPU, as in bench_latency. Subjects, harvests only, the order rotating every roun
 Each step's difference with the one before is that part's cost; the last step against
 `core` is what remains of the web layer (Flask's request and response, the route).
 
-    .venv/bin/python bench/latency_layers.py [--samples 1000]
+    .venv/bin/python bench/web/serving/latency_layers.py [--samples 1000]
 """
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shared modules
 from bench_latency import Without, harvest_command, percentile
 from harness import CONFIG, Api, Server, end, launch, machine
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[2]
 # Cumulative: each step switches off one more part (serve_without.PARTS).
 STEPS = [("broadcast", "the live broadcast"), ("broadcast,hooks,body", "+ security headers, body checks"),
          ("broadcast,hooks,body,login,csrf", "+ session row, CSRF token"),
@@ -78,7 +79,7 @@ def report(times: dict, labels: dict, samples: int, load: str) -> str:
                      f"{percentile(ms, 99):.2f} |")
         if side not in ("floor", "core"):
             previous = p50
-    lines += ["", "Command: `.venv/bin/python bench/latency_layers.py " + " ".join(sys.argv[1:]) + "`",
+    lines += ["", "Command: `.venv/bin/python bench/web/serving/latency_layers.py " + " ".join(sys.argv[1:]) + "`",
               f"Machine: {machine()}"]
     return "\n".join(lines)
 

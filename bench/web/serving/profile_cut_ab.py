@@ -11,7 +11,7 @@ Making the two copies (the cut's files from the commit before it on the base sid
 
     mkdir -p /tmp/ab && for s in base new; do mkdir -p /tmp/ab/$s; tar -C /work/main --exclude=./.git --exclude=./.venv -cf - . | tar -xf - -C /tmp/ab/$s; done
     git -C /work/main show HEAD~1:bank/web/serving/identity.py > /tmp/ab/base/bank/web/serving/identity.py   # ...
-    .venv/bin/python bench/profile_cut_ab.py --base /tmp/ab/base --new /tmp/ab/new [--runs 5] [--samples 300]
+    .venv/bin/python bench/web/serving/profile_cut_ab.py --base /tmp/ab/base --new /tmp/ab/new [--runs 5] [--samples 300]
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shared modules
 from bench_latency import Floor, cpu_seconds, harvest_command, percentile, sent, spread
 from harness import Api, Server, machine
 

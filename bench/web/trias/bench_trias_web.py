@@ -12,7 +12,7 @@ page's data-seq changes, right after it drew). Floor, interleaved in the same ru
 bare Flask-SocketIO server on the same stack, where a POST emits a payload of the same
 size to three pages that only note its arrival. The ratio is the figure to compare.
 
-    .venv/bin/python bench/bench_trias_web.py [--moves 60]
+    .venv/bin/python bench/web/trias/bench_trias_web.py [--moves 60]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))

@@ -10,7 +10,7 @@ Then plays a second game to its end and saves what every screen opens on (issue 
 trias-result-tv.png (the board at 1280x720) and trias-result-phone.png (a seat at 360x740).
 Last, the score calculator (/trias/score) at 360x740 with the rules' Example 3 counted: trias-score-phone.png.
 
-    .venv/bin/python bench/screenshots_trias.py [--out docs/screenshots] [--seed 12]
+    .venv/bin/python bench/web/trias/screenshots_trias.py [--out docs/screenshots] [--seed 12]
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 

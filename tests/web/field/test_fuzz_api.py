@@ -1,6 +1,6 @@
 """Hypothesis posts arbitrary JSON commands as the lead: never a 500, always a sentence, refusals change nothing.
 
-Bounded for CI (max_examples); `bench/fuzz_api.py --examples 20000` is the long run.
+Bounded for CI (max_examples); `bench/web/field/fuzz_api.py --examples 20000` is the long run.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """An open event with more givers than its panel holds, on the big screen (found by
-bench/web/tv_fit_cost.py's busy moment): 8 long-named teams, an event with 8 givers at 1920x1080. The
+bench/web/field/tv_fit_cost.py's busy moment): 8 long-named teams, an event with 8 givers at 1920x1080. The
 fit gave all it had (smallest type, no curve) and the last giver was still cut at the panel's bottom
 edge: paging the events helps nothing when a single event is taller than the panel. Now the givers of
 such an event show a page at a time ("1/2" beside them, turning every 5 s), as the other lists do.
@@ -18,7 +18,7 @@ import pytest
 
 from needs import needs  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench" / "web"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench" / "web" / "field"))
 from test_tv_any_moment import SHOW, WRONG, game, open_screen  # noqa: E402,F401 (game: the fixture)
 from tv_fit_cost import NAMES, busy  # noqa: E402
 

@@ -1,6 +1,6 @@
 """The big screen lays itself out again when what it shows changes, not every second.
 
-Measured before (bench/web/tv_fit_cost.py, docs/PERFORMANCE.md): on a crowded screen the fit ran from
+Measured before (bench/web/field/tv_fit_cost.py, docs/PERFORMANCE.md): on a crowded screen the fit ran from
 scratch every second, dozens of layouts of the whole page a second; at a TV's 6x slower CPU that was
 the whole main thread (the clock and the pages in turns late, tasks of 2-3 s). Now a quiet second only
 turns the lists' pages, and the screen still fits itself again after a resize, after a new picture and
@@ -25,13 +25,13 @@ from browserkit import serve_in_thread, stop_servers  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "bench" / "web"))
+sys.path.insert(0, str(ROOT / "bench" / "web" / "field"))
 _seq = iter(range(1_000_000, 2_000_000))  # above the real game's: the page keeps the newest picture only
 
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
-    """A real game (bench/web/tv_fit_cost.py's seed) and its crowded moment: 8 long-named teams, 3 events
+    """A real game (bench/web/field/tv_fit_cost.py's seed) and its crowded moment: 8 long-named teams, 3 events
     with givers, 12 fighters waiting, 14 bookings."""
     from bank.web import create_app
     from bank.web.field import payloads

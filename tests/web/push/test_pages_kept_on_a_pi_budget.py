@@ -1,7 +1,7 @@
 """Nobody dropped under pressure: a real `serve` held to a Raspberry Pi's CPU budget keeps every live page
 through a peak, books at the pace asked, and every page holds the bank's last entry soon after.
 
-On a Pi budget (bench/pi_budget.py: a quarter of one core) with 200 team pages, the bank queued one
+On a Pi budget (bench/system/pi_budget.py: a quarter of one core) with 200 team pages, the bank queued one
 round per command for every page and spent the CPU the bookings needed on them: it booked 2.1-9 of the
 20 harvests asked a second (the issue saw 2.8), and the Engine.IO pings queued behind the rounds until
 pages were closed as gone. Now a page whose socket is still sending is left out of a round and gets the
@@ -12,7 +12,7 @@ Here: the served process tree in a cgroup with 2.5 ms of CPU every 10 ms on one 
 4 addresses (as phones behind several access points), 4 tablets booking harvests at 20 a second for 20 s;
 then every page must still be connected and hold the last entry within a few seconds, and at least 70%
 of the harvests asked must have been booked. Needs root and a cgroup cpu controller (CI runs as root);
-skipped, saying why, elsewhere. The same room, measured with floors: bench/push/pages_under_pressure.py.
+skipped, saying why, elsewhere. The same room, measured with floors: bench/web/push/pages_under_pressure.py.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "bench" / "push"))
+sys.path.insert(0, str(ROOT / "bench" / "web" / "push"))
+sys.path.insert(0, str(ROOT / "bench" / "system"))  # pi_budget
 
 import harness  # noqa: E402
 import pi_budget  # noqa: E402
