@@ -3,6 +3,7 @@ Chromium driven by Playwright (the tests using it skip without them)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import threading
@@ -76,3 +77,22 @@ def log_in_to(page, url: str, page_path: str, username: str = "lea", password: s
     page.wait_for_url("**/console")
     if page_path != "/console":
         page.goto(url + page_path)
+
+
+@contextlib.contextmanager
+def page_opener(chromium):
+    """`open(**context_options)`: a page in a browser context of its own (its own cookies). When the block
+    ends every context closes, and a script error on any page opened fails the test."""
+    contexts, errors = [], []
+
+    def open_page(**options):
+        context = chromium.new_context(**options)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+    assert not errors, errors

@@ -16,7 +16,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import CHROMIUM, log_in_to, started_bank  # noqa: E402
+from browserkit import CHROMIUM, log_in_to, page_opener, started_bank  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 expect = sync_api.expect
@@ -40,18 +40,8 @@ def run(app, **command):
 @pytest.fixture
 def open_page(chromium):
     """Opens a page at a size in its own browser context; fails the test on any script error."""
-    contexts, errors = [], []
-
-    def _open(size):
-        context = chromium.new_context(viewport=SIZES[size])
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
-    yield _open
-    for context in contexts:
-        context.close()
-    assert not errors, errors
+    with page_opener(chromium) as open_page:
+        yield lambda size: open_page(viewport=SIZES[size])
 
 
 def facilitator(open_page, url, size, path):

@@ -18,7 +18,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import log_in_to, started_bank  # noqa: E402
+from browserkit import log_in_to, page_opener, started_bank  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 expect = sync_api.expect
@@ -49,20 +49,12 @@ def bank(app):
 
 @pytest.fixture
 def open_page(chromium):
-    contexts, errors = [], []
-
-    def _open(size, **options):
-        viewport = SIZES[size] if isinstance(size, str) else size
-        phone = viewport["width"] < 500
-        context = chromium.new_context(viewport=viewport, has_touch=phone, is_mobile=phone, **options)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
-    yield _open
-    for context in contexts:
-        context.close()
-    assert not errors, errors
+    with page_opener(chromium) as open_page:
+        def _open(size, **options):
+            viewport = SIZES[size] if isinstance(size, str) else size
+            phone = viewport["width"] < 500
+            return open_page(viewport=viewport, has_touch=phone, is_mobile=phone, **options)
+        yield _open
 
 
 def facilitator(open_page, url, size, path="/console"):

@@ -30,7 +30,7 @@ pytestmark = needs("playwright", "chromium")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from harness import Api  # noqa: E402
-from browserkit import log_in_to, serve_in_thread  # noqa: E402
+from browserkit import log_in_to, page_opener, serve_in_thread  # noqa: E402
 PHONE = {"width": 360, "height": 740}
 USER, PASSWORD = "lea", "password1"
 OUT_OF_RANGE = 60.0  # seconds; the one long test of the suite
@@ -55,19 +55,8 @@ def server(tmp_path_factory):
 @pytest.fixture
 def pages(chromium):
     """Opens pages in fresh contexts; fails the test on any uncaught script error."""
-    contexts, errors = [], []
-
-    def open_page(**options):
-        context = chromium.new_context(**options)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
-        return page
-
-    yield open_page
-    for context in contexts:
-        context.close()
-    assert not errors, errors
+    with page_opener(chromium) as open_page:
+        yield open_page
 
 
 def badge(page):

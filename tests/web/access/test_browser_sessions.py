@@ -14,7 +14,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
+from browserkit import CHROMIUM, page_opener, serve_in_thread  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 ROOT = Path(__file__).resolve().parents[3]
@@ -39,18 +39,8 @@ def server(tmp_path_factory):
 @pytest.fixture
 def pages(chromium):
     """Opens pages in their own browser contexts (own cookies); fails the test on any script error."""
-    contexts, errors = [], []
-
-    def open_page():
-        context = chromium.new_context(viewport={"width": 1280, "height": 800})
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
-    yield open_page
-    for context in contexts:
-        context.close()
-    assert not errors, errors
+    with page_opener(chromium) as open_page:
+        yield lambda: open_page(viewport={"width": 1280, "height": 800})
 
 
 def log_in(page, url, user, password, lands="**/console"):

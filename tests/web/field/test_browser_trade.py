@@ -17,7 +17,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import CHROMIUM, log_in_to, serve_in_thread  # noqa: E402
+from browserkit import CHROMIUM, log_in_to, page_opener, serve_in_thread  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 ROOT = Path(__file__).resolve().parents[3]
@@ -49,20 +49,13 @@ def server(tmp_path_factory):
 @pytest.fixture
 def login(chromium, server):
     """Opens a logged-in page at a size; fails the test on any script error."""
-    contexts, errors = [], []
-
-    def _open(width, height, path="/console"):
-        context = chromium.new_context(viewport={"width": width, "height": height})
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        log_in_to(page, server[1], path)
-        expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
-        return page
-    yield _open
-    for context in contexts:
-        context.close()
-    assert not errors, errors
+    with page_opener(chromium) as open_page:
+        def _open(width, height, path="/console"):
+            page = open_page(viewport={"width": width, "height": height})
+            log_in_to(page, server[1], path)
+            expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
+            return page
+        yield _open
 
 
 def trade_tab(page):

@@ -25,7 +25,7 @@ from hypothesis import given, settings, strategies as st
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import CHROMIUM, serve_in_thread  # noqa: E402,F401
+from browserkit import CHROMIUM, page_opener, serve_in_thread  # noqa: E402,F401
 from teams_kit import LONG_NAMES, config_file  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
@@ -71,21 +71,14 @@ def server(request, tmp_path_factory):
 @pytest.fixture
 def screen(chromium, server):
     """The big screen at a size, live; fails the test on any script error."""
-    contexts, errors = [], []
-
-    def open_at(width, height, query="", wait="#events .giver"):
-        context = chromium.new_context(viewport={"width": width, "height": height}, locale=server["lang"])
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(f"{server['url']}/display?key={server['key']}{query}")
-        page.wait_for_selector(wait, state="attached")
-        page.wait_for_timeout(600)  # the fit settled
-        return page
-    yield open_at
-    for context in contexts:
-        context.close()
-    assert not errors, errors
+    with page_opener(chromium) as open_page:
+        def open_at(width, height, query="", wait="#events .giver"):
+            page = open_page(viewport={"width": width, "height": height}, locale=server["lang"])
+            page.goto(f"{server['url']}/display?key={server['key']}{query}")
+            page.wait_for_selector(wait, state="attached")
+            page.wait_for_timeout(600)  # the fit settled
+            return page
+        yield open_at
 
 
 def _givers(page) -> list:

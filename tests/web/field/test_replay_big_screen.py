@@ -19,7 +19,7 @@ from printkit import play_sample
 
 from needs import module, needs
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: the browser tests skip
-from browserkit import log_in_to, serve_in_thread  # noqa: E402
+from browserkit import log_in_to, page_opener, serve_in_thread  # noqa: E402
 
 expect = sync_api.expect
 SHOTS = Path("/tmp/replay_shots")
@@ -44,18 +44,8 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def pages(chromium):
-    contexts, errors = [], []
-
-    def _open():
-        context = chromium.new_context(viewport=PROJECTOR)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
-    yield _open
-    for context in contexts:
-        context.close()
-    assert not errors, errors
+    with page_opener(chromium) as open_page:
+        yield lambda: open_page(viewport=PROJECTOR)
 
 
 def _admin(page, url):
