@@ -28,6 +28,9 @@ SESSION_LIMITS = "-c statement_timeout=10s -c lock_timeout=3s -c idle_in_transac
 CUT_SETTINGS = {"tcp_user_timeout": 5000, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
                 "keepalives_count": 3}
 _OPEN: "weakref.WeakSet" = weakref.WeakSet()  # this process's connections, made inert in a forked child
+# When each connection's session began (time.monotonic, one clock for every process of the machine): a kept
+# connection found dropped tells the hold something only if its session is younger than the hold's own.
+_OPENED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _ON_LOST: list = []  # called when a connection fails or cannot be made (journal_pg_hold.doubt)
 # A request may need two or three connections (its session, its touch, the command): in a network cut each
 # waited CONNECT_TIMEOUT, 6 s in all. A URL whose connection just waited its whole timeout (no answer at all,
@@ -37,15 +40,25 @@ _FAILED: dict = {}  # url -> (time.monotonic() of the failure, its StorageError)
 
 
 def on_lost(callback) -> None:
-    """Call `callback()` whenever a connection of this process to PostgreSQL is found lost or refused."""
+    """Call `callback(since)` whenever a connection of this process to PostgreSQL is found lost or refused:
+    `since` is when the lost connection's session began, None when unknown or when no connection could be made."""
     _ON_LOST.append(callback)
 
 
-def lost() -> None:
-    """A connection failed: tell whoever keeps what depends on it (the hold's state, for readiness)."""
+def opened_at(conn) -> float | None:
+    """When `conn`'s session began (time.monotonic), None for a connection not made by `connect`."""
+    try:
+        return _OPENED.get(conn)
+    except TypeError:  # not weakly referable: not one of ours
+        return None
+
+
+def lost(since: float | None = None) -> None:
+    """A connection failed: tell whoever keeps what depends on it (the hold's state, for readiness).
+    `since`: when the failed connection's session began (`opened_at`), if known."""
     for callback in _ON_LOST:
         try:
-            callback()
+            callback(since)
         except Exception:  # noqa: BLE001 - telling must never hide the failure being raised
             pass
 
@@ -113,8 +126,9 @@ def settle(conn, exc: BaseException | None) -> bool:
 
 def reconnected(conn, url: str):
     """A new connection in place of `conn`, found dropped (closed here, and said: `lost`), for a writer."""
+    since = opened_at(conn)
     conn.close()
-    lost()
+    lost(since)
     fresh = connect(url)
     fresh.prepare_threshold = None  # a writer's: see PostgresJournal.transaction
     return fresh
@@ -164,6 +178,7 @@ def connect(url: str, patient: bool = False):
             conn.close()
         raise
     _OPEN.add(conn)
+    _OPENED[conn] = started
     _FAILED.pop(url, None)
     return conn
 

@@ -50,7 +50,7 @@ from typing import NamedTuple
 from bank.errors import BankError
 from bank.store.gamefile import STOP_HINT
 from bank.store import journal_pg_lease as lease
-from bank.store.journal_pg_connect import connect, display_url, first_line, on_lost, pg_errors
+from bank.store.journal_pg_connect import connect, display_url, first_line, on_lost, opened_at, pg_errors
 from bank.store.journal_pg_deadline import deadline
 from bank.store.journal_pg_schema import ensure_schema
 from bank.store.storage import StorageError
@@ -66,9 +66,10 @@ LOG = logging.getLogger("terrabank.hold")
 
 # Held (1) or not (0), the game's number (0: no game yet), the epoch, and the number of the game first held
 # (0: none yet), which says that `init --force` replaced the game while the hold was lost; then when
-# (time.monotonic, one clock for every process of the machine) the hold's connection last answered, and
-# when any process of the server last saw a connection to the database fail (a doubt the watcher clears).
-_CELL = struct.Struct("qqqqdd")
+# (time.monotonic, one clock for every process of the machine) the hold's connection last answered,
+# when any process of the server last saw a connection to the database fail (a doubt the watcher clears),
+# and when the hold's connection's session began.
+_CELL = struct.Struct("qqqqddd")
 _TIMES = struct.calcsize("qqqq")
 _WHO = 240  # bytes kept for who holds the game instead of this process
 _HOLDS: dict[tuple[str, str], "DatabaseHold"] = {}  # this process's holds, by (url, game name)
@@ -124,11 +125,12 @@ def state(url: str, game: str) -> HoldState | None:
     return None if held is None else held.state()
 
 
-def doubt() -> None:
+def doubt(since: float | None = None) -> None:
     """A connection of this process to PostgreSQL failed: every hold here is unconfirmed until its watcher
-    asks (within STEP_SECONDS). Called by journal_pg_connect for every lost or refused connection."""
+    asks (within STEP_SECONDS). Called by journal_pg_connect for every lost or refused connection, with
+    `since`, when the lost connection's session began (None: unknown, or no connection could be made)."""
     for held in list(_HOLDS.values()):
-        held.doubt()
+        held.doubt(since)
 
 
 on_lost(doubt)
@@ -144,7 +146,7 @@ class DatabaseHold:
         self._renewed = time.monotonic()
         self.where = f"game {game!r} in {display_url(url)}"
         self._cell = mmap.mmap(-1, _CELL.size + _WHO)  # shared with the processes forked from this one (zeros)
-        self._set(True, game_id, epoch)
+        self._set(True, game_id, epoch, session=opened_at(conn))
         self._conn_lock = threading.Lock()
         self._stop = threading.Event()
         _HOLDS[(url, game)] = self
@@ -161,27 +163,39 @@ class DatabaseHold:
         self.conn = None
 
     def state(self) -> HoldState:
-        held, game_id, epoch, first, answered, doubted = _CELL.unpack_from(self._cell, 0)
+        held, game_id, epoch, first, answered, doubted, _ = _CELL.unpack_from(self._cell, 0)
         who = bytes(self._cell[_CELL.size:]).rstrip(b"\0").decode(errors="replace")
         # A doubt the watcher has not answered within DOUBT_SECONDS (it asks within STEP_SECONDS) is left to
         # the command path's own look (readiness runs it too): never a process not ready for good.
         settled = answered >= doubted or time.monotonic() - doubted > DOUBT_SECONDS
         return HoldState(bool(held), game_id or None, epoch, who, first or None, settled)
 
-    def _set(self, held: bool, game_id: int | None, epoch: int, holder: str = "", asked: float | None = None) -> None:
-        """`asked`: when the question the hold's connection just answered was sent (now if not given)."""
+    def _set(self, held: bool, game_id: int | None, epoch: int, holder: str = "", asked: float | None = None,
+             session: float | None = None) -> None:
+        """`asked`: when the question the hold's connection just answered was sent (now if not given);
+        `session`: when the hold's connection (taken, or taken back) began its session (now if not given)."""
         self._cell[_CELL.size:] = holder.encode()[:_WHO].ljust(_WHO, b"\0")
         first = _CELL.unpack_from(self._cell, 0)[3] or game_id or 0
-        self._cell[:_TIMES] = _CELL.pack(int(held), game_id or 0, epoch, first, 0, 0)[:_TIMES]
+        self._cell[:_TIMES] = _CELL.pack(int(held), game_id or 0, epoch, first, 0, 0, 0)[:_TIMES]
         if held:
-            self._answered(time.monotonic() if asked is None else asked)
+            now = time.monotonic()
+            self._cell[_TIMES + 16:_CELL.size] = struct.pack("d", now if session is None else session)
+            self._answered(now if asked is None else asked)
 
     def _answered(self, asked: float) -> None:
         """The hold's connection answered a question sent at `asked`: a failure seen before that is cleared."""
         self._cell[_TIMES:_TIMES + 8] = struct.pack("d", asked)
 
-    def doubt(self) -> None:
-        self._cell[_TIMES + 8:_CELL.size] = struct.pack("d", time.monotonic())
+    def doubt(self, since: float | None = None) -> None:
+        """A connection failed. One whose session began before the hold's own (a reader or writer kept idle
+        through the outage the hold was lost and taken back in, found dropped at its next use) says nothing
+        about the hold: its session ended before the hold's began, or in a new outage that ended the hold's
+        session too, which the watcher finds within PROBE_SECONDS. Doubting it, readiness said ready, then
+        not ready (its own look found the writer dropped), then ready, just after the hold was taken back."""
+        session = struct.unpack_from("d", self._cell, _TIMES + 16)[0]
+        if since is not None and since < session:
+            return
+        self._cell[_TIMES + 8:_TIMES + 16] = struct.pack("d", time.monotonic())
 
     def _doubted(self) -> bool:
         return not self.state().confirmed
@@ -273,7 +287,7 @@ class DatabaseHold:
                 return said
             self.conn = conn
             self._renewed = time.monotonic()  # _take wrote the lease again
-        self._set(True, game_id, epoch, asked=asked)
+        self._set(True, game_id, epoch, asked=asked, session=opened_at(conn))
         if before.game_id is not None and game_id != before.game_id:
             LOG.warning("terrabank: took back the hold on %s, but it is another game now (terrabank init "
                         "--force ran meanwhile): commands stay refused; %s", self.where,

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from bank.store import chain, snapshots
-from bank.store.journal_pg_connect import connect, lost, pg_errors, psycopg_module
+from bank.store.journal_pg_connect import connect, lost, opened_at, pg_errors, psycopg_module
 from bank.store.journal_pg_deadline import deadline
 from bank.store.journal_pg_schema import GUARDS
 from bank.store.storage import StorageError
@@ -101,7 +101,7 @@ class PostgresReads:
                 except psycopg_module().OperationalError:
                     if not (kept and again) or cut.expired:  # no answer in time (a cut): no second wait
                         raise
-                    lost()  # the restart that dropped it may have ended the hold too: readiness waits to know
+                    lost(opened_at(conn))  # the restart that dropped it may have ended the hold too
         except BaseException:
             self._release(conn, False)
             raise

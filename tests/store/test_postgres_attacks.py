@@ -182,7 +182,7 @@ def test_a_writer_that_waits_past_the_lock_timeout_is_told_the_game_is_busy_not_
     the connection and the database were sound; now a 503 sentence of its own, and nothing else follows."""
     from bank.store import journal_pg_connect
     doubted = []
-    monkeypatch.setattr(journal_pg_connect, "_ON_LOST", [lambda: doubted.append(1)])
+    monkeypatch.setattr(journal_pg_connect, "_ON_LOST", [lambda since=None: doubted.append(1)])
     where = PostgresTarget(postgres_server.url, game)
     a, b = where.open(), where.open()
     outcome = []
