@@ -190,8 +190,8 @@ class DatabaseHold:
         """A connection failed. One whose session began before the hold's own (a reader or writer kept idle
         through the outage the hold was lost and taken back in, found dropped at its next use) says nothing
         about the hold: its session ended before the hold's began, or in a new outage that ended the hold's
-        session too, which the watcher finds within PROBE_SECONDS. Doubting it, readiness said ready, then
-        not ready (its own look found the writer dropped), then ready, just after the hold was taken back."""
+        session too, which the watcher finds within PROBE_SECONDS. Doubted, it would turn readiness to 503 just
+        after the hold is taken back: readiness's own look finds the idle writer dropped and replaces it."""
         session = struct.unpack_from("d", self._cell, _TIMES + 16)[0]
         if since is not None and since < session:
             return
