@@ -14,11 +14,15 @@ from bank.errors import CommandError
 from bank.store.journal import canonical_json
 
 MAX_ID_LENGTH = 100
+# What says how a command travelled, not what it does: its id, and how long it waited on a device
+# before it reached the bank (bank/web/field/outbox.py). A retry of a waiting command says a longer
+# wait, and must still be the same command; the row keeps the wait of its first arrival.
+TRAVEL_FIELDS = frozenset({"id", "queued"})
 
 
 def fingerprint(command: dict) -> str:
-    """sha256 of the command's canonical JSON without its id: same content, same print."""
-    body = {k: v for k, v in command.items() if k != "id"}
+    """sha256 of the command's canonical JSON without its id and wait: same content, same print."""
+    body = {k: v for k, v in command.items() if k not in TRAVEL_FIELDS}
     try:
         text = canonical_json(body)
     except (TypeError, ValueError) as exc:

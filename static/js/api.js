@@ -52,6 +52,7 @@
     var headers = { Accept: "application/json", "X-CSRF-Token": TB.csrf() };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (options.key) headers["Idempotency-Key"] = options.key;
+    if (options.headers) Object.assign(headers, options.headers);
     for (var attempt = 0; ; attempt++) {
       var response = null;
       try {

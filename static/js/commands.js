@@ -21,6 +21,7 @@
     // Booked (now or before): the next identical command is a new one. id_conflict: this key
     // is spent on another command, so the next press needs a new key.
     if (result.ok || (result.error && result.error.code === "id_conflict")) TB.pending.forget(print, options.key);
+    result.key = options.key; // a command given up on waits in the outbox under this same key (outbox.js)
     return result;
   };
 
@@ -58,6 +59,11 @@
       all[print] = { key: key, at: now };
       writePending(all);
       return key;
+    },
+    /** The pending key of this content, or null; nothing noted. */
+    peek: function (print) {
+      var all = readPending(Date.now());
+      return all[print] ? all[print].key : null;
     },
     /** Forget the pending key of this content, if it is still `key`. */
     forget: function (print, key) {

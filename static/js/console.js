@@ -65,6 +65,11 @@
   }
 
   function renderTeam(v) {
+    // Its figures are the bank's last word: commands of this team still waiting on this device are not in them.
+    var waits = TB.outbox ? TB.outbox.waitsFor(team) : 0, note = TB.$("#team-unconfirmed");
+    TB.$("#team-panel").classList.toggle("unconfirmed", waits > 0);
+    note.classList.toggle("hidden", !waits);
+    note.textContent = waits ? t("outbox_team_waits", { n: waits }) : "";
     var colour = W.teamColour(team);
     var title = TB.$("#team-title");
     title.textContent = W.teamLabel(team);
@@ -172,12 +177,32 @@
     renderPanel(true);
   }
 
+  /* ---- the outbox: commands kept on this device while the bank was out of reach ---- */
+
+  var TAB_OF = { harvest: "harvest", build: "build", buy_animal: "animals", buy_second_pirate: "animals",
+    raise_tracks: "tracks", redeem_jokers: "jokers", exchange: "exchange", contribute: "contribute", trade: "trade" };
+
+  function startOutbox(user) {
+    if (!TB.outbox) return;
+    TB.outbox.onBooked = function () { refreshSoon(); };
+    TB.outbox.onList = function () { if (state && view()) renderTeam(view()); };
+    // "Change": the refused command's team and tab open, for the facilitator to make it anew.
+    TB.outbox.onChange = function (item) {
+      var c = item.command;
+      selectTeam(c.team || c.merchant_team);
+      if (TAB_OF[c.type]) showTab(TAB_OF[c.type]);
+      W.banner(banner, "info", t("outbox_changing", { what: item.words }));
+    };
+    TB.outbox.start(user);
+  }
+
   /* ---- start ---- */
 
   async function start() {
     await W.loadConfig();
     var me = await TB.get("/api/me");
     may = (me.ok && me.data.may) || [];
+    startOutbox(me.ok ? me.data.user : null);
     picker = W.teamPicker(function (id) { selectTeam(id); });
     TB.fill(TB.$("#team-picker"), picker.el);
     if (team && W.config.teams[team]) picker.select(team); else team = null;

@@ -155,6 +155,8 @@
     await W.loadConfig();
     var me = await TB.get("/api/me");
     may = (me.ok && me.data.may) || [];
+    // Fights are booked live (their cooldowns run from the fight); the outbox here sends the counter's.
+    if (TB.outbox) { TB.outbox.onBooked = function () { refreshSoon(); }; TB.outbox.start(me.ok ? me.data.user : null); }
     ["attacker", "defender"].forEach(function (name) {
       pickers[name] = W.teamPicker(function (team) {
         sides[name] = { team: team, card: null };

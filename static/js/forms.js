@@ -213,7 +213,16 @@
     document.body.classList.add("busy");
     W.banner(opts.banner, "info", t("sending"));
     try {
+      // The outbox (outbox.js) keeps what cannot reach the bank; commands already waiting go first.
+      var box = TB.outbox && TB.outbox.queueable(command) ? TB.outbox : null, tapped = Date.now();
+      var again = box ? box.find(TB.pending.peek(TB.commandPrint(command))) : null; // pressed again after "not confirmed"
+      if (again) box.remove(again.key);
+      var made = again ? again.made : null, key = again ? again.key : undefined;
+      if (box && (box.waiting().length || navigator.onLine === false)) {
+        if (navigator.onLine === false || !(await box.flush())) return kept(box, command, key || TB.uuid(), made || tapped, opts, null);
+      }
       var result = await TB.command(command, {
+        key: key, headers: made ? box.headers(made) : undefined,
         onRetry: function (n, error) {
           // The bank answered but cannot write (disk full, read-only): its sentence, not "no answer".
           if (error && error.code !== "network" && error.message) W.banner(opts.banner, "error", [W.errorText(error), " \u27f3 " + n]);
@@ -231,6 +240,8 @@
             d.detail ? " \u00b7 " + d.detail : "", d.moves ? el("span", { class: "moves", text: d.moves }) : null),
           opts.undo && command.type !== "reverse" ? W.undoButton(result.data.seq, opts) : null]);
         if (opts.done) opts.done(result);
+      } else if (box && (result.status === 0 || [502, 503, 504].indexOf(result.status) >= 0)) {
+        return kept(box, command, result.key, made || tapped, opts, result);
       } else {
         W.banner(opts.banner, "error", failureText(result));
       }
@@ -240,6 +251,15 @@
       document.body.classList.remove("busy");
     }
   };
+
+  /** The command waits in the outbox under `key`: the banner says so (after why, when the page gave up). */
+  function kept(box, command, key, made, opts, result) {
+    var ok = box.add(command, key, made);
+    var why = result ? failureText(result) : [];
+    W.banner(opts.banner, ok ? (result ? "error" : "info") : "error", [].concat(why, why.length ? " " : "",
+      el("b", { class: "kept", text: t(ok ? "outbox_kept" : "outbox_full", { n: box.waiting().length }) })));
+    return { ok: false, status: 0, queued: ok, key: key, error: result ? result.error : null };
+  }
 
   /**
    * Why a command is not booked, as banner content. When the page gave up retrying, the

@@ -14,6 +14,7 @@ from bank.store.journal import StorageError
 from bank.web.field import addresses
 from bank.web.push import live
 from bank.web.field import payloads
+from bank.web.field import outbox
 from bank.web.access import device_cookie
 from bank.web.access.hash_lanes import hash_lanes
 from bank.web.access.auth import (CLIENT, Busy, csrf_ok, csrf_token, current_login, current_role, error, facilitator_required,
@@ -201,6 +202,13 @@ def post_command():
     unknown = fields.unknown_fields(command)
     if unknown:  # a misspelt optional field ("deadline" for "deadline_minutes") would be silently ignored
         return error(400, "unknown_field", unknown)
+    try:  # a command the page kept while the bank was out of reach: noted on its row, never judged by
+        queued = outbox.queued_note(request.headers.get("X-Queued-Seconds"), request.headers.get("X-Device"),
+                                    command.get("type"))
+    except outbox.QueuedError as exc:
+        return error(400, exc.code, exc.message, exc.params)
+    if queued:
+        command["queued"] = queued
     command["actor"] = session["user"]
     before = s.bank.last_seq
     try:
@@ -218,6 +226,35 @@ def post_command():
     if not result.duplicate:
         live.broadcast(s, journal_after=before)  # includes a tick booked just before the command
     return jsonify({"seq": result.seq, "events": result.events, "duplicate": result.duplicate})
+
+
+def device_reports() -> outbox.DeviceReports:
+    return current_app.extensions.setdefault("terrabank_outbox", outbox.DeviceReports())
+
+
+@bp.post("/outbox")
+@facilitator_required
+def outbox_report():
+    """A device says how many commands it holds for this account, and how long the oldest waited."""
+    try:
+        body = read_object(MAX_BODY, "outbox report")
+    except BodyError as exc:
+        return error(exc.status, exc.code, exc.message)
+    device, waiting, oldest = body.get("device"), body.get("waiting"), body.get("oldest_seconds", 0)
+    if not isinstance(device, str) or not outbox.DEVICE.fullmatch(device):
+        return error(400, "bad_device", "'device' must name the device: 4 to 40 letters, digits, - or _")
+    for name, value in (("waiting", waiting), ("oldest_seconds", oldest)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10**6:
+            return error(400, "bad_outbox_report", f"'{name}' must be a whole number from 0 to 1000000", {"field": name})
+    device_reports().report(device, session["user"], waiting, oldest, services().bank.now())
+    return jsonify({"ok": True})
+
+
+@bp.get("/outbox")
+@lead_required
+def outbox_devices():
+    """The devices that last said they hold commands waiting to be sent (the admin page)."""
+    return jsonify({"devices": device_reports().holding(), "now": services().bank.now()})
 
 
 @bp.post("/teams/<team>/rotate")

@@ -1,0 +1,82 @@
+"""Commands a facilitator's page kept on its device while the bank could not be reached (docs/OUTBOX.md).
+
+The page sends such a command later with two headers: X-Queued-Seconds, how long it waited on the
+device (by the device's clock), and X-Device, the device's own random name. The bank never judges a
+rule by them: it decides at arrival by its own clock. They are written on the journal row as
+`queued`, so the report can say how many commands came late and from which stations.
+
+Only what still means the same minutes later may wait: a harvest, a purchase, a trade... A fight
+starts cooldowns the fighters must see run from the fight itself (R19); the clock, the rate, the
+options, events, awards and undos change the game for every station and are made on the spot by
+the lead or the facilitator who sees the result. Those are refused with the header.
+
+The devices' own reports of what they hold (how many commands wait, since when) are kept here in
+memory for the admin page, so the end is not called while a station is still catching up.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+QUEUEABLE = frozenset({"harvest", "build", "buy_animal", "buy_second_pirate", "raise_tracks", "redeem_jokers",
+                       "exchange", "trade", "contribute"})
+MAX_QUEUED_SECONDS = 24 * 3600  # a command kept longer is not from this game day
+DEVICE = re.compile(r"[A-Za-z0-9_-]{4,40}")
+_WHOLE = re.compile(r"[0-9]{1,6}")
+
+
+class QueuedError(Exception):
+    """Headers that do not say a usable wait: an HTTP status, a code, a sentence and parameters."""
+
+    def __init__(self, code: str, message: str, **params):
+        super().__init__(message)
+        self.code, self.message, self.params = code, message, params
+
+
+def queued_note(seconds: str | None, device: str | None, kind) -> dict | None:
+    """{"seconds", "device"} from the headers' values, None for a command sent live, or QueuedError."""
+    if seconds is None and device is None:
+        return None
+    if seconds is None or not _WHOLE.fullmatch(seconds.strip()):
+        raise QueuedError("bad_queued_seconds", "X-Queued-Seconds must be a whole number of seconds (0 or more) "
+                          "saying how long the command waited on the device", maximum=MAX_QUEUED_SECONDS)
+    waited = int(seconds.strip())
+    if waited > MAX_QUEUED_SECONDS:
+        raise QueuedError("queued_too_long", f"this command waited {waited} s on the device, more than "
+                          f"{MAX_QUEUED_SECONDS} s: it is not from this game day; make it again if it still holds",
+                          seconds=waited, maximum=MAX_QUEUED_SECONDS)
+    if device is None or not DEVICE.fullmatch(device):
+        raise QueuedError("bad_device", "X-Device must name the device: 4 to 40 letters, digits, - or _")
+    if kind not in QUEUEABLE:
+        raise QueuedError("not_queueable", f"a {str(kind)[:40]!r} command is booked live only, never kept on a "
+                          "device and sent later: make it again now that the bank answers",
+                          type=str(kind)[:40], queueable=sorted(QUEUEABLE))
+    return {"seconds": waited, "device": device}
+
+
+MAX_DEVICES = 200  # more stations than any game has: the oldest report goes first
+
+
+class DeviceReports:
+    """What each device last said it holds, per account: {device: {account, waiting, oldest, at}}. Safe
+    between threads; in this process's memory (a device reports again every few seconds while it holds
+    commands, so a restarted bank hears it again)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._devices: dict[str, dict] = {}
+
+    def report(self, device: str, account: str, waiting: int, oldest: int, now: float) -> None:
+        with self._lock:
+            self._devices.pop(device, None)
+            if waiting:
+                self._devices[device] = {"device": device, "account": account, "waiting": waiting,
+                                         "oldest_seconds": oldest, "at": now}
+            while len(self._devices) > MAX_DEVICES:
+                self._devices.pop(next(iter(self._devices)))
+
+    def holding(self) -> list[dict]:
+        """The devices that said they hold waiting commands, most waiting first."""
+        with self._lock:
+            return sorted((dict(d) for d in self._devices.values()), key=lambda d: (-d["waiting"], d["device"]))

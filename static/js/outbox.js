@@ -1,0 +1,285 @@
+/* The outbox (docs/OUTBOX.md): a command made while the bank cannot be reached waits on this device,
+ * in localStorage (one entry per command, so two tabs adding at once never overwrite each other),
+ * with its Idempotency-Key, its words, the account that made it and when, by the device's clock. It
+ * survives a reload and a browser restart; it is sent in order as soon as the bank answers, under
+ * the account that made it only, and is then booked once or refused with the bank's reason. A
+ * refused one stays listed with that reason until the facilitator drops it, changes it or books it
+ * again. One tab of the device sends at a time (a lease in localStorage: navigator.locks needs HTTPS,
+ * which the game's Wi-Fi lacks); the key makes a second send harmless anyway.
+ * Needs page.js, api.js, commands.js, board_labels.js and forms.js (W.describe, W.banner).
+ */
+(function () {
+  "use strict";
+  var TB = window.TB, W = window.W, el = TB.el, t = TB.t;
+  var PREFIX = "tb.outbox.item.", LEASE = "tb.outbox.lease", DEVICE = "tb.device";
+  // What still means the same minutes later; the bank refuses the others with a wait (bank/web/field/outbox.py).
+  var QUEUEABLE = ["harvest", "build", "buy_animal", "buy_second_pirate", "raise_tracks", "redeem_jokers",
+    "exchange", "trade", "contribute"];
+  var MAX_WAIT_S = 24 * 3600;
+  var tab = TB.uuid(), account = null, box = null, flushing = false, loginNeeded = false, lastReport = "";
+  var nextTry = 0; // a command just given up on after its retries waits a moment before the next try
+  var memory = {}; // when localStorage is refused (a private window may), this page at least keeps them
+  var outbox = (TB.outbox = { tryEveryMs: 3000, leaseMs: 15000, onBooked: null, onChange: null, onList: null });
+
+  function store() { try { return window.localStorage; } catch (e) { return null; } }
+
+  /** This device's own random name, kept across reloads: the admin page and the report say it. */
+  function device() {
+    var s = store(), id = null;
+    try { id = s && s.getItem(DEVICE); } catch (e) { id = null; }
+    if (!id || !/^[A-Za-z0-9_-]{4,40}$/.test(id)) {
+      id = "d-" + TB.uuid().slice(0, 8);
+      try { if (s) s.setItem(DEVICE, id); } catch (e) { /* this page keeps it */ }
+    }
+    return id;
+  }
+  outbox.device = device;
+
+  /* ---- the entries ---- */
+
+  function all() {
+    var s = store(), out = [];
+    if (!s) return Object.keys(memory).map(function (k) { return memory[k]; });
+    for (var i = 0; i < s.length; i++) {
+      var name = s.key(i);
+      if (!name || name.indexOf(PREFIX) !== 0) continue;
+      try {
+        var item = JSON.parse(s.getItem(name));
+        if (item && typeof item.key === "string" && item.command && typeof item.made === "number") out.push(item);
+      } catch (e) { /* a damaged entry is not a command */ }
+    }
+    return out.sort(function (a, b) { return a.made - b.made || (a.key < b.key ? -1 : 1); });
+  }
+
+  function put(item) {
+    var s = store();
+    if (!s) { memory[item.key] = item; return true; }
+    try { s.setItem(PREFIX + item.key, JSON.stringify(item)); return true; } catch (e) { return false; } // full
+  }
+
+  function find(key) { return all().filter(function (i) { return i.key === key; })[0] || null; }
+
+  function remove(key) {
+    var s = store();
+    delete memory[key];
+    try { if (s) s.removeItem(PREFIX + key); } catch (e) { /* nothing kept */ }
+  }
+
+  /** This account's entries, oldest first. */
+  function mine() { return all().filter(function (i) { return i.account === account; }); }
+  outbox.mine = mine;
+  outbox.waiting = function () { return mine().filter(function (i) { return i.state === "waiting"; }); };
+  outbox.queueable = function (command) { return QUEUEABLE.indexOf(command.type) >= 0; };
+  outbox.find = find;
+
+  /** The teams a command is about: their figures are not confirmed while it waits. */
+  function teamsOf(command) {
+    return ["team", "merchant_team", "visited_team", "attacker_team", "defender_team"]
+      .map(function (f) { return command[f]; }).filter(Boolean);
+  }
+  outbox.waitsFor = function (team) {
+    return outbox.waiting().filter(function (i) { return teamsOf(i.command).indexOf(team) >= 0; }).length;
+  };
+
+  /** Keep `command` under `key` (made at `made`, ms by this device's clock); false when the device has no room. */
+  outbox.add = function (command, key, made) {
+    if (!account) return false;
+    var d = W.describe(command);
+    var item = { key: key, command: command, account: account, made: made || Date.now(), state: "waiting",
+      words: d.label + (d.detail ? " \u00b7 " + d.detail : "") };
+    var ok = put(item);
+    nextTry = Date.now() + outbox.tryEveryMs;
+    changed();
+    return ok;
+  };
+
+  /** Take an entry out (it is being sent from the page itself, or the facilitator dropped it). */
+  outbox.remove = function (key) { remove(key); changed(); };
+
+  /** The headers that say a command waited on this device since `made`. */
+  outbox.headers = function (made) {
+    return { "X-Queued-Seconds": String(waited({ made: made })), "X-Device": device() };
+  };
+
+  /** Seconds this entry waited, by this device's clock (never below 0 if the clock was set back). */
+  function waited(item) { return Math.max(0, Math.min(MAX_WAIT_S, Math.round((Date.now() - item.made) / 1000))); }
+
+  /* ---- one tab sends: a lease in localStorage ---- */
+
+  function readLease() {
+    try { return JSON.parse(store().getItem(LEASE)) || null; } catch (e) { return null; }
+  }
+  function writeLease(until) {
+    try { store().setItem(LEASE, JSON.stringify({ tab: tab, until: until })); } catch (e) { /* memory only */ }
+  }
+  /** Take the lease, or keep it: two tabs writing at once both read back after a moment; one is left. */
+  async function takeLease() {
+    if (!store()) return true;
+    var lease = readLease(), now = Date.now();
+    if (lease && lease.tab !== tab && lease.until > now) return false;
+    writeLease(now + outbox.leaseMs);
+    await new Promise(function (done) { setTimeout(done, 60); });
+    lease = readLease();
+    return !!lease && lease.tab === tab;
+  }
+  function holdLease() {
+    if (!store()) return true;
+    var lease = readLease();
+    if (!lease || lease.tab !== tab) return false;
+    writeLease(Date.now() + outbox.leaseMs);
+    return true;
+  }
+  function releaseLease() {
+    var lease = store() && readLease();
+    if (lease && lease.tab === tab) { try { store().removeItem(LEASE); } catch (e) { /* it expires */ } }
+  }
+
+  /* ---- sending ---- */
+
+  /** The bank was not reached, or answered that it cannot book now: the command waits on. */
+  function unreachable(result) { return result.status === 0 || result.status === 429 || result.status >= 500; }
+
+  /**
+   * Send this account's waiting commands in order, one try each. Resolves to true when none waits
+   * (all booked or refused), false when the bank could not be reached or another tab sends them.
+   */
+  outbox.flush = async function () {
+    if (flushing || !account) return !outbox.waiting().length;
+    if (!outbox.waiting().length) return true;
+    flushing = true;
+    var reached = true;
+    try {
+      if (!(await takeLease())) return false;
+      for (;;) {
+        var next = outbox.waiting()[0];
+        if (!next || !holdLease()) break;
+        var result = await TB.api("POST", "/api/commands", next.command, { key: next.key, retry: false,
+          headers: outbox.headers(next.made) });
+        if (!find(next.key)) continue; // dropped in another tab while it was on its way
+        if (unreachable(result)) { reached = false; break; }
+        var code = result.error && result.error.code;
+        if (result.status === 401 || code === "csrf_failed") { loginNeeded = true; reached = false; break; }
+        loginNeeded = false;
+        if (result.ok) {
+          // Its pending key (commands.js) stays: pressed again after "not confirmed", it is "already done".
+          remove(next.key);
+          if (outbox.onBooked) outbox.onBooked(next, result);
+        } else {
+          next.state = "refused";
+          next.error = result.error;
+          put(next);
+        }
+      }
+    } finally {
+      releaseLease();
+      flushing = false;
+      changed();
+    }
+    return reached && !outbox.waiting().length;
+  };
+
+  /* ---- what the facilitator sees ---- */
+
+  function ago(item) {
+    var s = waited(item);
+    return s < 60 ? t("outbox_made_s", { n: s }) : t("outbox_made_min", { n: Math.floor(s / 60) });
+  }
+
+  function choices(item) {
+    var out = [el("button", { type: "button", class: "btn btn-small btn-danger", dataset: { act: "drop" }, text: t("outbox_drop"),
+      onclick: function () { remove(item.key); changed(); } })];
+    if (outbox.onChange) {
+      out.push(el("button", { type: "button", class: "btn btn-small", dataset: { act: "change" }, text: t("outbox_change"),
+        onclick: function () { remove(item.key); changed(); outbox.onChange(item); } }));
+    }
+    out.push(el("button", { type: "button", class: "btn btn-small btn-primary", dataset: { act: "again" }, text: t("outbox_again"),
+      onclick: function () {
+        // A refused command was not booked: it goes again, under a new key, as a new try.
+        remove(item.key);
+        put(Object.assign({}, item, { key: TB.uuid(), state: "waiting", error: null }));
+        changed();
+        outbox.flush();
+      } }));
+    return out;
+  }
+
+  function render() {
+    if (!box) return;
+    var items = mine(), waiting = items.filter(function (i) { return i.state === "waiting"; });
+    box.classList.toggle("hidden", !items.length);
+    if (!items.length) { TB.fill(box, []); return; }
+    var refused = items.length - waiting.length;
+    TB.fill(box, [
+      el("h2", { class: "outbox-title", text: [waiting.length ? t("outbox_waiting", { n: waiting.length }) : null,
+        refused ? t("outbox_refused_n", { n: refused }) : null].filter(Boolean).join(" \u00b7 ") }),
+      waiting.length ? el("p", { class: "outbox-note", text: t(loginNeeded ? "outbox_login" : "outbox_keep_open") }) : null,
+      el("ol", { class: "outbox-list" }, items.map(function (item) {
+        var was = item.state === "refused";
+        return el("li", { class: was ? "refused" : "waiting", dataset: { key: item.key } },
+          el("span", { class: "outbox-words", text: item.words }),
+          el("small", { class: "outbox-ago", text: " \u00b7 " + ago(item) }),
+          was ? el("div", { class: "outbox-why" }, el("b", { text: t("refused") + " " }), W.errorText(item.error)) : null,
+          was ? el("div", { class: "outbox-choices" }, choices(item)) : null);
+      })),
+    ]);
+  }
+
+  /** The count this device holds for this account, told to the bank when it changes (and now and then). */
+  async function report(force) {
+    if (!account) return;
+    var waiting = outbox.waiting(), oldest = waiting.length ? waited(waiting[0]) : 0;
+    var said = waiting.length + "/" + account;
+    if (!force && said === lastReport) return;
+    var r = await TB.api("POST", "/api/outbox", { device: device(), waiting: waiting.length, oldest_seconds: oldest }, { retry: false });
+    if (r.ok) lastReport = said;
+  }
+
+  function changed() {
+    render();
+    if (outbox.onList) outbox.onList();
+    report(false);
+  }
+
+  /* ---- log-out: what to do with this account's waiting commands ---- */
+
+  function askAtLogout(event) {
+    var button = event.target.closest ? event.target.closest("[data-logout]") : null;
+    if (!button || button.dataset.decided || !account || !mine().length) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    var n = mine().length;
+    function go(drop) {
+      if (drop) mine().forEach(function (i) { remove(i.key); });
+      button.dataset.decided = "1";
+      button.click();
+    }
+    var dialog = el("div", { class: "outbox-logout", role: "alertdialog", "aria-label": t("outbox_logout_q", { n: n }) },
+      el("p", { text: t("outbox_logout_q", { n: n }) }),
+      el("div", { class: "outbox-choices" },
+        el("button", { type: "button", class: "btn btn-primary", dataset: { act: "stay" }, text: t("outbox_logout_stay"),
+          onclick: function () { dialog.remove(); } }),
+        el("button", { type: "button", class: "btn", dataset: { act: "keep" }, text: t("outbox_logout_keep"), onclick: function () { go(false); } }),
+        el("button", { type: "button", class: "btn btn-danger", dataset: { act: "drop" }, text: t("outbox_logout_drop"), onclick: function () { go(true); } })));
+    var open = document.querySelector(".outbox-logout");
+    if (open) open.remove();
+    box.parentNode.insertBefore(dialog, box); // beside the list, so a redraw of the list keeps it
+    dialog.querySelector("button").focus();
+  }
+
+  /** Start for the logged-in `user`: show this account's entries and send them whenever the bank answers. */
+  outbox.start = function (user) {
+    account = user || null;
+    box = TB.$("#outbox");
+    document.addEventListener("click", askAtLogout, true);
+    window.addEventListener("storage", function (ev) { if (!ev.key || ev.key.indexOf(PREFIX) === 0) changed(); });
+    window.addEventListener("online", function () { outbox.flush(); });
+    setInterval(function () {
+      if (outbox.waiting().length && Date.now() >= nextTry) outbox.flush();
+      if (!box || !box.contains(document.activeElement)) render(); // the "made 4 min ago" texts; never under a finger
+    }, outbox.tryEveryMs);
+    setInterval(function () { if (outbox.waiting().length) report(true); }, 20000);
+    changed();
+    report(true);
+    outbox.flush();
+  };
+})();
