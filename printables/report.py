@@ -12,6 +12,7 @@ from .icons import in_words
 from .labels import colon, count, name, rate_text, t, typo
 from .report_moments import AREA, LINE_SIZE, moments_section, sources_table, whole_height
 from .report_data import Summary, summarise
+from .report_late import late_section, late_stations
 
 LIST_LIMIT = 8  # lines of trades or fights shown per team before "... and n more"
 WIN_SIZE = 14 * PT  # the winner's line
@@ -235,13 +236,15 @@ def render_report(bank, lang: str | None = None, paper: str = "a4") -> bytes:
     """The report of the game in `bank` (a bank.services.bank.Bank), as an A4 (or Letter) PDF."""
     config = bank.config
     lang = lang or config.language
-    summary = summarise(config, bank.journal_rows(0))
+    rows = list(bank.journal_rows(0))  # read twice: the summary, and the commands that came late
+    summary = summarise(config, rows)
     c, buf = new_canvas(f"{name(config.title, lang)} - {t(lang, 'report_title')}")
     flow = Flow(c, paper_size(paper))
     _front_page(flow, summary, config, lang)
     sources_table(flow, summary, config, lang)
     moments_section(flow, summary, config, lang)
     _rates(flow, summary, lang)
+    late_section(flow, late_stations(rows), lang)
     flow.close()
     for team_id in config.teams:
         _team_story(flow, config, team_id, summary, lang)

@@ -224,11 +224,12 @@
     ]);
   }
 
-  /** The count this device holds for this account, told to the bank when it changes (and now and then). */
+  /** What this device holds, every account's, told to the bank when it changes (and now and then): the
+   * lead sees a tablet still holds a colleague's commands while someone else is logged in on it. */
   async function report(force) {
     if (!account) return;
-    var waiting = outbox.waiting(), oldest = waiting.length ? waited(waiting[0]) : 0;
-    var said = waiting.length + "/" + account;
+    var waiting = all().filter(function (i) { return i.state === "waiting"; });
+    var oldest = waiting.length ? waited(waiting[0]) : 0, said = waiting.length + "/" + account;
     if (!force && said === lastReport) return;
     var r = await TB.api("POST", "/api/outbox", { device: device(), waiting: waiting.length, oldest_seconds: oldest }, { retry: false });
     if (r.ok) lastReport = said;
@@ -277,7 +278,7 @@
       if (outbox.waiting().length && Date.now() >= nextTry) outbox.flush();
       if (!box || !box.contains(document.activeElement)) render(); // the "made 4 min ago" texts; never under a finger
     }, outbox.tryEveryMs);
-    setInterval(function () { if (outbox.waiting().length) report(true); }, 20000);
+    setInterval(function () { if (lastReport.split("/")[0] !== "0") report(true); }, 20000);
     changed();
     report(true);
     outbox.flush();

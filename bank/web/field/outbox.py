@@ -59,7 +59,8 @@ MAX_DEVICES = 200  # more stations than any game has: the oldest report goes fir
 
 
 class DeviceReports:
-    """What each device last said it holds, per account: {device: {account, waiting, oldest, at}}. Safe
+    """What each device last said it holds (every account's): {device: {account, waiting, oldest, at}}, the account
+    being the one logged in when it said so. Safe
     between threads; in this process's memory (a device reports again every few seconds while it holds
     commands, so a restarted bank hears it again)."""
 

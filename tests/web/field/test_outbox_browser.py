@@ -175,6 +175,11 @@ def test_two_stations_offline_every_command_booked_once_and_two_refused(playwrig
     expect(b.locator("#outbox")).to_be_hidden()
     b.wait_for_timeout(4000)  # longer than the outbox's pause between two tries
     assert len(b.evaluate("() => Object.keys(localStorage).filter(k => k.indexOf('tb.outbox.item.') === 0)")) == 10
+    assert not [row for row in served.bank.journal_rows() if row["actor"] in ("ben", "lea")]  # A's may be booked by now
+    # The lead sees on the admin page that this device still holds commands: the game is not ended yet.
+    device_b = b.evaluate("() => localStorage.getItem('tb.device')")
+    b.goto(url + "/admin")
+    expect(b.locator(f'#outbox-devices [data-device="{device_b}"]')).to_contain_text("10 en attente")
     b.click("[data-logout]")
     b.wait_for_url("**/login")
     log_in(b, url, "ben")
