@@ -4,8 +4,9 @@
  * survives a reload and a browser restart; it is sent in order as soon as the bank answers, under
  * the account that made it only, and is then booked once or refused with the bank's reason. A
  * refused one stays listed with that reason until the facilitator drops it, changes it or books it
- * again. One tab of the device sends at a time (a lease in localStorage: navigator.locks needs HTTPS,
- * which the game's Wi-Fi lacks); the key makes a second send harmless anyway.
+ * again. One tab of the device sends at a time: navigator.locks where the browser has it (HTTPS and
+ * localhost only), else a lease in localStorage (the game's Wi-Fi is plain HTTP); the key makes a
+ * second send harmless anyway.
  * Needs page.js, api.js, commands.js, board_labels.js and forms.js (W.describe, W.banner).
  */
 (function () {
@@ -146,13 +147,23 @@
   outbox.flush = async function () {
     if (flushing || !account) return !outbox.waiting().length;
     if (!outbox.waiting().length) return true;
+    if (navigator.onLine === false) return false; // no network at all: the "online" event starts the next try
+    // Where the browser has Web Locks (HTTPS, localhost) one tab holds the lock; else the lease.
+    if (navigator.locks && navigator.locks.request) {
+      return navigator.locks.request("tb.outbox", { ifAvailable: true }, function (lock) { return lock ? sendAll(true) : false; });
+    }
+    return sendAll(false);
+  };
+
+  async function sendAll(locked) {
+    if (flushing) return false;
     flushing = true;
     var reached = true;
     try {
-      if (!(await takeLease())) return false;
+      if (!locked && !(await takeLease())) return false;
       for (;;) {
         var next = outbox.waiting()[0];
-        if (!next || !holdLease()) break;
+        if (!next || (!locked && !holdLease())) break;
         var result = await TB.api("POST", "/api/commands", next.command, { key: next.key, retry: false,
           headers: outbox.headers(next.made) });
         if (!find(next.key)) continue; // dropped in another tab while it was on its way
@@ -171,12 +182,12 @@
         }
       }
     } finally {
-      releaseLease();
+      if (!locked) releaseLease();
       flushing = false;
       changed();
     }
     return reached && !outbox.waiting().length;
-  };
+  }
 
   /* ---- what the facilitator sees ---- */
 

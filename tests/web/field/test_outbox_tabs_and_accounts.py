@@ -1,0 +1,147 @@
+"""The outbox on one tablet: two tabs never send the same command twice; a log-out with commands waiting
+asks what to do; another account logged in on the tablet never sends them; the list passes axe-core.
+
+Needs Playwright's Python package and Debian's Chromium; skipped without them (axe's check without
+axe-playwright-python).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from needs import module, needs  # noqa: E402
+sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
+from browserkit import started_bank  # noqa: E402
+
+pytestmark = needs("playwright", "chromium")
+expect = sync_api.expect
+TABLET = {"width": 1280, "height": 900}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    app, url = started_bank(tmp_path_factory.mktemp("outbox-tabs"))
+    app.extensions["terrabank"].access.add_user("ana", "password1", "banker")
+    return app, url
+
+
+class Sent:
+    """Every /api/commands request of a browser context, by Idempotency-Key; `cut` makes the bank unreachable."""
+
+    def __init__(self, context):
+        self.keys, self.cut = Counter(), False
+        context.route("**/api/commands", self.handle)
+
+    def handle(self, route):
+        if self.cut:
+            route.abort("connectionrefused")
+            return
+        self.keys[route.request.headers.get("idempotency-key")] += 1
+        route.continue_()
+
+
+def console(context, url, user="lea"):
+    page = context.new_page()
+    page.goto(url + "/login")
+    page.fill("#username", user)
+    page.fill("#password", "password1")
+    page.click("#login-submit")
+    page.wait_for_url("**/console")
+    expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
+    return page
+
+
+def harvest(page, resource):
+    page.click('#team-picker [data-team="green"]')
+    page.click('#tabs [data-tab="harvest"]')
+    page.click(f'[data-panel="harvest"] [data-resource="{resource}"]')
+    expect(page.locator("#banner .kept")).to_be_visible()
+
+
+def test_two_tabs_of_one_tablet_send_each_command_once(chromium, served):
+    app, url = served
+    bank = app.extensions["terrabank"].bank
+    context = chromium.new_context(viewport=TABLET)
+    sent = Sent(context)
+    first = console(context, url)
+    second = context.new_page()  # a second tab: the same log-in (a second log-in would end the first's session)
+    second.goto(url + "/console")
+    expect(second.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
+    context.set_offline(True)
+    for resource in ("water", "flora", "energy"):
+        harvest(first, resource)
+        harvest(second, resource)
+    # Each tab lists the other's too: one device, one account.
+    expect(first.locator("#outbox li.waiting")).to_have_count(6)
+    expect(second.locator("#outbox li.waiting")).to_have_count(6)
+    keys = first.evaluate("() => TB.outbox.mine().map(i => i.key)")
+    context.set_offline(False)  # both tabs hear "online" at once and both try to send
+    for page in (first, second):
+        expect(page.locator("#outbox")).to_be_hidden(timeout=20_000)
+    first.wait_for_timeout(3500)  # a later try of the other tab would show here
+    assert {key: sent.keys[key] for key in keys} == {key: 1 for key in keys}
+    booked = Counter(row["command_id"] for row in bank.journal_rows() if row["command_id"] in keys)
+    assert booked == Counter({key: 1 for key in keys})
+    context.close()
+
+
+def test_a_log_out_asks_and_another_account_never_sends_them(chromium, served):
+    app, url = served
+    bank = app.extensions["terrabank"].bank
+    context = chromium.new_context(viewport=TABLET)
+    sent = Sent(context)
+    page = console(context, url)
+    context.set_offline(True)
+    harvest(page, "water")
+    [key] = page.evaluate("() => TB.outbox.mine().map(i => i.key)")
+    sent.cut = True  # the Wi-Fi is back, the bank is still out of reach
+    context.set_offline(False)
+    page.click("[data-logout]")
+    dialog = page.locator(".outbox-logout")
+    expect(dialog).to_contain_text("1 commande de ce compte est gardée sur cet appareil")
+    dialog.locator("[data-act=stay]").click()
+    expect(dialog).to_be_hidden()
+    assert page.url.endswith("/console")
+    page.click("[data-logout]")
+    page.locator(".outbox-logout [data-act=keep]").click()
+    page.wait_for_url("**/login")
+
+    sent.cut = False
+    other = console(context, url, "ana")
+    expect(other.locator("#outbox")).to_be_hidden()
+    other.wait_for_timeout(4000)  # longer than the outbox's pause between two tries
+    assert sent.keys[key] == 0 and not [row for row in bank.journal_rows() if row["command_id"] == key]
+    other.click("[data-logout]")  # nothing of ana's waits: no question
+    other.wait_for_url("**/login")
+
+    again = console(context, url, "lea")
+    expect(again.locator("#outbox")).to_be_hidden(timeout=20_000)
+    [row] = [row for row in bank.journal_rows() if row["command_id"] == key]
+    assert row["actor"] == "lea" and row["command"]["queued"]["seconds"] >= 1
+    context.close()
+
+
+@needs("axe_playwright_python")
+def test_the_list_with_a_refusal_passes_axe(chromium, served):
+    from axe_playwright_python.sync_playwright import Axe
+
+    app, url = served
+    context = chromium.new_context(viewport=TABLET)
+    page = console(context, url)
+    context.set_offline(True)
+    harvest(page, "water")
+    harvest(page, "flora")
+    # A refusal as the bank gives it: an exchange it can no longer book.
+    page.evaluate("""() => { var i = TB.outbox.mine()[0]; i.state = "refused";
+        i.error = {code: "not_enough_tokens", message: "not enough", params: {team: "green", missing: {water: 3}}};
+        localStorage.setItem("tb.outbox.item." + i.key, JSON.stringify(i)); window.dispatchEvent(new StorageEvent("storage")); }""")
+    expect(page.locator("#outbox li.refused [data-act=again]")).to_be_visible()
+    expect(page.locator("#team-unconfirmed")).to_be_visible()
+    options = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]},
+               "resultTypes": ["violations"]}
+    found = Axe().run(page, options=options).response["violations"]
+    assert [v["id"] for v in found] == [], [(n["target"], n.get("failureSummary", "")[:300]) for v in found for n in v["nodes"]]
+    context.close()
