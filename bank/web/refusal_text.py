@@ -19,7 +19,7 @@ from pathlib import Path
 from bank.web.i18n import translate
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-SOURCES = ("_error_strings.html", "_strings.html")
+SOURCES = ("_error_strings.html", "_strings.html", "_outbox_strings.html")
 _ENTRY = re.compile(r'"error\.([a-z_0-9]+)":\s*_\("((?:[^"\\]|\\.)*)"\)')
 
 

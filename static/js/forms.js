@@ -215,20 +215,24 @@
     try {
       // The outbox (outbox.js) keeps what cannot reach the bank; commands already waiting go first.
       var box = TB.outbox && TB.outbox.queueable(command) ? TB.outbox : null, tapped = Date.now();
-      var again = box ? box.find(TB.pending.peek(TB.commandPrint(command))) : null; // pressed again after "not confirmed"
-      if (again) box.remove(again.key);
-      var made = again ? again.made : null, key = again ? again.key : undefined;
+      var print = TB.commandPrint(command);
+      var again = box ? box.find(TB.pending.peek(print)) : null; // pressed again after "not confirmed"
+      var made = again ? again.made : tapped;
       if (box && (box.waiting().length || navigator.onLine === false)) {
-        if (navigator.onLine === false || !(await box.flush())) return kept(box, command, key || TB.uuid(), made || tapped, opts, null);
+        if (navigator.onLine === false || !(await box.flush())) return kept(box, command, again ? again.key : TB.uuid(), made, opts, null);
       }
+      var key = again ? again.key : TB.pending.keyFor(print, tapped);
+      // Written down before it goes: a tab closed during its ~20 s of retries still keeps it on the device.
+      if (box) box.hold(command, key, made);
       var result = await TB.command(command, {
-        key: key, headers: made ? box.headers(made) : undefined,
+        key: key, headers: again ? box.headers(made) : undefined,
         onRetry: function (n, error) {
           // The bank answered but cannot write (disk full, read-only): its sentence, not "no answer".
           if (error && error.code !== "network" && error.message) W.banner(opts.banner, "error", [W.errorText(error), " \u27f3 " + n]);
           else W.banner(opts.banner, "info", t("retrying", { n: n }));
         },
       });
+      if (box && !(result.status === 0 || [502, 503, 504].indexOf(result.status) >= 0)) box.remove(key); // its answer is on screen
       if (result.ok) {
         // Counted from the booking, not the tap: a press after "not confirmed" or a refusal resends
         // safely (the same key, or a command refused again), and "already done" booked nothing now.
@@ -241,7 +245,7 @@
           opts.undo && command.type !== "reverse" ? W.undoButton(result.data.seq, opts) : null]);
         if (opts.done) opts.done(result);
       } else if (box && (result.status === 0 || [502, 503, 504].indexOf(result.status) >= 0)) {
-        return kept(box, command, result.key, made || tapped, opts, result);
+        return kept(box, command, key, made, opts, result);
       } else {
         W.banner(opts.banner, "error", failureText(result));
       }

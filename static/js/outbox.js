@@ -69,7 +69,11 @@
   /** This account's entries, oldest first. */
   function mine() { return all().filter(function (i) { return i.account === account; }); }
   outbox.mine = mine;
-  outbox.waiting = function () { return mine().filter(function (i) { return i.state === "waiting"; }); };
+  /** Waiting: kept to be sent, or held by a page that was sending it live and never said how it went. */
+  function waits(i) { return i.state === "waiting" || (i.state === "sending" && !(i.until > Date.now())); }
+  /** Shown: all but a command a page of this device is sending live right now (its banner says how it goes). */
+  function shown(i) { return i.state !== "sending" || !(i.until > Date.now()); }
+  outbox.waiting = function () { return mine().filter(waits); };
   outbox.queueable = function (command) { return QUEUEABLE.indexOf(command.type) >= 0; };
   outbox.find = find;
 
@@ -92,6 +96,14 @@
     nextTry = Date.now() + outbox.tryEveryMs;
     changed();
     return ok;
+  };
+
+  /** Note `command` as being sent live under `key`: kept if the page dies before the bank answers. */
+  outbox.hold = function (command, key, made) {
+    if (!account) return false;
+    var d = W.describe(command);
+    return put({ key: key, command: command, account: account, made: made, state: "sending", until: Date.now() + 90000,
+      words: d.label + (d.detail ? " \u00b7 " + d.detail : "") });
   };
 
   /** Take an entry out (it is being sent from the page itself, or the facilitator dropped it). */
@@ -216,7 +228,7 @@
 
   function render() {
     if (!box) return;
-    var items = mine(), waiting = items.filter(function (i) { return i.state === "waiting"; });
+    var items = mine().filter(shown), waiting = items.filter(waits);
     box.classList.toggle("hidden", !items.length);
     if (!items.length) { TB.fill(box, []); return; }
     var refused = items.length - waiting.length;
@@ -225,7 +237,7 @@
         refused ? t("outbox_refused_n", { n: refused }) : null].filter(Boolean).join(" \u00b7 ") }),
       waiting.length ? el("p", { class: "outbox-note", text: t(loginNeeded ? "outbox_login" : "outbox_keep_open") }) : null,
       el("ol", { class: "outbox-list" }, items.map(function (item) {
-        var was = item.state === "refused";
+        var was = item.state === "refused";  // else waiting (or held by a page that closed while sending it)
         return el("li", { class: was ? "refused" : "waiting", dataset: { key: item.key } },
           el("span", { class: "outbox-words", text: item.words }),
           el("small", { class: "outbox-ago", text: " \u00b7 " + ago(item) }),
@@ -239,7 +251,7 @@
    * lead sees a tablet still holds a colleague's commands while someone else is logged in on it. */
   async function report(force) {
     if (!account) return;
-    var waiting = all().filter(function (i) { return i.state === "waiting"; });
+    var waiting = all().filter(waits);
     var oldest = waiting.length ? waited(waiting[0]) : 0, said = waiting.length + "/" + account;
     if (!force && said === lastReport) return;
     var r = await TB.api("POST", "/api/outbox", { device: device(), waiting: waiting.length, oldest_seconds: oldest }, { retry: false });
@@ -280,7 +292,7 @@
 
   /** Start for the logged-in `user`: show this account's entries and send them whenever the bank answers. */
   outbox.start = function (user) {
-    account = user || null;
+    account = outbox.account = user || null;
     box = TB.$("#outbox");
     document.addEventListener("click", askAtLogout, true);
     window.addEventListener("storage", function (ev) { if (!ev.key || ev.key.indexOf(PREFIX) === 0) changed(); });

@@ -106,3 +106,8 @@ def test_devices_report_what_they_hold_and_the_lead_sees_it(web):
     assert post({"device": "tablet-b2", "waiting": 0, "oldest_seconds": 0}).status_code == 200
     assert [d["device"] for d in lead.client.get("/api/outbox").get_json()["devices"]] == ["tablet-a1"]
     assert banker.client.get("/api/outbox").status_code in (401, 403)
+
+
+def test_a_refused_wait_is_said_in_the_game_language_too(app, banker):
+    reply = queued(banker, "bad-fr", "soon", type="harvest", team="red", card="harvester-1", resource="water")
+    assert reply.get_json()["error"]["text"] == "La page a donné un temps d’attente erroné : rechargez-la et réessayez."

@@ -50,7 +50,7 @@ def console(context, url, user="lea"):
     page.fill("#password", "password1")
     page.click("#login-submit")
     page.wait_for_url("**/console")
-    expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
+    expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"), timeout=30_000)  # a loaded machine
     return page
 
 
@@ -58,7 +58,7 @@ def harvest(page, resource):
     page.click('#team-picker [data-team="green"]')
     page.click('#tabs [data-tab="harvest"]')
     page.click(f'[data-panel="harvest"] [data-resource="{resource}"]')
-    expect(page.locator("#banner .kept")).to_be_visible()
+    expect(page.locator("#banner .kept")).to_be_visible(timeout=15_000)
 
 
 def test_two_tabs_of_one_tablet_send_each_command_once(chromium, served):
@@ -69,7 +69,7 @@ def test_two_tabs_of_one_tablet_send_each_command_once(chromium, served):
     first = console(context, url)
     second = context.new_page()  # a second tab: the same log-in (a second log-in would end the first's session)
     second.goto(url + "/console")
-    expect(second.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
+    expect(second.locator("#conn-badge")).to_have_class(re.compile("badge-live"), timeout=30_000)
     context.set_offline(True)
     for resource in ("water", "flora", "energy"):
         harvest(first, resource)
