@@ -8,6 +8,7 @@ axe-playwright-python).
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
 
 import pytest
@@ -144,4 +145,56 @@ def test_the_list_with_a_refusal_passes_axe(chromium, served):
                "resultTypes": ["violations"]}
     found = Axe().run(page, options=options).response["violations"]
     assert [v["id"] for v in found] == [], [(n["target"], n.get("failureSummary", "")[:300]) for v in found for n in v["nodes"]]
+    context.close()
+
+
+class LossyLink:
+    """A slow link that loses packets, at the page's level: of each run of three requests to /api/commands, one
+    is lost before the bank, one reaches the bank but its reply is lost, one goes through (a netem namespace
+    would do it at the packet level; this makes the worst cases certain, in a fixed order)."""
+
+    def __init__(self, context):
+        self.n, self.lossy = 0, True
+        context.route("**/api/commands", self.handle)
+
+    def handle(self, route):
+        self.n += 1
+        if not self.lossy or self.n % 3 == 0:
+            route.continue_()
+        elif self.n % 3 == 1:
+            route.abort("connectionreset")
+        else:
+            route.fetch()  # booked by the bank...
+            route.abort("connectionreset")  # ...but the answer never comes back
+
+
+def test_a_lossy_link_books_every_command_once(chromium, served):
+    app, url = served
+    bank = app.extensions["terrabank"].bank
+    context = chromium.new_context(viewport=TABLET)
+    page = console(context, url)
+    link = LossyLink(context)
+    page.evaluate("TB.retryDelays = [50]")  # one retry, then the outbox: its turn comes sooner
+    before = sum(1 for row in bank.journal_rows() if row["type"] == "harvest")
+    made = 0
+    for resource in ("water", "flora", "energy"):  # twelve different commands: the same one again is a resend
+        for team in ("yellow", "red", "blue", "green"):
+            page.click(f'#team-picker [data-team="{team}"]')
+            page.click('#tabs [data-tab="harvest"]')
+            button = page.locator(f'[data-panel="harvest"] [data-resource="{resource}"]')
+            button.click()
+            page.wait_for_timeout(800)  # a new tap, never the second tap of a double tap
+            if "btn-confirm" in (button.get_attribute("class") or ""):
+                button.click()  # "harvested a moment ago: again?" (this team's card booked within 10 s)
+            expect(page.locator("body")).not_to_have_class(re.compile("busy"), timeout=30_000)
+            made += 1
+            page.wait_for_timeout(800)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and page.evaluate("() => TB.outbox.mine().length"):
+        time.sleep(0.5)
+    link.lossy = False
+    assert page.evaluate("() => TB.outbox.mine().length") == 0
+    rows = [row for row in bank.journal_rows() if row["type"] == "harvest"]
+    assert len(rows) - before == made == 12  # each tap booked once, whatever was lost
+    assert len({row["command_id"] for row in rows}) == len(rows)
     context.close()
