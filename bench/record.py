@@ -103,6 +103,11 @@ def record(name: str, rows: list[dict], command: str, measured: str, folder: Pat
     return path
 
 
+def script(path: str) -> str:
+    """How a bench names itself in its command: its path from the repository's root, wherever it moved."""
+    return Path(path).resolve().relative_to(ROOT).as_posix()
+
+
 def main_table() -> None:
     """Make the page's table again from the files, as `bench/record.py` does."""
     PAGE.write_text(page_with_table(PAGE.read_text(encoding="utf-8"), load()), encoding="utf-8")

@@ -106,12 +106,13 @@ def main(argv=None) -> int:
     print(f"floor (bare canvas, {pages} pages, one string each): {base * 1000:.1f} ms")
     print(f"ratio pack / floor: {total / base:.0f}x")
     if args.record:
-        import record  # bench/record.py, beside this script
+        sys.path.insert(0, str(ROOT / "bench"))
+        import record  # bench/record.py
         row = {"figure": "Print pack (every sheet, French), x a bare canvas of as many pages",
                "value": round(total / base), "unit": "x", "goal": None, "limit": None}
         measured = (f"{time.strftime('%Y-%m-%d')}, {len(per_doc)} PDFs, {pages} pages, {total * 1000:.0f} ms, "
                     f"median of {args.repeat}, load {os.getloadavg()[0]:.0f}")
-        print(record.record("12_print", [row], command=f".venv/bin/python bench/printables/bench_print.py --repeat {args.repeat}",
+        print(record.record("12_print", [row], command=f".venv/bin/python {record.script(__file__)} --repeat {args.repeat}",
                             measured=measured))
         record.main_table()
     return 0

@@ -273,12 +273,12 @@ def main() -> None:
               "", f"Machine: {__import__('harness').machine()}"]
     print("\n".join(lines))
     if args.record and "50,000" in serve:
-        import record  # bench/record.py, beside this script
+        import record  # bench/record.py, on the path with the shared modules
         row = {"figure": "Reopen a 50,000-command game and serve its first request",
                "value": round(statistics.median(serve["50,000"]) * 1000), "unit": "ms", "goal": "<", "limit": 1000}
         measured = (f"{time.strftime('%Y-%m-%d')}, median of {rounds} starts, a fresh game {floor_serve * 1000:.0f} ms, "
                     f"load {os.getloadavg()[0]:.0f}")
-        print(record.record("10_recovery", [row], command=" ".join([".venv/bin/python", "bench/store/bench_recovery.py",
+        print(record.record("10_recovery", [row], command=" ".join([".venv/bin/python", record.script(__file__),
                             *(a for a in sys.argv[1:] if a != "--record")]), measured=measured))
         record.main_table()
 

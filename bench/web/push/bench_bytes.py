@@ -199,13 +199,13 @@ def main() -> None:
 
 def keep(results: list, args: list) -> None:
     """P9's row of docs/PERFORMANCE.md: the largest room of pages offering compression, as browsers do."""
-    import record  # bench/record.py, beside this script
+    import record  # bench/record.py, on the path with the shared modules
     big = max((r for r in results if r["deflate"]), key=lambda r: r["clients"])
     w = big["window"]
     total = (w["down"] + w["up"] + w["tcpip_down"] + w["tcpip_up"]) / max(1, big["booked"])
     row = {"figure": f"P9: bytes per booked command, both ways, {big['clients']} pages", "value": round(total / 1024, 1),
            "unit": "KB", "goal": "<=", "limit": 150}
-    command = " ".join([".venv/bin/python", "bench/web/push/bench_bytes.py", *(a for a in args if a != "--record")])
+    command = " ".join([".venv/bin/python", record.script(__file__), *(a for a in args if a != "--record")])
     print(record.record("06_bytes", [row], command=command, measured=f"{time.strftime('%Y-%m-%d')}, {machine()}"))
     record.main_table()
 
