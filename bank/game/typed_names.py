@@ -150,8 +150,11 @@ def _start_length(form: tuple, words: list, at: int, keywords) -> int:
             n += 1
             end = n if fold(written) not in keywords else end
             continue
-        if len(typed) >= 3 and not typed.isdigit() and form[n].startswith(typed) and fold(written) not in keywords:
-            n, short, end = n + 1, True, n + 1  # a word cut short ends the name
+        marked_here = at + n + 1 < len(words) and words[at + n + 1] == CUT
+        if form[n].startswith(typed) and (marked_here or len(typed) >= 3 and not typed.isdigit()
+                                          and fold(written) not in keywords):
+            # a word cut short ends the name; with the cut mark after it, even one letter ("Ma-M…")
+            n, short, end = n + 1, True, n + 1
         break
     marked = at + n < len(words) and words[at + n] == CUT
     if marked:
