@@ -32,7 +32,7 @@ STEPS = {
                                                      "recopiez la ligne de l'équipe de l'état."),
             ("Tenir les registres", "Une ligne par mouvement, écrite comme elle sera saisie : « {A} récolte {r1} 2 », "
                                     "« {A} construit {building} », « {A} piste {t1} 1 ». Puis + reçu ou - payé et le "
-                                    "nouveau total, sur la ligne numérotée suivante. Échange ou combat : sur les deux registres, entouré sur le second."),
+                                    "nouveau total, sur la ligne numérotée suivante. Échange ou combat : sur les deux registres, compté une fois."),
             ("Appliquer les règles à la main", "Les prix et les règles sont dans l'aide-mémoire de la banque. L'état dit "
                                                "combien chaque équipe récolte, les niveaux des pistes, le taux, les options "
                                                "et les événements ouverts. Avancez les pistes sur le plateau commun."),
@@ -69,7 +69,7 @@ STEPS = {
                                                   "team's line from the state."),
             ("Keep the ledgers", "One line per move, written as it will be typed: '{A} harvest {r1} 2', '{A} build "
                                  "{building}', '{A} track {t1} 1'. Then + received or - paid and the new total, on the next numbered line. "
-                                 "A trade or a fight: on both ledgers, circled on the second."),
+                                 "A trade or a fight: on both ledgers, counted once."),
             ("Apply the rules by hand", "Prices and rules are in the bank's quick reference. The state says how much each "
                                         "team harvests, the tracks' levels, the rate, the options and the open events. "
                                         "Move the tracks on the shared board."),

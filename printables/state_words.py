@@ -30,8 +30,8 @@ WORDS = {
         "ledger_help": "Une ligne numérotée par mouvement, écrite comme elle sera saisie au retour de la banque "
                        "(« {example} »), puis + reçu ou - payé et le nouveau total. À la saisie : « feuille {sheet} », "
                        "puis chaque ligne avec son numéro (« 1 {example} ») ; renvoyée d'un autre appareil, une ligne "
-                       "n'est jamais comptée deux fois. Un échange ou un combat : écrit sur les deux registres, saisi "
-                       "une seule fois (sur le second, entourez la ligne).",
+                       "n'est jamais comptée deux fois. Un échange ou un combat : écrit sur les deux registres, compté "
+                       "une fois même saisi des deux.",
         "carry": "Page pleine : recopiez les totaux sur la ligne de départ d'une autre copie de ce registre et "
                  "écrivez 2, puis 3, dans sa case « copie » : elle se saisit « feuille {sheet}/2 ».",
         "sheet": "Feuille", "copy": "copie",
@@ -62,8 +62,8 @@ WORDS = {
         "ledger_help": "One numbered line per move, written as it will be typed back when the bank returns "
                        "('{example}'), then + received or - paid and the new total. To type it back: 'sheet {sheet}', "
                        "then each line with its number ('1 {example}'); sent again from another device, a line is "
-                       "never counted twice. A trade or a fight: written on both ledgers, typed once (circle the "
-                       "line on the second).",
+                       "never counted twice. A trade or a fight: written on both ledgers, counted once even if "
+                       "typed from both.",
         "carry": "Page full: copy the totals onto the starting row of another copy of this ledger and write 2 "
                  "(then 3...) in its 'copy' box: it is typed 'sheet {sheet}/2'.",
         "sheet": "Sheet", "copy": "copy",

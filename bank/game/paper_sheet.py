@@ -76,3 +76,9 @@ def numbered(line: str):
     if not match or not 1 <= int(match.group("n")) <= 999:
         return None
     return int(match.group("n")), match.group("rest").strip()
+
+
+def sheet_parts(sheet: str) -> tuple:
+    """(the entry a sheet starts from, its team's letters) of an id read_header gave ('412C/2' -> (412, 'C'))."""
+    found = _ID.match(sheet.split("/")[0])
+    return int(found.group("seq")), found.group("team").upper()

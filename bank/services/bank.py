@@ -304,6 +304,11 @@ class Bank(ClockKeeping):
         """Committed journal rows after `after_seq`, streamed (exports, catch-up)."""
         return self._journal.rows(after_seq)
 
+    def booked(self, command_id: str) -> dict | None:
+        """The committed row booked under `command_id`, or None (a paper line asks what it is the copy of)."""
+        with self._lock:
+            return self._journal.find(command_id)
+
     def rows_upto(self, after_seq: int, upto: int) -> list[dict]:
         """The committed rows with after_seq < seq <= upto (`upto` at most a seq this bank has reached): from
         memory when it holds them all (the rounds' case), else read. The rows are shared: do not change them."""

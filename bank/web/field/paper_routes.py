@@ -33,7 +33,7 @@ from bank.store.journal import StorageError
 from bank.web.access.auth import error, lead_required
 from bank.web.access.permissions import may
 from bank.web.body import BodyError, read_object
-from bank.web.field import paper_writer, payloads
+from bank.web.field import paper_shared, paper_writer, payloads
 from bank.web.field.paper_syntax import Grammar, PaperSyntaxError, parse
 from bank.web.push import live
 
@@ -158,6 +158,7 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
     grammar = Grammar(services.config, services.bank.state.events, _lang())
     seen: dict = {}
     numbers: dict = {}  # (sheet, number) -> the text line that gave it, in this batch
+    stood_for: dict = {}  # lines of this batch answered as the other team's copy (paper_shared.py)
     results, stopped, sheet = [], None, None
     for number, line in enumerate(lines, 1):
         line = line.strip()
@@ -200,6 +201,10 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
             identity = f"sheet\n{place[0]}\n{place[1]}\n{canonical}"
         cid = "paper:" + hashlib.sha256(identity.encode()).hexdigest()[:40]
         try:
+            both = None if place is None else paper_shared.book(services.bank, services.config, command, place, user, stood_for)
+            if both is not None:  # a trade or fight written on both teams' ledgers is one move
+                result.update(both)
+                continue
             booked = services.bank.execute({**command, "id": cid, "actor": user})
         except IdConflict:  # the same line, booked by another facilitator's account
             result.update(status="duplicate")

@@ -1,0 +1,154 @@
+"""A trade or a fight is written on both teams' ledgers (the ledger's help says so). Typed back from
+both sheets, each line had its own sheet and number, so each was its own entry and the trade was
+booked twice. The k-th time two teams made the same move is now one entry however many of their
+sheets carry it and whatever order, device or account they are typed from; the copy's line is
+answered as already booked, naming the sheet and line it was booked from (bank/web/field/paper_shared.py).
+In the shipped config the ledgers' letters are A Bleus, B Jaunes, C Rouges, D Verts."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bank.game.config import load_config
+from bank.web import create_app
+from conftest import CONFIG_PATH, WebClient
+
+TRADE = "Bleus commerce Rouges donne 2 eau reçoit 1 dioxygène"
+
+
+def send(client: WebClient, text: str) -> dict:
+    reply = client.client.post("/api/paper/batch", json={"batch": uuid.uuid4().hex, "text": text},
+                               headers={"X-CSRF-Token": client.csrf})
+    assert reply.status_code == 200, reply.get_json()
+    return reply.get_json()
+
+
+def sheet(name: str, lines: dict) -> str:
+    return f"feuille {name}\n" + "".join(f"{n} {move}\n" for n, move in sorted(lines.items()))
+
+
+def stocks(bank) -> tuple:
+    return bank.state.stock("blue")["water"], bank.state.stock("red")["dioxygen"]
+
+
+@pytest.fixture
+def leads(app, web):
+    app.extensions["terrabank"].access.add_user("second", "correct horse", "lead")
+    first, second = web("lead"), WebClient(app.test_client())
+    assert second.login("second").status_code == 200
+    assert first.command(type="start_clock").status_code == 200
+    return first, second
+
+
+def test_a_trade_typed_from_both_teams_sheets_books_once(app, leads):
+    first, second = leads
+    bank = app.extensions["terrabank"].bank
+    water, oxygen = stocks(bank)
+    booked = send(first, sheet("0A", {1: "Bleus récolte eau 1", 3: TRADE}))
+    assert (booked["booked"], booked["duplicate"]) == (2, 0), booked
+    seq = bank.last_seq
+    copy = send(second, sheet("0C", {2: TRADE, 4: "Rouges récolte dioxygène 1"}))
+    assert (copy["booked"], copy["duplicate"], copy["refused"]) == (1, 1, 0), copy
+    line = copy["lines"][0]
+    assert line["status"] == "duplicate" and line["same_as"] == {"sheet": "0A", "line": 3}
+    assert line["seq"] == booked["lines"][1]["seq"]
+    assert bank.last_seq == seq + 1
+    assert stocks(bank) == (water + 1 - 2, oxygen - 1 + 1)  # the trade once; each harvest once
+    for client in (first, second):  # sent again, from either device: nothing more
+        assert send(client, sheet("0C", {2: TRADE}))["booked"] == 0
+        assert send(client, sheet("0A", {3: TRADE}))["booked"] == 0
+    assert bank.last_seq == seq + 1
+
+
+def test_a_fight_typed_from_both_sheets_books_once(app, leads):
+    first, second = leads
+    bank = app.extensions["terrabank"].bank
+    fight = "Rouges pirate 1 bat Bleus récolteur 1 prend 1 eau"
+    seq = bank.last_seq
+    assert send(first, sheet("0C", {1: fight}))["booked"] == 1
+    copy = send(second, sheet("0A", {5: fight}))
+    assert copy["booked"] == 0 and copy["lines"][0]["same_as"] == {"sheet": "0C", "line": 1}
+    assert bank.last_seq == seq + 1
+
+
+def test_the_same_trade_made_twice_is_two_trades(app, leads):
+    first, second = leads
+    bank = app.extensions["terrabank"].bank
+    for team in ("blue", "red"):  # enough tokens for three trades
+        assert first.command(type="inventory", team=team, counted={"water": 9, "dioxygen": 9}, reason="count").status_code == 200
+    seq = bank.last_seq
+    # Written twice on Rouges' sheet, twice on Bleus' (the second on a new copy of it), typed Rouges first.
+    assert send(second, sheet("0C", {2: TRADE, 6: TRADE}))["booked"] == 2
+    assert send(first, sheet("0A", {4: TRADE}) + sheet("0A/2", {1: TRADE}))["duplicate"] == 2
+    # A third time, written only on Bleus' sheet: a third trade.
+    third = send(first, sheet("0A", {4: TRADE}) + sheet("0A/2", {1: TRADE, 3: TRADE}))
+    assert [line["status"] for line in third["lines"]] == ["duplicate", "duplicate", "booked"], third
+    assert [line.get("same_as") for line in third["lines"]] == [{"sheet": "0C", "line": 2}, {"sheet": "0C", "line": 6}, None]
+    assert bank.last_seq == seq + 3
+    assert stocks(bank) == (9 - 6, 9 - 3)
+    # Typed again from the other device, whole or a line alone: nothing more.
+    assert send(second, sheet("0C", {2: TRADE, 6: TRADE}))["booked"] == 0
+    assert send(second, sheet("0A/2", {3: TRADE}))["booked"] == 0
+    assert bank.last_seq == seq + 3
+
+
+def test_both_sheets_typed_at_once_from_two_devices_book_once(app, leads):
+    bank = app.extensions["terrabank"].bank
+    seq = bank.last_seq
+    texts = (sheet("0A", {3: TRADE}), sheet("0C", {2: TRADE}))
+    start = threading.Barrier(2)
+    answers = []
+
+    def type_sheet(client, text):
+        start.wait()
+        answers.append(send(client, text))
+
+    threads = [threading.Thread(target=type_sheet, args=pair) for pair in zip(leads, texts)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(answer["booked"] for answer in answers) == [0, 1], answers
+    assert bank.last_seq == seq + 1
+
+
+@pytest.fixture(scope="module")
+def one_game(tmp_path_factory):
+    """One game for every example: each example types sheets of its own print ("7A", "7C"...)."""
+    app = create_app({"DB": tmp_path_factory.mktemp("both") / "web.db", "CONFIG": load_config(CONFIG_PATH), "TESTING": True,
+                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    access = app.extensions["terrabank"].access
+    devices = []
+    for user in ("lead", "second"):
+        access.add_user(user, "correct horse", "lead")
+        client = WebClient(app.test_client())
+        assert client.login(user).status_code == 200
+        devices.append(client)
+    assert devices[0].command(type="start_clock").status_code == 200
+    yield app, devices, iter(range(1, 10 ** 6))
+    app.extensions["terrabank"].bank.close()
+    access.close()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(on_blue=st.integers(0, 3), on_red=st.integers(0, 3), order=st.lists(st.sampled_from("AC"), min_size=1, max_size=5),
+       device=st.lists(st.integers(0, 1), min_size=7, max_size=7))
+def test_however_the_sheets_are_typed_each_trade_books_once(one_game, on_blue, on_red, order, device):
+    """Each team wrote the trade some times (the one who wrote more is right: the other forgot one); the
+    sheets are typed whole, in any order, again and again, from either device."""
+    app, devices, prints = one_game
+    bank = app.extensions["terrabank"].bank
+    for team in ("blue", "red"):  # enough tokens for three trades each way
+        assert devices[0].command(type="inventory", team=team, counted={"water": 9, "dioxygen": 9}, reason="count").status_code == 200
+    seq, at = bank.last_seq, next(prints)
+    written = {"A": {2 * k + 1: TRADE for k in range(on_blue)}, "C": {3 * k + 2: TRADE for k in range(on_red)}}
+    for i, letter in enumerate(order + ["A", "C"]):
+        if written[letter]:
+            send(devices[device[i]], sheet(f"{at}{letter}", written[letter]))
+    assert bank.last_seq == seq + max(on_blue, on_red)
+    assert stocks(bank) == (9 - 2 * max(on_blue, on_red), 9 - max(on_blue, on_red))
