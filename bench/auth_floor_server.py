@@ -1,4 +1,4 @@
-"""The authenticated floor for bench_latency.py (issue 27): the least a server must do for a logged-in
+"""The authenticated floor for bench_latency.py: the least a server must do for a logged-in
 facilitator's command, on the bank's own stack.
 
 bench/floor_server.py (the anonymous floor) books whatever arrives. A facilitator's harvest cannot be
@@ -17,13 +17,13 @@ bank/web/serving.run (Gunicorn's guarded threaded worker, the bank's limits, gzi
 process (floor_server.serve). GET /api/csrf and POST /api/login (any user name and password; the session
 row and cookie made as the bank makes them) let harness.Api log in as it does with the bank.
 
-`--fanout` (bench_latency's room of live pages, issue 27): the floor also does what the bank does for its
+`--fanout` (bench_latency's room of live pages): the floor also does what the bank does for its
 pages, at the least cost: after the COMMIT and once the reply is written (bank/web/serving/after_reply.later,
 as the bank wakes its broadcaster), a thread of its own sends one Socket.IO message to every connected page, `round` as the bank's
 pages get, padded to the bank's measured bytes. Its size and how many commands one message covers (the
 bank sends at most one round per 100 ms, so a round may carry several commands) are set by
 POST /bench/fanout {"bytes": B, "per_command": r} once the bank's pages have measured them; until then one
-message of 400 bytes per command. Or, with POST /bench/fanout {"rounds": {team: [message, ...]}} (issue 46: padding
+message of 400 bytes per command. Or, with POST /bench/fanout {"rounds": {team: [message, ...]}} (padding
 compresses to nothing while the bank sends ~1 KB of JSON), the bank's own `round` messages as its pages got them,
 each team's pages their team's (a page says its team as the bank's do, auth {"team": "floor-<team>"}), taken in
 turn, every part's `seq` set to the newest entry: the same shape, bytes and compressibility as the bank's.
@@ -238,7 +238,7 @@ def make_app(db: str, row_bytes: int, fanout: bool = False):
 
 
 def with_bank_allocator() -> None:
-    """Start again (same pid, same output) with the bank's malloc settings unless they are set (issue 33): `terrabank
+    """Start again (same pid, same output) with the bank's malloc settings unless they are set: `terrabank
     serve` runs with 2 arenas and no per-thread cache (bank/cli/serve_lean.ALLOCATOR), which costs CPU and saves
     memory; a floor without them was compared with a bank paying for them. glibc reads them once, at start."""
     from bank.cli.serve_lean import ALLOCATOR

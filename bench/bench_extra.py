@@ -1,4 +1,4 @@
-"""The bench extra, loaded when a benchmark runs rather than when its module is imported (issue 27).
+"""The bench extra, loaded when a benchmark runs rather than when its module is imported.
 
 bench/clients.py needs aiohttp (python-socketio's asyncio client), which only the `bench` extra
 installs: imported at the top of a benchmark, it made even `--help` fail with a traceback.

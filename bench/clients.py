@@ -88,7 +88,7 @@ class Client:
     regressions: int = 0  # messages older than one already shown: the page would show a stale picture
     sio: socketio.AsyncClient | None = None
     wire: int = 0        # bytes of the update frames received (public, team, journal), as sent
-    messages: int = 0    # update messages received (a `round` counts once, issue 27)
+    messages: int = 0    # update messages received (a `round` counts once)
     deflated: int = 0    # the same frames had the connection negotiated permessage-deflate
     deflate: Deflated = field(default_factory=Deflated)
 
@@ -138,7 +138,7 @@ class Fleet:
         self.clients: list[Client] = []
         for kind, team in mix(n, list(tokens), displays, facilitators):
             auth = {"team": tokens[team]} if kind == "phone" else {"display": True} if kind == "display" else {}
-            if rounds:  # as static/js/live.js (issue 27): one `round` message per round; a console shows the journal
+            if rounds:  # as static/js/live.js: one `round` message per round; a console shows the journal
                 auth = {**auth, "rounds": 1, **({"journal": True} if kind == "facilitator" else {})}
             headers = {"Cookie": cookie} if kind == "facilitator" else {}
             self.clients.append(Client(kind, auth, headers, team))
@@ -210,7 +210,7 @@ class Fleet:
         parts = {event: recorder(event) for event in client.received}
 
         async def on_round(message=None):
-            """One message holding each part (issue 27): its bytes counted once, each part's seq as its own."""
+            """One message holding each part: its bytes counted once, each part's seq as its own."""
             client.messages += 1
             if self.count_bytes:
                 text = socketio_text("round", message)
@@ -226,7 +226,7 @@ class Fleet:
             client.reason = str(reason)
         sio.on("disconnect", on_disconnect)
         # As static/js/live.js: a phone's link also rides in the query, where the server admits a live page by
-        # its secret (issue 23); without it every phone counted as anonymous, and the 57th was refused (503).
+        # its secret; without it every phone counted as anonymous, and the 57th was refused (503).
         url = f"{self.url}?{urlencode({'team': client.auth['team']})}" if client.auth.get("team") else self.url
         await sio.connect(url, transports=["websocket"], auth=client.auth, headers=client.headers,
                           wait_timeout=30)

@@ -1,10 +1,10 @@
-"""The fan-out floor: a bare Flask-SocketIO server on the bank's own stack (issue 27).
+"""The fan-out floor: a bare Flask-SocketIO server on the bank's own stack.
 
 Served exactly as `terrabank serve` serves the bank: Flask-SocketIO in threading mode with
 simple-websocket, the bank's Socket.IO settings (bank/web/push/extensions.py), behind
 bank/web/serving.run: Gunicorn's master and one guarded gthread worker with the bank's limits,
-gzip and deadlines (bench/floor_server.serve, which the latency floors use too; before issue 27
-this floor ran on Werkzeug, a lighter stack than the bank's). The only difference in limits:
+gzip and deadlines (bench/floor_server.serve, which the latency floors use too; not
+Werkzeug, a lighter stack than the bank's). The only difference in limits:
 every live page may be anonymous (floor_server.serve says why).
 
 No bank at all: POST /api/commands only stamps the next seq on payloads captured from a real bank
@@ -51,7 +51,7 @@ def make_app(payloads: dict):
     def on_connect(auth=None):
         auth = auth if isinstance(auth, dict) else {}
         team = auth.get("team") if auth.get("team") in payloads["team"] else None
-        if auth.get("rounds") == 1:  # one message per page per round, in rooms shaped for it (issue 27)
+        if auth.get("rounds") == 1:  # one message per page per round, in rooms shaped for it
             join_room(f"round:team:{team}" if team else
                       "round:facilitators" if request.headers.get("Cookie") and auth.get("journal") else "round:others")
             return
@@ -90,7 +90,7 @@ def make_app(payloads: dict):
 
 
 def main() -> None:
-    with_bank_allocator()  # malloc as the bank's (issue 33)
+    with_bank_allocator()  # malloc as the bank's
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0, help="0 (the default): any free port, printed")
     parser.add_argument("--payloads", required=True, help="JSON file: {public, team: {id: payload}, journal}")

@@ -4,7 +4,7 @@
 Nothing here is a test; scripts under bench/ import it to measure the bank as a
 facilitator's browser meets it (a separate process, over TCP, durable database).
 
-Two runs on one machine must not meet (issue 14): a server binds a free port itself
+Two runs on one machine must not meet: a server binds a free port itself
 (`serve --port 0`) and prints it, and `launch` reads it from its output, so no port
 is ever picked, released and taken by another run meanwhile; each run (process) logs
 in with its own random user and password, and each Server keeps its files in the

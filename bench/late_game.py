@@ -1,10 +1,10 @@
-"""A long game built fast, for the late-game benchmarks (issue 14): N journal rows of a
+"""A long game built fast, for the late-game benchmarks: N journal rows of a
 realistic afternoon, booked directly on bank.services.bank.Bank (no HTTP, no server).
 
 The mix is the soak's (bench_soak.pick_command: harvests, builds, free trades, fights and
 commands the bank refuses) plus what a real afternoon also has and the soak lacks: game
-events opened, given to and closed (about one every 150 rows, as in the 50,000-row game
-of issue 14), and reversals of recent entries (about 2 % of the rows). The game is left
+events opened, given to and closed (about one every 150 rows, as in a real 50,000-row
+game), and reversals of recent entries (about 2 % of the rows). The game is left
 paused with no building standing from bench_latency.BUILDINGS, so the latency benchmark
 can resume it and build each of them again.
 
@@ -28,7 +28,7 @@ from bank.game.config import load_config
 from bank.errors import BankError
 from bank.services.bank import Bank
 
-EVENT_EVERY = 150      # rows between two game events opened (issue 14's game: 318 events in 50,000 rows)
+EVENT_EVERY = 150      # rows between two game events opened (a real game: 318 events in 50,000 rows)
 EVENT_OPEN_ROWS = 60   # rows an event stays open before it is closed
 REVERSE_SHARE = 0.02   # share of commands that undo a recent entry
 

@@ -1,6 +1,6 @@
 """The servers of bench_processes.py: one game served by N `terrabank serve` processes.
 
-`Cluster`: the game in PostgreSQL, N processes sharing a Redis queue (issue 15), started
+`Cluster`: the game in PostgreSQL, N processes sharing a Redis queue, started
 as tests/web/serving/test_processes_serve.py starts two (harness.launch, `--port 0`). `SingleFile`:
 the same game on the SQLite file, one process (harness.Server), for the journal's own cost.
 Both answer `ports` and `memory()`, so the load code does not care which it drives.

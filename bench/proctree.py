@@ -71,7 +71,7 @@ def _private_kb(pid: int) -> int:
 
 
 def own_mb(pid: int) -> float:
-    """The whole tree's memory as a Raspberry Pi running only it would see it used, MB (issue 33): the resident
+    """The whole tree's memory as a Raspberry Pi running only it would see it used, MB: the resident
     memory of its largest process (the worker: every page it maps, shared with the master or not) plus what each
     other process holds alone (the master's private pages). Every page counted once, and none left out because
     another program on this machine happens to map it too (PSS splits those; the Pi has no other server)."""
@@ -84,7 +84,7 @@ def own_mb(pid: int) -> float:
 
 def processes(pid: int) -> list:
     """[(pid, name, RSS MB, PSS MB)] of each process of the tree, `pid` (Gunicorn's master) first:
-    the per-process lines beside the tree's totals (issue 27: the master alone was once read as "the bank")."""
+    the per-process lines beside the tree's totals (the master alone was once read as "the bank")."""
     out = []
     for p in tree(pid):
         try:
@@ -127,7 +127,7 @@ def machine_ticks() -> tuple[int, int]:
 
 
 def kinds_mb(pid: int) -> dict:
-    """Where one process's resident memory is (issue 27), MB of PSS by kind of mapping, from /proc/<pid>/smaps:
+    """Where one process's resident memory is, MB of PSS by kind of mapping, from /proc/<pid>/smaps:
     thread stacks (the 512 KB stacks `serve` sets, bank/web/serving/limits.py), the main heap, other anonymous
     memory (malloc's thread arenas, Python's object arenas and its 16 KB frame stacks, one per thread), and
     files (the interpreter, shared libraries: mostly shared with the other processes)."""

@@ -1,4 +1,5 @@
-"""The slow-client attack of issue 13, on this machine only, bounded, and a probe of who still gets in.
+"""The slow-client attack (slow headers, half-open connections), on this machine only, bounded,
+and a probe of who still gets in.
 
 One "laptop" (a loopback source address, 127.0.0.2 by default, so the per-address cap
 sees one address) keeps open:
@@ -13,7 +14,7 @@ as a script on the game's Wi-Fi would. Meanwhile `probe()` plays the big screen
 Bounded: the target and the source must be loopback addresses; it stops after
 `seconds` (at most 300) and opens at most 20 times its count of connections in all.
 
-`--login-bodies` (issue 34): each slow connection sends a log-in's head whole (with a visitor's
+`--login-bodies`: each slow connection sends a log-in's head whole (with a visitor's
 cookie and CSRF token, so the bank reads the body) and then drips its body; `--addresses 8`
 runs 8 laptops (127.0.0.2-9), each with the counts given. `--framing chunked|expect|big` frames
 that body otherwise, `--query seat=<link>` or `--query team=<link>` makes it claim a secret.

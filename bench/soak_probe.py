@@ -1,4 +1,4 @@
-"""A diagnostic hook inside the serving worker, for the soak's memory growth (issue 27, P3).
+"""A diagnostic hook inside the serving worker, for the soak's memory growth.
 
 The soak grew Gunicorn's worker by ~16 MB an hour, and an in-process tracemalloc (Flask's test
 client, no pages) saw almost nothing grow: the growth is in what only a served worker with live

@@ -5,9 +5,9 @@ and the whole `terrabank serve` start until it answers HTTP (check included).
 
 The server binds a free port itself (--port 0) and prints it (harness.launch reads it).
 Such a port accepts connections as soon as it is bound, right after the check, so the
-start now ends at the first HTTP answer. Before issue 14 it ended when a fixed port
-accepted, i.e. when Gunicorn bound it before its worker started: the worker's start
-is now included (+35-55 ms on a 2-vCPU machine, --quick, same run).
+start ends at the first HTTP answer, not when a fixed port accepts (Gunicorn binds it
+before its worker starts): the worker's start is included (+35-55 ms on a 2-vCPU
+machine, --quick, same run).
 
     .venv/bin/python bench/cli/fault_startcheck.py           # 1 000, 10 000 and 30 000 entries
     .venv/bin/python bench/cli/fault_startcheck.py --quick   # 1 000 and 5 000

@@ -4,7 +4,7 @@
 Renders every printable to PDF in a temporary folder (the pack of printables/pack.py on a
 game played by tests/printkit.py's play_sample for the report, with the six long, emoji team
 names of tests/print_names_kit.py; the game-state sheet and
-continuation ledgers of issue 25 on the seeded hour of bench/web/field/screenshots.py, a game still
+continuation ledgers on the seeded hour of bench/web/field/screenshots.py, a game still
 running; the Trias documents of printables/trias_pack.py), then turns the pages the README
 shows into PNGs with pdftoppm, each at a resolution that keeps it near 100-200 KB:
 A4 pages at 70 dpi, A3 at 50, the Trias sheets at 80, a join card cut out of its sheet at 115.
@@ -37,7 +37,7 @@ WIFI = ("Terrabank", "sol-vert-42")
 MM_PER_INCH = 25.4
 
 # PNG name -> (PDF name, page, dpi). The names are those README.md and docs/ show; the last
-# four are issue 25's paper takeover and issue 26's Italian player aid.
+# four are the paper takeover and the Italian player aid.
 PAGES = {
     "cards-front.png": ("cards-fr.pdf", 1, 70),
     "cards-back.png": ("cards-fr.pdf", 2, 70),

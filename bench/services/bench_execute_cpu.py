@@ -1,4 +1,4 @@
-"""Issue 27: the CPU of `Bank.execute` itself per harvest and per build, in-process, no web layer.
+"""The CPU of `Bank.execute` itself per harvest and per build, in-process, no web layer.
 
 A fresh durable game (SQLite, Bank.create) books bench_latency's mix directly on the bank:
 harvest, inventory (so the team can pay), build, reverse. Each command's CPU is the booking

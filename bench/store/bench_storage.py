@@ -1,4 +1,4 @@
-"""Command latency through Bank on the SQLite file and on PostgreSQL, each against its own floor (issue 15).
+"""Command latency through Bank on the SQLite file and on PostgreSQL, each against its own floor.
 
 Subject: Bank.execute (bank/services/bank.py) of `harvest` commands, rotating teams, cards and
 resources, in this process (no HTTP: the store is what differs). On SQLite: the game file

@@ -1,4 +1,4 @@
-"""How often a PostgreSQL `terrabank serve` loses its hold on the game by itself (issue 24, fencing).
+"""How often a PostgreSQL `terrabank serve` loses its hold on the game by itself (fencing).
 
 Starts `serve --port 0` on a throwaway PostgreSQL (tests/postgres_kit.py) N times, lets it run,
 stops it (SIGTERM) and counts the starts whose log says "lost the hold", while it ran and at

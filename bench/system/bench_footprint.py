@@ -6,13 +6,13 @@ and its worker, bench/proctree.py; each process given too) idle after start, wit
 Socket.IO clients connected (bench/clients.py), and after 20 commands fanned out
 to them; beside it, the bare Flask-SocketIO floor on the same Gunicorn stack
 (bench/fanout_floor.py) with the same 200 clients: what the stack alone costs.
-Target (P3, issue 27): the whole tree <= 100 MB with 200 pages.
+Target (P3): the whole tree <= 100 MB with 200 pages.
 
 Page weight: headless Chromium opens a team phone link (/t/<token>) in a fresh
 context (empty cache) and waits until the page is live; every response is
 counted (headers + body as transferred), the socket's frames too (as sent: each
 frame's header and its payload, deflated when the browser and the server agreed on
-permessage-deflate, as they do), and every request must go to 127.0.0.1. Both ways (issue 27): what the
+permessage-deflate, as they do), and every request must go to 127.0.0.1. Both ways: what the
 phone sends too (each request's headers and body, and the socket frames it sends, deflated). Each body
 is also gzip-compressed (level 6) to show what compression would save on a weak Wi-Fi.
 
@@ -106,7 +106,7 @@ def memory(clients: int, deflate: bool = False) -> dict:
                 cookie, tokens = lead_cookie_and_tokens(lead)
                 teams = list(tokens)
                 # deflate: the pages offer permessage-deflate, as browsers do; each then holds a zlib
-                # compressor in the worker (issue 27: 160 KB a page, 32 MB for 200).
+                # compressor in the worker (160 KB a page, 32 MB for 200).
                 fleet = Fleet(server.url, tokens, cookie, n=clients, deflate=deflate).start()
                 if deflate:
                     result["permessage-deflate agreed (Chromium's offer)"] = agreed_deflate(server.url)
@@ -118,15 +118,15 @@ def memory(clients: int, deflate: bool = False) -> dict:
                 time.sleep(2)
                 result[f"bank with {clients} clients, after 20 commands"] = proctree.rss_mb(server.pid)
                 result[f"bank with {clients} clients, after 20 commands, PSS"] = proctree.pss_mb(server.pid)
-                # As a Raspberry Pi running only the bank sees it (issue 33): the worker's RSS + the master's own pages.
+                # As a Raspberry Pi running only the bank sees it: the worker's RSS + the master's own pages.
                 result[f"bank with {clients} clients, after 20 commands, own (worker RSS + master private)"] = \
                     proctree.own_mb(server.pid)
                 for pid, label, rss, pss in proctree.processes(server.pid):
                     result[f"bank with {clients} clients: {label}, RSS / PSS"] = f"{rss:.1f} / {pss:.1f}"
-                    kinds = proctree.kinds_mb(pid)  # where it is (issue 27)
+                    kinds = proctree.kinds_mb(pid)  # where it is
                     result[f"bank with {clients} clients: {label}, PSS by kind"] = ", ".join(
                         f"{kind} {mb:.1f}" for kind, mb in kinds.items())
-                with allocator_env():  # the floor's malloc set as the bank's (bank/cli/serve_lean.py), issue 33
+                with allocator_env():  # the floor's malloc set as the bank's (bank/cli/serve_lean.py)
                     floor = FloorServer(folder, capture(fleet))
                 time.sleep(2)
                 result["floor idle after start"] = proctree.rss_mb(floor.proc.pid)
@@ -155,7 +155,7 @@ def memory(clients: int, deflate: bool = False) -> dict:
 
 
 def agreed_deflate(url: str) -> str:
-    """The Sec-WebSocket-Extensions the server answers Chromium's offer with (issue 27: the window it keeps)."""
+    """The Sec-WebSocket-Extensions the server answers Chromium's offer with (the window it keeps)."""
     host, port = urlsplit(url).hostname, urlsplit(url).port
     conn = http.client.HTTPConnection(host, port, timeout=10)
     try:
@@ -172,7 +172,7 @@ def frames_on_the_wire(payloads: list, deflate: bool) -> list:
     """The size of each server-to-client WebSocket frame as sent: Playwright hands over the payload
     as the page reads it (inflated), so it is deflated again the way the server does it (raw
     deflate, default level, one stream for the connection: context takeover, each message ending
-    with a sync flush whose 4 trailing bytes are not sent, RFC 7692; its window and memLevel, issue 27)
+    with a sync flush whose 4 trailing bytes are not sent, RFC 7692; its window and memLevel)
     plus the frame's header."""
     stream = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -WINDOW_BITS, MEM_LEVEL) if deflate else None
     sizes = []
@@ -242,12 +242,12 @@ def report(mem: dict, imports: tuple, weight: tuple, clients: int, args: list) -
     lines += ["", f"Imports alone (`import bank.web, bank.cli`): {imports[0]:.1f} MB with the bench extra installed, "
               f"{imports[1]:.1f} MB without aiohttp (as on a Pi without the bench extra): the figures above include "
               f"{imports[0] - imports[1]:.1f} MB a production install does not load.",
-              f"Target (P3, issue 27): the whole tree <= 100 MB with {clients} clients.", ""]
+              f"Target (P3): the whole tree <= 100 MB with {clients} clients.", ""]
     if not weight:
         return "\n".join(lines + [f"Command: `{' '.join(['.venv/bin/python', 'bench/system/bench_footprint.py', *args])}`",
                                    f"Machine: {machine()}"])
     lines += [
-              "Team phone, first load, as transferred: target under 60 KB (issue 13).", "",
+              "Team phone, first load, as transferred: target under 60 KB.", "",
               "Team phone, first load (bytes: response headers + body):", "",
               "| request | status | content-encoding | transferred | gzip level 6 would be |",
               "| --- | --- | --- | --- | --- |"]

@@ -1,4 +1,4 @@
-"""Several server processes on one game (issue 15): 1, 2 and 4 `terrabank serve` with up to 1,000 live pages.
+"""Several server processes on one game: 1, 2 and 4 `terrabank serve` with up to 1,000 live pages.
 
 For N in 1, 2, 4: one game in a throwaway PostgreSQL, N processes sharing a throwaway Redis
 (bench/processes_cluster.py, over tests/postgres_kit.py and tests/redis_kit.py). The room
@@ -134,7 +134,7 @@ def errors(r: dict) -> tuple[int, str]:
 def report(results: list, floors: dict, args: list, loads: tuple, pages: int, per_address: int) -> str:
     by = {r["label"]: r for r in results}
     base = by.get("1 process")
-    lines = ["## Several processes (issue 15)", "",
+    lines = ["## Several processes", "",
              f"One game, 1, 2 and 4 `terrabank serve` processes on a throwaway PostgreSQL and Redis, up to {pages:,} "
              "live pages (Socket.IO clients: 2 big screens, 3 consoles, the rest team phones, behind access points "
              f"of {per_address}), page i on process i % N as a sticky proxy keeps it; bench_soak's command mix and "

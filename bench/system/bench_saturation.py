@@ -1,4 +1,4 @@
-"""Commands per second at saturation (issue 24 item 4): 1, 2, 4 processes x 1, 4 games, PostgreSQL + Redis.
+"""Commands per second at saturation: 1, 2, 4 processes x 1, 4 games, PostgreSQL + Redis.
 
 Not the offered pace (PERFORMANCE.md's older "commands per s" column): a closed loop. Each game
 gets `--commanders` consoles (default 8, as the issue measured), each sending its next command the
@@ -9,9 +9,8 @@ the write path at its worst ("answered" and "booked" then agree; a refusal would
 
 Each game is served by its own N `terrabank serve` processes (bench/processes_cluster.Cluster:
 one throwaway PostgreSQL and Redis for all, tests/postgres_kit.py and redis_kit.py), so 4 games
-x 4 processes are 16 servers. (Several games in one process, `serve --games`, did not work on
-PostgreSQL when this was written: issue 24 item 2.) Each cell is the median of --runs windows
-on the same servers, with every window's figure printed beside it.
+x 4 processes are 16 servers (each game has servers of its own here, not `serve --games`). Each
+cell is the median of --runs windows on the same servers, with every window's figure printed beside it.
 
 --code FOLDER runs the servers from another checkout (e.g. `git worktree add /tmp/before HEAD`
 made before a change), with that checkout's config.toml: what the change bought, measured by this same script on this machine.

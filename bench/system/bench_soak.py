@@ -208,7 +208,7 @@ def report(r: dict, args: list) -> str:
              f"| whole tree RSS idle / first sample / last / max (MB; shared pages counted in each process) | "
              f"{r['idle_rss']:.1f} / {rss[0]:.1f} / {rss[-1]:.1f} / {max(rss):.1f} | <= 100 (P3) |",
              f"| whole tree's own memory (worker RSS + master's private pages: as a Pi sees it) first / last / max "
-             f"(MB) | {s[0][4]:.1f} / {s[-1][4]:.1f} / {max(x[4] for x in s):.1f} | <= 100 (P3, issue 33) |",
+             f"(MB) | {s[0][4]:.1f} / {s[-1][4]:.1f} / {max(x[4] for x in s):.1f} | <= 100 (P3) |",
              f"| own memory slope ± standard error, whole run / second half (MB/hour) | "
              f"{slope_text([(x[0], x[4]) for x in s])} / {slope_text([(x[0], x[4]) for x in half])} | < 1 (P3) |",
              f"| PSS slope ± standard error, whole run / second half (MB/hour) | "

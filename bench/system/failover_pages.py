@@ -1,4 +1,4 @@
-"""Failover of the pages (issue 24): kill -9 one of two `serve` processes under a crowd of pages during a
+"""Failover of the pages: kill -9 one of two `serve` processes under a crowd of pages during a
 burst of commands; every page of the dead process moves to the survivor and must end with the database's
 picture and (a console) its journal: no row lost, none doubled, all in order.
 
@@ -51,12 +51,12 @@ TEAM_KEYS = ("team", "reputation", "stock", "buildings", "animals", "cards")
 
 
 class JournalTwin:
-    """A console's journal, step for step as static/js/console_journal.js keeps it (issue 24).
+    """A console's journal, step for step as static/js/console_journal.js keeps it.
 
     Rows are merged by seq: one already held is skipped, an older one arriving late takes its
     place; `seq` is the last row held with every row before it; a held row beyond it is a gap,
     for which the page asks the rows after `seq` (at most every ASK_AGAIN seconds).
-    `late` counts rows that arrived after a newer one: those today's page (before issue 24)
+    `late` counts rows that arrived after a newer one: those today's page
     dropped for good, as "older than the newest shown"."""
 
     KEEP, ASK_AGAIN = 200, 3.0
@@ -142,12 +142,12 @@ class PageTwin:
     last_seq: dict = field(default_factory=dict)
 
     def query(self) -> str:
-        """The secret live.js also puts in the socket's query: the server admits a page by it (issue 23)."""
+        """The secret live.js also puts in the socket's query: the server admits a page by it."""
         secret = self.auth.get("team") and f"&team={self.auth['team']}" or self.auth.get("key") and f"&key={self.auth['key']}"
         return secret or ""
 
     def connect_auth(self) -> dict:
-        """What live.js sends on each (re)connect: its auth (one `round` message per round, issue 27; a
+        """What live.js sends on each (re)connect: its auth (one `round` message per round; a
         console shows the journal), and a console the last row it holds."""
         if self.kind == "console":
             return {**self.auth, "rounds": 1, "journal": True, "after": self.journal.seq}

@@ -1,4 +1,4 @@
-"""A Raspberry Pi's budget (issue 27): the fan-out, memory and latency benches with every server they start
+"""A Raspberry Pi's budget: the fan-out, memory and latency benches with every server they start
 held to one core and a CPU quota, standing in for a Pi Zero 2 W or a Pi 3.
 
 How: a control group the servers are moved into (never the benchmark's own process: its 200 simulated
@@ -12,7 +12,7 @@ A thread here moves every process below the bench (Gunicorn's masters, their wor
 threads with it, and the workers forked later are born in it. Nothing is timed before a server answers
 HTTP, by then it has been moved.
 
-Its share protected (issue 46): a quota is only a ceiling. On a machine others load, every process of theirs on
+Its share protected: a quota is only a ceiling. On a machine others load, every process of theirs on
 the same core weighs as much as the whole group (1024 each), so host load decided whether the "Pi" got its
 quarter core, and a bench compared a bank and a floor that got different shares. The group's scheduling weight
 is therefore the highest the kernel takes (cgroup v1 `cpu.shares` = 262144, v2 `cpu.weight` = 10000, 256x and

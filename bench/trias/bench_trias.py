@@ -1,7 +1,7 @@
-"""Benchmark of the Trias engine and its bots (issue 10).
+"""Benchmark of the Trias engine and its bots.
 
     python bench/trias/bench_trias.py speed            # random games/s, drift listing, playouts/s, decision time
-    python bench/trias/bench_trias.py speed --games 100 --players 4 --games-only   # issue 32's figure, short
+    python bench/trias/bench_trias.py speed --games 100 --players 4 --games-only   # the table's figure, short
     python bench/trias/bench_trias.py strength --games 200 --workers 2 --iterations 200
     python bench/trias/bench_trias.py strength --games 40 --workers 2 --hard-seconds 1.5 --pairings hard:easy
     python bench/trias/bench_trias.py strength --calibration bench/trias/trias_calibration.json   # real budgets, 2 players
@@ -206,7 +206,7 @@ def strength_main(args) -> dict:
     budgets = {"medium": {"iterations": args.medium}, "hard": {"iterations": args.iterations}}
     if args.calibration:
         # The iterations each level's real time budget buys on a quiet core (bench_trias_ladder.py
-        # calibrate), two players: issue 26 found medium judged at 20 iterations, 1/17 of its 0.4 s.
+        # calibrate), two players: a fixed 20 iterations would be 1/17 of what medium's 0.4 s buys.
         two = json.loads(args.calibration.read_text())["calibration"]["2"]
         budgets = {level: {"iterations": two[level]["iterations_mean"]} for level in ("medium", "hard")}
     if args.hard_seconds:
@@ -230,7 +230,7 @@ def main() -> None:
     parser.add_argument("--pairings", default="easy:random,hard:easy,medium:easy,hard:medium")
     parser.add_argument("--players", default="2,4,5", help="speed: the player counts of the random games")
     parser.add_argument("--games-only", action="store_true", help="speed: only the random games (a short run;"
-                        " issue 32's target is the 4-player games_per_cpu_s)")
+                        " the target is the 4-player games_per_cpu_s)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--log", type=Path, help="append each pairing's row here as soon as it is done")
     args = parser.parse_args()

@@ -1,4 +1,4 @@
-"""The ladder of Trias opponents at 2-5 players (issue 26): each level in one seat against the level below.
+"""The ladder of Trias opponents at 2-5 players: each level in one seat against the level below.
 
     # 1. How many search iterations each level's real time budget buys, per player count
     python bench/trias/bench_trias_ladder.py calibrate --json bench/trias/trias_calibration.json
@@ -49,7 +49,7 @@ from trias.bots import DEFAULT_BUDGET, greedy, search  # noqa: E402
 from bench_trias import emit, wilson  # noqa: E402
 
 RUNGS = (("easy", "random"), ("medium", "easy"), ("hard", "medium"))
-GOALS = (("hard", "easy"),)  # issue 26: hard against three greedy as well
+GOALS = (("hard", "easy"),)  # hard against three greedy as well
 SEED_BASE = 20_000
 
 

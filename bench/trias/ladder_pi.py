@@ -1,4 +1,4 @@
-"""The Trias ladder where people play (issue 32): real time budgets, each game's process held to a Pi's budget.
+"""The Trias ladder where people play: real time budgets, each game's process held to a Pi's budget.
 
     # the final run: every cell, 4 workers (each its own Pi), stop at 19:50 whatever n is reached
     nohup .venv/bin/python bench/trias/ladder_pi.py run --workers 4 --games 100 --games4 64 --lead2 0.8 \
@@ -82,7 +82,7 @@ from trias.bots.randombot import random_action  # noqa: E402
 CELLS = ((2, "easy", "random"), (2, "medium", "easy"), (2, "hard", "medium"), (2, "hard", "easy"),
          (4, "medium", "easy"), (4, "hard", "medium"))
 SEED_BASE = 32_000
-TARGET_RATE = 0.65        # issue 32: each level beats the one below in >= 65 % of 2-player games
+TARGET_RATE = 0.65        # each level beats the one below in >= 65 % of 2-player games
 TARGET_HARD_EASY = 0.80   # hard beats greedy in >= 80 %
 TARGET_N = 100            # per 2-player cell
 BOUND_S = {"easy": 0.5, "any": 2.0}   # every decision <= 2 s at the Pi budget, easy <= 0.5 s
@@ -574,7 +574,7 @@ def render(data: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=["run", "report"])
-    parser.add_argument("--cells", help="players:tested:below,... (default the six of issue 32)")
+    parser.add_argument("--cells", help="players:tested:below,... (default the six of the ladder)")
     parser.add_argument("--games", type=int, default=100, help="games per cell (the target's n for 2 players)")
     parser.add_argument("--games4", type=int, help="games per 4-player cell (default --games)")
     parser.add_argument("--lead2", type=float, default=1.0, help="hand out the 2-player cells' games within"

@@ -1,4 +1,4 @@
-"""A small black-box search for the Trias heuristic's weights (issue 26), by greedy self-play.
+"""A small black-box search for the Trias heuristic's weights, by greedy self-play.
 
     python bench/trias/trias_tune.py --train 20 --heldout 100 --rounds 2 --workers 2 --json tune.json
 

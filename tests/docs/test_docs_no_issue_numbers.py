@@ -1,4 +1,4 @@
-"""No issue numbers in the code's comments (bank/, trias/, printables/, static/, templates/) nor in the docs.
+"""No issue numbers in the code's comments (bank/, trias/, printables/, static/, templates/, bench/) nor the docs.
 
 An issue number tells the reader nothing without the tracker, and goes stale when the code moves on;
 the history is in git (`git log -S`). A comment that needs the story says it in a sentence.
@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = ("bank", "trias", "printables", "static", "templates")
+FOLDERS = ("bank", "trias", "printables", "static", "templates", "bench")
 KINDS = (".py", ".js", ".css", ".html")
 ISSUE = re.compile(r"\bissues?\s*#?\d+", re.I)
 # "#41" alone, as trackers write it (a CSS colour like #333 is not searched: .css is left out).

@@ -40,7 +40,7 @@ def start_server(folder: Path):
 
     from teams_kit import LONG_NAMES, config_file
 
-    # The names a game day brought (issue 42): what the pages must hold, not the four short defaults.
+    # The names a game day brought: what the pages must hold, not the four short defaults.
     app = create_app({"DB": str(folder / "terrabank.db"), "CONFIG": config_file(folder, LONG_NAMES)})
     app.extensions["terrabank"].access.add_user(USER, PASSWORD, "lead")
     return app, serving_thread.serve_in_thread(app).url
@@ -48,7 +48,7 @@ def start_server(folder: Path):
 
 def as_served(app) -> None:
     """From now on as under `terrabank serve` (TICKER): game time passes on the server, and the bank writes
-    the game state to disk by itself, a first file at once, so the admin page's paper panel lists one (issue 25)."""
+    the game state to disk by itself, a first file at once, so the admin page's paper panel lists one."""
     from bank.web.field import paper_writer
     from bank.web.push.live import start_ticker
 
@@ -87,7 +87,7 @@ def seed(app) -> None:
          "defender_card": "harvester-1", "winner": "defender", "tokens": {}})
     run({"type": "fight", "attacker_team": "yellow", "attacker_card": "pirate-1", "defender_team": "blue",
          "defender_card": "builder-1", "winner": "attacker", "tokens": {"energy": 1}})
-    # A correction with its reason, as the feeds show it (issue 25, item 4): points given to the wrong team.
+    # A correction with its reason, as the feeds show it: points given to the wrong team.
     wrong = run({"type": "award", "team": "red", "points": 2, "reason": "défi relevé"})
     run({"type": "reverse", "seq": wrong.seq, "reason": "mauvaise équipe"})
 
@@ -100,7 +100,7 @@ def login(page, url: str) -> None:
     page.wait_for_url("**/console")
 
 
-# Each page at a phone's size and at a projector's (issue 12): {page}-phone.png, {page}-1280x720.png.
+# Each page at a phone's size and at a projector's: {page}-phone.png, {page}-1280x720.png.
 SIZES = {"phone": {"width": 360, "height": 740}, "1280x720": {"width": 1280, "height": 720}}
 
 
@@ -124,7 +124,7 @@ def _scroll_to(page, selector: str) -> None:
     page.wait_for_timeout(400)
 
 
-# Two lines of a paper ledger typed back (issue 25, item 6): one booked, one refused with its reason.
+# Two lines of a paper ledger typed back: one booked, one refused with its reason.
 PAPER_LINES = "green récolte flore 1\nyellow construit serre"  # by id: the long names are the paper's own matter
 
 
@@ -166,7 +166,7 @@ def shoot(url: str, app, out: Path) -> None:
             page.wait_for_selector(".badge-live")
             page.wait_for_timeout(600)
             page.screenshot(path=str(out / f"team-{size}.png"))
-            if phone:  # the team's own latest bookings, a correction with its reason among them (issue 25, item 4)
+            if phone:  # the team's own latest bookings, a correction with its reason among them
                 _scroll_to(page, "#feed-panel")
                 page.screenshot(path=str(out / "team-feed-phone.png"))
             page.goto(url + "/display")
@@ -189,7 +189,7 @@ def shoot(url: str, app, out: Path) -> None:
                 _paper_batch(page)
             page.locator("#paper").screenshot(path=str(out / f"admin-paper-{size}.png"))  # the whole panel, as laid out
             page.close()
-        # The end: the winner over the big screen, and a team's phone opening on the results (issue 42).
+        # The end: the winner over the big screen, and a team's phone opening on the results.
         app.extensions["terrabank"].bank.execute({"id": "shots-end", "actor": USER, "type": "end_game"})
         display = browser.new_page(viewport=SIZES["1280x720"])
         display.goto(url + "/display")

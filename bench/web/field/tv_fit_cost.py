@@ -1,4 +1,4 @@
-"""What the big screen's layout costs a slow TV browser (issue 35's leftover: "the fit runs every second on
+"""What the big screen's layout costs a slow TV browser ("the fit runs every second on
 the TV; its cost on a slow TV browser was not measured").
 
 A real game served in this process (the production server, as bench/web/field/screenshots.py), its big screen

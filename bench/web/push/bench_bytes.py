@@ -1,4 +1,4 @@
-"""Bytes both ways per booked command, counted at the server's sockets (issue 27, P9).
+"""Bytes both ways per booked command, counted at the server's sockets.
 
 bench_fanout counts only what the pages' Socket.IO client hands over (payload + WebSocket frame
 header, downlink only). Here every byte the kernel moved on the bank's TCP sockets is counted, both
@@ -19,7 +19,7 @@ python-socketio's client) and pages that offer it as a browser does (aiohttp com
 simple-websocket accepts it with context takeover). Beside the measured plain figures, the downlink
 frames deflated by zlib as the server would (bench/clients.Deflated) cross-check the measured ones.
 
-The pages read one `round` message per round as today's live.js does (issue 27; bench/clients.Fleet);
+The pages read one `round` message per round as today's live.js does (bench/clients.Fleet);
 `--separate` makes them pages of the old script, which get the separate public/team/journal messages.
 
 Commands: the soak's mix (bench/bench_soak.pick_command: harvests, builds, trades, fights and commands
@@ -164,7 +164,7 @@ def report(results: list, args: list) -> str:
              "sockets closed during the window; pages dropped |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     lines += [row(r) for r in results]
-    lines += ["", "Target (P9, issue 27): <= 150 KB per booked command at 400 pages, both ways.",
+    lines += ["", "Target (P9): <= 150 KB per booked command at 400 pages, both ways.",
               "Measured at the socket: tcp_info of every established socket of the server's port (ss -tin), "
               "bytes_acked (down) and bytes_received (up); TCP/IP headers: 52 bytes a segment, the kernel's "
               f"count or the segments a {WIFI_MSS}-byte MSS needs, whichever is more; no 802.11 framing.",
@@ -180,7 +180,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--separate", action="store_true",
-                        help="pages of the script before issue 27: separate public/team/journal messages")
+                        help="pages of an older live.js: separate public/team/journal messages")
     parser.add_argument("--record", action="store_true",
                         help="keep the largest compressed room's figure as the last measured (bench/results/06_bytes.json), "
                              "then make docs/PERFORMANCE.md's table again with bench/record.py")

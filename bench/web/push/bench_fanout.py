@@ -5,13 +5,13 @@ Subject: a real `terrabank serve` (bench/harness.Server) with 200 Socket.IO clie
 and a facilitator posting harvests to /api/commands (harness.Api). For each
 command: t_ack = when its reply arrived; t_last = when the last client had every
 message it is due carrying that seq (phone: public + team, screen: public,
-console: public + journal; since issue 27 these are the parts of one `round` message per page, as
+console: public + journal; these are the parts of one `round` message per page, as
 today's live.js reads them, and the floor sends the same shape). Figure: t_last - t_ack (and t_last - t_send).
 
 Floor: bench/fanout_floor.py, a bare Flask-SocketIO server on the bank's own stack
-(Gunicorn's master and guarded gthread worker, the bank's limits: issue 27; it ran on
-Werkzeug before) that emits payloads captured from the bank in this run (same rooms,
-same sizes: since issue 14 the bank's messages are patches, so are the floor's) and
+(Gunicorn's master and guarded gthread worker, the bank's limits) that emits payloads captured
+from the bank in this run (same rooms, same sizes: the bank's messages are patches, so are the
+floor's) and
 then replies, to a second fleet of 200 clients in this process. Both get the same
 warm-up (10 harvests each, unmeasured). Floor and bank commands alternate in blocks,
 so the machine's drift hits both alike. The floor emits BEFORE it replies and the
@@ -22,7 +22,7 @@ ratio's median over the runs with its range, and the figures of all runs pooled.
 Memory: the whole process tree of each server (Gunicorn's master + worker, RSS and
 PSS, bench/proctree.py) with the clients connected, after the runs.
 
-Bytes (issue 14): every client adds up the frames of its updates (public, team,
+Bytes: every client adds up the frames of its updates (public, team,
 journal) as the server put them on the wire, and what permessage-deflate would
 have made of them (bench/clients.Deflated). Reported per booked command for the
 harvests above and for the soak's command mix (bench/bench_soak.pick_command,
@@ -199,7 +199,7 @@ def report(runs: list, n: int, mem: dict, args: list, wire: dict) -> str:
         if "mix" in wire:
             lines.append(bytes_line("the soak's mix", wire["mix"], n))
     lines += ["", *memory_lines(mem, n),
-              "", "Target (P2, issue 27): send -> last of 200 pages p99 <= 1.2x the Gunicorn fan-out floor "
+              "", "Target (P2): send -> last of 200 pages p99 <= 1.2x the Gunicorn fan-out floor "
               "(median of >= 5 runs).",
               "", f"Command: `{' '.join(['.venv/bin/python', 'bench/web/push/bench_fanout.py', *args])}`",
               f"Machine: {machine()}"]

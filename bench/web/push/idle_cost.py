@@ -1,4 +1,4 @@
-"""What 200 idle pages cost a server (issue 33: CPU per command at 2 a second was 1.57x the floor's).
+"""What 200 idle pages cost a server (CPU per command at 2 a second was 1.57x the floor's).
 
 For each server (the bank, `terrabank serve`; the floor, bench/auth_floor_server.py --fanout), in turn: it
 starts, PAGES pages connect (bench/push/page_room.Room, offering permessage-deflate as browsers do), it

@@ -1,4 +1,4 @@
-"""A room of live pages on plain sockets, and facilitators booking at a pace (issue 33).
+"""A room of live pages on plain sockets, and facilitators booking at a pace.
 
 `Room`: N pages connected as today's live.js (tests/sio_kit.Phone: Engine.IO pings answered, `rounds: 1`),
 offering permessage-deflate as every browser does (the server compresses each page's messages, a cost per
@@ -61,7 +61,7 @@ class Room:
             raise
         self.stop = threading.Event()
         # The last SAMPLE `round` messages the first page of each team got: the bank's own shape and size, for a floor
-        # to send the same (issue 46: a floor padding 400 B that compress to nothing flattered the floor).
+        # to send the same (a floor padding 400 B that compress to nothing flattered the floor).
         self.samples: dict[str, list] = {self.pages[i].team: [] for i in range(min(len(teams), len(self.pages)))}
         self.sampled = {id(self.pages[i]) for i in range(min(len(teams), len(self.pages)))}
         self.selector = selectors.DefaultSelector()

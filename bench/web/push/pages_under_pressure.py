@@ -1,4 +1,4 @@
-"""Pages kept under pressure (issue 33): 200 live pages, a game day's pace and a peak, the bank against the
+"""Pages kept under pressure: 200 live pages, a game day's pace and a peak, the bank against the
 authenticated floor with fan-out, on a Raspberry Pi's budget and on this machine with busy-loop processes.
 
 For each pressure (--pressure pi: the served process tree in pi_budget's cgroup, a quarter of one core;
@@ -19,7 +19,7 @@ every page per 100 ms naming the newest entry, glibc's malloc set as the bank's)
 A room in which any page dropped is void: its line says how many, and no ratio is printed for it.
 Ratios bank / floor are of the same pressure and pace in the same run.
 
-What cannot flatter (issue 46):
+What cannot flatter:
 - the floor sends the bank's own messages: the `round` messages the bank's pages got in this run (page_room.Room.
   samples, the last 64 of each team), each team's to its team's pages, every `seq` set to the newest entry, so
   both put the same shape and bytes through the same compressor (--shape FILE keeps them for a floor run alone);

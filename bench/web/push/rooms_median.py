@@ -1,4 +1,4 @@
-"""The median of several runs of bench/web/push/pages_under_pressure.py (issue 33), from the JSON lines its --json
+"""The median of several runs of bench/web/push/pages_under_pressure.py, from the JSON lines its --json
 wrote (one a server a run): for each pressure, pace and server, the median and range of each figure over the
 runs, and the ratios bank / floor of each run with their median. A run in which any page of either server
 dropped is void for that pace: it gives no ratio, and the count says how many pages dropped.

@@ -1,5 +1,5 @@
 """Command latency through the HTTP API against two floors on the same stack, in a room with no page and
-in one with 200 live pages (issue 27).
+in one with 200 live pages.
 
 Three servers, always the same three, take turns in a fixed rotation (the order shifts by one every
 iteration, so none always goes first), each on the same stack (bank/web/serving.run: Gunicorn's guarded
@@ -14,18 +14,18 @@ one keep-alive connection, a facilitator logged in):
 
 In a room of live pages the third server is instead the **authenticated floor with fan-out**
 (`auth_floor_server.py --fanout`): the same floor, which also sends its pages, after the COMMIT and after
-the reply, from a thread of its own, one `round` message of the bank's size (issue 27: the plain floor's pages receive
+the reply, from a thread of its own, one `round` message of the bank's size (the plain floor's pages receive
 nothing, while the bank sends each of them the update, 7-20 ms of CPU per command in its broadcaster
 thread), at most one per 100 ms as the bank's broadcaster. Its size is the bank's own, measured in the same
 room during the warm-up: the mean bytes of the messages the bank's pages received (bench/clients.Fleet
 counts them), set on the floor before the first run. The plain authenticated floor stays the first line; the rotation stays 3 servers.
 
-How many servers rotate changes the ratios (issue 27 measured 1.13-1.29x with 2, 1.24-1.38x with 3,
+How many servers rotate changes the ratios (measured 1.13-1.29x with 2, 1.24-1.38x with 3,
 1.37-1.43x with 7): this is always 3. Every server gets the very same requests: per iteration a
 harvest (measured), then an `inventory` (not measured: it stocks the team up), a `build` (measured) and
 a `reverse` taking the building back (not measured). The floors book those too, so no server has a
-warm-up the others lack (before issue 27 only the bank got the `inventory`, which warmed its caches
-just before the measured build).
+warm-up the others lack (were only the bank to get the `inventory`, it would warm its caches just
+before the measured build).
 
 Each room starts its servers once, warms each up alike, then measures `--runs` runs (>= 5) of
 `--samples` iterations; the report gives each ratio's median over the runs and its range. Rooms:
@@ -34,7 +34,7 @@ screens, 3 consoles, the rest team phones; the floors' pages get nothing, the ba
 CPU per request: user + system time of each server's whole process tree (Gunicorn's master and worker,
 bench/proctree.py) over a run, divided by the requests it answered in that run (4 per iteration).
 
-Late in the game (issue 14): `--rows 0,20000,50000` serves the bank a game of that many journal rows
+Late in the game: `--rows 0,20000,50000` serves the bank a game of that many journal rows
 built by bench/late_game.py (`--games DIR` keeps them between runs).
 
     .venv/bin/python bench/web/serving/bench_latency.py                  # 5 runs of 200, rooms of 0 and 200 pages
@@ -311,7 +311,7 @@ def main() -> None:
     parser.add_argument("--rooms", help="live pages per server, e.g. 0,200 (default; --quick: 0)")
     parser.add_argument("--row-bytes", type=int, default=400, help="bytes of the floors' stand-in events column")
     parser.add_argument("--no-quiet", action="store_true", help="ignored: the rotation is always the same 3 servers")
-    parser.add_argument("--rows", default="0", help="game sizes in journal rows, e.g. 0,20000,50000 (issue 14)")
+    parser.add_argument("--rows", default="0", help="game sizes in journal rows, e.g. 0,20000,50000")
     parser.add_argument("--games", type=Path, help="folder keeping the built games between runs")
     args = parser.parse_args()
     args.samples = args.samples or (60 if args.quick else 200)
@@ -332,7 +332,7 @@ def main() -> None:
                          + f" ({len(runs)} runs of {args.samples}; load average {load}"
                          + (f"; pages connected at the end: {connected}" if kept else "") + ")")
                 if any(n < pages for n in kept.values()) or any("disconnected" in note for note in notes):
-                    # Issue 33: a room that lost pages is not the room measured (a bank pushing to 5 pages
+                    # A room that lost pages is not the room measured (a bank pushing to 5 pages
                     # against a floor pushing to 200 printed 0.28x): void, no ratio.
                     print("\n".join([f"### {title}", "", "VOID: pages were dropped during the runs, so no ratio is given "
                                      "for this room.", *notes, ""]), flush=True)
@@ -342,7 +342,7 @@ def main() -> None:
                                                    *notes, ""]
                 print("\n".join(room), flush=True)  # each room as it ends: a later failure keeps it
     lines += [f"Floor rows: about {args.row_bytes + 60} bytes.",
-              "", "Targets (issue 27): p50 <= 1.2x and p99 <= 1.5x the authenticated floor, median of >= 5 runs, "
+              "", "Targets: p50 <= 1.2x and p99 <= 1.5x the authenticated floor, median of >= 5 runs, "
               "both rooms; worker CPU per command <= 1.2x the authenticated floor's.",
               "", f"Command: `.venv/bin/python bench/web/serving/bench_latency.py {' '.join(sys.argv[1:])}`",
               "", f"Machine: {machine()}"]

@@ -1,7 +1,7 @@
-"""Which server should `terrabank serve` run on? The project's benchmarks, once per server (issue 13).
+"""Which server should `terrabank serve` run on? The project's benchmarks, once per server.
 
 Servers compared (all serving the same app, `bank.cli.serve._app(..., TICKER=True)`):
-- dev:     Werkzeug's development server, threaded (socketio.run, allow_unsafe_werkzeug): before issue 13;
+- dev:     Werkzeug's development server, threaded (socketio.run, allow_unsafe_werkzeug);
 - gthread: Gunicorn's threaded worker as bank/web/serving/server.py guards it (deadlines, caps, gzip);
 - gevent:  Gunicorn's gevent worker (monkey-patched; simple-websocket on gevent), same gzip, caps
            only as Gunicorn's worker_connections.

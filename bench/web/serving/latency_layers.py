@@ -1,4 +1,4 @@
-"""Where a harvest's time over the latency floor goes in the real server, layer by layer (issue 14).
+"""Where a harvest's time over the latency floor goes in the real server, layer by layer.
 
 bench_latency.py compares `terrabank serve` with a bare Flask endpoint doing one durable
 insert (bench/floor_server.py). This splits the difference where it is paid: each

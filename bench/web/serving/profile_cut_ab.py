@@ -1,4 +1,4 @@
-"""One cut of the request path measured against the code without it, in one run (issue 27).
+"""One cut of the request path measured against the code without it, in one run.
 
 Three servers in bench_latency's fixed rotation of three: the bank served from a copy of the
 repository WITHOUT the cut (`--base`), the bank served from a copy WITH it (`--new`), and the

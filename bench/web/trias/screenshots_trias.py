@@ -6,7 +6,7 @@ opponents; the people's moves chosen by the greedy player) until a person is in 
 middle of a turn, then saves trias-board-tv.png (1920x1080), trias-board-phone.png (360 px
 wide, whole page), trias-seat-phone.png (360x740: the seat's bar of actions is fixed at the
 bottom, so the phone's screen as seen) and trias-seat-phone-it.png (the same in Italian).
-Then plays a second game to its end and saves what every screen opens on (issue 26, item 3):
+Then plays a second game to its end and saves what every screen opens on:
 trias-result-tv.png (the board at 1280x720) and trias-result-phone.png (a seat at 360x740).
 Last, the score calculator (/trias/score) at 360x740 with the rules' Example 3 counted: trias-score-phone.png.
 
@@ -53,7 +53,7 @@ def seed_game(games, seed: int):
 
 
 def finished_game(games, seed: int):
-    """Two people and two computer seats named by their level (issue 26, item 4), played to the end."""
+    """Two people and two computer seats named by their level, played to the end."""
     game = games.create(seats=[{"name": "Ana", "kind": "human"}, {"name": "Bruno", "kind": "human"},
                                {"name": "Ordinateur · moyen", "kind": "computer", "level": "medium"},
                                {"name": "Ordinateur · facile", "kind": "computer", "level": "easy"}], seed=seed, lang="fr")
