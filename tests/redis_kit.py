@@ -64,19 +64,18 @@ class Server:
     def restart(self, down: float = 1.0) -> None:
         """Stop this redis-server (as `systemctl restart redis-server` does: every client's connection
         and subscription ends, nothing is kept), wait `down` seconds, start it again on its port."""
+        self._end()
+        time.sleep(down)
+        self._start(self.port)
+
+    def stop(self) -> None:
+        self._end()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _end(self) -> None:
         self.proc.terminate()
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        time.sleep(down)
-        self._start(self.port)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        shutil.rmtree(self.folder, ignore_errors=True)

@@ -18,7 +18,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import CHROMIUM, serve_in_thread  # noqa: E402
+from browserkit import CHROMIUM, page_opener, serve_in_thread  # noqa: E402
 
 import trias  # noqa: E402
 from trias.hexes import distance, neighbours  # noqa: E402
@@ -48,18 +48,8 @@ def server(tmp_path_factory):
 @pytest.fixture
 def pages(chromium):
     """Opens pages in their own contexts; the test fails on any uncaught script error."""
-    errors, contexts = [], []
-
-    def open_page(viewport=PHONE, **options):
-        context = chromium.new_context(viewport=viewport, **options)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
-        return page
-    yield open_page
-    for context in contexts:
-        context.close()
-    assert not errors, errors
+    with page_opener(chromium) as open_page:
+        yield lambda viewport=PHONE, **options: open_page(viewport=viewport, **options)
 
 
 def seq_of(page) -> int:
