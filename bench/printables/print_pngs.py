@@ -5,7 +5,8 @@ Renders every printable to PDF in a temporary folder (the pack of printables/pac
 game played by tests/printkit.py's play_sample for the report, with the six long, emoji team
 names of tests/print_names_kit.py; the game-state sheet and
 continuation ledgers on the seeded hour of bench/web/field/screenshots.py, a game still
-running; the Trias documents of printables/trias_pack.py), then turns the pages the README
+running; the report's chart and story on the game day of tests/report_game_kit.py; the Trias
+documents of printables/trias_pack.py), then turns the pages the README
 shows into PNGs with pdftoppm, each at a resolution that keeps it near 100-200 KB:
 A4 pages at 70 dpi, A3 at 50, the Trias sheets at 80, a join card cut out of its sheet at 115.
 
@@ -57,6 +58,8 @@ PAGES = {
     "event-sheet.png": ("event-sheet-fr.pdf", 1, 70),
     "report-1.png": ("report-fr.pdf", 1, 70),
     "report-2.png": ("report-fr.pdf", 2, 70),
+    "report-chart.png": ("report-game-day-fr.pdf", 1, 70),
+    "report-story.png": ("report-game-day-fr.pdf", 2, 70),
     "trias-setup.png": ("trias-setup-4p-seed-7-a4-fr.pdf", 1, 80),
     "trias-score-sheet.png": ("trias-score-sheet-fr.pdf", 1, 80),
     "trias-aid.png": ("trias-aid-fr.pdf", 1, 80),
@@ -90,6 +93,25 @@ def running_game(folder: Path, config):
     return bank, time.time()
 
 
+def game_day_report(folder: Path) -> bytes:
+    """The game day's report (tests/report_game_kit.py): the six emoji teams, corrections with long reasons,
+    12 moves typed in from the paper ledgers of which 2 were undone as duplicates: what the chart and the story tell."""
+    from print_names_kit import GAME_DAY_NAMES, config_with_teams
+    from report_game_kit import LONG_REASONS, Plan, play
+
+    from bank.services.bank import Bank
+    from printables.report import render_report
+
+    plan = Plan(GAME_DAY_NAMES, LONG_REASONS, LONG_REASONS[0], paper_moves=12, paper_undone=2, lang=LANG)
+    config = config_with_teams(plan.names)
+    bank = Bank.create(folder / "game-day.db", config)
+    try:
+        play(bank, config, plan)
+        return render_report(bank, LANG)
+    finally:
+        bank.close()
+
+
 def render_all(folder: Path) -> None:
     """Every printable as a PDF in `folder`."""
     from bank.game.config import parse_config
@@ -113,6 +135,7 @@ def render_all(folder: Path) -> None:
     running.close()
     (folder / f"game-state-{LANG}.pdf").write_bytes(render_state(snap, config, LANG))
     (folder / f"continuation-ledgers-{LANG}.pdf").write_bytes(render_ledgers(snap, config, LANG))
+    (folder / f"report-game-day-{LANG}.pdf").write_bytes(game_day_report(folder))
     for lang, options in ((LANG, {"players": 4, "seed": 7}), ("it", {})):
         for filename, render in trias_pack.documents(lang, **options).values():
             (folder / filename).write_bytes(render())
