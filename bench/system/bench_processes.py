@@ -34,8 +34,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared modules
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web/push"))  # bench_fanout
-from bench_fanout import percentile
+from figures import percentile
 from clients import lead_cookie_and_tokens
 from harness import Api, machine
 from processes_cluster import Cluster, SingleFile, postmaster_pid, queue_servers, tree_memory

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shar
 import bench_extra
 import soak_probe
 from harness import Api, Server, machine
+from figures import percentile
 from mix import pick_command
 from proctree import cpu_seconds, own_mb, processes, pss_mb, rss_mb, threads
 
@@ -93,11 +94,6 @@ def slope_error_mb_per_hour(samples: list) -> float:
 def slope_text(samples: list) -> str:
     """'+a.bc ± d.ef' MB/hour."""
     return f"{slope_mb_per_hour(samples):+.2f} ± {slope_error_mb_per_hour(samples):.2f}"
-
-
-def percentile(values: list, p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))] if ordered else float("nan")
 
 
 def fanout_of(fleet, acks: list) -> list:

@@ -47,17 +47,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shar
 from mix import pick_command
 from clients import Fleet, lead_cookie_and_tokens
 from harness import Api, Server, end, launch, machine
+from figures import percentile
 import proctree
 
 HERE = Path(__file__).resolve().parents[2]
 HARVESTERS = ["harvester-1", "harvester-2"]
 RESOURCES = ["water", "flora", "dioxygen", "fauna", "energy"]
-
-
-def percentile(values: list, p: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
 
 
 def harvest(i: int, teams: list) -> dict:

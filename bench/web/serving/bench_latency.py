@@ -58,6 +58,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shared modules
 from harness import PASSWORD, TERRABANK, USER, Api, Server, launch, machine
+from figures import percentile
 from proctree import tree
 
 HERE = Path(__file__).resolve().parents[2]
@@ -134,12 +135,6 @@ def sent(api: Api, key: str, command: dict) -> tuple[float, dict]:
     if status != 200:
         raise RuntimeError(f"{command['type']} refused: {status} {body}")
     return ms, body
-
-
-def percentile(values: list, p: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
 
 
 def harvest_command(i: int) -> dict:

@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shared modules
-from bench_latency import Without, harvest_command, percentile
+from bench_latency import Without, harvest_command
+from figures import percentile
 from harness import CONFIG, Api, Server, end, launch, machine
 
 HERE = Path(__file__).resolve().parents[2]

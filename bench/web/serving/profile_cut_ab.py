@@ -24,7 +24,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shared modules
-from bench_latency import Floor, cpu_seconds, harvest_command, percentile, sent, spread
+from bench_latency import Floor, cpu_seconds, harvest_command, sent, spread
+from figures import percentile
 from harness import Api, Server, machine
 
 SIDES = ("base", "new", "auth")
