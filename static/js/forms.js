@@ -259,6 +259,9 @@
   /** The command waits in the outbox under `key`: the banner says so (after why, when the page gave up). */
   function kept(box, command, key, made, opts, result) {
     var ok = box.add(command, key, made);
+    // Kept at the tap is as good as booked: a double tap keeps it once. After a give-up the taps are seconds
+    // apart, and pressing again resends the same key (it is never a second command).
+    if (ok && books(command) && !result) lastBooking = Date.now();
     var why = result ? failureText(result) : [];
     W.banner(opts.banner, ok ? (result ? "error" : "info") : "error", [].concat(why, why.length ? " " : "",
       el("b", { class: "kept", text: t(ok ? "outbox_kept" : "outbox_full", { n: box.waiting().length }) })));

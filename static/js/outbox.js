@@ -16,7 +16,7 @@
   // What still means the same minutes later; the bank refuses the others with a wait (bank/web/field/outbox.py).
   var QUEUEABLE = ["harvest", "build", "buy_animal", "buy_second_pirate", "raise_tracks", "redeem_jokers",
     "exchange", "trade", "contribute"];
-  var MAX_WAIT_S = 24 * 3600;
+  var MAX_SAID_S = 999999; // the most the header may say (bank/web/field/outbox.py reads six digits)
   var tab = TB.uuid(), account = null, box = null, flushing = false, loginNeeded = false, lastReport = "";
   var nextTry = 0; // a command just given up on after its retries waits a moment before the next try
   var memory = {}; // when localStorage is refused (a private window may), this page at least keeps them
@@ -114,8 +114,9 @@
     return { "X-Queued-Seconds": String(waited({ made: made })), "X-Device": device() };
   };
 
-  /** Seconds this entry waited, by this device's clock (never below 0 if the clock was set back). */
-  function waited(item) { return Math.max(0, Math.min(MAX_WAIT_S, Math.round((Date.now() - item.made) / 1000))); }
+  /** Seconds this entry waited, by this device's clock (never below 0 if the clock was set back); past a day
+   * the bank refuses it with its reason (queued_too_long), and the facilitator decides. */
+  function waited(item) { return Math.max(0, Math.min(MAX_SAID_S, Math.round((Date.now() - item.made) / 1000))); }
 
   /* ---- one tab sends: a lease in localStorage ---- */
 
@@ -217,9 +218,9 @@
     }
     out.push(el("button", { type: "button", class: "btn btn-small btn-primary", dataset: { act: "again" }, text: t("outbox_again"),
       onclick: function () {
-        // A refused command was not booked: it goes again, under a new key, as a new try.
+        // A refused command was not booked: the facilitator makes it again now, under a new key.
         remove(item.key);
-        put(Object.assign({}, item, { key: TB.uuid(), state: "waiting", error: null }));
+        put(Object.assign({}, item, { key: TB.uuid(), state: "waiting", error: null, made: Date.now() }));
         changed();
         outbox.flush();
       } }));

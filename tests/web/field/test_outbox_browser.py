@@ -99,19 +99,26 @@ def log_in(page, url, user):
     expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"), timeout=30_000)  # a loaded machine
 
 
+def tap(page, selector):
+    """A tap that the page keeps on the device: one more entry waits (taps 700 ms apart, never a double tap)."""
+    before = page.evaluate("() => TB.outbox.waiting().length")
+    page.wait_for_timeout(750)
+    page.click(selector)
+    expect(page.locator("#banner .kept")).to_be_visible(timeout=15_000)
+    page.wait_for_function("n => TB.outbox.waiting().length === n", arg=before + 1, timeout=15_000)
+
+
 def harvest(page, team, resource):
     page.click(f'#team-picker [data-team="{team}"]')
     page.click('#tabs [data-tab="harvest"]')
-    page.click(f'[data-panel="harvest"] [data-resource="{resource}"]')
-    expect(page.locator("#banner .kept")).to_be_visible(timeout=15_000)
+    tap(page, f'[data-panel="harvest"] [data-resource="{resource}"]')
 
 
 def exchange(page, team, resource, n):
     page.click(f'#team-picker [data-team="{team}"]')
     page.click('#tabs [data-tab="exchange"]')
     page.locator(f'[data-panel="exchange"] [data-resource="{resource}"] input').fill(str(n))
-    page.click('[data-panel="exchange"] button.btn-big')
-    expect(page.locator("#banner .kept")).to_be_visible(timeout=15_000)
+    tap(page, '[data-panel="exchange"] button.btn-big')
 
 
 def stock(bank, team):

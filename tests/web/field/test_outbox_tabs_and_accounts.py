@@ -55,11 +55,19 @@ def console(context, url, user="lea"):
     return page
 
 
+def tap(page, selector):
+    """A tap that the page keeps on the device: one more entry waits (taps 700 ms apart, never a double tap)."""
+    before = page.evaluate("() => TB.outbox.waiting().length")
+    page.wait_for_timeout(750)
+    page.click(selector)
+    expect(page.locator("#banner .kept")).to_be_visible(timeout=15_000)
+    page.wait_for_function("n => TB.outbox.waiting().length === n", arg=before + 1, timeout=15_000)
+
+
 def harvest(page, resource):
     page.click('#team-picker [data-team="green"]')
     page.click('#tabs [data-tab="harvest"]')
-    page.click(f'[data-panel="harvest"] [data-resource="{resource}"]')
-    expect(page.locator("#banner .kept")).to_be_visible(timeout=15_000)
+    tap(page, f'[data-panel="harvest"] [data-resource="{resource}"]')
 
 
 def test_two_tabs_of_one_tablet_send_each_command_once(chromium, served):
@@ -145,6 +153,31 @@ def test_the_list_with_a_refusal_passes_axe(chromium, served):
                "resultTypes": ["violations"]}
     found = Axe().run(page, options=options).response["violations"]
     assert [v["id"] for v in found] == [], [(n["target"], n.get("failureSummary", "")[:300]) for v in found for n in v["nodes"]]
+
+    # Back online, the facilitator books the refused one again: a new try, under a new key, booked once.
+    refused_key = page.locator("#outbox li.refused").get_attribute("data-key")
+    bank = app.extensions["terrabank"].bank
+    since = bank.last_seq
+    context.set_offline(False)
+    page.locator("#outbox li.refused [data-act=again]").click()
+    expect(page.locator("#outbox")).to_be_hidden(timeout=20_000)
+    rows = [row for row in bank.journal_rows(since) if row["type"] == "harvest" and row["command"]["resource"] == "water"]
+    assert len(rows) == 1 and rows[0]["command_id"] != refused_key and "queued" in rows[0]["command"]  # sent by the outbox, made again now
+    context.close()
+
+
+def test_a_double_tap_offline_keeps_one_command(chromium, served):
+    _, url = served
+    context = chromium.new_context(viewport=TABLET)
+    page = console(context, url)
+    context.set_offline(True)
+    page.click('#team-picker [data-team="blue"]')
+    page.click('#tabs [data-tab="harvest"]')
+    page.locator('[data-panel="harvest"] [data-resource="energy"]').dblclick()
+    expect(page.locator("#banner .kept")).to_be_visible(timeout=15_000)
+    page.wait_for_timeout(1000)
+    assert page.evaluate("() => TB.outbox.waiting().length") == 1
+    page.evaluate("() => TB.outbox.mine().forEach(i => TB.outbox.remove(i.key))")
     context.close()
 
 
