@@ -233,9 +233,22 @@ def main() -> None:
                         " the target is the 4-player games_per_cpu_s)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--log", type=Path, help="append each pairing's row here as soon as it is done")
+    parser.add_argument("--record", action="store_true", help="speed: keep the 4-player games per CPU-second as the "
+                        "last measured (bench/results/13_trias.json) and make docs/PERFORMANCE.md's table again")
     args = parser.parse_args()
     out = speed_main(args) if args.what == "speed" else strength_main(args)
     emit(out, args.json)
+    four = [g for g in out.get("games", []) if g.get("players") == 4]
+    if args.record and four:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        import record  # bench/record.py
+        row = {"figure": "Trias: random 4-player games per CPU-second", "value": four[0]["games_per_cpu_s"],
+               "unit": "", "goal": ">=", "limit": 200}
+        command = " ".join([".venv/bin/python", record.script(__file__), *(a for a in sys.argv[1:] if a != "--record")])
+        measured = (f"{time.strftime('%Y-%m-%d')}, {four[0].get('games')} games, CPU time on one core, "
+                    f"load {out['load_average'][0]:.0f}")
+        print(record.record("13_trias", [row], command=command, measured=measured), file=sys.stderr)
+        record.main_table()
 
 
 if __name__ == "__main__":
