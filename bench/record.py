@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 PAGE = ROOT / "docs" / "PERFORMANCE.md"
-BEGIN = "<!-- figures: made by bench/record.py from bench/results/*.json; do not edit by hand -->"
+BEGIN = "<!-- figures: made by bench/record.py from bench/results/*.json; a new row goes in a results file, not here -->"
 END = "<!-- end of figures -->"
 
 GOALS = {"<=": ("≤", operator.le), "<": ("<", operator.lt), ">=": ("≥", operator.ge),

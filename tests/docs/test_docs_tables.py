@@ -33,8 +33,9 @@ def test_the_performance_table_is_the_one_made_from_the_results_files():
     record = record_module()
     text = PERFORMANCE.read_text(encoding="utf-8")
     made = record.page_with_table(text, record.load())
-    assert made == text, ("docs/PERFORMANCE.md's table differs from bench/results/*.json: "
-                          "run `.venv/bin/python bench/record.py` and commit both")
+    assert made == text, ("docs/PERFORMANCE.md's table differs from bench/results/*.json. A new figure is a row "
+                          "of a results file (bench/record.py's docstring shows one), never typed in the table; "
+                          "then run `.venv/bin/python bench/record.py` and commit both")
 
 
 def test_every_result_row_has_a_figure_a_goal_it_can_be_met_against_and_a_command_that_exists():
