@@ -126,9 +126,13 @@
     var items = Array.prototype.slice.call(log.children);
     items.forEach(function (li) { li.hidden = false; });
     if (window.getComputedStyle(log).overflowY !== "hidden") return;
-    var panel = log.parentNode;  // its title and the newest move always whole: the panels below give way
+    // Its title and the two newest moves always whole (the panels below give way), or the newest alone
+    // beside Undo's reason, which says why that move (a card drawn) stays.
+    var panel = log.parentNode, why = TB.$("#undo-why");
     var rest = panel.getBoundingClientRect().height - log.getBoundingClientRect().height;  // title, Undo, padding
-    panel.style.minHeight = items.length ? Math.ceil(rest + items[0].offsetHeight + 1) + "px" : "";
+    var kept = items.slice(0, why && !why.hidden ? 1 : 2).reduce(function (sum, li) { return sum + li.offsetHeight; }, 0);
+    var gaps = items.length > 1 && !(why && !why.hidden) ? items[1].getBoundingClientRect().top - items[0].getBoundingClientRect().bottom : 0;
+    panel.style.minHeight = items.length ? Math.ceil(rest + kept + gaps + 1) + "px" : "";
     var bottom = log.getBoundingClientRect().bottom + 0.5;
     for (var i = items.length - 1; i > 0; i--) {
       if (items[i].getBoundingClientRect().bottom > bottom) items[i].hidden = true;

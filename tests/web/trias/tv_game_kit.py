@@ -26,10 +26,11 @@ def kind_of(command: dict, phase: str) -> str:
     return command["type"]
 
 
-def moves(game, seed: int = 1, until=None):
+def moves(game, seed: int = 1, until=None, tag: str = "kinds"):
     """Play `game` move by move, trying kinds not yet made first; yields the kinds made so far after each move.
 
-    `until(game)`: stop once true; otherwise the game is played to its end.
+    `until(game)`: stop once true; otherwise the game is played to its end. `tag` starts the commands'
+    ids: another call on the same game needs its own.
     """
     rng, made, keys = random.Random(seed), set(), itertools.count()
     while game.state.phase != "over" and not (until and until(game)):
@@ -45,5 +46,5 @@ def moves(game, seed: int = 1, until=None):
         else:
             command = next((c for c in legal if c["type"] == "end_turn"), legal[0])
         made.add(kind_of(command, state.phase))
-        game.execute(command, f"kinds-{next(keys)}", f"seat:{state.current}")
+        game.execute(command, f"{tag}-{next(keys)}", f"seat:{state.current}")
         yield made
