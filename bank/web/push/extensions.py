@@ -2,7 +2,7 @@
 
 from flask_socketio import SocketIO
 
-from bank.web.push import deflate
+from bank.web.push import deflate, hub
 
 
 def make_socketio(app, register) -> SocketIO:
@@ -15,8 +15,10 @@ def make_socketio(app, register) -> SocketIO:
     [] would turn engineio's origin check off and let any site open a facilitator's socket.
     permessage-deflate with a 4 KB window and a small zlib memLevel (deflate.py: at simple-websocket's
     defaults each browser's page holds a ~290 KB compressor and decompressor in the worker).
+    Under Gunicorn every page's WebSocket is served by one thread (hub.py), not four threads a page.
     """
     deflate.install()
+    hub.install()
     server = SocketIO(async_mode="threading")
     register(server)
     server.init_app(app, async_mode="threading", cors_allowed_origins=None, max_http_buffer_size=64 * 1024,

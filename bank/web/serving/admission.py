@@ -32,6 +32,7 @@ import threading
 from urllib.parse import parse_qs
 
 from bank.web.serving.body_pools import BodyPools
+from bank.web.serving import handoff
 from bank.web.serving.deadlines import DEADLINES
 
 # Seconds between telling the pages of a replaced secret why and cutting their connections (LiveSlots.revoke).
@@ -182,14 +183,28 @@ class LiveSlots:
             return _refuse(start_response, LIVE_REFUSAL.encode(), "text/plain; charset=utf-8")
         if kind == "open":
             return self.app(environ, start_response)
+        kept = []
+        environ[handoff.KEEP] = lambda sock: self._keep(held, sock, kept)
         try:
-            # The thread is held inside this call: Engine.IO answers a long poll, and runs a
-            # WebSocket to its end, before returning (or raising StopIteration under Gunicorn).
+            # Engine.IO answers a long poll before returning; a WebSocket is served by one loop for every
+            # page (bank/web/push/hub.py), which keeps the page's slots until it closes (handoff.KEEP).
             return self.app(environ, start_response)
         finally:
-            with self.lock:
-                if not held.freed:  # revoke() counted it down already
-                    self._count(held, -1)
+            if not kept:
+                self._free(held)
+
+    def _keep(self, held: _Held, sock, kept: list):
+        """The app serves this live page on after its request (handoff.py): its slots are freed when the page
+        closes (the returned function), and revoke() or a page given way to shuts `sock`, the app's socket."""
+        held.sock = sock
+        kept.append(True)
+        return lambda: self._free(held)
+
+    def _free(self, held: _Held) -> None:
+        with self.lock:
+            if not held.freed:  # revoke() counted it down already
+                self._count(held, -1)
+                held.freed = True
 
     def _full(self, held: _Held) -> bool:
         if self.held >= self.slots:

@@ -165,9 +165,10 @@ def _in_thread_worker():
             """As SIGTERM would, but without its drain (stopping.py marks the whole process as stopping,
             and this process, a test's, serves on), then cut open connections instead of waiting for them."""
             self.alive = False
-            for conn in list(self.open_conns):
+            socks = [conn.sock for conn in list(self.open_conns)] + list(self.handed_off)
+            for sock in socks:
                 try:
-                    conn.sock.shutdown(socket.SHUT_RDWR)  # a WebSocket's blocked read ends at once
+                    sock.shutdown(socket.SHUT_RDWR)  # a WebSocket's blocked read ends at once, a handed-off one's loop sees it
                 except OSError:
                     pass
 

@@ -22,10 +22,11 @@ import selectors
 import socket
 import threading
 import time
+import weakref
 from functools import partial
 
 from bank.web.serving.deadlines import DEADLINES
-from bank.web.serving import stopping
+from bank.web.serving import handoff, stopping
 from bank.web.serving.limits import STACK_SIZE, Limits, refusal_bytes
 from bank.web.serving.loop_body import CONTINUE, LOOP_BODY, Chunked, plan, without_expect  # noqa: F401 (LOOP_BODY: its old home)
 
@@ -71,6 +72,10 @@ def worker_classes():
         def close(self, graceful=False):
             DEADLINES.forget(self.sock)
             self.owner.release(self)
+            own = handoff.taken(self.sock)
+            if own is not None:
+                graceful = False  # a WebSocket the app serves on (handoff.py): drop this descriptor only
+                self.owner.handed_off.add(own)  # still this worker's to cut when it stops (thread.py)
             if graceful:
                 # Gunicorn's graceful close lingers up to 2 s reading, in the worker's main loop: a
                 # client dripping its body would stall every other connection. Send
@@ -94,6 +99,7 @@ def worker_classes():
             self.by_address: dict[str, int] = {}
             self.count_lock = threading.Lock()
             self.refused = self.evicted = 0
+            self.handed_off = weakref.WeakSet()  # the app's sockets of the WebSockets it serves (handoff.py)
 
         def handle_exit(self, sig, frame):
             # SIGTERM: readiness says "stopping" at once; the worker goes on serving for the

@@ -1,0 +1,71 @@
+"""No thread per live page (issue 46): one loop reads and writes every page's WebSocket (bank/web/push/hub.py).
+
+Engine.IO's threading mode held about four threads a page (the pool thread reading, simple-websocket's reader,
+the writer, a sleeper until the next ping): 50 pages made some 200 threads. Served by the bank's own worker in a
+thread of this process, 50 team pages (half compressing, as browsers do) connect, get a round, answer pings; the
+process's threads are counted before and after. A few may start meanwhile (Gunicorn's pool grows to the
+handshakes it serves at once, a Socket.IO event runs in a short thread), never one a page.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+from sio_kit import Phone
+
+from bank.web.serving import thread as serving_thread
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+from harness import Api  # noqa: E402
+
+PAGES = 50
+SPARE = 12  # threads that may start whatever the number of pages (the pool's, short-lived handlers)
+
+
+def _settled_threads(before: int | None = None, seconds: float = 5.0) -> int:
+    """The thread count once short-lived threads (a Socket.IO event's) have ended, or after `seconds`."""
+    deadline = time.monotonic() + seconds
+    count = threading.active_count()
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        now = threading.active_count()
+        if now == count and (before is None or now <= before + SPARE):
+            break
+        count = now
+    return threading.active_count()
+
+
+def test_fifty_pages_start_no_thread_each_and_every_page_gets_the_round(app, tokens):
+    server = serving_thread.serve_in_thread(app)
+    pages = []
+    try:
+        warm = Phone(server.port, {"team": tokens["blue"]}, query=f"&team={tokens['blue']}")  # the hub starts
+        warm.close()
+        before = _settled_threads()
+        teams = sorted(tokens)
+        for i in range(PAGES):
+            token = tokens[teams[i % len(teams)]]
+            pages.append(Phone(server.port, {"team": token}, query=f"&team={token}", deflate=i % 2 == 0))
+        after = _settled_threads(before)
+        assert after - before <= SPARE, f"{after - before} threads started for {PAGES} pages"
+
+        lead = Api(f"http://127.0.0.1:{server.port}").login("lead", "correct horse")
+        assert lead.command("start", type="start_clock")[0] == 200
+        status, reply = lead.command("h1", type="harvest", team="blue", card="harvester-1", resource="water")
+        assert status == 200, reply
+        lead.close()
+        seq = reply["seq"]
+        for page in pages:
+            assert page.wait_for(lambda name, data: name == "public" and data.get("seq", 0) >= seq, 10.0), \
+                page.events[-2:]
+        compressed = sum(any(getattr(e, "_enabled", False) for e in page.ws.connection._proto.extensions)
+                         for page in pages)
+        assert compressed == PAGES // 2  # the server agreed permessage-deflate with every page that offered it
+        assert all(not page.closed for page in pages)
+    finally:
+        for page in pages:
+            page.close()
+        server.stop()
