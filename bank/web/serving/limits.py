@@ -16,10 +16,11 @@ STACK_SIZE = 512 * 1024  # per thread; why: bank/cli/serve.py (32-bit Raspberry 
 class Limits:
     """The numbers, and why (docs/PERFORMANCE.md "Production serving" measures them).
 
-    A live page holds one pool thread for its WebSocket's whole life, so `threads` is
-    the live pages plus room for plain requests: 200 phones + 5 facilitator screens
-    leave about 300 spare. Live pages together take at most `threads - reserve()`
-    threads (`live_slots`), so that with every phone of the game connected, a command
+    A live page on long polling holds one pool thread while its poll waits; on a WebSocket
+    it holds none (one loop serves them all, bank/web/push/hub.py) but is counted the same,
+    so `threads` still bounds the live pages: 200 phones + 5 facilitator screens leave
+    about 300 spare. Live pages together take at most `threads - reserve()` slots
+    (`live_slots`), so that with every phone of the game on long polling, a command
     still finds a thread.
 
     Admission by authority, not by address: one laptop can take several

@@ -15,6 +15,7 @@ from collections import defaultdict
 
 FIGURES = (("booked", "booked", "{:.0f}"), ("refused", "refused or closed", "{:.0f}"), ("tap_p50", "tap p50", "{:.2f} s"), ("tap_p99", "tap p99", "{:.2f} s"),
            ("caught_up", "last entry everywhere after", "{:.2f} s"), ("cpu_ms_per_command", "CPU a harvest", "{:.1f} ms"),
+           ("cpu_ms_per_round", "CPU a round", "{:.1f} ms"), ("never_held", "harvests some page never held", "{:.0f}"),
            ("messages", "messages a page", "{:.0f}"), ("load", "load", "{:.1f}"))
 
 

@@ -9,12 +9,15 @@ handshakes it serves at once, a Socket.IO event runs in a short thread), never o
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
+from http.client import HTTPConnection
 from pathlib import Path
 
-from sio_kit import Phone
+from live_kit import live_auth
+from sio_kit import Phone, RawWebSocket
 
 from bank.web.serving import thread as serving_thread
 
@@ -67,5 +70,49 @@ def test_fifty_pages_start_no_thread_each_and_every_page_gets_the_round(app, tok
         assert all(not page.closed for page in pages)
     finally:
         for page in pages:
+            page.close()
+        server.stop()
+
+
+class Upgraded(RawWebSocket):
+    """A page as a browser's live.js opens it: long polling first, then the WebSocket upgrade (probe, upgrade)."""
+
+    def __init__(self, port: int, token: str):
+        http = HTTPConnection("127.0.0.1", port, timeout=10)
+        http.request("GET", f"/socket.io/?EIO=4&transport=polling&team={token}")
+        opened = http.getresponse().read().decode()
+        sid = json.loads(opened[1:])["sid"]
+        auth = json.dumps(live_auth({"team": token}, False, False))
+        http.request("POST", f"/socket.io/?EIO=4&transport=polling&sid={sid}&team={token}", body=f"40{auth}")
+        assert http.getresponse().read() == b"ok"
+        super().__init__(port, f"/socket.io/?EIO=4&transport=websocket&sid={sid}&team={token}", deflate=True)
+        self.send_text("2probe")
+        assert self.wait(lambda: "3probe" in self.texts, 10.0), self.texts
+        self.send_text("5")
+        self.http, self.sid = http, sid
+
+    def on_text(self, text: str) -> None:
+        if text == "2":
+            self.send_text("3")
+
+
+def test_a_page_upgrading_from_long_polling_is_served_by_the_loop_and_gets_the_rounds(app, tokens):
+    server = serving_thread.serve_in_thread(app)
+    page = None
+    try:
+        page = Upgraded(server.port, tokens["red"])
+        eio = app.extensions["socketio"].server.eio
+        assert type(eio.sockets[page.sid].queue).__name__ == "Outbox"  # served by the loop (bank/web/push/hub.py)
+        lead = Api(f"http://127.0.0.1:{server.port}").login("lead", "correct horse")
+        assert lead.command("start", type="start_clock")[0] == 200
+        status, reply = lead.command("h1", type="harvest", team="red", card="harvester-1", resource="water")
+        lead.close()
+        assert status == 200, reply
+        seq = reply["seq"]
+        assert page.wait(lambda: any(t.startswith('42["round"') and f'"seq":{seq}' in t for t in page.texts), 10.0), \
+            [t[:80] for t in page.texts]
+        assert not page.closed
+    finally:
+        if page is not None:
             page.close()
         server.stop()
