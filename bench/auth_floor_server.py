@@ -151,7 +151,22 @@ class Fanout:
                 self.done = covered
 
 
+def bank_transport() -> str:
+    """The bank's own WebSocket transport (bank/web/push/extensions.py), so the floor's pages cost it what the bank's
+    cost the bank (issue 46): its small deflate window and, where the bank has it, one loop serving every page."""
+    from bank.web.push import deflate
+
+    deflate.install()
+    try:
+        from bank.web.push import hub
+    except ImportError:  # a bank before hub.py (a bench run against an older checkout): a thread per page
+        return "small deflate, threading"
+    hub.install()
+    return "small deflate, one loop for every page"
+
+
 def make_app(db: str, row_bytes: int, fanout: bool = False):
+    bank_transport()
     app = Flask(__name__)
     # As bank/web/push/extensions.py (and bench/fanout_floor.py): the same mode, origins, buffer and pings,
     # so its pages cost it what the bank's cost the bank, and are dropped as soon for a late answer.

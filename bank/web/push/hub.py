@@ -49,6 +49,7 @@ from bank.web.serving import handoff
 
 READ = 65536
 MIN_COMPRESS = 64  # bytes: a ping or a short reply goes plain (deflate's framing costs more than it saves)
+LATE_PUT = 1.0  # seconds after the switch to the outbox, the old queue is emptied once more (Page._adopt_queue)
 CLOSE_FRAME = b"\x88\x02\x03\xe8"  # a close frame, status 1000 (normal closure)
 log = logging.getLogger("engineio.server")
 
@@ -212,19 +213,42 @@ class Page:
             eio.upgrading = True  # Engine.IO holds the long poll's packets while the page probes
 
     def _adopt_queue(self) -> None:
-        """From now on Engine.IO's packets for this page come to its outbox; those already queued go first."""
+        """From now on Engine.IO's packets for this page come to its outbox; those already queued go first.
+
+        A thread that read `socket.queue` just before may still put into the old one (a Socket.IO handler
+        answering the page's connect, under load): the old queue forwards to the outbox from now on, and is
+        looked at again a moment later for a packet put while it was being emptied."""
         old = self.eio.queue
         with self.lock:
-            self.eio.queue = Outbox(self)
-            while True:
-                try:
-                    pkt = old.get_nowait()
-                except queue.Empty:
-                    break
-                if pkt is not None:
-                    self.out.append(frame_of(pkt, self.compress))
-            self._write()
-            self._want_write()
+            outbox = self.eio.queue = Outbox(self)
+            old.put = outbox.put
+            closed = self._drain(old)
+        if closed:
+            self.close_soon()
+        self.hub.after(LATE_PUT, lambda: self._drain_locked(old))
+
+    def _drain_locked(self, old) -> None:
+        with self.lock:
+            closed = self._drain(old)
+        if closed:
+            self.close_soon()
+
+    def _drain(self, old) -> bool:
+        """(lock held) The packets left in the old queue, into the outbox in their order, and written; True if
+        Engine.IO asked to close meanwhile (a None in the queue)."""
+        closed = False
+        while True:
+            try:
+                pkt = old.get_nowait()
+            except queue.Empty:
+                break
+            if pkt is None:
+                closed = True
+            elif not (self.closing or self.closed):
+                self.out.append(frame_of(pkt, self.compress))
+        self._write()
+        self._want_write()
+        return closed
 
     # -- sending: any thread --------------------------------------------------------------------
 

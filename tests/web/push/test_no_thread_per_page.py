@@ -84,8 +84,9 @@ class Upgraded(RawWebSocket):
         sid = json.loads(opened[1:])["sid"]
         auth = json.dumps(live_auth({"team": token}, False, False))
         http.request("POST", f"/socket.io/?EIO=4&transport=polling&sid={sid}&team={token}", body=f"40{auth}")
-        assert http.getresponse().read() == b"ok"
+        assert http.getresponse().read().lower() == b"ok"
         super().__init__(port, f"/socket.io/?EIO=4&transport=websocket&sid={sid}&team={token}", deflate=True)
+        assert self.wait(lambda: self.accepted, 10.0), "the upgrade was not accepted"
         self.send_text("2probe")
         assert self.wait(lambda: "3probe" in self.texts, 10.0), self.texts
         self.send_text("5")
@@ -102,7 +103,9 @@ def test_a_page_upgrading_from_long_polling_is_served_by_the_loop_and_gets_the_r
     try:
         page = Upgraded(server.port, tokens["red"])
         eio = app.extensions["socketio"].server.eio
-        assert type(eio.sockets[page.sid].queue).__name__ == "Outbox"  # served by the loop (bank/web/push/hub.py)
+        served = lambda: type(eio.sockets[page.sid].queue).__name__ == "Outbox"  # noqa: E731 (by bank/web/push/hub.py)
+        assert page.wait(served, 10.0), "the upgraded page is not served by the loop"
+        assert eio.sockets[page.sid].upgraded
         lead = Api(f"http://127.0.0.1:{server.port}").login("lead", "correct horse")
         assert lead.command("start", type="start_clock")[0] == 200
         status, reply = lead.command("h1", type="harvest", team="red", card="harvester-1", resource="water")
