@@ -153,7 +153,7 @@ class Fanout:
 
 def bank_transport() -> str:
     """The bank's own WebSocket transport (bank/web/push/extensions.py), so the floor's pages cost it what the bank's
-    cost the bank (issue 46): its small deflate window and, where the bank has it, one loop serving every page."""
+    cost the bank: its small deflate window and, where the bank has it, one loop serving every page."""
     from bank.web.push import deflate
 
     deflate.install()

@@ -1,4 +1,4 @@
-"""One thread reads and writes every live page's WebSocket: no thread per page (issue 46).
+"""One thread reads and writes every live page's WebSocket: no thread per page.
 
 Engine.IO's threading mode served each page with about four threads: the pool thread waiting for its
 messages, simple-websocket's reader, Engine.IO's writer and a sleeper for its next ping. Each cost

@@ -1,4 +1,4 @@
-"""What each live page costs a server (issue 46): CPU per command, memory and threads, at 0, 50 and 200 pages,
+"""What each live page costs a server: CPU per command, memory and threads, at 0, 50 and 200 pages,
 the bank beside its floor in the same run.
 
 For each server (the bank, `terrabank serve`; the floor, bench/auth_floor_server.py --fanout sending the bank's

@@ -1,4 +1,4 @@
-"""No thread per live page (issue 46): one loop reads and writes every page's WebSocket (bank/web/push/hub.py).
+"""No thread per live page: one loop reads and writes every page's WebSocket (bank/web/push/hub.py).
 
 Engine.IO's threading mode held about four threads a page (the pool thread reading, simple-websocket's reader,
 the writer, a sleeper until the next ping): 50 pages made some 200 threads. Served by the bank's own worker in a
