@@ -131,6 +131,65 @@ def serve(extra):
     return run([TERRABANK, "standings"], env=env)
 
 
+# The parallel pass's workers: most tests wait on servers, browsers and databases, so four of them
+# keep CI's two cores busy.
+WORKERS = "4"
+REPORTS = os.path.join(ROOT, ".suite-report")
+
+
+def names_tests(args):
+    """Whether the arguments name test files or tests (then plain pytest runs them as asked)."""
+    return any("::" in arg or (not arg.startswith("-") and os.path.exists(os.path.join(ROOT, arg)))
+               for arg in args)
+
+
+def split_marks(args):
+    """(the -m expression given, the other arguments)."""
+    rest, expression = [], None
+    words = iter(args)
+    for arg in words:
+        if arg == "-m":
+            expression = next(words, None)
+        elif arg.startswith("-m") and not arg.startswith("--"):
+            expression = arg[2:]
+        else:
+            rest.append(arg)
+    return expression, rest
+
+
+def test(extra):
+    """The whole suite in two passes: in parallel (pytest-xdist, one file per worker at a time),
+    then the tests marked `serial`, alone. Each prints its 20 slowest tests; either failing fails.
+    Arguments naming tests run them with plain pytest, as asked."""
+    pytest = [PYTHON, "-m", "pytest"]
+    if names_tests(extra):
+        return run(pytest + extra, cwd=ROOT)
+    expression, rest = split_marks(extra)
+    given = f"({expression}) and " if expression else ""
+    os.makedirs(REPORTS, exist_ok=True)
+    parallel, serial = os.path.join(REPORTS, "parallel.json"), os.path.join(REPORTS, "serial.json")
+    for path in (parallel, serial):
+        if os.path.exists(path):
+            os.remove(path)
+    workers = [] if any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in rest) else ["-n", WORKERS]
+    print("run.py: pass 1 of 2, in parallel: the tests not marked serial", flush=True)
+    first = run(pytest + workers + ["--dist", "loadfile", "-m", given + "not serial"] + rest, cwd=ROOT,
+                env={**os.environ, "TERRABANK_SUITE_REPORT": parallel})
+    print("run.py: pass 2 of 2, alone: the tests marked serial (they need a quiet machine)", flush=True)
+    second = run(pytest + ["-p", "no:xdist", "-m", given + "serial"] + rest, cwd=ROOT,
+                 env={**os.environ, "TERRABANK_SUITE_REPORT": serial,
+                      "TERRABANK_SUITE_EARLIER": parallel if os.path.exists(parallel) else ""})
+    codes = [code for code in (first, second) if code != 5]  # 5: that pass selected no test
+    print(f"run.py: parallel pass {outcome(first)}, serial pass {outcome(second)}", flush=True)
+    if not codes:
+        return 5
+    return next((code for code in codes if code != 0), 0)
+
+
+def outcome(code):
+    return {0: "passed", 5: "selected no test", 130: "interrupted"}.get(code, f"failed (pytest exit code {code})")
+
+
 def main(argv):
     """Dispatch `serve`, `test`, or hand anything else to `terrabank`."""
     if sys.version_info < (3, 11):
@@ -145,7 +204,7 @@ def main(argv):
     if command == "install":
         return 0  # .venv is ready for the tests, nothing run
     if command == "test":
-        return run([PYTHON, "-m", "pytest"] + extra, cwd=ROOT)
+        return test(extra)
     if command == "serve":
         return serve(extra)
     return run([TERRABANK] + argv, env=bank_env())

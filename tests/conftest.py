@@ -18,6 +18,9 @@ from bank.game.config import load_config
 from bank.services.bank import Bank
 from needs import pytest_terminal_summary, require  # noqa: F401 (the hook: what was not tested, at the end)
 
+# The suite's markers, order and durations (tests/suite_kit.py).
+pytest_plugins = ("suite_kit",)
+
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG_PATH = ROOT / "config.toml"
 

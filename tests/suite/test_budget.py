@@ -1,0 +1,62 @@
+"""The suite's time watched as code is: no test file far over its budget (tests/suite_budget.json).
+
+`python3 run.py test` runs this last in its serial pass, with the parallel pass's report at hand;
+the files are judged at the run's own pace (tests/suite_kit.py `over_budget`), so a loaded machine
+slows every file alike and fails nothing, while one file grown several times slower does.
+"""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+
+import pytest
+
+import suite_kit
+from suite_kit import DURATIONS, EARLIER_ENV, file_key, kinds_of, load_budget, over_budget, read_reports
+
+pytestmark = [pytest.mark.serial("judges the run's durations, after the parallel pass"), pytest.mark.suite_budget]
+
+BUDGET = {"a.py": 100.0, "b.py": 50.0, "c.py": 10.0}
+
+
+def test_a_run_slower_everywhere_is_judged_at_its_own_pace_and_passes():
+    pace, over = over_budget(BUDGET, {name: 3 * seconds for name, seconds in BUDGET.items()})
+    assert pace == pytest.approx(3.0)
+    assert over == []
+
+
+def test_one_file_several_times_slower_than_the_rest_fails_naming_it():
+    measured = {**BUDGET, "c.py": 45.0}  # 10 s budget: allowed 2 x 10 x pace + 20 s
+    pace, over = over_budget(BUDGET, measured)
+    assert len(over) == 1 and over[0].startswith("c.py took 45 s, over its budget of 10 s")
+
+
+def test_a_long_file_without_a_budget_fails_and_a_short_one_passes():
+    _, over = over_budget(BUDGET, {**BUDGET, "new.py": 61.0, "small.py": 5.0})
+    assert len(over) == 1 and over[0].startswith("new.py took 61 s and has no budget")
+
+
+def test_a_test_gets_its_kinds_from_its_fixtures_imports_and_store():
+    assert kinds_of(SimpleNamespace(fixturenames=["chromium", "tmp_path"]), set()) == {"browser"}
+    assert kinds_of(SimpleNamespace(fixturenames=[]), {"netns_kit", "redis_kit", "bank"}) == {"netns", "redis"}
+    on_pg = SimpleNamespace(fixturenames=["storage_backend"], callspec=SimpleNamespace(params={"storage_backend": "postgresql"}))
+    assert kinds_of(on_pg, set()) == {"postgres"}
+
+
+def test_the_budget_names_files_by_base_name_and_every_one_exists():
+    """A file keeps its budget when it moves to another folder; a removed file's entry goes with it."""
+    here = {path.name for path in suite_kit.HERE.rglob("test_*.py")}
+    assert set(load_budget()["files"]) <= here
+
+
+def test_no_test_file_of_this_run_went_far_over_its_budget():
+    measured = read_reports(p for p in os.environ.get(EARLIER_ENV, "").split(os.pathsep) if p)
+    for name, seconds in DURATIONS.files.items():
+        measured[name] = measured.get(name, 0.0) + seconds
+    measured.pop(file_key(__file__), None)
+    budget = load_budget()["files"]
+    if not set(measured) & set(budget):
+        pytest.skip("no other test file ran before this one: `python3 run.py test` checks the whole run")
+    pace, over = over_budget(budget, measured)
+    assert not over, "\n".join(over)
