@@ -27,6 +27,9 @@ from trias.bots.randombot import random_action
 BOUND_SECONDS = 2.0
 SPINNERS = 8  # a load of about 4 per core (the review saw greedy take 4.26 s at loads of 9-17)
 
+# Its eight spinners load both cores for everyone, and it times the bots: run alone (run.py's serial pass).
+pytestmark = pytest.mark.serial("loads both cores with spinning processes and times the bots")
+
 
 def _spin(stop) -> None:
     while not stop.is_set():

@@ -111,6 +111,7 @@ def assert_one_each_way(output: str, down: str, back: str) -> None:
         assert STAMP.match(found[0]), f"no time on {found[0]!r}"
 
 
+@pytest.mark.serial("times a whole serve's return after PostgreSQL restarts: too slow beside four workers")
 def test_a_postgres_outage_is_two_lines_from_the_whole_serve_and_every_line_says_when_and_who(
         postgres_server, redis_server, tmp_path):
     """Before: 5 to 9 lines per outage from one `serve` (the hold's lost/took-back pair, the

@@ -38,6 +38,10 @@ RATE, SECONDS = 20.0, 20.0   # harvests asked a second (a peak), for so long
 CAUGHT_UP_WITHIN = 8.0       # seconds after the last booking (target 5 s on a quiet machine; CI shares its cores)
 KEPT_PACE = 0.7              # of the harvests asked, at least this share booked (87-89% seen; before: 19-46%)
 
+# A quarter of core 0 and a booking pace measured against it: the other workers' tests on that core
+# would take the server's quarter. Run alone (run.py's serial pass).
+pytestmark = pytest.mark.serial("a Pi's CPU budget on core 0 and a booking pace measured against it")
+
 
 def _budget_or_skip() -> pi_budget.Budget:
     if os.geteuid() != 0:

@@ -18,6 +18,8 @@ import re
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
 from browserkit import CHROMIUM  # noqa: E402,F401
@@ -90,6 +92,7 @@ def tap_a_move(page, land_only: bool = False) -> bool:
     return False
 
 
+@pytest.mark.serial("a whole game tapped through with each step's wait bounded: too slow beside four workers")
 def test_issue26_a_whole_game_on_a_360_phone_only_by_tapping_the_board(server, pages):
     app, url = server
     game = app.extensions["trias_games"].create(seats=[{"name": "Ana", "kind": "human"},
