@@ -12,7 +12,7 @@ A plugin (tests/conftest.py lists it in `pytest_plugins`):
   `--dist loadfile`) do not end the run waiting for one long file started last.
 - Durations: with TERRABANK_SUITE_REPORT set, the controller writes each test file's seconds (setup,
   call and teardown of its tests) to that JSON file at the end of the run; run.py sets it for each pass.
-- Budget: tests/suite/test_budget.py checks the run's files against tests/suite_budget.json, judged
+- Budget: tests/system/test_suite_budget.py checks the run's files against tests/suite_budget.json, judged
   at the run's own pace (a machine twice as loaded takes about twice as long everywhere), so that load
   cannot fail it but one file grown far slower than the rest does.
 
