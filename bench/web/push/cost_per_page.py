@@ -28,8 +28,6 @@ from pages_under_pressure import Pressure, _cpu_seconds, admission, start_bank, 
 import harness
 import proctree
 
-harness.launch.__defaults__ = (120.0, None)  # a server starts slowly on a loaded machine: nothing is timed before it answers
-
 
 def _tree_figures(pid: int) -> tuple[int, float]:
     """(threads, PSS in MB) of the process tree under `pid`."""
