@@ -231,3 +231,25 @@ def test_a_lossy_link_books_every_command_once(chromium, served):
     assert len(rows) - before == made == 12  # each tap booked once, whatever was lost
     assert len({row["command_id"] for row in rows}) == len(rows)
     context.close()
+
+
+def test_change_it_opens_the_refused_commands_team_and_tab(chromium, served):
+    _, url = served
+    context = chromium.new_context(viewport=TABLET)
+    page = console(context, url)
+    context.set_offline(True)
+    page.click('#team-picker [data-team="blue"]')
+    page.click('#tabs [data-tab="harvest"]')
+    page.click('[data-panel="harvest"] [data-resource="water"]')
+    expect(page.locator("#banner .kept")).to_be_visible(timeout=15_000)
+    page.evaluate("""() => { var i = TB.outbox.mine()[0]; i.state = "refused";
+        i.error = {code: "clock_not_running", message: "paused", params: {status: "paused"}};
+        localStorage.setItem("tb.outbox.item." + i.key, JSON.stringify(i)); window.dispatchEvent(new StorageEvent("storage")); }""")
+    page.click('#team-picker [data-team="red"]')  # the counter moved on to another team and tab meanwhile
+    page.click('#tabs [data-tab="exchange"]')
+    page.locator("#outbox li.refused [data-act=change]").click()
+    expect(page.locator("#outbox")).to_be_hidden()
+    expect(page.locator("#team-title")).to_have_text("Bleus")
+    expect(page.locator('#tabs [data-tab="harvest"]')).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#banner")).to_contain_text("Refaites-la comme il faut")
+    context.close()
