@@ -10,6 +10,23 @@
   // Herd colours: far apart in hue and lightness, each with its own ink for the count.
   TT.COLOURS = ["#d62828", "#1f5fbf", "#f4c20d", "#7b2cbf", "#ff7f0e"];
   TT.colour = function (seat) { return TT.COLOURS[seat % TT.COLOURS.length]; };
+  // And a shape per seat, so herds are told apart without telling colours apart (a colour-blind player).
+  TT.SHAPES = ["square", "circle", "diamond", "triangle", "cross"];
+  TT.shape = function (seat) { return TT.SHAPES[seat % TT.SHAPES.length]; };
+  /** A seat's herd mark on the board: its shape in its colour, `size` wide at (x, y), the count's baseline. */
+  TT.herdMark = function (seat, x, y, size) {
+    var shape = TT.shape(seat), attrs = { fill: TT.colour(seat), class: "cube", "data-seat": seat, "data-shape": shape };
+    var r = size / 2, cx = x + r, cy = y + r, pts;
+    if (shape === "square") return [TB.svg("rect", Object.assign(attrs, { x: x.toFixed(2), y: y.toFixed(2), width: size, height: size, rx: 0.8 })), y + size * 0.78];
+    // Every shape inside the square's box: a herd never reaches further over its tile's numbers and signs.
+    if (shape === "circle") return [TB.svg("circle", Object.assign(attrs, { cx: cx.toFixed(2), cy: cy.toFixed(2), r: r.toFixed(2) })), y + size * 0.78];
+    if (shape === "diamond") pts = [[cx, y], [x + size, cy], [cx, y + size], [x, cy]];
+    else if (shape === "triangle") pts = [[cx, y], [x + size, y + size], [x, y + size]];
+    else { var a = size * 0.22; pts = [[cx - a, y], [cx + a, y], [cx + a, cy - a], [x + size, cy - a], [x + size, cy + a], [cx + a, cy + a],
+      [cx + a, y + size], [cx - a, y + size], [cx - a, cy + a], [x, cy + a], [x, cy - a], [cx - a, cy - a]]; }
+    var poly = TB.svg("polygon", Object.assign(attrs, { points: pts.map(function (q) { return q[0].toFixed(2) + "," + q[1].toFixed(2); }).join(" ") }));
+    return [poly, y + size * (shape === "triangle" ? 0.92 : 0.78)];
+  };
   TT.seatName = function (p, seat) { return p && p.seats[seat] ? p.seats[seat].name : "#" + (seat + 1); };
   TT.key = function (place) { return place[0] + "," + place[1]; };
   TT.kindName = function (kind) { return t("landscape." + kind); };
@@ -217,7 +234,7 @@
     var v = p.view, top = Math.max(10, Math.max.apply(null, v.score));
     TB.fill(node, v.score.map(function (pts, seat) {
       return el("li", { class: "trias-score" + (seat === mySeat ? " mine" : ""), style: { "--c": TT.colour(seat), "--w": (100 * pts / top) + "%" }, dataset: { seat: seat } },
-        el("span", { class: "trias-cube-sm" }),
+        el("span", { class: "trias-cube-sm", dataset: { shape: TT.shape(seat) } }),
         el("span", { class: "trias-score-name", text: TT.seatName(p, seat) }),
         el("b", { class: "trias-score-pts", text: t("points", { n: pts }) }),
         el("small", { class: "muted", text: t("stock_n", { n: v.stock[seat] }) }),
@@ -307,7 +324,7 @@
     document.body.classList.toggle("trias-over", !!end);
     if (!end) return;
     var n = p.seats.length, head = el("tr", {}, el("th", { text: "" }));
-    for (var s = 0; s < n; s++) head.appendChild(el("th", { scope: "col", style: { "--c": TT.colour(s) }, title: TT.seatName(p, s) }, el("span", { class: "trias-cube-sm" }), " ", el("span", { class: "trias-col-name", text: TT.colName(TT.seatName(p, s)) })));
+    for (var s = 0; s < n; s++) head.appendChild(el("th", { scope: "col", style: { "--c": TT.colour(s) }, title: TT.seatName(p, s) }, el("span", { class: "trias-cube-sm", dataset: { shape: TT.shape(s) } }), " ", el("span", { class: "trias-col-name", text: TT.colName(TT.seatName(p, s)) })));
     var finals = end.scores.map(function (_, seat) { return end.table.reduce(function (sum, row) { return sum + row.points[seat]; }, 0); });
     var rows = end.table.map(function (row, i) {
       var tr = el("tr", { class: unscored(row) ? "trias-unscored" : null },

@@ -243,9 +243,9 @@
     present.forEach(function (item, i) {
       var row = Math.floor(i / 3), col = i % 3, inRow = row ? present.length - 3 : perRow;
       var x = c[0] - (inRow * size + (inRow - 1) * gap) / 2 + col * (size + gap), y = c[1] - (big ? 3.4 : 2.2) + row * (size + gap);
-      var colour = TT.colour(item[0]);
-      g.appendChild(TB.svg("rect", { x: x.toFixed(2), y: y.toFixed(2), width: size, height: size, rx: 0.8, fill: colour, class: "cube", "data-seat": item[0] }));
-      g.appendChild(TB.svg("text", { x: (x + size / 2).toFixed(2), y: (y + size * 0.78).toFixed(2), class: "count" + (big ? " count-big" : ""), fill: TB.ink(colour) }, String(item[1])));
+      var colour = TT.colour(item[0]), mark = TT.herdMark(item[0], x, y, size);
+      g.appendChild(mark[0]);
+      g.appendChild(TB.svg("text", { x: (x + size / 2).toFixed(2), y: mark[1].toFixed(2), class: "count" + (big ? " count-big" : ""), fill: TB.ink(colour) }, String(item[1])));
     });
     if (swimming) g.appendChild(TB.svg("path", { d: "M" + (c[0] - 6) + " " + (c[1] + 5.5) + " q1.5 -1.5 3 0 t3 0 t3 0 t3 0", class: "wave" }));
     return g;
