@@ -13,6 +13,7 @@ import time
 import weakref
 from contextlib import contextmanager
 
+from bank.store.journal_pg_deadline import left as request_left
 from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
 from bank.store.storage import StorageError, display_url  # noqa: F401 (its callers name it here)
 
@@ -146,6 +147,12 @@ def connect(url: str, patient: bool = False):
     failed = _FAILED.get(url)
     if failed is not None and time.monotonic() - failed[0] < FAIL_FAST_SECONDS:
         raise failed[1]
+    budget = request_left()
+    if budget is not None and budget < CONNECT_TIMEOUT:
+        # libpq waits at least its 2 s for a server that does not answer: the request would outlive its budget.
+        raise StorageError("database_unreachable", f"This request spent its time waiting for {display_url(url)} "
+                           "and has none left to open a connection to it: nothing was recorded; send it again "
+                           "in a moment, it is booked at most once.", url=display_url(url))
     try:
         params = psycopg.conninfo.conninfo_to_dict(url)
     except psycopg.ProgrammingError as exc:

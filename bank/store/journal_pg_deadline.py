@@ -6,6 +6,11 @@ before the cut waits for keepalives to fail, tens of seconds in a measured cut, 
 the pages wait with it. PostgreSQL's own timeouts (statement_timeout, lock_timeout,
 set at connect) bound what the server does, but a server that cannot be reached sends nothing.
 
+A request makes several round trips (its session's look-up and touch, the command's BEGIN and COMMIT)
+and may need a new connection: each bounded alone, a cut cost their sum. Inside `request_budget(seconds)`
+(bank/web/serving/budget.py: a command, a log-in) every round trip ends by the request's own deadline
+too, and a new connection is not even tried once less time is left than its connect could wait.
+
 So a round trip on the command path runs under `deadline(conn)`: one watchdog thread per process
 looks every WATCH_STEP seconds, and a round trip still waiting after its seconds has its socket
 shut down (both ways): the read waiting in libpq returns at once, psycopg raises its
@@ -29,6 +34,7 @@ _ARMED: dict[int, tuple] = {}  # token -> (monotonic deadline, a callable giving
 _LOCK = threading.Lock()
 _COUNTER = itertools.count()
 _WATCHER: list = []  # the watchdog thread of this process (a forked child starts its own)
+_REQUEST = threading.local()  # `until`: the time.monotonic() by which this thread's request must be answered
 
 
 def _forked_child() -> None:
@@ -52,12 +58,33 @@ class Deadline:
 
 
 @contextmanager
+def request_budget(seconds: float):
+    """The database work of this thread's request ends within `seconds` (an outer budget, if shorter, stays)."""
+    outer = getattr(_REQUEST, "until", None)
+    until = time.monotonic() + seconds
+    _REQUEST.until = until if outer is None else min(outer, until)
+    try:
+        yield
+    finally:
+        _REQUEST.until = outer
+
+
+def left() -> float | None:
+    """Seconds left of this thread's request budget, None outside one."""
+    until = getattr(_REQUEST, "until", None)
+    return None if until is None else until - time.monotonic()
+
+
+@contextmanager
 def deadline(connection, seconds: float = ROUND_TRIP):
     """Run the block's round trips on `connection()` (a callable: the block may replace the connection)
-    within `seconds`, else cut them short (the block then raises psycopg's OperationalError)."""
+    within `seconds`, and within the request's budget if any, else cut them short (the block then raises
+    psycopg's OperationalError)."""
     token, kept = next(_COUNTER), Deadline()
+    until = time.monotonic() + seconds
+    budget = getattr(_REQUEST, "until", None)
     with _LOCK:
-        _ARMED[token] = (time.monotonic() + seconds, connection, kept)
+        _ARMED[token] = (until if budget is None else min(until, budget), connection, kept)
         if not _WATCHER or not _WATCHER[0].is_alive():
             _WATCHER[:] = [threading.Thread(target=_watch, name="postgres deadlines", daemon=True)]
             _WATCHER[0].start()

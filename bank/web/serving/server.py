@@ -70,6 +70,11 @@ def prepare(app: Flask, limits: Limits | None = None) -> Flask:
     if "after_reply" not in done:  # a command's live updates start once its reply is written
         app.wsgi_app = AfterReply(app.wsgi_app)
         done.add("after_reply")
+    if "budget" not in done:  # a command or log-in answered within seconds in a network cut
+        from bank.web.serving.budget import Budgeted
+
+        app.wsgi_app = Budgeted(app.wsgi_app)
+        done.add("budget")
     if "compress" in done:
         return app  # prepared before (`serve --dev`, a test serving the same app twice): not twice
     done.add("compress")
