@@ -13,7 +13,7 @@ import time
 import weakref
 from contextlib import contextmanager
 
-from bank.store.journal_pg_deadline import left as request_left
+from bank.store.journal_pg_deadline import failed as request_failed, left as request_left
 from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
 from bank.store.storage import StorageError, display_url  # noqa: F401 (its callers name it here)
 
@@ -146,6 +146,7 @@ def connect(url: str, patient: bool = False):
     psycopg = psycopg_module()
     failed = _FAILED.get(url)
     if failed is not None and time.monotonic() - failed[0] < FAIL_FAST_SECONDS:
+        request_failed()
         raise failed[1]
     budget = request_left()
     if budget is not None and budget < CONNECT_TIMEOUT:
@@ -173,6 +174,7 @@ def connect(url: str, patient: bool = False):
         if conn is not None:
             conn.close()
         lost()
+        request_failed()
         refused = StorageError("database_unreachable", f"Cannot connect to {display_url(url)}: {first_line(exc)}. "
                                "Check that PostgreSQL runs (systemctl status postgresql) and that the URL's "
                                "host, port, user, password and database are right (see docs/DEPLOY.md); "
@@ -249,6 +251,7 @@ def pg_errors(where: str):
                            "refuses commands until it holds the game again.") from None
     except psycopg.OperationalError as exc:
         lost()
+        request_failed()
         raise StorageError("database_connection_lost", f"The connection to {where} failed ({first_line(exc)}): "
                            "the command may not have been recorded; send it again with the same id, "
                            "it is booked at most once.") from None

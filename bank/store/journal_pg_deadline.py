@@ -8,8 +8,11 @@ set at connect) bound what the server does, but a server that cannot be reached 
 
 A request makes several round trips (its session's look-up and touch, the command's BEGIN and COMMIT)
 and may need a new connection: each bounded alone, a cut cost their sum. Inside `request_budget(seconds)`
-(bank/web/serving/budget.py: a command, a log-in) every round trip ends by the request's own deadline
-too, and a new connection is not even tried once less time is left than its connect could wait.
+(bank/web/serving/budget.py: a command, a log-in), once the database failed the request (a round trip
+without an answer in time, a connection that could not be made), every later round trip ends by the
+request's own deadline too, and a new connection is not even tried once less time is left than its
+connect could wait. A request that is only slow (a loaded machine, a password's hash) with a database
+that answers is never cut for its budget: that would refuse work a healthy database would have booked.
 
 So a round trip on the command path runs under `deadline(conn)`: one watchdog thread per process
 looks every WATCH_STEP seconds, and a round trip still waiting after its seconds has its socket
@@ -34,7 +37,9 @@ _ARMED: dict[int, tuple] = {}  # token -> (monotonic deadline, a callable giving
 _LOCK = threading.Lock()
 _COUNTER = itertools.count()
 _WATCHER: list = []  # the watchdog thread of this process (a forked child starts its own)
-_REQUEST = threading.local()  # `until`: the time.monotonic() by which this thread's request must be answered
+# `until`: the time.monotonic() by which this thread's request must be answered; `failed`: whether the
+# database already failed it (from then on the budget bounds its round trips and connections).
+_REQUEST = threading.local()
 
 
 def _forked_child() -> None:
@@ -60,19 +65,26 @@ class Deadline:
 @contextmanager
 def request_budget(seconds: float):
     """The database work of this thread's request ends within `seconds` (an outer budget, if shorter, stays)."""
-    outer = getattr(_REQUEST, "until", None)
+    outer, failed = getattr(_REQUEST, "until", None), getattr(_REQUEST, "failed", False)
     until = time.monotonic() + seconds
     _REQUEST.until = until if outer is None else min(outer, until)
     try:
         yield
     finally:
-        _REQUEST.until = outer
+        _REQUEST.until, _REQUEST.failed = outer, failed
+
+
+def failed() -> None:
+    """The database failed this thread's request (no answer in time, no connection): its budget binds now."""
+    _REQUEST.failed = True
 
 
 def left() -> float | None:
-    """Seconds left of this thread's request budget, None outside one."""
+    """Seconds left of this thread's request budget once the database failed it; None otherwise."""
     until = getattr(_REQUEST, "until", None)
-    return None if until is None else until - time.monotonic()
+    if until is None or not getattr(_REQUEST, "failed", False):
+        return None
+    return until - time.monotonic()
 
 
 @contextmanager
@@ -81,10 +93,9 @@ def deadline(connection, seconds: float = ROUND_TRIP):
     within `seconds`, and within the request's budget if any, else cut them short (the block then raises
     psycopg's OperationalError)."""
     token, kept = next(_COUNTER), Deadline()
-    until = time.monotonic() + seconds
-    budget = getattr(_REQUEST, "until", None)
+    until, budget = time.monotonic() + seconds, left()
     with _LOCK:
-        _ARMED[token] = (until if budget is None else min(until, budget), connection, kept)
+        _ARMED[token] = (until if budget is None else min(until, time.monotonic() + budget), connection, kept)
         if not _WATCHER or not _WATCHER[0].is_alive():
             _WATCHER[:] = [threading.Thread(target=_watch, name="postgres deadlines", daemon=True)]
             _WATCHER[0].start()
@@ -93,6 +104,8 @@ def deadline(connection, seconds: float = ROUND_TRIP):
     finally:
         with _LOCK:
             _ARMED.pop(token, None)
+        if kept.expired:
+            failed()
 
 
 def _watch() -> None:

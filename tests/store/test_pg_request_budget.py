@@ -96,3 +96,23 @@ def test_a_request_in_a_cut_is_refused_within_its_budget(postgres_server):
         relay.close()
         access.close()
         journal.close()
+
+
+def test_a_slow_request_with_a_database_that_answers_is_never_cut_for_its_budget(postgres_server):
+    """The budget binds only once the database failed the request: a request slow for another reason (a
+    loaded machine, a password's hash) and past its budget still books with a database that answers."""
+    name = f"slow-{uuid.uuid4().hex[:8]}"
+    journal = PostgresJournal.create(postgres_server.url, name, "title = 'budget'", {"game": name})
+    access = GameConnections(postgres_server.url, name)
+    try:
+        with request_budget(0.2):
+            time.sleep(0.5)  # the budget is spent before the database is asked anything
+            assert access.rows("SELECT 1") == [(1,)]
+            with journal.transaction():
+                journal.committed_seq()
+            access.close()  # its connections gone: the next look-up opens a new one
+            access = GameConnections(postgres_server.url, name)
+            assert access.rows("SELECT 1") == [(1,)]
+    finally:
+        access.close()
+        journal.close()
