@@ -26,6 +26,7 @@ from bank.store.storage import StorageError
 
 pytestmark = needs("psycopg")
 BUDGET = 4.0  # bank/web/serving/budget.py REQUEST_SECONDS
+ANSWER = 5.0  # a command is answered within 5 s in a cut: the budget, then the watchdog's step and a loaded machine
 
 
 class Cuttable:
@@ -91,7 +92,7 @@ def test_a_request_in_a_cut_is_refused_within_its_budget(postgres_server):
         took = time.monotonic() - started
         print(f"in the cut: {steps} in {took:.2f} s")
         assert "answered" not in steps, steps
-        assert took < BUDGET + 0.5, f"{took:.1f} s for {steps}"
+        assert took < ANSWER, f"{took:.1f} s for {steps}"
     finally:
         relay.close()
         access.close()
