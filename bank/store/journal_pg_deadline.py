@@ -68,6 +68,9 @@ def request_budget(seconds: float):
     outer, failed = getattr(_REQUEST, "until", None), getattr(_REQUEST, "failed", False)
     until = time.monotonic() + seconds
     _REQUEST.until = until if outer is None else min(outer, until)
+    # A pool thread serves one request after another: a failure met outside any budget (a page's read) is not
+    # this request's.
+    _REQUEST.failed = failed if outer is not None else False
     try:
         yield
     finally:

@@ -117,3 +117,16 @@ def test_a_slow_request_with_a_database_that_answers_is_never_cut_for_its_budget
     finally:
         access.close()
         journal.close()
+
+
+def test_a_failure_before_the_request_does_not_bind_its_budget():
+    """A pool thread serves request after request: a failure it met outside a budget is not the next one's."""
+    from bank.store import journal_pg_deadline
+
+    journal_pg_deadline.failed()  # a page's read on this thread met a lost connection
+    with request_budget(0.2):
+        time.sleep(0.3)
+        assert journal_pg_deadline.left() is None  # no failure in this request: nothing is cut for its budget
+        journal_pg_deadline.failed()
+        assert journal_pg_deadline.left() < 0
+    assert journal_pg_deadline.left() is None
