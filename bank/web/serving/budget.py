@@ -3,10 +3,11 @@
 Each round trip to PostgreSQL has its own deadline (bank/store/journal_pg_deadline.py), but a
 request makes several (its session's look-up and touch, the command's BEGIN and COMMIT) and may
 open a connection: in a network cut their deadlines added up, and a command was answered after
-more than 5 s, past what a page waits before it says the bank does not answer. Inside the budget
-every round trip also ends by the request's deadline, and no connection is opened once too little
-time is left for its connect: the request is answered 503 with Retry-After within REQUEST_SECONDS
-and a little Python. Reads (GET) keep their per-round-trip deadlines only: an export or a page of
+more than 5 s, past what a page waits before it says the bank does not answer. Inside the budget,
+once the database failed the request, every later round trip also ends by the request's deadline,
+and no connection is opened once too little time is left for its connect: the request is answered
+503 with Retry-After within REQUEST_SECONDS and a little Python. A request only slow (a loaded
+machine, a password's hash) with a database that answers is never cut for its budget. Reads (GET) keep their per-round-trip deadlines only: an export or a page of
 many rows may rightly take longer. A live page's socket is left alone: it holds its thread for
 hours, and its events are not one request.
 """
