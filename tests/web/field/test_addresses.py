@@ -18,7 +18,6 @@ from bank.cli import printing as cli_print
 from bank.cli.main import main
 from bank.errors import BankError
 from bank.web.field import addresses
-from browserkit import log_in_to
 
 
 @pytest.fixture
@@ -194,7 +193,7 @@ def admin_page(chromium, tmp_path, monkeypatch):
     import logging
     import re
 
-    from browserkit import serve_in_thread
+    from browserkit import log_in_to, serve_in_thread
     from play import DEFAULT_CONFIG
     from playwright.sync_api import expect
 

@@ -15,7 +15,6 @@ import re
 from pathlib import Path
 
 import pytest
-from browserkit import log_in_to
 
 ROOT = Path(__file__).resolve().parents[3]
 RAISING = sorted((ROOT / "bank" / "game" / "rules").glob("*.py")) + [ROOT / "bank" / "game" / n for n in ("fields.py", "engine.py", "turn.py")]
@@ -124,6 +123,7 @@ def live(tmp_path):
 
 
 def test_a_building_prerequisite_is_refused_in_french_on_the_console(chromium, live):
+    from browserkit import log_in_to
     from playwright.sync_api import expect
 
     page = chromium.new_page(viewport={"width": 1366, "height": 768})
