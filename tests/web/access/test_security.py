@@ -46,6 +46,9 @@ ROUTES = {
     "/trias/api/g/<game_id>/rematch": "the table's secret",
     "/trias/api/admin/games/<game_id>/table": {"lead"},
     "/trias/api/score": "anyone (a calculation, nothing stored)",
+    # A facilitator's device says how many of its own account's commands wait in its outbox (bank/web/field/api.py);
+    # nothing of the game changes: the lead's admin page lists the devices (GET, lead only).
+    "/api/outbox": "a facilitator (own account's count, CSRF token); GET: the lead",
 }
 # connect and sync only read: they send the current picture to the caller; disconnect forgets the socket.
 SOCKET_HANDLERS = {"connect", "sync", "disconnect"}
@@ -127,6 +130,22 @@ def test_token_rotation_cell(web, tokens, app, who):
         assert reply.status_code == (401 if who in (None, "team") else 403)
         refusal(reply)
         assert snapshot(app) == before
+
+
+@pytest.mark.parametrize("who", CALLERS)
+def test_outbox_report_cell(web, tokens, app, who):
+    """A device's count of waiting commands: any facilitator for their own account, never a team link or a
+    stranger; the game itself is unchanged whoever sends it."""
+    client = _client(web, tokens, who)
+    before = snapshot(app)
+    reply = client.client.post("/api/outbox", json={"device": "tablet-1", "waiting": 2, "oldest_seconds": 30},
+                               headers={"X-CSRF-Token": client.csrf})
+    if who in ("lead", "banker", "referee"):
+        assert reply.status_code == 200, (who, reply.status_code)
+    else:
+        assert reply.status_code == 401
+        refusal(reply)
+    assert snapshot(app) == before
 
 
 def test_rotating_an_unknown_team_is_a_clear_404(web, app):
@@ -281,7 +300,8 @@ GETS = ["/", "/login", "/console", "/fight", "/admin", "/display", "/api/config"
         "/trias/g/nosuchgm", "/trias/s/no-such-seat", "/trias/api/g/nosuchgm", "/trias/api/s/no-such-seat",
         "/trias/api/admin/games", "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf", "/healthz", "/readyz",
         "/api/paper/state.pdf", "/api/paper/ledgers.pdf", "/api/paper/bank-down.pdf", "/api/paper/saved",
-        "/api/paper/syntax", "/api/replay", "/static/bundles/0123456789abcdef.js", "/api/chain/1", "/api/chain/witness"]
+        "/api/paper/syntax", "/api/replay", "/static/bundles/0123456789abcdef.js", "/api/chain/1", "/api/chain/witness",
+        "/api/outbox"]
 
 
 def test_a_get_never_changes_anything(web, app, tokens):
