@@ -24,6 +24,7 @@ def test_any_json_command_gets_a_clear_answer_and_refusals_change_nothing(fuzzer
     fuzzer.check(command)
 
 
+@pytest.mark.slow  # it reads what the fuzzing test above found (the module's fuzzer): selected with it
 def test_the_fuzzer_reaches_every_kind_of_answer(fuzzer):
     """Not only refusals: some random commands must have been booked, and some refused by the rules."""
     assert fuzzer.statuses.get(200, 0) > 0 and fuzzer.statuses.get(400, 0) > 0 and fuzzer.statuses.get(409, 0) > 0, fuzzer.statuses
