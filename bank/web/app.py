@@ -166,6 +166,11 @@ def _register(app: Flask) -> None:
     app.jinja_env.globals["_"] = _gettext
     app.jinja_env.globals["ngettext"] = _ngettext
     app.jinja_env.globals["page_languages"] = page_languages  # _lang.html: Italian on Trias pages only
+    from bank.web.field import outbox
+
+    # The outbox's pages read which commands may wait from the bank's own list, so the two cannot drift.
+    app.jinja_env.globals["outbox_queueable"] = sorted(outbox.QUEUEABLE)
+    app.extensions[outbox.REPORTS] = outbox.DeviceReports()
     from bank.web.serving import bundles
 
     bundles.register(app)  # scripts([...]): one file per page once served (bank/web/serving/bundles.py)

@@ -13,9 +13,11 @@
   "use strict";
   var TB = window.TB, W = window.W, el = TB.el, t = TB.t;
   var PREFIX = "tb.outbox.item.", LEASE = "tb.outbox.lease", DEVICE = "tb.device";
-  // What still means the same minutes later; the bank refuses the others with a wait (bank/web/field/outbox.py).
-  var QUEUEABLE = ["harvest", "build", "buy_animal", "buy_second_pirate", "raise_tracks", "redeem_jokers",
-    "exchange", "trade", "contribute"];
+  // What still means the same minutes later: the bank's own list (bank/web/field/outbox.py), written in the page.
+  var QUEUEABLE = (function () {
+    var node = document.querySelector("script[data-outbox-queueable]");
+    try { return node ? JSON.parse(node.textContent) : []; } catch (e) { return []; }
+  })();
   var MAX_SAID_S = 999999; // the most the header may say (bank/web/field/outbox.py reads six digits)
   var tab = TB.uuid(), account = null, box = null, flushing = false, loginNeeded = false, lastReport = "";
   var nextTry = 0; // a command just given up on after its retries waits a moment before the next try

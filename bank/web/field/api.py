@@ -229,7 +229,7 @@ def post_command():
 
 
 def device_reports() -> outbox.DeviceReports:
-    return current_app.extensions.setdefault("terrabank_outbox", outbox.DeviceReports())
+    return current_app.extensions[outbox.REPORTS]  # made with the app (bank/web/app.py)
 
 
 @bp.post("/outbox")
@@ -237,15 +237,11 @@ def device_reports() -> outbox.DeviceReports:
 def outbox_report():
     """A device says how many commands it holds for this account, and how long the oldest waited."""
     try:
-        body = read_object(MAX_BODY, "outbox report")
+        device, waiting, oldest = outbox.read_report(read_object(MAX_BODY, "outbox report"))
     except BodyError as exc:
         return error(exc.status, exc.code, exc.message)
-    device, waiting, oldest = body.get("device"), body.get("waiting"), body.get("oldest_seconds", 0)
-    if not isinstance(device, str) or not outbox.DEVICE.fullmatch(device):
-        return error(400, "bad_device", "'device' must name the device: 4 to 40 letters, digits, - or _")
-    for name, value in (("waiting", waiting), ("oldest_seconds", oldest)):
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10**6:
-            return error(400, "bad_outbox_report", f"'{name}' must be a whole number from 0 to 1000000", {"field": name})
+    except outbox.QueuedError as exc:
+        return error(400, exc.code, exc.message, exc.params)
     device_reports().report(device, session["user"], waiting, oldest, services().bank.now())
     return jsonify({"ok": True})
 

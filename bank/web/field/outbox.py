@@ -56,6 +56,18 @@ def queued_note(seconds: str | None, device: str | None, kind) -> dict | None:
 
 
 MAX_DEVICES = 200  # more stations than any game has: the oldest report goes first
+REPORTS = "terrabank_outbox"  # the app's DeviceReports, in app.extensions
+
+
+def read_report(body: dict) -> tuple[str, int, int]:
+    """(device, waiting, oldest_seconds) from a device's report body, or QueuedError saying which field is wrong."""
+    device, waiting, oldest = body.get("device"), body.get("waiting"), body.get("oldest_seconds", 0)
+    if not isinstance(device, str) or not DEVICE.fullmatch(device):
+        raise QueuedError("bad_device", "'device' must name the device: 4 to 40 letters, digits, - or _")
+    for name, value in (("waiting", waiting), ("oldest_seconds", oldest)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10**6:
+            raise QueuedError("bad_outbox_report", f"'{name}' must be a whole number from 0 to 1000000", field=name)
+    return device, waiting, oldest
 
 
 class DeviceReports:
