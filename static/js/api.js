@@ -22,15 +22,16 @@
     return meta ? meta.content : "";
   };
 
-  // About 20 s of retries in all, then give up. A page setting, so a test can shorten it.
+  // About 20 s of retries in all, then give up; each try waits at most timeoutMs for its answer. Page
+  // settings, so a test can shorten them.
   TB.retryDelays = [500, 1000, 2000, 3000, 4000, 5000, 5000];
-  var TIMEOUT_MS = 8000;
+  TB.timeoutMs = 8000;
 
   function sleep(ms) { return new Promise(function (done) { setTimeout(done, ms); }); }
 
   async function fetchOnce(method, url, body, headers) {
     var abort = window.AbortController ? new AbortController() : null;
-    var timer = abort ? setTimeout(function () { abort.abort(); }, TIMEOUT_MS) : null;
+    var timer = abort ? setTimeout(function () { abort.abort(); }, TB.timeoutMs) : null;
     try {
       return await fetch(TB.url(url), {
         method: method, headers: headers, credentials: "same-origin", cache: "no-store",

@@ -40,10 +40,10 @@ def make_app(folder: Path):
 class Bank:
     """The bank served on one port, stopped and started again on the same game file and port."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, host: str = "127.0.0.1"):
         from bank.web.serving import thread
 
-        self.folder, self.thread = folder, thread
+        self.folder, self.thread, self.host = folder, thread, host
         self.app = make_app(folder)
         services = self.app.extensions["terrabank"]
         for user, role in (("lea", "lead"), ("ana", "banker"), ("ben", "banker")):
@@ -52,9 +52,9 @@ class Bank:
         for team, resource in (("red", "dioxygen"), ("blue", "water")):
             services.bank.execute({"id": f"t-inv-{team}", "type": "inventory", "team": team, "reason": "set-up",
                                    "counted": {resource: 12}})
-        self.server = thread.serve_in_thread(self.app)
+        self.server = thread.serve_in_thread(self.app, host=host)
         self.port = self.server.port
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"http://{host}:{self.port}"
 
     @property
     def bank(self):
@@ -69,7 +69,7 @@ class Bank:
         self.app = make_app(self.folder)
         for attempt in range(50):  # the port the pages know, free again once the old listener is closed
             try:
-                self.server = self.thread.serve_in_thread(self.app, port=self.port)
+                self.server = self.thread.serve_in_thread(self.app, host=self.host, port=self.port)
                 return
             except OSError:
                 time.sleep(0.2)
