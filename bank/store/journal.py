@@ -12,6 +12,7 @@ from typing import Iterator
 from bank.store import chain, snapshots, sqlite_schema
 from bank.store.sqlite_schema import SCHEMA_VERSION  # noqa: F401 (re-exported)
 from bank.store.sqlite_transaction import SqliteErrors, Transaction
+from bank.store.sqlite_turn import turn_for
 from bank.store.canonical_json import canonical_json  # noqa: F401 (re-exported: it lived here)
 from bank.store.journal_readers import _COLUMNS, JournalReaders, _row_dict
 from bank.store.sqlite_file import _connect, move_database, remove_database  # noqa: F401 (re-exported)
@@ -45,6 +46,7 @@ class Journal(JournalReaders):
         self._views: dict[int, sqlite3.Connection] = {}  # thread -> its read transaction (read_view)
         self._closed = False
         self._errors = SqliteErrors(self.path)  # storage_errors(self.path), made once
+        self._turn = turn_for(self.path)  # the bank's writers of this file wait in line (sqlite_turn.py)
         # (last seq, chain head) as this connection last read or wrote them, kept from one transaction to
         # the next: what committed_seq(), head() and append() answer inside a transaction without asking
         # SQLite again. It may be stale (another process booked since): the append's seq is then

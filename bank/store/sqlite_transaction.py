@@ -59,7 +59,7 @@ class Transaction:
     """BEGIN IMMEDIATE ... COMMIT on a Journal's writer connection; ROLLBACK on any exception, re-raised.
 
     Keeps the journal's tip (bank/store/journal.py) true: what a ROLLBACK or a failed COMMIT undid, the
-    tip forgets."""
+    tip forgets. Holds the file's write turn (bank/store/sqlite_turn.py) from before BEGIN to after its end."""
 
     __slots__ = ("journal",)
 
@@ -68,12 +68,23 @@ class Transaction:
 
     def __enter__(self):
         journal = self.journal
-        with journal._errors:
-            begin_immediate(journal._conn)
+        journal._turn.__enter__()  # the accounts' writers of the file in line with this one (sqlite_turn.py)
+        try:
+            with journal._errors:
+                begin_immediate(journal._conn)
+        except BaseException:
+            journal._turn.__exit__(None, None, None)
+            raise
         journal._in_tx, journal._tx_thread, journal._tip_before = True, threading.get_ident(), journal._tip
         return journal
 
     def __exit__(self, kind, exc, tb) -> bool:
+        try:
+            return self._end(kind)
+        finally:
+            self.journal._turn.__exit__(None, None, None)  # after COMMIT or ROLLBACK: the next in line
+
+    def _end(self, kind) -> bool:
         journal = self.journal
         conn = journal._conn
         if kind is not None:

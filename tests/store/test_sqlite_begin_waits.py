@@ -12,6 +12,7 @@ import sqlite3
 import threading
 import time
 
+from bank.store.accounts.access import Access
 from bank.store.journal import Journal
 
 ROW = {"fingerprint": "f", "type": "award", "actor": "x", "at": 1.0, "command": {}, "events": []}
@@ -42,3 +43,46 @@ def test_a_begin_beside_an_open_read_waits_for_the_sessions_write_instead_of_ans
         sessions.close()
     finally:
         journal.close()
+
+
+def test_a_log_in_beside_commands_booked_back_to_back_waits_its_turn_instead_of_answering_busy(tmp_path):
+    """SQLite's write lock has no queue: a connection that finds it taken sleeps (up to 100 ms) and tries
+    again. Commands booked back to back free it for microseconds between transactions, so a log-in's
+    session row and its failure count, written on the accounts' connections, met it taken at every try
+    and answered 503 database_busy after the 5 s busy timeout, every holder being the bank itself."""
+    path = tmp_path / "game.db"
+    journal = Journal.create(path, "{}", {})
+    access = Access(path, hash_method="pbkdf2:sha256:1000")
+    access.add_user("banker", "correct horse", "banker")
+    sessions, lockout = access.sessions(), access.lockout()
+    stop, booked, failures = threading.Event(), [], []
+
+    def commands():  # the journal's writer: each command holds the write lock a moment, the next follows at once
+        try:
+            while not stop.is_set():
+                with journal.transaction():
+                    journal.append({**ROW, "command_id": f"c{len(booked)}", "seq": len(booked) + 1})
+                    time.sleep(0.02)
+                booked.append(1)
+        except BaseException as exc:  # noqa: BLE001 - asserted below
+            failures.append(exc)
+
+    thread = threading.Thread(target=commands)
+    thread.start()
+    try:
+        while not booked and not failures:
+            time.sleep(0.01)
+        started = time.monotonic()
+        for _ in range(3):  # a log-in (its failure count, then its session) and a log-out
+            lockout.failed("banker@10.0.0.1")
+            session = sessions.start("banker", "banker", "10.0.0.1", "phone", access.since("banker"))
+            assert session is not None
+            assert sessions.end(sessions.check(session).key)
+        took = time.monotonic() - started
+    finally:
+        stop.set()
+        thread.join(10)
+        access.close()
+        journal.close()
+    assert not failures
+    assert took < 2.5, f"three log-ins and log-outs took {took:.1f} s beside the commands"

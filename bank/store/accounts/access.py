@@ -12,6 +12,7 @@ import secrets
 import sqlite3
 import threading
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 from werkzeug.security import check_password_hash, generate_password_hash
@@ -19,6 +20,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from bank.errors import BankError
 from bank.store.journal import storage_errors
 from bank.store.sqlite_file import traced
+from bank.store.sqlite_turn import turn_for
 from bank.store.accounts.lockout import Lockout
 from bank.store.accounts.sessions import Sessions, bump, end_user_sessions, generation, generation_file
 
@@ -124,6 +126,9 @@ class AccessRules:
         return None
 
 
+_WRITES = {"INSERT", "UPDATE", "DELETE", "REPLAC"}  # a statement's first word, cut to 6 letters
+
+
 class SharedConnection(sqlite3.Connection):
     """The accounts' connection, shared by the server's threads (and by the sessions, sessions.py).
 
@@ -133,12 +138,18 @@ class SharedConnection(sqlite3.Connection):
     log-in, a log-out or a link replacement answered 503 now and then under load.
     """
 
+    turn = nullcontext()  # the file's write turn (bank/store/sqlite_turn.py), set by Access once opened
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.lock = threading.RLock()
 
     def rows(self, query: str, params=()) -> list:
-        """One statement, run to its end: its rows."""
+        """One statement, run to its end: its rows. A write waits in line with the journal's (the turn
+        first, then this connection's lock: a reader holding the lock never waits for the turn)."""
+        if query.lstrip()[:6].upper() in _WRITES:
+            with self.turn, self.lock:
+                return self.execute(query, params).fetchall()
         with self.lock:
             return self.execute(query, params).fetchall()
 
@@ -157,7 +168,9 @@ class Access(AccessRules):
             self.conn = traced(sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None,
                                                timeout=5, factory=SharedConnection))
             self.conn.execute("PRAGMA busy_timeout=5000")
-            self.conn.executescript(_SCHEMA)
+            self.conn.turn = turn_for(self.path)
+            with self.conn.turn:  # a new file's tables are a write
+                self.conn.executescript(_SCHEMA)
         self._stamp = generation_file(self.path)  # resolved once: realpath costs an lstat per folder
 
     def links_generation(self):

@@ -13,11 +13,12 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from bank.store.journal import storage_errors
 from bank.store.sqlite_file import traced
+from bank.store.sqlite_turn import turn_for
 
 MAX_FAILURES = 5
 LOCK_SECONDS = 300
@@ -147,6 +148,8 @@ class Lockout(LoginGuard):
         # A file is opened per transaction, so no handle outlives the app (nothing to close, the disk can be
         # unmounted); ":memory:" (unit tests) keeps its one connection or it would forget everything.
         self._memory = self._open() if str(path) == ":memory:" else None
+        # In line with the journal's and the accounts' writers of the same file (bank/store/sqlite_turn.py).
+        self._turn = nullcontext() if self._memory is not None else turn_for(self.path)
         with self._connection() as conn:
             conn.execute(_SCHEMA)  # takes no write lock when the table exists
 
@@ -176,7 +179,7 @@ class Lockout(LoginGuard):
     @contextmanager
     def _transaction(self):
         """BEGIN IMMEDIATE ... COMMIT under the thread lock: the check and the count are one step, also across processes."""
-        with self._lock, self._connection() as conn:
+        with self._turn, self._lock, self._connection() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield _FileCounts(conn)

@@ -86,7 +86,7 @@ def bump(path) -> None:
 
 def end_user_sessions(conn: sqlite3.Connection, username: str) -> None:
     """End every session of a user: Access calls it when it replaces the account (also from the CLI)."""
-    with conn.lock:  # access.SharedConnection: one statement at a time on it
+    with conn.turn, conn.lock:  # access.SharedConnection: in line with the file's writers, one statement at a time
         conn.executescript(SCHEMA)
         conn.execute("DELETE FROM sessions WHERE username = ?", (username,))
         path = next(row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main")
