@@ -9,7 +9,7 @@ Here two `terrabank serve` processes of one game in PostgreSQL hear each other t
 units run them, with consoles booking on both. The test sends SIGHUP to one server's process, as
 `ExecReload=/bin/kill -HUP $MAINPID` does: first with a typo (refused in one line naming the key; the
 same worker goes on answering), then with a sound change of the game's title (both processes show it,
-the one reloaded and the other, told on the queue).
+the one reloaded and the other, told on the queue), each with one new worker and one line saying so.
 """
 
 from __future__ import annotations
@@ -75,7 +75,9 @@ def two_servers(postgres_server, redis_server, tmp_path):
     config = tmp_path / "config.toml"
     shutil.copy(CONFIG, config)
     name = f"reload-{uuid.uuid4().hex[:8]}"
-    env = {"TERRABANK_DATABASE_URL": postgres_server.url, "TERRABANK_QUEUE_URL": redis_server.url}
+    # The unit's drain: a reload's old worker goes on serving (and hearing the queue) for 5 s.
+    env = {"TERRABANK_DATABASE_URL": postgres_server.url, "TERRABANK_QUEUE_URL": redis_server.url,
+           "TERRABANK_DRAIN_SECONDS": "5"}
     full = {**os.environ, **env}
 
     def cli(*args, stdin=None):
@@ -124,8 +126,20 @@ def test_a_reload_with_a_typo_is_refused_in_one_line_and_a_sound_one_reaches_eve
         # b was not signalled: it heard a's reload on the queue, checked its own file and reloaded.
         assert wait_until(lambda: title(port_b) == "Terraformation estivale", 90), \
             (folder / "b.log").read_text(errors="replace")[-3000:]
-        assert worker(port_a) != workers[0] and worker(port_b) != workers[1]
+        # The old workers drain for 5 s, answering beside the new ones meanwhile: then they are gone.
+        assert wait_until(lambda: worker(port_a) != workers[0] and worker(port_b) != workers[1]
+                          and title(port_a) == title(port_b) == "Terraformation estivale", 60)
         assert a.poll() is None and b.poll() is None
+        # One new worker in each process, each said in one line. Before, a's old worker, still draining, heard
+        # its successor's notice too and made a's master start a second one (pages reconnecting twice), and
+        # nothing in either log said that a reload had happened at all.
+        def reloads(log: str) -> list:
+            return [line for line in (folder / log).read_text(errors="replace").splitlines()
+                    if "terrabank: reloading" in line]
+        assert not wait_until(lambda: len(reloads("a.log")) > 1, 8), reloads("a.log")
+        assert len(reloads("a.log")) == 1 and "another process" not in reloads("a.log")[0], reloads("a.log")
+        assert len(reloads("b.log")) == 1 and "another process of the game reloaded it" in reloads("b.log")[0], \
+            reloads("b.log")
         count = len(consoles.replies)
         assert wait_until(lambda: sum(status == 200 for _, status in consoles.replies[count:]) >= 10, 60), \
             consoles.replies[-10:]

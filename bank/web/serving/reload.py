@@ -12,6 +12,11 @@ deciding with the old numbers. So:
 - the new worker of a reload the operator asked for tells the other processes of the game on the
   queue (bank/web/push/peers.py, {"reload": true}); each asks its own master to reload, which checks
   its own file the same way. Those reloads are quiet: they announce nothing, so there is no echo.
+  A master asked by a worker reloads only if its file changed since it last started a worker on it:
+  the reloaded process's old worker, still draining, heard its successor's notice too and made its
+  master start a second worker, and `systemctl reload 'terrabank@*'` made each process reload once
+  per process of the game (their pages reconnecting each time);
+- each reload a master does is one log line, so the journal shows that every process took the edit.
 """
 
 from __future__ import annotations
@@ -50,17 +55,26 @@ def checked_arbiter(config_path: str, db: str, say):
     from gunicorn.arbiter import Arbiter
 
     class CheckedArbiter(Arbiter):
+        loaded = None  # the config file's bytes when the running worker was started on it
+
         def run(self):
             os.environ[MASTER] = str(os.getpid())  # the workers forked from here may ask this process
+            self.loaded = _read(config_path)
             super().run()
 
         def handle_hup(self):
             peer = _ASKED_BY_PEER[0] == 1
             _ASKED_BY_PEER[0] = 0
+            now = _read(config_path)
+            if peer and now == self.loaded:  # this process already serves this file: no second worker
+                return
             found = problem(config_path, db)
             if found:
                 say(f"terrabank: the reload was refused, this process goes on with the config it had: {found}")
                 return
+            self.loaded = now
+            say(f"terrabank: reloading {config_path}: a new worker serves it"
+                + (" (another process of the game reloaded it)" if peer else ""))
             os.environ[ORIGIN] = "quiet" if peer else "announce"  # read by the new worker (forked in there)
             try:
                 super().handle_hup()
@@ -68,6 +82,14 @@ def checked_arbiter(config_path: str, db: str, say):
                 os.environ.pop(ORIGIN, None)  # not for a worker restarted later after a crash
 
     return CheckedArbiter
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as file:
+            return file.read()
+    except OSError:  # gone or unreadable: `problem` says so when a reload asks
+        return None
 
 
 def announces() -> bool:
