@@ -12,9 +12,8 @@ memory, and waking each page's writer on every round cost CPU per page. Here, un
   and writes it at once without blocking, in the sending thread (the broadcaster's loop for a round),
   when nothing waits before it. What the kernel does not take stays in the outbox, and the hub writes it
   when the socket can take more;
-- permessage-deflate without context takeover on the server's side (RFC 7692 7.1.1.1: a server may say so
-  whatever the page offered): a message compresses to the same bytes for every page, so it is compressed
-  once, and no page holds a compressor;
+- permessage-deflate with context takeover, one compressor for every page that received the same messages
+  (hub_frames.Streams): a round is compressed once per room, not per page, and no page holds a compressor;
 - conflation keeps its guarantees (push/rounds.py): `qsize()` counts the frames not fully written, so a
   page the kernel is not taking from is left out of rounds and gets the newest pictures once its outbox is
   empty; a ping goes before every frame not yet begun;
@@ -120,7 +119,7 @@ class Hub:
         handoff.take(sock, own)
         keep = environ.get(handoff.KEEP)
         release = keep(own) if keep is not None else (lambda: None)
-        page = Page(self, eio, own, ws, extension._enabled, release)
+        page = Page(self, eio, own, ws, extension.server_max_window_bits if extension._enabled else 0, release)
         self.call(page.register)
         raise StopIteration()  # as simple-websocket under Gunicorn: the worker writes no reply, and moves on
 

@@ -16,7 +16,7 @@ from engineio import packet as eio_packet
 from wsproto.events import BytesMessage, CloseConnection, Ping, TextMessage
 from wsproto.utilities import LocalProtocolError
 
-from bank.web.push.hub_frames import CLOSE_FRAME, frame_of
+from bank.web.push.hub_frames import CLOSE_FRAME, MIN_COMPRESS, encoded, frame_of, streams
 
 READ = 65536
 LATE_PUT = 1.0  # seconds after the switch to the outbox, the old queue is emptied once more (Page._adopt_queue)
@@ -33,7 +33,7 @@ class Outbox:
         if pkt is None:
             self.page.close_soon()
             return
-        self.page.put(frame_of(pkt, self.page.compress), first=pkt.packet_type == eio_packet.PING)
+        self.page.put(pkt, first=pkt.packet_type == eio_packet.PING)
 
     def qsize(self) -> int:
         return len(self.page.out)
@@ -54,8 +54,11 @@ class Outbox:
 class Page:
     """One handed-off WebSocket: its socket, wsproto for what the page sends, and its outbox."""
 
-    def __init__(self, hub: Hub, eio, sock, ws, compress: bool, release):
-        self.hub, self.eio, self.sock, self.ws, self.compress, self.release = hub, eio, sock, ws, compress, release
+    def __init__(self, hub: Hub, eio, sock, ws, bits: int, release):
+        """`bits`: the deflate window agreed with the page (0: it did not offer compression)."""
+        self.hub, self.eio, self.sock, self.ws, self.release = hub, eio, sock, ws, release
+        self.streams = streams(bits) if bits else None
+        self.place = None  # where this page's compressed messages are made from (hub_frames.Streams.send)
         self.lock = threading.Lock()
         self.out: deque = deque()  # frames not fully written; the first may be partly written (`sent` bytes)
         self.sent = 0
@@ -103,17 +106,29 @@ class Page:
             if pkt is None:
                 closed = True
             elif not (self.closing or self.closed):
-                self.out.append(frame_of(pkt, self.compress))
+                self.out.append(self._frame(pkt))
         self._write()
         self._want_write()
         return closed
 
     # -- sending: any thread --------------------------------------------------------------------
 
-    def put(self, frame: bytes, first: bool = False) -> None:
+    def _frame(self, pkt) -> bytes:
+        """(lock held) The frame of a packet for this page, its stream moved on: frames leave in this order."""
+        if self.streams is not None:
+            opcode, payload = encoded(pkt)
+            if len(payload) >= MIN_COMPRESS:
+                frame, self.place = self.streams.send(self.place, opcode, payload)
+                return frame
+        return frame_of(pkt, False)
+
+    def put(self, item, first: bool = False) -> None:
+        """Send an Engine.IO packet, or a frame made already, never compressed: `first` (a ping) goes plain and
+        before the frames not begun, and a compressed message must leave in the order its stream made it."""
         with self.lock:
             if self.closing or self.closed:
                 return
+            frame = item if isinstance(item, (bytes, bytearray)) else frame_of(item, False) if first else self._frame(item)
             if first and self.out:
                 self.out.insert(1 if self.sent else 0, frame)  # a ping waits for no round
             else:
@@ -276,6 +291,9 @@ class Page:
         with self.lock:
             self.closed = True
             self.out.clear()
+            if self.streams is not None:
+                self.streams.leave(self.place)
+                self.place = None
         try:
             self.hub.selector.unregister(self.sock)
             self.hub.pages -= 1
