@@ -14,6 +14,8 @@ framing is not counted.
 
 Pages: `--clients` (default 200 and 400; bench/clients.Fleet: 2 big screens, 3 consoles, the rest
 team phones over the 4 teams, from several 127.x addresses as phones behind several access points).
+The server runs the config a game of that size would set (pages_under_pressure.admission: config.toml
+while its team links admit the room, else a copy with phones_per_team raised, said in the report).
 Each size is measured twice, on a fresh server each: pages that do not offer permessage-deflate (as
 python-socketio's client) and pages that offer it as a browser does (aiohttp compress=15; the bank's
 simple-websocket accepts it with context takeover). Beside the measured plain figures, the downlink
@@ -48,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/: the shar
 from mix import pick_command
 from clients import Fleet, lead_cookie_and_tokens
 from harness import Api, Server, machine
+from pages_under_pressure import admission
 
 SEGMENT_HEADERS = 52   # IPv4 20 + TCP 20 + TCP timestamps 12
 WIFI_MSS = 1448        # 1500 MTU - 52
@@ -102,7 +105,8 @@ def delivered(fleet: Fleet, seq: int, timeout: float) -> bool:
 
 def measure(clients: int, commands: int, deflate: bool, idle_seconds: float, seed: int, rounds: bool = True) -> dict:
     with tempfile.TemporaryDirectory(prefix="terrabank-bytes-") as tmp:
-        with Server(Path(tmp) / "bank").prepare().start() as server:
+        config, admits = admission(clients, Path(tmp), addresses=len(SOURCES))
+        with Server(Path(tmp) / "bank", config=config).prepare().start() as server:
             lead = Api(server.url).login()
             lead.command("start", type="start_clock")
             cookie, tokens = lead_cookie_and_tokens(lead)
@@ -136,7 +140,8 @@ def measure(clients: int, commands: int, deflate: bool, idle_seconds: float, see
                 fleet.stop()
     return {"clients": clients, "deflate": deflate, "commands": commands, "booked": booked, "seconds": seconds,
             "idle": idle, "idle_seconds": idle_seconds, "window": window, "frames_plain": plain_frames,
-            "frames_deflated": deflated_frames, "connected": connected, "drops": drops, "messages": messages}
+            "frames_deflated": deflated_frames, "connected": connected, "drops": drops, "messages": messages,
+            "admission": admits}
 
 
 def kb(n: float) -> str:
@@ -168,6 +173,7 @@ def report(results: list, args: list) -> str:
               "Measured at the socket: tcp_info of every established socket of the server's port (ss -tin), "
               "bytes_acked (down) and bytes_received (up); TCP/IP headers: 52 bytes a segment, the kernel's "
               f"count or the segments a {WIFI_MSS}-byte MSS needs, whichever is more; no 802.11 framing.",
+              "Admission: " + "; ".join(sorted({f"{r['clients']} pages: {r['admission']}" for r in results})) + ".",
               "", f"Command: `{' '.join(['.venv/bin/python', 'bench/web/push/bench_bytes.py', *args])}`", f"Machine: {machine()}"]
     return "\n".join(lines)
 

@@ -118,12 +118,13 @@ TEAMS = 4  # the shipped config's teams; page_room spreads the pages over them
 LIVE_SLOTS, PER_ADDRESS, ADDRESSES = 450, 250, 4  # bank/web/serving/limits.Limits' defaults, page_room's addresses
 
 
-def admission(pages: int, folder: Path) -> tuple[str, str]:
-    """(config file, what it admits) for a room of `pages`: config.toml when its links admit them, else a copy
-    with phones_per_team raised; a room over the server's own caps (live slots, per address) is refused."""
-    if pages > LIVE_SLOTS or -(-pages // ADDRESSES) > PER_ADDRESS:
+def admission(pages: int, folder: Path, addresses: int = ADDRESSES) -> tuple[str, str]:
+    """(config file, what it admits) for a room of `pages` from `addresses` client addresses: config.toml when
+    its links admit them, else a copy with phones_per_team raised (what a game of that size would set); a room
+    over the server's own caps (live slots, per address) is refused."""
+    if pages > LIVE_SLOTS or -(-pages // addresses) > PER_ADDRESS:
         sys.exit(f"{pages} pages exceed the server's caps ({LIVE_SLOTS} live pages, {PER_ADDRESS} an address from "
-                 f"{ADDRESSES} addresses, bank/web/serving/limits.Limits): every extra page would be refused")
+                 f"{addresses} addresses, bank/web/serving/limits.Limits): every extra page would be refused")
     shipped = harness.CONFIG
     per_link = -(-pages // TEAMS)
     text = Path(shipped).read_text()
