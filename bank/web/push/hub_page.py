@@ -17,6 +17,7 @@ from wsproto.events import BytesMessage, CloseConnection, Ping, TextMessage
 from wsproto.utilities import LocalProtocolError
 
 from bank.web.push.hub_frames import CLOSE_FRAME, MIN_COMPRESS, encoded, frame_of, streams
+from bank.web.serving import handoff
 
 READ = 65536
 LATE_PUT = 1.0  # seconds after the switch to the outbox, the old queue is emptied once more (Page._adopt_queue)
@@ -303,6 +304,7 @@ class Page:
             self.sock.close()
         except OSError:
             pass
+        handoff.closed(self.sock)  # the worker's caps count it no more
         self.release()
         if self.state == "failed":
             return

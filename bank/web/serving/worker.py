@@ -71,11 +71,13 @@ def worker_classes():
 
         def close(self, graceful=False):
             DEADLINES.forget(self.sock)
-            self.owner.release(self)
             own = handoff.taken(self.sock)
-            if own is not None:
+            if own is None:
+                self.owner.release(self)
+            else:
                 graceful = False  # a WebSocket the app serves on (handoff.py): drop this descriptor only
                 self.owner.handed_off.add(own)  # still this worker's to cut when it stops (thread.py)
+                self.owner.hand_off(self, own)  # and still in its caps until the app closes it
             if graceful:
                 # Gunicorn's graceful close lingers up to 2 s reading, in the worker's main loop: a
                 # client dripping its body would stall every other connection. Send
@@ -100,6 +102,7 @@ def worker_classes():
             self.count_lock = threading.Lock()
             self.refused = self.evicted = 0
             self.handed_off = weakref.WeakSet()  # the app's sockets of the WebSockets it serves (handoff.py)
+            self.handed_open = 0  # of them, not closed yet: Gunicorn's nr_conns no longer counts them
 
         def handle_exit(self, sig, frame):
             # SIGTERM: readiness says "stopping" at once; the worker goes on serving for the
@@ -130,7 +133,8 @@ def worker_classes():
             address = addr[0] if isinstance(addr, tuple) else "unix"
             with self.count_lock:
                 over_address = self.by_address.get(address, 0) >= self.limits.per_address
-            over_total = not over_address and self.nr_conns >= self.limits.max_connections and not self.evict()
+            over_total = (not over_address and self.nr_conns + self.handed_open >= self.limits.max_connections
+                          and not self.evict())
             if over_total or over_address:
                 self.refused += 1
                 _refuse(sock, per_address=over_address)
@@ -237,6 +241,21 @@ def worker_classes():
             waiting.remove(conn)
             self.nr_conns -= 1
             conn.close()
+
+        def hand_off(self, conn, own):
+            """A connection the app serves on after its request (handoff.py): Gunicorn stops counting it when the
+            request ends, the caps go on counting it, and its address, until the app closes it."""
+            if getattr(conn, "handed", False):
+                return
+            conn.handed = True
+            with self.count_lock:
+                self.handed_open += 1
+
+            def closed():
+                with self.count_lock:
+                    self.handed_open -= 1
+                self.release(conn)
+            handoff.when_closed(own, closed)
 
         def release(self, conn):
             if conn.released:

@@ -14,11 +14,14 @@ import sys
 import threading
 import time
 from http.client import HTTPConnection
+
+import pytest
 from pathlib import Path
 
 from live_kit import live_auth
 from sio_kit import Phone, RawWebSocket
 
+from bank.web.serving.limits import Limits
 from bank.web.serving import thread as serving_thread
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
@@ -118,5 +121,45 @@ def test_a_page_upgrading_from_long_polling_is_served_by_the_loop_and_gets_the_r
         assert not page.closed
     finally:
         if page is not None:
+            page.close()
+        server.stop()
+
+
+def _status(port: int) -> int:
+    http = HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        http.request("GET", "/healthz")
+        return http.getresponse().status
+    finally:
+        http.close()
+
+
+@pytest.mark.parametrize("cap, refused", [("max_connections", 503), ("per_address", 429)])
+def test_pages_served_by_the_loop_stay_in_the_workers_caps_until_they_close(app, tokens, cap, refused):
+    # The worker's request for a page's WebSocket ends once the loop has it; the page's connection is still
+    # open, so max_connections and per_address must go on counting it: caps the pages could pass would let
+    # them take every descriptor of the process.
+    n = 6
+    limits = {"max_connections": 100, "per_address": 100, cap: n}
+    server = serving_thread.serve_in_thread(app, limits=Limits(threads=16, **limits))
+    pages = []
+    try:
+        for i in range(n):
+            pages.append(Phone(server.port, {"team": tokens["red"]}, query=f"&team={tokens['red']}",
+                               deflate=i % 2 == 0))
+        handed = lambda: server.worker.handed_open == n  # noqa: E731
+        deadline = time.monotonic() + 10
+        while not handed() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert handed(), server.worker.handed_open
+        assert _status(server.port) == refused  # the pages fill the cap: a newcomer is told to come back
+        pages.pop().close()
+        deadline = time.monotonic() + 10
+        while server.worker.handed_open > n - 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _status(server.port) == 200  # a page closed: its place is free again
+        assert all(not page.closed for page in pages)
+    finally:
+        for page in pages:
             page.close()
         server.stop()
