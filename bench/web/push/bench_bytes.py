@@ -211,7 +211,8 @@ def keep(results: list, args: list) -> None:
     total = (w["down"] + w["up"] + w["tcpip_down"] + w["tcpip_up"]) / max(1, big["booked"])
     row = {"figure": f"P9: bytes per booked command, both ways, {big['clients']} pages", "value": round(total / 1024, 1),
            "unit": "KB", "goal": "<=", "limit": 150}
-    command = " ".join([".venv/bin/python", record.script(__file__), *(a for a in args if a != "--record")])
+    kept = [a for i, a in enumerate(args) if a != "--record" and a != "--json" and (i == 0 or args[i - 1] != "--json")]
+    command = " ".join([".venv/bin/python", record.script(__file__), *kept])
     print(record.record("06_bytes", [row], command=command, measured=f"{time.strftime('%Y-%m-%d')}, {machine()}"))
     record.main_table()
 
