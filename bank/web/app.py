@@ -170,7 +170,6 @@ def _register(app: Flask) -> None:
 
     # The outbox's pages read which commands may wait from the bank's own list, so the two cannot drift.
     app.jinja_env.globals["outbox_queueable"] = sorted(outbox.QUEUEABLE)
-    app.extensions[outbox.REPORTS] = outbox.DeviceReports()
     from bank.web.serving import bundles
 
     bundles.register(app)  # scripts([...]): one file per page once served (bank/web/serving/bundles.py)

@@ -13,6 +13,7 @@ import secrets
 
 from bank.store.accounts.access import AccessRules
 from bank.store.accounts.access_pg_connections import GameConnections
+from bank.store.accounts.device_reports import PostgresDeviceReports
 from bank.store.accounts.lockout_pg import PostgresLockout
 from bank.store.accounts.sessions_pg import PostgresSessions
 
@@ -123,6 +124,10 @@ class PostgresAccess(AccessRules):
     def lockout(self, clock=None) -> PostgresLockout:
         """The failed log-ins of this game, counted for every process together."""
         return PostgresLockout(self.db, clock=clock)
+
+    def device_reports(self) -> PostgresDeviceReports:
+        """What each device's outbox holds, for every process of the game."""
+        return PostgresDeviceReports(self.db)
 
     def close(self) -> None:
         self.db.close()

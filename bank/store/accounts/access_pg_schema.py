@@ -1,4 +1,5 @@
-"""The PostgreSQL tables of accounts, log-in sessions, lock-outs, team links and the cookie key.
+"""The PostgreSQL tables of accounts, log-in sessions, lock-outs, team links, the cookie key and the devices'
+outbox reports.
 
 They sit beside the journal's tables (bank/store/journal_pg_schema.py), keyed by the same game
 number, so every `terrabank serve` of a game, on any host, reads the same rows. They are
@@ -58,8 +59,20 @@ CREATE TABLE IF NOT EXISTS terrabank.settings(
 """
 
 
+# Added later too: what each facilitator's device said its outbox holds (device_reports.py).
+_OUTBOX_DEVICES = """
+CREATE TABLE IF NOT EXISTS terrabank.outbox_devices(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id),
+    holder TEXT NOT NULL,                   -- the id in the device cookie the bank signed, never the page's word
+    device TEXT NOT NULL, account TEXT NOT NULL, waiting INTEGER NOT NULL, oldest_seconds INTEGER NOT NULL,
+    at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game, holder));
+"""
+
+
 def ensure_access_schema(conn) -> None:
     """Create the tables once per database; a concurrent creator waits on their lock, then finds them."""
     ensure_tables(conn, "terrabank.cookie_keys", ACCESS_SCHEMA_LOCK, _TABLES)
     ensure_tables(conn, "terrabank.display_keys", ACCESS_SCHEMA_LOCK, _DISPLAY_KEYS)
     ensure_tables(conn, "terrabank.settings", ACCESS_SCHEMA_LOCK, _SETTINGS)
+    ensure_tables(conn, "terrabank.outbox_devices", ACCESS_SCHEMA_LOCK, _OUTBOX_DEVICES)

@@ -56,9 +56,8 @@ def cookie_name() -> str:
     return current_app.config.get("SESSION_COOKIE_NAME", "session") + SUFFIX
 
 
-def trusted_key(username: str) -> str | None:
-    """The failure count of this device for `username` when the request holds a valid device cookie
-    naming it; None for an untrusted client (no cookie, another account's, forged, too old)."""
+def _presented() -> dict | None:
+    """The request's device cookie as signed here ({"device", "user"}), or None (none, forged, altered, too old)."""
     value = request.cookies.get(cookie_name(), "")
     if not value or not current_app.secret_key:
         return None
@@ -66,10 +65,25 @@ def trusted_key(username: str) -> str | None:
         data = _signer().loads(value, max_age=int(LIFETIME.total_seconds()))
     except BadSignature:  # not signed here, altered, or too old
         return None
-    device, named = data.get("device"), data.get("user")
-    if not isinstance(device, str) or not isinstance(named, str) or named.lower() != username.lower():
+    if not isinstance(data, dict) or not isinstance(data.get("device"), str) or not isinstance(data.get("user"), str):
         return None
-    return user_key(username, DEVICE + device)
+    return data
+
+
+def holder(username: str | None = None) -> str | None:
+    """The device id of the request's valid device cookie (naming `username` when given), else None. Nobody
+    can mint one: what a device reports is bound to it (the outbox's reports, bank/web/field/api.py)."""
+    data = _presented()
+    if data is None or (username is not None and data["user"].lower() != username.lower()):
+        return None
+    return data["device"]
+
+
+def trusted_key(username: str) -> str | None:
+    """The failure count of this device for `username` when the request holds a valid device cookie
+    naming it; None for an untrusted client (no cookie, another account's, forged, too old)."""
+    device = holder(username)
+    return user_key(username, DEVICE + device) if device else None
 
 
 def account_of(app, environ) -> str | None:
@@ -93,11 +107,12 @@ def register(app) -> None:
     app.extensions["terrabank_device_account"] = lambda environ: account_of(app, environ)
 
 
-def give(response, username: str) -> None:
+def give(response, username: str) -> str:
     """After a good log-in: this device is known for `username` (a new id, so an old copy of the cookie
-    elsewhere keeps its own count)."""
+    elsewhere keeps its own count); the new id."""
     app = current_app
-    value = _signer().dumps({"device": secrets.token_urlsafe(16), "user": username})
+    device = secrets.token_urlsafe(16)
+    value = _signer().dumps({"device": device, "user": username})
     interface = app.session_interface
     # The session cookie's path, domain and Secure flag (a hosted game's stays under /g/<name>/).
     options = {"max_age": int(LIFETIME.total_seconds()), "path": interface.get_cookie_path(app),
@@ -107,3 +122,4 @@ def give(response, username: str) -> None:
         g.setdefault(AFTER_SESSION, []).append((cookie_name(), value, options))
     else:
         response.set_cookie(cookie_name(), value, **options)
+    return device

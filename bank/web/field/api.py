@@ -146,7 +146,10 @@ def login():
     session.clear()  # a new cookie: nothing from before the log-in is kept but the language
     session.update(sid=sid, user=username, **({"lang": lang} if lang else {}))
     reply = jsonify({"user": username, "role": role, "may": allowed(role), "csrf": csrf_token()})
-    device_cookie.give(reply, username)  # this device is now trusted for this account (device_cookie.py)
+    before = device_cookie.holder()  # the device's cookie from its last log-in, whichever account
+    now = device_cookie.give(reply, username)  # this device is now trusted for this account (device_cookie.py)
+    if before:  # what its outbox said it holds stays one row, under its new cookie
+        services().access.device_reports().moved(before, now)
     return reply
 
 
@@ -228,10 +231,6 @@ def post_command():
     return jsonify({"seq": result.seq, "events": result.events, "duplicate": result.duplicate})
 
 
-def device_reports() -> outbox.DeviceReports:
-    return current_app.extensions[outbox.REPORTS]  # made with the app (bank/web/app.py)
-
-
 @bp.post("/outbox")
 @facilitator_required
 def outbox_report():
@@ -242,7 +241,12 @@ def outbox_report():
         return error(exc.status, exc.code, exc.message)
     except outbox.QueuedError as exc:
         return error(400, exc.code, exc.message, exc.params)
-    device_reports().report(device, session["user"], waiting, oldest, services().bank.now())
+    # Bound to the cookie the bank signed at this device's log-in: no facilitator can empty another's report.
+    holder = device_cookie.holder(session["user"])
+    if holder is None:
+        return error(403, "no_device_cookie", "this device's log-in cookie is missing or not this account's: "
+                     "log in again on this device so that its report can be told apart from the others")
+    services().access.device_reports().report(holder, device, session["user"], waiting, oldest, services().bank.now())
     return jsonify({"ok": True})
 
 
@@ -250,7 +254,7 @@ def outbox_report():
 @lead_required
 def outbox_devices():
     """The devices that last said they hold commands waiting to be sent (the admin page)."""
-    return jsonify({"devices": device_reports().holding(), "now": services().bank.now()})
+    return jsonify({"devices": services().access.device_reports().holding(), "now": services().bank.now()})
 
 
 @bp.post("/teams/<team>/rotate")

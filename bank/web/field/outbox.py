@@ -10,14 +10,14 @@ starts cooldowns the fighters must see run from the fight itself (R19); the cloc
 options, events, awards and undos change the game for every station and are made on the spot by
 the lead or the facilitator who sees the result. Those are refused with the header.
 
-The devices' own reports of what they hold (how many commands wait, since when) are kept here in
-memory for the admin page, so the end is not called while a station is still catching up.
+The devices' own reports of what they hold (how many commands wait, since when) are checked here and
+kept with the accounts (bank/store/accounts/device_reports.py), where every process of the game reads
+them, for the admin page, so the end is not called while a station is still catching up.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 
 QUEUEABLE = frozenset({"harvest", "build", "buy_animal", "buy_second_pirate", "raise_tracks", "redeem_jokers",
                        "exchange", "trade", "contribute"})
@@ -55,10 +55,6 @@ def queued_note(seconds: str | None, device: str | None, kind) -> dict | None:
     return {"seconds": waited, "device": device}
 
 
-MAX_DEVICES = 200  # more stations than any game has: the oldest report goes first
-REPORTS = "terrabank_outbox"  # the app's DeviceReports, in app.extensions
-
-
 def read_report(body: dict) -> tuple[str, int, int]:
     """(device, waiting, oldest_seconds) from a device's report body, or QueuedError saying which field is wrong."""
     device, waiting, oldest = body.get("device"), body.get("waiting"), body.get("oldest_seconds", 0)
@@ -68,28 +64,3 @@ def read_report(body: dict) -> tuple[str, int, int]:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10**6:
             raise QueuedError("bad_outbox_report", f"'{name}' must be a whole number from 0 to 1000000", field=name)
     return device, waiting, oldest
-
-
-class DeviceReports:
-    """What each device last said it holds (every account's): {device: {account, waiting, oldest, at}}, the account
-    being the one logged in when it said so. Safe
-    between threads; in this process's memory (a device reports again every few seconds while it holds
-    commands, so a restarted bank hears it again)."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._devices: dict[str, dict] = {}
-
-    def report(self, device: str, account: str, waiting: int, oldest: int, now: float) -> None:
-        with self._lock:
-            self._devices.pop(device, None)
-            if waiting:
-                self._devices[device] = {"device": device, "account": account, "waiting": waiting,
-                                         "oldest_seconds": oldest, "at": now}
-            while len(self._devices) > MAX_DEVICES:
-                self._devices.pop(next(iter(self._devices)))
-
-    def holding(self) -> list[dict]:
-        """The devices that said they hold waiting commands, most waiting first."""
-        with self._lock:
-            return sorted((dict(d) for d in self._devices.values()), key=lambda d: (-d["waiting"], d["device"]))

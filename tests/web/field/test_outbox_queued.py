@@ -92,20 +92,23 @@ def test_the_rules_judge_a_queued_command_at_arrival(app, banker, web):
 
 
 def test_devices_report_what_they_hold_and_the_lead_sees_it(web):
-    banker, lead = web("banker"), web("lead")
-    post = lambda body: banker.client.post("/api/outbox", json=body, headers={"X-CSRF-Token": banker.csrf})  # noqa: E731
-    assert post({"device": "tablet-a1", "waiting": 3, "oldest_seconds": 250}).status_code == 200
-    assert post({"device": "tablet-b2", "waiting": 1, "oldest_seconds": 20}).status_code == 200
-    assert post({"device": "tablet-a1", "waiting": -1}).status_code == 400
-    assert post({"device": "no spaces", "waiting": 1}).status_code == 400
-    assert post({"device": "tablet-a1", "waiting": True}).status_code == 400
+    tablet_a, tablet_b, lead = web("banker"), web("banker"), web("lead")  # two devices of one account
+
+    def post(device, body):
+        return device.client.post("/api/outbox", json=body, headers={"X-CSRF-Token": device.csrf})
+
+    assert post(tablet_a, {"device": "tablet-a1", "waiting": 3, "oldest_seconds": 250}).status_code == 200
+    assert post(tablet_b, {"device": "tablet-b2", "waiting": 1, "oldest_seconds": 20}).status_code == 200
+    assert post(tablet_a, {"device": "tablet-a1", "waiting": -1}).status_code == 400
+    assert post(tablet_a, {"device": "no spaces", "waiting": 1}).status_code == 400
+    assert post(tablet_a, {"device": "tablet-a1", "waiting": True}).status_code == 400
     devices = lead.client.get("/api/outbox").get_json()["devices"]
     assert [(d["device"], d["account"], d["waiting"], d["oldest_seconds"]) for d in devices] == [
         ("tablet-a1", "banker", 3, 250), ("tablet-b2", "banker", 1, 20)]
     # Emptied: the device is no longer listed.
-    assert post({"device": "tablet-b2", "waiting": 0, "oldest_seconds": 0}).status_code == 200
+    assert post(tablet_b, {"device": "tablet-b2", "waiting": 0, "oldest_seconds": 0}).status_code == 200
     assert [d["device"] for d in lead.client.get("/api/outbox").get_json()["devices"]] == ["tablet-a1"]
-    assert banker.client.get("/api/outbox").status_code in (401, 403)
+    assert tablet_a.client.get("/api/outbox").status_code in (401, 403)
 
 
 def test_a_refused_wait_is_said_in_the_game_language_too(app, banker):
