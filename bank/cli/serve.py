@@ -15,6 +15,8 @@ import threading
 from pathlib import Path
 
 from bank.cli import serve_lean, serve_replaced
+from bank.cli.serve_address import (address_path, addresses, launcher,  # noqa: F401 (re-exported)
+                                     loopback_warning, remember_address, remembered_address)
 from bank.game import fields
 from bank.store import gamefile
 from bank.store import state_dir
@@ -51,58 +53,8 @@ def add_parsers(sub, paths) -> None:
     p.set_defaults(func=lambda args: cmd_links(args, *paths(args)))
 
 
-def launcher() -> str:
-    """The command the user typed to reach us: `python3 run.py` sets TERRABANK_LAUNCHER, else `terrabank`."""
-    return os.environ.get("TERRABANK_LAUNCHER") or "terrabank"
-
-
 def _app(config_path: str, db: str, **settings):
     return serve_lean.app(config_path, db, **settings)  # Flask is loaded only for the web commands
-
-
-def addresses() -> list:
-    """This machine's network addresses phones can reach, else ["127.0.0.1"] (see loopback_warning)."""
-    from bank.web.field.addresses import lan_addresses  # bank.web loads Flask: only for the commands that need it
-
-    return lan_addresses() or ["127.0.0.1"]
-
-
-def loopback_warning(base: str) -> str | None:
-    """A warning line when the phones' address is one only this machine can open."""
-    from bank.web.field.addresses import is_loopback
-
-    if not is_loopback(base):
-        return None
-    return (f"Warning: {base} opens only on this machine; phones cannot reach it. Connect this machine "
-            f"to the game's Wi-Fi and start again, or give the address phones use: --base http://192.168.4.1:5000")
-
-
-def address_path(db) -> Path:
-    """Where `serve` notes the address it printed, for join cards printed on another machine: beside
-    the game file, or in the state directory (bank/store/state_dir.py)."""
-    return state_dir.path_for(db, "-address.txt")
-
-
-def remember_address(db, base: str) -> None:
-    """Note the phones' address; a folder the bank may not write loses only the note, said in one line."""
-    path = address_path(db)
-    try:
-        state_dir.ready_folder_for(path)
-        # O_NOFOLLOW: a link planted there would have the note overwrite a file of someone's choosing
-        with os.fdopen(os.open(state_dir.refuse_link(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW,
-                               0o644), "w") as out:
-            out.write(base + "\n")
-    except OSError as exc:
-        say(f"Note: cannot write {path} ({exc.strerror}): `{launcher()} links` run elsewhere will not know "
-              f"this address; give the bank a folder it may write: {state_dir.ENV_VAR}=/var/lib/terrabank")
-
-
-def remembered_address(db) -> str | None:
-    """The address the bank last served phones on, if `serve` noted one."""
-    try:
-        return state_dir.refuse_link(address_path(db)).read_text().strip() or None
-    except OSError:
-        return None
 
 
 def print_qr(url: str) -> None:
@@ -209,7 +161,10 @@ def _serve(args, config_path: str, config, db: str) -> int:
     say(f"Terrabank is running. Facilitators: {urls[0]}/console   Big screen: {urls[0]}/display?key={key}")
     for url in urls[1:]:
         say(f"  also at {url}/console")
-    warning = loopback_warning(urls[0])
+    from bank.web.serving.proxies import trusted_proxies
+
+    proxied = trusted_proxies() > 0  # the unit behind nginx: its loopback is the point
+    warning = loopback_warning(urls[0], proxied)
     if warning:
         say(warning)
     else:  # join cards printed later, maybe on another machine, use the address the phones reach
@@ -225,8 +180,9 @@ def _serve(args, config_path: str, config, db: str) -> int:
         source = "the database" if games.registry.where == "database" else Path(args.games).resolve()
         say(f"Hosting {len(games.names())} other game(s) from {source}, each at "
               f"{urls[0]}/g/<name>/; the lead of this game creates them on {urls[0]}/admin")
-    print_qr(f"{urls[0]}/console")
-    say(f"Team phone links: {launcher()} links.  Stop with Ctrl+C.")
+    if not (warning and proxied):  # a QR code of this process's loopback port would lead a phone nowhere
+        print_qr(f"{urls[0]}/console")
+        say(f"Team phone links: {launcher()} links.  Stop with Ctrl+C.")
     from bank.web.serving import server as serving
 
     if dev:

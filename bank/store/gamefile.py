@@ -24,7 +24,8 @@ except ImportError:  # Windows: no flock, but msvcrt can lock a byte of the file
     fcntl = None
     import msvcrt
 
-STOP_HINT = "stop it first (Ctrl+C in its window, or: sudo systemctl stop terrabank)"
+STOP_HINT = ("stop it first (Ctrl+C in its window, or: sudo systemctl stop terrabank; several processes: sudo "
+             "systemctl stop 'terrabank@*')")
 
 
 def lock_path(db) -> Path:

@@ -40,3 +40,6 @@ def test_a_lease_left_by_a_gone_server_refuses_init_and_says_how_long_to_wait(po
     assert "process 812" in message and refused.value.code == "bank_running", message
     waited = re.search(r"if that process is gone, wait (\d+) s", message)
     assert waited and 35 <= int(waited.group(1)) <= 40, message
+    # The units of several processes are terrabank@PORT (docs/DEPLOY.md): `systemctl stop terrabank` alone
+    # names a unit such a machine does not have.
+    assert "systemctl stop 'terrabank@*'" in message, message

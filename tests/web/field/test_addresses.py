@@ -282,6 +282,18 @@ def test_serve_warns_when_its_address_is_loopback_only():
     assert loopback_warning("http://192.168.4.1:5000") is None
 
 
+def test_serve_behind_a_proxy_says_where_the_phones_go_instead_of_warning():
+    """The systemd unit listens on 127.0.0.1 behind nginx (TERRABANK_PROXIES=1). Every start of it logged
+    "phones cannot reach it ... start again, or give --base" and a QR code of its loopback port: an operator
+    following docs/DEPLOY.md read a fault where the setup was right."""
+    from bank.cli.serve import loopback_warning
+
+    said = loopback_warning("http://127.0.0.1:5001", proxied=True)
+    assert "proxy's address" in said and "admin page" in said
+    assert "cannot reach" not in said and "start again" not in said
+    assert loopback_warning("http://192.168.4.1:5000", proxied=True) is None
+
+
 def test_the_noted_address_survives_for_the_print_command(tmp_path):
     from bank.cli.serve import remember_address, remembered_address
 
