@@ -30,6 +30,59 @@ def components(cells) -> list:
     return groups
 
 
+def _drifted_masses(parent: "Geometry", tile: tuple, place: tuple) -> list:
+    """The land masses once `tile` of `parent`'s board lies at `place` (T5), from `parent`'s.
+
+    Taking the tile leaves its land mass whole unless its land neighbours form separate runs
+    round it (Geometry.may_split); only then is that one mass flood filled. The tile's new
+    place joins every land mass it touches into one.
+    """
+    masses, home = parent.masses, parent.mass_of[tile]
+    rest = masses[home] - {tile}
+    parts = (components(rest) if parent.may_split(tile) else [rest]) if rest else []
+    joined, into = {place}, set()
+    mass_of = parent.mass_of
+    for n in NEIGHBOURS[place]:
+        i = mass_of.get(n)
+        if i is None or n == tile:
+            continue
+        if i != home:
+            if i not in into:
+                into.add(i)
+                joined |= masses[i]
+        else:
+            for part in parts:
+                if n in part and not part <= joined:
+                    joined |= part
+    found = [mass for i, mass in enumerate(masses) if i != home and i not in into]
+    found += [part for part in parts if not part <= joined]
+    found.append(frozenset(joined))
+    return found
+
+
+_RIMS: dict = {}  # land mass -> its rim (a pure function of the mass, shared by every board holding it)
+
+
+def rim(mass: frozenset) -> tuple:
+    """The empty places next to land mass `mass`, as (place, tiles of the mass it touches, distance
+    from the pole), in the places' order. Any tile next to a mass belongs to it (T5), so every
+    place listed is water whatever the rest of the board."""
+    found = _RIMS.get(mass)
+    if found is None:
+        count: dict = {}
+        near = NEIGHBOURS
+        for cell in mass:
+            for b in near[cell]:
+                if b not in mass:
+                    count[b] = count.get(b, 0) + 1
+        steps = FROM_POLE
+        found = tuple(sorted((b, k, steps[b]) for b, k in count.items()))
+        if len(_RIMS) > 4096:  # bounded, like the boards' cache
+            _RIMS.clear()
+        _RIMS[mass] = found
+    return found
+
+
 def outside_water(tiles, radius: int) -> set:
     """Water within `radius` of the pole connected to the open sea (T5 surrounding water).
 
@@ -69,7 +122,11 @@ class Geometry:
 
     def __init__(self, tiles: dict, parent: "Geometry | None" = None, tile=None, place=None):
         self.tiles = tiles
-        self.masses = components(tiles)
+        # A board one drift away from a known one: only the tile's land mass and those round its
+        # new place change (T5), so the others are carried over and nothing else is flood filled.
+        moved = (parent is not None and tile in parent.mass_of and place not in parent.mass_of
+                 and place in tiles and tile not in tiles)
+        self.masses = _drifted_masses(parent, tile, place) if moved else components(tiles)
         self.mass_of = mass_of = {}
         for i, mass in enumerate(self.masses):
             mass_of.update(dict.fromkeys(mass, i))
@@ -84,7 +141,7 @@ class Geometry:
         # The water is worked out on first use (the heuristic's judgements need only the land
         # masses): from the board before one drift when that board's water was known, else afresh.
         self._box = None
-        self._before = (parent, tile, place) if parent is not None and parent._box is not None else None
+        self._before = (parent, tile, place) if moved and parent._box is not None else None
 
     def _ready(self) -> None:
         """Make the water knowledge usable: inherited from the board before, or started afresh.
@@ -294,29 +351,25 @@ class Geometry:
             self._ready()
         if not self.can_take(tile):
             return []
-        steps, near, tiles, opened, seas = FROM_POLE, NEIGHBOURS, self.tiles, self._open, self._seas
-        far = steps[tile]
+        far, opened, seas = FROM_POLE[tile], self._open, self._seas
         freed = self._freed_water(tile)
         q0, q1, r0, r1, s0, s1 = self._box
-        places, tried = [], set()
-        for cell in self.masses[self.mass_of[tile]]:
-            # A place farther out than the tile has no neighbour nearer the pole than the tile.
-            if steps[cell] < far or cell == tile:
+        beside = NEIGHBOURS[tile]
+        places = []
+        # The empty places next to the land mass, in the rim's order: T10's "touches the land
+        # mass it came from" needs a neighbour there other than the tile itself.
+        for b, touching, steps in rim(self.masses[self.mass_of[tile]]):
+            if steps <= far or (touching == 1 and b in beside):
                 continue
-            for b in near[cell]:
-                # The tile's own place fails the distance test, so `b in tiles` covers T10's "empty place".
-                if b in tiles or steps[b] <= far or b in tried:
-                    continue
-                tried.add(b)
-                if b in opened or b in freed:
-                    places.append(b)
-                    continue
-                q, r = b
-                if not (q0 <= q <= q1 and r0 <= r <= r1 and s0 <= q + r <= s1):
-                    opened.add(b)  # beyond the tiles' extent: open sea (_walk)
-                    places.append(b)
-                elif b not in seas and self._walk(b):
-                    places.append(b)
+            if b in opened or b in freed:
+                places.append(b)
+                continue
+            q, r = b
+            if not (q0 <= q <= q1 and r0 <= r <= r1 and s0 <= q + r <= s1):
+                opened.add(b)  # beyond the tiles' extent: open sea (_walk)
+                places.append(b)
+            elif b not in seas and self._walk(b):
+                places.append(b)
         return places
 
     def takeable(self, landscape: str | None = None) -> list:

@@ -97,18 +97,21 @@ class State:
         """Land masses, surrounding water and drift candidates for these tiles (cached)."""
         geo = self.geo
         if geo is None or type(geo) is tuple:
-            key = frozenset(self.tiles.items())
+            # After a drift `geo` is (the board before, the tile, its place) (fold.py): the board
+            # before and the drift name the new board exactly, so that is its key, with no need
+            # to read every tile; the new board starts from what the board before knew.
+            key = geo if geo else frozenset(self.tiles.items())
             found = _GEOMETRIES.get(key)
             if found is None:
                 from .board import Geometry
                 if len(_GEOMETRIES) > 1024:  # bots look at many boards; keep the cache (and memory) bounded
                     _GEOMETRIES.clear()
-                # `geo` may be the board before one drift (fold.py): the new one starts from what it knew.
                 found = _GEOMETRIES[key] = Geometry(self.tiles, *geo) if geo else Geometry(self.tiles)
             self.geo = geo = found
         return geo
 
 
 # Geometry depends on the tiles alone and never changes once made, so states that
-# share an arrangement (a search's many copies, replays) share one.
+# share an arrangement (a search's many copies, replays) share one. Keys: the tiles (a board
+# met afresh), or (board before, tile, place) for a board one drift from a known one.
 _GEOMETRIES: dict = {}

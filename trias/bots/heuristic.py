@@ -39,7 +39,8 @@ def values(state: State) -> list:
     projected = 1.0 - (1.0 - PROJECTED) * left
     worth = [float(state.score[s]) + IN_STOCK * state.stock[s] for s in range(n)]
     # Herds per land mass in one pass over the herds (not over every tile): a mass without
-    # herds adds nothing, so only masses with herds are visited, in the masses' order.
+    # herds adds nothing, so only masses with herds are visited, in the order the herds list
+    # them (a mass's number depends on the boards before this one, the herds' order does not).
     # Whole herd counts, so summing them seat by seat at the end (in C) gives the same numbers.
     tiles, mass_of = state.tiles, geo.mass_of
     on_mass: dict = {}  # mass -> herd counts of its tiles
@@ -60,8 +61,7 @@ def values(state: State) -> list:
             if place in risky:
                 for s in range(n):
                     worth[s] -= AT_RISK * c[s]
-    for i in sorted(per_mass):
-        counts = per_mass[i]
+    for i, counts in per_mass.items():
         if i == geo.main:
             for s in range(n):
                 worth[s] += on_main * counts[s]
