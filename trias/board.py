@@ -7,6 +7,8 @@ birth costs a filter, not a flood fill.
 
 from __future__ import annotations
 
+from collections import deque
+
 from .hexes import FROM_POLE, NEIGHBOURS, OUTWARD, POLE, distance, neighbours, ring
 
 
@@ -30,16 +32,23 @@ def components(cells) -> list:
     return groups
 
 
-def _drifted_masses(parent: "Geometry", tile: tuple, place: tuple) -> list:
-    """The land masses once `tile` of `parent`'s board lies at `place` (T5), from `parent`'s.
+def _drifted_masses(parent: "Geometry", tile: tuple, place: tuple) -> tuple:
+    """The land masses once `tile` of `parent`'s board lies at `place` (T5), from `parent`'s:
+    (masses, the parent's index of each mass carried over unchanged (they come first), whether
+    the tile's land mass only lost the tile and gained the place (the last mass then)).
 
     Taking the tile leaves its land mass whole unless its land neighbours form separate runs
     round it (Geometry.may_split); only then is that one mass flood filled. The tile's new
     place joins every land mass it touches into one.
     """
     masses, home = parent.masses, parent.mass_of[tile]
-    rest = masses[home] - {tile}
-    parts = (components(rest) if parent.may_split(tile) else [rest]) if rest else []
+    parts = parent._without.get(tile)
+    if parts is None:  # the same for every place the tile may go to: a search tries many
+        rest = masses[home] - {tile}
+        parts = (_parts_without(rest, tile) if parent.may_split(tile) else None) or [rest] if rest else []
+        parent._without[tile] = parts
+    rest = parts[0] if len(parts) == 1 else None
+    split = len(parts) > 1
     joined, into = {place}, set()
     mass_of = parent.mass_of
     for n in NEIGHBOURS[place]:
@@ -54,33 +63,72 @@ def _drifted_masses(parent: "Geometry", tile: tuple, place: tuple) -> list:
             for part in parts:
                 if n in part and not part <= joined:
                     joined |= part
-    found = [mass for i, mass in enumerate(masses) if i != home and i not in into]
+    carried = [i for i in range(len(masses)) if i != home and i not in into]
+    found = [masses[i] for i in carried]
     found += [part for part in parts if not part <= joined]
     found.append(frozenset(joined))
-    return found
+    return found, carried, rest is not None and not into and rest <= joined
 
 
-_RIMS: dict = {}  # land mass -> its rim (a pure function of the mass, shared by every board holding it)
+def _parts_without(rest: frozenset, tile: tuple):
+    """The pieces `rest` (a land mass without `tile`) falls into, or None when it stays whole.
+
+    Every piece holds one of the runs of land round the tile. With two runs, a walk from each,
+    step for step, either meets the other (whole: usually a few steps round the tile) or runs
+    out first, having found the smaller piece; the rest is the other one. More runs: flood fill.
+    """
+    near = NEIGHBOURS
+    a, b, c, d, e, f = around = near[tile]
+    starts = [n for n, before in zip(around, (f, a, b, c, d, e)) if n in rest and before not in rest]
+    if len(starts) != 2:
+        parts = components(rest)
+        return parts if len(parts) > 1 else None
+    one, two = starts
+    mine, theirs = {one}, {two}
+    todo, other = deque([one]), deque([two])
+    while todo:
+        for n in near[todo.popleft()]:
+            if n in rest and n not in mine:
+                if n in theirs:
+                    return None
+                mine.add(n)
+                todo.append(n)
+        todo, other, mine, theirs = other, todo, theirs, mine
+    small = frozenset(mine)
+    return [small, rest - small]
 
 
-def rim(mass: frozenset) -> tuple:
-    """The empty places next to land mass `mass`, as (place, tiles of the mass it touches, distance
-    from the pole), in the places' order. Any tile next to a mass belongs to it (T5), so every
-    place listed is water whatever the rest of the board."""
-    found = _RIMS.get(mass)
-    if found is None:
-        count: dict = {}
-        near = NEIGHBOURS
-        for cell in mass:
-            for b in near[cell]:
-                if b not in mass:
-                    count[b] = count.get(b, 0) + 1
-        steps = FROM_POLE
-        found = tuple(sorted((b, k, steps[b]) for b, k in count.items()))
-        if len(_RIMS) > 4096:  # bounded, like the boards' cache
-            _RIMS.clear()
-        _RIMS[mass] = found
-    return found
+def _rim_of(mass: frozenset) -> dict:
+    """The empty places next to land mass `mass`, each with how many tiles of the mass it touches.
+    Any tile next to a mass belongs to it (T5), so these places are water whatever the rest of the board."""
+    count: dict = {}
+    near = NEIGHBOURS
+    for cell in mass:
+        for b in near[cell]:
+            if b not in mass:
+                count[b] = count.get(b, 0) + 1
+    return count
+
+
+def _rim_moved(before: dict, mass: frozenset, tile: tuple, place: tuple) -> dict:
+    """_rim_of(mass - {tile} | {place}) from `before` = _rim_of(mass), when the place touches the
+    rest of that mass and no other mass: only the places round the tile and round the place change."""
+    count = dict(before)
+    for n in NEIGHBOURS[tile]:
+        if n not in mass:
+            k = count[n] - 1
+            if k:
+                count[n] = k
+            else:
+                del count[n]
+    for n in NEIGHBOURS[place]:
+        if n not in mass and n != tile:
+            count[n] = count.get(n, 0) + 1
+    del count[place]
+    k = sum(1 for n in NEIGHBOURS[tile] if (n in mass and n != tile) or n == place)
+    if k:
+        count[tile] = k
+    return count
 
 
 def outside_water(tiles, radius: int) -> set:
@@ -120,13 +168,27 @@ class Geometry:
     starts from what the other knew: only the water round the new place can change (T5).
     """
 
+    __slots__ = ("tiles", "masses", "mass_of", "main", "_water", "_open", "_seas", "_places", "_take", "_coast",
+                 "_kinds", "_freed", "_without", "_rims", "_grown", "_box", "_before")
+
     def __init__(self, tiles: dict, parent: "Geometry | None" = None, tile=None, place=None):
         self.tiles = tiles
         # A board one drift away from a known one: only the tile's land mass and those round its
         # new place change (T5), so the others are carried over and nothing else is flood filled.
         moved = (parent is not None and tile in parent.mass_of and place not in parent.mass_of
                  and place in tiles and tile not in tiles)
-        self.masses = _drifted_masses(parent, tile, place) if moved else components(tiles)
+        self._rims: dict = {}     # land mass index -> _rim_of that mass, made on first use
+        self._grown = None        # (the last mass's rim before the drift, that mass, tile, place)
+        if moved:
+            self.masses, carried, grown = _drifted_masses(parent, tile, place)
+            rims = parent._rims
+            if rims:
+                self._rims = {j: rims[i] for j, i in enumerate(carried) if i in rims}
+                before = rims.get(parent.mass_of[tile]) if grown else None
+                if before is not None:
+                    self._grown = (before, parent.masses[parent.mass_of[tile]], tile, place)
+        else:
+            self.masses = components(tiles)
         self.mass_of = mass_of = {}
         for i, mass in enumerate(self.masses):
             mass_of.update(dict.fromkeys(mass, i))
@@ -138,6 +200,8 @@ class Geometry:
         self._take: dict = {}
         self._coast: dict = {}    # tile -> whether it borders the surrounding water (T10)
         self._kinds: dict = {}    # landscape -> takeable tiles of that kind
+        self._freed: dict = {}    # tile -> _freed_water(tile)
+        self._without: dict = {}  # tile -> the pieces its land mass falls into without it ([] if none)
         # The water is worked out on first use (the heuristic's judgements need only the land
         # masses): from the board before one drift when that board's water was known, else afresh.
         self._box = None
@@ -193,10 +257,11 @@ class Geometry:
             work._seas = {p: sea for p, sea in parent._seas.items() if p not in freed}
         opened.discard(place)
         tiles, near = self.tiles, NEIGHBOURS
-        water = [n not in tiles for n in near[place]]
-        if _RUNS[sum(1 << i for i in range(6) if water[i])] > 1:
-            for n, wet in zip(near[place], water):
-                if wet and n not in work._seas and not work._walk(n, trust=False):
+        a, b, c, d, e, f = near[place]
+        if _RUNS[(a not in tiles) | (b not in tiles) << 1 | (c not in tiles) << 2 | (d not in tiles) << 3
+                 | (e not in tiles) << 4 | (f not in tiles) << 5] > 1:
+            for n in near[place]:
+                if n not in tiles and n not in work._seas and not work._walk(n, trust=False):
                     changed += work._seas[n]
         # Whether a tile borders the surrounding water changes only next to those places.
         coast = dict(parent._coast)
@@ -354,12 +419,12 @@ class Geometry:
         far, opened, seas = FROM_POLE[tile], self._open, self._seas
         freed = self._freed_water(tile)
         q0, q1, r0, r1, s0, s1 = self._box
-        beside = NEIGHBOURS[tile]
+        beside, steps = NEIGHBOURS[tile], FROM_POLE
         places = []
-        # The empty places next to the land mass, in the rim's order: T10's "touches the land
-        # mass it came from" needs a neighbour there other than the tile itself.
-        for b, touching, steps in rim(self.masses[self.mass_of[tile]]):
-            if steps <= far or (touching == 1 and b in beside):
+        # The empty places next to the land mass: T10's "touches the land mass it came from"
+        # needs a neighbour there other than the tile itself.
+        for b, touching in self._rim(self.mass_of[tile]).items():
+            if steps[b] <= far or (touching == 1 and b in beside):
                 continue
             if b in opened or b in freed:
                 places.append(b)
@@ -370,7 +435,21 @@ class Geometry:
                 places.append(b)
             elif b not in seas and self._walk(b):
                 places.append(b)
+        places.sort()  # the places' order: the listing depends on the board, not on how it was reached
         return places
+
+    def _rim(self, i: int) -> dict:
+        """_rim_of land mass `i`, carried over the drift that made this board where it can be."""
+        found = self._rims.get(i)
+        if found is None:
+            grown = self._grown
+            if grown is not None and i == len(self.masses) - 1:
+                self._grown = None
+                found = _rim_moved(*grown)
+            else:
+                found = _rim_of(self.masses[i])
+            self._rims[i] = found
+        return found
 
     def takeable(self, landscape: str | None = None) -> list:
         """Tiles that may drift (can_take) of `landscape` (any if None), in the tiles' order."""
@@ -408,6 +487,12 @@ class Geometry:
         """Surrounding water once `tile` is taken: its place, and any sea it touched (T5)."""
         if self._box is None:
             self._ready()
+        found = self._freed.get(tile)
+        if found is None:
+            found = self._freed[tile] = self._free(tile)
+        return found
+
+    def _free(self, tile: tuple) -> set:
         freed = {tile}
         tiles, opened = self.tiles, self._open
         for n in NEIGHBOURS[tile]:

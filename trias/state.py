@@ -103,10 +103,11 @@ class State:
             key = geo if geo else frozenset(self.tiles.items())
             found = _GEOMETRIES.get(key)
             if found is None:
-                from .board import Geometry
-                if len(_GEOMETRIES) > 1024:  # bots look at many boards; keep the cache (and memory) bounded
-                    _GEOMETRIES.clear()
-                found = _GEOMETRIES[key] = Geometry(self.tiles, *geo) if geo else Geometry(self.tiles)
+                found = _OLDER.get(key)
+                if found is None:
+                    from .board import Geometry
+                    found = Geometry(self.tiles, *geo) if geo else Geometry(self.tiles)
+                _remember(key, found)
             self.geo = geo = found
         return geo
 
@@ -115,3 +116,21 @@ class State:
 # share an arrangement (a search's many copies, replays) share one. Keys: the tiles (a board
 # met afresh), or (board before, tile, place) for a board one drift from a known one.
 _GEOMETRIES: dict = {}
+_OLDER: dict = {}  # the boards known before _GEOMETRIES last filled up: kept while met again
+CACHED = 512       # boards per generation: bots look at many boards; keep the cache (and memory) bounded
+
+
+def forget_boards() -> None:
+    """Empty the cache, as in a process just started (benches, tests)."""
+    _GEOMETRIES.clear()
+    _OLDER.clear()
+
+
+def _remember(key, geometry) -> None:
+    """Cache a board. When the cache is full it becomes the older generation and a new one starts:
+    the boards a search keeps coming back to (the tree's own) move on, the ones it met once go."""
+    if len(_GEOMETRIES) >= CACHED:
+        _OLDER.clear()
+        _OLDER.update(_GEOMETRIES)
+        _GEOMETRIES.clear()
+    _GEOMETRIES[key] = geometry

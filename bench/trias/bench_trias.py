@@ -32,7 +32,7 @@ import trias  # noqa: E402
 from trias import bots  # noqa: E402
 from trias.bots.randombot import random_action  # noqa: E402
 from trias.bots.search import search_action  # noqa: E402
-from trias.state import _GEOMETRIES  # noqa: E402
+from trias.state import forget_boards  # noqa: E402
 
 
 def random_game(players: int, seed: int) -> tuple:
@@ -83,7 +83,7 @@ def drift_listing(players: int = 4, boards: int = 20) -> dict:
     cold, warm, counts = [], [], []
     for seed in range(boards):
         state = mid_game(players, seed)
-        _GEOMETRIES.clear()
+        forget_boards()
         state.geo = None
         t = time.perf_counter()
         drifts = trias.legal_drifts(state)
@@ -190,7 +190,7 @@ def speed_main(args) -> dict:
     players = [int(p) for p in args.players.split(",")]
     out["games"] = []
     for p in players:
-        _GEOMETRIES.clear()  # each player count starts with no board known, as in its own process
+        forget_boards()  # each player count starts with no board known, as in its own process
         out["games"].append(games_per_second(p, args.games))
     if args.games_only:
         out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]

@@ -194,9 +194,9 @@ def test_seeded_random_games_give_the_pinned_journals():
 
     From an empty board cache, as a process starting: whatever boards another test made first, the
     listing depends on the state alone (drift places in the places' order)."""
-    from trias.state import _GEOMETRIES
+    from trias.state import forget_boards
 
-    _GEOMETRIES.clear()
+    forget_boards()
     for players, digest in PINNED_JOURNALS.items():
         h = hashlib.sha256()
         for seed in range(4):
@@ -308,7 +308,7 @@ def test_a_board_shared_between_threads_answers_the_same():
     the reference's answers (the water is published whole, never half built)."""
     import sys
     import threading
-    from trias.state import _GEOMETRIES
+    from trias.state import forget_boards
 
     boards = []  # (state before a drift, state after): the after board inherits on first use
     state, _ = trias.new_game(4, 31)
@@ -332,7 +332,7 @@ def test_a_board_shared_between_threads_answers_the_same():
     sys.setswitchinterval(1e-6)
     try:
         for _ in range(3):
-            _GEOMETRIES.clear()
+            forget_boards()
             for b in boards:  # each board's geometry made anew, its water not yet worked out
                 b.geo = None
             parents = [b.geometry() for b in boards]
@@ -353,3 +353,44 @@ def test_a_board_shared_between_threads_answers_the_same():
 def _moved(before: dict, after: dict) -> tuple:
     """The (tile, place) of the one drift that turns `before` into `after`."""
     return next(p for p in before if p not in after), next(p for p in after if p not in before)
+
+
+def _same_as_fresh(state) -> None:
+    """A board carried over from the one before answers as one made from its tiles alone."""
+    from trias.board import _rim_of
+
+    geo, fresh = state.geometry(), Geometry(state.tiles)
+    same_masses(geo, fresh)
+    for i, mass in enumerate(geo.masses):
+        assert geo._rim(i) == _rim_of(mass), mass
+    for tile in state.tiles:
+        assert geo.places_for(tile) == fresh.places_for(tile), tile
+    assert geo.takeable() == fresh.takeable()
+    assert [geo.borders_surrounding(p) for p in state.tiles] == [fresh.borders_surrounding(p) for p in state.tiles]
+
+
+@pytest.mark.parametrize("players", [2, 4, 5])
+def test_every_drift_from_a_board_gives_the_board_made_afresh(players):
+    """Seeded random games; at every fourth drift decision, up to 12 of the drifts listed are made from
+    the same board (as a search tries them: the board before and its answers are shared by all of
+    them), and each board they give equals one made from scratch: land masses, rims, drift places,
+    takeable tiles."""
+    from trias.state import forget_boards
+
+    forget_boards()
+    checked = 0
+    for seed in range(2):
+        state, _ = trias.new_game(players, 700 + seed)
+        rng = random.Random(seed)
+        decisions = 0
+        while state.phase != "over":
+            drifts = trias.legal_drifts(state) if state.phase in ("start", "drift") else []
+            decisions += bool(drifts)
+            if drifts and decisions % 4 == 1:
+                kind = "play" if state.phase == "start" else "drift"
+                for drift in rng.sample(drifts, min(12, len(drifts))):
+                    _, after = trias.handle(state, dict(drift, type=kind))
+                    _same_as_fresh(after)
+                    checked += 1
+            _, state = trias.handle(state, random_action(state, rng))
+    assert checked > 60, checked
