@@ -101,12 +101,12 @@ def test_a_terminal_game_played_in_italian(cli, monkeypatch, capsys):
     assert "  1. piazzare 2 branchi su 0,0 (Polo Sud)" in out and "Tu, la tua mossa [1-19, u, b, q]: 1\n" in out
     assert "Computer · facile: piazzamento di 2 branchi su " in out
     assert "Turno 2: tocca a te, fase iniziale, 3 punti azione." in out and "In mano hai: Steppa." in out
-    assert "  1. giocare la tua carta Steppa, deriva: Steppa 1,-2 (19 caselle)" in out
-    assert "Deriva di Steppa 1,-2 verso [1-19, 0 indietro, u, b, q]: 2" in out and "(distanza 2 -> 3)" in out
-    assert re.search(r"Tu: carta giocata: Steppa; deriva: Steppa 1,-2 -> -?\d+,-?\d+\n", out)
-    assert "Turno 2: tocca a te, fase delle azioni, 3 punti azione." in out and "  1. spostare un branco (5)" in out
-    assert "Quale branco, verso dove [1-5, 0 indietro" in out and "Tu: branco spostato 0,0 -> 1,0" in out
-    assert "fase delle azioni, 2 punti azione." in out and "19. finire il turno" in out
+    assert "  1. giocare la tua carta Steppa, deriva: Steppa 1,0 (23 caselle)" in out
+    assert "Deriva di Steppa 1,0 verso [1-23, 0 indietro, u, b, q]: 2" in out and "(distanza 1 -> 2)" in out
+    assert re.search(r"Tu: carta giocata: Steppa; deriva: Steppa 1,0 -> -?\d+,-?\d+\n", out)
+    assert "Turno 2: tocca a te, fase delle azioni, 3 punti azione." in out and "  1. spostare un branco (4)" in out
+    assert "Quale branco, verso dove [1-4, 0 indietro" in out and "Tu: branco spostato 0,0 -> 1,-1" in out
+    assert "fase delle azioni, 2 punti azione." in out and "4. finire il turno" in out
     assert "(giocata qui), voce 9 del registro" in out and "Mazzo: 18 carte (5 del mazzo 2)" in out
     assert "  1. Computer · facile (computer facile): 0 punti, 6 branchi in riserva, 4 sulla plancia" in out
     assert "Mossa annullata." in out and "Partita interrotta e conservata: riprendila con" in out
