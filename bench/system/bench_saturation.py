@@ -242,6 +242,8 @@ def main() -> int:
                         help="commands each server answers before the windows start")
     parser.add_argument("--code", help="serve from this checkout instead (its bank/ goes first on PYTHONPATH)")
     parser.add_argument("--label", default="this checkout")
+    parser.add_argument("--record", action="store_true",
+                        help="keep one game's figures (1, 2 and 4 processes) in bench/results (bench/record.py)")
     args = parser.parse_args()
     if args.code:
         code = Path(args.code).resolve()
@@ -262,6 +264,8 @@ def main() -> int:
     finally:
         redis.stop()
         postgres.stop()
+    if args.record:
+        keep(cells, args)
     print(f"\n| processes per game | games | answered/s ({args.label}) | booked/s | vs 1 process | "
           "per server CPU-second | CPU ms per booked (all) | vs 1 process | waiting for a game's lock | "
           "rollbacks per booked |", file=log)
@@ -273,6 +277,27 @@ def main() -> int:
               f"{cell['cpu_ms'] / one['cpu_ms']:.2f} | {cell['waiting']:.2f} | "
               f"{cell['rolled_back']:.2f} |", file=log, flush=True)
     return 0
+
+
+def keep(cells: list, args) -> None:
+    """One game's figures against the goals of docs/PERFORMANCE.md, as the last measured (bench/record.py)."""
+    from record import main_table, record, script
+
+    one = {c["processes"]: c for c in cells if c["games"] == 1}
+    if not {1, 2, 4} <= set(one):
+        raise SystemExit("bench_saturation --record: needs --games 1 (or 1,4) and --counts 1,2,4")
+    rows = [{"figure": "Processes of one game: rollbacks per booked command, 2 and 4 processes",
+             "value": round(max(one[2]["rolled_back"], one[4]["rolled_back"]), 2), "unit": "", "goal": "<=", "limit": 0.1},
+            {"figure": "Processes of one game: CPU per booked command, 4 processes, x one process",
+             "value": round(one[4]["cpu_ms"] / one[1]["cpu_ms"], 2), "unit": "x", "goal": "<=", "limit": 1.3}]
+    rows += [{"figure": f"Processes of one game: commands a second, {n} processes, x one process",
+              "value": round(one[n]["answered"] / one[1]["answered"], 2), "unit": "x", "goal": ">=", "limit": 0.9}
+             for n in (2, 4)]
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    record("09_saturation", rows, command=" ".join([".venv/bin/python", script(__file__), *sys.argv[1:]]),
+           measured=f"{time.strftime('%Y-%m-%d')}, one game on PostgreSQL, {args.commanders} consoles, the median of "
+                    f"{args.runs} windows of {args.seconds:g} s; {machine()}, load {load} at the end")
+    main_table()
 
 
 if __name__ == "__main__":
