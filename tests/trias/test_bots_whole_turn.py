@@ -140,3 +140,75 @@ def test_an_iterations_budget_plays_the_same_move_whatever_was_searched_before()
     search._KEPT.clear()
     without = choose(trias.view(after, after.current), "hard", {"iterations": 30, "reuse": True}, random.Random(4))
     assert with_tree == without
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_time_a_decision_leaves_goes_to_the_turns_later_ones_and_the_turn_stays_within_its_seconds(players):
+    """With "carry" each decision takes its share of what the turn's earlier decisions left (turn.py).
+    Decisions that use none, a third, or all of what they are given, and a clock lost part-way (a
+    decision then takes the share that needs no memory): the turn's seconds stay within its budget,
+    and a decision after one that left time gets more than the memoryless share."""
+    from trias.bots.turn import share
+
+    budget = DEFAULT_BUDGET["hard"]
+    assert budget.get("carry")
+    turn = budget["turn"]
+    turns = [the_longest_turn(players)] + turns_of_a_game(players, 1)
+    gained = 0
+    for views in turns:
+        for use in (0.0, 1 / 3, 1.0):
+            for lost in [None] + list(range(1, len(views))):
+                used = 0.0
+                for i, v in enumerate(views):
+                    clock = None if lost is not None and i >= lost else used
+                    given = decision_budget(v, budget, clock)["seconds"]
+                    assert 0 <= given <= budget["seconds"]
+                    if clock is not None and 0 < i and use < 1 and given > min(share(v, turn), budget["seconds"]) + 1e-9:
+                        gained += 1
+                    used += use * given
+                assert used <= turn + 1e-9, (players, use, lost, used)
+    assert gained
+
+
+def test_choose_keeps_a_turns_clock_and_a_new_turn_starts_afresh(monkeypatch):
+    """choose() counts each decision's seconds in its turn's clock: a fake search that takes a tenth of
+    what it is given leaves the rest to the next decision of the turn; the next turn starts at 0."""
+    import trias.bots as bots
+    from trias.bots import turn as turn_clock
+
+    now = [100.0]
+    given = []
+
+    def fake_search(v, rng, seconds=None, **_):
+        given.append((v["turn"], v["phase"], seconds))
+        now[0] += seconds / 10
+        return random_action(bots.determinise(v, rng), rng)
+
+    monkeypatch.setattr(bots, "search_action", fake_search)
+    monkeypatch.setattr(bots.time, "perf_counter", lambda: now[0])
+    turn_clock._SPENT.clear()
+    state = _a_first_turn(2)
+    rng = random.Random(3)
+    first = state.turn
+    while state.phase != "over" and state.turn <= first + 2:  # every seat hard: each turn its own clock
+        _, state = trias.handle(state, choose(state, "hard", None, rng))
+    budget = DEFAULT_BUDGET["hard"]
+    opening = min(budget["seconds"], budget["turn"] * 2 / (2 + most_decisions(2) - 1))
+    by_turn: dict = {}
+    for turn, phase, seconds in given:
+        by_turn.setdefault(turn, []).append((phase, seconds))
+    assert len(by_turn) >= 2 and any(len(d) > 1 for d in by_turn.values())
+    for decisions in by_turn.values():
+        assert decisions[0] == ("start", pytest.approx(opening))  # a turn's first decision: nothing carried in
+        assert sum(s for _, s in decisions) / 10 <= budget["turn"]
+        if len(decisions) > 1:  # the first took a tenth of its share: the second gets more than one share
+            assert decisions[1][1] > budget["turn"] / (2 + most_decisions(2) - 1) + 1e-9
+
+
+def _a_first_turn(players: int):
+    """A state at the start of the first turn of a seeded game."""
+    state, _ = trias.new_game(players, 5)
+    rng = random.Random(5)
+    while state.phase != "start":
+        _, state = trias.handle(state, random_action(state, rng))
+    return state

@@ -13,12 +13,13 @@ looks only at what that seat may see.
 from __future__ import annotations
 
 import random
+import time
 
 from .determinise import as_view, determinise, unseen_cards
 from .greedy import greedy_action
 from .randombot import random_action
 from .search import search_action
-from .turn import decision_budget
+from .turn import add_spent, decision_budget, spent
 
 LEVELS = ("random", "easy", "medium", "hard")
 # Seconds each level may think: per decision ("seconds"), and per whole turn ("turn", shared among the
@@ -29,9 +30,11 @@ LEVELS = ("random", "easy", "medium", "hard")
 # for one overrun per decision. Easy keeps 0.4 s for the first decision (phase 1, where most moves are
 # judged). Medium stays 0.5 s a decision (3 s at most a turn): with less, a Pi buys it too few
 # iterations to beat easy. Hard keeps the subtree of the move it plays for its next decision ("reuse"),
-# so a turn's later actions start from what its first search learnt of them.
+# so a turn's later actions start from what its first search learnt of them, and what a decision leaves
+# of its share goes to the turn's later decisions ("carry", turn.py: a search stops early when its
+# choice is settled, and most hard turns used about half their seconds without it).
 DEFAULT_BUDGET = {"easy": {"turn": 1.5, "seconds": 0.4}, "medium": {"seconds": 0.5},
-                  "hard": {"turn": 4.2, "seconds": 1.5, "reuse": True}}
+                  "hard": {"turn": 4.2, "seconds": 1.5, "reuse": True, "carry": True}}
 TURN_BOUND = {"easy": 2.0, "hard": 5.0}  # seconds a table may wait for a whole computer turn on a Pi
 
 __all__ = ["choose", "LEVELS", "DEFAULT_BUDGET", "TURN_BOUND", "random_action", "greedy_action", "search_action"]
@@ -47,7 +50,17 @@ def choose(view_or_state, level: str = "medium", budget: dict | None = None, rng
         raise ValueError(f"there is no move to choose: the game is {'over' if v['phase'] == 'over' else 'not set up'}")
     if level == "random":
         return random_action(determinise(v, rng), rng)
-    budget = decision_budget(v, budget or DEFAULT_BUDGET[level])
+    budget = budget or DEFAULT_BUDGET[level]
+    if not budget.get("carry"):
+        return _decide(v, level, decision_budget(v, budget), rng)
+    started = time.perf_counter()
+    try:
+        return _decide(v, level, decision_budget(v, budget, spent(v)), rng)
+    finally:
+        add_spent(v, time.perf_counter() - started)
+
+
+def _decide(v: dict, level: str, budget: dict, rng) -> dict:
     if level == "easy":
         return greedy_action(determinise(v, rng), rng, unseen_cards(v), budget.get("seconds"))
     return search_action(v, rng, **budget)

@@ -44,11 +44,64 @@ def share(v: dict, turn: float) -> float:
     return turn * (FIRST if k == most else 1.0) / whole
 
 
-def decision_budget(v: dict, budget: dict) -> dict:
-    """The budget for this one decision: a turn budget becomes seconds (its share, at most `seconds`)."""
+def decision_budget(v: dict, budget: dict, used: float | None = None) -> dict:
+    """The budget for this one decision: a turn budget becomes seconds (its share, at most `seconds`).
+
+    `used`: the seconds this turn's decisions took so far, for a budget that "carry"s them (see
+    share_of_rest); None (no clock) gives the share that needs no memory of the turn.
+    """
     if "turn" not in budget:
         return budget
-    out = {k: value for k, value in budget.items() if k != "turn"}
-    part = share(v, max(0.0, float(budget["turn"])))
+    out = {k: value for k, value in budget.items() if k not in ("turn", "carry")}
+    turn = max(0.0, float(budget["turn"]))
+    part = share(v, turn) if used is None or not budget.get("carry") else share_of_rest(v, turn, used)
     out["seconds"] = part if budget.get("seconds") is None else min(part, float(budget["seconds"]))
     return out
+
+
+# A turn's clock: the seconds its decisions took so far, by turn (turn_key), for budgets that "carry"
+# what a decision leaves unused to the turn's later decisions. Bounded: old turns are forgotten.
+_SPENT: dict = {}
+TURNS_KEPT = 64
+
+
+def turn_key(v: dict) -> tuple:
+    """What names one seat's turn in one game and stays the same through it: the table's size, the seat,
+    the turn's number, and where the other seats' herds stand (no action of this seat moves them,
+    T12-T14, and drifts move tiles, not herds; two games alike in all of it are unheard of)."""
+    seat = v["current"]
+    others = tuple((q, r, tuple(k for s, k in enumerate(counts) if s != seat))
+                   for q, r, counts in v["herds"] if any(k for s, k in enumerate(counts) if s != seat))
+    return (v["players"], seat, v["turn"], others)
+
+
+def spent(v: dict) -> float | None:
+    """Seconds this turn's decisions took so far (0 before its first), or None outside a turn."""
+    if v["phase"] not in ("start", "drift", "actions"):
+        return None
+    return _SPENT.get(turn_key(v), 0.0)
+
+
+def add_spent(v: dict, seconds: float) -> None:
+    """Count a decision's seconds in its turn's clock."""
+    if v["phase"] not in ("start", "drift", "actions"):
+        return
+    key = turn_key(v)
+    if key not in _SPENT and len(_SPENT) >= TURNS_KEPT:
+        _SPENT.clear()
+    _SPENT[key] = _SPENT.get(key, 0.0) + seconds
+
+
+def share_of_rest(v: dict, turn: float, used: float) -> float:
+    """This decision's part of what the turn's earlier decisions left of `turn` seconds (`used` spent).
+
+    The same shares as `share`, taken of the rest: what a decision leaves goes to the ones after it.
+    Still a bound: each decision leaves at least T * (decisions that may follow) / (all shares), so a
+    later decision that finds no clock (and takes `share`) fits in what is left as well.
+    """
+    if v["phase"] not in ("start", "drift", "actions"):
+        return turn
+    most = most_decisions(v["players"])
+    k = decisions_left(v)
+    weight = FIRST if k == most else 1.0
+    return max(0.0, turn - used) * weight / (weight + k - 1)
