@@ -1,4 +1,5 @@
-"""No issue numbers in the code's comments (bank/, trias/, printables/, static/, templates/, bench/) nor the docs.
+"""No issue numbers in the code's comments (bank/, trias/, printables/, static/, templates/, bench/) nor the docs
+(deploy/'s files included).
 
 An issue number tells the reader nothing without the tracker, and goes stale when the code moves on;
 the history is in git (`git log -S`). A comment that needs the story says it in a sentence.
@@ -34,7 +35,9 @@ def test_no_issue_number_in_the_codes_comments():
 
 
 def test_no_issue_number_in_the_docs_a_user_reads():
-    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    # deploy/'s files too: an operator copies them to /etc and reads their comments there.
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted(p for p in (ROOT / "deploy").rglob("*") if p.is_file())]
     found = [f"{page.relative_to(ROOT)}:{number}: {line.strip()[:100]}" for page in pages
              for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1) if ISSUE.search(line)]
     assert not found, "the docs say what is, not which issue made it:\n" + "\n".join(found)
