@@ -2,17 +2,51 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
+from collections import OrderedDict
 
 import pytest
 
 pypdf = pytest.importorskip("pypdf", reason="the print tests read PDFs with pypdf (test extra)")
 
+# pypdf parsing a page's content stream is most of a print test's time, and one PDF is read by
+# several helpers (its text, its strings' boxes, its missing glyphs), often by several tests of a
+# module: each page is parsed once, its text and every string it draws kept for the next reader.
+_READ: OrderedDict = OrderedDict()  # PDF digest -> {page number: (text, drawn strings)}
+_KEPT = 24  # PDFs; the oldest is forgotten (a module's renders, not a whole worker's)
+
+
+def _read(data: bytes) -> dict:
+    """The PDF's entry in _READ ({"reader": its PdfReader, page number: (text, strings)...}), made if new."""
+    key = hashlib.blake2b(data, digest_size=16).digest()
+    pages = _READ.pop(key, None)
+    if pages is None:
+        pages = {"reader": pypdf.PdfReader(io.BytesIO(data))}
+    _READ[key] = pages  # the newest last
+    while len(_READ) > _KEPT:
+        _READ.popitem(last=False)
+    return pages
+
+
+def _page(data: bytes, page: int) -> tuple[str, list]:
+    """(pypdf's text of the page, every string drawn: (text, cm, tm, font, size) as its visitor sees them)."""
+    pages = _read(data)
+    if page not in pages:
+        strings = []
+        text = pages["reader"].pages[page].extract_text(
+            visitor_text=lambda text, cm, tm, font, size: strings.append((text, list(cm), list(tm), font, size)))
+        pages[page] = (text, strings)
+    return pages[page]
+
+
+def _pages(data: bytes) -> list:
+    return [_page(data, n) for n in range(page_count(data))]
+
 
 def pages_text(data: bytes) -> list:
     """Each page's text lines, as pypdf extracts them."""
-    reader = pypdf.PdfReader(io.BytesIO(data))
-    return [[line.strip() for line in p.extract_text().splitlines() if line.strip()] for p in reader.pages]
+    return [[line.strip() for line in text.splitlines() if line.strip()] for text, _ in _pages(data)]
 
 
 def all_text(data: bytes) -> str:
@@ -21,7 +55,7 @@ def all_text(data: bytes) -> str:
 
 
 def page_count(data: bytes) -> int:
-    return len(pypdf.PdfReader(io.BytesIO(data)).pages)
+    return len(_read(data)["reader"].pages)
 
 
 def page_sizes_mm(data: bytes) -> list:
@@ -117,7 +151,8 @@ def drawn_strings(data: bytes, page: int = 0) -> list:
         found.append((text, (x * mm, (y - 0.25 * height) * mm, (x + width) * mm, (y + 0.8 * height) * mm), upright,
                       size * scale * (tm[0] ** 2 + tm[1] ** 2) ** 0.5, font_name))
 
-    pypdf.PdfReader(io.BytesIO(data)).pages[page].extract_text(visitor_text=visit)
+    for drawn in _page(data, page)[1]:
+        visit(*drawn)
     return found
 
 
@@ -130,17 +165,14 @@ def missing_glyphs(data: bytes) -> list:
     from printables.fonts import drawable_codes
 
     found = []
-    for number, p in enumerate(pypdf.PdfReader(io.BytesIO(data)).pages, start=1):
-
-        def visit(text, cm, tm, font, size):
+    for number, (_, strings) in enumerate(_pages(data), start=1):
+        for text, _, _, font, _ in strings:
             if font is None or not text.strip():
-                return
+                continue
             base = str(font.get("/BaseFont", ""))
             if base.lstrip("/") == "ZapfDingbats":
                 found.append((number, base, text))
             codes = drawable_codes(base) if "+" in base else None
             if codes is not None:
                 found.extend((number, base, ch) for ch in text if ord(ch) not in codes and not ch.isspace())
-
-        p.extract_text(visitor_text=visit)
     return found

@@ -118,7 +118,8 @@ def wrong_way(root: Path) -> list:
 
 def cycles(root: Path) -> list:
     """The import circles between the project's modules (strongly connected components, Tarjan)."""
-    graph = {m: {t for t, _ in edges if t in modules(root)} for m, edges in imports(root).items()}
+    every = imports(root)  # its keys are the project's modules: an edge to anything else leaves the circle test
+    graph = {m: {t for t, _ in edges if t in every} for m, edges in every.items()}
     index, low, stack, on_stack, found, counter = {}, {}, [], set(), [], [0]
 
     def visit(v):
