@@ -39,6 +39,8 @@ MAX_HEAD = 65536  # a longer head goes to the pool as it is: Gunicorn refuses it
 # phone: one a wake-up (Gunicorn's) 3.2-4.3 s, 64 1.3-3.3 s, 512 3.9-4.2 s (a long accept spell starves
 # the readable sockets; docs/RELIABILITY.md).
 ACCEPT_BATCH = 64
+# The most of a body answered unread that a thread takes from what has already arrived, to keep the connection.
+DRAIN_BYTES = 65536
 
 
 def worker_classes():
@@ -272,7 +274,24 @@ def worker_classes():
         def _keepalive_after(self, conn, keepalive):
             if DEADLINES.closing(conn.sock):  # a refused body (admission.py): close, do not drain it
                 return False
-            return super()._keepalive_after(conn, keepalive)
+            if not keepalive:
+                return False
+            # A body answered without being read (a route's 413, a route that reads none): Gunicorn drained the
+            # rest here for up to 5 s, in this thread, after the body's pool had been given back with the reply,
+            # so dripped bodies held every thread uncounted. Only what has already come is taken, without
+            # waiting; otherwise the connection closes (its reply is sent, and GuardedConn.close takes what
+            # arrived without waiting either).
+            prior = conn.sock.gettimeout()
+            conn.sock.setblocking(False)
+            try:
+                return bool(conn.parser.finish_body(max_bytes=DRAIN_BYTES))
+            except Exception:  # noqa: BLE001 - more to come (BlockingIOError), or framing no next request can follow
+                return False
+            finally:
+                try:
+                    conn.sock.settimeout(prior)
+                except OSError:
+                    pass
 
         def murder_pending(self):
             # Called by the main loop about once a second: also end overdue reads.
