@@ -106,11 +106,14 @@ class Identify:
         return None
 
     def device(self, environ) -> str | None:
-        """The account a trusted device's cookie names (the game registers the check: access/device_cookie.py), or None."""
+        """The account a trusted device's cookie names (the game registers the check: access/device_cookie.py),
+        as "<game>/<account>", or None. The game's name too: every hosted game has its "lead", and a lane named by
+        the account alone let another game's lead fill the host's lead's (admission.py's body pools)."""
         try:
-            game, _, _ = self._game(environ)
+            game, name, _ = self._game(environ)
             check = game.extensions.get("terrabank_device_account") if game is not None else None
-            return check(environ) if check is not None else None
+            account = check(environ) if check is not None else None
+            return f"{name}/{account}" if account else None
         except Exception:  # a game that cannot be read: no lane, the strangers' pool
             self.app.logger.debug("admission: could not read a device cookie", exc_info=True)
             return None

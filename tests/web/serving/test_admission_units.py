@@ -161,6 +161,68 @@ def test_a_hosted_game_names_its_own_links_and_not_another_games(tmp_path):
             app.extensions["terrabank"].bank.close()
 
 
+def test_another_games_lead_cannot_fill_the_hosts_leads_lane_for_bodies(tmp_path):
+    """serve --games: each game has a "lead" account. A trusted device's body draws on its account's lane
+    (body_pools.py), `trusted_bodies` at once. Before, the lane was named by the account alone, so the lead of
+    a hosted game (anyone the host's lead gave a game to), logging in on their own game with their own device
+    cookie, held "lead"'s lane, and the host's lead's tablet got 503 "busy". Now a lane is the game's and the
+    account's."""
+    from werkzeug.test import EnvironBuilder
+
+    from bank.web import create_app
+    from bank.web.serving.admission import LiveSlots
+    from bank.web.serving.identity import Identify
+
+    config = str(Path(__file__).resolve().parents[3] / "config.toml")
+    host = create_app({"DB": tmp_path / "host.db", "CONFIG": config, "TESTING": True,
+                       "PASSWORD_HASH": "pbkdf2:sha256:1000", "GAMES_DIR": str(tmp_path / "games")})
+    games = host.extensions["terrabank_hosted"]
+    try:
+        host.extensions["terrabank"].access.add_user("lead", "the host's password", "lead")
+        made = games.create("camp")
+
+        def device_cookie(app, password, root="") -> str:
+            client, base = app.test_client(), f"http://localhost{root}"  # a hosted game's cookies are under its path
+            csrf = client.get("/api/csrf", base_url=base).get_json()["csrf"]
+            reply = client.post("/api/login", json={"username": "lead", "password": password},
+                                headers={"X-CSRF-Token": csrf}, base_url=base)
+            assert reply.status_code == 200, reply.get_json()
+            return next(c.split(";")[0] for c in reply.headers.getlist("Set-Cookie") if "-device=" in c)
+
+        camps, hosts = device_cookie(games.app("camp"), made.lead_password, "/g/camp"), device_cookie(host, "the host's password")
+        release, started = threading.Event(), threading.Semaphore(0)
+
+        def inner(environ, start_response):  # a log-in's work: the camp lead's are held until released
+            if environ["PATH_INFO"].startswith("/g/camp/"):
+                started.release()
+                release.wait(10)
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [b"ok"]
+
+        slots = LiveSlots(inner, 100, identify=Identify(host), anonymous_bodies=25, trusted_bodies=2)
+
+        def log_in(path, cookie) -> list:
+            environ = EnvironBuilder(path=path, method="POST", data=b"{}", headers={"Cookie": cookie}).get_environ()
+            statuses = []
+            slots(environ, lambda status, headers, exc_info=None: statuses.append(status))
+            return statuses
+
+        camp_lead = [threading.Thread(target=log_in, args=("/g/camp/api/login", camps)) for _ in range(2)]
+        for thread in camp_lead:
+            thread.start()
+        try:
+            assert started.acquire(timeout=10) and started.acquire(timeout=10)  # the camp lead holds 2 log-ins
+            assert log_in("/api/login", hosts) == ["200 OK"]  # before: 503 busy (the lane "lead" was full)
+            assert log_in("/g/camp/api/login", camps)[0].startswith("503")  # the camp lead's own lane is full
+        finally:
+            release.set()
+            for thread in camp_lead:
+                thread.join(10)
+    finally:
+        for app in [host, *games._apps.values()]:
+            app.extensions["terrabank"].bank.close()
+
+
 def test_fd_limit_is_raised_or_the_caps_shrink_with_a_warning(monkeypatch):
     import resource
 
