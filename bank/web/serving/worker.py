@@ -56,6 +56,7 @@ def worker_classes():
             self.request_end = None  # once the head is in: how many bytes of head and body to read in the loop
             self.chunks = None  # a chunked body the loop is reading (loop_body.Chunked)
             self.body_read = False  # the loop read a body: the app's body deadline is not needed (admission.py)
+            self.from_loop = False  # the loop read this request: enqueue_req gives it a thread
 
         def init(self):
             super().init()
@@ -172,6 +173,10 @@ def worker_classes():
                 self._drop(conn, self.pending_conns)
                 return
             conn.head += data
+            self.advance(conn)
+
+        def advance(self, conn):
+            """What the loop has of the request so far: a thread once its head (and small body) is all in."""
             if conn.request_end is None:
                 end = conn.head.find(b"\r\n\r\n")
                 if end < 0 and len(conn.head) < MAX_HEAD:
@@ -186,10 +191,24 @@ def worker_classes():
                 conn.chunks, conn.body_read = None, done > 0
             elif len(conn.head) < conn.request_end:
                 return  # the body is still coming: no thread waits for it
-            self.poller.unregister(client)
+            self.poller.unregister(conn.sock)
             self.pending_conns.remove(conn)
-            conn.data_ready = True
+            conn.data_ready, conn.from_loop = True, True
             self.enqueue_req(conn)
+
+        def enqueue_req(self, conn):
+            if conn.from_loop:
+                conn.from_loop = False
+                super().enqueue_req(conn)
+                return
+            # Gunicorn's own way here: a kept-alive connection whose last request left the next one's bytes read
+            # ahead (pipelined). Straight to a thread, a head that never ends behind a request held that thread
+            # until the head's deadline; so those bytes are read on in the loop, as a new connection's are.
+            ahead = conn.parser.unreader.take_buffered()
+            conn.sock.setblocking(False)
+            self.wait_for_head(conn)
+            conn.head = ahead
+            self.advance(conn)
 
         def plan_body(self, conn, end: int) -> bool:
             """The head is in (or too long: `end` < 0): how the loop reads the body. False: the connection was dropped."""

@@ -172,6 +172,32 @@ def test_a_body_answered_unread_holds_no_thread_after_its_reply(small, path):
             sock.close()
 
 
+def test_a_head_sent_behind_a_request_waits_in_the_loop_not_in_a_thread(small):
+    """Pipelining: a request and, in the same packet, the start of another whose head never ends. Before, the
+    bytes left behind the first request went straight to a thread (Gunicorn's path for read-ahead), which
+    waited for the rest of the head until its deadline: 8 such connections held all 8 threads and a phone
+    waited out the head's deadline. Now they are read in the loop, as a new connection's head is; and a
+    whole second request behind the first is still answered on the same connection."""
+    socks = []
+    try:
+        for _ in range(8):
+            sock = socket.create_connection(("127.0.0.1", small.port), timeout=10, source_address=("127.0.0.9", 0))
+            sock.sendall(b"GET /api/public HTTP/1.1\r\nHost: x\r\n\r\nGET /api/public HTTP/1.1\r\nHost: x\r\n")
+            assert one_reply(sock).startswith(b"HTTP/1.1 200")
+            socks.append(sock)
+        status, seconds = http_get(small.port, f"/api/team/{small.tokens['blue']}", timeout=15)
+        print(f"\n8 heads behind a request: a phone in {seconds:.3f} s")
+        assert status == 200 and seconds < 2.0, (status, seconds)  # before: the head's deadline (20 s here)
+        with socket.create_connection(("127.0.0.1", small.port), timeout=10) as sock:
+            sock.sendall(b"GET /api/public HTTP/1.1\r\nHost: x\r\n\r\n" * 2 + b"GET /api/public HTTP/1.1\r\nHost: ")
+            assert one_reply(sock).startswith(b"HTTP/1.1 200") and one_reply(sock).startswith(b"HTTP/1.1 200")
+            sock.sendall(b"x\r\n\r\n")  # the third's head ends later: read by the loop, then answered
+            assert one_reply(sock).startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in socks:
+            sock.close()
+
+
 def test_a_connection_whose_body_came_whole_is_kept_for_the_next_request(small):
     """What has already come is still taken: a body the app did not read but that is all in keeps the
     connection alive (two requests, two replies on one connection)."""
