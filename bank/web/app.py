@@ -196,8 +196,8 @@ def _ngettext(singular: str, plural: str, n=None, **params):
     return translate_plural(request_language(), singular, plural, n, **params)
 
 
-# A stylesheet's or a script's own CSP header is ignored: the policy is the page's (these
-# pages start no workers, whose policy would come from their script). Left off them, it
+# A stylesheet's or a script's own CSP header is ignored: the policy is the page's (the one
+# worker, /sw.js, gets its own where it is served: bank/web/field/pages.py). Left off them, it
 # saves 170 bytes on each of the dozen files a phone loads first.
 _NO_POLICY_NEEDED = ("text/css", "text/javascript", "application/javascript")
 

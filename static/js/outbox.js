@@ -293,6 +293,29 @@
     dialog.querySelector("button").focus();
   }
 
+  /* ---- the page opens again while the bank is out of reach: the service worker (sw.js) ---- */
+
+  /** Where the browser allows a service worker (HTTPS, or the machine itself: never the game's plain-HTTP
+   * Wi-Fi), start it and have it keep what this page loaded before it took over. Resolves to true once this
+   * page would open offline, false where it cannot. */
+  function offlinePages() {
+    var sw = navigator.serviceWorker;
+    if (!window.isSecureContext || !sw || !window.MessageChannel) return Promise.resolve(false);
+    var taken = !!sw.controller; // loaded through the worker: it kept what it answered
+    return sw.register(TB.url("/sw.js")).then(function () { return sw.ready; }).then(function (registration) {
+      if (taken) return true;
+      var urls = [location.href.split("#")[0], TB.url("/api/config"), TB.url("/api/me"), TB.url("/api/state")];
+      Array.prototype.forEach.call(document.querySelectorAll("script[src], link[rel=stylesheet][href]"), function (node) {
+        urls.push(node.src || node.href);
+      });
+      return new Promise(function (done) {
+        var channel = new MessageChannel();
+        channel.port1.onmessage = function (ev) { done(ev.data === true); };
+        registration.active.postMessage({ keep: urls }, [channel.port2]);
+      });
+    }).catch(function () { return false; });
+  }
+
   /** Start for the logged-in `user`: show this account's entries and send them whenever the bank answers. */
   outbox.start = function (user) {
     account = outbox.account = user || null;
@@ -308,5 +331,6 @@
     changed();
     report(true);
     outbox.flush();
+    outbox.offlinePages = user ? offlinePages() : Promise.resolve(false);
   };
 })();

@@ -39,6 +39,16 @@ def login():
     return _render("login.html")
 
 
+@bp.get("/sw.js")
+def service_worker():
+    """The worker that opens the console and the fight page while the bank is out of reach (static/js/sw.js),
+    served at the game's root: a worker acts on the pages under its own address only."""
+    response = current_app.send_static_file("js/sw.js")
+    response.headers["Cache-Control"] = "no-cache"  # a new version is taken at the pages' next visit
+    response.headers["Content-Security-Policy"] = "default-src 'self'"  # a worker's policy is its script's
+    return response
+
+
 @bp.get("/console")
 def console():
     return _facilitator_page("console.html")
