@@ -110,10 +110,32 @@ def main(encoded: str) -> None:
 
 def _worker_app(params: dict, limits):
     """In the worker, after the fork: the app to serve (Flask is loaded here, not in the master)."""
+    skip_unused_imports(params["config"], params["games"])
     from bank.web.serving.server import prepare
 
     settings = hosting_settings(params["games"], params["config"])
     return prepare(app(params["config"], params["db"], TICKER=True, PHONE_BASE=params["base"], **settings), limits)
+
+
+def skip_unused_imports(config_path: str, games: str | None) -> list:
+    """Keep python-socketio from importing, in the worker, what this server never uses (P3 memory).
+
+    `import socketio` imports its asyncio client, whose Engine.IO client imports aiohttp when it is
+    installed (the benches' extra: 9 MB resident), and its Redis manager, which imports redis and
+    redis.asyncio (6 MB) whether or not a queue is set. Both modules try their imports and go on
+    without them. The bank itself imports redis only for a queue (push/peers.py); a queue comes
+    from the environment or config.toml at start (a reload never adds one), and a hosted game's
+    own config might set one, so redis is kept with --games. Returns the modules left out."""
+    from bank.game.config import load_config
+    from bank.web.push.peers import queue_url
+
+    skipped = ["aiohttp"]
+    if not games and queue_url(load_config(config_path)) is None:
+        skipped.append("redis")
+    skipped = [name for name in skipped if name not in sys.modules]
+    for name in skipped:
+        sys.modules[name] = None  # `import name` raises ImportError from now on in this process
+    return skipped
 
 
 def _name_process(name: bytes) -> None:

@@ -115,3 +115,26 @@ def test_issue27_python3_run_py_serve_becomes_the_bank_instead_of_waiting_beside
         assert "serve_lean" in Path(f"/proc/{proc.pid}/cmdline").read_text()
     finally:
         end(proc)
+
+
+def _left_out(tmp_path: Path, env: dict) -> str:
+    """What the worker's skip_unused_imports leaves out, then which of those the app's modules loaded anyway."""
+    code = ("import sys\n"
+            "from bank.cli.serve_lean import skip_unused_imports\n"
+            "skipped = skip_unused_imports(sys.argv[1], None)\n"
+            "import bank.web.app  # create_app's module: Flask, Flask-SocketIO, the bank\n"
+            "print(skipped, sorted(m for m in ('aiohttp', 'redis', 'redis.asyncio') if sys.modules.get(m)))\n")
+    out = subprocess.run([sys.executable, "-c", code, CONFIG], capture_output=True, text=True,
+                         env=env, cwd=tmp_path, check=True, timeout=120).stdout
+    return out.strip().splitlines()[-1]
+
+
+def test_the_worker_leaves_out_what_socketio_imports_and_the_bank_never_uses_unless_a_queue_needs_redis(tmp_path):
+    # python-socketio imports its asyncio client (aiohttp, when the benches' extra is installed: 9 MB) and its
+    # Redis manager (redis and redis.asyncio: 6 MB) into every worker; a game in one process needs neither.
+    import os
+
+    env = {key: value for key, value in os.environ.items() if key != "TERRABANK_QUEUE_URL"}
+    assert _left_out(tmp_path, env) == "['aiohttp', 'redis'] []"
+    queued = {**env, "TERRABANK_QUEUE_URL": "redis://127.0.0.1:9/0"}  # processes sharing a game: redis is kept
+    assert _left_out(tmp_path, queued) == "['aiohttp'] ['redis', 'redis.asyncio']"
