@@ -103,20 +103,31 @@ class Streams:
         stream, recent = place or (None, ())
         key = (opcode, payload)
         with self.lock:
-            same = self.by_window.get(recent) if recent and self._full(recent) else None
-            if same is not None and same is not stream:  # its last window is that stream's: served by it
-                self._move(stream, same)
-                stream = same
+            # A page whose last messages are its stream's own (the same tuple: most pages, most rounds) is where
+            # it belongs; another may be served by the stream whose last window is its own.
+            own = stream is not None and recent is stream.known
+            if not own and recent and self._full(recent):
+                same = self.by_window.get(recent)
+                if same is not None:
+                    if same is not stream:
+                        self._move(stream, same)
+                        stream = same
+                    recent, own = same.known, True
             found = stream.next.get(key) if stream is not None else None
             after = found and found[1]()
             if after is None:
-                before = self.root if stream is None or stream.pages <= 1 else stream
+                if stream is None or stream.pages <= 1:
+                    own, before = False, self.root  # alone: from nothing (see the module's doc)
+                else:
+                    before = stream
                 found = before.next.get(key)
                 after = found and found[1]()
                 if after is None:
                     found, after = self._compress(before, opcode, payload)
             self._move(stream, after)
-        return found[0], (after, self._last(recent + (payload,)))
+        # When this page's last messages were its stream's, they are now the next stream's (an equal tuple: the
+        # same object is kept, so the next round takes the first test above).
+        return found[0], (after, after.known if own else self._last(recent + (payload,)))
 
     def leave(self, place: tuple | None) -> None:
         if place is not None:

@@ -62,9 +62,10 @@ def measure(kind: str, start, pages: int, pace: float, seconds: float, pressure:
             time.sleep(1)
             threads, pss = _tree_figures(proc.pid)
             tree = proctree.tree(proc.pid)
-            cpu, messages = _cpu_seconds(tree), room.messages()
-            booked, _ = book_at_pace(url, pace, seconds, tag="c", login=login)
-            cpu = _cpu_seconds(tree) - cpu
+            mark = {}
+            ready = lambda: mark.update(cpu=_cpu_seconds(tree), messages=room.messages())  # noqa: E731 (logged in)
+            booked, _ = book_at_pace(url, pace, seconds, tag="c", login=login, ready=ready)
+            cpu, messages = _cpu_seconds(tree) - mark["cpu"], mark["messages"]
             rounds = (room.messages() - messages) / pages if pages else None
             out = {"server": kind, "pages": pages, "booked": len(booked), "threads": threads, "pss_mb": pss,
                    "cpu_ms_per_command": 1000 * cpu / max(1, len(booked)), "dropped": room.dropped(),

@@ -186,8 +186,10 @@ def measure(kind: str, start, pressure: Pressure, pages: int, paces: list, secon
             out = {"server": kind, "pages": pages, "compressed": room.compressed(), "admission": admits, "paces": []}
             for pace in paces:
                 tree = proctree.tree(proc.pid)
-                cpu, messages = _cpu_seconds(tree), room.messages()
-                booked, refused = book_at_pace(url, pace, seconds, tag=f"p{pace:g}-", login=login)
+                mark = {}
+                ready = lambda: mark.update(cpu=_cpu_seconds(tree), messages=room.messages())  # noqa: E731 (logged in)
+                booked, refused = book_at_pace(url, pace, seconds, tag=f"p{pace:g}-", login=login, ready=ready)
+                cpu, messages = mark["cpu"], mark["messages"]
                 done = time.monotonic()
                 cpu = _cpu_seconds(tree) - cpu
                 load = os.getloadavg()[0]
