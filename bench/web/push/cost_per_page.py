@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -87,6 +88,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--servers", default="bank,floor")
     parser.add_argument("--pi", action="store_true", help="the served tree on pi_budget's protected quarter core")
+    parser.add_argument("--record", action="store_true",
+                        help="keep the figures as the last measured (bench/results/08b_cost_per_page.json), then make "
+                             "docs/PERFORMANCE.md's table again with bench/record.py (needs 0 and 200 pages of both servers)")
     args = parser.parse_args()
     sizes = sorted((int(x) for x in args.pages.split(",")), reverse=True)  # the biggest first: its shape for the floor
     pressure = Pressure("pi" if args.pi else "none", 0)
@@ -114,6 +118,39 @@ def main() -> None:
         rnd = "-" if r["cpu_ms_per_round"] is None else f"{r['cpu_ms_per_round']:.1f} ms"
         print(f"| {r['server']} | {r['pages']}{' (' + str(r['dropped']) + ' dropped)' if r['dropped'] else ''} | "
               f"{r['booked']} | {r['cpu_ms_per_command']:.1f} ms | {rnd} | {r['threads']} | {r['pss_mb']:.1f} MB | {per} |")
+    if args.record:
+        keep(results, sys.argv[1:], args)
+
+
+def keep(results: list, argv: list, args) -> None:
+    """The live pages' rows of docs/PERFORMANCE.md: the bank at 200 pages against its empty room and the floor."""
+    import record  # bench/record.py, on the path with the shared modules
+
+    at = {(r["server"], r["pages"]): r for r in results}
+    bank, empty, floor = at[("bank", 200)], at[("bank", 0)], at[("floor", 200)]
+    where = "on a protected quarter core" if args.pi else "without a quota"
+    rows = [
+        {"figure": f"Live pages, {args.pace:g} harvests/s {where}: CPU per harvest at 200 pages, x no page "
+                   f"({bank['cpu_ms_per_command']:.1f} / {empty['cpu_ms_per_command']:.1f} ms)",
+         "value": round(bank["cpu_ms_per_command"] / empty["cpu_ms_per_command"], 2), "unit": "x", "goal": "<=", "limit": 2},
+        {"figure": "Live pages: threads started per page",
+         "value": round((bank["threads"] - empty["threads"]) / 200, 2), "unit": "", "goal": "<=", "limit": 0.1},
+        {"figure": "Live pages: memory per compressed page, PSS",
+         "value": round(1024 * (bank["pss_mb"] - empty["pss_mb"]) / 200), "unit": "KB", "goal": "<=", "limit": 40},
+        {"figure": f"Live pages: the served tree's PSS with 200 compressed pages ({empty['pss_mb']:.1f} MB with none)",
+         "value": round(bank["pss_mb"], 1), "unit": "MB", "goal": "<=", "limit": 60},
+        {"figure": f"Live pages: CPU per harvest at 200 pages, x the floor with fan-out on the same transport "
+                   f"({bank['cpu_ms_per_command']:.1f} / {floor['cpu_ms_per_command']:.1f} ms)",
+         "value": round(bank["cpu_ms_per_command"] / floor["cpu_ms_per_command"], 2), "unit": "x", "goal": "<=",
+         "limit": 1.2},
+    ]
+    command = " ".join([".venv/bin/python", record.script(__file__), *(a for a in argv if a != "--record")])
+    measured = (f"{time.strftime('%Y-%m-%d')}, 0 and 200 team pages offering permessage-deflate, {args.seconds:g} s at "
+                f"{args.pace:g} harvests a second after the tablets logged in, one run, load {os.getloadavg()[0]:.0f}, "
+                f"{harness.machine()}")
+    (record.RESULTS / "08b_cost_per_page.json").unlink(missing_ok=True)  # every row is this bench's: all made again
+    print(record.record("08b_cost_per_page", rows, command=command, measured=measured))
+    record.main_table()
 
 
 if __name__ == "__main__":
