@@ -120,3 +120,17 @@ def test_a_device_logging_in_again_keeps_one_row(pair):
     assert listed(lead) == [("tablet-a1", "lead", 2)]  # one row, now said under the account logged in
     assert report(tablet, "tablet-a1", 0).status_code == 200
     assert listed(lead) == []
+
+
+def test_one_account_floods_out_only_its_own_oldest_rows(pair):
+    from bank.store.accounts.device_reports import PER_ACCOUNT
+
+    one, other = pair
+    reports = one.extensions["terrabank"].access.device_reports()
+    reports.report("holder-r", "tablet-r", "referee", 2, 0, 1.0)  # the oldest row of all, another account's
+    for n in range(PER_ACCOUNT + 5):  # one facilitator logging in again and again, a new cookie each time
+        reports.report(f"holder-{n}", f"noise-{n}", "banker", 1, 0, 10.0 + n)
+    seen = other.extensions["terrabank"].access.device_reports().holding()
+    banker = {d["device"] for d in seen if d["account"] == "banker"}
+    assert banker == {f"noise-{n}" for n in range(5, PER_ACCOUNT + 5)}
+    assert [d["device"] for d in seen if d["account"] == "referee"] == ["tablet-r"]
