@@ -34,10 +34,16 @@ def size(value) -> int:
     return len(json.dumps(value, separators=(",", ":")))
 
 
+SCALARS = frozenset((str, int, float, bool, type(None)))  # JSON's values that hold no other value
+
+
 def same(a, b) -> bool:
     """Strict JSON equality: equal values of the same JSON type, all the way down."""
-    if type(a) is not type(b):
+    kind = type(a)
+    if kind is not type(b):
         return False
+    if kind in SCALARS:
+        return a == b
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, list):
@@ -60,11 +66,17 @@ def _diff(old, new, path: list, whole: bool = True) -> list:
         ops = [[DELETE, path + [k]] for k in old if k not in new]
         for k, value in new.items():
             if k in old:
-                ops += _diff(old[k], value, path + [k])
+                was = old[k]
+                # Most of a picture's values are numbers and strings as they were: settled here, without a
+                # call and a path made for each (as same() would say: the same type, equal).
+                if type(was) is type(value) and type(value) in SCALARS and was == value:
+                    continue
+                ops += _diff(was, value, path + [k])
             else:
                 ops.append([SET, path + [k], value])
     elif isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
-        changed = [i for i, (x, y) in enumerate(zip(old, new)) if not same(x, y)]
+        changed = [i for i, (x, y) in enumerate(zip(old, new))
+                   if not (type(x) is type(y) and type(y) in SCALARS and x == y) and not same(x, y)]
         if not changed:
             return [[APPEND, path, new[len(old):]]] if len(new) > len(old) else []
         if len(new) > len(old):
