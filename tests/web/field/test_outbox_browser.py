@@ -197,6 +197,11 @@ def test_two_stations_offline_every_command_booked_once_and_two_refused(playwrig
     expect(b.locator(f'#outbox-devices [data-device="{device_b}"]')).to_contain_text("10 en attente")
     b.click("[data-logout]")
     b.wait_for_url("**/login")
+    # The service worker's copy of lea's pages went with the log-out: the next account never opens them.
+    deadline = time.monotonic() + 15
+    while b.evaluate("async () => (await caches.keys()).length") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert b.evaluate("async () => (await caches.keys()).length") == 0
     log_in(b, url, "ben")
 
     # Every command is booked once or refused with its reason; the refused ones stay shown.
