@@ -179,7 +179,8 @@ class Lockout(LoginGuard):
     @contextmanager
     def _transaction(self):
         """BEGIN IMMEDIATE ... COMMIT under the thread lock: the check and the count are one step, also across processes."""
-        with self._turn, self._lock, self._connection() as conn:
+        # The file's turn (bank/store/sqlite_turn.py) around the transaction only: opening the file is no write.
+        with self._lock, self._connection() as conn, self._turn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield _FileCounts(conn)
