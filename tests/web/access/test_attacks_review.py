@@ -205,7 +205,7 @@ def test_r14_undoing_a_harvest_of_the_wrong_resource_lets_the_right_one_be_booke
 
 def test_log_ins_and_log_outs_beside_commands_and_phones_never_answer_busy(web, app, tokens):
     """Load: two devices logging in and out in a loop while two consoles book harvests and a phone
-    polls its team's page, for four seconds.
+    polls its team's page, for four seconds (longer on a loaded machine, until 8 log-ins and log-outs).
 
     Before the fix: the accounts' connection (shared by every thread, and by the sessions) let a
     write start inside another thread's read whose snapshot was out of date; SQLite refused it,
@@ -255,16 +255,22 @@ def test_log_ins_and_log_outs_beside_commands_and_phones_never_answer_busy(web, 
             problems.append(repr(exc))
 
     threads = [threading.Thread(target=loop, args=(step,)) for step in (log_in_and_out, log_in_and_out, harvest, poll, poll)]
+    started = time.monotonic()
     for thread in threads:
         thread.start()
     time.sleep(4)
+    # At least 8 log-ins and log-outs beside the commands, however long a loaded machine takes to make
+    # them: beside busy loops at load 24-47, four seconds made 5 to 7, none busy, none slow.
+    while len(done) < 8 and time.monotonic() - started < 40:
+        time.sleep(0.1)
     stop.set()
     for thread in threads:
         thread.join(15)
+    took = time.monotonic() - started
     assert not problems, problems[:3]
     # The busy timeout is 5 s: a log-in that waited for it took at least that (2 to 10 of them in four seconds).
-    assert slowest[0] < 2.5, f"a log-in or log-out took {slowest[0]:.1f} s ({len(done)} in four seconds)"
-    assert len(done) >= 8, f"only {len(done)} log-ins and log-outs in four seconds"
+    assert slowest[0] < 2.5, f"a log-in or log-out took {slowest[0]:.1f} s ({len(done)} in {took:.0f} s)"
+    assert len(done) >= 8, f"only {len(done)} log-ins and log-outs in {took:.0f} s"
 
 
 # =====================================================================================================
