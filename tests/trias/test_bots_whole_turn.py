@@ -212,3 +212,28 @@ def _a_first_turn(players: int):
     while state.phase != "start":
         _, state = trias.handle(state, random_action(state, rng))
     return state
+
+
+def test_a_kept_tree_whose_most_visited_move_is_not_legal_here_is_not_played():
+    """A kept node gathers the deals its search tried: after a draw, the drifts of landscapes other than
+    the card shown (T9, T11) may be among its children, the most visited too. The search plays a move
+    legal here (it raised a KeyError once at the Pi budget, hard against medium)."""
+    from trias.bots.search import Node, _key, key_of
+
+    state, _ = trias.new_game(2, 6)
+    rng = random.Random(6)
+    while state.phase != "drift":
+        command = {"type": "draw"} if state.phase == "start" and state.deck else random_action(state, rng)
+        _, state = trias.handle(state, command)
+    v = trias.view(state, state.current)
+    other = next(kind for kind in ("mountain", "steppe", "woods") if kind != state.card)
+    tile = next(p for p, kind in state.tiles.items() if kind == other)
+    stale = {"type": "drift", "tile": [tile[0], tile[1]], "to": [9, 9]}  # no such drift now
+    assert not trias.is_legal(state, stale)
+    kept = Node()
+    kept.children[key_of(stale)] = child = Node()
+    child.visits, child.total, kept.visits = 1000, 900.0, 1000
+    kept.avail[key_of(stale)] = 1000
+    search._KEPT[_key(v)] = kept
+    command = search.search_action(v, random.Random(1), seconds=0.05, reuse=True)
+    assert trias.is_legal(state, command), command

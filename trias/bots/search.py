@@ -78,6 +78,12 @@ def search_action(v: dict, rng, seconds: float | None = None, iterations: int | 
     forced = _forced(root)
     if forced is not None:
         return forced
+    # A kept tree's node gathered the deals its search tried: after a draw, drifts of landscapes other
+    # than the card now shown (T9, T11). Only the moves legal here stay, or one of those could be chosen.
+    legal = {k for ranked in root.ranked.values() for k, _ in ranked}
+    for k in [k for k in root.children if k not in legal]:
+        del root.children[k]
+        root.avail.pop(k, None)
     done, last, started = 0, 0.0, time.perf_counter()
     # An iteration is started only if one as long as the last still fits: the budget is a bound.
     while (iterations is None or done < iterations) and (deadline is None or done == 0
