@@ -32,6 +32,7 @@ import threading
 from urllib.parse import parse_qs
 
 from bank.web.serving.body_pools import BodyPools
+from bank.web.serving.poll_sessions import OVERLAP, PollSessions, session_of
 from bank.web.serving import handoff
 from bank.web.serving.deadlines import DEADLINES
 
@@ -51,8 +52,8 @@ def live_kind(environ) -> str | None:
     "open": a new page's Engine.IO handshake (a GET poll without sid): answered at once, but
     the start of a page that will hold a thread, so it is refused when the slots are full.
     "socket": a WebSocket (new, or an open page's upgrade): holds a thread for its life.
-    "poll": an open page's long poll (GET with its sid): holds a thread until data or the ping,
-    and is never refused, or a page on long polling would die (its slot was counted at "open").
+    "poll": an open page's long poll (GET with its sid): holds a thread until data or the ping;
+    admitted at its page's first, then never refused, or a page on long polling would die (poll_sessions.py).
     None: anything else (a page, the API, a POST of a poll, which is answered at once).
     """
     if not environ.get("PATH_INFO", "").rstrip("/").endswith("/socket.io"):
@@ -142,6 +143,7 @@ class LiveSlots:
         self.live: dict[str, set] = {}         # secret's name -> its _Held requests, for revoke()
         self.refused = 0         # since the start
         self.revoked = 0         # live requests cut by revoke() since the start
+        self.polls = PollSessions(2 * slots)  # long-polling pages: one poll at a time, admitted at the first
 
     def __call__(self, environ, start_response):
         kind = live_kind(environ)
@@ -161,8 +163,10 @@ class LiveSlots:
         if kind is None:
             return self._body(environ, start_response, who, sock)
         held = _Held(who, client_address(environ, self.proxies), sock)
+        session = session_of(environ) if kind == "poll" else None  # poll_sessions.py
         with self.lock:
-            full = self._full(held)
+            overlap = session is not None and self.polls.busy(session)
+            full = not overlap and self._full(held) and not (session is not None and self.polls.known(session))
             # A link full of one address's pages: a page from another address takes one of them (_give_way).
             victim = self._give_way(held) if full and kind != "poll" else None
             if victim is not None:
@@ -173,13 +177,17 @@ class LiveSlots:
                     self.given_way += 1
                 else:
                     victim = None
-            if full and kind != "poll":
+            if full or overlap:
                 self.refused += 1
             elif kind != "open":
                 self._count(held, 1)
+                if session is not None:
+                    self.polls.start(session)
         if victim is not None:
             _shut([victim.sock] if victim.sock is not None else [])
-        if full and kind != "poll":
+        if overlap:
+            return _refuse(start_response, OVERLAP.encode(), "text/plain; charset=utf-8", "400 Bad Request")
+        if full:
             return _refuse(start_response, LIVE_REFUSAL.encode(), "text/plain; charset=utf-8")
         if kind == "open":
             return self.app(environ, start_response)
@@ -192,6 +200,9 @@ class LiveSlots:
         finally:
             if not kept:
                 self._free(held)
+            if session is not None:
+                with self.lock:
+                    self.polls.end(session)
 
     def _keep(self, held: _Held, sock, kept: list):
         """The app serves this live page on after its request (handoff.py): its slots are freed when the page
@@ -351,8 +362,8 @@ def _add(counts: dict, key, step: int) -> None:
         counts.pop(key, None)
 
 
-def _refuse(start_response, body: bytes, content_type: str) -> list:
-    start_response("503 Service Unavailable", [
+def _refuse(start_response, body: bytes, content_type: str, status: str = "503 Service Unavailable") -> list:
+    start_response(status, [
         ("Content-Type", content_type), ("Content-Length", str(len(body))),
         ("Retry-After", "5"), ("Cache-Control", "no-store")])
     return [body]

@@ -189,6 +189,70 @@ def test_clients_gone_mid_handshake_free_their_slots(server):
         assert_refused(*try_live(server.port))  # exactly one slot came back: none leaked, none counted twice
 
 
+def handshake(port: int) -> str:
+    """A long-polling page's handshake (no secret needed): its Engine.IO session id."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    try:
+        sock.sendall(f"GET /socket.io/?EIO=4&transport=polling HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        sock.settimeout(10)
+        reply = b""
+        while chunk := sock.recv(4096):  # to the close (the reply may be chunked)
+            reply += chunk
+    finally:
+        sock.close()
+    assert reply.startswith(b"HTTP/1.1 200"), reply[:300]
+    return re.search(rb'"sid":"([^"]+)"', reply).group(1).decode()
+
+
+def polls(port: int, sids: list) -> list:
+    """One long poll for each of `sids` (a sid may come again), sent at once and left waiting."""
+    socks = []
+    for sid in sids:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.9", 0))
+        sock.sendall(f"GET /socket.io/?EIO=4&transport=polling&sid={sid} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        socks.append(sock)
+    return socks
+
+
+def status_now(sock: socket.socket) -> int:
+    """The reply's status if one came within a moment, else 0 (a poll still waiting)."""
+    sock.settimeout(0.5)
+    try:
+        data = sock.recv(64)
+    except OSError:
+        return 0
+    return int(data.split()[1]) if data.startswith(b"HTTP/") else 0
+
+
+def test_long_polls_hold_no_more_than_the_live_slots_whatever_sessions_they_name(server):
+    """A long poll is never refused once its page is in, or a page on long polling would die. Before, that held for
+    any poll: one handshake (no secret) and 30 polls naming its session each held a thread for the ping's
+    10 s, and so did the first polls of 30 sessions opened at once (a handshake holds nothing, so none was refused):
+    all 12 threads, and a phone's read waited for them. Now a session polls once at a time (another poll at once
+    is answered 400, as Engine.IO's own server does), and a session's first poll is its page's admission."""
+    assert wait_until(lambda: try_live(server.port, polling=True)[0] == 200, 20)  # the previous tests' pages gone
+    sid = handshake(server.port)
+    crowd = polls(server.port, [sid] * 30)
+    crowd += polls(server.port, [handshake(server.port) for _ in range(30)])
+    try:
+        time.sleep(0.5)  # every poll is in: before, 12 of them in the threads and the rest queued
+        lead = Api(server.url, timeout=15)
+        started = time.monotonic()
+        status, _ = lead.request("GET", "/api/public")
+        seconds = time.monotonic() - started
+        lead.close()
+        answered = sorted(status_now(sock) for sock in crowd[:30])
+        firsts = sorted(status_now(sock) for sock in crowd[30:])
+        print(f"\n30 polls of one session, 30 sessions' first polls: a read in {seconds:.3f} s; "
+              f"the session's polls answered {answered}, the first polls {firsts}")
+        assert status == 200 and seconds < 2.0, (status, seconds)  # before: 10 s (the ping), or more
+        assert answered == [0] + [400] * 29, answered  # one waits (0: no reply yet), 29 refused at once
+        assert firsts.count(503) >= 30 - SLOTS, firsts  # beyond the live slots: refused as new pages
+    finally:
+        for sock in crowd:
+            sock.close()
+
+
 # --- the count itself, and the setting ------------------------------------------------------------
 
 def environ(query: str, upgrade: bool = True) -> dict:
@@ -196,7 +260,7 @@ def environ(query: str, upgrade: bool = True) -> dict:
             **({"HTTP_UPGRADE": "websocket"} if upgrade else {})}
 
 
-def test_a_live_request_that_fails_in_the_app_gives_its_slot_back_and_long_polls_are_never_refused():
+def test_a_live_request_that_fails_in_the_app_gives_its_slot_back_and_a_long_polling_page_in_is_never_refused():
     def broken(environ, start_response):
         raise ConnectionResetError("the client went away")
 
@@ -211,6 +275,9 @@ def test_a_live_request_that_fails_in_the_app_gives_its_slot_back_and_long_polls
         waiting.wait(10)  # a WebSocket's life
         return [b""]
 
+    slots.app = lambda environ, start_response: [b"ok"]
+    # A long-polling page's first poll is its admission (poll_sessions.py): in while there is room.
+    assert slots(environ("EIO=4&transport=polling&sid=abc", upgrade=False), None) == [b"ok"]
     slots.app = held
     page = threading.Thread(target=slots, args=(environ("EIO=4&transport=websocket"), None))
     page.start()
@@ -218,8 +285,11 @@ def test_a_live_request_that_fails_in_the_app_gives_its_slot_back_and_long_polls
     body = slots(environ("EIO=4&transport=polling", upgrade=False), lambda status, headers: replies.append(status))
     assert replies == ["503 Service Unavailable"] and b"lead facilitator" in body[0]
     slots.app = lambda environ, start_response: [b"ok"]
-    # An open page's long poll (it has its sid) gets through even when full: it was counted at its start.
+    # That page's next long poll gets through even when full: a page on long polling lives by it.
     assert slots(environ("EIO=4&transport=polling&sid=abc", upgrade=False), None) == [b"ok"]
+    # A session never let in is a new page: its first poll is refused like a handshake.
+    slots(environ("EIO=4&transport=polling&sid=new", upgrade=False), lambda status, headers: replies.append(status))
+    assert replies == ["503 Service Unavailable"] * 2
     waiting.set()
     page.join(5)
     assert slots.held == 0
