@@ -68,20 +68,25 @@ def measure(kind: str, start, pages: int, settle: float, seconds: float, spy: bo
             time.sleep(settle)
             tree = proctree.tree(proc.pid)
             busiest = tree[-1]  # the worker (Gunicorn's master first, its worker after it)
-            before, threads, messages = _cpu_seconds(tree), threads_cpu(busiest), room.messages()
-            recorder = None
-            if spy:
-                recorder = subprocess.Popen([str(Path(sys.executable).with_name("py-spy")), "record", "--nonblocking", "--gil",
-                                             "-r", "50", "-d", str(int(seconds)), "-f", "raw", "-o",
-                                             f"{tmp}/spy.txt", "--pid", str(busiest)],
-                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            window = {"recorder": None}
+
+            def begin():
+                """The window starts (after the tablets' log-ins, whose password hashes it must not count)."""
+                window.update(before=_cpu_seconds(tree), threads=threads_cpu(busiest), messages=room.messages())
+                if spy:
+                    window["recorder"] = subprocess.Popen(
+                        [str(Path(sys.executable).with_name("py-spy")), "record", "--nonblocking", "--gil", "-r", "50",
+                         "-d", str(int(seconds)), "-f", "raw", "-o", f"{tmp}/spy.txt", "--pid", str(busiest)],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             booked = []
             if pace:
-                booked, _ = book_at_pace(url, pace, seconds, tag=f"p{pace:g}-", login=login)
+                booked, _ = book_at_pace(url, pace, seconds, tag=f"p{pace:g}-", login=login, ready=begin)
             else:
+                begin()
                 time.sleep(seconds)
-            spent, after = _cpu_seconds(tree) - before, threads_cpu(busiest)
-            messages = room.messages() - messages
+            recorder, threads = window["recorder"], window["threads"]
+            spent, after = _cpu_seconds(tree) - window["before"], threads_cpu(busiest)
+            messages = room.messages() - window["messages"]
             per_thread = sorted(((after[t] - threads.get(t, 0.0), t) for t in after), reverse=True)
             dump = ""
             if recorder is not None:
