@@ -83,7 +83,9 @@ def storage_backend(request):
 
 def pytest_runtest_setup(item):
     """Skip a test marked sqlite_file in its PostgreSQL run, with its reason (a hook, not a
-    fixture: hypothesis refuses function-scoped fixtures)."""
+    fixture: hypothesis refuses function-scoped fixtures); stop the shared Chromium before a module
+    that starts its own Playwright."""
+    _stop_the_shared_chromium_before_its_own(item)
     mark = item.get_closest_marker("sqlite_file")
     callspec = getattr(item, "callspec", None)
     if mark and callspec and callspec.params.get("storage_backend") == "postgresql":
@@ -183,15 +185,70 @@ def tokens(app):
     return app.extensions["terrabank"].access.team_tokens()
 
 
+class SharedChromium:
+    """One headless Debian Chromium per test process, lent to each browser test module in turn.
+
+    Starting Playwright's driver and Chromium costs a CPU-second and more on a loaded machine, and
+    the browser tests are dozens of modules: each of them gets the same browser, and its tests
+    their own fresh contexts (cookies, storage and cache are a context's, not the browser's). A
+    module's contexts left open are closed after it; a browser that died is started again."""
+
+    def __init__(self):
+        self.playwright = self.browser = None
+
+    def get(self):
+        if self.browser is not None and self.browser.is_connected():
+            return self.browser
+        self.stop()
+        from browserkit import ARGS, CHROMIUM
+        from playwright import sync_api
+
+        self.playwright = sync_api.sync_playwright().start()
+        self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        return self.browser
+
+    def stop(self):
+        """Close the browser and the driver (Playwright's sync API allows one driver at a time per thread)."""
+        playwright, browser, self.playwright, self.browser = self.playwright, self.browser, None, None
+        try:
+            if browser is not None and browser.is_connected():
+                browser.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
+
+
+SHARED_CHROMIUM = SharedChromium()
+_OWN_PLAYWRIGHT: dict = {}  # module name -> whether the module starts Playwright itself
+
+
+def _stop_the_shared_chromium_before_its_own(item):
+    # A module that starts its own Playwright (a persistent profile, its own launch) could not while
+    # the shared one runs: stop it first; the next module that asks for `chromium` starts it again.
+    module = getattr(item, "module", None)
+    if module is None or SHARED_CHROMIUM.playwright is None:
+        return
+    if module.__name__ not in _OWN_PLAYWRIGHT:
+        try:
+            _OWN_PLAYWRIGHT[module.__name__] = "sync_playwright()" in Path(module.__file__).read_text(encoding="utf-8")
+        except (OSError, TypeError):
+            _OWN_PLAYWRIGHT[module.__name__] = False
+    if _OWN_PLAYWRIGHT[module.__name__]:
+        SHARED_CHROMIUM.stop()
+
+
+@pytest.fixture(scope="session")
+def _shared_chromium():
+    yield SHARED_CHROMIUM
+    SHARED_CHROMIUM.stop()
+
+
 @pytest.fixture(scope="module")
-def chromium():
-    """One headless Debian Chromium per test module, driven by Playwright (skips without them)."""
-    from browserkit import ARGS, CHROMIUM
-
+def chromium(_shared_chromium):
+    """The test process's headless Debian Chromium, driven by Playwright (skips without them)."""
     require("playwright", "chromium")
-    from playwright import sync_api
-
-    with sync_api.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
+    browser = _shared_chromium.get()
+    yield browser
+    if browser.is_connected():
+        for context in list(browser.contexts):
+            context.close()  # what this module's tests left open
