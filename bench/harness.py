@@ -89,6 +89,23 @@ def end(proc: subprocess.Popen, timeout: float = 10.0) -> None:
             proc.wait()
 
 
+def end_all(procs: list, timeout: float = 10.0) -> None:
+    """`end` for several processes at once: SIGTERM to each, then the same `timeout` for all of them.
+
+    A stopping server may wait seconds for its idle kept-alive connections: side by side those
+    waits overlap instead of adding up."""
+    running = [proc for proc in procs if proc.poll() is None]
+    for proc in running:
+        proc.terminate()
+    deadline = time.monotonic() + timeout
+    for proc in running:
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def wait_for_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:
     """Block until something accepts TCP connections on 127.0.0.1:port."""
     deadline = time.monotonic() + timeout

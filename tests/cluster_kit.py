@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from harness import CONFIG, PASSWORD, TERRABANK, USER, Api, launch  # noqa: E402
+from harness import CONFIG, PASSWORD, TERRABANK, USER, Api, end_all, launch  # noqa: E402
 from postgres_kit import PortTaken, on_a_free_port  # noqa: E402
 
 
@@ -48,13 +48,7 @@ class Cluster:
         return proc, port
 
     def stop(self) -> None:
-        for proc in self.procs:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+        end_all(self.procs, timeout=15)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from harness import CONFIG, PASSWORD, TERRABANK, USER, Api, end, launch  # noqa: E402,F401 (CONFIG, TERRABANK: for the tests)
+from harness import CONFIG, PASSWORD, TERRABANK, USER, Api, end_all, launch  # noqa: E402,F401 (CONFIG, TERRABANK: for the tests)
 
 AWARD = {"type": "award", "team": "green", "points": 1, "reason": "burst"}
 
@@ -104,8 +104,8 @@ class Game:
 
     def stop(self) -> None:
         for proc in self.procs:
-            os.kill(proc.pid, signal.SIGCONT) if proc.poll() is None else None
-            end(proc)
+            os.kill(proc.pid, signal.SIGCONT) if proc.poll() is None else None  # a test may have left it stopped
+        end_all(self.procs)
 
 
 @pytest.fixture
