@@ -157,11 +157,38 @@ def split_marks(args):
     return expression, rest
 
 
+# The project's own modules, compiled once before the tests (test modules and conftest files aside:
+# pytest compiles those itself, with its assertions rewritten).
+COMPILED = ("bank", "trias", "printables", "bench", "tests")
+NOT_COMPILED = r"[\\/](test_[^\\/]*|conftest)\.py$"
+
+
+def compile_project():
+    """Write the bytecode of the project's own modules, as pip does for the packages it installs (this
+    one is installed editable, so pip compiled none of it). Where PYTHONDONTWRITEBYTECODE is set, as in
+    many CI images, Python never writes it: every `terrabank` process a test starts, and every worker,
+    would compile the whole bank again. It still reads what is there; compileall redoes changed files only."""
+    run([PYTHON, "-m", "compileall", "-qq", "-x", NOT_COMPILED] + [d for d in COMPILED if os.path.isdir(
+        os.path.join(ROOT, d))], cwd=ROOT)
+
+
+def without_workers(args):
+    """The arguments without xdist's worker count (-n 2, -n2, --numprocesses=2): the serial pass has no xdist."""
+    kept, words = [], iter(args)
+    for arg in words:
+        if arg in ("-n", "--numprocesses"):
+            next(words, None)
+        elif not arg.startswith(("-n", "--numprocesses=")):
+            kept.append(arg)
+    return kept
+
+
 def test(extra):
     """The whole suite in two passes: in parallel (pytest-xdist, one file per worker at a time),
     then the tests marked `serial`, alone. Each prints its 20 slowest tests; either failing fails.
     Arguments naming tests run them with plain pytest, as asked."""
     pytest = [PYTHON, "-m", "pytest"]
+    compile_project()
     if names_tests(extra):
         return run(pytest + extra, cwd=ROOT)
     expression, rest = split_marks(extra)
@@ -173,10 +200,13 @@ def test(extra):
             os.remove(path)
     workers = [] if any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in rest) else ["-n", WORKERS]
     print("run.py: pass 1 of 2, in parallel: the tests not marked serial", flush=True)
-    first = run(pytest + workers + ["--dist", "loadfile", "-m", given + "not serial"] + rest, cwd=ROOT,
+    # --no-loadscope-reorder: xdist would hand out the files with the most tests first; the suite's
+    # plugin (tests/suite_kit.py) has ordered them longest first, so the pass does not end on a long file.
+    first = run(pytest + workers + ["--dist", "loadfile", "--no-loadscope-reorder", "-m", given + "not serial"] + rest,
+                cwd=ROOT,
                 env={**os.environ, "TERRABANK_SUITE_REPORT": parallel})
     print("run.py: pass 2 of 2, alone: the tests marked serial (they need a quiet machine)", flush=True)
-    second = run(pytest + ["-p", "no:xdist", "-m", given + "serial"] + rest, cwd=ROOT,
+    second = run(pytest + ["-p", "no:xdist", "-m", given + "serial"] + without_workers(rest), cwd=ROOT,
                  env={**os.environ, "TERRABANK_SUITE_REPORT": serial,
                       "TERRABANK_SUITE_EARLIER": parallel if os.path.exists(parallel) else ""})
     codes = [code for code in (first, second) if code != 5]  # 5: that pass selected no test
