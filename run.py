@@ -183,6 +183,16 @@ def without_workers(args):
     return kept
 
 
+def files_read(path):
+    """The serial tests' files the parallel pass listed (tests/suite_kit.py), so that the serial pass
+    collects those alone; none (the whole suite collected again) if the list is missing or empty."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return [line.strip() for line in f if line.strip() and os.path.exists(os.path.join(ROOT, line.strip()))]
+    except FileNotFoundError:
+        return []
+
+
 def test(extra):
     """The whole suite in two passes: in parallel (pytest-xdist, one file per worker at a time),
     then the tests marked `serial`, alone. Each prints its 20 slowest tests; either failing fails.
@@ -195,7 +205,8 @@ def test(extra):
     given = f"({expression}) and " if expression else ""
     os.makedirs(REPORTS, exist_ok=True)
     parallel, serial = os.path.join(REPORTS, "parallel.json"), os.path.join(REPORTS, "serial.json")
-    for path in (parallel, serial):
+    serial_files = os.path.join(REPORTS, "serial-files.txt")
+    for path in (parallel, serial, serial_files):
         if os.path.exists(path):
             os.remove(path)
     workers = [] if any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in rest) else ["-n", WORKERS]
@@ -204,9 +215,10 @@ def test(extra):
     # plugin (tests/suite_kit.py) has ordered them longest first, so the pass does not end on a long file.
     first = run(pytest + workers + ["--dist", "loadfile", "--no-loadscope-reorder", "-m", given + "not serial"] + rest,
                 cwd=ROOT,
-                env={**os.environ, "TERRABANK_SUITE_REPORT": parallel})
+                env={**os.environ, "TERRABANK_SUITE_REPORT": parallel, "TERRABANK_SUITE_SERIAL_FILES": serial_files})
     print("run.py: pass 2 of 2, alone: the tests marked serial (they need a quiet machine)", flush=True)
-    second = run(pytest + ["-p", "no:xdist", "-m", given + "serial"] + without_workers(rest), cwd=ROOT,
+    second = run(pytest + ["-p", "no:xdist", "-m", given + "serial"] + without_workers(rest) + files_read(serial_files),
+                 cwd=ROOT,
                  env={**os.environ, "TERRABANK_SUITE_REPORT": serial,
                       "TERRABANK_SUITE_EARLIER": parallel if os.path.exists(parallel) else ""})
     codes = [code for code in (first, second) if code != 5]  # 5: that pass selected no test

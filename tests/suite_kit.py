@@ -33,6 +33,9 @@ HERE = Path(__file__).resolve().parent
 BUDGET_FILE = HERE / "suite_budget.json"
 REPORT_ENV = "TERRABANK_SUITE_REPORT"
 EARLIER_ENV = "TERRABANK_SUITE_EARLIER"  # the reports of this run's passes done before this one
+# Where the parallel pass writes the files that hold serial tests, so that the serial pass collects
+# those files only (a whole collection is seconds of CPU, alone on the machine).
+SERIAL_FILES_ENV = "TERRABANK_SUITE_SERIAL_FILES"
 
 # A test taking this long (setup, call and teardown) in the measured run is `slow`.
 SLOW_SECONDS = 1.0
@@ -104,11 +107,24 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(kind)
         if kinds or node_key(item.nodeid) in slow:
             item.add_marker("slow")
+    write_serial_files(items)
     # Largest budget first (a stable sort: a file's tests keep their order); the budget check last,
     # once every other test of its pass has run.
     files = budget["files"]
     items.sort(key=lambda item: (item.get_closest_marker("suite_budget") is not None,
                                  -files.get(file_key(item.nodeid), 0.0)))
+
+
+def write_serial_files(items) -> None:
+    """The files of the tests marked serial, one a line, to SERIAL_FILES_ENV's path (when set). This hook
+    runs before `-m` and `-k` deselect anything, so the list holds every serial test's file."""
+    path = os.environ.get(SERIAL_FILES_ENV)
+    if not path:
+        return
+    files = sorted({item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("serial")})
+    partial = Path(f"{path}.{os.getpid()}")  # each xdist worker writes the same list: whole files only
+    partial.write_text("".join(f"{name}\n" for name in files), encoding="utf-8")
+    os.replace(partial, path)
 
 
 class Durations:

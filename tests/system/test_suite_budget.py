@@ -44,6 +44,21 @@ def test_a_test_gets_its_kinds_from_its_fixtures_imports_and_store():
     assert kinds_of(on_pg, set()) == {"postgres"}
 
 
+def test_the_parallel_pass_lists_every_serial_tests_file_for_the_serial_pass(tmp_path, monkeypatch):
+    """run.py's serial pass collects only the files listed here: a file holding a serial test must be in it."""
+    def item(nodeid, serial):
+        return SimpleNamespace(nodeid=nodeid, get_closest_marker=lambda name: object() if serial and name == "serial" else None)
+
+    listed = tmp_path / "serial-files.txt"
+    monkeypatch.setenv(suite_kit.SERIAL_FILES_ENV, str(listed))
+    suite_kit.write_serial_files([item("tests/b/test_x.py::test_1", False), item("tests/b/test_x.py::test_2", True),
+                                  item("tests/a/test_y.py::test_3[p]", True), item("tests/a/test_z.py::test_4", False)])
+    assert listed.read_text() == "tests/a/test_y.py\ntests/b/test_x.py\n"
+    monkeypatch.delenv(suite_kit.SERIAL_FILES_ENV)
+    suite_kit.write_serial_files([item("tests/c/test_w.py::test_5", True)])  # not asked: nothing written
+    assert listed.read_text() == "tests/a/test_y.py\ntests/b/test_x.py\n"
+
+
 def test_the_budget_names_files_by_base_name_and_every_one_exists():
     """A file keeps its budget when it moves to another folder; a removed file's entry goes with it."""
     here = {path.name for path in suite_kit.HERE.rglob("test_*.py")}
