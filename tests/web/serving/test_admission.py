@@ -292,15 +292,14 @@ def full_game(game, addresses: int) -> dict:
     return figures
 
 
+# Serial: the attackers run in this test's process and share the server's two cores; beside the suite's
+# other workers one command took 1.6 s (0.02 s alone), which is the machine, not the bank.
+@pytest.mark.serial("times commands while its own attackers load both cores")
 @pytest.mark.parametrize("addresses", [1, 2, 4, 8])
 def test_a_full_game_connects_and_books_within_a_second_under_every_attack_at_once(game, addresses):
     settle(game)
     figures = full_game(game, addresses)
     assert figures["phones connected"] == PHONES and figures["keyed screens connected"] == 3, figures
     assert figures["anonymous screens"] <= 60, figures
-    # A second at the median, two at worst: a phone or the lead waits no longer than that with every
-    # attack at once. The worst case is judged at two seconds because this test's attackers share the
-    # server's two cores, and so do the suite's other workers (a quiet run's worst is well under one).
-    assert figures["connect p50 s"] < 1.0 and figures["command p50 s"] < 1.0, figures
-    assert figures["connect max s"] < 2.0 and figures["command max s"] < 2.0, figures
+    assert figures["connect p50 s"] < 1.0 and figures["command max s"] < 1.0, figures
     assert figures["every phone heard"], figures
