@@ -20,7 +20,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from bank.errors import BankError
 from bank.store.journal import storage_errors
 from bank.store.sqlite_file import traced
-from bank.store.accounts import device_reports
+from bank.store.accounts import device_reports, witness_reports
 from bank.store.sqlite_turn import turn_for
 from bank.store.accounts.lockout import Lockout
 from bank.store.accounts.sessions import Sessions, bump, end_user_sessions, generation, generation_file
@@ -51,7 +51,8 @@ class AccessRules:
     """What the accounts and team tokens do, whichever store keeps them: the SQLite file (Access, below)
     or PostgreSQL (access_pg.PostgresAccess). A store adds the rows' reads and writes (_put_user, which
     never demotes the last lead, _password, _add_tokens, _set_token) and the rest of the interface: remove_user, since, users,
-    team_tokens, team_for, sessions(clock), lockout(clock), device_reports(), close."""
+    team_tokens, team_for, sessions(clock), lockout(clock), device_reports(),
+    witness_reports(), close."""
 
     hash_method = "scrypt"
 
@@ -171,7 +172,7 @@ class Access(AccessRules):
             self.conn.execute("PRAGMA busy_timeout=5000")
             self.conn.turn = turn_for(self.path)
             with self.conn.turn:  # a new file's tables are a write
-                self.conn.executescript(_SCHEMA + device_reports.SCHEMA)
+                self.conn.executescript(_SCHEMA + device_reports.SCHEMA + witness_reports.SCHEMA)
         self._stamp = generation_file(self.path)  # resolved once: realpath costs an lstat per folder
 
     def links_generation(self):
@@ -262,6 +263,10 @@ class Access(AccessRules):
     def device_reports(self) -> device_reports.DeviceReports:
         """What each device's outbox holds, in the same file (device_reports.py)."""
         return device_reports.DeviceReports(self._sql)
+
+    def witness_reports(self) -> witness_reports.WitnessReports:
+        """The pages' reports of a chain head the bank does not hold, in the same file (witness_reports.py)."""
+        return witness_reports.WitnessReports(self._sql)
 
     def close(self) -> None:
         # Under the statements' lock: closing finalizes the connection's cached statements, and one

@@ -16,6 +16,7 @@ from bank.store.accounts.access_pg_connections import GameConnections
 from bank.store.accounts.device_reports import PostgresDeviceReports
 from bank.store.accounts.lockout_pg import PostgresLockout
 from bank.store.accounts.sessions_pg import PostgresSessions
+from bank.store.accounts.witness_reports import PostgresWitnessReports
 
 
 class PostgresAccess(AccessRules):
@@ -128,6 +129,10 @@ class PostgresAccess(AccessRules):
     def device_reports(self) -> PostgresDeviceReports:
         """What each device's outbox holds, for every process of the game."""
         return PostgresDeviceReports(self.db)
+
+    def witness_reports(self) -> PostgresWitnessReports:
+        """The pages' reports of a chain head the bank does not hold, for every process of the game."""
+        return PostgresWitnessReports(self.db)
 
     def close(self) -> None:
         self.db.close()

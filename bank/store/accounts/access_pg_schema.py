@@ -1,5 +1,5 @@
-"""The PostgreSQL tables of accounts, log-in sessions, lock-outs, team links, the cookie key and the devices'
-outbox reports.
+"""The PostgreSQL tables of accounts, log-in sessions, lock-outs, team links, the cookie key, the devices'
+outbox reports and the witnesses' reports.
 
 They sit beside the journal's tables (bank/store/journal_pg_schema.py), keyed by the same game
 number, so every `terrabank serve` of a game, on any host, reads the same rows. They are
@@ -70,9 +70,22 @@ CREATE TABLE IF NOT EXISTS terrabank.outbox_devices(
 """
 
 
+# Added later too: the pages' reports of a chain head the bank does not hold (witness_reports.py).
+_WITNESS_REPORTS = """
+CREATE TABLE IF NOT EXISTS terrabank.witness_reports(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id),
+    id BIGSERIAL PRIMARY KEY,               -- the order the reports came in: a reporter's oldest goes first
+    reporter TEXT NOT NULL,                 -- the team, "screen" or "facilitator:<account>" the bank found
+    seq BIGINT NOT NULL, hash TEXT NOT NULL, other TEXT NOT NULL, shown TEXT NOT NULL,
+    head_seq BIGINT, head_hash TEXT, mark TEXT, at DOUBLE PRECISION NOT NULL,
+    UNIQUE (game, reporter, seq, hash, other));
+"""
+
+
 def ensure_access_schema(conn) -> None:
     """Create the tables once per database; a concurrent creator waits on their lock, then finds them."""
     ensure_tables(conn, "terrabank.cookie_keys", ACCESS_SCHEMA_LOCK, _TABLES)
     ensure_tables(conn, "terrabank.display_keys", ACCESS_SCHEMA_LOCK, _DISPLAY_KEYS)
     ensure_tables(conn, "terrabank.settings", ACCESS_SCHEMA_LOCK, _SETTINGS)
     ensure_tables(conn, "terrabank.outbox_devices", ACCESS_SCHEMA_LOCK, _OUTBOX_DEVICES)
+    ensure_tables(conn, "terrabank.witness_reports", ACCESS_SCHEMA_LOCK, _WITNESS_REPORTS)

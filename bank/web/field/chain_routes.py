@@ -13,9 +13,10 @@ POST /api/chain/witness     a page's report {"saw": {"seq", "hash", "game"?}} wi
                             big screen's key ("key") or a facilitator's session (and CSRF token). The bank
                             checks the claim against its own chain: a head it holds, in this game, is no
                             report; "game" names another game the page saw behind the same link. A
-                            report is kept in memory (bank/web/field/witness_reports.py: a few per
-                            reporter, confirmed once two agree) and the reports are sent at once to
-                            the facilitators' open pages (socket event `chain_witness`)
+                            report is kept with the accounts, so every server process of the game sees
+                            it (bank/store/accounts/witness_reports.py: a few per reporter, confirmed
+                            once two agree), and the reports are sent at once to the facilitators'
+                            open pages on this process (socket event `chain_witness`)
 GET  /api/chain/witness     the reports kept, for the admin page (facilitators)
 """
 
@@ -29,7 +30,6 @@ from bank.web.access.auth import csrf_ok, current_login, current_role, error, fa
 from bank.web.body import BodyError, read_object
 from bank.web.push.extensions import socketio_of
 from bank.web.push.live import display_key_ok, owners
-from bank.web.field.witness_reports import Reports
 
 bp = Blueprint("chain", __name__, url_prefix="/api/chain")
 _HASH_CHARS = set("0123456789abcdef")
@@ -37,11 +37,15 @@ _HASH_CHARS = set("0123456789abcdef")
 
 def register(app) -> None:
     app.register_blueprint(bp)
-    app.extensions["terrabank_witness"] = Reports()
 
 
 def _bank():
     return current_app.extensions["terrabank"].bank
+
+
+def _kept():
+    """The reports of every process of the game, with the accounts (the SQLite file, or PostgreSQL)."""
+    return current_app.extensions["terrabank"].access.witness_reports()
 
 
 def _head_now() -> dict:
@@ -59,7 +63,7 @@ def chain_at(seq: int):
 @bp.get("/witness")
 @facilitator_required
 def reports():
-    return jsonify({"reports": current_app.extensions["terrabank_witness"].all()})
+    return jsonify({"reports": _kept().all()})
 
 
 @bp.post("/witness")
@@ -82,7 +86,7 @@ def report():
         return jsonify({"known": True, "head": head})  # this bank's chain holds it: nothing to report
     by, reporter = _reporter(body)
     found = {"saw": saw, "head": head, "game": game, "at": time.time(), "by": by}
-    kept = current_app.extensions["terrabank_witness"]
+    kept = _kept()
     if kept.add(found, reporter):
         app = current_app._get_current_object()
         every = {"reports": kept.all()}  # the whole list (bounded): a flood's withdrawn reports leave the page too

@@ -1,0 +1,98 @@
+"""The witnesses' reports (bank/web/field/chain_routes.py) are the same on every server process of a game.
+
+Two apps made by create_app on one game stand for two `terrabank serve` processes (as in
+tests/web/field/test_outbox_devices.py): nothing in memory is shared, only the store. Before, each process
+kept the reports it heard in its own memory: a report heard by one was not on the admin page served by the
+other, and two pages heard by two processes never confirmed each other. Now they are kept with the accounts
+(the game's SQLite file, or PostgreSQL beside the journal), with the same limits: each reporter keeps its
+newest few, so a flood from one link, spread over both processes, never pushes out another's report.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from bank.store.accounts.witness_reports import PER_REPORTER
+from bank.store.storage_url import ENV_VAR
+from bank.web import create_app
+from conftest import WebClient
+from live_kit import live_client
+
+PASSWORD_HASH = "pbkdf2:sha256:1000"
+SEEN = "a1" * 32  # a head at entry 1 that this bank's chain does not hold: what a phone saw before a rollback
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request):
+    """The store both processes share: the game's SQLite file, or the game in the test PostgreSQL server."""
+    before = os.environ.pop(ENV_VAR, None)
+    if request.param == "postgresql":
+        os.environ[ENV_VAR] = request.getfixturevalue("postgres_server").url
+    yield request.param
+    os.environ.pop(ENV_VAR, None)
+    if before is not None:
+        os.environ[ENV_VAR] = before
+
+
+@pytest.fixture
+def pair(tmp_path, config, store):
+    """Two processes of one game, each an app of its own, and a lead."""
+    made = [create_app({"DB": tmp_path / "shared.db", "CONFIG": config, "TESTING": True,
+                        "PASSWORD_HASH": PASSWORD_HASH}) for _ in range(2)]
+    made[0].extensions["terrabank"].access.add_user("lead", "correct horse", "lead")
+    yield made
+    for app in made:
+        app.extensions["terrabank"].bank.close()
+        app.extensions["terrabank"].access.close()
+
+
+def witness(app, team_token: str, seq: int, hash_: str) -> None:
+    reply = app.test_client().post("/api/chain/witness", json={"team": team_token, "saw": {"seq": seq, "hash": hash_}})
+    assert reply.status_code == 200 and reply.get_json()["known"] is False, reply.get_data(as_text=True)
+
+
+def admin(app) -> WebClient:
+    lead = WebClient(app.test_client())
+    assert lead.login("lead").status_code == 200
+    return lead
+
+
+def kept(lead: WebClient) -> list[tuple]:
+    reply = lead.client.get("/api/chain/witness")
+    assert reply.status_code == 200, reply.get_json()
+    return [(r["saw"]["hash"], r["reporters"], r["confirmed"]) for r in reply.get_json()["reports"]]
+
+
+def test_a_report_heard_by_one_process_is_listed_and_confirmed_by_the_other(pair):
+    one, other = pair
+    tokens = one.extensions["terrabank"].access.team_tokens()
+    witness(one, tokens["red"], 1, SEEN)
+    lead = admin(other)
+    assert kept(lead) == [(SEEN, ["team:red"], False)]  # before: [] (heard by the other process only)
+    sock = live_client(other, flask_test_client=lead.client)  # the admin page open on the other process
+    sock.get_received()
+    witness(other, tokens["green"], 1, SEEN)  # a second page, on the other process: it confirms red's
+    assert kept(lead) == kept(admin(one)) == [(SEEN, ["team:red", "team:green"], True)]
+    live = [p["args"][0]["reports"] for p in sock.get_received() if p["name"] == "chain_witness"]
+    assert [[(r["saw"]["hash"], r["reporters"], r["confirmed"]) for r in every] for every in live] == \
+        [[(SEEN, ["team:red", "team:green"], True)]]  # the live event carries the whole game's list
+    sock.disconnect()
+    witness(one, tokens["red"], 1, SEEN)  # red's page again, on either process: not a third witness
+    witness(other, tokens["red"], 1, SEEN)
+    assert kept(lead) == [(SEEN, ["team:red", "team:green"], True)]
+
+
+def test_a_flood_from_one_link_over_both_processes_never_pushes_out_another_reporters_report(pair):
+    one, other = pair
+    tokens = one.extensions["terrabank"].access.team_tokens()
+    witness(other, tokens["red"], 1, SEEN)
+    flood = [f"{n:064x}" for n in range(PER_REPORTER * 4)]
+    for n, made_up in enumerate(flood):  # a stolen blue link, its requests spread by nginx over both
+        witness((one, other)[n % 2], tokens["blue"], 1 + n % 3, made_up)
+    for lead in (admin(one), admin(other)):
+        seen = kept(lead)
+        assert (SEEN, ["team:red"], False) in seen  # red's report stands
+        blue = [h for h, by, _ in seen if by == ["team:blue"]]
+        assert blue == flood[-PER_REPORTER:] and len(seen) == PER_REPORTER + 1  # the flooder's newest few only
