@@ -211,8 +211,8 @@ def test(extra):
             os.remove(path)
     workers = [] if any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in rest) else ["-n", WORKERS]
     print("run.py: pass 1 of 2, in parallel: the tests not marked serial", flush=True)
-    # --no-loadscope-reorder: xdist would hand out the files with the most tests first; the suite's
-    # plugin (tests/suite_kit.py) has ordered them longest first, so the pass does not end on a long file.
+    # --no-loadscope-reorder (pytest-xdist 3.8): xdist would hand out the files with the most tests first;
+    # the suite's plugin (tests/suite_kit.py) has ordered them longest first, so the pass does not end on a long file.
     first = run(pytest + workers + ["--dist", "loadfile", "--no-loadscope-reorder", "-m", given + "not serial"] + rest,
                 cwd=ROOT,
                 env={**os.environ, "TERRABANK_SUITE_REPORT": parallel, "TERRABANK_SUITE_SERIAL_FILES": serial_files})
