@@ -16,7 +16,7 @@ POST /api/chain/witness     a page's report {"saw": {"seq", "hash", "game"?}} wi
                             report is kept with the accounts, so every server process of the game sees
                             it (bank/store/accounts/witness_reports.py: a few per reporter, confirmed
                             once two agree), and the reports are sent at once to the facilitators'
-                            open pages on this process (socket event `chain_witness`)
+                            open pages of every process (socket event `chain_witness`, witness_push.py)
 GET  /api/chain/witness     the reports kept, for the admin page (facilitators)
 """
 
@@ -28,8 +28,8 @@ from flask import Blueprint, current_app, jsonify, request
 
 from bank.web.access.auth import csrf_ok, current_login, current_role, error, facilitator_required
 from bank.web.body import BodyError, read_object
-from bank.web.push.extensions import socketio_of
-from bank.web.push.live import display_key_ok, owners
+from bank.web.push.live import display_key_ok
+from bank.web.push.witness_push import tell_facilitators
 
 bp = Blueprint("chain", __name__, url_prefix="/api/chain")
 _HASH_CHARS = set("0123456789abcdef")
@@ -86,13 +86,8 @@ def report():
         return jsonify({"known": True, "head": head})  # this bank's chain holds it: nothing to report
     by, reporter = _reporter(body)
     found = {"saw": saw, "head": head, "game": game, "at": time.time(), "by": by}
-    kept = _kept()
-    if kept.add(found, reporter):
-        app = current_app._get_current_object()
-        every = {"reports": kept.all()}  # the whole list (bounded): a flood's withdrawn reports leave the page too
-        for key in owners(app).sessions():  # the facilitators' pages, the admin page among them
-            for sid in owners(app).of_session(key):
-                socketio_of(app).emit("chain_witness", every, to=sid, namespace="/")
+    if _kept().add(found, reporter):  # the facilitators' pages of every process hear it (witness_push.py)
+        tell_facilitators(current_app._get_current_object())
     return jsonify({"known": False, "head": head})
 
 

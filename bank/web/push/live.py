@@ -26,6 +26,7 @@ from bank.web.push.rounds import rooms_of
 from bank.web.push.extensions import socketio_of
 from bank.web.push.socket_owners import DISPLAY_TOKEN, Owner, SocketOwners, owners  # noqa: F401 (re-exported)
 from bank.web.push.replay_push import play_replay
+from bank.web.push.witness_push import tell_facilitators
 
 _STARTING = threading.Lock()
 JOURNAL_PAGE = 500  # journal rows sent at most per connect or `sync`; a page behind by more asks again
@@ -354,8 +355,8 @@ def _heard(app, notice: dict) -> None:
         links_replaced(app, tell_others=False)
         sweep_links(app)
         return
-    if "replay" in notice:
-        play_replay(app, tell_others=False)
+    if "replay" in notice or "witness" in notice:  # this process's big screens, or its facilitators' pages
+        (play_replay if "replay" in notice else tell_facilitators)(app, tell_others=False)
         return
     if "reload" in notice:
         config_reload.ask_master()  # this process's master checks its own config.toml, then reloads, quietly

@@ -50,7 +50,9 @@ class Peers:
     screen's key was replaced: the admission and the sweep read them again; also told to this process itself
     when its subscription comes back after a failure, since a replacement may have been told meanwhile) or
     {"trias": id, "after": N} (a move in that Trias game of this bank, after its entry N), {"replay": True}
-    (the lead started the replay: this process's big screens play it, bank/web/push/replay_push.py), or
+    (the lead started the replay: this process's big screens play it, bank/web/push/replay_push.py),
+    {"witness": True} (a page's witness report was kept: this process's facilitators' pages are sent the
+    list, bank/web/push/witness_push.py), or
     {"reload": True} (another process reloaded a sound config.toml: this one reloads too, reload.py)."""
 
     def __init__(self, url: str, game: str, on_notice: Callable[[dict], None], logger):
@@ -78,6 +80,10 @@ class Peers:
     def announce_replay(self) -> None:
         """Tell the other processes that the lead started the replay on the big screens."""
         self._send({"replay": True})
+
+    def announce_witness(self) -> None:
+        """Tell the other processes that a page reported a head the bank does not hold (witness_push.py)."""
+        self._send({"witness": True})
 
     def announce_reload(self) -> None:
         """Tell the other processes that this one reloaded a sound config.toml (bank/web/serving/reload.py)."""
@@ -152,9 +158,9 @@ class Peers:
             sender = str(notice.pop("from"))
             if "seq" in notice:
                 notice = {"seq": int(notice["seq"])}
-            elif "links" in notice or "replay" in notice or "reload" in notice:
+            elif "links" in notice or "replay" in notice or "reload" in notice or "witness" in notice:
                 notice = {"links": True} if "links" in notice else {"replay": True} if "replay" in notice \
-                    else {"reload": True}
+                    else {"reload": True} if "reload" in notice else {"witness": True}
             else:
                 notice = {"trias": str(notice["trias"]), "after": int(notice["after"])}
         except (ValueError, KeyError, TypeError, AttributeError):

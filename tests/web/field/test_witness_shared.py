@@ -6,11 +6,15 @@ kept the reports it heard in its own memory: a report heard by one was not on th
 other, and two pages heard by two processes never confirmed each other. Now they are kept with the accounts
 (the game's SQLite file, or PostgreSQL beside the journal), with the same limits: each reporter keeps its
 newest few, so a flood from one link, spread over both processes, never pushes out another's report.
+The admin page open on one process hears at once of a report the other heard: a notice on the game's
+Redis channel (bank/web/push/peers.py) makes it read the list from the store.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import time
 
 import pytest
 
@@ -96,3 +100,32 @@ def test_a_flood_from_one_link_over_both_processes_never_pushes_out_another_repo
         assert (SEEN, ["team:red"], False) in seen  # red's report stands
         blue = [h for h, by, _ in seen if by == ["team:blue"]]
         assert blue == flood[-PER_REPORTER:] and len(seen) == PER_REPORTER + 1  # the flooder's newest few only
+
+
+def test_the_admin_page_open_on_another_process_hears_a_report_at_once(pair, redis_server):
+    from bank.web.push import live
+    from bank.web.push.peers import Peers, channel_of
+
+    one, other = pair
+    logger = logging.getLogger("test_witness_shared")
+    name = f"witness-{time.time_ns()}"  # the game's channel, this test's alone
+    told = Peers(redis_server.url, name, lambda notice: None, logger)
+    told.listening.set()  # as its subscriber loop does once subscribed: it sends notices only then
+    one.extensions["terrabank_peers"] = told
+    hears = Peers(redis_server.url, name, lambda notice: live._heard(other, notice), logger)
+    channel = hears._listen_client.pubsub(ignore_subscribe_messages=True)
+    channel.subscribe(channel_of(name))  # what the other process's loop reads (listen_forever), read here
+    sock = live_client(other, flask_test_client=admin(other).client)
+    sock.get_received()
+
+    witness(one, one.extensions["terrabank"].access.team_tokens()["red"], 1, SEEN)
+    deadline, notice = time.monotonic() + 5, None
+    while notice is None and time.monotonic() < deadline:
+        notice = channel.get_message(timeout=0.5)
+    assert notice is not None, "no notice on the game's channel"  # before: the report stayed in one process
+    hears._heard(notice)
+    live_lists = [p["args"][0]["reports"] for p in sock.get_received() if p["name"] == "chain_witness"]
+    assert [[(r["saw"]["hash"], r["reporters"]) for r in every] for every in live_lists] == [[(SEEN, ["team:red"])]]
+    assert hears.heard == 1
+    sock.disconnect()
+    channel.close()
