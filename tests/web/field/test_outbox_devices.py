@@ -13,40 +13,26 @@ logs in again keeps one row; a request without a valid device cookie is refused 
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
-from bank.store.storage_url import ENV_VAR
-from bank.web import create_app
 from conftest import WebClient
+from two_processes_kit import on_store, two_apps
 
-PASSWORD_HASH = "pbkdf2:sha256:1000"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request):
     """The store both processes share: the game's SQLite file, or the game in the test PostgreSQL server."""
-    before = os.environ.pop(ENV_VAR, None)
-    if request.param == "postgresql":
-        os.environ[ENV_VAR] = request.getfixturevalue("postgres_server").url
-    yield request.param
-    os.environ.pop(ENV_VAR, None)
-    if before is not None:
-        os.environ[ENV_VAR] = before
+    with on_store(request) as name:
+        yield name
 
 
 @pytest.fixture
 def pair(tmp_path, config, store):
     """Two processes of one game, each an app of its own; a facilitator of each role."""
-    made = [create_app({"DB": tmp_path / "shared.db", "CONFIG": config, "TESTING": True,
-                        "PASSWORD_HASH": PASSWORD_HASH}) for _ in range(2)]
-    for role in ("lead", "banker", "referee"):
-        made[0].extensions["terrabank"].access.add_user(role, "correct horse", role)
-    yield made
-    for app in made:
-        app.extensions["terrabank"].bank.close()
-        app.extensions["terrabank"].access.close()
+    with two_apps(tmp_path, config, roles=("lead", "banker", "referee")) as made:
+        yield made
 
 
 def device(app, user):

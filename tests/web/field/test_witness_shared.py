@@ -13,43 +13,30 @@ Redis channel (bank/web/push/peers.py) makes it read the list from the store.
 from __future__ import annotations
 
 import logging
-import os
 import time
 
 import pytest
 
 from bank.store.accounts.witness_reports import PER_REPORTER
-from bank.store.storage_url import ENV_VAR
-from bank.web import create_app
 from conftest import WebClient
+from two_processes_kit import on_store, two_apps
 from live_kit import live_client
 
-PASSWORD_HASH = "pbkdf2:sha256:1000"
 SEEN = "a1" * 32  # a head at entry 1 that this bank's chain does not hold: what a phone saw before a rollback
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request):
     """The store both processes share: the game's SQLite file, or the game in the test PostgreSQL server."""
-    before = os.environ.pop(ENV_VAR, None)
-    if request.param == "postgresql":
-        os.environ[ENV_VAR] = request.getfixturevalue("postgres_server").url
-    yield request.param
-    os.environ.pop(ENV_VAR, None)
-    if before is not None:
-        os.environ[ENV_VAR] = before
+    with on_store(request) as name:
+        yield name
 
 
 @pytest.fixture
 def pair(tmp_path, config, store):
     """Two processes of one game, each an app of its own, and a lead."""
-    made = [create_app({"DB": tmp_path / "shared.db", "CONFIG": config, "TESTING": True,
-                        "PASSWORD_HASH": PASSWORD_HASH}) for _ in range(2)]
-    made[0].extensions["terrabank"].access.add_user("lead", "correct horse", "lead")
-    yield made
-    for app in made:
-        app.extensions["terrabank"].bank.close()
-        app.extensions["terrabank"].access.close()
+    with two_apps(tmp_path, config) as made:
+        yield made
 
 
 def witness(app, team_token: str, seq: int, hash_: str) -> None:
