@@ -19,6 +19,17 @@ from trias.hexes import label
 from trias_kit import cli  # noqa: F401 (the fixture)
 
 
+@pytest.fixture(autouse=True)
+def computer_by_the_moves_not_the_clock(monkeypatch):
+    """The easy computer judges every move: at its real budget it judges moves until a deadline, so on a
+    loaded machine it may play another set-up, and the seeded games these tests read would differ."""
+    from trias import bots
+    from trias.state import forget_boards
+
+    monkeypatch.setitem(bots.DEFAULT_BUDGET, "easy", {"seconds": None})
+    forget_boards()  # each test reads its seeded game as a fresh terminal does, whatever ran before it
+
+
 @pytest.fixture
 def games_dir(tmp_path):
     return tmp_path / "terrabank-trias"

@@ -58,8 +58,8 @@ def drawn(game) -> bool:
 def test_the_tv_shows_the_undo_note_the_moves_and_the_rematch_whole(server, pages, players, viewport):
     app, url = server
     game = app.extensions["trias_games"].create(seats=[{"name": n, "kind": "human"} for n in LONG[:players]],
-                                                seed=5, mode="play")
-    for _ in moves(game, seed=5, until=lambda g: g.last_seq > 12 * players and g.state.phase == "start" and g.state.deck):
+                                                seed=6, mode="play")  # a game whose draw there has a drift (T9)
+    for _ in moves(game, seed=6, until=lambda g: g.last_seq > 12 * players and g.state.phase == "start" and g.state.deck):
         pass
     game.execute({"type": "draw"}, "the-draw", f"seat:{game.state.current}")
     assert drawn(game)
