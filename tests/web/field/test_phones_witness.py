@@ -16,6 +16,8 @@ import re
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
 from browserkit import SERVERS, log_in_to, serve_in_thread  # noqa: E402
@@ -199,6 +201,7 @@ class _Witnessed:
             self.second.extensions["terrabank"].bank.close()
 
 
+@pytest.mark.serial("a phone, a rollback and the admin page in time: beside four workers one run never listed the report in 30 s")
 def test_another_game_behind_the_same_link_is_an_alarm_on_the_phone_and_the_admin_page(chromium, tmp_path):
     """Before: the phone took the bank for another game (its mark changed with `created_at`)
     and silently adopted its head; the admin page's list stayed empty. Now the phone, which kept its head

@@ -35,6 +35,7 @@ GIVERS = ("() => Array.from(document.querySelectorAll('#events .givers')).filter
           "chip.textContent.trim(), chip.title, g.lastChild.textContent.trim()]; })])")
 
 
+@pytest.mark.serial("the givers shown in timed turns: beside four workers one run saw a turn too many")
 @pytest.mark.parametrize("width,height", [(1920, 1080), (1280, 720)])
 def test_an_event_with_eight_givers_shows_them_all_in_turns_and_cuts_none(chromium, game, width, height):
     url, template, _, _ = game

@@ -172,6 +172,7 @@ def test_a_body_answered_unread_holds_no_thread_after_its_reply(small, path):
             sock.close()
 
 
+@pytest.mark.serial("pipelined requests on one connection: beside four workers one run waited 10 s for the second reply")
 def test_a_head_sent_behind_a_request_waits_in_the_loop_not_in_a_thread(small):
     """Pipelining: a request and, in the same packet, the start of another whose head never ends. Before, the
     bytes left behind the first request went straight to a thread (Gunicorn's path for read-ahead), which
