@@ -92,6 +92,7 @@ def double_tap(page, locator, watch):
 
 # ---- item 1: a double tap books once -------------------------------------------------------------
 
+@pytest.mark.serial("two taps 250 ms apart and the buttons' boxes between them: beside four workers one run found a button not drawn")
 @pytest.mark.parametrize("size,team", [("phone", "blue"), ("projector", "yellow")])
 def test_a_double_tap_on_a_harvest_books_once_and_the_buttons_stay_put(server, open_page, size, team):
     app, url = server
