@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
+import pytest
+
 from bank.store.storage_url import ENV_VAR
 from bank.web import create_app
 
@@ -42,3 +44,10 @@ def two_apps(tmp_path, config, roles=("lead",)):
         for app in made:
             app.extensions["terrabank"].bank.close()
             app.extensions["terrabank"].access.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request):
+    """The store both processes share: the game's SQLite file, or the game in the test PostgreSQL server."""
+    with on_store(request) as name:
+        yield name

@@ -17,15 +17,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import WebClient
-from two_processes_kit import on_store, two_apps
-
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request):
-    """The store both processes share: the game's SQLite file, or the game in the test PostgreSQL server."""
-    with on_store(request) as name:
-        yield name
+from two_processes_kit import store, two_apps  # noqa: F401 (store: the fixture)
 
 
 @pytest.fixture

@@ -19,17 +19,10 @@ import pytest
 
 from bank.store.accounts.witness_reports import PER_REPORTER
 from conftest import WebClient
-from two_processes_kit import on_store, two_apps
+from two_processes_kit import store, two_apps  # noqa: F401 (store: the fixture)
 from live_kit import live_client
 
 SEEN = "a1" * 32  # a head at entry 1 that this bank's chain does not hold: what a phone saw before a rollback
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request):
-    """The store both processes share: the game's SQLite file, or the game in the test PostgreSQL server."""
-    with on_store(request) as name:
-        yield name
 
 
 @pytest.fixture
