@@ -5,14 +5,19 @@ something was booked since the last file, the serving process writes one PDF, th
 sheet followed by each team's continuation ledger (printables/state_ledger.py render_takeover),
 into `<game file's stem>-paper/` beside the game file, or in the state directory when one is set
 (bank/store/state_dir.py), and keeps the last KEEP files. Written atomically
-(printables/pack.write): a reader never sees half a file. The admin page says where, and why a write
-failed; the log says it once (not a traceback every few seconds), and the next try waits a minute.
+(printables/pack.write): a reader never sees half a file. Drawn in a child process that exits after
+it (printables/state_child.py): ReportLab never stays in the serving worker. The admin page says
+where, and why a write failed; the log says it once (not a traceback every few seconds), and the
+next try waits a minute.
 Here in the web layer, beside the routes: the services may not import the print pack.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -24,6 +29,7 @@ KEEP = 8          # the newest files kept; older ones are removed (a game day wr
 POLL_SECONDS = 5  # how often the writer looks for a session end: the sheet is on disk seconds after it
 RETRY_SECONDS = 60  # after a failed write: a sheet is drawn for each try, no need to redraw it every 5 s
 PREFIX = "game-state-"
+CHILD_SECONDS = 300  # a sheet drawn on a Pi's loaded quarter core takes seconds; a hung child must not hold the lock
 
 
 def folder_for(db) -> Path:
@@ -103,8 +109,6 @@ class StateWriter:
 
     def write(self, reason: str = "asked") -> Path:
         """The state now, with the continuation ledgers, as one PDF in the folder; older files pruned."""
-        from printables import pack
-        from printables.state_ledger import render_takeover
         from bank.web.field.payloads import current
         from printables.state_data import snapshot
 
@@ -113,12 +117,12 @@ class StateWriter:
         seq, state = current(bank)
         printed = time.time()
         snap = snapshot(state, config, bank.now(), seq, printed, bank.head_at(seq))
-        data = render_takeover(snap, config, config.language, config.print_paper)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(printed))
         # 0700 (a new state directory too), each file 0600 (pack.SECRET_PREFIXES): every team's stock;
         # a symbolic link standing there is refused, named on the admin page, never followed.
         state_dir.own_folder(self.folder)
-        path = pack.write(self.folder, f"{PREFIX}{stamp}-e{seq}-{reason}.pdf", data)
+        path = draw({"snap": snap, "config": config, "language": config.language, "paper": config.print_paper,
+                     "folder": self.folder, "filename": f"{PREFIX}{stamp}-e{seq}-{reason}.pdf"})
         self.written_seq, self.written_at, self.last_error = seq, self.clock(), None
         for old in self.files()[KEEP:]:
             old.unlink(missing_ok=True)
@@ -136,6 +140,28 @@ class StateWriter:
         return {"folder": str(self.folder), "every_minutes": self.every // 60, "keep": KEEP,
                 "writing": bool(self.app.config.get("TICKER")), "error": self.last_error,
                 "files": [{"name": p.name, "bytes": p.stat().st_size, "written": p.stat().st_mtime} for p in self.files()]}
+
+
+def draw(job: dict) -> Path:
+    """Draw and write the file in a child process that exits after it (printables/state_child.py), so
+    ReportLab never stays in the serving worker: ~8 MB of a Pi's budget, for a file every few minutes.
+    In a process that already holds ReportLab (a facilitator printed a sheet there) nothing is saved
+    by a child, and the file is drawn here."""
+    from printables import state_child
+
+    if "reportlab" in sys.modules:
+        return state_child.run(job)
+    done = subprocess.run([sys.executable, "-m", "printables.state_child"], input=pickle.dumps(job),
+                          capture_output=True, timeout=CHILD_SECONDS, check=False)
+    try:
+        kind, answer = pickle.loads(done.stdout)
+    except Exception:  # it died before answering: its last words say why
+        lines = done.stderr.decode(errors="replace").strip().splitlines()
+        raise RuntimeError(f"the state sheet's drawing process ended ({done.returncode}): "
+                           f"{lines[-1] if lines else 'no message'}") from None
+    if kind == "error":
+        raise answer
+    return answer
 
 
 def _outage(exc: BaseException) -> bool:
