@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import time
 
+from .clock import no_cycle_collection
 from .determinise import as_view, determinise, unseen_cards
 from .greedy import greedy_action
 from .randombot import random_action
@@ -52,16 +53,25 @@ def choose(view_or_state, level: str = "medium", budget: dict | None = None, rng
     if level == "random":
         return random_action(determinise(v, rng), rng)
     budget = budget or DEFAULT_BUDGET[level]
-    if not budget.get("carry"):
-        return _decide(v, level, decision_budget(v, budget), rng)
+    # The decision's seconds count from here (its view's conversion and its deal included), and no
+    # cycle collection runs in them (clock.py): the deadline checks then bound the overrun.
     started = time.perf_counter()
-    try:
-        return _decide(v, level, decision_budget(v, budget, spent(v)), rng)
-    finally:
-        add_spent(v, time.perf_counter() - started)
+    with no_cycle_collection():
+        if not budget.get("carry"):
+            return _decide(v, level, decision_budget(v, budget), rng, started)
+        try:
+            return _decide(v, level, decision_budget(v, budget, spent(v)), rng, started)
+        finally:
+            add_spent(v, time.perf_counter() - started)
 
 
-def _decide(v: dict, level: str, budget: dict, rng) -> dict:
+def _decide(v: dict, level: str, budget: dict, rng, started: float) -> dict:
     if level == "easy":
-        return greedy_action(determinise(v, rng), rng, unseen_cards(v), budget.get("seconds"))
-    return search_action(v, rng, **budget)
+        state, unseen = determinise(v, rng), unseen_cards(v)
+        return greedy_action(state, rng, unseen, _left(budget.get("seconds"), started))
+    return search_action(v, rng, **{**budget, "seconds": _left(budget.get("seconds"), started)})
+
+
+def _left(seconds: float | None, started: float) -> float | None:
+    """What is left of a decision's `seconds` since it `started` (None: no time bound)."""
+    return None if seconds is None else max(0.0, seconds - (time.perf_counter() - started))
