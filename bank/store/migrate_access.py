@@ -4,8 +4,10 @@ They are not journal rows: in a Pi's game they sit in the SQLite file's `facilit
 and `team_tokens` tables (bank/store/accounts/access.py), on PostgreSQL in the game's rows of the
 same tables (bank/store/accounts/access_pg.py). Copying them means the facilitators log in on the
 server with the passwords they know and, above all, the join cards printed for the Pi
-still lead each team's phones to their team. Log-ins (sessions) and failed log-in
-counts are not copied: a facilitator logs in once more.
+still lead each team's phones to their team. Which ledger line stood for a move booked from the
+other team's sheet comes too (paper_copies.py): a ledger typed half on the Pi, half on the server,
+books each trade once. Log-ins (sessions), failed log-in counts and the devices' and witnesses'
+reports are not copied: a facilitator logs in once more, a page reports again.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from pathlib import Path
 from bank.store.journal import storage_errors
 
 
-def read_access(db: Path) -> tuple[list, list]:
-    """(accounts, links) of the game file, read-only; ([], []) for a game never served."""
+def read_access(db: Path) -> tuple[list, list, list]:
+    """(accounts, links, paper copies) of the game file, read-only; ([], [], []) for a game never served."""
     with storage_errors(db):
         conn = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
         try:
@@ -26,12 +28,14 @@ def read_access(db: Path) -> tuple[list, list]:
                                     "ORDER BY username").fetchall() if "facilitators" in tables else []
             links = conn.execute("SELECT team, token, rotated_at FROM team_tokens ORDER BY rowid").fetchall() \
                 if "team_tokens" in tables else []
+            copies = conn.execute("SELECT slot, sheet, line FROM paper_copies ORDER BY slot").fetchall() \
+                if "paper_copies" in tables else []
         finally:
             conn.close()
-    return accounts, links
+    return accounts, links, copies
 
 
-def write_access(url: str, game: str, accounts: list, links: list) -> None:
+def write_access(url: str, game: str, accounts: list, links: list, copies: list = ()) -> None:
     """Put them in the database's rows of game `game` (the copy being built), in one transaction."""
     from bank.store.accounts.access_pg_connections import GameConnections
 
@@ -44,5 +48,8 @@ def write_access(url: str, game: str, accounts: list, links: list) -> None:
             for team, token, rotated_at in links:
                 conn.execute("INSERT INTO terrabank.team_tokens(game, team, token, rotated_at) VALUES (%s, %s, %s, %s)",
                              (db.game, team, token, rotated_at))
+            for slot, sheet, line in copies:
+                conn.execute("INSERT INTO terrabank.paper_copies(game, slot, sheet, line) VALUES (%s, %s, %s, %s)",
+                             (db.game, slot, sheet, line))
     finally:
         db.close()

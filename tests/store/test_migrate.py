@@ -129,6 +129,7 @@ def test_the_pis_accounts_and_team_links_come_too_so_the_printed_join_cards_stil
     pi.add_user("ana", "correct horse", "lead")
     pi.add_user("bob", "battery staple", "banker")
     printed = pi.ensure_team_tokens(pg_config.teams)  # what the Pi's join cards carry
+    pi.paper_copies().claim("paper:slot-of-a-trade", "0C", 2)  # a ledger line typed on the Pi stood for a booking
     pi.close()
     files = _fingerprint(pi_game.parent)
     monkeypatch.setenv(ENV_VAR, postgres_server.url)
@@ -145,6 +146,8 @@ def test_the_pis_accounts_and_team_links_come_too_so_the_printed_join_cards_stil
         assert server.check("ana", "wrong horse") is None
         assert server.team_tokens() == printed
         assert all(server.team_for(token) == team for team, token in printed.items())
+        assert server.paper_copies().holder("paper:slot-of-a-trade") == {"sheet": "0C", "line": 2}
+        assert server.paper_copies().claim("paper:slot-of-a-trade", "0C", 5) == {"sheet": "0C", "line": 2}
     finally:
         server.close()
 

@@ -20,7 +20,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from bank.errors import BankError
 from bank.store.journal import storage_errors
 from bank.store.sqlite_file import traced
-from bank.store.accounts import device_reports, witness_reports
+from bank.store.accounts import device_reports, paper_copies, witness_reports
 from bank.store.sqlite_turn import turn_for
 from bank.store.accounts.lockout import Lockout
 from bank.store.accounts.sessions import Sessions, bump, end_user_sessions, generation, generation_file
@@ -52,7 +52,7 @@ class AccessRules:
     or PostgreSQL (access_pg.PostgresAccess). A store adds the rows' reads and writes (_put_user, which
     never demotes the last lead, _password, _add_tokens, _set_token) and the rest of the interface: remove_user, since, users,
     team_tokens, team_for, sessions(clock), lockout(clock), device_reports(),
-    witness_reports(), close."""
+    witness_reports(), paper_copies(), close."""
 
     hash_method = "scrypt"
 
@@ -172,7 +172,7 @@ class Access(AccessRules):
             self.conn.execute("PRAGMA busy_timeout=5000")
             self.conn.turn = turn_for(self.path)
             with self.conn.turn:  # a new file's tables are a write
-                self.conn.executescript(_SCHEMA + device_reports.SCHEMA + witness_reports.SCHEMA)
+                self.conn.executescript(_SCHEMA + device_reports.SCHEMA + witness_reports.SCHEMA + paper_copies.SCHEMA)
         self._stamp = generation_file(self.path)  # resolved once: realpath costs an lstat per folder
 
     def links_generation(self):
@@ -267,6 +267,10 @@ class Access(AccessRules):
     def witness_reports(self) -> witness_reports.WitnessReports:
         """The pages' reports of a chain head the bank does not hold, in the same file (witness_reports.py)."""
         return witness_reports.WitnessReports(self._sql)
+
+    def paper_copies(self) -> paper_copies.PaperCopies:
+        """Which ledger line stood for a move booked from the other team's sheet, in the same file (paper_copies.py)."""
+        return paper_copies.PaperCopies(self._sql)
 
     def close(self) -> None:
         # Under the statements' lock: closing finalizes the connection's cached statements, and one

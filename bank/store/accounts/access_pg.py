@@ -16,6 +16,7 @@ from bank.store.accounts.access_pg_connections import GameConnections
 from bank.store.accounts.device_reports import PostgresDeviceReports
 from bank.store.accounts.lockout_pg import PostgresLockout
 from bank.store.accounts.sessions_pg import PostgresSessions
+from bank.store.accounts.paper_copies import PostgresPaperCopies
 from bank.store.accounts.witness_reports import PostgresWitnessReports
 
 
@@ -133,6 +134,10 @@ class PostgresAccess(AccessRules):
     def witness_reports(self) -> PostgresWitnessReports:
         """The pages' reports of a chain head the bank does not hold, for every process of the game."""
         return PostgresWitnessReports(self.db)
+
+    def paper_copies(self) -> PostgresPaperCopies:
+        """Which ledger line stood for a move booked from the other team's sheet, for every process of the game."""
+        return PostgresPaperCopies(self.db)
 
     def close(self) -> None:
         self.db.close()

@@ -82,6 +82,16 @@ CREATE TABLE IF NOT EXISTS terrabank.witness_reports(
 """
 
 
+# Added later too: which ledger line stood for a move booked from the other team's sheet (paper_copies.py).
+_PAPER_COPIES = """
+CREATE TABLE IF NOT EXISTS terrabank.paper_copies(
+    game BIGINT NOT NULL REFERENCES terrabank.games(id),
+    slot TEXT NOT NULL,                     -- the booking's command id: one line stands for it, the first to claim
+    sheet TEXT NOT NULL, line INTEGER NOT NULL,
+    PRIMARY KEY (game, slot));
+"""
+
+
 def ensure_access_schema(conn) -> None:
     """Create the tables once per database; a concurrent creator waits on their lock, then finds them."""
     ensure_tables(conn, "terrabank.cookie_keys", ACCESS_SCHEMA_LOCK, _TABLES)
@@ -89,3 +99,4 @@ def ensure_access_schema(conn) -> None:
     ensure_tables(conn, "terrabank.settings", ACCESS_SCHEMA_LOCK, _SETTINGS)
     ensure_tables(conn, "terrabank.outbox_devices", ACCESS_SCHEMA_LOCK, _OUTBOX_DEVICES)
     ensure_tables(conn, "terrabank.witness_reports", ACCESS_SCHEMA_LOCK, _WITNESS_REPORTS)
+    ensure_tables(conn, "terrabank.paper_copies", ACCESS_SCHEMA_LOCK, _PAPER_COPIES)

@@ -158,7 +158,7 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
     grammar = Grammar(services.config, services.bank.state.events, _lang())
     seen: dict = {}
     numbers: dict = {}  # (sheet, number) -> the text line that gave it, in this batch
-    stood_for: dict = {}  # lines of this batch answered as the other team's copy (paper_shared.py)
+    copies = services.access.paper_copies()  # which line stood for the other team's booking (paper_shared.py)
     results, stopped, sheet = [], None, None
     for number, line in enumerate(lines, 1):
         line = line.strip()
@@ -201,7 +201,7 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
             identity = f"sheet\n{place[0]}\n{place[1]}\n{canonical}"
         cid = "paper:" + hashlib.sha256(identity.encode()).hexdigest()[:40]
         try:
-            both = None if place is None else paper_shared.book(services.bank, services.config, command, place, user, stood_for)
+            both = None if place is None else paper_shared.book(services.bank, services.config, command, place, user, copies)
             if both is not None:  # a trade or fight written on both teams' ledgers is one move
                 result.update(both)
                 continue

@@ -7,10 +7,12 @@ ledger starts from), the move as read and a count. The slots of that move are wa
 - one booked from this very line (same sheet, same number): the line was typed before;
 - one booked from the other team's sheet: a copy of the move this line may stand for;
 - one booked from another line of this team's sheets: another time the teams made the same move.
-The line stands for the first other-team slot an earlier line of the batch has not stood for, and is
-answered as already booked there, naming that sheet and line; with none left it books the first free
-slot. Two devices typing both sheets at once book one entry: the journal takes an id once. The k-th
-time two teams made the same move is the k-th on each sheet, counted over the lines typed together.
+The line stands for the first other-team slot no line of its team has stood for yet, and is answered as
+already booked there, naming that sheet and line; with none left it books the first free slot. Which line
+stood for which slot is kept with the accounts (bank/store/accounts/paper_copies.py), so the count holds
+across batches, devices and processes: a sheet typed in two parts, or half on each laptop, pairs its k-th
+line with the other team's k-th booking. Two devices typing both sheets at once book one entry: the
+journal takes an id once, and a slot is stood for by the first line to claim it.
 """
 
 from __future__ import annotations
@@ -45,36 +47,51 @@ def shared(config, command: dict, sheet: str) -> tuple | None:
     return seq, team
 
 
-def book(bank, config, command: dict, place: tuple, actor: str, stood_for: dict) -> dict | None:
+def book(bank, config, command: dict, place: tuple, actor: str, copies) -> dict | None:
     """The line's outcome {status, seq, same_as?} when it is a move between its sheet's team and another,
-    else None (the caller books it as its own line). `stood_for` counts, per move and team, the lines
-    of this batch answered as copies. Rule refusals and storage errors are the caller's to answer."""
+    else None (the caller books it as its own line). `copies` keeps which line stood for which booking
+    (bank/store/accounts/paper_copies.py). Rule refusals and storage errors are the caller's to answer."""
     found = shared(config, command, place[0])
     if found is None:
         return None
     seq, team = found
     move = json.dumps(command, sort_keys=True, ensure_ascii=False)
     mark = {"sheet": place[0], "line": place[1]}
-    taken = stood_for.get((seq, move, team), 0)
-    copies = []
-    for slot in itertools.count(1):
-        cid = "paper:" + hashlib.sha256(f"shared\n{seq}\n{move}\n{slot}".encode()).hexdigest()[:40]
+    while True:  # again only when another device took the slot or the booking this line was to stand for
+        outcome = _walk(bank, config, command, seq, move, team, mark, actor, copies)
+        if outcome is not None:
+            return outcome
+
+
+def _slot(seq, move: str, n: int) -> str:
+    return "paper:" + hashlib.sha256(f"shared\n{seq}\n{move}\n{n}".encode()).hexdigest()[:40]
+
+
+def _walk(bank, config, command, seq, move, team, mark, actor, copies) -> dict | None:
+    """One walk over the move's slots up to the first free one; None when another device got there first."""
+    free_copy = None  # the first booking from the other team's sheet that no line of this team stood for yet
+    for n in itertools.count(1):
+        cid = _slot(seq, move, n)
         row = bank.booked(cid)
-        if row is None and taken >= len(copies):
-            try:
-                booked = bank.execute({**command, "paper": mark, "id": cid, "actor": actor})
-            except IdConflict:  # another device booked this slot meanwhile: read what it booked
-                row = bank.booked(cid)
-                if row is None:
-                    raise
-            else:
-                return {"status": "duplicate" if booked.duplicate else "booked", "seq": booked.seq}
         if row is None:
-            stood_for[(seq, move, team)] = taken + 1
-            first = copies[taken]
-            return {"status": "duplicate", "seq": first["seq"], "same_as": first["command"]["paper"]}
+            break
         booked_from = row["command"].get("paper") or {}
-        if booked_from == mark:
+        if booked_from == mark:  # this very line, typed before
             return {"status": "duplicate", "seq": row["seq"]}
-        if sheet_team(config, booked_from.get("sheet"))[1] != team:
-            copies.append(row)
+        if sheet_team(config, booked_from.get("sheet"))[1] == team:
+            continue  # another line of this team's sheets: another time the teams made this move
+        holder = copies.holder(cid)
+        if holder == mark:  # this line stood for it before, from whatever batch or device
+            return {"status": "duplicate", "seq": row["seq"], "same_as": booked_from}
+        if holder is None and free_copy is None:
+            free_copy = cid, row
+    if free_copy is not None:
+        slot, row = free_copy
+        if copies.claim(slot, mark["sheet"], mark["line"]) != mark:
+            return None  # another line of this team claimed it at this moment: walk again
+        return {"status": "duplicate", "seq": row["seq"], "same_as": row["command"]["paper"]}
+    try:
+        booked = bank.execute({**command, "paper": mark, "id": cid, "actor": actor})
+    except IdConflict:  # another device booked this slot meanwhile: walk again and read what it booked
+        return None
+    return {"status": "duplicate" if booked.duplicate else "booked", "seq": booked.seq}

@@ -152,3 +152,58 @@ def test_however_the_sheets_are_typed_each_trade_books_once(one_game, on_blue, o
             send(devices[device[i]], sheet(f"{at}{letter}", written[letter]))
     assert bank.last_seq == seq + max(on_blue, on_red)
     assert stocks(bank) == (9 - 2 * max(on_blue, on_red), 9 - max(on_blue, on_red))
+
+
+def test_a_trade_one_team_wrote_twice_books_twice_when_its_sheet_is_typed_in_two_parts(app, leads):
+    """The second time, only Rouges wrote the trade down. Rouges' sheet typed in two parts, the second part
+    from the other laptop: its first line is Bleus' booking, its second line is the second trade. Before,
+    the second part counted again from Bleus' booking and refused the line as a copy: a trade lost."""
+    first, second = leads
+    bank = app.extensions["terrabank"].bank
+    for team in ("blue", "red"):
+        assert first.command(type="inventory", team=team, counted={"water": 9, "dioxygen": 9}, reason="count").status_code == 200
+    seq = bank.last_seq
+    assert send(first, sheet("0A", {3: TRADE}))["booked"] == 1
+    part = send(first, sheet("0C", {2: TRADE}))
+    assert part["lines"][0]["same_as"] == {"sheet": "0A", "line": 3}, part
+    rest = send(second, sheet("0C", {5: TRADE}))
+    assert [line["status"] for line in rest["lines"]] == ["booked"], rest
+    assert bank.last_seq == seq + 2 and stocks(bank) == (9 - 4, 9 - 2)
+    for client in (first, second):  # each part again, and the whole sheet, from either laptop: nothing more
+        for text in (sheet("0C", {2: TRADE}), sheet("0C", {5: TRADE}), sheet("0C", {2: TRADE, 5: TRADE})):
+            again = send(client, text)
+            assert again["booked"] == 0 and again["duplicate"] == len(again["lines"]), again
+    assert send(second, sheet("0C", {2: TRADE}))["lines"][0]["same_as"] == {"sheet": "0A", "line": 3}
+    assert bank.last_seq == seq + 2
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(on_blue=st.integers(0, 3), on_red=st.integers(0, 3), data=st.data())
+def test_however_the_lines_are_split_into_batches_each_trade_books_once(one_game, on_blue, on_red, data):
+    """Each team wrote the trade some times; every line is typed once, in batches of any size and any order,
+    each from either laptop: max(on_blue, on_red) trades; then the whole sheets again change nothing."""
+    app, devices, prints = one_game
+    bank = app.extensions["terrabank"].bank
+    for team in ("blue", "red"):
+        assert devices[0].command(type="inventory", team=team, counted={"water": 9, "dioxygen": 9}, reason="count").status_code == 200
+    seq, at = bank.last_seq, next(prints)
+    written = {"A": {2 * k + 1: TRADE for k in range(on_blue)}, "C": {3 * k + 2: TRADE for k in range(on_red)}}
+    lines = [(letter, n) for letter in "AC" for n in written[letter]]
+    order = data.draw(st.permutations(lines))
+    cuts = data.draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order)))
+    batches, batch = [], []
+    for line, cut in zip(order, cuts):
+        batch.append(line)
+        if cut:
+            batches.append(batch)
+            batch = []
+    batches += [batch] if batch else []
+    for batch in batches:
+        text = "".join(sheet(f"{at}{letter}", {n: TRADE}) for letter, n in batch)
+        send(devices[data.draw(st.integers(0, 1))], text)
+    assert bank.last_seq == seq + max(on_blue, on_red)
+    for letter in "AC":  # the whole sheets typed again, as a check: nothing more
+        if written[letter]:
+            send(devices[data.draw(st.integers(0, 1))], sheet(f"{at}{letter}", written[letter]))
+    assert bank.last_seq == seq + max(on_blue, on_red)
+    assert stocks(bank) == (9 - 2 * max(on_blue, on_red), 9 - max(on_blue, on_red))
