@@ -53,7 +53,8 @@ class ComputerMoves:
             view = trias.view(state, seat)
         rng = random.Random(f"{self.seed}:{seq}")
         try:
-            command = trias.bots.choose(view, level, budget or trias.bots.DEFAULT_BUDGET.get(level), rng)
+            command = trias.bots.choose(view, level, budget or trias.bots.DEFAULT_BUDGET.get(level), rng,
+                                       table=self.id)
             wrong = None if trias.is_legal(state, command) else f"proposed {command}, which the rules refuse"
         except Exception as exc:  # noqa: BLE001 (any bug of a bot: the table goes on, see the module's doc)
             wrong = f"failed ({type(exc).__name__}: {exc})"

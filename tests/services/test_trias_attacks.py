@@ -125,10 +125,10 @@ def test_an_undo_while_the_computer_is_searching_drops_its_move(games, monkeypat
     thinking, release = threading.Event(), threading.Event()
     choose = trias.bots.choose
 
-    def slow_choose(view, level, budget, rng):
+    def slow_choose(view, level, budget, rng, table=None):
         thinking.set()
         assert release.wait(60)
-        return choose(view, level, FAST, rng)
+        return choose(view, level, FAST, rng, table)
 
     monkeypatch.setattr(trias.bots, "choose", slow_choose)
     out = {}

@@ -237,3 +237,25 @@ def test_a_kept_tree_whose_most_visited_move_is_not_legal_here_is_not_played():
     search._KEPT[_key(v)] = kept
     command = search.search_action(v, random.Random(1), seconds=0.05, reuse=True)
     assert trias.is_legal(state, command), command
+
+
+def test_two_tables_dealt_alike_keep_their_own_turn_clocks(monkeypatch):
+    """Two games of one seed (two tables set up alike, a rematch) meet the same position: each table's
+    hard seat gets its own turn's seconds; one table's decision does not eat into the other's turn."""
+    import trias.bots as bots
+    from trias.bots import turn as turn_clock
+
+    now, given = [100.0], []
+
+    def fake_search(v, rng, seconds=None, **_):  # uses every second it is given
+        given.append(seconds)
+        now[0] += seconds
+        return random_action(bots.determinise(v, rng), rng)
+
+    monkeypatch.setattr(bots, "search_action", fake_search)
+    monkeypatch.setattr(bots.time, "perf_counter", lambda: now[0])
+    turn_clock._SPENT.clear()
+    v = trias.view(_a_first_turn(2), _a_first_turn(2).current)
+    for table in ("table A", "table B"):
+        choose(v, "hard", None, random.Random(1), table=table)
+    assert given[0] > 0 and given[1] == given[0], given

@@ -42,8 +42,11 @@ TURN_BOUND = {"easy": 2.0, "hard": 5.0}  # seconds a table may wait for a whole 
 __all__ = ["choose", "LEVELS", "DEFAULT_BUDGET", "TURN_BOUND", "random_action", "greedy_action", "search_action"]
 
 
-def choose(view_or_state, level: str = "medium", budget: dict | None = None, rng=None) -> dict:
-    """A legal command for the seat to play, chosen by the bot of `level` within `budget`."""
+def choose(view_or_state, level: str = "medium", budget: dict | None = None, rng=None, table=None) -> dict:
+    """A legal command for the seat to play, chosen by the bot of `level` within `budget`.
+
+    `table`: the caller's name for the game (hashable), so that a turn budget's clock (turn.py) is the
+    game's own even when another table's position is the same."""
     if level not in LEVELS:
         raise ValueError(f"unknown bot level {level!r}; levels are {', '.join(LEVELS)}")
     rng = rng or random.Random()
@@ -60,9 +63,9 @@ def choose(view_or_state, level: str = "medium", budget: dict | None = None, rng
         if not budget.get("carry"):
             return _decide(v, level, decision_budget(v, budget), rng, started)
         try:
-            return _decide(v, level, decision_budget(v, budget, spent(v)), rng, started)
+            return _decide(v, level, decision_budget(v, budget, spent(v, table)), rng, started)
         finally:
-            add_spent(v, time.perf_counter() - started)
+            add_spent(v, time.perf_counter() - started, table)
 
 
 def _decide(v: dict, level: str, budget: dict, rng, started: float) -> dict:

@@ -65,28 +65,29 @@ _SPENT: dict = {}
 TURNS_KEPT = 64
 
 
-def turn_key(v: dict) -> tuple:
-    """What names one seat's turn in one game and stays the same through it: the table's size, the seat,
-    the turn's number, and where the other seats' herds stand (no action of this seat moves them,
-    T12-T14, and drifts move tiles, not herds; two games alike in all of it are unheard of)."""
+def turn_key(v: dict, table=None) -> tuple:
+    """What names one seat's turn in one game and stays the same through it: the table (the caller's
+    name for its game: two tables dealt alike, a rematch of one seed, keep their own clocks), its size,
+    the seat, the turn's number, and where the other seats' herds stand (no action of this seat moves
+    them, T12-T14, and drifts move tiles, not herds)."""
     seat = v["current"]
     others = tuple((q, r, tuple(k for s, k in enumerate(counts) if s != seat))
                    for q, r, counts in v["herds"] if any(k for s, k in enumerate(counts) if s != seat))
-    return (v["players"], seat, v["turn"], others)
+    return (table, v["players"], seat, v["turn"], others)
 
 
-def spent(v: dict) -> float | None:
+def spent(v: dict, table=None) -> float | None:
     """Seconds this turn's decisions took so far (0 before its first), or None outside a turn."""
     if v["phase"] not in ("start", "drift", "actions"):
         return None
-    return _SPENT.get(turn_key(v), 0.0)
+    return _SPENT.get(turn_key(v, table), 0.0)
 
 
-def add_spent(v: dict, seconds: float) -> None:
+def add_spent(v: dict, seconds: float, table=None) -> None:
     """Count a decision's seconds in its turn's clock."""
     if v["phase"] not in ("start", "drift", "actions"):
         return
-    key = turn_key(v)
+    key = turn_key(v, table)
     if key not in _SPENT and len(_SPENT) >= TURNS_KEPT:
         _SPENT.clear()
     _SPENT[key] = _SPENT.get(key, 0.0) + seconds

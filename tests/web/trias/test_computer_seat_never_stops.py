@@ -32,12 +32,12 @@ def new_game(app, seats):
     return games.create(seats=seats, seed=11)
 
 
-def refused_move(view, level, budget, rng):
+def refused_move(view, level, budget, rng, table=None):
     """A bot gone wrong: a move no phase allows."""
     return {"type": "reproduce", "at": [99, 99]}
 
 
-def crashing_bot(view, level, budget, rng):
+def crashing_bot(view, level, budget, rng, table=None):
     raise RuntimeError("the search ran out of memory")
 
 
