@@ -7,7 +7,7 @@ from bank.errors import CommandError, RuleError
 from bank.game.rules.common import discounted_cost
 from bank.game.rules.endgame import terraformed
 from bank.game.rules.market import animal_refusal, building_refusal
-from bank.game.state import RESERVE, GameState
+from bank.game.state import RESERVE, GameState, team_account
 from bank.game.turn import Context, Turn, payment_plan
 
 
@@ -50,8 +50,37 @@ def team_view(state: GameState, config: GameConfig, team: str, now: float) -> di
     }
 
 
+# affordable()'s last answer for each (config, team), with the inputs it was computed from. Each round of the
+# live pages makes every team's picture; a command changes one team's stock, so the other teams' lists were
+# computed again unchanged (about half the CPU of making the pictures). The same list is returned while its
+# inputs are the same, and the broadcaster's diff passes over it at once (delta.py: a value in a picture is
+# never changed in place).
+_AFFORDABLE: dict = {}
+_AFFORDABLE_KEPT = 256  # (config, team) pairs: a host's games; forgotten all at once past it
+
+
+def _affordable_inputs(state: GameState, team: str) -> tuple:
+    """Everything of the state that the refusals, the discounts and the payment plan read (market.py, common.py,
+    turn.payment_plan): the team's stock and buildings, every team's animals (a unique one taken), the tracks."""
+    return (tuple(sorted(state.balances.get(team_account(team), {}).items())), tuple(state.buildings[team]),
+            tuple((t, tuple(owned)) for t, owned in state.animals.items()), tuple(state.tracks.items()))
+
+
 def affordable(state: GameState, config: GameConfig, team: str, now: float) -> list:
-    """Each building and animal with its price for this team and what is missing, if anything."""
+    """Each building and animal with its price for this team and what is missing, if anything.
+    The same list object while the inputs are the same: its callers never change it."""
+    inputs = _affordable_inputs(state, team)
+    kept = _AFFORDABLE.get((id(config), team))
+    if kept is not None and kept[0] is config and kept[1] == inputs:
+        return kept[2]
+    result = _affordable(state, config, team, now)
+    if len(_AFFORDABLE) >= _AFFORDABLE_KEPT:
+        _AFFORDABLE.clear()
+    _AFFORDABLE[(id(config), team)] = (config, inputs, result)
+    return result
+
+
+def _affordable(state: GameState, config: GameConfig, team: str, now: float) -> list:
     turn = Turn(state, config, Context(now=now, roll=lambda n: []), read_only=True)
     items = [("building", b, building_refusal, config.buildings[b].cost, "buildings") for b in config.buildings]
     items += [("animal", a, animal_refusal, config.animals[a].cost, "animals") for a in config.animals]

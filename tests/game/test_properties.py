@@ -106,3 +106,42 @@ def test_random_games_through_the_durable_bank_reopen_to_the_live_state(plan, tm
     reopened = Bank.open(path, CONFIG)
     assert reopened.state == live
     reopened.close()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps, st.booleans())
+def test_what_each_team_can_afford_is_what_a_fresh_look_finds_after_every_command(plan, tracks_open):
+    """views.affordable keeps its last list per team while its inputs are the same (the live pages' rounds make
+    every team's picture each time): after any command, for every team, the kept list is what the rules say now
+    (R21-R23, R26, R28, R29): a unique animal another team bought, a building's discount, a track opening animals."""
+    from bank.game import views
+
+    g = Game()
+    for t in TEAMS:
+        g.give(t, joker=10, **{r: 30 for r in PLAIN})
+    if tracks_open:
+        g.set_tracks(**{t: CONFIG.animal_unlock_level for t in CONFIG.tracks})
+    for command, wait, faces in plan:
+        g.wait(wait)
+        g.dice = list(faces)
+        try:
+            g.do(**command)
+        except BankError:
+            pass
+        for t in TEAMS:
+            assert views.affordable(g.state, CONFIG, t, 0.0) == views._affordable(g.state, CONFIG, t, 0.0), (command, t)
+
+
+def test_a_unique_animal_bought_by_one_team_leaves_the_others_list_at_once():
+    """R29: the fox is unique; once blue owns it, yellow's list no longer offers it, though nothing of yellow's
+    own (stock, buildings, animals) changed: the kept list follows every team's animals."""
+    from bank.game import views
+
+    g = Game()
+    for t in TEAMS:
+        g.give(t, joker=10, **{r: 30 for r in PLAIN})
+    g.set_tracks(**{t: CONFIG.animal_unlock_level for t in CONFIG.tracks})
+    offered = lambda team: {(i["kind"], i["id"]) for i in views.affordable(g.state, CONFIG, team, 0.0)}  # noqa: E731
+    assert ("animal", "fox") in offered("yellow")
+    g.do(type="buy_animal", team="blue", animal="fox")
+    assert ("animal", "fox") not in offered("yellow")

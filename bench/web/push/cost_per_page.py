@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from page_room import Room, book_at_pace
-from pages_under_pressure import Pressure, _cpu_seconds, admission, start_bank, start_floor
+from pages_under_pressure import Pressure, _cpu_seconds, admission, settled, start_bank, start_floor
 
 import harness
 import proctree
@@ -59,6 +59,8 @@ def measure(kind: str, start, pages: int, pace: float, seconds: float, pressure:
             pressure.apply(proc.pid)
             room = Room(port, tokens, pages, deflate=True)
             time.sleep(3)
+            if kind == "bank":
+                settled(Path(tmp), proc.pid)
             book_at_pace(url, 10.0, 1.0, tablets=2, tag="warm", login=login)
             time.sleep(1)
             threads, pss = _tree_figures(proc.pid)
