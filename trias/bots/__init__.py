@@ -26,17 +26,18 @@ LEVELS = ("random", "easy", "medium", "hard")
 # Seconds each level may think: per decision ("seconds"), and per whole turn ("turn", shared among the
 # turn's decisions by turn.py) where a table waits for all of a computer seat's actions. Measured on a
 # Raspberry Pi's budget (a quarter of one core, bench/trias/ladder_pi.py; docs/PERFORMANCE.md,
-# "Trias engine"): a turn must take at most 2 s at easy and 5 s at hard. Greedy stops at its deadline
-# plus one judged move, the search at its deadline plus one iteration, so each turn budget leaves room
-# for one overrun per decision. Easy keeps 0.4 s for the first decision (phase 1, where most moves are
-# judged). Medium stays 0.5 s a decision (3 s at most a turn): with less, a Pi buys it too few
-# iterations to beat easy. Hard keeps the subtree of the move it plays for its next decision ("reuse"),
-# so a turn's later actions start from what its first search learnt of them, and what a decision leaves
-# of its share goes to the turn's later decisions ("carry", turn.py: a search stops early when its
-# choice is settled, and most hard turns used about half their seconds without it). Carried, a turn
-# uses more of its seconds, so its decisions' overruns come nearer the bound: hard's 4 s leave 1 s for them.
-DEFAULT_BUDGET = {"easy": {"turn": 1.5, "seconds": 0.4}, "medium": {"seconds": 0.5},
-                  "hard": {"turn": 4.0, "seconds": 1.5, "reuse": True, "carry": True}}
+# "Trias engine"): a decision must take at most 2 s (easy 0.5 s), a turn at most 2 s at easy and 5 s at
+# hard. Greedy stops at its deadline plus one judged move, the search at its deadline plus one
+# iteration, and no cycle collection runs inside a decision (clock.py): at the Pi budget that left
+# overruns of a few hundredths of a second, where collections had made them up to 0.6 s. Easy keeps
+# 0.35 s for the first decision (phase 1, where most moves are judged); it rarely needs it. Medium stays
+# 0.5 s a decision: with less, a Pi buys it too few iterations to beat easy. Hard keeps the subtree of the
+# move it plays for its next decision ("reuse"), so a turn's later actions start from what its first
+# search learnt of them, and what a decision leaves of its share goes to the turn's later decisions
+# ("carry", turn.py: a search stops early when its choice is settled). Its 4.4 s a turn and 1.7 s a
+# decision leave 0.1 s of overrun to each of a turn's six decisions and 0.3 s to the longest one.
+DEFAULT_BUDGET = {"easy": {"turn": 1.5, "seconds": 0.35}, "medium": {"seconds": 0.5},
+                  "hard": {"turn": 4.4, "seconds": 1.7, "reuse": True, "carry": True}}
 TURN_BOUND = {"easy": 2.0, "hard": 5.0}  # seconds a table may wait for a whole computer turn on a Pi
 
 __all__ = ["choose", "LEVELS", "DEFAULT_BUDGET", "TURN_BOUND", "random_action", "greedy_action", "search_action"]
