@@ -74,6 +74,12 @@ def affordable(state: GameState, config: GameConfig, team: str, now: float) -> l
     if kept is not None and kept[0] is config and kept[1] == inputs:
         return kept[2]
     result = _affordable(state, config, team, now)
+    if kept is not None and kept[0] is config:
+        # An item whose price, plan and refusal are as before is the object kept before (a harvest changes a few
+        # items' plans): the diff passes over it at once. Made by the same code, equal items hold the same types.
+        before = {(item["kind"], item["id"]): item for item in kept[2]}
+        result = [old if old is not None and old == item else item
+                  for item in result for old in [before.get((item["kind"], item["id"]))]]
     if len(_AFFORDABLE) >= _AFFORDABLE_KEPT:
         _AFFORDABLE.clear()
     _AFFORDABLE[(id(config), team)] = (config, inputs, result)

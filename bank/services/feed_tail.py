@@ -30,6 +30,11 @@ class FeedTail:
         self._seq = None
         self._entries: list = []  # oldest first, at most KEEP
         self._lock = threading.Lock()
+        # What each page is shown of a kept entry, made once: id(entry) -> (entry, public part, {team: its part}).
+        # The live pages' rounds make the feeds of every audience each time, and the broadcaster's diff passes at
+        # once over an entry that is the same object in both pictures (delta.py); an entry is never changed in place
+        # (an undo makes a new one), so what is shown of it stays true.
+        self._shown: dict = {}
 
     def upto(self, seq: int) -> list:
         """The entries of rows up to `seq` (read from the journal if the tail is behind it)."""
@@ -63,6 +68,17 @@ class FeedTail:
         self._entries = (self._entries + [made])[-KEEP:]
 
 
+    def shown(self, entry: dict) -> tuple:
+        """(entry, its public part, {team: its team's part}) for a kept entry, made on first use."""
+        kept = self._shown.get(id(entry))
+        if kept is None or kept[0] is not entry:
+            if len(self._shown) >= 4 * KEEP:  # the entries gone from the tail are forgotten
+                live = {id(e) for e in self._entries}
+                self._shown = {k: v for k, v in self._shown.items() if k in live}
+            kept = self._shown[id(entry)] = (entry, feed.public_entry(entry), {})
+        return kept
+
+
 def _row(bank, seq: int) -> dict | None:
     """Journal row `seq`, or None (an undo of a recent entry finds it in the bank's memory)."""
     found = bank.rows_upto(seq - 1, seq) if seq > 0 else []
@@ -80,18 +96,25 @@ def tail_of(bank) -> FeedTail:
 def public(bank, seq: int) -> dict:
     """{"<seq>": entry} of the last bookings, for every screen (a dict by seq: a new booking is one
     key more and one less in the page's patch, where a list shifted by one is sent whole)."""
-    shown = tail_of(bank).upto(seq)[-PUBLIC_SHOWN:]
-    return {str(e["seq"]): feed.public_entry(e) for e in shown}
+    tail = tail_of(bank)
+    return {str(e["seq"]): tail.shown(e)[1] for e in tail.upto(seq)[-PUBLIC_SHOWN:]}
 
 
 def team(bank, seq: int, team_id: str, reputation: int) -> dict:
     """{"<seq>": entry} of the team's own last bookings, its own tokens and points only, each with the
     team's reputation after it (`rep_after`, counted back from `reputation`, the team's now): a phone
     reads "3 -> 1 pts" under an undone building. Every row that moves points has its entry (feed.py)."""
-    mine = [m for m in (feed.team_entry(e, team_id) for e in tail_of(bank).upto(seq)) if m is not None][-TEAM_SHOWN:]
-    after = reputation
+    tail = tail_of(bank)
+    mine = [e for e in tail.upto(seq) if team_id in e["teams"]][-TEAM_SHOWN:]
+    out, after = {}, reputation
     for e in reversed(mine):
-        if "rep" in e:
-            e["rep_after"] = after
-            after -= e["rep"]
-    return {str(e["seq"]): e for e in mine}
+        parts = tail.shown(e)[2]
+        part = parts.get(team_id)
+        if part is None:
+            part = parts[team_id] = feed.team_entry(e, team_id)
+        if "rep" in part:
+            if part.get("rep_after") != after:  # a new dict: the pictures already sent hold the old one
+                part = parts[team_id] = {**part, "rep_after": after}
+            after -= part["rep"]
+        out[str(e["seq"])] = part
+    return dict(reversed(out.items()))

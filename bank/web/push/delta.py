@@ -39,6 +39,8 @@ SCALARS = frozenset((str, int, float, bool, type(None)))  # JSON's values that h
 
 def same(a, b) -> bool:
     """Strict JSON equality: equal values of the same JSON type, all the way down."""
+    if a is b:  # one object in both pictures: nothing in a picture changes in place
+        return True
     kind = type(a)
     if kind is not type(b):
         return False
@@ -78,7 +80,7 @@ def _diff(old, new, path: list, whole: bool = True) -> list:
                 ops.append([SET, path + [k], value])
     elif isinstance(old, list) and isinstance(new, list) and len(new) >= len(old):
         changed = [i for i, (x, y) in enumerate(zip(old, new))
-                   if not (type(x) is type(y) and type(y) in SCALARS and x == y) and not same(x, y)]
+                   if x is not y and not (type(x) is type(y) and type(y) in SCALARS and x == y) and not same(x, y)]
         if not changed:
             return [[APPEND, path, new[len(old):]]] if len(new) > len(old) else []
         if len(new) > len(old):
