@@ -191,7 +191,7 @@ class Bank(ClockKeeping):
         with self._lock:
             self._written = []  # a try refused or rolled back before this one left its rows here: not committed
             try:
-                with self._journal.transaction():
+                with self._journal.transaction(folded=self._last_seq):  # the rows booked since come with BEGIN
                     known = self._journal.find(cid) if look_up else None
                     now = self._catch_up(now)  # rows another process committed: decide on them too
                     if known is not None:

@@ -80,7 +80,7 @@ class ClockKeeping:
             if not events:
                 return None
             self._written = []  # a try rolled back before this one left its rows here: not committed
-            with self._journal.transaction():
+            with self._journal.transaction(folded=self._last_seq):
                 # Decided again on every row committed so far: another process may have booked
                 # this very tick a moment ago.
                 now = self._catch_up(now)
@@ -98,7 +98,7 @@ class ClockKeeping:
         the next command would book; a StorageError says why not."""
         with self._lock:
             self._catch_up(self.now())  # a plain read first: a database that does not answer is said as such
-            with self._journal.transaction():
+            with self._journal.transaction(folded=self._last_seq):
                 self._catch_up(self.now())
 
     def catch_up(self) -> int | None:
@@ -120,14 +120,12 @@ class ClockKeeping:
 
         The rows are committed (by another process), so the new state goes live at once, even
         if the command being decided is then refused or rolled back."""
-        head = self._journal.committed_seq()
-        if head <= self._last_seq:
-            return now  # the usual case: one indexed read (PostgreSQL: none, it came with BEGIN)
+        # The usual case is no row: one indexed read (in a PostgreSQL transaction: none, they came with BEGIN).
         # The last rows folded are kept for the rounds; a long catch-up holds no more of them than that.
-        draft, seq, at, folded = self._state.draft(), self._last_seq, None, deque(maxlen=recent_rows.KEEP)
-        for row in self._journal.rows(seq):
-            if row["seq"] > head:  # booked after this transaction began (PostgreSQL): this one appends after head
-                break
+        draft, seq, at, folded = None, self._last_seq, None, deque(maxlen=recent_rows.KEEP)
+        for row in self._journal.committed_rows(seq):
+            if draft is None:
+                draft = self._state.draft()
             if row["seq"] != seq + 1:
                 raise StorageError("journal_gap", f"The journal of {self._journal.path} jumps from entry {seq} "
                                    f"to {row['seq']}: run `terrabank verify`; nothing was recorded.")
@@ -135,6 +133,8 @@ class ClockKeeping:
                 draft.apply(event)
             seq, at = row["seq"], row["at"]
             folded.append(row)
+        if draft is None:
+            return now
         self._remember_folded(list(folded))  # committed by another process: the rounds need not read them again
         self._commit_state(seq, draft.commit())
         if at is not None and self._clock.advance_to(at):

@@ -124,8 +124,9 @@ class Journal(JournalReaders):
                                f"{version}; this Terrabank reads version {SCHEMA_VERSION}: "
                                "update Terrabank.", path=str(self.path), version=version)
 
-    def transaction(self) -> Transaction:
-        """BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception, which is re-raised (bank/store/sqlite_transaction.py)."""
+    def transaction(self, folded: int | None = None) -> Transaction:
+        """BEGIN IMMEDIATE ... COMMIT; ROLLBACK on any exception, which is re-raised (bank/store/sqlite_transaction.py).
+        `folded` (the caller's last seq) is PostgreSQL's hint; reading the file's rows costs no round trip."""
         return Transaction(self)
 
     def _fetch(self, sql: str, params=(), *, one: bool = True):

@@ -40,7 +40,7 @@ from bank.store.journal_pg_schema import LOCK_SPACE, SAVE_CHECKPOINT, ensure_sch
 from bank.store import journal_pg_hold
 from bank.store.journal_pg_deadline import deadline
 # The reads (and row_bytes, for bank/store/migrate_copy.py) live in their own module.
-from bank.store.journal_pg_reads import COLUMNS, HEAD_SQL as _HEAD, PostgresReads, row_bytes  # noqa: F401
+from bank.store.journal_pg_reads import COLUMNS, HEAD_SQL as _HEAD, PAGE, PostgresReads, row_bytes  # noqa: F401
 
 # Seconds a booking transaction may sit idle between its round trips (its Python deciding) while it holds
 # the game: far above a decision's milliseconds, so only a stalled process meets it.
@@ -146,11 +146,11 @@ class PostgresJournal(PostgresReads):
     # --- the write side: one transaction at a time, under the game's advisory lock ---------
 
     @contextmanager
-    def transaction(self):
-        """BEGIN ... COMMIT; ROLLBACK on any exception, which is re-raised. A command takes two round
-        trips: BEGIN and the chain's head go with its first read (the look-up of the command id); the
-        rows (journal, chain, snapshot, time line) go with the COMMIT as one pipeline. The game's lock
-        is taken with BEGIN (`_begin`): another process's writer waits there, before it reads anything."""
+    def transaction(self, folded: int | None = None):
+        """BEGIN ... COMMIT; ROLLBACK on any exception, which is re-raised. A command takes two round trips:
+        BEGIN, the game's lock, the chain's head and the rows after `folded` (the caller's last seq, for
+        `committed_rows`) go with its first read (the look-up of its id); the rows it writes go with the
+        COMMIT as one pipeline. Another process's writer waits for the lock there, before it reads anything."""
         self._check_hold()
         if self._pool is not None:
             self._conn = self._pool.take()
@@ -161,6 +161,7 @@ class PostgresJournal(PostgresReads):
         # psycopg believing in ones the server dropped ("prepared statement _pg3_2 does not exist").
         self._conn.prepare_threshold = None
         self._begun, self._pending, self._pending_checkpoint = False, [], None
+        self._news = (folded, None)  # (after which seq, the rows BEGIN read after it)
         try:
             self._tx_thread = threading.get_ident()
             try:
@@ -214,8 +215,11 @@ class PostgresJournal(PostgresReads):
         # A writer stalled between its round trips (stopped, swapped out) would hold every other process of
         # the game for as long as it stalls: PostgreSQL ends its session after HOLD_SECONDS idle in it.
         bound = f"SET LOCAL idle_in_transaction_session_timeout = {int(HOLD_SECONDS * 1000)}; "
-        text = (f"BEGIN; {bound}{lock}"
-                f"{_HEAD.format(game=game)}")
+        text = f"BEGIN; {bound}{lock}{_HEAD.format(game=game)}"
+        after = self._news[0]
+        if after is not None:  # what other processes booked since: no round trip of its own (committed_rows)
+            text += f"; SELECT {COLUMNS} FROM terrabank.journal WHERE game = {game} AND seq > {int(after)} " \
+                    f"ORDER BY seq LIMIT {PAGE}"
         if then is not None:  # bound here (several statements go only without parameters), quoted by psycopg
             text += "; " + psycopg_module().ClientCursor(self._conn).mogrify(*then)
         self._begun = True  # from here on a failure must be rolled back
@@ -232,10 +236,12 @@ class PostgresJournal(PostgresReads):
                 # Nothing written yet: a connection dropped while idle (a restart) is replaced, BEGIN sent again.
                 self._conn = reconnected(self._conn, self._url)
                 cur = self._conn.execute(text)
-            cur.nextset()  # past BEGIN's
-            cur.nextset()  # past the SET's
-            cur.nextset()  # past the lock's
+            for _ in range(3):
+                cur.nextset()  # past BEGIN's, the SET's and the lock's
             last = cur.fetchone()
+            if after is not None:
+                cur.nextset()
+                self._news = (after, cur.fetchall())
             result = None
             if then is not None:
                 cur.nextset()

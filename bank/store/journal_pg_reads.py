@@ -24,7 +24,7 @@ from bank.store.journal_pg_schema import GUARDS
 from bank.store.storage import StorageError
 
 IDLE_READERS = 4
-_PAGE = 500  # rows per read when streaming a journal
+PAGE = 500  # rows per read when streaming a journal
 _TEXT_COLUMNS = ("command_id", "fingerprint", "type", "actor", "command", "events")
 COLUMNS = "seq, command_id, fingerprint, type, actor, at, command, events"
 
@@ -173,12 +173,36 @@ class PostgresReads:
         """Rows with seq > after_seq in order, a page at a time (no connection held between pages)."""
         while True:
             page = self._fetch(f"SELECT {COLUMNS} FROM terrabank.journal WHERE game = %s AND seq > %s "
-                               f"ORDER BY seq LIMIT {_PAGE}", (self.game_id, after_seq), one=False)
+                               f"ORDER BY seq LIMIT {PAGE}", (self.game_id, after_seq), one=False)
             for r in page:
                 yield _row_dict(r)
-            if len(page) < _PAGE:
+            if len(page) < PAGE:
                 return
             after_seq = page[-1][0]
+
+    def committed_rows(self, after_seq: int) -> Iterator[dict]:
+        """The rows after `after_seq` a decision builds on: inside this thread's transaction, those committed
+        before it began (up to the head BEGIN read under the game's lock; when `after_seq` is the seq the
+        transaction was opened with, the rows came with BEGIN: no round trip); outside, every one committed
+        now, in one read (a page) without asking for the last seq first."""
+        if not self._in_tx:
+            yield from self.rows(after_seq)
+            return
+        if not self._begun:
+            self._begin()
+        head, (after, page) = self._committed_head, self._news
+        if after == after_seq and page is not None:
+            for r in page:
+                if r[0] > head:
+                    return
+                yield _row_dict(r)
+            if len(page) < PAGE:
+                return
+            after_seq = page[-1][0]
+        for row in self.rows(after_seq):
+            if row["seq"] > head:  # booked after this transaction began, by a writer outside the game's lock
+                return
+            yield row
 
     def _chain_records(self, up_to: int | None = None) -> list:
         limit = "" if up_to is None else " AND seq <= %s"

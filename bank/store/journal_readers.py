@@ -78,6 +78,17 @@ class JournalReaders:
                 cur.close()  # ends the read transaction, so the WAL can be checkpointed
             self._release(conn, healthy)
 
+    def committed_rows(self, after_seq: int) -> Iterator[dict]:
+        """The rows after `after_seq` up to the committed seq (inside this thread's transaction, the tip it
+        knows: its append claims the next seq); a row booked since is left for the next look."""
+        head = self.committed_seq()
+        if head <= after_seq:
+            return
+        for row in self.rows(after_seq):
+            if row["seq"] > head:
+                return
+            yield row
+
     def _reader(self) -> sqlite3.Connection:
         """This thread's read_view, an idle read-only connection, or a new one."""
         if threading.get_ident() in self._views:

@@ -20,6 +20,7 @@ import dataclasses
 import itertools
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -121,6 +122,65 @@ def test_a_process_deciding_holds_the_game_and_the_other_decides_after_it_on_its
     assert a.last_seq == b.last_seq == a_out["result"].seq
     assert a.state == b.state
     assert a.verify() == [] and b.verify() == []
+
+
+class RoundTrips:
+    """Counts what a journal's writer connection sends to PostgreSQL and waits for: a statement outside a
+    pipeline is one round trip (several statements in one text are one), a pipeline is one."""
+
+    def __init__(self, journal):
+        self.count, self._piped = 0, False
+        conn = journal._conn
+        execute, pipeline = conn.execute, conn.pipeline
+
+        def counted_execute(*args, **kwargs):
+            self.count += not self._piped
+            return execute(*args, **kwargs)
+
+        @contextmanager
+        def counted_pipeline(*args, **kwargs):
+            self.count, self._piped = self.count + 1, True
+            try:
+                with pipeline(*args, **kwargs) as piped:
+                    yield piped
+            finally:
+                self._piped = False
+
+        conn.execute, conn.pipeline = counted_execute, counted_pipeline
+
+
+def test_a_process_booking_after_the_others_holds_the_game_for_two_round_trips(game):
+    """The game's lock is held from the first round trip to the COMMIT, so every round trip in between is
+    time every other process of the game waits (and on a busy machine the holder may lose its core between
+    two). The rows the others booked meanwhile come with BEGIN and the lock, not in a read of their own:
+    b books after a's three commands in two round trips, on a state that holds a's rows."""
+    a, b = game(2)
+    book(b, **AWARD)  # b's writer is open and its state current
+    for _ in range(3):
+        book(a, **AWARD)
+    trips = RoundTrips(b._journal)
+    result = book(b, **AWARD)
+    assert trips.count == 2, f"{trips.count} round trips while b held the game"
+    assert result.seq == a.last_seq + 1 == b.last_seq
+    a.catch_up()
+    assert a.state == b.state
+    assert a.verify() == [] and b.verify() == []
+
+
+def test_a_process_folds_the_rows_the_others_booked_in_one_read(game, monkeypatch):
+    """A notice from another process (or the once-a-second look) makes each process fold the new rows:
+    every process does it for every command booked on any other, so its reads are paid N - 1 times per
+    command. One read of the rows after its last seq, not the last seq first and then the rows."""
+    a, b = game(2)
+    for _ in range(3):
+        book(a, **AWARD)
+    reads = []
+    fetch = b._journal._fetch
+    monkeypatch.setattr(b._journal, "_fetch", lambda *args, **kwargs: reads.append(args[0]) or fetch(*args, **kwargs))
+    assert b.catch_up() == a.last_seq
+    assert len(reads) == 1, reads
+    assert b.state == a.state
+    assert b.catch_up() is None and len(reads) == 2  # nothing new: still one read
 
 
 def test_a_process_stalled_while_it_holds_the_game_holds_the_others_only_for_a_bounded_time(game, monkeypatch):
