@@ -24,12 +24,13 @@ def run(job: dict):
 
 def main() -> int:
     job = pickle.load(sys.stdin.buffer)
+    answer_to, sys.stdout = sys.stdout.buffer, sys.stderr  # a library's print must not spoil the answer
     try:
         answer = ("ok", run(job))
     except Exception as exc:  # told to the worker, which keeps it for the admin page
         answer = ("error", exc)
-    pickle.dump(answer, sys.stdout.buffer)
-    sys.stdout.buffer.flush()
+    pickle.dump(answer, answer_to)
+    answer_to.flush()
     return 0
 
 
