@@ -126,16 +126,21 @@
    * Redraw the open panel when what it shows changed. An update about another team must not
    * erase the amounts a facilitator is entering, so the panel is compared by content, not by seq.
    */
-  function renderPanel(force) {
+  function renderPanel(force, fresh) {
     if (!tab || !state) return;
     var panel = TB.$('[data-panel="' + tab + '"]'), body = panel.querySelector("[data-body]");
     var b = state.board;
     var print = JSON.stringify([tab, team, card, view(), b.tracks, b.events, b.rate, b.options, b.animals_unlocked,
       tab === "trade" ? state.teams : null]);
     if (!force && body.dataset.print === print) return;
+    // The same tab of the same team drawn again: what the facilitator started in it stays (panel_keep.js),
+    // unless it was just booked (fresh: a booked trade's amounts must not stay, ready to book it again).
+    var kept = !fresh && body.dataset.drawn === tab + "/" + team ? W.keep(body) : null;
     body.dataset.print = print;
+    body.dataset.drawn = tab + "/" + team;
     var v = view();
     TB.fill(body, v ? Counter.panels[tab](v, desk()) : el("p", { class: "muted", text: t("choose_team_first") }));
+    if (kept && v) W.resume(body, kept);
   }
 
   /** What a panel needs from the counter, at the moment it is drawn (see console_tap_panels.js). */
@@ -156,6 +161,9 @@
   function send(command) {
     return W.send(command, { banner: banner, undo: may.indexOf("reverse") >= 0, done: function (result) {
       if (command.type === "harvest" && !result.data.duplicate) harvestedHere[command.team + "/" + command.card] = Date.now();
+      // Booked: the panel starts again empty, whatever redraws came meanwhile (a panel with nothing started
+      // is left as it is: its buttons stay under the finger for a double tap's second tap).
+      if (tab && W.started(TB.$('[data-panel="' + tab + '"] [data-body]'))) renderPanel(true, true);
       refreshSoon();
     } });
   }

@@ -170,14 +170,21 @@
       return true;
     }
     if (armed) return false;
-    button.dataset.armed = String(Date.now());
+    W.arm(button, question, Date.now());
+    return false;
+  };
+
+  var ASK_FOR_MS = 5000;  // the question stays this long after the first tap, then the button is itself again
+
+  /** `button` asks `question` since `at` (a first tap then, or a redrawn panel's button taking its place). */
+  W.arm = function (button, question, at) {
+    button.dataset.armed = String(at);
     button.dataset.label = button.textContent;
     button.textContent = question;
     button.classList.add("btn-confirm");
     setTimeout(function () {
       if (button.dataset.armed) { delete button.dataset.armed; button.textContent = button.dataset.label; button.classList.remove("btn-confirm"); }
-    }, 5000);
-    return false;
+    }, Math.max(0, at + ASK_FOR_MS - Date.now()));
   };
 
   /* ---- sending a command: one at a time, result or error in the banner, then Undo ---- */
@@ -191,7 +198,15 @@
   /** Something else was done since (a field typed in, another tab or team chosen): the next tap is a
    * new booking, not the second tap of a double tap. */
   W.notARepeat = function () { lastBooking = 0; };
-  document.addEventListener("input", W.notARepeat, true);
+  var retyping = false;
+  document.addEventListener("input", function () { if (!retyping) W.notARepeat(); }, true);
+
+  /** A number put back in a redrawn panel (panel_keep.js): its form hears it as typed, but it is not the
+   * facilitator doing something new, so a double tap's second tap is still one. */
+  W.retyped = function (input) {
+    retyping = true;
+    try { input.dispatchEvent(new Event("input", { bubbles: true })); } finally { retyping = false; }
+  };
 
   /** True within 700 ms of the last booking: a tap now is the second of a double tap. */
   W.justBooked = function () { return Date.now() - lastBooking < REPEAT_MS; };
