@@ -9,8 +9,11 @@ the write path at its worst ("answered" and "booked" then agree; a refusal would
 
 Each game is served by its own N `terrabank serve` processes (bench/processes_cluster.Cluster:
 one throwaway PostgreSQL and Redis for all, tests/postgres_kit.py and redis_kit.py), so 4 games
-x 4 processes are 16 servers (each game has servers of its own here, not `serve --games`). Each
-cell is the median of --runs windows on the same servers, with every window's figure printed beside it.
+x 4 processes are 16 servers (each game has servers of its own here, not `serve --games`). Every
+cell's servers run for the whole bench; the cells are measured in turn, one window each a round (the
+others' consoles paused), so a load that drifts on a shared machine weighs on every cell alike. Each
+cell is the median of --runs windows, with every window's figure printed beside it; the CPU of the
+consoles themselves (this process) is printed apart.
 
 --code FOLDER runs the servers from another checkout (e.g. `git worktree add /tmp/before HEAD`
 made before a change), with that checkout's config.toml: what the change bought, measured by this same script on this machine.
@@ -18,6 +21,7 @@ made before a change), with that checkout's config.toml: what the change bought,
     .venv/bin/python bench/system/bench_saturation.py                                  # the table
     .venv/bin/python bench/system/bench_saturation.py --code /tmp/before --label before
     .venv/bin/python bench/system/bench_saturation.py --counts 1,4 --games 1 --seconds 5 --runs 3   # a trial
+    .venv/bin/python bench/system/bench_saturation.py --cells 1x1,2x1,4x1,1x4 --record   # PERFORMANCE.md's rows
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class Commanders:
         self.answered, self.booked, self.failed = [0] * count, [0] * count, [0] * count
         self.why: Counter = Counter()  # what the failures were: an error code, or the exception's name
         self.halt = threading.Event()
+        self.go = threading.Event()  # set: the consoles send; clear: each stops after its command in flight
         self.threads = [threading.Thread(target=self._run, args=(i,), daemon=True) for i in range(count)]
 
     @staticmethod
@@ -65,6 +70,7 @@ class Commanders:
 
     def stop(self) -> None:
         self.halt.set()
+        self.go.set()
         for thread in self.threads:
             thread.join(60)
 
@@ -73,6 +79,7 @@ class Commanders:
 
     def _run(self, i: int) -> None:
         for k in itertools.count():
+            self.go.wait()
             if self.halt.is_set():
                 return
             command = {"type": "award", "team": self.teams[(i + k) % len(self.teams)], "points": 1,
@@ -154,86 +161,126 @@ def warm_up(consoles: list, args, processes: int) -> None:
         time.sleep(0.1)
 
 
-def measure(clusters: list, args, tag: str, url: str, others: list) -> list[dict]:
-    """--runs windows of --seconds on running clusters, after a warm-up: one dict per window.
-    `others`: the database's and the queue's pids, whose CPU counts too."""
-    consoles = []
-    for g, cluster in enumerate(clusters):
-        urls = [f"http://127.0.0.1:{port}" for port in cluster.ports]
-        lead = Api(urls[0]).login()
-        lead.command(f"{tag}-start-{g}", type="start_clock")
-        status, links = lead.request("GET", "/api/teams/links")
-        consoles.append(Commanders(urls, list(links), args.commanders, f"{tag}-{g}"))
-    pids = [pid for cluster in clusters for pid in cluster.pids()]
-    for c in consoles:
-        c.start()
-    windows, watch = [], LockWatch(url)
+class Cell:
+    """`processes` servers per game x `games` games, running for the whole bench, driven only in its windows."""
+
+    def __init__(self, processes: int, games: int, args, postgres, redis):
+        self.processes, self.games = processes, games
+        folder = Path(tempfile.mkdtemp(prefix=f"terrabank-saturation-{processes}x{games}-"))
+        self.clusters, self.consoles, self.windows, self.warm = [], [], [], False
+        try:
+            for g in range(games):
+                self.clusters.append(Cluster(folder / f"game-{g}", f"sat{processes}x{games}g{g}", postgres.url,
+                                             redis.url, processes, args.config))
+            tag = f"sat{processes}x{games}"
+            for g, cluster in enumerate(self.clusters):
+                urls = [f"http://127.0.0.1:{port}" for port in cluster.ports]
+                lead = Api(urls[0]).login()
+                lead.command(f"{tag}-start-{g}", type="start_clock")
+                status, links = lead.request("GET", "/api/teams/links")
+                self.consoles.append(Commanders(urls, list(links), args.commanders, f"{tag}-{g}"))
+            for c in self.consoles:
+                c.start()
+        except BaseException:
+            self.stop()
+            raise
+        self.pids = [pid for cluster in self.clusters for pid in cluster.pids()]
+
+    def drive(self, on: bool) -> None:
+        for c in self.consoles:
+            (c.go.set if on else c.go.clear)()
+
+    def stop(self) -> None:
+        for c in self.consoles:
+            c.stop()
+        for cluster in self.clusters:
+            cluster.stop()
+
+
+def window(cell: Cell, args, watch, others: list) -> dict:
+    """One window of --seconds on `cell`, its consoles sending, every other cell's paused (warmed up first
+    the first time). `others`: the database's and the queue's pids, whose CPU counts too."""
+    cell.drive(True)
+    if not cell.warm:
+        warm_up(cell.consoles, args, cell.processes)
+        cell.warm = True
+    else:
+        time.sleep(1.0)  # the consoles back at their pace, the servers' threads awake
+    consoles, pids = cell.consoles, cell.pids
+    before = [c.totals() for c in consoles]
+    cpu, ticks, wall, clients = cpu_seconds(pids), machine_ticks(), time.monotonic(), time.process_time()
+    cpu_others = cpu_without(others, watch.backend)
+    sampled, (commits, rollbacks) = len(watch.samples), watch.counters()
+    time.sleep(args.seconds)
+    after = [c.totals() for c in consoles]
+    took = time.monotonic() - wall
+    clients = time.process_time() - clients  # this bench's own process: the consoles (and the lock watcher)
+    busy, all_ticks = (a - b for a, b in zip(machine_ticks(), ticks))
+    answered, booked, failed = (sum(a[j] - b[j] for a, b in zip(after, before)) for j in range(3))
+    waits = watch.samples[sampled:]
+    commits_after, rollbacks_after = watch.counters()
+    servers = cpu_seconds(pids) - cpu
+    database = cpu_without(others, watch.backend) - cpu_others
+    cell.drive(False)
+    time.sleep(0.5)  # the commands in flight answered before the next cell's window
+    return {"answered": answered / took, "booked": booked / took, "failed": failed,
+            "why": dict(sum((c.why for c in consoles), Counter())),
+            "servers_cpu": servers / took, "database_cpu": database / took, "clients_cpu": clients / took,
+            # every process a command runs through: servers, PostgreSQL's backends, Redis
+            "cpu_ms_per_booked": 1000 * (servers + database) / max(1, booked),
+            "machine_busy": busy / max(1, all_ticks) * os.cpu_count(),
+            "waiting": sum(waits) / max(1, len(waits)),
+            "rolled_back": (rollbacks_after - rollbacks) / max(1, booked)}
+
+
+def summary(cell: Cell, log) -> dict:
+    windows = cell.windows
+    problems = [p for c in cell.clusters for p in c.problems()]
+    result = {"processes": cell.processes, "games": cell.games, "windows": windows, "problems": problems,
+              "answered": statistics.median(w["answered"] for w in windows),
+              "waiting": statistics.median(w["waiting"] for w in windows),
+              "rolled_back": statistics.median(w["rolled_back"] for w in windows),
+              # Per CPU-second the servers got: on a machine others load, what is left of the figure
+              # once their share of the cores is taken out (it still counts waits for the game's lock).
+              "per_cpu": statistics.median(w["answered"] / max(w["servers_cpu"], 1e-9) for w in windows),
+              "cpu_ms": statistics.median(w["cpu_ms_per_booked"] for w in windows),
+              "booked": statistics.median(w["booked"] for w in windows)}
+    each = ", ".join(f"{w['answered']:.0f}" for w in windows)
+    med = lambda key: statistics.median(w[key] for w in windows)  # noqa: E731
+    print(f"{cell.processes} process(es) per game x {cell.games} game(s): {result['answered']:.0f} answered/s "
+          f"(windows {each}), {result['booked']:.0f} booked/s, failures {sum(w['failed'] for w in windows)}, "
+          f"{windows[-1]['why'] or ''}, servers' CPU {med('servers_cpu'):.2f} cores, PostgreSQL and Redis "
+          f"{med('database_cpu'):.2f}, the consoles {med('clients_cpu'):.2f}, machine busy "
+          f"{med('machine_busy'):.2f} of {os.cpu_count()} cores, "
+          f"backends waiting for a game's lock {result['waiting']:.2f} on average, rollbacks per booked command "
+          f"{result['rolled_back']:.2f}, CPU per booked command {result['cpu_ms']:.1f} ms (servers, "
+          f"PostgreSQL, Redis), log problems {len(problems)}", file=log, flush=True)
+    return result
+
+
+def measure_all(cells: list, args, postgres, redis, log) -> list[dict]:
+    """--runs rounds; in each, one window per cell, the cells in turn (the order shifted each round): a
+    machine whose load drifts (other work on shared cores) weighs on every cell alike, not on the last."""
+    watch = LockWatch(postgres.url)
     watch.start()
     try:
-        warm_up(consoles, args, len(clusters[0].ports))
-        for _ in range(args.runs):
-            before = [c.totals() for c in consoles]
-            cpu, ticks, wall = cpu_seconds(pids), machine_ticks(), time.monotonic()
-            cpu_others = cpu_without(others, watch.backend)
-            sampled, (commits, rollbacks) = len(watch.samples), watch.counters()
-            time.sleep(args.seconds)
-            after = [c.totals() for c in consoles]
-            took = time.monotonic() - wall
-            busy, all_ticks = (a - b for a, b in zip(machine_ticks(), ticks))
-            answered, booked, failed = (sum(a[j] - b[j] for a, b in zip(after, before)) for j in range(3))
-            waits = watch.samples[sampled:]
-            commits_after, rollbacks_after = watch.counters()
-            windows.append({"answered": answered / took, "booked": booked / took, "failed": failed,
-                            "why": dict(sum((c.why for c in consoles), Counter())),
-                            "servers_cpu": (cpu_seconds(pids) - cpu) / took,
-                            # every process a command runs through: servers, PostgreSQL's backends, Redis
-                            "cpu_ms_per_booked": 1000 * (cpu_seconds(pids) - cpu + cpu_without(others, watch.backend)
-                                                         - cpu_others) / max(1, booked),
-                            "machine_busy": busy / max(1, all_ticks) * os.cpu_count(),
-                            "waiting": sum(waits) / max(1, len(waits)),
-                            "rolled_back": (rollbacks_after - rollbacks) / max(1, booked)})
+        for r in range(args.runs):
+            for cell in cells[r % len(cells):] + cells[:r % len(cells)]:
+                cell.windows.append(window(cell, args, watch, database_pids(postgres, redis)))
+                w = cell.windows[-1]
+                print(f"  round {r + 1}: {cell.processes}x{cell.games} {w['answered']:.0f}/s, "
+                      f"{w['cpu_ms_per_booked']:.1f} ms a command, load "
+                      f"{Path('/proc/loadavg').read_text().split()[0]}", file=log, flush=True)
     finally:
-        for c in consoles:
-            c.stop()
         watch.stop()
-    return windows
-
-
-def run_cell(processes: int, games: int, args, postgres, redis, log) -> dict:
-    folder = Path(tempfile.mkdtemp(prefix=f"terrabank-saturation-{processes}x{games}-"))
-    clusters = []
-    try:
-        for g in range(games):
-            clusters.append(Cluster(folder / f"game-{g}", f"sat{g}", postgres.url, redis.url, processes, args.config))
-        windows = measure(clusters, args, f"sat{processes}x{games}", postgres.url, database_pids(postgres, redis))
-        problems = [p for c in clusters for p in c.problems()]
-    finally:
-        for cluster in clusters:
-            cluster.stop()
-    cell = {"processes": processes, "games": games, "windows": windows, "problems": problems,
-            "answered": statistics.median(w["answered"] for w in windows),
-            # Per CPU-second the servers got: on a machine others load, what is left of the figure
-            # once their share of the cores is taken out (it still counts waits for the game's lock).
-            "waiting": statistics.median(w["waiting"] for w in windows),
-            "rolled_back": statistics.median(w["rolled_back"] for w in windows),
-            "per_cpu": statistics.median(w["answered"] / max(w["servers_cpu"], 1e-9) for w in windows),
-            "cpu_ms": statistics.median(w["cpu_ms_per_booked"] for w in windows),
-            "booked": statistics.median(w["booked"] for w in windows)}
-    each = ", ".join(f"{w['answered']:.0f}" for w in windows)
-    print(f"{processes} process(es) per game x {games} game(s): {cell['answered']:.0f} answered/s "
-          f"(windows {each}), {cell['booked']:.0f} booked/s, failures {sum(w['failed'] for w in windows)}, "
-          f"{windows[-1]['why'] or ''}, servers' CPU {statistics.median(w['servers_cpu'] for w in windows):.2f} cores, machine busy "
-          f"{statistics.median(w['machine_busy'] for w in windows):.2f} of {os.cpu_count()} cores, "
-          f"backends waiting for a game's lock {cell['waiting']:.2f} on average, rollbacks per booked command "
-          f"{cell['rolled_back']:.2f}, CPU per booked command {cell['cpu_ms']:.1f} ms (servers, "
-          f"PostgreSQL, Redis), log problems {len(problems)}", file=log, flush=True)
-    return cell
+    return [summary(cell, log) for cell in cells]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--counts", default="1,2,4", help="processes per game")
     parser.add_argument("--games", default="1,4", help="games served at once")
+    parser.add_argument("--cells", help="PROCESSESxGAMES,... instead of --counts x --games, e.g. 1x1,2x1,4x1,1x4")
     parser.add_argument("--commanders", type=int, default=8, help="closed-loop consoles per game")
     parser.add_argument("--runs", type=int, default=3, help="measured windows per cell (the median is kept)")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each window")
@@ -255,13 +302,19 @@ def main() -> int:
     print(f"bench_saturation ({args.label}{', code in ' + args.code if args.code else ''}): {machine()}, "
           f"load {' '.join(Path('/proc/loadavg').read_text().split()[:3])}; {args.commanders} consoles per game, "
           f"closed loop, {args.runs} windows of {args.seconds:g} s", file=log, flush=True)
+    if args.cells:
+        shapes = [tuple(int(x) for x in each.split("x")) for each in args.cells.split(",")]
+    else:
+        shapes = [(p, g) for g in (int(x) for x in args.games.split(",")) for p in (int(x) for x in args.counts.split(","))]
     postgres, redis = queue_servers()
-    cells = []
+    started = []
     try:
-        for games in [int(x) for x in args.games.split(",")]:
-            for processes in [int(x) for x in args.counts.split(",")]:
-                cells.append(run_cell(processes, games, args, postgres, redis, log))
+        for processes, games in shapes:
+            started.append(Cell(processes, games, args, postgres, redis))
+        cells = measure_all(started, args, postgres, redis, log)
     finally:
+        for cell in started:
+            cell.stop()
         redis.stop()
         postgres.stop()
     if args.record:
@@ -271,11 +324,15 @@ def main() -> int:
           "rollbacks per booked |", file=log)
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", file=log)
     for cell in cells:
-        one = next(c for c in cells if c["games"] == cell["games"] and c["processes"] == cells[0]["processes"])
+        one = next((c for c in cells if c["games"] == cell["games"] and c["processes"] == 1), cells[0])
         print(f"| {cell['processes']} | {cell['games']} | {cell['answered']:.0f} | {cell['booked']:.0f} | "
               f"{cell['answered'] / one['answered']:.2f} | {cell['per_cpu']:.0f} | {cell['cpu_ms']:.1f} | "
               f"{cell['cpu_ms'] / one['cpu_ms']:.2f} | {cell['waiting']:.2f} | "
               f"{cell['rolled_back']:.2f} |", file=log, flush=True)
+    one, four = (next((c for c in cells if (c["processes"], c["games"]) == shape), None) for shape in ((1, 1), (1, 4)))
+    if one and four:
+        print(f"\n4 games on 4 processes (one each): {four['answered']:.0f} commands/s, "
+              f"{four['answered'] / one['answered']:.2f}x one game on one process", file=log, flush=True)
     return 0
 
 
@@ -284,8 +341,9 @@ def keep(cells: list, args) -> None:
     from record import main_table, record, script
 
     one = {c["processes"]: c for c in cells if c["games"] == 1}
-    if not {1, 2, 4} <= set(one):
-        raise SystemExit("bench_saturation --record: needs --games 1 (or 1,4) and --counts 1,2,4")
+    games = next((c for c in cells if (c["processes"], c["games"]) == (1, 4)), None)
+    if not {1, 2, 4} <= set(one) or games is None:
+        raise SystemExit("bench_saturation --record: needs the cells 1x1,2x1,4x1 and 1x4 (--cells)")
     rows = [{"figure": "Processes of one game: rollbacks per booked command, 2 and 4 processes",
              "value": round(max(one[2]["rolled_back"], one[4]["rolled_back"]), 2), "unit": "", "goal": "<=", "limit": 0.1},
             {"figure": "Processes of one game: CPU per booked command, 4 processes, x one process",
@@ -293,10 +351,12 @@ def keep(cells: list, args) -> None:
     rows += [{"figure": f"Processes of one game: commands a second, {n} processes, x one process",
               "value": round(one[n]["answered"] / one[1]["answered"], 2), "unit": "x", "goal": ">=", "limit": 0.9}
              for n in (2, 4)]
+    rows.append({"figure": "Four games on four processes (one each): commands a second, x one game on one process",
+                 "value": round(games["answered"] / one[1]["answered"], 2), "unit": "x", "goal": ">=", "limit": 2.5})
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     record("09_saturation", rows, command=" ".join([".venv/bin/python", script(__file__), *sys.argv[1:]]),
-           measured=f"{time.strftime('%Y-%m-%d')}, one game on PostgreSQL, {args.commanders} consoles, the median of "
-                    f"{args.runs} windows of {args.seconds:g} s; {machine()}, load {load} at the end")
+           measured=f"{time.strftime('%Y-%m-%d')}, games on PostgreSQL, {args.commanders} consoles a game, the median of "
+                    f"{args.runs} windows of {args.seconds:g} s, the cells in turn; {machine()}, load {load} at the end")
     main_table()
 
 
