@@ -89,3 +89,30 @@ def test_one_booking_costs_one_entry_in_the_patch_whatever_the_feed_holds(game, 
     print(f"\nfeed per booking: public patch +{public_bytes} B, team patch +{team_bytes} B; "
           f"whole feed {whole[0]} B public, {whole[1]} B team (on connect)")
     assert public_bytes < whole[0] / 4 and team_bytes < whole[1] / 2
+
+
+def test_a_feed_asked_after_every_booking_is_the_feed_a_bank_reopened_on_the_file_gives(game, tmp_path):
+    """The feeds' parts are made once per entry and kept (feed_tail.FeedTail.shown): after every booking, undo
+    included, what the screens and each phone get is what a bank that never kept anything makes from the journal."""
+    bank, config, run = game
+    run(type="inventory", team="blue", counted={"energy": 5, "water": 5, "dioxygen": 5}, reason="box counted")
+    steps = [dict(type="award", team="blue", points=1, reason="fair play"),
+             dict(type="build", team="blue", building="power_plant_1"),
+             dict(type="harvest", team="red", card="harvester-1", resource="water"),
+             dict(type="award", team="blue", points=2, reason="help"),
+             "reverse the build",
+             dict(type="harvest", team="blue", card="harvester-1", resource="water")]
+    built = None
+    for step in steps:
+        done = run(type="reverse", seq=built.seq, reason="wrong team") if step == "reverse the build" else run(**step)
+        built = done if isinstance(step, dict) and step["type"] == "build" else built
+        for _ in range(2):  # asked twice: the second from what was kept
+            kept = {"public": payloads.public(bank, config)["feed"],
+                    **{t: payloads.team(bank, config, t)["team_feed"] for t in config.teams}}
+        fresh_bank = Bank.open(tmp_path / "game.db", config)
+        try:
+            fresh = {"public": payloads.public(fresh_bank, config)["feed"],
+                     **{t: payloads.team(fresh_bank, config, t)["team_feed"] for t in config.teams}}
+        finally:
+            fresh_bank.close()
+        assert kept == fresh, step
