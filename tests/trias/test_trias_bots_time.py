@@ -3,7 +3,7 @@
 A person waits for the computer seats at the table: a decision over 2 s feels like a
 frozen screen. Greedy ("easy") had no time bound (4.26 s for one 4-player decision on
 a loaded machine); it now judges moves in a random order until its budget (0.35 s)
-is spent. The search levels stop at theirs (0.5 s, 1.7 s). This test keeps both cores busy
+is spent. The search levels stop at theirs (0.5 s, 1.5 s). This test keeps both cores busy
 with eight spinning processes (a load of about 4 per core) and takes the
 decisions with each level's real default budget, where a game has the most moves to
 judge: the 5-player map late in the game, and the first placements.

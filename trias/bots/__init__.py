@@ -34,10 +34,11 @@ LEVELS = ("random", "easy", "medium", "hard")
 # 0.5 s a decision: with less, a Pi buys it too few iterations to beat easy. Hard keeps the subtree of the
 # move it plays for its next decision ("reuse"), so a turn's later actions start from what its first
 # search learnt of them, and what a decision leaves of its share goes to the turn's later decisions
-# ("carry", turn.py: a search stops early when its choice is settled). Its 4.4 s a turn and 1.7 s a
-# decision leave 0.1 s of overrun to each of a turn's six decisions and 0.3 s to the longest one.
+# ("carry", turn.py: a search stops early when its choice is settled). Its 4.0 s a turn and 1.5 s a
+# decision keep the table's bounds first (5 s a turn, 2 s a decision): at 4.4 s and 1.7 s two decisions
+# with their whole CPU share went over 2 s on a slow host, and the longest turn took 5.2 s.
 DEFAULT_BUDGET = {"easy": {"turn": 1.5, "seconds": 0.35}, "medium": {"seconds": 0.5},
-                  "hard": {"turn": 4.4, "seconds": 1.7, "reuse": True, "carry": True}}
+                  "hard": {"turn": 4.0, "seconds": 1.5, "reuse": True, "carry": True}}
 TURN_BOUND = {"easy": 2.0, "hard": 5.0}  # seconds a table may wait for a whole computer turn on a Pi
 
 __all__ = ["choose", "LEVELS", "DEFAULT_BUDGET", "TURN_BOUND", "random_action", "greedy_action", "search_action"]
