@@ -193,6 +193,7 @@ def test_a_restarted_postgres_finds_the_server_holding_its_game_again(game, post
     assert log.count("lost the hold") == 1 and log.count(f"took back the hold on game '{game.name}'") == 1, log[-3000:]
 
 
+@pytest.mark.serial("a stopped server's reconnect after a PostgreSQL restart, within 30 s: beside four workers on a slow host it took longer")
 def test_a_server_whose_hold_another_took_books_nothing_and_says_who(game, postgres_server):
     """Before: the second queue-less server started and both booked into the one game."""
     proc_a, port_a = game.serve("a")
