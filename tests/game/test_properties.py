@@ -59,14 +59,21 @@ def reputation_from_entries(game) -> dict:
     return totals
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(steps, st.booleans())
-def test_random_games_keep_every_invariant(plan, tracks_open):
+
+def rich_game(tracks_open: bool) -> Game:
+    """Rich teams, so that purchases, trades and fights happen, not only refusals; the tracks at the animals'
+    level when `tracks_open`."""
     g = Game()
-    for t in TEAMS:  # rich teams, so that purchases, trades and fights happen, not only refusals
+    for t in TEAMS:
         g.give(t, joker=10, **{r: 30 for r in PLAIN})
     if tracks_open:
         g.set_tracks(**{t: CONFIG.animal_unlock_level for t in CONFIG.tracks})
+    return g
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps, st.booleans())
+def test_random_games_keep_every_invariant(plan, tracks_open):
+    g = rich_game(tracks_open)
     for command, wait, faces in plan:
         g.wait(wait)
         g.dice = list(faces)
@@ -116,11 +123,7 @@ def test_what_each_team_can_afford_is_what_a_fresh_look_finds_after_every_comman
     (R21-R23, R26, R28, R29): a unique animal another team bought, a building's discount, a track opening animals."""
     from bank.game import views
 
-    g = Game()
-    for t in TEAMS:
-        g.give(t, joker=10, **{r: 30 for r in PLAIN})
-    if tracks_open:
-        g.set_tracks(**{t: CONFIG.animal_unlock_level for t in CONFIG.tracks})
+    g = rich_game(tracks_open)
     for command, wait, faces in plan:
         g.wait(wait)
         g.dice = list(faces)
