@@ -174,7 +174,9 @@
     return false;
   };
 
-  var ASK_FOR_MS = 5000;  // the question stays this long after the first tap, then the button is itself again
+  // The question stays this long after the first tap, then the button is itself again (on W so that a
+  // browser test on a loaded machine can hold it open while another station books).
+  W.ASK_FOR_MS = 5000;
 
   /** `button` asks `question` since `at` (a first tap then, or a redrawn panel's button taking its place). */
   W.arm = function (button, question, at) {
@@ -184,7 +186,7 @@
     button.classList.add("btn-confirm");
     setTimeout(function () {
       if (button.dataset.armed) { delete button.dataset.armed; button.textContent = button.dataset.label; button.classList.remove("btn-confirm"); }
-    }, Math.max(0, at + ASK_FOR_MS - Date.now()));
+    }, Math.max(0, at + W.ASK_FOR_MS - Date.now()));
   };
 
   /* ---- sending a command: one at a time, result or error in the banner, then Undo ---- */
