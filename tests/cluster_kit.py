@@ -58,6 +58,15 @@ def cluster(tmp_path, postgres_server, redis_server):
     made.stop()
 
 
+@pytest.fixture(scope="module")
+def module_cluster(tmp_path_factory, postgres_server, redis_server):
+    """One cluster for a module's tests that can share a game and its processes: a `terrabank init`
+    and each process's start cost seconds of CPU, several times over on a loaded machine."""
+    made = Cluster(tmp_path_factory.mktemp("cluster"), postgres_server.url, redis_server.url)
+    yield made
+    made.stop()
+
+
 def start_game(api: Api) -> dict:
     """Start the game clock through `api` (a lead's); returns each team's phone link."""
     status, links = api.request("GET", "/api/teams/links")

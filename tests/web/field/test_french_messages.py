@@ -10,6 +10,7 @@ refusal carries. A browser test then meets one prerequisite refusal on the Frenc
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from pathlib import Path
@@ -24,7 +25,8 @@ PREFIXES = {"animals_locked_until_all_tracks_reach_": ("animals_locked", {"level
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 
-def _choices() -> set:
+@functools.cache  # every Python file of bank/ parsed: once per run, not once per refusal and test
+def _choices() -> frozenset:
     """The `what` of every fields.choice(cmd, name, allowed, what): its refusal is unknown_<what>."""
     found = set()
     for path in (ROOT / "bank").rglob("*.py"):
@@ -32,11 +34,16 @@ def _choices() -> set:
             if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) == "choice" \
                     and len(node.args) >= 4 and isinstance(node.args[3], ast.Constant):
                 found.add("unknown_" + node.args[3].value.replace(" ", "_"))
-    return found
+    return frozenset(found)
 
 
 def raised_codes() -> dict:
     """{code: parameters it may carry}, from every RuleError/CommandError/BankError raised by the rules."""
+    return {code: set(params) for code, params in _raised_codes().items()}  # a copy: the scan is read once
+
+
+@functools.cache
+def _raised_codes() -> dict:
     codes: dict = {}
     for path in RAISING:
         for node in ast.walk(ast.parse(path.read_text())):

@@ -17,14 +17,29 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
 from harness import USER, Api  # noqa: E402
 from sio_kit import Phone  # noqa: E402
-from cluster_kit import cluster, nginx_in_front, start_game  # noqa: E402,F401 (cluster: the fixture)
+from cluster_kit import cluster, module_cluster, nginx_in_front, start_game  # noqa: E402,F401 (the fixtures)
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
+
+
+@pytest.fixture(scope="module")
+def pair(module_cluster):
+    """Two processes on one game, shared by the tests that kill neither and need no other settings: each
+    test books its own commands (harvests may repeat: min_interval_seconds = 0), its checks read those."""
+    return module_cluster.serve("a"), module_cluster.serve("b")
+
+
+@pytest.fixture(scope="module")
+def proxied(module_cluster):
+    """Two processes of the same game behind a proxy (TERRABANK_PROXIES=1), as deploy/ runs them."""
+    behind = {"TERRABANK_PROXIES": "1"}
+    return module_cluster.serve("p", behind), module_cluster.serve("q", behind)
 
 
 def lead(port: int) -> Api:
@@ -43,8 +58,8 @@ def state_seq(api: Api) -> int:
     return body["seq"]
 
 
-def test_a_command_booked_on_one_process_reaches_a_phone_on_the_other(cluster):
-    (_, port_a), (_, port_b) = cluster.serve("a"), cluster.serve("b")
+def test_a_command_booked_on_one_process_reaches_a_phone_on_the_other(pair):
+    (_, port_a), (_, port_b) = pair
     on_a = lead(port_a)
     links = start_game(on_a)
     phone = Phone(port_b, {"team": links["blue"]})
@@ -66,8 +81,8 @@ def test_a_command_booked_on_one_process_reaches_a_phone_on_the_other(cluster):
         phone.close()
 
 
-def test_the_same_command_id_sent_to_both_processes_is_booked_once(cluster):
-    (_, port_a), (_, port_b) = cluster.serve("a"), cluster.serve("b")
+def test_the_same_command_id_sent_to_both_processes_is_booked_once(pair):
+    (_, port_a), (_, port_b) = pair
     on_a, on_b = lead(port_a), lead(port_b)
     assert on_a.command("start", type="start_clock")[0] == 200
     replies = {}
@@ -87,8 +102,9 @@ def test_the_same_command_id_sent_to_both_processes_is_booked_once(cluster):
     assert [r["command_id"] for r in rows["rows"]].count("phone-retry-7") == 1
 
 
-def test_killing_one_process_during_a_burst_loses_no_acknowledged_command(cluster):
-    (proc_a, port_a), (_, port_b) = cluster.serve("a"), cluster.serve("b")
+def test_killing_one_process_during_a_burst_loses_no_acknowledged_command(module_cluster, pair):
+    # The process killed is a third one of the shared game, started for this test; b is the pair's.
+    (proc_a, port_a), (_, port_b) = module_cluster.serve("killed-in-a-burst"), pair[1]
     on_b = lead(port_b)
     assert on_b.command("start", type="start_clock")[0] == 200
     acknowledged: list[str] = []
@@ -162,12 +178,11 @@ class FromAddress(Api):
         return super().request(*args, **kwargs)
 
 
-def test_the_shipped_nginx_config_serves_two_processes_and_keeps_each_phones_address(cluster, tmp_path):
+def test_the_shipped_nginx_config_serves_two_processes_and_keeps_each_phones_address(proxied, tmp_path):
     """deploy/nginx-terrabank.conf in front of two processes (TERRABANK_PROXIES=1): pages, commands
     and a phone's live updates pass through it, and a log-in lock-out stays with the address that
     earned it: the proxy's address is not everyone's."""
-    behind = {"TERRABANK_PROXIES": "1"}
-    (_, port_a), (_, port_b) = cluster.serve("a", behind), cluster.serve("b", behind)
+    (_, port_a), (_, port_b) = proxied
     proxy, port = nginx_in_front(tmp_path, [port_a, port_b])
     try:
         on_proxy = lead(port)
@@ -194,10 +209,10 @@ def test_the_shipped_nginx_config_serves_two_processes_and_keeps_each_phones_add
         proxy.wait(timeout=10)
 
 
-def test_a_trias_move_made_on_one_process_reaches_the_board_on_the_other(cluster):
+def test_a_trias_move_made_on_one_process_reaches_the_board_on_the_other(pair):
     """Trias games live in the database too: the shared screen, connected to the other process,
     is pushed the move at once (the Redis notice), not at its next reconnection."""
-    (_, port_a), (_, port_b) = cluster.serve("a"), cluster.serve("b")
+    (_, port_a), (_, port_b) = pair
     table = Api(f"http://127.0.0.1:{port_a}")
     _, body = table.request("GET", "/api/csrf")
     table.csrf = body["csrf"]
@@ -222,11 +237,12 @@ def test_a_trias_move_made_on_one_process_reaches_the_board_on_the_other(cluster
         board.close()
 
 
-def test_a_phone_whose_process_died_reconnects_through_nginx_and_sees_every_booked_row(cluster, tmp_path):
+def test_a_phone_whose_process_died_reconnects_through_nginx_and_sees_every_booked_row(module_cluster, proxied,
+                                                                                       tmp_path):
     """The host of one process loses power: nginx sends the phone's reconnection to the other
     process, whose first picture already holds what the dead one booked, and the game goes on."""
-    behind = {"TERRABANK_PROXIES": "1"}
-    (proc_a, port_a), (_, port_b) = cluster.serve("a", behind), cluster.serve("b", behind)
+    # The process that dies is one started for this test, beside the proxied pair's second.
+    (proc_a, port_a), (_, port_b) = module_cluster.serve("dies", {"TERRABANK_PROXIES": "1"}), proxied[1]
     proxy, port = nginx_in_front(tmp_path, [port_a, port_b])
     try:
         on_a = lead(port_a)
