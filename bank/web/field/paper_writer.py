@@ -57,7 +57,7 @@ class StateWriter:
     def __init__(self, app, folder: Path, every_minutes: int, clock=time.monotonic):
         self.app, self.folder, self.every = app, folder, every_minutes * 60
         self.clock = clock
-        self.seen = None          # the last journal entry looked at (None: not yet, the first look writes)
+        self.seen = None          # (the last journal entry looked at, _ends then); None: not yet, the first look writes
         self.written_seq = None   # the entry the newest file holds
         self.written_at = float("-inf")
         self.lock = threading.Lock()
@@ -91,17 +91,19 @@ class StateWriter:
 
     def look(self) -> Path | None:
         """One look: write if a session or the game ended since the last, or if it is time; the path written."""
+        from bank.web.field.payloads import current
+
         with self.lock:
-            bank = self.app.extensions["terrabank"].bank
-            seq, reason = bank.last_seq, None
-            if self.seen is not None and seq > self.seen:
-                for row in bank.journal_rows(self.seen):
-                    kinds = {e.get("type") for e in row["events"]}
-                    if "game_ended" in kinds:
-                        reason = "game-end"
-                    elif "session_ended" in kinds:
-                        reason = reason or "session-end"
-            self.seen = seq
+            seq, state = current(self.app.extensions["terrabank"].bank)
+            ends, reason = _ends(state), None
+            # Told by the state, not by the rows booked since the last look: every process of a game read them
+            # all back every 5 s, 4 times the same rows with 4 processes (bench/system/bench_saturation.py).
+            if self.seen is not None and seq > self.seen[0]:
+                if ends[1] and not self.seen[1][1]:
+                    reason = "game-end"
+                elif ends[0] > self.seen[1][0]:
+                    reason = "session-end"
+            self.seen = (seq, ends)
             due = self.every and self.clock() - self.written_at >= self.every
             if reason is None and seq != self.written_seq and (due or self.written_seq is None):
                 reason = "regular"
@@ -140,6 +142,13 @@ class StateWriter:
         return {"folder": str(self.folder), "every_minutes": self.every // 60, "keep": KEEP,
                 "writing": bool(self.app.config.get("TICKER")), "error": self.last_error,
                 "files": [{"name": p.name, "bytes": p.stat().st_size, "written": p.stat().st_mtime} for p in self.files()]}
+
+
+def _ends(state) -> tuple[int, bool]:
+    """(sessions ended, whether the game ended) as the state holds them (bank/game/state.py: a session_ended
+    sets session_over, a resume after it counts the next session): a look compares them with the last look's."""
+    clock = state.clock
+    return max(0, clock.get("session", 0) - (0 if clock.get("session_over") else 1)), state.ended is not None
 
 
 def draw(job: dict) -> Path:

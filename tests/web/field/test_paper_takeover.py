@@ -275,3 +275,33 @@ def test_a_batch_needs_the_lead_and_a_key(half_game):
         assert reply.status_code == 403  # no CSRF token: a page from elsewhere books nothing
     finally:
         _close(app)
+
+
+
+def test_the_writer_tells_a_session_end_and_the_game_end_from_the_state_without_reading_the_rows_back(tmp_path, monkeypatch):
+    """Every 5 s each serving process read back every row booked since its last look to find a session's end:
+    with 4 processes of one game, each row 4 more times (bench/system/bench_saturation.py). The sheets are
+    written as before (R34: a session's end, R35: the game's end), and no row is read for it."""
+    from bank.web.field import paper_writer
+
+    app = _app(tmp_path / "game.db", FakeTime(), fresh_users=True)
+    lead, writer, bank = _lead(app), paper_writer.of(app), app.extensions["terrabank"].bank
+    reads = []
+    rows = bank.journal_rows
+    monkeypatch.setattr(bank, "journal_rows", lambda *args, **kwargs: reads.append(args) or rows(*args, **kwargs))
+    try:
+        assert writer.look().name.endswith("-regular.pdf")  # the first look writes the state once
+        for command in ({"type": "start_clock"}, *({"type": "award", "team": "blue", "points": 1, "reason": f"look {i}"}
+                                                     for i in range(3))):
+            assert lead.command(**command).status_code == 200
+        assert writer.look() is None  # booked, but no session ended and not yet time
+        assert lead.command(type="end_session").status_code == 200
+        assert writer.look().name.endswith("-session-end.pdf")
+        assert lead.command(type="resume").status_code == 200
+        assert writer.look() is None  # a session began: none ended since
+        assert lead.command(type="end_game").status_code == 200
+        assert writer.look().name.endswith("-game-end.pdf")
+        assert writer.look() is None  # nothing booked since
+        assert reads == []
+    finally:
+        _close(app)
