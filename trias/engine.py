@@ -8,7 +8,7 @@ caller's state is never touched.
 from __future__ import annotations
 
 from .fold import apply_in_place
-from .hexes import label
+from .hexes import label, parse
 from .legal import any_drift, check
 from .scoring import final_scores, herds_on, interim_part, majority_points, presence, winners
 from .state import CAPACITY, METEORITE, State
@@ -204,9 +204,9 @@ def advance(state: State, command: dict) -> tuple:
     cmd = dict(command)
     for key in ("tile", "to", "from", "at"):
         if key in cmd:
-            cmd[key] = tuple(cmd[key])
+            cmd[key] = parse(cmd[key])  # the place's one tuple (hexes.PLACES), as `check` gives
     if "herds" in cmd:
-        cmd["herds"] = [(tuple(a), tuple(b)) for a, b in cmd["herds"]]
+        cmd["herds"] = [(parse(a), parse(b)) for a, b in cmd["herds"]]
     cmd.setdefault("fresh", False)
     work = Work(state)
     DECIDE[cmd["type"]](work, cmd)

@@ -6,7 +6,7 @@ setup event), so the fold never shuffles and never decides: it only records.
 
 from __future__ import annotations
 
-from .hexes import parse
+from .hexes import PLACES, parse
 from .state import State
 
 
@@ -33,7 +33,7 @@ def apply_in_place(s: State, event: dict) -> None:
 def _setup(s: State, e: dict) -> None:
     n = e["players"]
     s.players = n
-    s.tiles = {(q, r): kind for q, r, kind in e["tiles"]}
+    s.tiles = {PLACES[(q, r)]: kind for q, r, kind in e["tiles"]}
     s.herds = {}
     s.stock = (e["herds"],) * n
     s.score = (0,) * n

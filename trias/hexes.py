@@ -27,9 +27,15 @@ class _Table(dict):
         return found
 
 
+# One tuple object per place: a dict or set finds a key that is the very object it is asked
+# for without comparing coordinates, so the tables and the fold hand out these.
+PLACES = _Table(lambda place: place)
+PLACES[POLE] = POLE
+
+
 def _neighbours_of(place: tuple) -> tuple:
     q, r = place
-    return tuple((q + dq, r + dr) for dq, dr in DIRECTIONS)
+    return tuple(PLACES[(q + dq, r + dr)] for dq, dr in DIRECTIONS)
 
 
 def _pole_distance(place: tuple) -> int:
@@ -80,7 +86,7 @@ def _walk_ring(radius: int) -> list:
     places = []
     for dq, dr in DIRECTIONS:
         for _ in range(radius):
-            places.append((q, r))
+            places.append(PLACES[(q, r)])
             q, r = q + dq, r + dr
     return places
 
@@ -100,7 +106,7 @@ def parse(value) -> tuple:
     if type(value) in (list, tuple) and len(value) == 2:
         q, r = value
         if type(q) is int and type(r) is int:  # the usual case, without the conversions below
-            return (q, r)
+            return PLACES[(q, r)]
     if isinstance(value, str):
         parts = value.split(",")
     elif isinstance(value, (list, tuple)):
@@ -110,4 +116,4 @@ def parse(value) -> tuple:
     if len(parts) != 2:
         raise ValueError(value)
     q, r = (int(x) for x in parts)
-    return (q, r)
+    return PLACES[(q, r)]
