@@ -101,16 +101,20 @@ class ClockKeeping:
             with self._journal.transaction(folded=self._last_seq):
                 self._catch_up(self.now())
 
-    def catch_up(self) -> int | None:
+    def catch_up(self, upto: int | None = None) -> int | None:
         """Fold the rows other processes committed since this one last looked.
 
         Several server processes may run one game; each keeps its own live state, and
         each command already catches up before it decides. This
         is for the rest: a notice from another process, the once-a-second look, a page
         connecting. Returns the new last seq, or None when nothing was new.
+        `upto`: the seq a notice told of; no read if this process holds it by the time it has the lock (a
+        command of its own, which it waited for, brought the rows with its BEGIN).
         """
         with self._lock:
             before = self._last_seq
+            if upto is not None and before >= upto:
+                return None
             self._catch_up(self.now())
             return self._last_seq if self._last_seq != before else None
 

@@ -183,6 +183,24 @@ def test_a_process_folds_the_rows_the_others_booked_in_one_read(game, monkeypatc
     assert b.catch_up() is None and len(reads) == 2  # nothing new: still one read
 
 
+def test_a_notice_of_rows_a_command_of_its_own_brought_meanwhile_costs_no_read(game, monkeypatch):
+    """A notice is checked against the last seq before the fold waits for the game's lock in this process; a
+    command of its own holding it meanwhile folds the others' rows with its BEGIN. The fold the notice asked
+    for then finds them held and reads nothing (it read the journal for nothing, once a notice)."""
+    a, b = game(2)
+    for _ in range(3):
+        book(a, **AWARD)
+    told = a.last_seq  # the notice b heard
+    book(b, **AWARD)  # b's command, which b's fold waited for: a's rows came with its BEGIN
+    reads = []
+    fetch = b._journal._fetch
+    monkeypatch.setattr(b._journal, "_fetch", lambda *args, **kwargs: reads.append(args[0]) or fetch(*args, **kwargs))
+    assert b.catch_up(told) is None and reads == []
+    book(a, **AWARD)
+    assert b.catch_up(a.last_seq) == a.last_seq and len(reads) == 1  # a row it lacks: one read, as before
+    assert b.state == a.state
+
+
 def test_a_process_stalled_while_it_holds_the_game_holds_the_others_only_for_a_bounded_time(game, monkeypatch):
     """A process stopped in the middle of a command (SIGSTOP, swapped out) holds the game's lock: PostgreSQL
     ends its session once it has sat idle in its transaction for HOLD_SECONDS, so the others book; the

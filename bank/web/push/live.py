@@ -71,14 +71,14 @@ def tell_peers(app) -> None:
         peers.announce(app.extensions["terrabank"].bank.last_seq)
 
 
-def catch_up(app) -> bool:
-    """Fold what other server processes booked; start a round if the pages are behind.
+def catch_up(app, upto: int | None = None) -> bool:
+    """Fold what other server processes booked (none read if it holds `upto`); start a round if the pages are behind.
 
     Compared with what the broadcaster last sent, not with what this call folded: a command
     refused here (or a retry) also folds the others' rows, under the game's lock, and books
     nothing, so no round follows it; the next look must still send them."""
     bank = app.extensions["terrabank"].bank
-    bank.catch_up()
+    bank.catch_up(upto)
     sender = broadcaster(app)
     if bank.last_seq <= sender.journal_seq:
         return False
@@ -363,7 +363,7 @@ def _heard(app, notice: dict) -> None:
         return
     if "seq" in notice:
         if app.extensions["terrabank"].bank.last_seq < notice["seq"]:
-            catch_up(app)
+            catch_up(app, notice["seq"])
         return
     from bank.web.trias.live import publish
 
