@@ -30,6 +30,13 @@ appended to --log as one JSON line at once. A cell's figures count only the long
 games all finished (so the quick games of a cell are never kept while its long ones were cut off);
 the rest are reported as dropped.
 
+The quota follows the host: a fixed share of a machine whose speed moves (the same loop took 0.36 s of CPU
+in the morning and 0.5-0.76 s at noon) is not a fixed Pi. Before the workers start, the calibration loop runs
+three times outside any group and --quota (the Pi on the reference host, REFERENCE_CPU_S) is scaled by the
+median CPU time against the reference, up to the whole core; every calibration during the run scales it again
+from the last three samples and sets every worker's group. The output says each quota set and why, and each
+game records the quota it started at. --fixed-quota keeps --quota as given.
+
 Calibration: `pi_budget.calibrate`'s pure-Python loop, timed in a group of the same budget and
 outside it, at the start (before any worker) and every --calibrate-every minutes during the run on
 alternating cores: the factor is the loop's wall time in the group over its CPU time outside (about
@@ -87,6 +94,10 @@ TARGET_HARD_EASY = 0.80   # hard beats greedy in >= 80 %
 TARGET_N = 100            # per 2-player cell
 BOUND_S = {"easy": 0.5, "any": 2.0}   # every decision <= 2 s at the Pi budget, easy <= 0.5 s
 TURN_BOUND_S = dict(bots.TURN_BOUND)   # a whole computer turn: hard <= 5 s, easy <= 2 s
+# The calibration loop's CPU seconds outside any group on the host whose quarter core stood for a Pi when the
+# budgets were set: the median of the 13 samples of the runs of 2 December 04:37-08:24 (ladder_turns_run,
+# ladder_carry_run; 0.245-0.456 s). The same host took 0.5-0.76 s at noon: a fixed share of it is not a fixed Pi.
+REFERENCE_CPU_S = 0.357
 
 
 def cell_name(cell: tuple) -> str:
@@ -187,6 +198,35 @@ def play(job: dict, counter: list) -> dict:
             "budgets": budgets}
 
 
+def speed_quota(quota_us: int, period_us: int, free_cpu: list) -> int:
+    """The quota that buys a worker the work `quota_us` bought on the reference host (REFERENCE_CPU_S): scaled
+    by how long the calibration loop's CPU time is here now (the median of `free_cpu`), so a slower host gives
+    a proportionally larger share; at most the whole core (each group has one), at least the kernel's 1 ms."""
+    factor = statistics.median(free_cpu) / REFERENCE_CPU_S
+    return max(1000, min(period_us, round(quota_us * factor)))
+
+
+def group_quota(pid: int) -> int | None:
+    """The CPU quota (microseconds a period) of worker `pid`'s group now, or None without one."""
+    v1, v2 = pi_budget.V1_CPU / f"terrabank-pi-{pid}" / "cpu.cfs_quota_us", pi_budget.V2 / f"terrabank-pi-{pid}" / "cpu.max"
+    try:
+        return int(v1.read_text()) if v1.exists() else int(v2.read_text().split()[0])
+    except (OSError, ValueError):
+        return None
+
+
+def set_group_quota(pid: int, quota_us: int, period_us: int) -> None:
+    """Give worker `pid`'s group a new quota (the parent follows the host's speed during a run)."""
+    v1 = pi_budget.V1_CPU / f"terrabank-pi-{pid}"
+    try:
+        if v1.is_dir():
+            (v1 / "cpu.cfs_quota_us").write_text(str(quota_us))
+        else:
+            (pi_budget.V2 / f"terrabank-pi-{pid}" / "cpu.max").write_text(f"{quota_us} {period_us}")
+    except OSError:  # the worker ended meanwhile
+        pass
+
+
 def pi(core: int, quota: int, period: int, weight: int) -> Budget:
     """pi_budget's group, with `weight` times the usual scheduling weight: on a machine others load, the
     group then gets its quota (a Pi is not shared with other engineers' tests) and never more (the quota)."""
@@ -216,6 +256,7 @@ def worker(index: int, core: int | None, quota: int, period: int, weight: int, j
             job = jobs.get()
             if job is None:
                 break
+            quota_now = group_quota(os.getpid()) if budget is not None else None
             try:
                 out = play(job, counter)
             except _Stop:
@@ -223,7 +264,7 @@ def worker(index: int, core: int | None, quota: int, period: int, weight: int, j
             except Exception:  # noqa: BLE001 - a bot's or the engine's failure is a finding, recorded
                 out = {"kind": "error", "cell": cell_name((job["players"], job["tested"], job["below"])),
                        "game": job["game"], "traceback": traceback.format_exc()}
-            out.update(worker=index, core=core)
+            out.update(worker=index, core=core, quota_us=quota_now)
             results.put(out)
     except _Stop:
         pass
@@ -269,6 +310,15 @@ def calibration_sample(core: int, quota: int, period: int, weight: int) -> dict:
             "load": round(os.getloadavg()[0], 2)}
 
 
+def quota_line(quota: int, args, free: list) -> str:
+    """What the run set the workers' quota to, and why (printed, so a reader of the output sees it)."""
+    if args.fixed_quota:
+        return f"Pi quota fixed: {quota} us every {args.period} us ({quota / args.period:.0%} of a core)"
+    return (f"Pi quota set: {quota} us every {args.period} us ({quota / args.period:.0%} of a core): the calibration "
+            f"loop took {free} s of CPU here against {REFERENCE_CPU_S} s on the reference host, whose Pi was "
+            f"{args.quota} us ({args.quota / args.period:.0%})")
+
+
 def until_time(text: str | None, minutes: float | None) -> float | None:
     """The wall-clock moment (time.time()) the run stops."""
     ends = []
@@ -299,8 +349,14 @@ def run(args) -> None:
             log.flush()
 
     with_pi = not args.no_pi
+    quota, free = args.quota, []
+    if with_pi and not args.fixed_quota:
+        free = [round(pi_budget.calibrate(None)[1], 3) for _ in range(3)]
+        quota = speed_quota(args.quota, args.period, free)
     header = {"kind": "run", "started": dt.datetime.now().isoformat(timespec="seconds"), **commit(),
-              "mode": args.mode, "pi": with_pi, "quota_us": args.quota, "period_us": args.period, "weight": args.weight,
+              "mode": args.mode, "pi": with_pi, "quota_us": quota, "period_us": args.period, "weight": args.weight,
+              "quota_follows": with_pi and not args.fixed_quota, "reference_quota_us": args.quota,
+              "reference_cpu_s": REFERENCE_CPU_S, "free_cpu_s": free,
               "workers": args.workers, "lead2": args.lead2, "cells": [cell_name(c) for c in cells],
               "games": {cell_name(c): n for c, n in games.items()},
               "budgets": {str(p): budgets_for(args.mode, p, calibration, args.seconds, args.iterations)
@@ -310,8 +366,9 @@ def run(args) -> None:
     write(header)
     print(json.dumps(header), flush=True)
     if with_pi:
+        print(quota_line(quota, args, free), flush=True)
         for core in (0, 1):
-            sample = calibration_sample(core, args.quota, args.period, args.weight)
+            sample = calibration_sample(core, quota, args.period, args.weight)
             write(dict(sample, phase="before"))
             print(json.dumps(sample), flush=True)
 
@@ -322,7 +379,7 @@ def run(args) -> None:
     procs = []
     for i in range(args.workers):
         core = (i % 2) if with_pi else None
-        p = ctx.Process(target=worker, args=(i, core, args.quota, args.period, args.weight, jobs, results),
+        p = ctx.Process(target=worker, args=(i, core, quota, args.period, args.weight, jobs, results),
                         daemon=True)
         p.start()
         procs.append(p)
@@ -337,10 +394,22 @@ def run(args) -> None:
     signal.signal(signal.SIGINT, on_signal)
 
     def calibrating():
+        nonlocal quota
         turn = 0
         while not stopping.wait(60 * args.calibrate_every):
             try:
-                write(dict(calibration_sample(turn % 2, args.quota, args.period, args.weight), phase="during"))
+                sample = calibration_sample(turn % 2, quota, args.period, args.weight)
+                write(dict(sample, phase="during", quota_us=quota))
+                if not args.fixed_quota:  # the quota follows the host: the last three samples' CPU time
+                    free.append(sample["free_cpu_s"])
+                    new = speed_quota(args.quota, args.period, free[-3:])
+                    if abs(new - quota) > 0.05 * quota:
+                        quota = new
+                        for p in procs:
+                            set_group_quota(p.pid, quota, args.period)
+                        write({"kind": "quota", "at": dt.datetime.now().isoformat(timespec="seconds"),
+                               "quota_us": quota, "free_cpu_s": free[-3:]})
+                        print(quota_line(quota, args, free[-3:]), flush=True)
             except Exception:  # noqa: BLE001 - a sample lost is not a run lost
                 pass
             turn += 1
@@ -488,7 +557,8 @@ def report(logs: list) -> dict:
                    "before": [r["factor"] for r in cal if r.get("phase") == "before"],
                    "during": [r["factor"] for r in cal if r.get("phase") == "during"],
                    "median": pct([r["factor"] for r in cal], 50),
-                   "in_group_wall_per_cpu_median": pct([round(r["held_wall_s"] / r["held_cpu_s"], 2) for r in cal], 50)}
+                   "in_group_wall_per_cpu_median": pct([round(r["held_wall_s"] / r["held_cpu_s"], 2) for r in cal], 50),
+                   "quotas_us": sorted({r["quota_us"] for r in games if r.get("quota_us")})}
     errors = [r for r in lines if r["kind"] == "error"]
     data = {"commits": commits, "modes": modes, "runs": runs, "cells": rows, "decisions": timing,
             "calibration": calibration, "errors": len(errors),
@@ -513,15 +583,20 @@ def render(data: dict) -> str:
     out = [f"# Trias ladder at the Pi budget: commit {', '.join(data['commits'])}, mode {', '.join(data['modes'])}"]
     for r in runs:
         dirty = " (trias/ differs from the commit!)" if r.get("trias_changed") else ""
-        pi = (f"each its own group, {r['quota_us'] / 1000:g} ms of CPU every {r['period_us'] / 1000:g} ms, "
+        follows = (f" (following the host's speed: the calibration loop took {r['free_cpu_s']} s of CPU against "
+                   f"{r['reference_cpu_s']} s where the Pi was {r['reference_quota_us'] / 1000:g} ms)"
+                   if r.get("quota_follows") else "")
+        pi = (f"each its own group, {r['quota_us'] / 1000:g} ms of CPU every {r['period_us'] / 1000:g} ms{follows}, "
               f"weight x{r.get('weight', 1)}, cores 0/1 alternating") if r["pi"] else "no Pi budget"
         out.append(f"run {r['started']}{dirty}: {r['workers']} workers, {pi}; "
                    f"budgets {json.dumps(r['budgets'])}; load {r['load']}")
     cal = data["calibration"]
     out.append(f"calibration factor (loop's wall time in the group / its CPU time outside): before {cal['before']}, "
                f"during {cal['during']}, median {cal['median']}; in the group, wall / its own CPU: "
-               f"{cal['in_group_wall_per_cpu_median']} (4 is the quota exactly; the factor differs from it by how "
+               f"{cal['in_group_wall_per_cpu_median']} (period / quota is the quota exactly; the factor differs from it by how "
                "much faster or slower the same loop ran on the CPU outside the group, beside other work)")
+    if cal.get("quotas_us"):
+        out.append(f"quotas the games were played at (us every period): {cal['quotas_us']}")
     out.append("")
     out.append("| players | tested (1 seat, rotated) | against | n | win rate | Wilson 95 % | lower bound |"
                " target / parity | verdict | s/game |")
@@ -562,12 +637,12 @@ def render(data: dict) -> str:
     for key, t in data["decisions"].items():
         if t["over_bound"] and "@" not in key:
             extra.append(f"{key}: {t['over_bound']} decisions over {t['bound_s']} s; their CPU share (CPU / wall): "
-                         f"{sorted(t['over_bound_cpu_share'])} (0.25 is the Pi's quarter core; far below it, "
-                         "the machine's other work held the group back)")
+                         f"{sorted(t['over_bound_cpu_share'])} (the quota / period is the Pi's whole share; far below "
+                         "it, the machine's other work held the group back)")
     if data["errors"]:
         extra.append(f"{data['errors']} games raised (see the log)")
     shares = ", ".join(f"{r['cell']} {r['share_median']}" for r in data["cells"])
-    extra.append(f"CPU share a worker got during its games (median, 0.25 = the full quota): {shares}")
+    extra.append(f"CPU share a worker got during its games (median; quota / period = the full quota): {shares}")
     return "\n".join(out + [""] + extra) + "\n"
 
 
@@ -587,10 +662,13 @@ def main() -> None:
     parser.add_argument("--calibration", type=Path, default=ROOT / "bench" / "trias" / "trias_calibration.json",
                         help="--mode iterations: bench_trias_ladder.py calibrate's JSON")
     parser.add_argument("--no-pi", action="store_true", help="workers not held to a budget")
-    parser.add_argument("--quota", type=int, default=2500, help="microseconds of CPU per period (default 2500)")
+    parser.add_argument("--quota", type=int, default=2500, help="microseconds of CPU per period on the reference host"
+                        " (default 2500, a quarter core); the run scales it by the host's measured speed")
+    parser.add_argument("--fixed-quota", action="store_true", help="keep --quota as it is, whatever the host's speed")
     parser.add_argument("--period", type=int, default=10000, help="microseconds (default 10000)")
-    parser.add_argument("--weight", type=int, default=8, help="the groups' scheduling weight, times the usual"
-                        " (default 8: each Pi gets its quota on a loaded machine; 1: it competes as one process)")
+    parser.add_argument("--weight", type=int, default=256, help="the groups' scheduling weight, times the usual"
+                        " (default 256, the kernel's highest: x8 lost to the benches run at autogroup nice -15,"
+                        " which weigh about x28; 1: it competes as one process)")
     parser.add_argument("--calibrate-every", type=float, default=10, help="minutes between calibrations (0: none)")
     parser.add_argument("--until", help="HH:MM (local time): stop then, whatever n")
     parser.add_argument("--minutes", type=float, help="stop after this many minutes")
