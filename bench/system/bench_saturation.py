@@ -244,6 +244,7 @@ def summary(cell: Cell, log) -> dict:
               # once their share of the cores is taken out (it still counts waits for the game's lock).
               "per_cpu": statistics.median(w["answered"] / max(w["servers_cpu"], 1e-9) for w in windows),
               "cpu_ms": statistics.median(w["cpu_ms_per_booked"] for w in windows),
+              "cores": statistics.median(w["servers_cpu"] + w["database_cpu"] for w in windows),
               "booked": statistics.median(w["booked"] for w in windows)}
     each = ", ".join(f"{w['answered']:.0f}" for w in windows)
     med = lambda key: statistics.median(w[key] for w in windows)  # noqa: E731
@@ -329,10 +330,16 @@ def main() -> int:
               f"{cell['answered'] / one['answered']:.2f} | {cell['per_cpu']:.0f} | {cell['cpu_ms']:.1f} | "
               f"{cell['cpu_ms'] / one['cpu_ms']:.2f} | {cell['waiting']:.2f} | "
               f"{cell['rolled_back']:.2f} |", file=log, flush=True)
-    one, four = (next((c for c in cells if (c["processes"], c["games"]) == shape), None) for shape in ((1, 1), (1, 4)))
-    if one and four:
-        print(f"\n4 games on 4 processes (one each): {four['answered']:.0f} commands/s, "
-              f"{four['answered'] / one['answered']:.2f}x one game on one process", file=log, flush=True)
+    one = next((c for c in cells if (c["processes"], c["games"]) == (1, 1)), None)
+    for many in (c for c in cells if c["processes"] == 1 and c["games"] > 1 and one):
+        # What the cores allow: N games on a process each need N times the cores one game used, and all of them
+        # together book at most the machine's cores over the CPU a command costs (the consoles and other work left out).
+        ceiling = os.cpu_count() * 1000 / many["cpu_ms"]
+        print(f"\n{many['games']} games on {many['games']} processes (one each): {many['answered']:.0f} commands/s, "
+              f"{many['answered'] / one['answered']:.2f}x one game on one process; one game used {one['cores']:.2f} cores "
+              f"(servers, PostgreSQL, Redis), so {many['games']}x needs {many['games'] * one['cores']:.2f} of "
+              f"{os.cpu_count()}; at {many['cpu_ms']:.1f} ms a command the {os.cpu_count()} cores book at most "
+              f"{ceiling:.0f}/s ({ceiling / one['answered']:.2f}x one game)", file=log, flush=True)
     return 0
 
 
@@ -351,7 +358,10 @@ def keep(cells: list, args) -> None:
     rows += [{"figure": f"Processes of one game: commands a second, {n} processes, x one process",
               "value": round(one[n]["answered"] / one[1]["answered"], 2), "unit": "x", "goal": ">=", "limit": 0.9}
              for n in (2, 4)]
-    rows.append({"figure": "Four games on four processes (one each): commands a second, x one game on one process",
+    ceiling = os.cpu_count() * 1000 / games["cpu_ms"] / one[1]["answered"]  # what the cores allow (main's last lines)
+    rows.append({"figure": f"Four games on four processes (one each): commands a second, x one game on one process "
+                           f"(one game used {one[1]['cores']:.2f} cores; the {os.cpu_count()} cores allow {ceiling:.2f}x "
+                           f"at {games['cpu_ms']:.1f} ms a command)",
                  "value": round(games["answered"] / one[1]["answered"], 2), "unit": "x", "goal": ">=", "limit": 2.5})
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     record("09_saturation", rows, command=" ".join([".venv/bin/python", script(__file__), *sys.argv[1:]]),
