@@ -137,6 +137,24 @@ def lead_logs_in_again(game) -> tuple[str, float]:
     return outcome, time.monotonic() - started
 
 
+@pytest.fixture(scope="module")
+def quiet_log_in(game) -> float:
+    """Seconds the lead's tablet takes to log in again at the server's share with no attack: the median of 3.
+
+    Measured on this machine in this run, as the floor the attacks are judged against: the log-in is mostly one
+    scrypt hash, about 0.11 s of a fast core and 0.15-0.17 s of a slow one, so ten times that at a tenth of a core.
+    A fixed 2 s bound failed on a slow host (2.05-2.7 s), on the code that had passed it before."""
+    settle(game, 30)
+    with loaded(game):
+        times = []
+        for _ in range(3):
+            outcome, seconds = lead_logs_in_again(game)
+            assert outcome == "ok", outcome
+            times.append(seconds)
+    print(f"\nthe lead's log-in with no attack at {SERVER_SHARE} of a core: {[round(t, 2) for t in times]} s")
+    return statistics.median(times)
+
+
 def under_attack(game, head: bytes | None, per_address: int, during=phone_requests) -> list:
     # rate: each laptop reopens at most 50 connections a second (400 in all): the attacker runs in this
     # process, on the server's cores.
@@ -234,10 +252,11 @@ def minted_seat(game) -> str:
     return start_trias_game(game.port, "127.0.0.60")[0]
 
 
-@pytest.mark.serial("the lead's log-in within 2 s beside 500 slow bodies: beside four workers on a slow host all six took 2.1-3.4 s")
+@pytest.mark.serial("the lead's log-in during the attack against one with none, measured minutes apart: both need a quiet host")
 @pytest.mark.parametrize("attack, addresses", [(attack, addresses) for attack in ("seat", "team", "anonymous")
                                                 for addresses in (2, 4)])
-def test_chunked_and_expect_bodies_claiming_a_secret_or_none_leave_phones_and_the_lead_served(game, attack, addresses):
+def test_chunked_and_expect_bodies_claiming_a_secret_or_none_leave_phones_and_the_lead_served(game, attack, addresses,
+                                                                                               quiet_log_in):
     """Bodies dripped one byte a second with chunked framing (or after `Expect: 100-continue`): before, they were
     read in pool threads, and a secret in the request (a minted Trias seat's `?seat=`, a team link's `?team=`) took
     them out of every count with 30 s each: from 2 addresses x 250 with a seat, phones' /api/public waited 13.9 s
@@ -269,10 +288,14 @@ def test_chunked_and_expect_bodies_claiming_a_secret_or_none_leave_phones_and_th
             for one in attacks:
                 one.stop()
     median, worst = report(game, f"dripped chunked/Expect bodies ({attack}), {len(sources)} addresses", answers, attacks)
-    print(f"the lead's tablet logs in during the attack: {lead[0][0]} in {lead[0][1]:.3f} s")
+    print(f"the lead's tablet logs in during the attack: {lead[0][0]} in {lead[0][1]:.3f} s "
+          f"(with no attack {quiet_log_in:.3f} s, ratio {lead[0][1] / quiet_log_in:.2f})")
     assert [status for status, _ in answers] == [200] * len(answers), answers
     assert median <= 1.0 and worst <= 2.0, answers
-    assert lead[0][0] == "ok" and lead[0][1] <= 2.0, lead
+    # Against the same log-in with no attack, on this host in this run (2.0 s fixed failed on a slow host at 2.05-2.7
+    # s): the loop's reading of 500-1,000 dripping bodies may take up to a third of the server's share, and the phones'
+    # worst wait is allowed on top. Before, the lead timed out (15 s) or got 503.
+    assert lead[0][0] == "ok" and lead[0][1] <= 1.5 * quiet_log_in + 0.5, (lead, quiet_log_in)
 
 
 def insider_log_ins(game, device: dict, stop: threading.Event, replies: Counter) -> None:
