@@ -27,6 +27,11 @@ from failover_pages import run  # noqa: E402
 from processes_cluster import Cluster  # noqa: E402
 
 PAGES_PER_KIND = 100
+# Run alone: 300 pages on two processes keep their heartbeats only on a machine that is not starved. At load
+# 13-30 pages dropped on ping timeouts before the kill ("no survivor"), and consoles saw gaps. It happened
+# on the code CI had passed and on today's alike (the same run, side by side), and it made CI fail in the
+# parallel pass.
+pytestmark = pytest.mark.serial("300 live pages on two processes and a kill: pages drop on heartbeats when the machine is starved")
 
 
 @pytest.fixture(scope="module")
