@@ -51,11 +51,15 @@ def _lead(app) -> Browser:
 
 def test_a_game_created_on_one_process_is_served_by_another_with_another_folder(processes):
     one, other = processes("a"), processes("elsewhere")  # both running before the game exists
-    made = _lead(one).post("/api/host/games", {"name": "camp"}).get_json()
+    reply = _lead(one).post("/api/host/games", {"name": "camp"})
+    assert reply.status_code == 201, (reply.status_code, reply.get_data(as_text=True)[:400])
+    made = reply.get_json()
     # The other process serves it on its first request, with its accounts, and lists it.
     camp = Browser(other, "/g/camp")
     assert camp.login("lead", made["lead_password"]).status_code == 200
-    assert [g["name"] for g in _lead(other).get("/api/host/games").get_json()["games"]] == ["camp"]
+    listed = _lead(other).get("/api/host/games")
+    assert listed.status_code == 200, (listed.status_code, listed.get_data(as_text=True)[:400])
+    assert [g["name"] for g in listed.get_json()["games"]] == ["camp"]
     booked = camp.client.post("/g/camp/api/commands", json={"type": "start_clock"},
                               headers={"X-CSRF-Token": camp.csrf, "Idempotency-Key": "camp-1"})
     assert booked.status_code == 200, booked.get_json()

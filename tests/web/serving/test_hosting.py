@@ -50,7 +50,10 @@ class Browser:
 
     def __init__(self, app, root: str = ""):
         self.client, self.root = app.test_client(), root
-        self.csrf = self.get("/api/csrf").get_json()["csrf"]
+        reply = self.get("/api/csrf")
+        # What the game answered, when it is not the token: a 503 says why it cannot be served (its hold, the database).
+        assert reply.status_code == 200 and reply.is_json, (reply.status_code, reply.get_data(as_text=True)[:400])
+        self.csrf = reply.get_json()["csrf"]
 
     def get(self, path: str, **kw):
         return self.client.get(self.root + path, **kw)
