@@ -146,8 +146,20 @@ def _overflow(page) -> dict:
           return r.width > 0 && r.right > innerWidth + 1 && !e.closest('.hidden, svg'); }).map(e => e.tagName + '.' + e.className).slice(0, 5)})""")
 
 
+@pytest.fixture(scope="module")
+def facilitator_cookies(chromium, server):
+    """The lead's session cookies, from one log-in through the log-in page: each size's page takes them
+    after its team-phone and big-screen checks instead of logging in again (one log-in per size before)."""
+    context = chromium.new_context()
+    try:
+        log_in_to(context.new_page(), server[1], "/console")
+        return context.cookies()
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("width,height", SIZES)
-def test_no_page_scrolls_sideways(chromium, server, width, height):
+def test_no_page_scrolls_sideways(chromium, server, facilitator_cookies, width, height):
     app, url = server
     context = chromium.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
@@ -158,7 +170,7 @@ def test_no_page_scrolls_sideways(chromium, server, width, height):
     page.goto(f"{url}/t/{token}")
     page.locator("#team-rep").wait_for()
     pages["/t/"] = _overflow(page)
-    log_in_to(page, url, "/console")
+    context.add_cookies(facilitator_cookies)  # logged in from here on, as after the log-in page
     for path, ready in (("/console", ".team-btn"), ("/fight", ".team-btn"), ("/admin", "#links .link-row")):
         page.goto(url + path)
         page.locator(ready).first.wait_for()
