@@ -28,7 +28,9 @@ class _Table(dict):
 
 
 # One tuple object per place: a dict or set finds a key that is the very object it is asked
-# for without comparing coordinates, so the tables and the fold hand out these.
+# for without comparing coordinates, so the tables and the fold hand out these. `parse` hands out
+# a known place's object but adds none: the places in a command come from anyone holding a seat
+# (a seat anyone can mint), and each new one would stay in this table for the process's life.
 PLACES = _Table(lambda place: place)
 PLACES[POLE] = POLE
 
@@ -106,7 +108,8 @@ def parse(value) -> tuple:
     if type(value) in (list, tuple) and len(value) == 2:
         q, r = value
         if type(q) is int and type(r) is int:  # the usual case, without the conversions below
-            return PLACES[(q, r)]
+            place = (q, r)
+            return PLACES.get(place, place)
     if isinstance(value, str):
         parts = value.split(",")
     elif isinstance(value, (list, tuple)):
@@ -115,5 +118,5 @@ def parse(value) -> tuple:
         raise ValueError(value)
     if len(parts) != 2:
         raise ValueError(value)
-    q, r = (int(x) for x in parts)
-    return PLACES[(q, r)]
+    place = tuple(int(x) for x in parts)
+    return PLACES.get(place, place)

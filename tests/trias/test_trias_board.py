@@ -98,3 +98,16 @@ def test_t5_a_tile_on_an_interior_sea_only_does_not_border_surrounding_water():
     geo = Geometry(tiles)
     assert not geo.borders_surrounding((2, 0))  # ring 2 touches only the sea and ring 3
     assert geo.borders_surrounding((3, 0))
+
+
+def test_places_named_in_commands_from_anyone_do_not_stay_in_the_process():
+    """A seat anyone can mint may name any place in a move (T4: the board is unbounded): parsing it hands out the
+    known place's one object, and remembers nothing new, so a stranger cannot grow the server's memory."""
+    from trias.hexes import NEIGHBOURS, PLACES, parse
+
+    known = NEIGHBOURS[POLE][0]
+    before = len(PLACES)
+    far = [parse([10**9 + i, -7]) for i in range(500)] + [parse(f"{-10**9 - i},3") for i in range(500)]
+    assert far[0] == (10**9, -7) and far[-1] == (-10**9 - 499, 3)
+    assert len(PLACES) == before
+    assert parse(list(known)) is known and parse("1,0") is known
