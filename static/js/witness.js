@@ -80,7 +80,9 @@
     if (other) body.saw.game = saw.game;
     if (auth.team) body.team = auth.team;
     if (auth.key) body.key = auth.key;
-    TB.api("POST", "/api/chain/witness", body, { retry: false }).then(heard); // the admin page lists its own too
+    // Sent again while the bank is restarting or the Wi-Fi drops (TB.api's retries: one report per link
+    // is kept however often it comes), so the facilitators hear it; the admin page lists its own too.
+    TB.api("POST", "/api/chain/witness", body).then(function () { if (TB.witness.heard) TB.witness.heard(); });
   }
 
   /** On each (re)connect: does the bank's chain still hold the head this page kept? */

@@ -17,7 +17,14 @@
 
   /** The admin page: the reports the bank keeps ({reports: [...]}, oldest first), one line each, newest
    * first; each says whether a second page agreed (one link alone may lie). */
+  var pushed = 0; // lists the bank pushed (socket `chain_witness`): newer than any GET sent before them
+
   TB.witness.reports = function (payload) {
+    pushed += 1;
+    show(payload);
+  };
+
+  function show(payload) {
     var list = document.getElementById("chain-witness");
     if (!list || !payload || !payload.reports) return;
     list.textContent = "";
@@ -33,13 +40,16 @@
         (found.confirmed ? TB.t("chain_confirmed", { n: (found.reporters || []).length }) : TB.t("chain_unconfirmed"));
       list.insertBefore(line, list.firstChild);
     });
-  };
+  }
 
   // The admin page shows the reports this bank already heard: on load, and on each (re)connect (a report
-  // sent while this page was away, by a phone back before it).
+  // sent while this page was away, by a phone back before it). Asked again while the bank is restarting
+  // (TB.api's retries). A list pushed while the answer was on its way is newer than the answer: the
+  // answer is dropped (before, a phone's report pushed then was wiped by the older, empty answer).
   TB.witness.heard = async function () {
     if (!document.getElementById("chain-witness")) return;
-    var answer = await TB.api("GET", "/api/chain/witness", undefined, { retry: false });
-    if (answer.ok) TB.witness.reports(answer.data);
+    var before = pushed;
+    var answer = await TB.api("GET", "/api/chain/witness");
+    if (answer.ok && pushed === before) show(answer.data);
   };
 })();

@@ -29,12 +29,22 @@ CONFIG = str(Path(__file__).resolve().parents[2] / "config.toml")
 
 
 def picture(app, lead, token) -> dict:
-    """Everything a user could look at: the console state, a team phone, the journal."""
+    """Everything a user could look at: the console state, a team phone, the journal; the running clock's
+    seconds left out (they tick on their own: a loaded machine took 2 s between two pictures)."""
     bank = app.extensions["terrabank"].bank
-    return {"state": lead.client.get("/api/state").get_json(),
-            "team": lead.client.get(f"/api/team/{token}").get_json(),
-            "journal": lead.client.get("/api/journal?limit=500").get_json(),
-            "last_seq": bank.last_seq, "live": bank.state.to_dict()}
+    return _without_seconds({"state": lead.client.get("/api/state").get_json(),
+                             "team": lead.client.get(f"/api/team/{token}").get_json(),
+                             "journal": lead.client.get("/api/journal?limit=500").get_json(),
+                             "last_seq": bank.last_seq, "live": bank.state.to_dict()})
+
+
+def _without_seconds(found):
+    """The picture without the clocks' `elapsed`, which grows while the game clock runs, booked or not."""
+    if isinstance(found, dict):
+        return {k: _without_seconds(v) for k, v in found.items() if k != "elapsed"}
+    if isinstance(found, list):
+        return [_without_seconds(v) for v in found]
+    return found
 
 
 def listeners(app, lead, tokens) -> list:

@@ -163,12 +163,15 @@ class _Witnessed:
         url, port = serve_in_thread(first)
         self.proxy = Proxy(port)
         self.context = chromium.new_context(viewport={"width": 1280, "height": 800})
+        self.errors = []  # the pages' script errors: an alarm that threw stopped there (its report's reply unread)
         self.phone = self.context.new_page()
+        self.phone.on("pageerror", lambda e: self.errors.append(e))
         self.phone.goto(f"{self.proxy.url}/t/{self.token}")
         self.pages = [self.phone]
         self.admin = None
         if admin:
             self.admin = self.context.new_page()
+            self.admin.on("pageerror", lambda e: self.errors.append(e))
             log_in_to(self.admin, self.proxy.url, "/admin")
             self.pages.append(self.admin)
         for page in self.pages:
@@ -226,6 +229,7 @@ def test_another_game_behind_the_same_link_is_an_alarm_on_the_phone_and_the_admi
         line = reports.inner_text()
         assert seen_hash[:12] in line and now_hash[:12] in line and "autre partie" in line, line
         assert "non confirmé" in line, line  # one page alone says so (the admin page adopted: it has no link)
+        assert [str(e) for e in pages.errors] == []  # before: "heard is not defined", thrown by each alarm
     finally:
         pages.close()
     assert seen is not None
@@ -257,3 +261,46 @@ def test_a_new_game_with_the_links_kept_is_announced_not_adopted_silently(chromi
                                       arg=bank.game_mark(), timeout=30_000)  # the new game's head, kept
     finally:
         pages.close()
+
+
+def test_a_report_pushed_while_the_admin_page_reads_the_list_is_not_wiped_by_the_older_answer(chromium, tmp_path):
+    """The admin page asks for the reports on each (re)connect; a phone's report pushed while that answer
+    is on its way is newer than it. Before, the older (empty) answer replaced the pushed list: the report
+    was gone from the page until its next reconnect (once in CI, at a bank's restart)."""
+    import json
+    import urllib.request
+
+    app = _app(tmp_path / "game.db")
+    services = app.extensions["terrabank"]
+    services.access.add_user("lea", "password1", "lead")
+    token = services.access.team_tokens()["blue"]
+    url, _ = serve_in_thread(app)
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    held = []  # the admin page's GET of the list, answered by the bank, not yet handed to the page
+    try:
+        admin = context.new_page()
+        errors = []
+        admin.on("pageerror", lambda e: errors.append(e))
+        log_in_to(admin, url, "/admin")
+        expect(admin.locator("#conn-badge")).to_have_class(LIVE, timeout=30_000)
+        admin.route("**/api/chain/witness", lambda route: held.append((route, route.fetch()))
+                    if route.request.method == "GET" else route.continue_())
+        admin.evaluate("() => { window.listRead = TB.witness.heard(); }")
+        while not held:
+            admin.wait_for_timeout(50)
+        report = {"team": token, "saw": {"seq": 1, "hash": "ab" * 32}}  # an entry this bank never held
+        sent = urllib.request.Request(url + "/api/chain/witness", data=json.dumps(report).encode(),
+                                      headers={"Content-Type": "application/json"})
+        assert json.loads(urllib.request.urlopen(sent, timeout=10).read())["known"] is False
+        reports = admin.locator("#chain-witness li").filter(has_text="équipe blue")
+        expect(reports).to_have_count(1, timeout=30_000)  # pushed to the page at once
+        route, older = held[0]
+        route.fulfill(response=older)  # the answer read before the report: an empty list
+        admin.evaluate("() => window.listRead")
+        expect(reports).to_have_count(1)  # before: 0, the older answer shown over the pushed list
+        assert [str(e) for e in errors] == []
+    finally:
+        context.close()
+        while SERVERS:
+            SERVERS.pop().stop()
+        services.bank.close()
