@@ -62,6 +62,23 @@ def neighbours(place: tuple) -> tuple:
     return NEIGHBOURS[place]
 
 
+def named_neighbours(place: tuple) -> tuple:
+    """`neighbours` of a place a command named: the cached six if the place is known, else six
+    computed and forgotten. A seat anyone can mint may name any place (T4: the board is unbounded);
+    caching it would keep it, and its six neighbours in PLACES, for the process's life."""
+    found = NEIGHBOURS.get(place)
+    if found is None:
+        q, r = place
+        found = tuple((q + dq, r + dr) for dq, dr in DIRECTIONS)
+    return found
+
+
+def named_distance(place: tuple) -> int:
+    """`distance(place)` from the pole for a place a command named, cached only if already known."""
+    found = FROM_POLE.get(place)
+    return _pole_distance(place) if found is None else found
+
+
 def distance(place: tuple, other: tuple = POLE) -> int:
     """Hex distance: steps between hex centres; the pole's own distance is 0 (T4)."""
     if other is POLE:

@@ -7,7 +7,7 @@ its rule; `legal_actions(state)` lists every command `check` accepts.
 from __future__ import annotations
 
 from .errors import BadCommand, IllegalMove
-from .hexes import POLE, distance, label, neighbours, parse
+from .hexes import POLE, distance, label, named_distance, named_neighbours, neighbours, parse
 from .mirror import check_meteorite_drawn, hidden_cards, possible_cards, table_card  # noqa: F401 (re-exported)
 from .state import CAPACITY, State
 
@@ -123,10 +123,10 @@ def check_drift(state: State, seat: int, tile: tuple, place: tuple, landscape: s
         raise IllegalMove("no_herd_on_mass", f"seat {seat} has no herd on the land mass of tile {label(tile)} (T10)")
     if place in state.tiles:
         raise IllegalMove("place_taken", f"place {label(place)} already holds a tile; a drift needs an empty place (T10)")
-    if distance(place) <= distance(tile):
+    if named_distance(place) <= distance(tile):  # the place comes from the command: hexes caches none
         raise IllegalMove("not_farther", f"place {label(place)} is not farther from the pole than {label(tile)} (T10)")
     home = geo.masses[geo.mass_of[tile]]
-    if not any(n in home and n != tile for n in neighbours(place)):
+    if not any(n in home and n != tile for n in named_neighbours(place)):
         raise IllegalMove("not_touching_mass", f"place {label(place)} does not touch the land mass tile {label(tile)} came from (T10)")
     if not geo.borders_after(tile, place):
         raise IllegalMove("not_bordering_water", f"place {label(place)} would not border the surrounding water (T10)")

@@ -179,3 +179,22 @@ def test_t16_example_2_other_places_are_refused():
     state = example_2()
     refused(state, {"type": "drift", "tile": [2, 0], "to": [2, -1]}, r"not farther .*\(T10\)")
     refused(state, {"type": "drift", "tile": [2, 0], "to": [0, 3]}, r"place 0,3 does not touch the land mass tile 2,0 came from \(T10\)")
+
+
+def test_t10_drifts_to_far_places_from_anyone_leave_no_trace_in_the_process():
+    """A seat anyone can mint may propose drifts to any place (T4: the board is unbounded). Each is
+    refused as not touching the tile's land mass (T10), and the process's place tables stay as they
+    were: 1,000 far places proposed add nothing to the places, neighbours or distances it keeps."""
+    from trias import hexes
+
+    tables = (hexes.PLACES, hexes.NEIGHBOURS, hexes.FROM_POLE, hexes.OUTWARD)
+    state = position(3, ARM, {(3, 0): (1,)})
+    start = position(3, ARM, {(3, 0): (1,)}, phase="start", hands=("woods", "steppe", "steppe"))
+    refused(state, {"type": "drift", "tile": [3, 0], "to": [4, -1 + 10**6]}, r"does not touch .*\(T10\)")  # warm
+    before = [len(t) for t in tables]
+    for i in range(500):
+        refused(state, {"type": "drift", "tile": [3, 0], "to": [10**9 + i, -7]}, r"does not touch the land mass .*\(T10\)")
+        refused(start, {"type": "play", "tile": [3, 0], "to": f"{-10**9 - i},3"}, r"does not touch the land mass .*\(T10\)")
+    assert [len(t) for t in tables] == before
+    _, after = trias.handle(state, {"type": "drift", "tile": [3, 0], "to": [4, -1]})  # a near place still drifts
+    assert after.tiles[(4, -1)] == "woods"
