@@ -16,8 +16,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from harness import CONFIG, PASSWORD, TERRABANK, USER, Api, end_all, launch  # noqa: E402
+from harness import CONFIG, TERRABANK, Api, end_all, launch  # noqa: E402
 from postgres_kit import PortTaken, on_a_free_port  # noqa: E402
+from pg_game_kit import add_lead  # noqa: E402
+
+from bank.store import storage_url  # noqa: E402
 
 
 class Cluster:
@@ -29,7 +32,7 @@ class Cluster:
         self.db = str(folder / "field.db")
         self.procs: list[subprocess.Popen] = []
         self._cli("init")
-        self._cli("user", USER, "--role", "lead", "--password-stdin", stdin=PASSWORD + "\n")
+        add_lead(database_url, storage_url.game_name(self.db))  # no `terrabank user` process (pg_game_kit.py)
 
     def _cli(self, *args: str, stdin: str | None = None) -> None:
         subprocess.run([TERRABANK, "--config", CONFIG, "--db", self.db, *args], input=stdin, text=True,

@@ -54,6 +54,19 @@ def sql(url: str, query: str, params=()) -> list:
         return cur.fetchall() if cur.description else []
 
 
+def add_lead(url: str, game: str) -> None:
+    """The lead's account in game `game`, written in this process with a cheap hash, for tests about holds,
+    restarts and processes, not passwords. `terrabank user` (tests/cli/) builds the whole app in a new process
+    to add one row and hashes with scrypt: about a CPU-second per game, and scrypt again at every log-in."""
+    from bank.store.accounts.access_pg import PostgresAccess
+
+    access = PostgresAccess(url, game, hash_method="pbkdf2:sha256:1000")
+    try:
+        access.add_user(USER, PASSWORD, "lead")
+    finally:
+        access.close()
+
+
 class Game:
     """One game in PostgreSQL and queue-less `terrabank serve` processes on it."""
 
@@ -63,19 +76,7 @@ class Game:
         self.env = {"TERRABANK_DATABASE_URL": url, "TERRABANK_QUEUE_URL": ""}
         self.procs: list[subprocess.Popen] = []
         self.cli("init")
-        self.add_lead()
-
-    def add_lead(self) -> None:
-        """The lead's account, written in this process with a cheap hash: these tests are about holds and
-        restarts, not passwords. `terrabank user` (tests/cli/) builds the whole app in a new process to add
-        one row, and hashes with scrypt: about a CPU-second per game, and scrypt again at every log-in."""
-        from bank.store.accounts.access_pg import PostgresAccess
-
-        access = PostgresAccess(self.url, self.name, hash_method="pbkdf2:sha256:1000")
-        try:
-            access.add_user(USER, PASSWORD, "lead")
-        finally:
-            access.close()
+        add_lead(url, self.name)
 
     def cli(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
         return subprocess.run([TERRABANK, "--config", CONFIG, "--db", self.name, *args], input=stdin, text=True,
