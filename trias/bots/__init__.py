@@ -37,8 +37,10 @@ LEVELS = ("random", "easy", "medium", "hard")
 # ("carry", turn.py: a search stops early when its choice is settled). Its 4.0 s a turn and 1.5 s a
 # decision keep the table's bounds first (5 s a turn, 2 s a decision): at 4.4 s and 1.7 s two decisions
 # with their whole CPU share went over 2 s on a slow host, and the longest turn took 5.2 s.
+# Hard explores less than medium (search.py, EXPLORE): with medium's constant its twice as many
+# iterations spread evenly over the moves and it won about half its games against medium.
 DEFAULT_BUDGET = {"easy": {"turn": 1.5, "seconds": 0.35}, "medium": {"seconds": 0.5},
-                  "hard": {"turn": 4.0, "seconds": 1.5, "reuse": True, "carry": True}}
+                  "hard": {"turn": 4.0, "seconds": 1.5, "reuse": True, "carry": True, "explore": 0.15}}
 TURN_BOUND = {"easy": 2.0, "hard": 5.0}  # seconds a table may wait for a whole computer turn on a Pi
 
 __all__ = ["choose", "LEVELS", "DEFAULT_BUDGET", "TURN_BOUND", "random_action", "greedy_action", "search_action"]

@@ -30,7 +30,11 @@ from .greedy import greedy_action
 from .heuristic import values
 from .randombot import random_action
 
-EXPLORE = 0.5   # UCB1 exploration constant, on values squashed to 0..1
+EXPLORE = 0.5   # UCB1 exploration constant, on values squashed to 0..1 (medium; hard passes its own)
+# Sibling moves' values differ by a few hundredths while 0.5 x sqrt(log n / visits) is a few tenths:
+# at 0.5 every widened move gets about the same visits and the one played is searched no deeper than
+# the rest. Hard explores at 0.15 ("explore" in its budget), so its extra iterations go down the lines
+# it values best; medium keeps 0.5.
 SCALE = 4.0     # points of lead that make a value of about 0.73
 DRIFTS = 40     # drifts ranked per node at most (a sample when there are more)
 # A move's one-move-ahead judgement (its rank's value) counts in its mean as this many visits
@@ -61,7 +65,7 @@ def key_of(command: dict) -> tuple:
 
 
 def search_action(v: dict, rng, seconds: float | None = None, iterations: int | None = None,
-                  horizon: int = 2, reuse: bool = False) -> dict:
+                  horizon: int = 2, reuse: bool = False, explore: float = EXPLORE) -> dict:
     """The most visited move after `iterations` iterations or `seconds` of search."""
     if v["phase"] == "place":
         return greedy_action(determinise(v, rng), rng, unseen_cards(v), seconds)
@@ -94,7 +98,7 @@ def search_action(v: dict, rng, seconds: float | None = None, iterations: int | 
     while (iterations is None or done < iterations) and (deadline is None or done == 0
                                                          or time.perf_counter() + last < deadline):
         began = time.perf_counter()
-        _iterate(root, determinise(v, rng), rng, horizon, deadline)
+        _iterate(root, determinise(v, rng), rng, horizon, deadline, explore)
         last = time.perf_counter() - began
         done += 1
         if _settled(root, _left(done, iterations, deadline, started)):
@@ -164,7 +168,7 @@ def _command(node: Node, key: tuple) -> dict:
     raise KeyError(key)
 
 
-def _iterate(root: Node, state, rng, horizon: int, deadline: float | None = None) -> None:
+def _iterate(root: Node, state, rng, horizon: int, deadline: float | None = None, explore: float = EXPLORE) -> None:
     node, path, ends = root, [], 0
     while state.phase != "over" and ends < horizon:
         ranked = _ranked(node, state, rng, root=node is root, deadline=deadline)
@@ -180,7 +184,7 @@ def _iterate(root: Node, state, rng, horizon: int, deadline: float | None = None
             child = node.children.get(k) or Node()
             node.children[k] = child
         else:
-            k, command = max(options, key=lambda kc: _ucb(node, kc[0]))
+            k, command = max(options, key=lambda kc: _ucb(node, kc[0], explore))
             child = node.children[k]
         mover = state.current
         events, state = advance(state, command)
@@ -201,10 +205,10 @@ def _iterate(root: Node, state, rng, horizon: int, deadline: float | None = None
         child.total += _squash(worth, mover)
 
 
-def _ucb(node: Node, key: tuple) -> float:
+def _ucb(node: Node, key: tuple, explore: float = EXPLORE) -> float:
     child = node.children[key]
     mean = (child.total + PRIOR_VISITS * node.prior.get(key, 0.5)) / (child.visits + PRIOR_VISITS)
-    return mean + EXPLORE * math.sqrt(math.log(node.avail[key]) / child.visits)
+    return mean + explore * math.sqrt(math.log(node.avail[key]) / child.visits)
 
 
 def _ranked(node: Node, state, rng, root: bool = False, deadline: float | None = None) -> list:
