@@ -173,7 +173,9 @@ def test_a_bad_link_a_cut_and_a_restart_book_every_command_once(tmp_path):
         # 20 made, 2 refused: 18 rows, each under its own key, the deaf harvests among them once each.
         rows = [row for row in served.bank.journal_rows() if row["actor"] in ("ana", "ben")]
         keys = [row["command_id"] for row in rows]
-        assert len(keys) == len(set(keys)) == 18 and deaf <= set(keys)
+        booked = [(row["seq"], row["actor"], {k: v for k, v in row["command"].items() if k != "id"}, row["command_id"],
+                   arrivals[row["command_id"]]) for row in rows]  # what, by whom, under which key, how often it came
+        assert len(keys) == len(set(keys)) == 18 and deaf <= set(keys), booked  # once in a whole run: 19 rows
         assert all(arrivals[key] >= 2 for key in deaf), arrivals  # sent again from the outbox: "already done"
         assert not {item["key"] for item in refused} & set(keys)
         queued = [row for row in rows if "queued" in row["command"]]
