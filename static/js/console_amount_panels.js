@@ -98,7 +98,7 @@
       var give = gives.amounts(), take = takes.amounts();
       var oneWay = Object.keys(give).length + Object.keys(take).length > 0 && !(Object.keys(give).length && Object.keys(take).length);
       // Tokens going one way only are more often a slip than a gift: a second tap, a moment later, books it.
-      if (oneWay && !W.secondTap(button, t(Object.keys(give).length ? "one_way_gives" : "one_way_takes",
+      if (!W.confirmed(button, oneWay, t(Object.keys(give).length ? "one_way_gives" : "one_way_takes",
         { merchant: W.teamLabel(team), visited: W.teamLabel(visited) }))) return;
       send({ type: "trade", kind: tradeKind, merchant_team: team, visited_team: visited, give: give, take: take });
     });

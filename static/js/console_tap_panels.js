@@ -26,7 +26,7 @@
           // trip (R14: tokens go back to base first): a second tap books it.
           if (W.justBooked()) return; // the second tap of a double tap: neither a booking nor a question
           var ago = desk.harvestedAgo(card);
-          if (ago !== null && ago < HARVEST_AGAIN_S && !W.secondTap(ev.currentTarget, t("harvest_again", { n: Math.max(1, Math.round(ago)) }))) return;
+          if (!W.confirmed(ev.currentTarget, ago !== null && ago < HARVEST_AGAIN_S, t("harvest_again", { n: Math.max(1, Math.round(ago)) }))) return;
           send({ type: "harvest", team: team, card: card, resource: r });
         } });
     });

@@ -174,6 +174,16 @@
     return false;
   };
 
+  /** True when a tap on `button` may book: nothing to ask (`ask` false) and no question on it, or the second
+   * tap answering the question. A question on screen is answered by the next tap even when it would no longer
+   * be asked (its few seconds passed meanwhile): that tap books and takes the question away. Booked without
+   * it, the question stayed on the button while the command was on its way (or kept on the device), and a
+   * second tap on it, a facilitator's answer to what the screen still asked, booked a second harvest. */
+  W.confirmed = function (button, ask, question) {
+    if (!ask && !button.dataset.armed) return true;
+    return W.secondTap(button, question);
+  };
+
   // The question stays this long after the first tap, then the button is itself again (on W so that a
   // browser test on a loaded machine can hold it open while another station books).
   W.ASK_FOR_MS = 5000;
