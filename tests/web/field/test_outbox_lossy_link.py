@@ -152,8 +152,10 @@ def test_a_bad_link_a_cut_and_a_restart_book_every_command_once(tmp_path):
                     both(stations, lambda pg: exchange(pg, "red", "dioxygen", 10), lambda pg: exchange(pg, "blue", "water", 10))
                     both(stations, lambda pg: exchange(pg, "blue", "water", 10), lambda pg: exchange(pg, "red", "dioxygen", 10))
                     both(stations, lambda pg: harvest(pg, "blue", "flora"), lambda pg: harvest(pg, "red", "fauna"))
-                    for page, _ in stations:
-                        assert page.evaluate("() => TB.outbox.waiting().length") == 4
+                    for page, _ in stations:  # the three made in the cut; the deaf harvest too, unless its resend's
+                        # answer came through between the two cuts (then it is booked and gone: counted at the end)
+                        made = [k for k in page.evaluate("() => TB.outbox.waiting().map(i => i.key)") if k not in deaf]
+                        assert len(made) == 3, made
                     served.stop()
                     served.start()
                     counted(served, arrivals)
@@ -175,7 +177,9 @@ def test_a_bad_link_a_cut_and_a_restart_book_every_command_once(tmp_path):
         keys = [row["command_id"] for row in rows]
         booked = [(row["seq"], row["actor"], {k: v for k, v in row["command"].items() if k != "id"}, row["command_id"],
                    arrivals[row["command_id"]]) for row in rows]  # what, by whom, under which key, how often it came
-        assert len(keys) == len(set(keys)) == 18 and deaf <= set(keys), booked  # once in a whole run: 19 rows
+        # 19-21 rows at load 17-41 were a "harvest again?" question left on the button by the tap past its 10 s that
+        # booked: press() answered what the screen still asked, a second harvest (static/js/forms.js W.confirmed).
+        assert len(keys) == len(set(keys)) == 18 and deaf <= set(keys), booked
         assert all(arrivals[key] >= 2 for key in deaf), arrivals  # sent again from the outbox: "already done"
         assert not {item["key"] for item in refused} & set(keys)
         queued = [row for row in rows if "queued" in row["command"]]
