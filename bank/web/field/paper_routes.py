@@ -10,10 +10,10 @@ POST /api/paper/batch         {"batch": key, "text": lines}: the paper ledgers' 
 A batch books each line as an ordinary command (Bank.execute, the lead's permissions), in order;
 a refused line is answered with its code, English message and params (the page says it in its
 language) and the next lines are still booked. Idempotent, whatever device sends it: a line under a
-sheet's id ("feuille 412C", then "3 Verts récolte eau 1") has a command id made from the sheet, its
-printed number and the command it stands for (bank/game/paper_sheet.py), so the same line sent from
-a second laptop or a private window, any number of times, books once, and a changed line is a new
-entry. A line typed without a sheet (hand-drawn paper) keeps the batch's identity: the batch key,
+sheet's id ("feuille 412C", then "3 Verts récolte eau 1") is one move, booked under its sheet and
+printed number (bank/web/field/paper_line.py), so the same line sent from a second laptop or a private
+window, any number of times, books once; typed again with another move it is refused naming the entry
+booked (undo that one first if it is the wrong one). A line typed without a sheet (hand-drawn paper) keeps the batch's identity: the batch key,
 the command and how many identical commands come before it in the text, so only the same batch sent
 again is known again.
 """
@@ -33,7 +33,7 @@ from bank.store.journal import StorageError
 from bank.web.access.auth import error, lead_required
 from bank.web.access.permissions import may
 from bank.web.body import BodyError, read_object
-from bank.web.field import paper_shared, paper_writer, payloads
+from bank.web.field import paper_line, paper_shared, paper_writer, payloads
 from bank.web.field.paper_syntax import Grammar, PaperSyntaxError, parse
 from bank.web.push import live
 
@@ -151,8 +151,8 @@ def batch():
 def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
     """Each line read and booked in order: {line, text, status, sheet?, number?, seq?, error?}.
 
-    A line under a sheet's id names its printed number: its command id is the sheet's, the number's
-    and the command's, whatever the batch or the device (bank/game/paper_sheet.py). A line typed
+    A line under a sheet's id names its printed number: it books once under the sheet and the number,
+    whatever the batch or the device (paper_line.py, paper_shared.py). A line typed
     without a sheet keeps the batch's identity: the batch key and how many identical commands come
     before it in the text."""
     grammar = Grammar(services.config, services.bank.state.events, _lang())
@@ -198,13 +198,12 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
                     "code": "paper_line_twice", "message": f"line {place[1]} of sheet {place[0]} is already typed "
                     f"above (text line {earlier[0]}) with another move", "params": {"n": place[1], "sheet": place[0], "line": earlier[0]}})
                 continue
-            identity = f"sheet\n{place[0]}\n{place[1]}\n{canonical}"
-        cid = "paper:" + hashlib.sha256(identity.encode()).hexdigest()[:40]
         try:
-            both = None if place is None else paper_shared.book(services.bank, services.config, command, place, user, copies)
-            if both is not None:  # a trade or fight written on both teams' ledgers is one move
-                result.update(both)
+            if place is not None:  # a trade or fight on both teams' ledgers is one move; any other line, its own
+                both = paper_shared.book(services.bank, services.config, command, place, user, copies)
+                result.update(both or paper_line.book(services.bank, command, place, user))
                 continue
+            cid = "paper:" + hashlib.sha256(identity.encode()).hexdigest()[:40]
             booked = services.bank.execute({**command, "id": cid, "actor": user})
         except IdConflict:  # the same line, booked by another facilitator's account
             result.update(status="duplicate")

@@ -93,3 +93,16 @@ def test_one_line_typed_on_both_processes_at_once_stands_for_one_trade(leads):
     # Its second line, typed later on either process, is the second trade: the first claim was kept once.
     assert send(second, "feuille 0C\n5 " + TRADE)["booked"] == 1
     assert stocks(made, (first, second)) == {(9 - 4, 9 - 2)}
+
+
+def test_one_line_typed_two_ways_on_both_processes_at_once_books_one_entry(leads):
+    """A printed line is one move (bank/web/field/paper_line.py): read as card 1 on one process and as
+    card 2 on the other at once, one reading books, the other is refused naming it; before, both booked."""
+    made, clients = leads
+    before = made[0].extensions["terrabank"].bank.last_seq
+    answers = at_once([(clients[0], "feuille 0C\n1 Rouges récolte dioxygène 1\n"),
+                       (clients[1], "feuille 0C\n1 Rouges récolte dioxygène 2\n")])
+    said = sorted((a["lines"][0]["status"], (a["lines"][0].get("error") or {}).get("code")) for a in answers)
+    assert said == [("booked", None), ("refused", "paper_line_booked")]
+    stocks(made, clients)  # a harvest of Verts on each process, the second last
+    assert made[1].extensions["terrabank"].bank.last_seq == before + 3

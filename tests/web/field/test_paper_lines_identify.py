@@ -1,8 +1,9 @@
 """A paper ledger's lines know themselves (bank/game/paper_sheet.py): the batch key lived in one
 browser's storage, so the same ledger typed on a second laptop or in a private window was a new batch
 and a harvest and a track step were booked twice. A line under a sheet's id, with its printed number,
-is now the same line from any device, under any batch key, any number of times: it books once; a
-changed line (another move, another number, another copy of the sheet) is a new entry."""
+is now the same line from any device, under any batch key, any number of times: it books once; another
+number or another copy of the sheet is a new entry (another move under a booked number is refused:
+test_paper_line_once.py)."""
 
 from __future__ import annotations
 
@@ -81,9 +82,10 @@ def test_a_changed_line_is_a_new_entry(app, leads):
     more = send(second, "feuille 0A\n4 Bleus récolte eau 1\nfeuille 0A/2\n1 Bleus récolte eau 1\n2 Bleus récolte eau 2\n")
     assert counts(more) == (3, 0, 0) and bank.last_seq == seq + 3
     assert bank.state.stock("blue")["water"] == water + 3
-    # Row 1 of the first copy typed with another move: not taken for the booked one.
-    assert counts(send(second, "feuille 0A\n1 Bleus récolte flore 1\n")) == (1, 0, 0)
-    assert bank.state.stock("blue")["flora"] == 1
+    # Row 1 of the first copy typed with another move: one printed line is one move, the second reading
+    # is refused naming the entry booked (tests/web/field/test_paper_line_once.py).
+    assert counts(send(second, "feuille 0A\n1 Bleus récolte flore 1\n")) == (0, 0, 1)
+    assert bank.state.stock("blue").get("flora", 0) == 0
 
 
 def test_a_line_without_its_sheet_or_number_is_refused_and_changes_nothing(app, leads):
