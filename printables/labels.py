@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 
 from bank.game.config_model import LANGUAGES
 
@@ -178,10 +179,25 @@ def colon(lang: str, left: str, right: str) -> str:
 
 
 def name(label, lang: str) -> str:
-    """A config label ({fr, en}) in `lang`, falling back to any language given."""
-    if isinstance(label, dict):
-        return label.get(lang) or next(iter(label.values()), "")
-    return str(label)
+    """A config label ({fr, en}) in `lang`, falling back to any language given.
+
+    On paper, a name the print fonts cannot draw whole (Hebrew, Chinese...: `config check` refuses it,
+    but a game may be started without the check) is printed in another language of the label that
+    they draw, which re-entry reads back too; with none, the characters they draw, or "?" rather than
+    nothing: a team's row, card or ledger was left with no name at all. Only while something draws
+    (fonts.py is loaded): the same words on a web page keep the name as written, the browser draws it."""
+    if not isinstance(label, dict):
+        return str(label)
+    chosen = label.get(lang) or next(iter(label.values()), "")
+    fonts = sys.modules.get("printables.fonts")
+    if fonts is None or not chosen or not fonts.undrawable(chosen):
+        return chosen
+    whole = next((value for value in label.values() if value and not fonts.undrawable(value)), None)
+    if whole is not None:
+        return whole
+    missing = set(fonts.undrawable(chosen))
+    kept = "".join(ch for ch in chosen if ch not in missing).strip()
+    return kept if any(ch.isalnum() for ch in kept) else "?"
 
 
 def short(label, lang: str) -> str:
