@@ -3,7 +3,8 @@
 A banker copies "Les Verts 🌱 qui Poussent Vite" or "Œufs — Équipe" from a printed sheet with a
 pen, then types it: the case, the accents, œ written oe, the emoji, the kind of dash, the leading
 article and the end of a name cut on the sheet all vary. Two written forms are the same name when
-their words are: a word is a run of letters and digits, lower case, accents dropped, ligatures
+their words are: a word is a run of letters and digits (with the combining marks and invisible
+joiners inside it: "Spın̈al" is one word, written "Spinal" by hand), lower case, accents dropped, ligatures
 spelled out, a plural s dropped, a Roman numeral read as its number; everything else (spaces,
 dashes, apostrophes, emoji, punctuation) only separates words.
 
@@ -30,13 +31,18 @@ ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii":
 # Leading articles a name may be written with or without (French, English, Italian), compared plain.
 ARTICLES = frozenset({"le", "la", "les", "l", "the", "il", "lo", "gli", "un", "une", "des"})
 CUT = "…"  # a name cut on a sheet ends so; typed "..." is the same mark
-_TOKEN = re.compile(r"\d{1,2}:\d{2}|(?:(?<=\s)|^)-\d+|…|\.\.\.+|[^\W_]+")
+_TOKEN = re.compile(r"\d{1,2}:\d{2}|(?:(?<=\s)|^)-\d+|…|\.\.\.+|(?P<word>[^\W_]+)")
+# Invisible inside a word, never between two: a soft hyphen, the zero-width non-joiner and joiner, the
+# word joiner (a zero-width space does part words). With the combining marks, what a pen never writes.
+INSIDE = frozenset("\u00ad\u200c\u200d\u2060")
 
 
 def plain(word: str) -> str:
-    """Lower case, accents dropped, ligatures spelled out: 'Œufs' -> 'oeufs', 'Équipe' -> 'equipe'."""
+    """Lower case, accents dropped, ligatures spelled out: 'Œufs' -> 'oeufs', 'Équipe' -> 'equipe'; the
+    marks a pen leaves out (accents that compose with no letter, vowel points) and invisible joiners dropped."""
     spelled = word.translate(SPELLED)
-    return "".join(ch for ch in unicodedata.normalize("NFKD", spelled) if unicodedata.category(ch) != "Mn").lower()
+    return "".join(ch for ch in unicodedata.normalize("NFKD", spelled)
+                   if unicodedata.category(ch) not in ("Mn", "Me") and ch not in INSIDE).lower()
 
 
 def fold(word: str) -> str:
@@ -51,7 +57,20 @@ def tokens(text: str) -> list:
     """(word as written, start, end) for each word of a typed line: runs of letters and digits, a time
     (14:32), a negative number after a space, the cut mark (… or ...); the rest separates."""
     text = unicodedata.normalize("NFC", text)
-    return [(m.group(0) if not m.group(0).startswith("..") else CUT, m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    found, glued = [], False
+    for m in _TOKEN.finditer(text):
+        word = m.group(0) if not m.group(0).startswith("..") else CUT
+        if glued and m.group("word") and _inside(text[found[-1][2]:m.start()]):
+            found[-1] = (text[found[-1][1]:m.end()], found[-1][1], m.end())  # 'Spın̈al', 'Méga\xadlosaure': one word
+        else:
+            found.append((word, m.start(), m.end()))
+        glued = bool(m.group("word"))
+    return found
+
+
+def _inside(gap: str) -> bool:
+    """Whether what parts two runs of letters is only marks and joiners, so they are one word."""
+    return bool(gap) and all(ch in INSIDE or unicodedata.category(ch).startswith("M") for ch in gap)
 
 
 def words_of(text: str) -> list:

@@ -112,9 +112,12 @@ def test_the_config_refuses_names_paper_cannot_tell_apart(names, why):
         config_with(names)
 
 
-# Names as a game day writes them: accents, ligatures, dashes, emoji, articles, up to 30 characters.
+# Names as a game day writes them: accents, ligatures, dashes, emoji, articles, up to 30 characters; an
+# accent typed apart (e + U+0301, as a Mac's file names give it), one that composes with no letter (n̈,
+# q̃: the word was cut in two at the mark, and "Spinal" written by hand was no team), a soft hyphen.
 SYLLABLE = st.sampled_from(["ma", "ré", "zo", "œu", "lu", "ti", "vè", "ne", "ka", "ço", "bri", "dan", "gué", "pâ",
-                            "ïs", "ro", "sa", "mi", "fê", "tor", "æl", "vil", "no", "ë"])
+                            "ïs", "ro", "sa", "mi", "fê", "tor", "æl", "vil", "no", "ë", "ne\u0301", "n\u0308a",
+                            "q\u0303o", "ga\u00adla"])
 WORD = st.lists(SYLLABLE, min_size=1, max_size=4).map("".join).map(lambda w: w[:1].upper() + w[1:])
 GLUE = st.sampled_from([" ", " ", "-", " — ", ", ", " 🌱 ", " 🦖 ", " 👨‍👩‍👧 ", " 🇫🇷 ", "’"])
 ARTICLE = st.sampled_from(["", "", "Les ", "Le ", "La ", "L'", "The "])
@@ -138,8 +141,10 @@ def bare(text: str) -> str:
 def hand_forms(name: str) -> set:
     """How a banker writes a printed name: as printed, lower case, no emoji (or a box), no accents,
     œ as oe, any dash, without its article."""
-    no_emoji = re.sub(r"[^\w\s,'’—–-]", "", name).strip()
-    forms = {name, name.lower(), no_emoji, re.sub(r"[^\w\s,'’—–-]", "□", name), bare(no_emoji), name.replace("—", "-"),
+    no_emoji = re.sub(r"[^\w\s,'’—–-]", "", name).strip()  # the accents typed apart and soft hyphens too
+    boxed = "".join(ch if re.match(r"[\w\s,'’—–-]", ch) or unicodedata.category(ch)[0] == "M" or ch == "\u00ad"
+                    else "□" for ch in name)  # an emoji copied as a box, an accent as the sheet draws it
+    forms = {name, name.lower(), no_emoji, boxed, bare(no_emoji), name.replace("—", "-"),
              no_emoji.replace("œ", "oe").replace("Œ", "Oe").replace("æ", "ae"), name.replace("-", " ")}
     first = re.split(r"[\s']", name, maxsplit=1)
     if len(first) == 2 and first[0].lower() in ARTICLES | {"l"} and words_of(first[1]):
