@@ -17,6 +17,7 @@ from bank.store import gamefile
 from bank.store import storage_url
 from bank.game import views
 from bank.game.config import load_config
+from bank.game.typed_names import named
 from bank.errors import BankError, ConfigError
 from bank.services.export import FORMATS, export_journal, export_standings
 from bank.services.bank import Bank
@@ -47,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("standings", help="show the standings").set_defaults(func=cmd_standings)
 
     p = sub.add_parser("team", help="show one team's stock, buildings and animals")
-    p.add_argument("team", help="team id, e.g. blue")
+    p.add_argument("team", help="team id or name as written, e.g. blue or \"les bleus\"")
     p.set_defaults(func=cmd_team)
 
     p = sub.add_parser("export", help="write the journal or the standings to a file")
@@ -198,11 +199,25 @@ def cmd_standings(args) -> int:
     return 0
 
 
+def _team_named(config, written: str) -> str:
+    """The team `written` names: its id, or its name in any language as people type it ("l'equipe des
+    ebenes" for "L'Équipe des Ébènes"); a name that fits two teams, or none, is refused naming the teams."""
+    if written in config.teams:
+        return written
+    found = named({t.id: [*t.label.values(), t.id] for t in config.teams.values()}, written)
+    if len(found) == 1:
+        return found[0]
+    listed = ", ".join(f"{_text(config.teams[t].label, config.language)} ({t})" for t in config.teams if not found or t in found)
+    if found:
+        raise BankError("ambiguous_team", f"{written!r} could be {listed}: write more of the name, or its id")
+    raise BankError("unknown_team", f"there is no team {written!r}; teams: {listed}")
+
+
 def cmd_team(args) -> int:
     """Print one team's reputation, stock, buildings, animals and cooldowns."""
     with _open_bank(args) as bank:
         config = bank.config
-        view = views.team_view(bank.state, config, args.team, bank.now())
+        view = views.team_view(bank.state, config, _team_named(config, args.team), bank.now())
     language = config.language
     stock = ", ".join(f"{_text(config.resources[r].label, language)} {n}"
                       for r, n in view["stock"].items() if n) or "none"

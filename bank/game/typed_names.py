@@ -181,3 +181,13 @@ def _start_length(form: tuple, words: list, at: int, keywords) -> int:
     elif end < n:
         short = False
     return end if end and (end < len(form) or short or marked) else 0
+
+
+def named(items: dict, written: str) -> tuple:
+    """The ids (of `items`: id -> the labels it may be written as) whose name `written` is, as people
+    write it (case, accents, emoji, the article, a name cut short do not matter): one id, several when it
+    fits them equally (the caller refuses, naming them), or none."""
+    words = [word for word, _, _ in tokens(written)]
+    found = NameTable(items).find(words, 0) if words else None
+    return found.keys if found is not None and found.end == len(words) else ()
+
