@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 
 from bank.errors import ConfigError
 
@@ -81,9 +82,10 @@ class Reader:
         return value.lower()
 
     def label(self, name: str = "label") -> dict[str, str]:
-        """A text in French and English: { fr = "...", en = "..." }."""
+        """A text in French and English: { fr = "...", en = "..." }, composed (NFC): an accent typed apart
+        (e + U+0301, as a Mac's file names give it) is one letter on every page, sheet and count."""
         sub = self.sub(name)
-        labels = {lang: sub.str(lang) for lang in ("fr", "en")}
+        labels = {lang: unicodedata.normalize("NFC", sub.str(lang)) for lang in ("fr", "en")}
         sub.done()
         return labels
 

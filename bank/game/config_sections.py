@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from bank.game.config_model import (
     COST_KINDS,
     LANGUAGES,
@@ -197,21 +199,43 @@ TEAM_NAME_MAX = 30
 TEAM_SHORT_MAX = 14  # the big screen's chips and chart labels hold about this many letters at 1280x720
 
 
+# What joins the character before it into one seen character: the zero-width joiner (and what follows
+# it), variation selectors, skin tones, the tags of a subdivision flag.
+_JOINED = frozenset("\u200d\ufe0e\ufe0f") | frozenset(map(chr, range(0x1F3FB, 0x1F400))) | frozenset(map(chr, range(0xE0020, 0xE0080)))
+
+
+def seen(text: str) -> list:
+    """`text` cut into the characters a reader counts: a letter with its accents, an emoji with its joiners,
+    skin tone and variation selector, a flag's two letters, each one (a name's length, where to cut it)."""
+    out, joining = [], False
+    for ch in text:
+        flag_pair = out and "\U0001F1E6" <= ch <= "\U0001F1FF" and len(out[-1]) == 1 and "\U0001F1E6" <= out[-1] <= "\U0001F1FF"
+        if out and (joining or ch in _JOINED or unicodedata.category(ch).startswith("M") or flag_pair):
+            out[-1] += ch
+        else:
+            out.append(ch)
+        joining = ch == "\u200d"
+    return out
+
+
+def _longer_than(reader: Reader, key: str, texts: dict, most: int, what: str, why: str) -> None:
+    """Refuse a text of more than `most` seen characters, suggesting it cut there (never inside an emoji)."""
+    for lang, text in texts.items():
+        chars = seen(text.strip())
+        if len(chars) > most:
+            reader.sub(key).fail(lang, f"is {len(chars)} characters long; {what} has at most {most} {why}, "
+                                 f"e.g. {''.join(chars[:most]).strip()!r}")
+
+
 def _team_short(t: Reader) -> dict:
     shorts = t.label("short")
-    for lang, text in shorts.items():
-        if len(text.strip()) > TEAM_SHORT_MAX:
-            t.sub("short").fail(lang, f"is {len(text.strip())} characters long; a short name has at most {TEAM_SHORT_MAX} "
-                                f"(it stands for the team where room is tight), e.g. {text.strip()[:TEAM_SHORT_MAX]!r}")
+    _longer_than(t, "short", shorts, TEAM_SHORT_MAX, "a short name", "(it stands for the team where room is tight)")
     return {lang: text.strip() for lang, text in shorts.items()}
 
 
 def _team_label(t: Reader) -> dict:
     labels = t.label()
-    for lang, text in labels.items():
-        if len(text.strip()) > TEAM_NAME_MAX:
-            t.sub("label").fail(lang, f"is {len(text.strip())} characters long; a team name has at most {TEAM_NAME_MAX} "
-                                f"so it fits beside the score on a phone, e.g. {text.strip()[:TEAM_NAME_MAX]!r}")
+    _longer_than(t, "label", labels, TEAM_NAME_MAX, "a team name", "so it fits beside the score on a phone")
     return labels
 
 
