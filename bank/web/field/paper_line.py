@@ -37,8 +37,9 @@ def _slot(sheet: str, number: int, n: int) -> str:
     return "paper:" + hashlib.sha256(f"line\n{sheet}\n{number}\n{n}".encode()).hexdigest()[:40]
 
 
-def earlier_id(sheet: str, number: int, move: str) -> str:
+def earlier_id(sheet: str, number: int, command: dict) -> str:
     """The id a numbered line was booked under before slots (a game typed back on the older code)."""
+    move = json.dumps(command, sort_keys=True, ensure_ascii=False)
     return "paper:" + hashlib.sha256(f"sheet\n{sheet}\n{number}\n{move}".encode()).hexdigest()[:40]
 
 
@@ -48,7 +49,7 @@ def book(bank, command: dict, place: tuple, actor: str) -> dict:
     Rule refusals (BankError) and storage errors are the caller's to answer."""
     sheet, number = place
     move = move_text(command)
-    before = bank.booked(earlier_id(sheet, number, move))
+    before = bank.booked(earlier_id(sheet, number, command))
     if before is not None:
         return {"status": "duplicate", "seq": before["seq"]}
     while True:  # again only when another device booked the free slot meanwhile

@@ -14,6 +14,7 @@ from __future__ import annotations
 from test_paper_lines_identify import leads, send  # noqa: F401 (leads: the lead's laptop and a second lead's)
 
 from bank.web import create_app
+from bank.web.field.paper_line import earlier_id
 from conftest import WebClient
 
 
@@ -68,3 +69,17 @@ def test_after_a_restart_the_line_is_known_however_it_is_read(tmp_path, config):
     finally:
         app.extensions["terrabank"].bank.close()
         app.extensions["terrabank"].access.close()
+
+
+def test_a_line_booked_before_slots_is_known_again(app, leads):
+    """A game typed back on the older code booked a line under its sheet, number and move: typed again
+    now, that line is the same entry, not a new one."""
+    first, _ = leads
+    bank = app.extensions["terrabank"].bank
+    for n, command in enumerate([{"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"},
+                                 {"type": "award", "team": "blue", "points": 2, "reason": "Belle cabane !"}], 1):
+        bank.execute({**command, "id": earlier_id("0A", n, command), "actor": "lead"})
+    seq = bank.last_seq
+    result = send(first, "feuille 0A\n1 Bleus récolte eau 1\n2 Bleus prime 2 Belle cabane !\n")
+    assert outcome(result) == [("duplicate", None), ("duplicate", None)]
+    assert bank.last_seq == seq
