@@ -203,7 +203,7 @@ def read_back(names: list) -> None:
     assert len(set(keys)) == len(keys)
     grammar = Grammar(config, {}, "fr")
     ids = list(config.teams)
-    assert [config.teams[t].label["fr"] for t in ids] == names
+    assert [config.teams[t].label["fr"] for t in ids] == [unicodedata.normalize("NFC", name) for name in names]
     for team, name in zip(ids, names):
         size, lines = team_name_lines({"fr": name}, "fr")
         drawn = copied(name, lines)  # the state sheet's lines, as a banker copies them
