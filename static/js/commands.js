@@ -65,6 +65,15 @@
       var all = readPending(Date.now());
       return all[print] ? all[print].key : null;
     },
+    /** Keep the pending key of this content, if it is still `key`, for `ms` more only: the outbox booked it.
+     * A press right after (the facilitator told "not confirmed, press again safely") is still "already done";
+     * past that, the same content is a new command: kept for the full 10 min, a harvester's next identical
+     * harvest was answered "already done" and not booked. */
+    settle: function (print, key, ms) {
+      var now = Date.now(), all = readPending(now);
+      if (all[print] && all[print].key === key) all[print].at = Math.min(all[print].at, now - PENDING_MS + ms);
+      writePending(all);
+    },
     /** Forget the pending key of this content, if it is still `key`. */
     forget: function (print, key) {
       var all = readPending(Date.now());

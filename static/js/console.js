@@ -192,7 +192,12 @@
 
   function startOutbox(user) {
     if (!TB.outbox) return;
-    TB.outbox.onBooked = function () { refreshSoon(); };
+    TB.outbox.onBooked = function (item, result) {
+      // The banner said "not confirmed" or "kept": it now says the command went. A press within
+      // TB.outbox.settleMs is still "already done" (its pending key); after that the same command is a new one.
+      W.bookedBanner(banner, item.command, result, t("outbox_sent", { seq: result.data.seq }));
+      refreshSoon();
+    };
     TB.outbox.onList = function () { if (state && view()) renderTeam(view()); };
     // "Change": the refused command's team and tab open, for the facilitator to make it anew.
     TB.outbox.onChange = function (item) {

@@ -195,7 +195,8 @@
     button.textContent = question;
     button.classList.add("btn-confirm");
     setTimeout(function () {
-      if (button.dataset.armed) { delete button.dataset.armed; button.textContent = button.dataset.label; button.classList.remove("btn-confirm"); }
+      // Only this question: a later one on the same button keeps its own few seconds.
+      if (button.dataset.armed === String(at)) { delete button.dataset.armed; button.textContent = button.dataset.label; button.classList.remove("btn-confirm"); }
     }, Math.max(0, at + W.ASK_FOR_MS - Date.now()));
   };
 
@@ -264,12 +265,8 @@
         // Counted from the booking, not the tap: a press after "not confirmed" or a refusal resends
         // safely (the same key, or a command refused again), and "already done" booked nothing now.
         if (books(command) && !result.data.duplicate) lastBooking = Date.now();
-        var d = W.describe(command, result.data.events);
-        W.banner(opts.banner, "ok", [
-          el("span", { class: "banner-text" },
-            el("b", { text: t(result.data.duplicate ? "already_booked" : "booked", { seq: result.data.seq }) + " " + d.label }),
-            d.detail ? " \u00b7 " + d.detail : "", d.moves ? el("span", { class: "moves", text: d.moves }) : null),
-          opts.undo && command.type !== "reverse" ? W.undoButton(result.data.seq, opts) : null]);
+        W.bookedBanner(opts.banner, command, result, t(result.data.duplicate ? "already_booked" : "booked", { seq: result.data.seq }),
+          opts.undo && command.type !== "reverse" ? W.undoButton(result.data.seq, opts) : null);
         if (opts.done) opts.done(result);
       } else if (box && (result.status === 0 || [502, 503, 504].indexOf(result.status) >= 0)) {
         return kept(box, command, key, made, opts, result);
@@ -281,6 +278,15 @@
       busy = false;
       document.body.classList.remove("busy");
     }
+  };
+
+  /** A booked command on the banner: `heading` ("Done (entry 12):"), what it did, and `extra` (an undo button). */
+  W.bookedBanner = function (where, command, result, heading, extra) {
+    var d = W.describe(command, result.data.events);
+    W.banner(where, "ok", [
+      el("span", { class: "banner-text" }, el("b", { text: heading + " " + d.label }),
+        d.detail ? " \u00b7 " + d.detail : "", d.moves ? el("span", { class: "moves", text: d.moves }) : null),
+      extra || null]);
   };
 
   /** The command waits in the outbox under `key`: the banner says so (after why, when the page gave up). */

@@ -22,7 +22,7 @@
   var tab = TB.uuid(), account = null, box = null, flushing = false, loginNeeded = false, lastReport = "";
   var nextTry = 0; // a command just given up on after its retries waits a moment before the next try
   var memory = {}; // when localStorage is refused (a private window may), this page at least keeps them
-  var outbox = (TB.outbox = { tryEveryMs: 3000, leaseMs: 15000, onBooked: null, onChange: null, onList: null });
+  var outbox = (TB.outbox = { tryEveryMs: 3000, leaseMs: 15000, settleMs: 15000, onBooked: null, onChange: null, onList: null });
 
   function store() { try { return window.localStorage; } catch (e) { return null; } }
 
@@ -187,7 +187,9 @@
         if (result.status === 401 || code === "csrf_failed") { loginNeeded = true; reached = false; break; }
         loginNeeded = false;
         if (result.ok) {
-          // Its pending key (commands.js) stays: pressed again after "not confirmed", it is "already done".
+          // Its pending key (commands.js) stays a few seconds: pressed again after "not confirmed", it is "already
+          // done"; after that the same harvest is a new one (the page says it was sent: outbox.onBooked).
+          if (TB.pending) TB.pending.settle(TB.commandPrint(next.command), next.key, outbox.settleMs);
           remove(next.key);
           if (outbox.onBooked) outbox.onBooked(next, result);
         } else {

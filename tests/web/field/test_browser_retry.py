@@ -58,7 +58,7 @@ def console(chromium, server):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     log_in_to(page, url, "/console", USER, PASSWORD)
-    expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
+    expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"), timeout=30_000)  # a loaded machine
     page.click('#team-picker [data-team="green"]')
     page.click('#tabs [data-tab="harvest"]')
     yield page
@@ -91,9 +91,12 @@ class LostWifi:
         return [key for key, _ in self.requests]
 
 
-def give_up_fast(page):
-    """The page's retries, shortened from about 20 s to a fraction of a second."""
+def give_up_fast(page, outbox_sends=False):
+    """The page's retries, shortened from about 20 s to a fraction of a second. Unless `outbox_sends`, the
+    outbox keeps what the page gave up on until the next press (its try every 3 s would otherwise race it)."""
     page.evaluate("TB.retryDelays = [50, 50]")
+    if not outbox_sends:
+        page.evaluate("TB.outbox.tryEveryMs = 1e9")
 
 
 def booked(bank, key) -> list[dict]:
@@ -101,9 +104,9 @@ def booked(bank, key) -> list[dict]:
     return [row for row in bank.journal_rows() if row["command_id"] == key]
 
 
-def lose_a_harvest(console, wifi, resource="flora"):
+def lose_a_harvest(console, wifi, resource="flora", outbox_sends=False):
     """Press a harvest whose reply is lost and whose retries all fail, until the page gives up."""
-    give_up_fast(console)
+    give_up_fast(console, outbox_sends)
     console.click(f'[data-panel="harvest"] [data-resource="{resource}"]')
     banner = console.locator("#banner")
     expect(banner).to_contain_text(NOT_CONFIRMED)
@@ -139,6 +142,46 @@ def test_pressing_again_after_not_confirmed_books_once(server, console):
     assert "\u00a0: +1 " in banner.evaluate("node => node.textContent")
     second = wifi.keys()[-1]
     assert second != key and len(booked(bank, second)) == 1
+    assert bank.last_seq == seq + 1
+
+
+def sent_by_the_outbox(console, bank, resource):
+    """A harvest not confirmed, kept, then sent by the outbox by itself once the bank answers: its key and entry."""
+    wifi = LostWifi(console)
+    lose_a_harvest(console, wifi, resource, outbox_sends=True)
+    key = wifi.keys()[0]
+    seq = booked(bank, key)[0]["seq"]
+    wifi.back()  # the outbox's resend is answered "duplicate": booked at the first send
+    banner = console.locator("#banner")
+    expect(banner).to_contain_text(f"Envoyée depuis cet appareil (écriture {seq})", timeout=15_000)
+    expect(banner).to_have_class(re.compile("banner-ok"))
+    assert len(booked(bank, key)) == 1 and bank.last_seq == seq
+    return wifi, key, seq
+
+
+def test_once_the_outbox_sent_a_harvest_the_same_harvest_later_is_booked_anew(server, console):
+    """Not confirmed, kept, then sent by the outbox: the page says so; a press at once (the banner said pressing
+    again was safe) is "already done"; the same harvest 20 s later is a new one. Before, the key stayed 10
+    minutes: a harvester's next identical harvest was answered "already done" with the first's entry, not booked."""
+    app, _ = server
+    bank = app.extensions["terrabank"].bank
+    console.evaluate("""() => { const real = Date.now.bind(Date); let ahead = 0;
+        Date.now = () => real() + ahead; window.skipAhead = ms => { ahead += ms; }; }""")
+    banner = console.locator("#banner")
+
+    wifi, key, seq = sent_by_the_outbox(console, bank, "energy")
+    console.wait_for_timeout(750)
+    console.click('[data-panel="harvest"] [data-resource="energy"]')
+    expect(banner).to_contain_text(f"Déjà fait (écriture {seq})")
+    assert bank.last_seq == seq
+
+    wifi, key, seq = sent_by_the_outbox(console, bank, "water")
+    console.evaluate("skipAhead(20000)")
+    console.wait_for_timeout(750)
+    console.click('[data-panel="harvest"] [data-resource="water"]')
+    expect(banner).to_contain_text(f"Fait (écriture {seq + 1})")
+    again = wifi.keys()[-1]
+    assert again != key and booked(bank, again)[0]["command"]["resource"] == "water"
     assert bank.last_seq == seq + 1
 
 
