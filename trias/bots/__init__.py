@@ -40,7 +40,8 @@ LEVELS = ("random", "easy", "medium", "hard")
 # Hard explores less than medium (search.py, EXPLORE): with medium's constant its twice as many
 # iterations spread evenly over the moves and it won about half its games against medium.
 DEFAULT_BUDGET = {"easy": {"turn": 1.5, "seconds": 0.35}, "medium": {"seconds": 0.5},
-                  "hard": {"turn": 4.0, "seconds": 1.5, "reuse": True, "carry": True, "explore": 0.15}}
+                  "hard": {"turn": 4.0, "seconds": 1.5, "reuse": True, "carry": True, "explore": 0.15,
+                           "judge": True}}
 TURN_BOUND = {"easy": 2.0, "hard": 5.0}  # seconds a table may wait for a whole computer turn on a Pi
 
 __all__ = ["choose", "LEVELS", "DEFAULT_BUDGET", "TURN_BOUND", "random_action", "greedy_action", "search_action"]

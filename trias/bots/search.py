@@ -65,7 +65,7 @@ def key_of(command: dict) -> tuple:
 
 
 def search_action(v: dict, rng, seconds: float | None = None, iterations: int | None = None,
-                  horizon: int = 2, reuse: bool = False, explore: float = EXPLORE) -> dict:
+                  horizon: int = 2, reuse: bool = False, explore: float = EXPLORE, judge: bool = False) -> dict:
     """The most visited move after `iterations` iterations or `seconds` of search."""
     if v["phase"] == "place":
         return greedy_action(determinise(v, rng), rng, unseen_cards(v), seconds)
@@ -98,7 +98,7 @@ def search_action(v: dict, rng, seconds: float | None = None, iterations: int | 
     while (iterations is None or done < iterations) and (deadline is None or done == 0
                                                          or time.perf_counter() + last < deadline):
         began = time.perf_counter()
-        _iterate(root, determinise(v, rng), rng, horizon, deadline, explore)
+        _iterate(root, determinise(v, rng), rng, horizon, deadline, explore, judge)
         last = time.perf_counter() - began
         done += 1
         if _settled(root, _left(done, iterations, deadline, started)):
@@ -168,7 +168,8 @@ def _command(node: Node, key: tuple) -> dict:
     raise KeyError(key)
 
 
-def _iterate(root: Node, state, rng, horizon: int, deadline: float | None = None, explore: float = EXPLORE) -> None:
+def _iterate(root: Node, state, rng, horizon: int, deadline: float | None = None, explore: float = EXPLORE,
+             judge: bool = False) -> None:
     node, path, ends = root, [], 0
     while state.phase != "over" and ends < horizon:
         ranked = _ranked(node, state, rng, root=node is root, deadline=deadline)
@@ -198,7 +199,7 @@ def _iterate(root: Node, state, rng, horizon: int, deadline: float | None = None
         # Out of time before the leaf is judged: drop this iteration rather than overrun the
         # budget (its new node keeps no visit and is never chosen; the search ends now).
         return
-    worth = _leaf(state, rng, mid_turn=bool(path) and not ended)
+    worth = _leaf(state, rng, mid_turn=bool(path) and not ended, judge=judge)
     root.visits += 1
     for child, mover in path:
         child.visits += 1
@@ -257,11 +258,18 @@ def _draw_value(state, seat: int, scored: list) -> float:
     return max((v for v, _, _ in scored), default=0.5) - 0.01
 
 
-def _leaf(state, rng, mid_turn: bool) -> list:
-    """Finish the turn under way (the seat stops acting) and judge the position: each seat's worth."""
+def _leaf(state, rng, mid_turn: bool, judge: bool = False) -> list:
+    """Finish the turn under way (the seat stops acting) and judge the position: each seat's worth.
+
+    A drawn card's drift is random, or with `judge` the best of the drifts ranked (a sample of DRIFTS)."""
     if mid_turn:
         while state.phase in ("start", "drift"):
-            _, state = advance(state, random_action(state, rng))
+            if judge and state.phase == "drift":
+                ranked = _rank(state, rng, DRIFTS)[0]
+                command = ranked[0][1] if ranked else random_action(state, rng)
+            else:
+                command = random_action(state, rng)
+            _, state = advance(state, command)
         if state.phase == "actions":
             _, state = advance(state, {"type": "end_turn"})
     return values(state)
