@@ -134,3 +134,34 @@ def test_t12_hard_gives_the_move_it_values_best_more_than_an_even_share_of_its_s
         best = max(children, key=lambda c: c.total / c.visits if c.visits >= 4 else 0.0)
         ratios.append(best.visits / statistics.median(c.visits for c in children))
     assert len(ratios) >= 4 and statistics.mean(ratios) >= 1.4, ratios
+
+
+def test_t9_hard_values_a_draw_by_the_drift_it_would_play_not_a_random_one():
+    """A search leaf in the middle of a turn ends the turn; after a draw the drawn card is played first (T9).
+    Hard judges that drift (the best of the drifts ranked one move ahead), so a draw is first valued as hard
+    would play it: on every board here at least as well as the median drift. The previous code drifted a random
+    tile there, so a draw was valued by a random drift (at or above the median on about half the boards)."""
+    import statistics
+
+    from trias.bots import DEFAULT_BUDGET, search
+    from trias.bots.heuristic import evaluate
+    from trias.engine import advance
+    from trias.listing import legal_actions
+
+    judge = {"judge": True} if DEFAULT_BUDGET["hard"].get("judge") else {}
+    boards = 0
+    for seed in (11, 12, 13, 14):
+        for state in [s for s in positions(2, seed, every=2) if s.phase == "start" and s.deck][:3]:
+            _, drawn = advance(state, {"type": "draw"})
+            if drawn.phase != "drift":  # the Meteorite Impact: no drift (T9)
+                continue
+            seat = drawn.current
+            leads = [evaluate(advance(advance(drawn, c)[1], {"type": "end_turn"})[1], seat)
+                     for c in legal_actions(drawn)]
+            if len(set(leads)) < 3:
+                continue
+            worth = search._leaf(drawn, random.Random(boards), True, **judge)
+            lead = worth[seat] - max(w for s, w in enumerate(worth) if s != seat)
+            assert lead >= statistics.median(leads), (seed, lead, sorted(leads))
+            boards += 1
+    assert boards >= 6

@@ -38,7 +38,9 @@ LEVELS = ("random", "easy", "medium", "hard")
 # decision keep the table's bounds first (5 s a turn, 2 s a decision): at 4.4 s and 1.7 s two decisions
 # with their whole CPU share went over 2 s on a slow host, and the longest turn took 5.2 s.
 # Hard explores less than medium (search.py, EXPLORE): with medium's constant its twice as many
-# iterations spread evenly over the moves and it won about half its games against medium.
+# iterations spread evenly over the moves and it won about half its games against medium. At so little
+# exploration a move's first value counts: hard "judge"s the drift a draw leads to at a leaf (search.py,
+# _leaf) where medium drifts a random tile.
 DEFAULT_BUDGET = {"easy": {"turn": 1.5, "seconds": 0.35}, "medium": {"seconds": 0.5},
                   "hard": {"turn": 4.0, "seconds": 1.5, "reuse": True, "carry": True, "explore": 0.15,
                            "judge": True}}

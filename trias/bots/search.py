@@ -7,7 +7,8 @@ it. Children are widened progressively in the order the heuristic ranks them,
 so a few hundred iterations go deep into good turns instead of wide into poor
 ones. The tree holds this seat's turn and, up to `horizon` turns, the next
 seats' replies, each seat choosing for itself. A leaf is valued by ending the
-turn under way there (phases 3 and 4, T14/T15) and judging with the heuristic.
+turn under way there (phases 3 and 4, T14/T15) and judging with the heuristic; a card drawn
+there is played with a random drift, or with `judge` (hard) the best of the drifts ranked.
 
 With `reuse` (time budgets only), the subtree under the move played is kept for the seat's next
 decision, keyed by the view that move leads to: a turn's later actions start from what the first
