@@ -199,17 +199,25 @@ def _serve(args, config_path: str, config, db: str) -> int:
         # A game in PostgreSQL: its hold is a database session of this interpreter, no new one could take it
         # over. Without /proc (macOS) the locks to keep open cannot be found. Both: the master stays as it is.
         serving.run(lambda: _app(config_path, db, TICKER=True, PHONE_BASE=base, **hosted), host, port,
-                    listener=listener, reload_check=(config_path, str(db)))
+                    game_limits(config), listener=listener, reload_check=(config_path, str(db)))
         return 0
-    _exec_lean_master(args, config_path, db, base, host, port, listener)
+    _exec_lean_master(args, config_path, db, base, host, port, listener, game_limits(config))
     return 0
 
 
-def _exec_lean_master(args, config_path: str, db: str, base, host: str, port: int, listener) -> None:
+def game_limits(config):
+    """The serving limits, with room for every live page the game's config admits: each team's link and the big
+    screen's key hold [server] phones_per_team + spare_pages_per_link (a game of 1,000 phones gets the connections)."""
+    from bank.web.serving.limits import Limits
+
+    return Limits().for_pages(config.live_pages_per_link * (len(config.teams) + 1))
+
+
+def _exec_lean_master(args, config_path: str, db: str, base, host: str, port: int, listener, limits) -> None:
     """Gunicorn's master in a new interpreter that never loads Flask (bank/cli/serve_lean.py)."""
     from bank.web.serving import server as serving
 
-    limits, warning = serving.fit_limits(serving.behind_proxies(serving.Limits()))
+    limits, warning = serving.fit_limits(serving.behind_proxies(limits))
     if warning:
         say(warning)
     serving.options(host, port, limits)  # a wrong setting (TERRABANK_DRAIN_SECONDS) is refused here, in words

@@ -2,9 +2,9 @@
 
 One laptop adds addresses with one command, so caps per address do not protect the game:
 idle big screens from two addresses took all 450 live slots, slow log-in bodies from two
-addresses all 500 threads. Here a live page (it holds a pool thread for its life) and a
-request with a body (it holds one until the body is in) are admitted by the secret they
-carry (identity.py): each team link, the big screen's key, each facilitator session may
+addresses all 500 threads. Here a live page (it holds a connection for its life, and a pool
+thread while it long-polls or its upgrade is answered) and a request with a body (it holds a
+thread until the body is in) are admitted by the secret they carry (identity.py): each team link, the big screen's key, each facilitator session may
 hold up to `per_secret` live pages; clients without a secret share `anonymous` live slots
 and `anonymous_bodies` threads, with a short deadline for their body. No number of
 anonymous clients can then refuse a phone that holds its link, or a facilitator.
@@ -88,12 +88,13 @@ def client_address(environ, proxies: int = 0) -> str:
 
 
 class _Held:
-    """One live request holding slots: whose, from where, its socket; `freed` once revoke() counted it down."""
+    """One live request holding slots: whose, from where, its socket; `freed` once revoke() counted it down;
+    `handed` once the app serves it on without a thread (handoff.KEEP: a WebSocket in bank/web/push/hub.py)."""
 
-    __slots__ = ("who", "address", "sock", "freed")
+    __slots__ = ("who", "address", "sock", "freed", "handed")
 
     def __init__(self, who, address, sock):
-        self.who, self.address, self.sock, self.freed = who, address, sock, False
+        self.who, self.address, self.sock, self.freed, self.handed = who, address, sock, False, False
 
 
 def has_body(environ) -> bool:
@@ -102,10 +103,13 @@ def has_body(environ) -> bool:
 
 
 class LiveSlots:
-    """WSGI wrapper: live pages take at most `slots` pool threads, by secret; bodies get a deadline.
+    """WSGI wrapper: live pages take at most `slots` pool threads and `pages` in all, by secret; bodies get a deadline.
 
-    A live page's WebSocket holds a thread of the pool for its whole life: at as many live pages
-    as threads, a console command waited for a thread for ever. Beyond `slots` (or
+    A live request holds a pool thread (a long poll while it waits; a WebSocket served by Engine.IO's
+    threading mode for its whole life): at as many live pages as threads, a console command waited for a
+    thread for ever, so they take at most `slots`. A WebSocket the app serves on without a thread (handoff.KEEP,
+    the hub of bank/web/push/hub.py) gives its thread slot back once handed off and holds only its place
+    among the `pages` (None: `slots`, every page as if it held a thread). Beyond either (or
     beyond its secret's `per_secret`, or the anonymous share) a new live page gets a 503 and a
     sentence instead (its Socket.IO client tries again every few seconds). The counts go down in
     `finally`, however the request ends. `identify(environ)`: the secret's name, or None.
@@ -120,8 +124,10 @@ class LiveSlots:
                  identify=None, anonymous_bodies: int | None = None, body_seconds: float = 30.0,
                  anonymous_body_seconds: float = 5.0, strangers: int | None = None,
                  per_stranger_secret: int | None = None, per_stranger_address: int | None = None,
-                 proxies: int = 0, secret_bodies: int = 4, address_bodies: int = 4, trusted_bodies: int = 2):
+                 proxies: int = 0, secret_bodies: int = 4, address_bodies: int = 4, trusted_bodies: int = 2,
+                 pages: int | None = None):
         self.app, self.slots = app, slots
+        self.pages = slots if pages is None else pages
         self.anonymous = slots if anonymous is None else anonymous
         self.per_secret = slots if per_secret is None else per_secret
         self.strangers = strangers
@@ -134,6 +140,7 @@ class LiveSlots:
         self.body_pools = BodyPools(anonymous_bodies, secret_bodies, address_bodies, trusted_bodies)
         self.lock = threading.Lock()
         self.held = 0            # live requests holding a thread now
+        self.handed = 0          # live pages served on without a thread (handoff.KEEP)
         self.held_anonymous = 0  # of which without a secret
         self.held_strangers = 0  # of which with a secret anyone can mint (a Trias seat's)
         self.by_secret: dict[str, int] = {}
@@ -209,6 +216,11 @@ class LiveSlots:
         closes (the returned function), and revoke() or a page given way to shuts `sock`, the app's socket."""
         held.sock = sock
         kept.append(True)
+        with self.lock:
+            if not held.freed:  # from a thread's count to the pages served without one
+                self.held -= 1
+                self.handed += 1
+            held.handed = True
         return lambda: self._free(held)
 
     def _free(self, held: _Held) -> None:
@@ -218,7 +230,7 @@ class LiveSlots:
                 held.freed = True
 
     def _full(self, held: _Held) -> bool:
-        if self.held >= self.slots:
+        if self.held >= self.slots or self.held + self.handed >= self.pages:
             return True
         pool = pool_of(held.who)
         if pool == "anonymous":
@@ -240,7 +252,7 @@ class LiveSlots:
         built: behind an access point's NAT every phone of a team has one address (docs/DEPLOY.md), and
         there nothing is contested (one address), so nothing changes. Its limit: pages from a second address
         can take back up to half of a full link from the NAT's; a stolen link is still for the lead to replace."""
-        if pool_of(held.who) != "lead" or self.held >= self.slots:
+        if pool_of(held.who) != "lead" or self.held >= self.slots or self.held + self.handed >= self.pages:
             return None
         if self.by_secret.get(held.who, 0) < self.per_secret:
             return None
@@ -258,7 +270,10 @@ class LiveSlots:
 
     def _count(self, held: _Held, step: int) -> None:
         who = held.who
-        self.held += step
+        if held.handed:
+            self.handed += step
+        else:
+            self.held += step
         if who is None:
             self.held_anonymous += step
             return

@@ -7,6 +7,7 @@ importing each other: docs/PERFORMANCE.md "Production serving" measures them.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 STACK_SIZE = 512 * 1024  # per thread; why: bank/cli/serve.py (32-bit Raspberry Pi OS, four threads a page)
@@ -17,11 +18,14 @@ class Limits:
     """The numbers, and why (docs/PERFORMANCE.md "Production serving" measures them).
 
     A live page on long polling holds one pool thread while its poll waits; on a WebSocket
-    it holds none (one loop serves them all, bank/web/push/hub.py) but is counted the same,
-    so `threads` still bounds the live pages: 200 phones + 5 facilitator screens leave
-    about 300 spare. Live pages together take at most `threads - reserve()` slots
-    (`live_slots`), so that with every phone of the game on long polling, a command
-    still finds a thread.
+    it holds none once the upgrade is answered (one loop serves them all, bank/web/push/hub.py),
+    only its connection and about 30 KB. So two counts: pages holding a thread (long polls, a
+    WebSocket while its upgrade is answered) take at most `threads - reserve()` slots
+    (`live_slots`), so that with every phone of the game on long polling, a command still
+    finds a thread; and live pages of every kind together at most `live_pages_at_once()`, a
+    share of `max_connections` (a page holds its connection for its life), the rest kept for
+    page loads and commands. A game whose config admits more pages (`for_pages`, from its
+    links' shares) gets the connections they need: 1,000 phones about 30 MB more.
 
     Admission by authority, not by address: one laptop can take several
     addresses, so what decides is the secret a client holds. A live page or a request
@@ -53,6 +57,9 @@ class Limits:
     body_seconds: float = 30.0       # a bigger body: from the end of the headers until the app starts its reply
     read_seconds: float = 30.0       # any single read or write of a plain request (not of a WebSocket)
     keepalive_seconds: int = 5       # an idle kept-alive connection, then closed
+    # Live pages at once, WebSocket and long polling together. None: three quarters of max_connections
+    # (1000: 750), at least the live slots; `for_pages` raises it and max_connections for a bigger game.
+    live_pages: int | None = None
     # Threads no live page may take: a console command, a page load, the API always find
     # one. None: a tenth of the threads, at least 4 (500 threads: 450 live pages, 50 in reserve).
     live_reserve: int | None = None
@@ -94,16 +101,30 @@ class Limits:
         """Live pages (WebSockets, long polls) served at once; a new one beyond is refused with a 503."""
         return self.threads - self.reserve()
 
+    def live_pages_at_once(self) -> int:
+        """Live pages of every kind together (each holds a connection); those holding a thread: `live_slots`."""
+        if self.live_pages is not None:
+            return max(1, min(self.live_pages, self.max_connections - 1))
+        return max(self.live_slots(), self.max_connections - self.max_connections // 4)
+
+    def for_pages(self, pages: int) -> "Limits":
+        """These limits, letting `pages` live pages in with the connections they hold (a game's config admits
+        them: its links' shares); unchanged when they fit. The connections kept for the rest stay as many."""
+        if pages <= self.live_pages_at_once():
+            return self
+        spare = self.max_connections - self.live_pages_at_once()
+        return dataclasses.replace(self, live_pages=pages, max_connections=pages + spare)
+
     def anonymous_live_slots(self) -> int:
-        """Live pages without a secret, all addresses together."""
+        """Live pages without a secret, all addresses together: a share of the live slots (threads) unless set."""
         if self.anonymous_live is not None:
-            return min(self.anonymous_live, self.live_slots())
+            return min(self.anonymous_live, self.live_pages_at_once())
         return min(self.live_slots(), max(2, self.live_slots() // 8))
 
     def strangers_live_slots(self) -> int:
         """Live pages holding a secret anyone can mint (a Trias seat's link), all addresses together."""
         if self.strangers_live is not None:
-            return min(self.strangers_live, self.live_slots() - self.anonymous_live_slots())
+            return min(self.strangers_live, self.live_pages_at_once() - self.anonymous_live_slots())
         return min(self.live_slots() - self.anonymous_live_slots(), max(2, self.live_slots() // 6))
 
     def anonymous_body_slots(self) -> int:

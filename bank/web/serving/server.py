@@ -64,7 +64,8 @@ def prepare(app: Flask, limits: Limits | None = None) -> Flask:
                                  per_stranger_secret=limits.per_stranger_secret_live,
                                  per_stranger_address=limits.per_stranger_address_live,
                                  proxies=trusted_proxies(), secret_bodies=limits.secret_bodies,
-                                 address_bodies=limits.address_bodies, trusted_bodies=limits.trusted_bodies)
+                                 address_bodies=limits.address_bodies, trusted_bodies=limits.trusted_bodies,
+                                 pages=limits.live_pages_at_once())
         app.extensions["terrabank_live_slots"] = app.wsgi_app  # for whoever debugs, and for tests
         done.add("live_slots")
     if "after_reply" not in done:  # a command's live updates start once its reply is written
