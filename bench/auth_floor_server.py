@@ -269,8 +269,10 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="0 (the default): any free port, printed")
     parser.add_argument("--row-bytes", type=int, default=600)
     parser.add_argument("--fanout", action="store_true", help="one message to every page per command, after the reply")
+    parser.add_argument("--pages", type=int, default=0,
+                        help="live pages to let in, as the bank's config admits them (default: the bank's own limits)")
     args = parser.parse_args()
-    serve(lambda: make_app(args.db, args.row_bytes, args.fanout)[0], "authenticated floor", args.port)
+    serve(lambda: make_app(args.db, args.row_bytes, args.fanout)[0], "authenticated floor", args.port, args.pages)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ the hash chain, idempotency, the time line): the bank without its web layer.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import socket
 import sqlite3
@@ -102,7 +103,7 @@ def make_core_app(db: str, config_path: str):
     return app
 
 
-def serve(factory, label: str, port: int = 0) -> None:
+def serve(factory, label: str, port: int = 0, pages: int = 0) -> None:
     """Bind a free port (or `port`), print the address as `terrabank serve --port 0` does (harness.launch
     reads it), and serve the app `factory()` makes on the bank's stack: bank/web/serving.run, Gunicorn's
     guarded threaded worker with the bank's limits. The app is made in the worker, after the fork, as the
@@ -114,7 +115,9 @@ def serve(factory, label: str, port: int = 0) -> None:
     # The bank's limits, but every live page may be anonymous: a floor knows no team link or session to
     # admit a page by (the bank admits its phones by their link, bank/web/serving/admission.py), and its
     # pages stand for the same phones. Only the count differs, not what a page costs.
-    limits = Limits(anonymous_live=Limits().live_slots())
+    # `pages`: as many as the bank's config lets in (bank/cli/serve.py game_limits), all of them anonymous here.
+    limits = Limits().for_pages(pages)
+    limits = dataclasses.replace(limits, anonymous_live=max(Limits().live_slots(), pages))
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Gunicorn's own listener, before bind()
     listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

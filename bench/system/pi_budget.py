@@ -67,9 +67,9 @@ CALIBRATION = "s = 0\nfor i in range(3_000_000):\n    s += i * i % 7\n"
 class Budget:
     """A control group with one core and a CPU quota; `admit(pid)` moves a process (all its threads) in."""
 
-    def __init__(self, core: int, quota_us: int, period_us: int, protect: bool = True):
+    def __init__(self, core: int, quota_us: int, period_us: int, protect: bool = True, kind: str = "pi"):
         self.core, self.quota_us, self.period_us = core, quota_us, period_us
-        name = f"terrabank-pi-{os.getpid()}"
+        name = f"terrabank-{kind}-{os.getpid()}"
         if (V2 / "cgroup.controllers").exists():
             self.kind, self.groups = "cgroup v2", [V2 / name]
             controllers = (V2 / "cgroup.controllers").read_text().split()
@@ -139,6 +139,47 @@ class Budget:
                     break
                 except OSError:
                     time.sleep(0.1)
+
+
+def groups_of(pid: int) -> list[Path]:
+    """The cpu and cpuset groups `pid` is in now (cgroup v1), or its one group (v2)."""
+    groups = []
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if (V2 / "cgroup.controllers").exists():
+            if controllers == "":
+                groups.append(V2 / path.lstrip("/"))
+        elif "cpu" in controllers.split(","):
+            groups.append(V1_CPU / path.lstrip("/"))
+        elif "cpuset" in controllers.split(","):
+            groups.append(V1_CPUSET / path.lstrip("/"))
+    return groups
+
+
+class Phones:
+    """The bench's own process, which stands for the phones and tablets (other devices), on the other core with the
+    highest weight, so that host load cannot make the phones late; back in its groups on `release()`.
+
+    The pages a bench simulates answer the server's pings from one thread of this process. On this machine at load
+    20-40 that thread got a few percent of a core and read pings more than 10 s after they were sent: the server
+    closed hundreds of 1,000 pages as gone, a drop of the bench's making, not the server's."""
+
+    def __init__(self, core: int, pid: int | None = None):
+        self.pid = pid or os.getpid()
+        self.before = groups_of(self.pid)
+        self.budget = Budget(core, 100000, 100000, kind="phones")  # the whole core: a weight, not a quota
+        self.budget.admit(self.pid)
+
+    def describe(self) -> str:
+        return f"the phones (this process) on core {self.budget.core}, protected ({self.budget.weight})"
+
+    def release(self) -> None:
+        for group in self.before:
+            try:
+                (group / "cgroup.procs").write_text(str(self.pid))
+            except OSError:
+                pass
+        self.budget.remove()
 
 
 class Jailer(threading.Thread):

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from page_room import Room, book_at_pace
-from pages_under_pressure import Pressure, _cpu_seconds, admission, settled, start_bank, start_floor
+from pages_under_pressure import Pressure, _cpu_seconds, addresses_for, admission, settled, start_bank, start_floor
 
 import harness
 import proctree
@@ -47,7 +47,7 @@ def _tree_figures(pid: int) -> tuple[int, float]:
 def measure(kind: str, start, pages: int, pace: float, seconds: float, pressure: Pressure, shape: dict | None):
     with tempfile.TemporaryDirectory() as tmp:
         config, _ = admission(max(pages, 1), Path(tmp))
-        proc, port, url, tokens, login = start(Path(tmp), config)
+        proc, port, url, tokens, login = start(Path(tmp), config, pages)
         room = None
         try:
             if kind == "floor":
@@ -57,7 +57,7 @@ def measure(kind: str, start, pages: int, pace: float, seconds: float, pressure:
                 api.close()
                 assert status == 200, reply
             pressure.apply(proc.pid)
-            room = Room(port, tokens, pages, deflate=True)
+            room = Room(port, tokens, pages, addresses=addresses_for(pages), deflate=True)
             time.sleep(3)
             if kind == "bank":
                 settled(Path(tmp), proc.pid)

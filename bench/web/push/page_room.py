@@ -55,6 +55,11 @@ class Room:
                 page.newest, page.arrivals = 0, []  # arrivals: (monotonic time, newest seq) each time it grew
                 page.messages = 0  # Socket.IO events received (a `round` counts once), pings left out
                 self.pages.append(page)
+        except Exception as exc:
+            for page in self.pages:
+                page.close()
+            raise RuntimeError(f"page {len(self.pages) + 1} of {pages} was not let in ({exc!r}); "
+                               f"{len(self.pages)} were") from exc
         except BaseException:
             for page in self.pages:
                 page.close()

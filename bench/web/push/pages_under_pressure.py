@@ -54,6 +54,7 @@ from page_room import Room, book_at_pace
 import harness
 import pi_budget
 from bank.cli.serve_lean import ALLOCATOR
+from bank.web.serving.limits import Limits
 import proctree
 
 BENCH = Path(__file__).resolve().parents[2]
@@ -103,7 +104,7 @@ class Pressure:
 
     def __init__(self, kind: str, spinners: int, core: int = 0):
         self.kind, self.spinners, self.budget, self.jailer, self.procs = kind, spinners, None, None, []
-        self.core = core
+        self.core, self.phones = core, None
 
     def apply(self, server_pid: int) -> None:
         if self.kind == "pi":
@@ -111,6 +112,8 @@ class Pressure:
             self.budget.admit(server_pid)
             self.jailer = pi_budget.Jailer(self.budget, server_pid)
             self.jailer.start()
+            if (os.cpu_count() or 1) > 1:  # the phones on the other core, protected as the server's share is
+                self.phones = pi_budget.Phones(1 - self.core if self.core < 2 else 0)
         else:
             ctx = multiprocessing.get_context("fork")
             self.stop = ctx.Event()
@@ -124,28 +127,39 @@ class Pressure:
             self.jailer.join()
         if self.budget is not None:
             self.budget.remove()
+        if self.phones is not None:
+            self.phones.release()
         for proc in self.procs:
             self.stop.set()
             proc.join(timeout=5)
-        self.budget = self.jailer = None
+        self.budget = self.jailer = self.phones = None
         self.procs = []
 
     def describe(self) -> str:
-        return (f"core {self.core} at a 25% quota (pi_budget.Budget: 2.5 ms every 10 ms)" if self.kind == "pi"
+        return (f"core {self.core} at a 25% quota (pi_budget.Budget: 2.5 ms every 10 ms); the phones (this process) "
+                "on the other core, protected (pi_budget.Phones)" if self.kind == "pi"
                 else f"{self.spinners} busy-loop processes beside the server, no quota")
 
 
 TEAMS = 4  # the shipped config's teams; page_room spreads the pages over them
-LIVE_SLOTS, PER_ADDRESS, ADDRESSES = 450, 250, 4  # bank/web/serving/limits.Limits' defaults, page_room's addresses
+PER_ADDRESS = Limits().per_address  # connections from one client address (the worker's cap)
 
 
-def admission(pages: int, folder: Path, addresses: int = ADDRESSES) -> tuple[str, str]:
-    """(config file, what it admits) for a room of `pages` from `addresses` client addresses: config.toml when
-    its links admit them, else a copy with phones_per_team raised (what a game of that size would set); a room
-    over the server's own caps (live slots, per address) is refused."""
-    if pages > LIVE_SLOTS or -(-pages // addresses) > PER_ADDRESS:
-        sys.exit(f"{pages} pages exceed the server's caps ({LIVE_SLOTS} live pages, {PER_ADDRESS} an address from "
-                 f"{addresses} addresses, bank/web/serving/limits.Limits): every extra page would be refused")
+def addresses_for(pages: int) -> int:
+    """Loopback addresses a room of `pages` comes from: 4 (phones behind several access points), more for a
+    big room, so that no address nears the worker's cap (each page holds a connection for its life)."""
+    return max(4, -(-pages // (PER_ADDRESS - 50)))
+
+
+def admission(pages: int, folder: Path, addresses: int | None = None) -> tuple[str, str]:
+    """(config file, what it admits) for a room of `pages` from `addresses` client addresses (addresses_for): config.toml
+    when its links admit them, else a copy with phones_per_team raised (what a game of that size would set:
+    `terrabank serve` then lets in every page its links and the big screen's key may hold, bank/cli/serve.py
+    game_limits); a room over the cap per address is refused."""
+    addresses = addresses or addresses_for(pages)
+    if -(-pages // addresses) > PER_ADDRESS:
+        sys.exit(f"{pages} pages from {addresses} addresses exceed the server's cap of {PER_ADDRESS} connections an "
+                 "address (bank/web/serving/limits.Limits): every extra page would be refused")
     shipped = harness.CONFIG
     per_link = -(-pages // TEAMS)
     text = Path(shipped).read_text()
@@ -153,10 +167,13 @@ def admission(pages: int, folder: Path, addresses: int = ADDRESSES) -> tuple[str
         return shipped, f"config.toml as shipped (50 + 10 pages a team link: {pages} pages need {per_link})"
     copy = folder / "config.toml"
     copy.write_text(text.replace("phones_per_team = 50", f"phones_per_team = {per_link - 10}", 1))
-    return str(copy), f"config.toml with phones_per_team = {per_link - 10} (+ 10: {per_link} pages a link)"
+    live = Limits().for_pages(per_link * (TEAMS + 1))
+    return str(copy), (f"config.toml with phones_per_team = {per_link - 10} (+ 10: {per_link} pages a link; the "
+                       f"server then admits {live.live_pages_at_once()} live pages on {live.max_connections} "
+                       f"connections), from {addresses} addresses")
 
 
-def start_bank(folder: Path, config: str = harness.CONFIG):
+def start_bank(folder: Path, config: str = harness.CONFIG, pages: int = 0):
     server = harness.Server(folder, config=config).prepare().start()
     lead = harness.Api(server.url).login()
     lead.command("start", type="start_clock")
@@ -165,8 +182,10 @@ def start_bank(folder: Path, config: str = harness.CONFIG):
     return server.proc, server.port, server.url, tokens, lambda api: api.login()
 
 
-def start_floor(folder: Path, config: str = harness.CONFIG):
-    argv = [sys.executable, str(BENCH / "auth_floor_server.py"), "--db", str(folder / "floor.db"), "--fanout"]
+def start_floor(folder: Path, config: str = harness.CONFIG, pages: int = 0):
+    """The floor, letting in as many pages as the bank's config would (`pages`: the room's, all anonymous there)."""
+    argv = [sys.executable, str(BENCH / "auth_floor_server.py"), "--db", str(folder / "floor.db"), "--fanout",
+            "--pages", str(pages)]
     proc, port = harness.launch(argv, folder / "floor.log", env=ALLOCATOR)  # malloc set as the bank's (serve_lean)
     url = f"http://127.0.0.1:{port}"
     tokens = {team: f"floor-{team}" for team in ("blue", "yellow", "red", "green")}  # the floor checks none
@@ -187,7 +206,7 @@ def measure(kind: str, start, pressure: Pressure, pages: int, paces: list, secon
             deflate: bool = True, shape: dict | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         config, admits = admission(pages, Path(tmp))
-        proc, port, url, tokens, login = start(Path(tmp), config)
+        proc, port, url, tokens, login = start(Path(tmp), config, pages)
         room = None
         try:
             if kind == "floor":
@@ -201,7 +220,7 @@ def measure(kind: str, start, pressure: Pressure, pages: int, paces: list, secon
                 if status != 200:
                     sys.exit(f"the floor refused the bank's messages: {status} {reply}")
             pressure.apply(proc.pid)
-            room = Room(port, tokens, pages, deflate=deflate)
+            room = Room(port, tokens, pages, addresses=addresses_for(pages), deflate=deflate)
             time.sleep(3)
             if kind == "bank":
                 settled(Path(tmp), proc.pid)
@@ -284,6 +303,9 @@ def main() -> None:
     parser.add_argument("--json", help="append each run's results to this file, a JSON line a server")
     parser.add_argument("--shape", help="JSON file of the bank's `round` messages {team: [...]}: read for a floor run "
                         "without the bank, written after a bank run")
+    parser.add_argument("--record", action="store_true",
+                        help="keep a big room's figures (--pages over 200, --pressure pi, bank and floor, paces 2 and 20) "
+                             "as the last measured (bench/results/08c_pages_<N>.json) and make docs/PERFORMANCE.md's table again")
     args = parser.parse_args()
     paces = [float(x) for x in args.paces.split(",")]
     starts = {"bank": start_bank, "floor": start_floor}
@@ -305,7 +327,40 @@ def main() -> None:
                 for r in results:
                     out.write(json.dumps({"pressure": kind, **r}) + "\n")
         report(pressure, results)
+        if args.record and kind == "pi":
+            keep(results, args, sys.argv[1:])
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+
+
+def keep(results: list, args, argv: list) -> None:
+    """A big room's rows of docs/PERFORMANCE.md: pages kept, and every page current within 5 s at 2 and 20 a second."""
+    import record  # bench/record.py, on the path with the shared modules
+
+    bank, floor = (next(r for r in results if r["server"] == name) for name in ("bank", "floor"))
+    at = lambda r, pace: next(p for p in r["paces"] if p["pace"] == pace)  # noqa: E731
+    n, few = args.pages, lambda x: "never" if x is None else f"{x:.2f} s"  # noqa: E731
+    fmt = f"{n:,}"
+    rows = [{"figure": f"{fmt} pages on a Pi's budget: pages kept, at 2 and 20 harvests a second (the floor kept "
+                       f"{min(p['connected'] for p in floor['paces']):,})",
+             "value": min(p["connected"] for p in bank["paces"]), "unit": "", "goal": "==", "limit": n}]
+    for pace in (2.0, 20.0):
+        b, f = at(bank, pace), at(floor, pace)
+        never = f"; never held: {b['never_held']}" if b["never_held"] else ""
+        rounds = (f", a round {b['cpu_ms_per_round'] / f['cpu_ms_per_round']:.2f}x: {b['messages']:.0f} rounds a page "
+                  f"against {f['messages']:.0f}" if pace > 2 else "")
+        rows.append({"figure": f"{fmt} pages: tap to the last page, p99, at {pace:g} harvests a second (floor "
+                               f"{few(f['tap_p99'])}; CPU per harvest {b['cpu_ms_per_command'] / f['cpu_ms_per_command']:.2f}x "
+                               f"the floor's{rounds}{never})",
+                     "value": round(b["tap_p99"], 2) if b["tap_p99"] is not None else 999.0, "unit": "s", "goal": "<=",
+                     "limit": 5})
+    loads = [p["load"] for r in results for p in r["paces"]]
+    command = " ".join([".venv/bin/python", record.script(__file__), *(a for a in argv if a != "--record")])
+    measured = (f"{time.strftime('%Y-%m-%d')}, {bank['admission']}; {args.seconds:g} s a pace after the tablets logged in; "
+                f"bank then floor in one run on a protected quarter core, the phones protected on the other core, "
+                f"load {min(loads):.0f}-{max(loads):.0f}; every harvest counted in the percentiles")
+    (record.RESULTS / f"08c_pages_{n}.json").unlink(missing_ok=True)
+    print(record.record(f"08c_pages_{n}", rows, command=command, measured=measured))
+    record.main_table()
 
 
 if __name__ == "__main__":
