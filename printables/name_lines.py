@@ -11,34 +11,11 @@ a banker copies.
 
 from __future__ import annotations
 
-import unicodedata
+from bank.game.graphemes import graphemes
 
 from .drawing import stringWidth, wrap  # the print fonts' widths: an emoji measured in the font that draws it
 
 ELLIPSIS = "…"
-_JOINERS = {"\u200d"}  # a zero-width joiner glues the next character to this one
-
-
-def graphemes(text: str) -> list:
-    """The characters a reader sees: a base with its combining marks, variation selectors, skin tones,
-    and the pieces joined by a zero-width joiner; a pair of regional indicators (a flag)."""
-    found = []
-    for ch in text:
-        glue = (unicodedata.category(ch) in ("Mn", "Me", "Cf") and ch not in ("\u200b",)) or \
-            "\ufe00" <= ch <= "\ufe0f" or "\U0001f3fb" <= ch <= "\U0001f3ff"
-        after_joiner = found and found[-1][-1] in _JOINERS
-        flag = found and _regional(ch) and len(found[-1]) == 1 and _regional(found[-1])
-        if found and (glue or after_joiner or flag):
-            found[-1] += ch
-        else:
-            found.append(ch)
-    return found
-
-
-def _regional(ch: str) -> bool:
-    return "\U0001f1e6" <= ch <= "\U0001f1ff"
-
-
 def name_lines(name: str, font: str, size: float, width: float, lines: int = 2) -> list:
     """The lines the box draws of `name` at `size` in `width` (mm, as the sheets measure), at most `lines`:
     drawing.wrap's rule (spaces, else after a dash, else where the width is reached), then the cut."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 from bank.game.config_model import (
     COST_KINDS,
     LANGUAGES,
@@ -18,6 +16,7 @@ from bank.game.config_model import (
     Track,
 )
 from bank.game.config_reader import Reader
+from bank.game.graphemes import graphemes
 from bank.game.typed_names import typed_key
 
 MAX_AMOUNT = 100_000  # no real game gets near this; it keeps typos like 1000000 out
@@ -199,29 +198,10 @@ TEAM_NAME_MAX = 30
 TEAM_SHORT_MAX = 14  # the big screen's chips and chart labels hold about this many letters at 1280x720
 
 
-# What joins the character before it into one seen character: the zero-width joiner (and what follows
-# it), variation selectors, skin tones, the tags of a subdivision flag.
-_JOINED = frozenset("\u200d\ufe0e\ufe0f") | frozenset(map(chr, range(0x1F3FB, 0x1F400))) | frozenset(map(chr, range(0xE0020, 0xE0080)))
-
-
-def seen(text: str) -> list:
-    """`text` cut into the characters a reader counts: a letter with its accents, an emoji with its joiners,
-    skin tone and variation selector, a flag's two letters, each one (a name's length, where to cut it)."""
-    out, joining = [], False
-    for ch in text:
-        flag_pair = out and "\U0001F1E6" <= ch <= "\U0001F1FF" and len(out[-1]) == 1 and "\U0001F1E6" <= out[-1] <= "\U0001F1FF"
-        if out and (joining or ch in _JOINED or unicodedata.category(ch).startswith("M") or flag_pair):
-            out[-1] += ch
-        else:
-            out.append(ch)
-        joining = ch == "\u200d"
-    return out
-
-
 def _longer_than(reader: Reader, key: str, texts: dict, most: int, what: str, why: str) -> None:
     """Refuse a text of more than `most` seen characters, suggesting it cut there (never inside an emoji)."""
     for lang, text in texts.items():
-        chars = seen(text.strip())
+        chars = graphemes(text.strip())
         if len(chars) > most:
             reader.sub(key).fail(lang, f"is {len(chars)} characters long; {what} has at most {most} {why}, "
                                  f"e.g. {''.join(chars[:most]).strip()!r}")

@@ -1,4 +1,4 @@
-"""A team name's 30 characters are counted as a reader counts them (config_sections.seen).
+"""A team name's 30 characters are counted as a reader counts them (bank/game/graphemes.py).
 
 The limit counted code points: "Zoé et Ève" with its accents typed apart (e + U+0301, as a Mac's file
 names give it), a family emoji (seven code points), a thumb with its skin tone or a flag (two) made a
@@ -19,7 +19,8 @@ from print_names_kit import config_text_with_teams
 
 from bank.errors import ConfigError
 from bank.game.config import parse_config
-from bank.game.config_sections import TEAM_NAME_MAX, seen
+from bank.game.config_sections import TEAM_NAME_MAX
+from bank.game.graphemes import graphemes as seen
 
 # Each one character to a reader, one to five code points.
 SEEN = ["a", "W", "é", "e\u0301", "E\u0300", "n\u0308", "œ", " ", "-", "’", "🌱", "👍🏽", "🇫🇷", "👨\u200d👩\u200d👧",
