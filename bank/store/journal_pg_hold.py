@@ -211,7 +211,7 @@ class DatabaseHold:
                         lease.release(self.conn, self.game, self.token)
                     except Exception:  # noqa: BLE001 - the database is gone: the lease runs out alone
                         pass
-                self.conn.close()
+                _let_go(self.conn)
                 self.conn = None
 
     def __enter__(self) -> "DatabaseHold":
@@ -283,7 +283,7 @@ class DatabaseHold:
             return holder
         with self._conn_lock:
             if self._stop.is_set():
-                conn.close()
+                _let_go(conn)
                 return said
             self.conn = conn
             self._renewed = time.monotonic()  # _take wrote the lease again
@@ -323,8 +323,8 @@ def _take(url: str, game: str, who: str, shared: bool, token: str | None = None)
             got = conn.execute(f"SELECT {take}(%s, %s)", (HOLD_LOCK_SPACE, lock_key(game))).fetchone()[0]
             # The lock is forgotten by a restart of PostgreSQL; the leases are not (journal_pg_lease.py).
             holder = _holder(conn, game) if not got else lease.blocking(conn, game, token or "", shared)
-            if holder is not None:
-                conn.close()
+            if holder is not None:  # a shared lock may have been got, and the lease refused it
+                _let_go(conn)
                 return None, None, 0, holder
             # The fence: a new epoch for a holder alone; holders through a queue share theirs (negative).
             epoch = ("CASE WHEN hold_epoch < 0 THEN hold_epoch ELSE -nextval('terrabank.hold_epochs') END"
@@ -337,6 +337,18 @@ def _take(url: str, game: str, who: str, shared: bool, token: str | None = None)
         conn.close()
         raise
     return conn, (row[0] if row else None), (row[1] if row else 0), None
+
+
+def _let_go(conn) -> None:
+    """Unlock, then close. Closing alone lets PostgreSQL drop the lock when the session's backend exits, a
+    moment after this process has gone on: the command typed next (`init --force` right after `init`) was
+    refused by the lock of the very process that asked."""
+    try:
+        with deadline(lambda: conn, PROBE_DEADLINE):
+            conn.execute("SELECT pg_advisory_unlock_all()")
+    except Exception:  # noqa: BLE001 - the database is gone or cut: the lock ends with the session
+        pass
+    conn.close()
 
 
 def _name(who: str) -> str:
