@@ -157,13 +157,14 @@ class Bank(ClockKeeping):
         """The seq of the last committed journal row."""
         return self._last_seq
 
-    def execute(self, command: dict, now: float | None = None, may_undo=None) -> Result:
+    def execute(self, command: dict, now: float | None = None, may_undo=None, check=None) -> Result:
         """Run a command exactly once per id: journal and apply it, or raise BankError.
 
         `may_undo(command_type) -> bool`, when given, decides whether the sender may
         reverse an entry of that type (a banker may not undo the lead's award). It is
         asked under the bank's lock, with the entry read in the same transaction, so no
         entry booked meanwhile can slip under a check made earlier (NotAllowed).
+        `check()` too, once other processes' rows are folded (last_seq is the tip): its BankError refuses.
         """
         cid = check_command_id(command)
         if cid.startswith(TICK_PREFIX):
@@ -172,9 +173,9 @@ class Bank(ClockKeeping):
         if engine.COMMANDS.get(command.get("type"), (None, ""))[1] == "system":
             raise CommandError("system_command", f"'{command['type']}' commands are made by "
                                "the bank itself and cannot be sent.", type=command["type"])
-        return self._execute(command, self.now() if now is None else now, tick=True, may_undo=may_undo)
+        return self._execute(command, self.now() if now is None else now, tick=True, may_undo=may_undo, check=check)
 
-    def _execute(self, command: dict, now: float, *, tick: bool, may_undo=None) -> Result:
+    def _execute(self, command: dict, now: float, *, tick: bool, may_undo=None, check=None) -> Result:
         """The check-and-append behind execute() and the setup; again when another process booked first.
 
         On a store that allows it (SQLite) the first try books without looking the id up: the
@@ -183,10 +184,10 @@ class Bank(ClockKeeping):
         looks the id up; a try after a refusal looks it up first, as every try on PostgreSQL does."""
         tries = itertools.count()
         optimistic = self._journal.optimistic_ids
-        return retried(lambda: self._execute_once(command, now, tick=tick, may_undo=may_undo,
+        return retried(lambda: self._execute_once(command, now, tick=tick, may_undo=may_undo, check=check,
                                                   look_up=not optimistic or next(tries) > 0))
 
-    def _execute_once(self, command: dict, now: float, *, tick: bool, may_undo=None, look_up: bool = True) -> Result:
+    def _execute_once(self, command: dict, now: float, *, tick: bool, may_undo=None, check=None, look_up=True) -> Result:
         cid, print_ = command["id"], fingerprint(command)
         with self._lock:
             self._written = []  # a try refused or rolled back before this one left its rows here: not committed
@@ -197,6 +198,8 @@ class Bank(ClockKeeping):
                     if known is not None:
                         return self._duplicate(known, print_)
                     try:
+                        if check is not None:
+                            check()
                         seq, events, new_state = self._decide_and_append(command, cid, print_, now, tick, may_undo)
                     except BankError as refusal:
                         if not look_up:

@@ -31,6 +31,11 @@ class PaperCopies:
         """{sheet, line} of the line that stood for the booking `slot`, or None while no line has."""
         return _mark(self._sql("SELECT sheet, line FROM paper_copies WHERE slot = ?", (slot,)))
 
+    def stood_for(self, sheet: str, line: int) -> list[str]:
+        """The slots of the bookings that line stood for (one, but for a game typed on older code)."""
+        return [r[0] for r in self._sql("SELECT slot FROM paper_copies WHERE sheet = ? AND line = ? ORDER BY slot",
+                                        (sheet, line))]
+
     def claim(self, slot: str, sheet: str, line: int) -> dict:
         """The line that stands for `slot` now: this one if no line did yet, else the one that claimed it first."""
         self._sql("INSERT INTO paper_copies VALUES (?, ?, ?) ON CONFLICT (slot) DO NOTHING", (slot, sheet, line))
@@ -46,6 +51,10 @@ class PostgresPaperCopies:
     def holder(self, slot: str) -> dict | None:
         return _mark(self.db.rows("SELECT sheet, line FROM terrabank.paper_copies WHERE game = %s AND slot = %s",
                                   (self.game, slot)))
+
+    def stood_for(self, sheet: str, line: int) -> list[str]:
+        return [r[0] for r in self.db.rows("SELECT slot FROM terrabank.paper_copies WHERE game = %s AND sheet = %s "
+                                           "AND line = %s ORDER BY slot", (self.game, sheet, line))]
 
     def claim(self, slot: str, sheet: str, line: int) -> dict:
         self.db.rows("""INSERT INTO terrabank.paper_copies(game, slot, sheet, line) VALUES (%s, %s, %s, %s)

@@ -9,16 +9,31 @@ walked in order: the slot holding this very move answers already booked; a slot 
 refuses the line, naming the entry (undo it if it is the wrong one, then the line books again); a slot
 whose entry was undone is passed over; the first free slot books. The journal takes an id once, so two
 devices typing the same line at once, alike or not, book one entry.
+
+Whatever kind of move it is read as: a trade or a fight between the sheet's team and another books under
+the move's slots (paper_shared.py), so its line's slots alone did not see it. A trade line read with other
+amounts on a second laptop, or a harvest line typed later as a trade (or the other way round), booked a
+second entry. Every line's rows now carry `paper: {sheet, line}`, indexed from the journal
+(paper_line_index.py); before booking, what the line booked, and the other team's booking it stood for
+(bank/store/accounts/paper_copies.py), are read: the same move is left to its walk (already booked),
+another move still standing is refused naming its entry. The booking checks again inside its transaction
+(Bank.execute's `check`) that no row was booked from the line since: two processes typing one line two
+ways at once, as a trade and a harvest or as two trades, book one entry. A line that stands for the other
+team's booking books nothing: its claim (with the accounts) is read before, not in the journal's
+transaction, so one typed as that copy on one process and as another move on another at the very same
+moment may both be taken; the trade itself still books once.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
 
-from bank.errors import IdConflict
+from bank.errors import BankError, IdConflict
 from bank.game.typed_names import words_of
+from bank.web.field import paper_line_index, paper_shared
 
 # What says who sent a row and how, not what it does (compared apart from the move).
 SENDER_FIELDS = frozenset({"id", "actor", "queued", "paper"})
@@ -43,8 +58,13 @@ def earlier_id(sheet: str, number: int, command: dict) -> str:
     return "paper:" + hashlib.sha256(f"sheet\n{sheet}\n{number}\n{move}".encode()).hexdigest()[:40]
 
 
-def book(bank, command: dict, place: tuple, actor: str) -> dict:
-    """{status: booked|duplicate, seq} or {status: refused, error} for the line `place` = (sheet, number).
+class _LineMoved(BankError):
+    """Inside the booking's transaction: an entry was booked from the line since it was read; read it again."""
+
+
+def book(bank, config, command: dict, place: tuple, actor: str, copies) -> dict:
+    """{status: booked|duplicate, seq, same_as?} or {status: refused, error} for the line `place` = (sheet,
+    number), whatever kind of move it is. `copies`: which line stood for the other team's booking.
 
     Rule refusals (BankError) and storage errors are the caller's to answer."""
     sheet, number = place
@@ -52,20 +72,69 @@ def book(bank, command: dict, place: tuple, actor: str) -> dict:
     before = bank.booked(earlier_id(sheet, number, command))
     if before is not None:
         return {"status": "duplicate", "seq": before["seq"]}
-    while True:  # again only when another device booked the free slot meanwhile
-        outcome = _walk(bank, command, sheet, number, move, actor)
+    index = paper_line_index.of(bank)
+    while True:  # again only when another device booked from this line meanwhile
+        bank.catch_up()  # what other processes booked and undid: the line is read as the journal has it now
+        seen = index.refresh(bank)
+        refused = _taken(bank, copies, place, move, index.rows(sheet, number))
+        if refused is not None:
+            return refused
+        check = functools.partial(_unmoved, bank, index, place, seen)
+        try:
+            outcome = paper_shared.book(bank, config, command, place, actor, copies, check) \
+                if paper_shared.shared(config, command, sheet) else _walk(bank, command, place, move, actor, check)
+        except _LineMoved:
+            continue
         if outcome is not None:
             return outcome
 
 
-def _walk(bank, command, sheet, number, move, actor) -> dict | None:
+def _taken(bank, copies, place: tuple, move: str, marked: list) -> dict | None:
+    """The refusal when an entry still standing was booked from the line (or stood for by it) with another
+    move; None when the line is free, or holds this very move (the walk answers already booked)."""
+    sheet, number = place
+    entries = list(marked)  # rows carrying the line's mark, of any kind
+    for n in itertools.count(1):  # a single line booked before rows carried the mark
+        row = bank.booked(_slot(sheet, number, n))
+        if row is None:
+            break
+        entries.append((row["seq"], row["command"]))
+    for slot in copies.stood_for(sheet, number):  # the other team's trade or fight this line stood for
+        row = bank.booked(slot)
+        if row is not None:
+            entries.append((row["seq"], row["command"]))
+    if any(move_text(command) == move for _, command in entries):
+        return None
+    undone = set(bank.state.reversed)
+    standing = sorted((seq, command.get("type")) for seq, command in entries if seq not in undone)
+    return _refusal(sheet, number, *standing[0]) if standing else None
+
+
+def _unmoved(bank, index, place: tuple, seen: int) -> None:
+    """Inside the transaction, the journal at its tip: refuse when a row was booked from the line since `seen`."""
+    index.refresh(bank)
+    if any(seq > seen for seq, _ in index.rows(*place)):
+        raise _LineMoved("paper_line_moved", "an entry was booked from this line meanwhile: read it again")
+
+
+def _refusal(sheet: str, number: int, seq: int, kind) -> dict:
+    return {"status": "refused", "error": {
+        "code": "paper_line_booked", "message": f"line {number} of sheet {sheet} is already booked as entry "
+        f"{seq} with another move; if that entry is wrong, undo it, then send this line again",
+        "params": {"n": number, "sheet": sheet, "seq": seq, "type": kind}}}
+
+
+def _walk(bank, command, place, move, actor, check) -> dict | None:
+    """The line's own slots up to the first free one; None when another device booked it meanwhile."""
+    sheet, number = place
     undone = set(bank.state.reversed)
     for n in itertools.count(1):
         cid = _slot(sheet, number, n)
         row = bank.booked(cid)
         if row is None:
             try:
-                booked = bank.execute({**command, "id": cid, "actor": actor})
+                booked = bank.execute({**command, "paper": {"sheet": sheet, "line": number}, "id": cid, "actor": actor},
+                                      check=check)
             except IdConflict:  # another device booked this slot meanwhile (another move, or another account)
                 return None
             return {"status": "duplicate" if booked.duplicate else "booked", "seq": booked.seq}
@@ -73,7 +142,4 @@ def _walk(bank, command, sheet, number, move, actor) -> dict | None:
             return {"status": "duplicate", "seq": row["seq"]}
         if row["seq"] in undone:
             continue  # that entry was undone: the line may be booked again, as now read
-        return {"status": "refused", "error": {
-            "code": "paper_line_booked", "message": f"line {number} of sheet {sheet} is already booked as entry "
-            f"{row['seq']} with another move; if that entry is wrong, undo it, then send this line again",
-            "params": {"n": number, "sheet": sheet, "seq": row["seq"], "type": row["command"].get("type")}}}
+        return _refusal(sheet, number, row["seq"], row["command"].get("type"))

@@ -13,9 +13,10 @@ language) and the next lines are still booked. Idempotent, whatever device sends
 sheet's id ("feuille 412C", then "3 Verts récolte eau 1") is one move, booked under its sheet and
 printed number (bank/web/field/paper_line.py), so the same line sent from a second laptop or a private
 window, any number of times, books once; typed again with another move it is refused naming the entry
-booked (undo that one first if it is the wrong one). A line typed without a sheet (hand-drawn paper) keeps the batch's identity: the batch key,
-the command and how many identical commands come before it in the text, so only the same batch sent
-again is known again.
+booked (undo that one first if it is the wrong one), whatever kind of move either reading is (a trade
+read with other amounts, a harvest line typed as a trade). A line typed without a sheet (hand-drawn
+paper) keeps the batch's identity: the batch key, the command and how many identical commands come
+before it in the text, so only the same batch sent again is known again.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from bank.store.journal import StorageError
 from bank.web.access.auth import error, lead_required
 from bank.web.access.permissions import may
 from bank.web.body import BodyError, read_object
-from bank.web.field import paper_line, paper_shared, paper_writer, payloads
+from bank.web.field import paper_line, paper_writer, payloads
 from bank.web.field.paper_syntax import Grammar, PaperSyntaxError, parse
 from bank.web.push import live
 
@@ -199,9 +200,8 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
                     f"above (text line {earlier[0]}) with another move", "params": {"n": place[1], "sheet": place[0], "line": earlier[0]}})
                 continue
         try:
-            if place is not None:  # a trade or fight on both teams' ledgers is one move; any other line, its own
-                both = paper_shared.book(services.bank, services.config, command, place, user, copies)
-                result.update(both or paper_line.book(services.bank, command, place, user))
+            if place is not None:  # one entry per printed line, whatever the move; a trade or fight, one on both ledgers
+                result.update(paper_line.book(services.bank, services.config, command, place, user, copies))
                 continue
             cid = "paper:" + hashlib.sha256(identity.encode()).hexdigest()[:40]
             booked = services.bank.execute({**command, "id": cid, "actor": user})
