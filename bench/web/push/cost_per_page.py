@@ -9,8 +9,8 @@ the served tree's threads (/proc/<pid>/status) and memory (PSS, /proc/<pid>/smap
 message to every page). Per page: (figure at N - figure with no page) / N. --pi: the served tree on
 pi_budget's protected quarter core (else no quota: run it niced on a quiet machine).
 
-    .venv/bin/python bench/push/cost_per_page.py                      # 0,50,200 pages, 2 a second, 20 s
-    .venv/bin/python bench/push/cost_per_page.py --pages 0,200 --pi
+    .venv/bin/python bench/web/push/cost_per_page.py                      # 0,50,200 pages, 2 a second, 20 s
+    .venv/bin/python bench/web/push/cost_per_page.py --pages 0,200 --pi
 """
 
 from __future__ import annotations
