@@ -7,7 +7,8 @@ of one batch only: a sheet typed in two parts, or from two laptops, counted agai
 so a move only one team wrote down twice was refused as a copy the second time.
 
 The claim is kept here, with the accounts, so it holds across batches, devices and the game's processes:
-one row per booking a line stood for, the first claim wins (the slot is the primary key), never removed.
+one row per booking a line stood for, the first claim wins (the slot is the primary key), removed only when
+the claiming line was booked as another move at that very moment (bank/web/field/paper_line.py).
 The rows are bounded by the game's bookings from paper, one each at most.
 """
 
@@ -41,6 +42,10 @@ class PaperCopies:
         self._sql("INSERT INTO paper_copies VALUES (?, ?, ?) ON CONFLICT (slot) DO NOTHING", (slot, sheet, line))
         return self.holder(slot)
 
+    def release(self, slot: str, sheet: str, line: int) -> None:
+        """That line's claim let go: it was booked as another move at the very moment it claimed."""
+        self._sql("DELETE FROM paper_copies WHERE slot = ? AND sheet = ? AND line = ?", (slot, sheet, line))
+
 
 class PostgresPaperCopies:
     """The rows of one game in PostgreSQL (access_pg_schema.py), on the accounts' connections."""
@@ -60,3 +65,7 @@ class PostgresPaperCopies:
         self.db.rows("""INSERT INTO terrabank.paper_copies(game, slot, sheet, line) VALUES (%s, %s, %s, %s)
                         ON CONFLICT (game, slot) DO NOTHING""", (self.game, slot, sheet, line))
         return self.holder(slot)
+
+    def release(self, slot: str, sheet: str, line: int) -> None:
+        self.db.rows("DELETE FROM terrabank.paper_copies WHERE game = %s AND slot = %s AND sheet = %s AND line = %s",
+                     (self.game, slot, sheet, line))

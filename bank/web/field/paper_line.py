@@ -19,14 +19,13 @@ second entry. Every line's rows now carry `paper: {sheet, line}`, indexed from t
 another move still standing is refused naming its entry. The booking checks again inside its transaction
 (Bank.execute's `check`) that no row was booked from the line since: two processes typing one line two
 ways at once, as a trade and a harvest or as two trades, book one entry. A line that stands for the other
-team's booking books nothing: its claim (with the accounts) is read before, not in the journal's
-transaction, so one typed as that copy on one process and as another move on another at the very same
-moment may both be taken; the trade itself still books once.
+team's booking books nothing, its claim kept with the accounts: the booking's check reads the claims too,
+and a claim, once made, waits its turn at the journal's writer (every booking begun before is committed)
+and is let go if the line was booked meanwhile (_Guard).
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import itertools
 import json
@@ -59,7 +58,7 @@ def earlier_id(sheet: str, number: int, command: dict) -> str:
 
 
 class _LineMoved(BankError):
-    """Inside the booking's transaction: an entry was booked from the line since it was read; read it again."""
+    """An entry was booked from the line, or it stood for another, since it was read: read it again."""
 
 
 def book(bank, config, command: dict, place: tuple, actor: str, copies) -> dict:
@@ -75,21 +74,20 @@ def book(bank, config, command: dict, place: tuple, actor: str, copies) -> dict:
     index = paper_line_index.of(bank)
     while True:  # again only when another device booked from this line meanwhile
         bank.catch_up()  # what other processes booked and undid: the line is read as the journal has it now
-        seen = index.refresh(bank)
-        refused = _taken(bank, copies, place, move, index.rows(sheet, number))
+        guard = _Guard(bank, index, copies, place, index.refresh(bank), copies.stood_for(sheet, number))
+        refused = _taken(bank, guard.stood, place, move, index.rows(sheet, number))
         if refused is not None:
             return refused
-        check = functools.partial(_unmoved, bank, index, place, seen)
         try:
-            outcome = paper_shared.book(bank, config, command, place, actor, copies, check) \
-                if paper_shared.shared(config, command, sheet) else _walk(bank, command, place, move, actor, check)
+            outcome = paper_shared.book(bank, config, command, place, actor, copies, guard) \
+                if paper_shared.shared(config, command, sheet) else _walk(bank, command, place, move, actor, guard.check)
         except _LineMoved:
             continue
         if outcome is not None:
             return outcome
 
 
-def _taken(bank, copies, place: tuple, move: str, marked: list) -> dict | None:
+def _taken(bank, stood: list, place: tuple, move: str, marked: list) -> dict | None:
     """The refusal when an entry still standing was booked from the line (or stood for by it) with another
     move; None when the line is free, or holds this very move (the walk answers already booked)."""
     sheet, number = place
@@ -99,7 +97,7 @@ def _taken(bank, copies, place: tuple, move: str, marked: list) -> dict | None:
         if row is None:
             break
         entries.append((row["seq"], row["command"]))
-    for slot in copies.stood_for(sheet, number):  # the other team's trade or fight this line stood for
+    for slot in stood:  # the other team's trade or fight this line stood for
         row = bank.booked(slot)
         if row is not None:
             entries.append((row["seq"], row["command"]))
@@ -110,11 +108,30 @@ def _taken(bank, copies, place: tuple, move: str, marked: list) -> dict | None:
     return _refusal(sheet, number, *standing[0]) if standing else None
 
 
-def _unmoved(bank, index, place: tuple, seen: int) -> None:
-    """Inside the transaction, the journal at its tip: refuse when a row was booked from the line since `seen`."""
-    index.refresh(bank)
-    if any(seq > seen for seq, _ in index.rows(*place)):
-        raise _LineMoved("paper_line_moved", "an entry was booked from this line meanwhile: read it again")
+class _Guard:
+    """What the line held when it was read (the journal at `seen`, the bookings it stood for): checked again
+    where a booking or a claim could race another reading of the line on another process."""
+
+    def __init__(self, bank, index, copies, place: tuple, seen: int, stood: list):
+        self.bank, self.index, self.copies, self.place, self.seen, self.stood = bank, index, copies, place, seen, stood
+
+    def check(self) -> None:
+        """Inside the booking's transaction, the journal at its tip: refused when a row was booked from the line
+        since, or the line stood for another team's booking since (a claim, with the accounts)."""
+        if self._booked_since() or self.copies.stood_for(*self.place) != self.stood:
+            raise _LineMoved("paper_line_moved", "this line was booked meanwhile: read it again")
+
+    def settle(self, slot: str) -> None:
+        """After the line claimed `slot`: once every booking begun before is committed (a turn at the journal's
+        writer, nothing written), a row booked from the line since lets the claim go, and the line is read again."""
+        self.bank.probe()
+        if self._booked_since():
+            self.copies.release(slot, *self.place)
+            raise _LineMoved("paper_line_moved", "this line was booked meanwhile: read it again")
+
+    def _booked_since(self) -> bool:
+        self.index.refresh(self.bank)
+        return any(seq > self.seen for seq, _ in self.index.rows(*self.place))
 
 
 def _refusal(sheet: str, number: int, seq: int, kind) -> dict:

@@ -47,11 +47,11 @@ def shared(config, command: dict, sheet: str) -> tuple | None:
     return seq, team
 
 
-def book(bank, config, command: dict, place: tuple, actor: str, copies, check=None) -> dict | None:
+def book(bank, config, command: dict, place: tuple, actor: str, copies, guard=None) -> dict | None:
     """The line's outcome {status, seq, same_as?} when it is a move between its sheet's team and another,
     else None (the caller books it as its own line). `copies` keeps which line stood for which booking
-    (bank/store/accounts/paper_copies.py); `check` goes with the booking (Bank.execute: paper_line.py's guard
-    of the line). Rule refusals and storage errors are the caller's to answer."""
+    (bank/store/accounts/paper_copies.py). `guard` (paper_line.py) keeps the line to one entry: its check goes
+    with the booking, and a claim is settled by it. Rule refusals and storage errors are the caller's to answer."""
     found = shared(config, command, place[0])
     if found is None:
         return None
@@ -59,7 +59,7 @@ def book(bank, config, command: dict, place: tuple, actor: str, copies, check=No
     move = json.dumps(command, sort_keys=True, ensure_ascii=False)
     mark = {"sheet": place[0], "line": place[1]}
     while True:  # again only when another device took the slot or the booking this line was to stand for
-        outcome = _walk(bank, config, command, seq, move, team, mark, actor, copies, check)
+        outcome = _walk(bank, config, command, seq, move, team, mark, actor, copies, guard)
         if outcome is not None:
             return outcome
 
@@ -68,7 +68,7 @@ def _slot(seq, move: str, n: int) -> str:
     return "paper:" + hashlib.sha256(f"shared\n{seq}\n{move}\n{n}".encode()).hexdigest()[:40]
 
 
-def _walk(bank, config, command, seq, move, team, mark, actor, copies, check=None) -> dict | None:
+def _walk(bank, config, command, seq, move, team, mark, actor, copies, guard) -> dict | None:
     """One walk over the move's slots up to the first free one; None when another device got there first."""
     free_copy = None  # the first booking from the other team's sheet that no line of this team stood for yet
     for n in itertools.count(1):
@@ -90,9 +90,11 @@ def _walk(bank, config, command, seq, move, team, mark, actor, copies, check=Non
         slot, row = free_copy
         if copies.claim(slot, mark["sheet"], mark["line"]) != mark:
             return None  # another line of this team claimed it at this moment: walk again
+        if guard is not None:
+            guard.settle(slot)  # the line booked another move at this very moment: the claim is let go, refused
         return {"status": "duplicate", "seq": row["seq"], "same_as": row["command"]["paper"]}
     try:
-        booked = bank.execute({**command, "paper": mark, "id": cid, "actor": actor}, check=check)
+        booked = bank.execute({**command, "paper": mark, "id": cid, "actor": actor}, check=guard and guard.check)
     except IdConflict:  # another device booked this slot meanwhile: walk again and read what it booked
         return None
     return {"status": "duplicate" if booked.duplicate else "booked", "seq": booked.seq}

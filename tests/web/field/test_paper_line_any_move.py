@@ -12,6 +12,7 @@ book one entry; a process that never saw the line (a restart) knows it from the 
 
 from __future__ import annotations
 
+from bank.web.field import paper_line
 from test_paper_copies_shared import at_once, leads, send  # noqa: F401 (leads: a lead on each of two processes)
 from two_processes_kit import store  # noqa: F401 (the fixture: sqlite, postgresql)
 
@@ -77,3 +78,46 @@ def test_one_line_typed_as_two_moves_on_both_processes_at_once_books_one_entry(l
         outcomes = sorted((a["lines"][n]["status"], (a["lines"][n].get("error") or {}).get("code")) for a in answers)
         assert outcomes == [("booked", None), ("refused", "paper_line_booked")], answers
     assert game(made)[0] == before + 2
+
+
+def typed_meanwhile(monkeypatch, bank, place: tuple, client, text: str) -> list:
+    """`text` sent from `client` (the other process) right after `bank` has read the line `place`, before it
+    books or claims: the two readings interleaved at their closest. The answer, once sent."""
+    read, answers = paper_line._taken, []
+
+    def reading(on, stood, at, move, marked):
+        found = read(on, stood, at, move, marked)
+        if on is bank and at == place and not answers:
+            answers.append(send(client, text))
+        return found
+
+    monkeypatch.setattr(paper_line, "_taken", reading)
+    return answers
+
+
+def test_a_line_claimed_as_the_other_teams_trade_while_booked_as_a_harvest_is_one_of_them(leads, monkeypatch):
+    """Rouges' line 2 stands for Bleus' trade (it books nothing) on one process, while the other books it as a
+    harvest: the claim is let go and refused naming the harvest; before, both stood, and Rouges' real line
+    for that trade (line 4) booked it a second time."""
+    made, (first, second) = leads
+    trade = send(first, "feuille 0A\n3 " + TRADE)["lines"][0]["seq"]
+    harvest = typed_meanwhile(monkeypatch, made[0].extensions["terrabank"].bank, ("0C", 2), second,
+                              "feuille 0C\n2 Rouges récolte dioxygène 1")
+    copy = send(first, "feuille 0C\n2 " + TRADE)
+    assert said(harvest[0]) == [("booked", None)]
+    assert said(copy) == [("refused", "paper_line_booked")]
+    assert copy["lines"][0]["error"]["params"]["seq"] == harvest[0]["lines"][0]["seq"]
+    line4 = send(second, "feuille 0C\n4 " + TRADE)["lines"][0]
+    assert (line4["status"], line4["seq"], line4["same_as"]) == ("duplicate", trade, {"sheet": "0A", "line": 3})
+
+
+def test_a_line_booked_as_a_harvest_while_claimed_as_the_other_teams_trade_is_one_of_them(leads, monkeypatch):
+    made, (first, second) = leads
+    trade = send(first, "feuille 0A\n3 " + TRADE)["lines"][0]["seq"]
+    before = game(made)
+    copy = typed_meanwhile(monkeypatch, made[1].extensions["terrabank"].bank, ("0C", 2), first,
+                           "feuille 0C\n2 " + TRADE)
+    harvest = send(second, "feuille 0C\n2 Rouges récolte dioxygène 1")
+    assert copy[0]["lines"][0]["same_as"] == {"sheet": "0A", "line": 3}
+    assert said(harvest) == [("refused", "paper_line_booked")] and harvest["lines"][0]["error"]["params"]["seq"] == trade
+    assert game(made) == before
