@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from .hexes import FROM_POLE, NEIGHBOURS, OUTWARD, POLE, distance, neighbours, ring
+from .hexes import FROM_POLE, NEIGHBOURS, ORDER, OUTWARD, POLE, distance, neighbours, ring
 
 
 def components(cells) -> list:
@@ -187,11 +187,24 @@ class Geometry:
                 before = rims.get(parent.mass_of[tile]) if grown else None
                 if before is not None:
                     self._grown = (before, parent.masses[parent.mass_of[tile]], tile, place)
+            # The masses before the first one that changed keep their index: only the rest are
+            # numbered again (none but the place when the tile's grown mass was the last one).
+            self.mass_of = mass_of = dict(parent.mass_of)
+            del mass_of[tile]
+            keep = 0
+            while keep < len(carried) and carried[keep] == keep:
+                keep += 1
+            last = len(self.masses) - 1
+            for j in range(keep, last + 1):
+                if j == last and grown and parent.mass_of[tile] == j:
+                    mass_of[place] = j
+                else:
+                    mass_of.update(dict.fromkeys(self.masses[j], j))
         else:
             self.masses = components(tiles)
-        self.mass_of = mass_of = {}
-        for i, mass in enumerate(self.masses):
-            mass_of.update(dict.fromkeys(mass, i))
+            self.mass_of = mass_of = {}
+            for i, mass in enumerate(self.masses):
+                mass_of.update(dict.fromkeys(mass, i))
         self.main = mass_of.get(POLE)
         self._water = None
         self._open: set = set()   # water places known to be surrounding water (T5)
@@ -411,7 +424,15 @@ class Geometry:
             self._take[tile] = found
         return found
 
-    def _places_for(self, tile: tuple) -> list:
+    def has_place(self, tile: tuple) -> bool:
+        """Whether `tile` may drift anywhere (T10): places_for, stopping at the first place found."""
+        found = self._places.get(tile)
+        if found is None:
+            return bool(self._places_for(tile, True))
+        return bool(found)
+
+    def _places_for(self, tile: tuple, first: bool = False) -> list:
+        """The places `tile` may drift to, sorted; with `first`, the first one met only (unsorted)."""
         if self._box is None:
             self._ready()
         if not self.can_take(tile):
@@ -426,16 +447,16 @@ class Geometry:
         for b, touching in self._rim(self.mass_of[tile]).items():
             if steps[b] <= far or (touching == 1 and b in beside):
                 continue
-            if b in opened or b in freed:
-                places.append(b)
-                continue
-            q, r = b
-            if not (q0 <= q <= q1 and r0 <= r <= r1 and s0 <= q + r <= s1):
-                opened.add(b)  # beyond the tiles' extent: open sea (_walk)
-                places.append(b)
-            elif b not in seas and self._walk(b):
-                places.append(b)
-        places.sort()  # the places' order: the listing depends on the board, not on how it was reached
+            if b not in opened and b not in freed:
+                q, r = b
+                if not (q0 <= q <= q1 and r0 <= r <= r1 and s0 <= q + r <= s1):
+                    opened.add(b)  # beyond the tiles' extent: open sea (_walk)
+                elif b in seas or not self._walk(b):
+                    continue
+            if first:
+                return [b]
+            places.append(b)
+        places.sort(key=ORDER.__getitem__)  # the places' order (q, then r): the listing depends on the board, not on how it was reached
         return places
 
     def _rim(self, i: int) -> dict:
@@ -457,6 +478,9 @@ class Geometry:
         if found is None:
             every = self._kinds.get(None)
             if every is None:
+                if landscape is not None:  # only this landscape's tiles are looked at
+                    found = self._kinds[landscape] = self._all_takeable(landscape)
+                    return found
                 every = self._kinds[None] = self._all_takeable()
             if landscape is None:
                 return every
@@ -464,23 +488,22 @@ class Geometry:
             found = self._kinds[landscape] = [a for a in every if tiles[a] == landscape]
         return found
 
-    def _all_takeable(self) -> list:
-        """can_take for every tile at once, in the tiles' order (T10)."""
+    def _all_takeable(self, landscape: str | None = None) -> list:
+        """can_take for every tile (of `landscape` if not None) at once, in the tiles' order (T10)."""
         if self._box is None:
             self._ready()
-        take, mass_of, near, opened, coast = self._take, self.mass_of, NEIGHBOURS, self._open, self._coast
+        mass_of, coast = self.mass_of, self._coast
         big = {i for i, mass in enumerate(self.masses) if len(mass) > 1}
         found = []
-        for a in self.tiles:
-            if a == POLE or mass_of[a] not in big:
-                take[a] = False
-                continue
-            ok = coast.get(a)
-            if ok is None:
-                ok = coast[a] = not opened.isdisjoint(near[a]) or self._borders(a)
-            take[a] = ok
-            if ok:
-                found.append(a)
+        for a, kind in self.tiles.items():  # a tile's coast is mostly known, carried over the drift that made this board
+            if mass_of[a] in big and (landscape is None or kind == landscape):
+                ok = coast.get(a)
+                if ok is None:
+                    ok = coast[a] = self._borders(a)
+                if ok:
+                    found.append(a)
+        if POLE in found:  # the pole never drifts
+            found.remove(POLE)
         return found
 
     def _freed_water(self, tile: tuple) -> set:

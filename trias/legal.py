@@ -58,7 +58,13 @@ def drift_tiles(state: State, seat: int, landscape: str | None = None) -> list:
 def any_drift(state: State, seat: int, landscape: str | None = None) -> bool:
     """Whether `seat` has at least one legal drift of `landscape` (any if None), stopping at the first."""
     geo = state.geometry()
-    return any(geo.places_for(a) for a in drift_tiles(state, seat, landscape))
+    mine = masses_with_herds(state, seat)
+    mass_of = geo.mass_of
+    # Tile by tile in any order (it is a yes or no): the first tile that can go somewhere ends it.
+    for a, kind in state.tiles.items():
+        if (landscape is None or kind == landscape) and mass_of[a] in mine and geo.can_take(a) and geo.has_place(a):
+            return True
+    return False
 
 
 def drift_pairs(state: State, seat: int, landscape: str | None) -> list:
