@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .board import Geometry
+
 POLE_KIND = "pole"
 MOUNTAIN, STEPPE, WOODS, METEORITE = "mountain", "steppe", "woods", "meteorite"
 UNKNOWN = "unknown"  # mirror games: a card the table holds face down, unknown to the engine
@@ -105,7 +107,6 @@ class State:
             if found is None:
                 found = _OLDER.get(key)
                 if found is None:
-                    from .board import Geometry
                     found = Geometry(self.tiles, *geo) if geo else Geometry(self.tiles)
                 _remember(key, found)
             self.geo = geo = found
