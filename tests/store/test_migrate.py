@@ -76,8 +76,11 @@ def _file_game(path, config) -> dict:
 
 
 def _all_games(url) -> list[tuple]:
-    """Every row of terrabank.games, retired ones and those being built included."""
+    """Every row of terrabank.games, retired ones and those being built included; none before the first
+    game made the schema (this module's refusals may run first on a fresh server)."""
     with psycopg.connect(url) as conn:
+        if conn.execute("SELECT to_regclass('terrabank.games')").fetchone()[0] is None:
+            return []
         return conn.execute("SELECT id, name, retired FROM terrabank.games ORDER BY id").fetchall()
 
 
