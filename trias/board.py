@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from .hexes import FROM_POLE, NEIGHBOURS, ORDER, OUTWARD, POLE, distance, neighbours, ring
+from .hexes import FROM_POLE, NEIGHBOURS, ORDER, OUTWARD, POLE, _Table, disc, distance, neighbours, ring
 
 
 def components(cells) -> list:
@@ -42,32 +42,33 @@ def _drifted_masses(parent: "Geometry", tile: tuple, place: tuple) -> tuple:
     place joins every land mass it touches into one.
     """
     masses, home = parent.masses, parent.mass_of[tile]
-    parts = parent._without.get(tile)
-    if parts is None:  # the same for every place the tile may go to: a search tries many
-        rest = masses[home] - {tile}
-        parts = (_parts_without(rest, tile) if parent.may_split(tile) else None) or [rest] if rest else []
-        parent._without[tile] = parts
-    rest = parts[0] if len(parts) == 1 else None
-    split = len(parts) > 1
-    joined, into = {place}, set()
+    parts = parent.pieces_without(tile)
     mass_of = parent.mass_of
+    into, touched = [], []  # other masses the place touches; the pieces of the tile's mass it touches
     for n in NEIGHBOURS[place]:
         i = mass_of.get(n)
         if i is None or n == tile:
             continue
         if i != home:
             if i not in into:
-                into.add(i)
-                joined |= masses[i]
+                into.append(i)
+        elif len(parts) == 1:
+            touched = [0]
         else:
-            for part in parts:
-                if n in part and not part <= joined:
-                    joined |= part
+            for k, part in enumerate(parts):
+                if n in part:
+                    if k not in touched:
+                        touched.append(k)
+                    break
+    if not into and touched and len(parts) == 1:  # the usual drift: the mass lost the tile, gained the place
+        found = [m for i, m in enumerate(masses) if i != home]
+        found.append(parts[0] | {place})
+        return found, [i for i in range(len(masses)) if i != home], True
     carried = [i for i in range(len(masses)) if i != home and i not in into]
     found = [masses[i] for i in carried]
-    found += [part for part in parts if not part <= joined]
-    found.append(frozenset(joined))
-    return found, carried, rest is not None and not into and rest <= joined
+    found += [part for k, part in enumerate(parts) if k not in touched]
+    found.append(frozenset({place}).union(*(masses[i] for i in into), *(parts[k] for k in touched)))
+    return found, carried, False
 
 
 def _parts_without(rest: frozenset, tile: tuple):
@@ -147,6 +148,10 @@ def outside_water(tiles, radius: int) -> set:
                 seen.add(n)
                 todo.append(n)
     return seen
+
+
+# The places within d steps of the pole, for each d: a tile drifts only farther out (T10).
+WITHIN = _Table(lambda d: frozenset(disc(d)))
 
 
 def _runs(mask: int) -> int:
@@ -398,6 +403,17 @@ class Geometry:
         return _RUNS[(a in tiles) | (b in tiles) << 1 | (c in tiles) << 2 | (d in tiles) << 3
                      | (e in tiles) << 4 | (f in tiles) << 5] > 1
 
+    def pieces_without(self, tile: tuple) -> list:
+        """The pieces the land mass of `tile` falls into without it ([] for a one-tile mass), worked
+        out once per tile: the same for every place it may go to (a search tries many), for the
+        interim scoring (T16) and the next board's masses."""
+        parts = self._without.get(tile)
+        if parts is None:
+            rest = self.masses[self.mass_of[tile]] - {tile}
+            parts = (_parts_without(rest, tile) if self.may_split(tile) else None) or [rest] if rest else []
+            self._without[tile] = parts
+        return parts
+
     def parts_without(self, tile: tuple) -> list:
         """The pieces the land mass of `tile` falls into when `tile` is taken away (T10, T16)."""
         return components(self.masses[self.mass_of[tile]] - {tile})
@@ -441,10 +457,22 @@ class Geometry:
         freed = self._freed_water(tile)
         q0, q1, r0, r1, s0, s1 = self._box
         beside, steps = NEIGHBOURS[tile], FROM_POLE
-        places = []
         # The empty places next to the land mass: T10's "touches the land mass it came from"
         # needs a neighbour there other than the tile itself.
-        for b, touching in self._rim(self.mass_of[tile]).items():
+        rim = self._rim(self.mass_of[tile])
+        if not first:  # by set operations: the rim's places farther out, less those touching only the tile
+            found = rim.keys() - WITHIN[far]
+            for b in beside:
+                if rim.get(b) == 1:
+                    found.discard(b)
+            for b in found - opened - freed:
+                q, r = b
+                if not (q0 <= q <= q1 and r0 <= r <= r1 and s0 <= q + r <= s1):
+                    opened.add(b)  # beyond the tiles' extent: open sea (_walk)
+                elif b in seas or not self._walk(b):
+                    found.discard(b)
+            return sorted(found, key=ORDER.__getitem__)  # the places' order (q, then r), whatever the board's history
+        for b, touching in rim.items():
             if steps[b] <= far or (touching == 1 and b in beside):
                 continue
             if b not in opened and b not in freed:
@@ -453,11 +481,8 @@ class Geometry:
                     opened.add(b)  # beyond the tiles' extent: open sea (_walk)
                 elif b in seas or not self._walk(b):
                     continue
-            if first:
-                return [b]
-            places.append(b)
-        places.sort(key=ORDER.__getitem__)  # the places' order (q, then r): the listing depends on the board, not on how it was reached
-        return places
+            return [b]
+        return []
 
     def _rim(self, i: int) -> dict:
         """_rim_of land mass `i`, carried over the drift that made this board where it can be."""

@@ -34,25 +34,21 @@ def interim_part(state: State, tile: tuple, place: tuple):
         if mass_of[n] != home:
             return None  # attaching to another land mass reconnects: no scoring
         touching.append(n)
-    if not touching or not geo.may_split(tile):
-        return None  # touching nothing, or the land mass stays whole: T16 scores nothing
-    # The part the tile lands on: a flood from one cell it touches, through the land mass
-    # without the tile; it scores only if it is not all of the rest, holds every cell the
-    # tile touches, and not the pole.
-    mass = geo.masses[home]
-    part = {touching[0], tile}
-    todo = [touching[0]]
-    while todo:
-        for n in NEIGHBOURS[todo.pop()]:
-            if n not in part and n in mass:
-                if n == POLE:
-                    return None
-                part.add(n)
-                todo.append(n)
-    part.discard(tile)
-    if len(part) == len(mass) - 1 or POLE in part or any(n not in part for n in touching):
+    if not touching:
+        return None  # touching nothing: T16 scores nothing
+    # The pieces the land mass falls into without the tile (the next board's masses start from
+    # them too): it scores only if there are several, and the one the tile lands on holds every
+    # cell the tile touches and not the pole.
+    parts = geo.pieces_without(tile)
+    if len(parts) < 2:
         return None
-    return frozenset(part) | {place}
+    first = touching[0]
+    for part in parts:
+        if first in part:
+            break
+    if POLE in part or any(n not in part for n in touching):
+        return None
+    return part | {place}
 
 
 def majority_points(counts: list, first: int = 2, second: int = 1) -> list:
