@@ -153,7 +153,11 @@ def end_turn(work: Work) -> None:
     s = work.state
     seat = s.current
     # Only this seat's places change below, one event each, so their counts can be read now.
-    for place, own in sorted((p, c[seat]) for p, c in s.herds.items() if c[seat]):
+    herds = s.herds
+    mine = [p for p, c in herds.items() if c[seat]]
+    mine.sort()  # the places' order
+    for place in mine:
+        own = herds[place][seat]
         if place not in s.tiles:
             work.emit({"type": "returned", "player": seat, "at": _pl(place), "count": own, "reason": "swimming", "rule": "T14"})
             continue

@@ -132,7 +132,10 @@ def check_drift(state: State, seat: int, tile: tuple, place: tuple, landscape: s
     if named_distance(place) <= distance(tile):  # the place comes from the command: hexes caches none
         raise IllegalMove("not_farther", f"place {label(place)} is not farther from the pole than {label(tile)} (T10)")
     home = geo.masses[geo.mass_of[tile]]
-    if not any(n in home and n != tile for n in named_neighbours(place)):
+    for n in named_neighbours(place):
+        if n in home and n != tile:
+            break
+    else:
         raise IllegalMove("not_touching_mass", f"place {label(place)} does not touch the land mass tile {label(tile)} came from (T10)")
     if not geo.borders_after(tile, place):
         raise IllegalMove("not_bordering_water", f"place {label(place)} would not border the surrounding water (T10)")

@@ -53,8 +53,13 @@ def legal_actions(state: State) -> list:
 
 def full_tiles(state: State) -> set:
     """Tiles at (or above) capacity: no herd enters, crosses or is born there (T13)."""
-    tiles = state.tiles
-    return {p for p, c in state.herds.items() if p in tiles and sum(c) >= CAPACITY[tiles[p]]}
+    kind_of = state.tiles.get
+    full = set()
+    for p, c in state.herds.items():
+        kind = kind_of(p)
+        if kind is not None and sum(c) >= CAPACITY[kind]:
+            full.add(p)
+    return full
 
 
 def open_tiles(state: State) -> set:
