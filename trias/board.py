@@ -35,7 +35,8 @@ def components(cells) -> list:
 def _drifted_masses(parent: "Geometry", tile: tuple, place: tuple) -> tuple:
     """The land masses once `tile` of `parent`'s board lies at `place` (T5), from `parent`'s:
     (masses, the parent's index of each mass carried over unchanged (they come first), whether
-    the tile's land mass only lost the tile and gained the place (the last mass then)).
+    the tile's land mass only lost the tile and gained the place). In that usual case every mass
+    keeps its number (the carried indices are None); otherwise the new mass is the last one.
 
     Taking the tile leaves its land mass whole unless its land neighbours form separate runs
     round it (Geometry.may_split); only then is that one mass flood filled. The tile's new
@@ -61,9 +62,9 @@ def _drifted_masses(parent: "Geometry", tile: tuple, place: tuple) -> tuple:
                         touched.append(k)
                     break
     if not into and touched and len(parts) == 1:  # the usual drift: the mass lost the tile, gained the place
-        found = [m for i, m in enumerate(masses) if i != home]
-        found.append(parts[0] | {place})
-        return found, [i for i in range(len(masses)) if i != home], True
+        found = list(masses)  # every mass keeps its number
+        found[home] = parts[0] | {place}
+        return found, None, True
     carried = [i for i in range(len(masses)) if i != home and i not in into]
     found = [masses[i] for i in carried]
     found += [part for k, part in enumerate(parts) if k not in touched]
@@ -183,27 +184,29 @@ class Geometry:
         moved = (parent is not None and tile in parent.mass_of and place not in parent.mass_of
                  and place in tiles and tile not in tiles)
         self._rims: dict = {}     # land mass index -> _rim_of that mass, made on first use
-        self._grown = None        # (the last mass's rim before the drift, that mass, tile, place)
+        self._grown = None        # (the grown mass's index, its rim before the drift, that mass, tile, place)
         if moved:
             self.masses, carried, grown = _drifted_masses(parent, tile, place)
             rims = parent._rims
-            if rims:
-                self._rims = {j: rims[i] for j, i in enumerate(carried) if i in rims}
-                before = rims.get(parent.mass_of[tile]) if grown else None
-                if before is not None:
-                    self._grown = (before, parent.masses[parent.mass_of[tile]], tile, place)
-            # The masses before the first one that changed keep their index: only the rest are
-            # numbered again (none but the place when the tile's grown mass was the last one).
+            home = parent.mass_of[tile]
             self.mass_of = mass_of = dict(parent.mass_of)
             del mass_of[tile]
-            keep = 0
-            while keep < len(carried) and carried[keep] == keep:
-                keep += 1
-            last = len(self.masses) - 1
-            for j in range(keep, last + 1):
-                if j == last and grown and parent.mass_of[tile] == j:
-                    mass_of[place] = j
-                else:
+            if grown:  # the tile's mass kept its number: only the place is new in it
+                mass_of[place] = home
+                if rims:
+                    self._rims = {i: rim for i, rim in rims.items() if i != home}
+                    before = rims.get(home)
+                    if before is not None:
+                        self._grown = (home, before, parent.masses[home], tile, place)
+            else:
+                if rims:
+                    self._rims = {j: rims[i] for j, i in enumerate(carried) if i in rims}
+                # The masses before the first one that changed keep their index: only the rest
+                # are numbered again.
+                keep = 0
+                while keep < len(carried) and carried[keep] == keep:
+                    keep += 1
+                for j in range(keep, len(self.masses)):
                     mass_of.update(dict.fromkeys(self.masses[j], j))
         else:
             self.masses = components(tiles)
@@ -489,9 +492,9 @@ class Geometry:
         found = self._rims.get(i)
         if found is None:
             grown = self._grown
-            if grown is not None and i == len(self.masses) - 1:
+            if grown is not None and i == grown[0]:
                 self._grown = None
-                found = _rim_moved(*grown)
+                found = _rim_moved(*grown[1:])
             else:
                 found = _rim_of(self.masses[i])
             self._rims[i] = found
