@@ -6,8 +6,9 @@ a moment later, so the `init --force` that a facilitator types right after `init
 
 from __future__ import annotations
 
-import psycopg
 import pytest
+
+psycopg = pytest.importorskip("psycopg")
 
 from bank.store.journal_pg_hold import HOLD_LOCK_SPACE, hold, lock_key
 
