@@ -407,7 +407,7 @@ class Geometry:
                      | (e in tiles) << 4 | (f in tiles) << 5] > 1
 
     def pieces_without(self, tile: tuple) -> list:
-        """The pieces the land mass of `tile` falls into without it ([] for a one-tile mass), worked
+        """The pieces the land mass of `tile` falls into without it (T10, T16; [] for a one-tile mass), worked
         out once per tile: the same for every place it may go to (a search tries many), for the
         interim scoring (T16) and the next board's masses."""
         parts = self._without.get(tile)
@@ -416,10 +416,6 @@ class Geometry:
             parts = (_parts_without(rest, tile) if self.may_split(tile) else None) or [rest] if rest else []
             self._without[tile] = parts
         return parts
-
-    def parts_without(self, tile: tuple) -> list:
-        """The pieces the land mass of `tile` falls into when `tile` is taken away (T10, T16)."""
-        return components(self.masses[self.mass_of[tile]] - {tile})
 
     def candidates(self) -> list:
         """Every (tile, place) drift the board allows, whoever drifts and whatever the card (T10)."""

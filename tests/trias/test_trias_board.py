@@ -74,7 +74,7 @@ def test_t5_land_masses_are_edge_connected_groups():
 def test_t5_taking_a_tile_can_split_a_land_mass():
     geo = position(3, {(1, 0): "steppe", (2, 0): "steppe", (3, 0): "woods"}).geometry()
     assert len(geo.masses) == 1
-    parts = geo.parts_without((2, 0))
+    parts = geo.pieces_without((2, 0))
     assert sorted(len(p) for p in parts) == [1, 2]
     assert components([(0, 0), (2, 0)]) and len(components([(0, 0), (2, 0)])) == 2
 
