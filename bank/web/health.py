@@ -9,7 +9,9 @@
   (SIGTERM, bank/web/serving/stopping.py); else 503 with `reason`, one sentence, and the failing
   checks. A queue (Redis) that does not answer does not stop booking (the others' rows are read
   once a second instead of heard): still ready, with `degraded` saying why, in /healthz too, so a
-  balancer polling readiness does not take the whole bank out with the queue.
+  balancer polling readiness does not take the whole bank out with the queue. A game busy with the
+  other processes' bookings (the look waits for the game's lock behind them) is ready too, `degraded`
+  saying so, while the hold's watcher still hears the database and for up to BUSY_SECONDS.
   nginx (deploy/nginx-terrabank.conf) takes a process out after failed requests
   (`max_fails`) and retries only idempotent requests on the next one; a load balancer
   with active checks, or `compose`, polls `/readyz`.
@@ -37,6 +39,9 @@ from bank.web.serving import stopping
 
 bp = Blueprint("health", __name__)
 LOOK_SECONDS = 0.5  # the longest /readyz waits for the command path's answer: a balancer's probe times out at 1-2 s
+# A look still waiting this long is not "busy" any more: a command waits as long for the game's lock, then is
+# refused (lock_timeout, bank/store/journal_pg_connect.py SESSION_LIMITS).
+BUSY_SECONDS = 3.0
 # A command refused for the hold or the game is said by the hold's own checks below, not as a silent database.
 _NOT_THE_DATABASE = ("hold_lost", "hold_taken", "game_replaced")
 LOG = logging.getLogger("terrabank.health")
@@ -70,7 +75,11 @@ def readyz():
     app = current_app._get_current_object()
     checks, reasons = {}, []
     held = storage_url.hold_state(app.extensions["terrabank_health"].db, app.extensions["terrabank"].config)
-    failed = _watch(app).look()  # the command path, asked within LOOK_SECONDS, never longer
+    health = _watch(app)
+    failed = health.look()  # the command path, asked within LOOK_SECONDS, never longer
+    busy = _busy(health, failed, held)
+    if busy:
+        failed = None
     checks["database"] = failed is None or failed.code in _NOT_THE_DATABASE
     if not checks["database"]:
         reasons.append(f"the database does not answer ({failed.code})")
@@ -93,8 +102,25 @@ def readyz():
         reasons.append("the process is stopping")
     if reasons:
         return jsonify({"ready": False, "reason": "; ".join(reasons), "checks": checks}), 503
-    degraded = _degraded(app)
+    degraded = "; ".join(filter(None, (_degraded(app), busy)))
     return jsonify({"ready": True, "checks": checks, **({"degraded": degraded} if degraded else {})})
+
+
+def _busy(health: "Health", failed: StorageError | None, held) -> str | None:
+    """Why a slow look is a busy game, not a silent database, or None.
+
+    Every booking of a PostgreSQL game takes the game's lock with its BEGIN, and so does the look: with
+    several processes booking on a loaded machine it waited over LOOK_SECONDS behind their commands, and
+    /readyz said "the database does not answer" (503) while every command booked. The hold's watcher is
+    the witness: its own connection answered within its last probe, and says a cut within 3 s
+    (journal_pg_hold PROBE_DEADLINE). Past BUSY_SECONDS the look is a refusal, as a command's wait is."""
+    if failed is None or failed.code != "database_slow" or held is None:
+        return None  # a game in a SQLite file has no such witness: slow is said as slow
+    waited = health.looking_for()
+    if waited is None or waited >= BUSY_SECONDS or not (held.held and held.confirmed):
+        return None
+    return (f"the game is busy: the command path has waited {waited:.1f} s behind other bookings, "
+            "while the database answers this process's hold")
 
 
 class Health:
@@ -124,6 +150,11 @@ class Health:
         if look.failed is not None and look.failed.code in DATABASE_LOST:
             self.lost(look.failed)
         return look.failed
+
+    def looking_for(self) -> float | None:
+        """Seconds the look in flight has run (None when none is: the last one ended, with its answer)."""
+        look = self._looking
+        return None if look is None or look.done.is_set() else time.monotonic() - look.started
 
     def lost(self, exc: StorageError) -> bool:
         """Watch for the database's return, once per outage; True if this call started the watch. The

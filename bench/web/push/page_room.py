@@ -46,6 +46,18 @@ class Room:
                  deflate: bool = True):
         teams = sorted(tokens)
         self.pages: list[Phone] = []
+        self.stop = threading.Event()
+        # The last SAMPLE `round` messages the first page of each team got: the bank's own shape and size, for a floor
+        # to send the same (a floor padding 400 B that compress to nothing flattered the floor).
+        self.samples: dict[str, list] = {teams[i]: [] for i in range(min(len(teams), pages))}
+        self.sampled: set[int] = set()
+        # Each page is read from the moment it is let in, as a phone reads its own: read only once the last
+        # was let in, the first pages answered no ping for as long as the room took to connect, and the
+        # bank (ping every 10 s, 10 s to answer) rightly closed them once that passed 20 s (1,000 pages
+        # connect in 20 s on a quiet host: 103 closed on a slower one).
+        self.selector = selectors.DefaultSelector()
+        self.reader = threading.Thread(target=self._read, daemon=True, name="room")
+        self.reader.start()
         try:
             for i in range(pages):
                 token = tokens[teams[i % len(teams)]]
@@ -54,26 +66,17 @@ class Room:
                 page.team = teams[i % len(teams)]
                 page.newest, page.arrivals = 0, []  # arrivals: (monotonic time, newest seq) each time it grew
                 page.messages = 0  # Socket.IO events received (a `round` counts once), pings left out
+                if i < len(teams):
+                    self.sampled.add(id(page))
                 self.pages.append(page)
+                self.selector.register(page.sock, selectors.EVENT_READ, page)
         except Exception as exc:
-            for page in self.pages:
-                page.close()
+            self.close()
             raise RuntimeError(f"page {len(self.pages) + 1} of {pages} was not let in ({exc!r}); "
                                f"{len(self.pages)} were") from exc
         except BaseException:
-            for page in self.pages:
-                page.close()
+            self.close()
             raise
-        self.stop = threading.Event()
-        # The last SAMPLE `round` messages the first page of each team got: the bank's own shape and size, for a floor
-        # to send the same (a floor padding 400 B that compress to nothing flattered the floor).
-        self.samples: dict[str, list] = {self.pages[i].team: [] for i in range(min(len(teams), len(self.pages)))}
-        self.sampled = {id(self.pages[i]) for i in range(min(len(teams), len(self.pages)))}
-        self.selector = selectors.DefaultSelector()
-        for page in self.pages:
-            self.selector.register(page.sock, selectors.EVENT_READ, page)
-        self.reader = threading.Thread(target=self._read, daemon=True, name="room")
-        self.reader.start()
 
     def _read(self) -> None:
         while not self.stop.is_set():
