@@ -274,13 +274,18 @@ def full_game(game, addresses: int) -> dict:
                 if page is not None:
                     crowd.add(page)
             before = {id(p): len(p.events) for p in phones}
-            booked = [book(game.lead, f"full-{addresses}-{n}", n)[1] for n in range(5)]
+            booked, reconnected = [], 0
+            for n in range(5):  # a slow one says whether the lead's kept-alive connection had to be made again
+                kept = game.lead.conn
+                booked.append(book(game.lead, f"full-{addresses}-{n}", n)[1])
+                reconnected += game.lead.conn is not kept
             heard = wait_until(lambda: all(any(n == "public" for n, _ in p.events[before[id(p)]:]) for p in phones), 10)
             figures.update({
                 "anonymous screens": anonymous, "phones connected": len(phones),
                 "keyed screens connected": sum(p is not None for p, _ in screens),
                 "connect p50 s": round(statistics.median(times), 3), "connect max s": round(max(times), 3),
                 "command p50 s": round(statistics.median(booked), 3), "command max s": round(max(booked), 3),
+                "commands s": [round(b, 3) for b in booked], "lead reconnected": reconnected,
                 "every phone heard": bool(heard),
                 "attacker opened": sum(a.stats["opened"] for a in attacks),
                 "attacker refused or closed": sum(a.stats["refused 503 (server full)"] + a.stats["refused 429 (per address)"]
