@@ -242,6 +242,29 @@ def test_slow_log_in_bodies_from_2_addresses_leave_phones_and_commands_answered(
             attack.stop()
 
 
+class StallProbe:
+    """A thread asking for 10 ms naps: `longest`, its worst lateness, is how long this process (the lead's
+    device here) could not run: the host or the test's own threads, not the bank."""
+
+    def __init__(self):
+        self.longest, self._stop = 0.0, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            asked = time.monotonic()
+            time.sleep(0.01)
+            self.longest = max(self.longest, time.monotonic() - asked - 0.01)
+
+    def __enter__(self) -> "StallProbe":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def full_game(game, addresses: int) -> dict:
     """Every attack at once from `addresses` source addresses; then 200 phones, 3 keyed screens, 5 commands."""
     sources = [f"127.0.0.{20 + i}" for i in range(addresses)]
@@ -275,10 +298,11 @@ def full_game(game, addresses: int) -> dict:
                     crowd.add(page)
             before = {id(p): len(p.events) for p in phones}
             booked, reconnected = [], 0
-            for n in range(5):  # a slow one says whether the lead's kept-alive connection had to be made again
-                kept = game.lead.conn
-                booked.append(book(game.lead, f"full-{addresses}-{n}", n)[1])
-                reconnected += game.lead.conn is not kept
+            with StallProbe() as stalls:  # a slow command: was this process (the lead's device) held up, or the bank?
+                for n in range(5):  # and did the lead's kept-alive connection have to be made again?
+                    kept = game.lead.conn
+                    booked.append(book(game.lead, f"full-{addresses}-{n}", n)[1])
+                    reconnected += game.lead.conn is not kept
             heard = wait_until(lambda: all(any(n == "public" for n, _ in p.events[before[id(p)]:]) for p in phones), 10)
             figures.update({
                 "anonymous screens": anonymous, "phones connected": len(phones),
@@ -286,6 +310,7 @@ def full_game(game, addresses: int) -> dict:
                 "connect p50 s": round(statistics.median(times), 3), "connect max s": round(max(times), 3),
                 "command p50 s": round(statistics.median(booked), 3), "command max s": round(max(booked), 3),
                 "commands s": [round(b, 3) for b in booked], "lead reconnected": reconnected,
+                "this process stalled at most s": round(stalls.longest, 3),
                 "every phone heard": bool(heard),
                 "attacker opened": sum(a.stats["opened"] for a in attacks),
                 "attacker refused or closed": sum(a.stats["refused 503 (server full)"] + a.stats["refused 429 (per address)"]
