@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import sys
 import threading
 from pathlib import Path
@@ -13,9 +14,39 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from needs import CHROMIUM  # noqa: E402,F401 (Debian's; tests/needs.py says when it is missing)
+# Playwright's own --disable-features list (playwright 1.65's chromiumSwitches), read again from its driver below
+# when it can be: Chromium keeps only the last --disable-features of its command line, so ours repeats it.
+PLAYWRIGHT_DISABLED = ("AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+                       "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
+                       "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect", "TcpPortRandomizationWin",
+                       "OptimizationHints", "NetworkTimeServiceQuerying", "AimEnabled", "PreconnectToSearch",
+                       "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion")
+# Each window (a browser context's page) of Chromium 156 draws its address bar's drop-down as two WebUI
+# pages (chrome://omnibox-popup.top-chrome/) in a renderer of their own, busy for as long as the window is
+# open: 6 pages opened and kept open as a test does took 15.0-19.3 CPU-seconds with them, 8.7 without (load
+# 29-35). No test has an address bar to type in.
+NO_ADDRESS_BAR_POPUP = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
+
+
+def _playwright_disabled() -> list[str]:
+    """The features the installed Playwright disables when it launches Chromium (its driver's
+    chromiumSwitches), or PLAYWRIGHT_DISABLED where its driver cannot be read."""
+    try:
+        import playwright
+
+        bundle = Path(playwright.__file__).parent / "driver" / "package" / "lib" / "coreBundle.js"
+        text = bundle.read_text(encoding="utf-8")
+        block = re.search(r"\bdisabledFeatures = (?:\([^)]*\) => )?\[(.*?)\]", text, re.S).group(1)
+        found = re.findall(r'"(\w+)"', block)
+    except Exception:  # another layout of the driver, or no Playwright (the browser tests skip)
+        found = []
+    return list(dict.fromkeys(found or PLAYWRIGHT_DISABLED))
+
+
 # Without the background-networking flags Chromium keeps calling Google, which this closed network refuses.
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-features=" + ",".join(_playwright_disabled() + list(NO_ADDRESS_BAR_POPUP))]
 
 SERVERS: list = []  # the production servers started by this process, newest last (stop_servers ends them)
 
