@@ -163,8 +163,7 @@ def test_hostile_text_is_inert_and_literal_on_every_page(hostile_server, chromiu
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.on("pageerror", lambda e: errors.append(str(e)))
         if path in ("/console", "/fight", "/admin"):
-            log_in_to(page, url, "/console", USER, "password1")
-            page.goto(url + path)
+            log_in_to(page, url, path, USER, "password1")
         elif path == "team":
             page.goto(f"{url}/t/{app.extensions['terrabank'].access.team_tokens()['blue']}")
         else:
