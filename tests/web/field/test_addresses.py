@@ -217,6 +217,12 @@ def admin_page(chromium, tmp_path, monkeypatch):
     assert not errors, errors
 
 
+def _drawn(page, team: str) -> None:
+    """Wait until the team's QR image has loaded and is drawn."""
+    page.wait_for_function("team => { const i = document.querySelector(`#links .link-row[data-team=\"${team}\"] .link-qr`); "
+                           "return i && i.complete && i.naturalWidth > 0; }", arg=team)
+
+
 def _scan(locator, tmp_path) -> list:
     """What a phone's camera reads from a QR code on the screen (zbarimg on a screenshot)."""
     import subprocess
@@ -239,6 +245,7 @@ def test_the_admin_qr_codes_open_the_network_address_also_after_a_new_link(admin
     expect(page.locator("#address-note")).to_contain_text("http://192.168.4.1:")
     red = page.locator('#links .link-row[data-team="red"]')
     port = page.evaluate("location.port")
+    _drawn(page, "red")  # the image loaded, not only its element there: a scan of a blank image read nothing
     assert _scan(red.locator(".link-qr"), tmp_path) == [f"http://192.168.4.1:{port}/t/{tokens['red']}"]
     rotate = red.locator("button.btn-danger")
     rotate.click()
@@ -249,7 +256,7 @@ def test_the_admin_qr_codes_open_the_network_address_also_after_a_new_link(admin
     assert new != tokens["red"]
     red = page.locator('#links .link-row[data-team="red"]')
     expect(red.locator("code")).to_have_text(f"http://192.168.4.1:{port}/t/{new}")
-    page.wait_for_function("() => { const i = document.querySelector('#links .link-row[data-team=\"red\"] .link-qr'); return i.complete && i.naturalWidth > 0; }")
+    _drawn(page, "red")
     assert _scan(red.locator(".link-qr"), tmp_path) == [f"http://192.168.4.1:{port}/t/{new}"]
     assert page.locator("#address-warning").is_hidden()
 
