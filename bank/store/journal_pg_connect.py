@@ -13,16 +13,17 @@ import time
 import weakref
 from contextlib import contextmanager
 
-from bank.store.journal_pg_deadline import failed as request_failed, left as request_left
+from bank.store.journal_pg_deadline import LOCK_WAIT, failed as request_failed, left as request_left
 from bank.store.journal_pg_schema import LOCK_SPACE, ensure_schema
 from bank.store.storage import StorageError, display_url  # noqa: F401 (its callers name it here)
 
 CONNECT_TIMEOUT = 2  # seconds (libpq's least), unless the URL says otherwise: a request may need two connections in a cut
 # What the server itself gives a session (requests that hang in a partition): a statement at most
-# 10 s, a lock waited for at most 3 s (the game's lock is held for one round trip), and a transaction left
-# open 10 s (a writer cut in the middle of its COMMIT's pipeline) ends, letting the others book. Not for
+# 10 s, a lock waited for at most LOCK_WAIT, 2 s (the game's lock is held for one round trip), and a transaction
+# left open 10 s (a writer cut in the middle of its COMMIT's pipeline) ends, letting the others book. Not for
 # `migrate` (journal_pg_connect.connect patient=True), whose copy is one long transaction.
-SESSION_LIMITS = "-c statement_timeout=10s -c lock_timeout=3s -c idle_in_transaction_session_timeout=10s"
+SESSION_LIMITS = (f"-c statement_timeout=10s -c lock_timeout={int(LOCK_WAIT * 1000)}ms "
+                  "-c idle_in_transaction_session_timeout=10s")
 # A network cut drops packets and closes nothing: without these a statement sent into it
 # waited for TCP's own retries (a quarter of an hour), and /readyz with it. Data unacknowledged for
 # 5 s, or an idle connection unanswered for 5 + 3 x 2 s, fails, and the caller says the database is lost.

@@ -32,6 +32,11 @@ import time
 from contextlib import contextmanager
 
 ROUND_TRIP = 3.0  # seconds one round trip of a command may take: the command answered within 5 s in a cut
+# The longest a session waits for a lock (PostgreSQL's lock_timeout): a second under ROUND_TRIP, so a writer
+# queued behind the others hears "busy" from the server before its round trip's deadline cuts the connection.
+# Equal (both 3 s), the cut won the race on a loaded machine: "the database connection was lost", a doubt on the
+# hold and a new connection, for a game that was only busy.
+LOCK_WAIT = ROUND_TRIP - 1.0
 WATCH_STEP = 0.1
 _ARMED: dict[int, tuple] = {}  # token -> (monotonic deadline, a callable giving the connection, its Deadline)
 _LOCK = threading.Lock()

@@ -32,6 +32,7 @@ import time
 from flask import Blueprint, current_app, jsonify
 
 from bank.store import storage_url
+from bank.store.journal_pg_deadline import LOCK_WAIT
 from bank.store.journal_pg_hold import PROBE_SECONDS as HOLD_PROBE_SECONDS
 from bank.store.storage import StorageError
 from bank.web.serving import log_lines
@@ -41,7 +42,7 @@ bp = Blueprint("health", __name__)
 LOOK_SECONDS = 0.5  # the longest /readyz waits for the command path's answer: a balancer's probe times out at 1-2 s
 # A look still waiting this long is not "busy" any more: a command waits as long for the game's lock, then is
 # refused (lock_timeout, bank/store/journal_pg_connect.py SESSION_LIMITS).
-BUSY_SECONDS = 3.0
+BUSY_SECONDS = LOCK_WAIT
 # A command refused for the hold or the game is said by the hold's own checks below, not as a silent database.
 _NOT_THE_DATABASE = ("hold_lost", "hold_taken", "game_replaced")
 LOG = logging.getLogger("terrabank.health")
