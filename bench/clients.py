@@ -28,7 +28,11 @@ if os.environ.get("BENCH_SITE"):
     # client wherever aiohttp is found: about 9 MB a process that a production install does not have).
     sys.path.append(os.environ["BENCH_SITE"])
 
-import aiohttp
+try:
+    import aiohttp
+except ImportError as exc:  # a bench importing this at its top says what to install, not a traceback
+    from bench_extra import HOW
+    raise SystemExit(f"aiohttp is not installed: {HOW}.") from exc
 import socketio
 
 # What each kind of page must receive before it shows a command's result.

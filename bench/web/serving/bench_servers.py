@@ -36,6 +36,7 @@ sys.path.insert(0, str(HERE))
 from harness import Api, Server, launch, machine  # noqa: E402
 from proctree import children, pss_mb  # noqa: E402
 import proctree  # noqa: E402
+import bench_extra  # noqa: E402
 
 KINDS = ("dev", "gthread", "gevent")
 BENCHES = {"latency": "bench_latency", "fanout": "bench_fanout", "footprint": "bench_footprint",
@@ -164,7 +165,7 @@ def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "--one":  # child: one benchmark on one server
         kind, nofile, bench, rest = sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
         patch_harness(kind, nofile)
-        module = __import__(BENCHES[bench])
+        module = bench_extra.load(BENCHES[bench])  # each bench lives in its own room
         sys.argv = [module.__file__, *rest]
         module.main()
         return
