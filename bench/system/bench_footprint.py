@@ -268,6 +268,24 @@ def report(mem: dict, imports: tuple, weight: tuple, clients: int, args: list) -
     return "\n".join(lines)
 
 
+def keep(mem: dict, clients: int, args) -> None:
+    """The P3 row of docs/PERFORMANCE.md: the bank's own memory with 200 compressed pages, the floor's beside it."""
+    import record  # bench/record.py, on the path with the shared modules
+
+    if clients != 200 or not args.deflate:
+        sys.exit("--record keeps the P3 row: 200 pages offering permessage-deflate (--deflate, no --clients/--quick)")
+    own = f"with {clients} clients, after 20 commands, own (worker RSS + master private)"
+    bank, floor = mem[f"bank {own}"], mem[f"floor {own}"]
+    rows = [{"figure": "P3: memory with 200 live pages (worker RSS + master's private pages)",
+             "value": round(bank, 1), "unit": "MB", "goal": "<=", "limit": 100}]
+    measured = (f"{time.strftime('%Y-%m-%d')}, 200 pages offering permessage-deflate; the fan-out floor beside it with "
+                f"the bank's malloc settings {floor:.1f} MB (the bank {bank / floor:.2f}x it); load "
+                f"{os.getloadavg()[0]:.0f}, {machine()}")
+    command = " ".join([".venv/bin/python", record.script(__file__), "--memory-only", "--deflate"])
+    print(record.record("04_footprint", rows, command=command, measured=measured))
+    record.main_table()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="server memory with 200 clients, and the team phone's page weight")
     parser.add_argument("--quick", action="store_true", help="50 clients instead of 200")
@@ -275,6 +293,8 @@ def main() -> None:
     parser.add_argument("--memory-only", action="store_true", help="no browser: the memory only")
     parser.add_argument("--deflate", action="store_true",
                         help="the clients offer permessage-deflate, as browsers do (the server then keeps a compressor a page)")
+    parser.add_argument("--record", action="store_true",
+                        help="keep the P3 row (200 compressed pages) in bench/results and make docs/PERFORMANCE.md's table again")
     parser.add_argument("--json", type=Path, help="also write the memory figures here (bench/system/pi_budget.py reads them)")
     args = parser.parse_args()
     clients = args.clients or (50 if args.quick else 200)
@@ -284,6 +304,8 @@ def main() -> None:
         args.json.write_text(json.dumps(mem, indent=1))
     weight = None if args.memory_only else page_weight()
     print(report(mem, imports, weight, clients, sys.argv[1:]))
+    if args.record:
+        keep(mem, clients, args)
     if weight and weight[2]:
         sys.exit("a request left 127.0.0.1")
 
