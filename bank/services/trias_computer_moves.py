@@ -70,10 +70,22 @@ class ComputerMoves:
         applied only on the position it was chosen for. Its command id names that
         position, so two callers racing for it apply one move: the other gets it as a retry.
         """
+        chosen = self.choose_computer(budget)
+        return None if chosen is None else self.apply_computer(*chosen)
+
+    def choose_computer(self, budget: dict | None = None) -> tuple | None:
+        """(seat, seq, command): the computer's move for the position after entry `seq`, chosen without
+        the game's lock and not applied; None if no computer is to play. The computer player
+        (bank/web/trias/computer.py) chooses as soon as a position comes and applies after its pace."""
         try:
-            seat, seq, command = self._choose(budget)
+            return self._choose(budget)
         except IllegalMove:
             return None
+
+    def apply_computer(self, seat: int, seq: int, command: dict) -> Result | None:
+        """Apply a move `choose_computer` gave, on the position it was chosen for only: None if the game
+        has moved on since entry `seq` (an undo, a move, another process); the first one if it was
+        applied already (its command id names the position)."""
         try:
             return self._run(command, f"computer:{seat}:after:{seq}", f"computer:{seat}", after_seq=seq)
         except BadCommand as exc:

@@ -1,7 +1,20 @@
 """The computer seats of every Trias game, played on the server by one background thread per app.
 
-A computer seat waits `pace` seconds after the last change in its game before it
-moves, so the screens can follow its turn step by step (about one move a second).
+A computer seat thinks as soon as its position comes (a human moved, an undo, its own last
+action), and shows its move no earlier than its pace after that change, so that the screens can
+follow its turn step by step: an action shows max(thinking, pace) after the one before it, not
+thinking plus pace. A choice made for a position that has moved on meanwhile (a human's undo or
+move while it thought) is dropped, and the seat thinks again for the new position.
+
+The pace is the table's (TRIAS_PACE, 1 s: one action a second is what a table follows, as on
+board-game sites), but a whole turn must fit in what a table waits for a level (`TABLE_TURN`:
+5 s for hard, 2 s for easy, trias.bots.TURN_BOUND): each action's pace is at most an even part of
+what that bound still leaves, over the most decisions the turn may still take (trias/bots/turn.py).
+So an easy turn of up to 6 actions goes at about 0.3 s an action, and a hard turn at up to 1 s
+where its thinking is shorter; thinking longer than the pace is never held back. MARGIN keeps a
+tenth of the bound for writing each action and drawing it on the screens (tens of milliseconds
+each on a Pi, up to 0.3 s at a phone) and for the search's overruns.
+
 Its command id names the position it answers (TriasGame.play_computer), so a move
 is never played twice for one position, even by two threads or across a restart.
 Games still going are looked up once at start: a restart resumes them.
@@ -11,28 +24,53 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 
 from bank.store.storage import StorageError
 from trias import TriasError
+from trias.bots import TURN_BOUND
+from trias.bots.turn import decisions_left
 
 from bank.web.push.extensions import socketio_of
 from bank.web.trias.live import publish
 
+# Seconds a table waits at most for a whole computer turn, by level. Medium has no turn budget of its
+# own (0.5 s a decision, at most 6 decisions): it gets hard's bound, so its paces fit as hard's do.
+TABLE_TURN = {"random": TURN_BOUND["easy"], "easy": TURN_BOUND["easy"], "medium": TURN_BOUND["hard"],
+              "hard": TURN_BOUND["hard"]}
+MARGIN = 0.1  # of a turn's bound, kept for writing and drawing its actions and the search's overruns
+
+
+@dataclass
+class Choice:
+    """A computer seat's move chosen for the position after entry `seq`, waiting for its pace."""
+
+    seat: int
+    seq: int
+    command: dict
+    level: str
+    since: float        # monotonic time of the change that made the position (its poke)
+    turn_start: float   # ... of the change that gave this seat its turn
+    left: int           # the most decisions the turn may still take, this one included
+    not_before: float = 0.0  # a write that failed is tried again no earlier than this
+
 
 class Computer:
-    """Which games may have a computer seat to play, and when each last changed."""
+    """Which games may have a computer seat to play, when each last changed, and the moves chosen."""
 
     def __init__(self, app, pace: float = 1.0):
         self.app, self.pace = app, pace
         self.games = app.extensions["trias_games"]
         self.changed: dict = {}      # game id -> monotonic time of its last change
+        self.chosen: dict = {}       # game id -> Choice, for the position it was chosen for
+        self.turns: dict = {}        # game id -> (seat, turn number, monotonic time the turn started)
         self.lock = threading.Lock()
         self.wake = threading.Event()
         self.started = False
         self.refused: set = set()    # (game id, seq) whose computer move was refused, said once
 
     def poke(self, game_id: str) -> None:
-        """A game changed (a human moved, a game was made): its computer seats start their clock."""
+        """A game changed (a human moved, a game was made): its computer seat to play thinks now."""
         with self.lock:
             self.changed[game_id] = time.monotonic()
         self.wake.set()
@@ -43,62 +81,135 @@ class Computer:
             if not entry.get("over"):
                 self.poke(entry["id"])
 
+    def pace_of(self, choice: Choice) -> float:
+        """Seconds between the change and this choice's action on the screens (see the module's doc)."""
+        bound = TABLE_TURN.get(choice.level)
+        if bound is None:
+            return self.pace
+        room = choice.turn_start + bound * (1 - MARGIN) - choice.since
+        return max(0.0, min(self.pace, room / max(1, choice.left)))
+
+    def due(self, choice: Choice) -> float:
+        """Monotonic time from which the choice may be written."""
+        return max(choice.since + self.pace_of(choice), choice.not_before)
+
     def step(self, force: bool = False) -> int:
-        """Play at most one move in each game whose computer seat has waited `pace`; how many were played."""
-        now = time.monotonic()
+        """In each changed game: choose its computer move if none is chosen for its position yet, and write
+        the chosen move once its pace has passed (at once with `force`); how many moves were written."""
         with self.lock:
-            due = [gid for gid, at in self.changed.items() if force or now - at >= self.pace]
+            games = list(self.changed)
         played = 0
-        for gid in due:
-            played += self._play(gid)
+        for gid in games:
+            played += self._advance(gid, force)
         return played
 
-    def _play(self, gid: str) -> int:
+    def next_due(self) -> float | None:
+        """Monotonic time of the first chosen move to write, or None."""
+        with self.lock:
+            dues = [self.due(c) for c in self.chosen.values()]
+        return min(dues, default=None)
+
+    def _advance(self, gid: str, force: bool) -> int:
         game = self.games.get(gid)
         seat = game.computer_to_play() if game is not None else None
         if seat is None:
             with self.lock:
                 self.changed.pop(gid, None)  # a human's turn or the end: nothing until the next poke
+                self.chosen.pop(gid, None)
+                self.turns.pop(gid, None)
             return 0
-        before = game.last_seq
+        with self.lock:
+            choice = self.chosen.get(gid)
+        if choice is None or choice.seq != game.last_seq:
+            choice = self._choose(gid, game)
+            if choice is None:
+                return 0
+        if not force and time.monotonic() < self.due(choice):
+            return 0
+        return self._write(gid, game, choice)
+
+    def _choose(self, gid: str, game) -> Choice | None:
+        """Think for the game's position now (off its lock); None if it moved on meanwhile."""
+        with self.lock:
+            self.chosen.pop(gid, None)
+            since = self.changed.get(gid, time.monotonic())
+        seq = game.last_seq  # before the state: a move between the two reads makes the choice's seq newer
+        state = game.state
+        chosen = game.choose_computer()  # the search: up to seconds, without the game's lock
+        if chosen is None or chosen[1] != seq or game.last_seq != seq:
+            return None  # the position moved on while it thought (an undo, a move): think again
+        seat, _, command = chosen
+        key = (seat, state.turn)
+        with self.lock:
+            known = self.turns.get(gid)
+            if state.phase in ("place", "start") or known is None or known[:2] != key:
+                known = self.turns[gid] = (*key, since)  # a turn's first decision (or the first seen)
+            choice = Choice(seat, seq, command, game.seats[seat].get("level", ""), since, known[2],
+                            decisions_left({"phase": state.phase, "players": state.players, "ap": state.ap}))
+            self.chosen[gid] = choice
+        return choice
+
+    def _write(self, gid: str, game, choice: Choice) -> int:
+        before = choice.seq
         try:
-            result = game.play_computer()  # chooses and commits under the game's lock, id from the position
+            result = game.apply_computer(choice.seat, choice.seq, choice.command)
         except StorageError:
             self.app.logger.exception("trias %s: the computer's move could not be written; retrying", gid)
-            self.poke(gid)
+            # The same move for the same position, after a pace (a quarter second at least: a store that
+            # fails is not tried faster).
+            choice.not_before = time.monotonic() + max(self.pace, 0.25)
+            self.wake.set()
             return 0
         except TriasError:
             # A bot's refused move is replaced by a legal fallback (trias_computer_moves.py), so this is
             # a refused fallback: never seen, but the seat must not stop the table for good (a
             # stopped seat left every screen "waiting for" it until a restart). Said once per position;
-            # the seat tries again after its pace, and a later move or an undo moves the game on.
+            # the seat thinks again and tries after its pace, and a later move or an undo moves the game on.
             if (gid, before) not in self.refused:
                 self.refused.add((gid, before))
-                self.app.logger.exception("trias %s: computer seat %s's move was refused; trying again", gid, seat)
+                self.app.logger.exception("trias %s: computer seat %s's move was refused; trying again",
+                                          gid, choice.seat)
+            with self.lock:
+                if self.chosen.get(gid) is choice:
+                    del self.chosen[gid]
             self.poke(gid)
             return 0
+        with self.lock:
+            if self.chosen.get(gid) is choice:
+                del self.chosen[gid]
         self.poke(gid)
         if result is not None and not result.duplicate:
             publish(self.app, game, before)
         return 1
 
     def start(self) -> None:
-        """The one thread: wakes on a poke or every quarter of the pace, and never dies of one failure."""
+        """The one thread (`run`), started once with the games still going."""
         if self.started:
             return
         self.started = True
         self.resume()
+        socketio_of(self.app).start_background_task(self.run)
 
-        def loop():
-            while True:
-                self.wake.wait(timeout=max(0.02, self.pace / 4))
-                self.wake.clear()
-                try:
-                    with self.app.app_context():
-                        self.step()
-                except Exception:
-                    self.app.logger.exception("trias computer step failed")
-        socketio_of(self.app).start_background_task(loop)
+    def run(self, stop: threading.Event | None = None) -> None:
+        """The thread's loop, until `stop` is set: wakes on a poke, when a chosen move is due, or every
+        quarter of the pace, and never dies of one failure."""
+        failed = False
+        while stop is None or not stop.is_set():
+            timeout = max(0.02, self.pace / 4)
+            due = None if failed else self.next_due()  # after a failure, not at once again
+            if due is not None:
+                timeout = min(timeout, max(0.0, due - time.monotonic()))
+            self.wake.wait(timeout=timeout)
+            self.wake.clear()
+            if stop is not None and stop.is_set():
+                return
+            try:
+                with self.app.app_context():
+                    self.step()
+                failed = False
+            except Exception:
+                failed = True
+                self.app.logger.exception("trias computer step failed")
 
 
 def computer(app) -> Computer:
