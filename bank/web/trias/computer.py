@@ -8,12 +8,16 @@ move while it thought) is dropped, and the seat thinks again for the new positio
 
 The pace is the table's (TRIAS_PACE, 1 s: one action a second is what a table follows, as on
 board-game sites), but a whole turn must fit in what a table waits for a level (`TABLE_TURN`:
-5 s for hard, 2 s for easy, trias.bots.TURN_BOUND): each action's pace is at most an even part of
-what that bound still leaves, over the most decisions the turn may still take (trias/bots/turn.py).
-So an easy turn of up to 6 actions goes at about 0.3 s an action, and a hard turn at up to 1 s
-where its thinking is shorter; thinking longer than the pace is never held back. MARGIN keeps a
-tenth of the bound for writing each action and drawing it on the screens (tens of milliseconds
-each on a Pi, up to 0.3 s at a phone) and for the search's overruns.
+5 s for hard, 2 s for easy, trias.bots.TURN_BOUND), and a turn may take up to 2 + action points
+decisions (trias/bots/turn.py: 6 at 3-5 players, 5 at 2). So each action's pace is at most an even
+part of the bound over those decisions, evenly spaced whatever the turn's length: easy 0.3 s an
+action at 4 players (0.36 s at 2; a quicker pace than a table would choose, but the only one with
+which a 6-action easy turn fits in 2 s, and still a beat apart), hard 0.75 s (0.9 s at 2). And at
+most an even part of what the bound still leaves over the most decisions the turn may still
+take, so that a turn whose thinking ran over the pace makes up for it in its later actions'
+paces; thinking longer than the pace is never held back. MARGIN keeps a tenth of the bound for
+writing each action and drawing it on the screens (tens of milliseconds each on a Pi, up to 0.3 s
+at a phone) and for the search's overruns.
 
 Its command id names the position it answers (TriasGame.play_computer), so a move
 is never played twice for one position, even by two threads or across a restart.
@@ -29,7 +33,7 @@ from dataclasses import dataclass
 from bank.store.storage import StorageError
 from trias import TriasError
 from trias.bots import TURN_BOUND
-from trias.bots.turn import decisions_left
+from trias.bots.turn import decisions_left, most_decisions
 
 from bank.web.push.extensions import socketio_of
 from bank.web.trias.live import publish
@@ -52,6 +56,7 @@ class Choice:
     since: float        # monotonic time of the change that made the position (its poke)
     turn_start: float   # ... of the change that gave this seat its turn
     left: int           # the most decisions the turn may still take, this one included
+    most: int = 1       # ... the turn may take in all (1 for a placement, T8)
     not_before: float = 0.0  # a write that failed is tried again no earlier than this
 
 
@@ -86,8 +91,9 @@ class Computer:
         bound = TABLE_TURN.get(choice.level)
         if bound is None:
             return self.pace
-        room = choice.turn_start + bound * (1 - MARGIN) - choice.since
-        return max(0.0, min(self.pace, room / max(1, choice.left)))
+        usable = bound * (1 - MARGIN)
+        room = choice.turn_start + usable - choice.since
+        return max(0.0, min(self.pace, usable / max(1, choice.most), room / max(1, choice.left)))
 
     def due(self, choice: Choice) -> float:
         """Monotonic time from which the choice may be written."""
@@ -144,8 +150,9 @@ class Computer:
             known = self.turns.get(gid)
             if state.phase in ("place", "start") or known is None or known[:2] != key:
                 known = self.turns[gid] = (*key, since)  # a turn's first decision (or the first seen)
+            v = {"phase": state.phase, "players": state.players, "ap": state.ap}
             choice = Choice(seat, seq, command, game.seats[seat].get("level", ""), since, known[2],
-                            decisions_left({"phase": state.phase, "players": state.players, "ap": state.ap}))
+                            decisions_left(v), most_decisions(state.players) if state.phase != "place" else 1)
             self.chosen[gid] = choice
         return choice
 

@@ -154,7 +154,8 @@ def test_a_whole_easy_turn_shows_within_two_seconds_each_action_followable(app, 
 
 def test_a_paced_turn_fits_its_levels_bound_and_keeps_actions_apart(app):
     """The paces alone, thinking taken as instant, over the longest turn at 2-5 players: within the
-    level's bound less its margin, each action a quarter second at least after the one before."""
+    level's bound less its margin, evenly spaced, each action a quarter second at least after the one
+    before; and a turn whose first decision thought long makes up for it in its later paces."""
     player = app.extensions["trias_computer"]
     player.pace = 1.0
     for level, bound in TABLE_TURN.items():
@@ -162,13 +163,16 @@ def test_a_paced_turn_fits_its_levels_bound_and_keeps_actions_apart(app):
             start = now = 100.0
             paces = []
             for left in range(most_decisions(players), 0, -1):
-                pace = player.pace_of(Choice(0, 0, {}, level, now, start, left))
+                pace = player.pace_of(Choice(0, 0, {}, level, now, start, left, most_decisions(players)))
                 paces.append(pace)
                 now += pace
             assert now - start <= bound * (1 - MARGIN) + 1e-9, (level, players, paces)
-            assert min(paces) >= 0.25, (level, players, paces)
+            assert min(paces) >= 0.25 and max(paces) - min(paces) < 1e-9, (level, players, paces)
+            most = most_decisions(players)
+            late = player.pace_of(Choice(0, 0, {}, level, start + bound / 2, start, most - 1, most))
+            assert late < paces[0] and start + bound / 2 + (most - 1) * late <= start + bound * (1 - MARGIN) + 1e-9
     # A placement (T8) is a turn of one decision: the table's whole pace.
-    assert player.pace_of(Choice(0, 0, {}, "easy", 5.0, 5.0, 1)) == 1.0
+    assert player.pace_of(Choice(0, 0, {}, "easy", 5.0, 5.0, 1, 1)) == 1.0
 
 
 def blocking_bot(thinking: threading.Event, go: threading.Event, calls: list):
