@@ -15,9 +15,13 @@ action at 4 players (0.36 s at 2; a quicker pace than a table would choose, but 
 which a 6-action easy turn fits in 2 s, and still a beat apart), hard 0.75 s (0.9 s at 2). And at
 most an even part of what the bound still leaves over the most decisions the turn may still
 take, so that a turn whose thinking ran over the pace makes up for it in its later actions'
-paces; thinking longer than the pace is never held back. MARGIN keeps a tenth of the bound for
-writing each action and drawing it on the screens (tens of milliseconds each on a Pi, up to 0.3 s
-at a phone) and for the search's overruns.
+paces; thinking longer than the pace is never held back. What the bound leaves is counted after
+the thinking the turn may still do: hard gives the seconds a quick decision leaves to the turn's
+later ones ("carry", trias/bots/turn.py), so its turn thinks its whole 4 s whatever the holds, and a
+hold of a quick decision would come on top (a 5-action hard turn showed in 4.96 s of 5 so). Never
+under MIN_PACE: a fifth of a second still shows one action after another. MARGIN keeps a tenth of
+the bound for writing each action and drawing it on the screens (tens of milliseconds each on a
+Pi, up to 0.3 s at a phone) and for the search's overruns.
 
 Its command id names the position it answers (TriasGame.play_computer), so a move
 is never played twice for one position, even by two threads or across a restart.
@@ -31,6 +35,7 @@ import time
 from dataclasses import dataclass
 
 from bank.store.storage import StorageError
+import trias.bots
 from trias import TriasError
 from trias.bots import TURN_BOUND
 from trias.bots.turn import decisions_left, most_decisions
@@ -43,6 +48,7 @@ from bank.web.trias.live import publish
 TABLE_TURN = {"random": TURN_BOUND["easy"], "easy": TURN_BOUND["easy"], "medium": TURN_BOUND["hard"],
               "hard": TURN_BOUND["hard"]}
 MARGIN = 0.1  # of a turn's bound, kept for writing and drawing its actions and the search's overruns
+MIN_PACE = 0.2  # seconds: no action sooner after the change before it (unless the table's pace is shorter)
 
 
 @dataclass
@@ -57,7 +63,17 @@ class Choice:
     turn_start: float   # ... of the change that gave this seat its turn
     left: int           # the most decisions the turn may still take, this one included
     most: int = 1       # ... the turn may take in all (1 for a placement, T8)
+    reserve: float = 0.0  # seconds the turn's later decisions may still think (a "carry" budget's rest)
     not_before: float = 0.0  # a write that failed is tried again no earlier than this
+
+
+def thinking_left(level: str, thought: float) -> float:
+    """Seconds a turn's later decisions may still think after `thought`: what a "carry" turn budget
+    leaves (trias.bots.DEFAULT_BUDGET); 0 for a level whose decisions do not take what others left."""
+    budget = trias.bots.DEFAULT_BUDGET.get(level) or {}
+    if not budget.get("carry") or budget.get("turn") is None:
+        return 0.0
+    return max(0.0, float(budget["turn"]) - thought)
 
 
 class Computer:
@@ -68,16 +84,17 @@ class Computer:
         self.games = app.extensions["trias_games"]
         self.changed: dict = {}      # game id -> monotonic time of its last change
         self.chosen: dict = {}       # game id -> Choice, for the position it was chosen for
-        self.turns: dict = {}        # game id -> (seat, turn number, monotonic time the turn started)
+        self.turns: dict = {}        # game id -> (seat, turn number, monotonic time it started, seconds thought)
         self.lock = threading.Lock()
         self.wake = threading.Event()
         self.started = False
         self.refused: set = set()    # (game id, seq) whose computer move was refused, said once
+        self.clock = time.monotonic  # (tests give a clock of their own)
 
     def poke(self, game_id: str) -> None:
         """A game changed (a human moved, a game was made): its computer seat to play thinks now."""
         with self.lock:
-            self.changed[game_id] = time.monotonic()
+            self.changed[game_id] = self.clock()
         self.wake.set()
 
     def resume(self) -> None:
@@ -92,8 +109,9 @@ class Computer:
         if bound is None:
             return self.pace
         usable = bound * (1 - MARGIN)
-        room = choice.turn_start + usable - choice.since
-        return max(0.0, min(self.pace, usable / max(1, choice.most), room / max(1, choice.left)))
+        room = choice.turn_start + usable - choice.since - choice.reserve
+        pace = min(usable / max(1, choice.most), room / max(1, choice.left))
+        return min(self.pace, max(MIN_PACE, pace))
 
     def due(self, choice: Choice) -> float:
         """Monotonic time from which the choice may be written."""
@@ -130,7 +148,7 @@ class Computer:
             choice = self._choose(gid, game)
             if choice is None:
                 return 0
-        if not force and time.monotonic() < self.due(choice):
+        if not force and self.clock() < self.due(choice):
             return 0
         return self._write(gid, game, choice)
 
@@ -138,21 +156,25 @@ class Computer:
         """Think for the game's position now (off its lock); None if it moved on meanwhile."""
         with self.lock:
             self.chosen.pop(gid, None)
-            since = self.changed.get(gid, time.monotonic())
+            since = self.changed.get(gid, self.clock())
         seq = game.last_seq  # before the state: a move between the two reads makes the choice's seq newer
         state = game.state
+        started = self.clock()
         chosen = game.choose_computer()  # the search: up to seconds, without the game's lock
+        thought = self.clock() - started
         if chosen is None or chosen[1] != seq or game.last_seq != seq:
             return None  # the position moved on while it thought (an undo, a move): think again
         seat, _, command = chosen
-        key = (seat, state.turn)
+        key, level = (seat, state.turn), game.seats[seat].get("level", "")
         with self.lock:
             known = self.turns.get(gid)
             if state.phase in ("place", "start") or known is None or known[:2] != key:
-                known = self.turns[gid] = (*key, since)  # a turn's first decision (or the first seen)
+                known = (*key, since, 0.0)  # a turn's first decision (or the first seen)
+            known = self.turns[gid] = (*known[:3], known[3] + thought)
             v = {"phase": state.phase, "players": state.players, "ap": state.ap}
-            choice = Choice(seat, seq, command, game.seats[seat].get("level", ""), since, known[2],
-                            decisions_left(v), most_decisions(state.players) if state.phase != "place" else 1)
+            choice = Choice(seat, seq, command, level, since, known[2], decisions_left(v),
+                            most_decisions(state.players) if state.phase != "place" else 1,
+                            thinking_left(level, known[3]) if decisions_left(v) > 1 else 0.0)
             self.chosen[gid] = choice
         return choice
 
@@ -164,7 +186,7 @@ class Computer:
             self.app.logger.exception("trias %s: the computer's move could not be written; retrying", gid)
             # The same move for the same position, after a pace (a quarter second at least: a store that
             # fails is not tried faster).
-            choice.not_before = time.monotonic() + max(self.pace, 0.25)
+            choice.not_before = self.clock() + max(self.pace, 0.25)
             self.wake.set()
             return 0
         except TriasError:
@@ -205,7 +227,7 @@ class Computer:
             timeout = max(0.02, self.pace / 4)
             due = None if failed else self.next_due()  # after a failure, not at once again
             if due is not None:
-                timeout = min(timeout, max(0.0, due - time.monotonic()))
+                timeout = min(timeout, max(0.0, due - self.clock()))
             self.wake.wait(timeout=timeout)
             self.wake.clear()
             if stop is not None and stop.is_set():

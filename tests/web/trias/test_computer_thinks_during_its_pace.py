@@ -22,7 +22,8 @@ import trias.bots
 import bank.web.trias.computer as computer_module
 from bank.services.trias_computer_moves import ComputerMoves
 from bank.store.storage import StorageError
-from bank.web.trias.computer import MARGIN, TABLE_TURN, Choice
+from bank.web.trias.computer import MARGIN, MIN_PACE, TABLE_TURN, Choice
+from trias.bots.determinise import as_view, determinise
 from trias.bots.turn import most_decisions
 from trias.errors import IllegalMove
 from trias_kit import Table, trias_web_app
@@ -53,12 +54,12 @@ def past_placing(app, game, monkeypatch) -> None:
 class Shown:
     """When each computer move reached the screens (the computer player's publish), by the clock."""
 
-    def __init__(self, monkeypatch, game):
+    def __init__(self, monkeypatch, game, clock=time.monotonic):
         self.game, self.moves = game, []
         publish = computer_module.publish
 
         def noted(app, played, before):
-            self.moves.append((time.monotonic(), played.last_seq))
+            self.moves.append((clock(), played.last_seq))
             publish(app, played, before)
         monkeypatch.setattr(computer_module, "publish", noted)
 
@@ -169,10 +170,63 @@ def test_a_paced_turn_fits_its_levels_bound_and_keeps_actions_apart(app):
             assert now - start <= bound * (1 - MARGIN) + 1e-9, (level, players, paces)
             assert min(paces) >= 0.25 and max(paces) - min(paces) < 1e-9, (level, players, paces)
             most = most_decisions(players)
-            late = player.pace_of(Choice(0, 0, {}, level, start + bound / 2, start, most - 1, most))
-            assert late < paces[0] and start + bound / 2 + (most - 1) * late <= start + bound * (1 - MARGIN) + 1e-9
+            late = player.pace_of(Choice(0, 0, {}, level, start + bound / 4, start, most - 1, most))
+            assert late < paces[0] and start + bound / 4 + (most - 1) * late <= start + bound * (1 - MARGIN) + 1e-9
     # A placement (T8) is a turn of one decision: the table's whole pace.
     assert player.pace_of(Choice(0, 0, {}, "easy", 5.0, 5.0, 1, 1)) == 1.0
+
+
+class Clock:
+    """A computer player's clock that moves only when told: thinking and writing take what a test says."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_hard_turn_whose_quick_decisions_leave_their_seconds_to_later_ones_still_fits_five_seconds(
+        app, monkeypatch):
+    """Hard gives what a quick decision leaves of its share to the turn's later ones ("carry"), so its
+    turn thinks its whole 4 s: a pace held after a quick decision must come out of what the bound
+    leaves after that thinking, not on top of it (a 5-action turn showed in 4.96 s of 5 on a phone).
+    Decisions that think 1.1 s, 0.1 s, 0.1 s, then the rest of 4 s in 1.5 s parts, 0.05 s a write:
+    held for a pace of 0.75 s each, the quick ones made such a turn 5.55 s."""
+    game = app.extensions["trias_games"].create(seats=bots("hard", "hard", "hard", "hard"), seed=17)
+    player = app.extensions["trias_computer"]
+    past_placing(app, game, monkeypatch)
+    clock, spent = Clock(), {}
+    player.clock, player.pace = clock, 1.0
+    thinking = [1.1, 0.1, 0.1, 1.5, 1.5, 1.5]
+
+    def carrying(view, level, budget, rng, table=None):
+        turn = spent.setdefault((view["current"], view["turn"]), [])
+        seconds = max(0.0, min(thinking[min(len(turn), 5)], trias.bots.DEFAULT_BUDGET["hard"]["turn"] - sum(turn)))
+        turn.append(seconds)
+        clock.now += seconds
+        legal = trias.legal_actions(determinise(as_view(view), rng))
+        order = ("move", "rescue", "drift", "play", "draw", "reproduce")  # an action point each first: long turns
+        return min(legal, key=lambda c: order.index(c["type"]) if c["type"] in order else len(order))
+    monkeypatch.setattr(trias.bots, "choose", carrying)
+    apply = ComputerMoves.apply_computer
+
+    def writing(self, seat, seq, command):
+        clock.now += 0.05
+        return apply(self, seat, seq, command)
+    monkeypatch.setattr(ComputerMoves, "apply_computer", writing)
+    shown = Shown(monkeypatch, game, clock)
+    player.poke(game.id)
+    for _ in range(400):
+        if game.state.phase == "over" or len(shown.turns()) >= 12:
+            break
+        if player.step() == 0:
+            clock.now = max(clock.now, player.next_due() or clock.now)
+    turns = shown.turns()
+    assert sum(1 for _, n in turns if n >= 5) >= 2, turns
+    assert max(seconds for seconds, _ in turns) <= trias.bots.TURN_BOUND["hard"], turns
+    assert min(shown.gaps()) >= 0.05 + MIN_PACE - 1e-9  # each action still shown on its own
+    assert not [r for r in computer_rows(game) if r["command"].get("fallback")]
 
 
 def blocking_bot(thinking: threading.Event, go: threading.Event, calls: list):
