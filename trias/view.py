@@ -61,3 +61,34 @@ def public_event(event: dict, seat: int | None) -> dict:
 def reveals(event: dict) -> bool:
     """Whether `event` showed a card (or a shuffle's result) that was hidden until then: see REVEALING."""
     return event.get("type") in REVEALING
+
+
+def action_of(events) -> dict | None:
+    """The move that made `events`, as a public command a screen can mark and say, or None when the
+    move left the board as it was: a card drawn, a turn's end and what phases 3 and 4 return to the
+    stock (T14) are told by the turn line and the scores instead.
+
+    Read from the events alone (no journal, no hidden card: a card played is shown, T9):
+    {"type": "place", "at"}, {"type": "play", "card", "tile", "to"}, {"type": "drift", "tile", "to",
+    "cost"} (cost 3: bought with action points, T12), {"type": "move", "from", "to"},
+    {"type": "rescue", "herds": [[from, to], ...]}, {"type": "reproduce", "at"}.
+    """
+    card = None
+    for event in events:
+        kind = event.get("type")
+        if kind == "card_played":
+            card = event.get("card")
+        elif kind == "placed":
+            return {"type": "place", "at": list(event["at"])}
+        elif kind == "drifted":
+            where = {"tile": list(event["tile"]), "to": list(event["to"])}
+            if card is not None:
+                return {"type": "play", "card": card, **where}
+            return {"type": "drift", "cost": event.get("cost", 0), **where}
+        elif kind == "moved":
+            return {"type": "move", "from": list(event["from"]), "to": list(event["to"])}
+        elif kind == "rescued":
+            return {"type": "rescue", "herds": [[list(a), list(b)] for a, b in event["herds"]]}
+        elif kind == "born":
+            return {"type": "reproduce", "at": list(event["at"])}
+    return None

@@ -12,6 +12,7 @@ from bank.services.trias_table import landscapes_before
 from trias.legal import drift_pairs
 from trias.scoring import presence
 from trias.state import LANDSCAPES
+from trias.view import action_of
 
 MAX_ROWS = 500  # a page catching up gets at most this many rows at once; the picture itself is always whole
 
@@ -28,7 +29,7 @@ def snapshot(game, seat: int | None, after: int | None = None) -> dict:
     The state and its journal number match; a page keeps whichever picture has the highest number.
     """
     view = game.view(seat)  # the state and its number, read together under the game's lock
-    state = game.state
+    state, table = game.state, game.table
     if game.last_seq != view["last_seq"]:  # a move landed in between: keep state and number matched
         return snapshot(game, seat, after)
     payload = {
@@ -45,10 +46,49 @@ def snapshot(game, seat: int | None, after: int | None = None) -> dict:
         "by_card": _by_card(state),
         "table_cards": _table_cards(state) if game.mode == "mirror" else None,
         "end": _end(state),
+        "last": last_action(table, view),
     }
     if after is not None:
         payload["rows"] = rows_after(game, after, seat)
     return payload
+
+
+def last_action(table, view: dict) -> dict | None:
+    """The last move that changed the board, for every screen to mark and say as it happens (a
+    computer seat's turn is watched move by move): the seat now playing's, or, until it changes the
+    board, the previous seat's (the table sees what the seat before did). None before any, or when
+    neither of the last two turns changed the board.
+
+    {"seq", "seat", "actor", "command": trias.view.action_of's public command, "places": {"q,r":
+    landscape or None for water}}: the landscape each named place had just before the move, as the
+    last moves' rows have it (`rows_after`), so the words name the tile that drifted by its landscape.
+    Nothing in it is secret (a card played is shown, T9): every seat gets the same.
+    """
+    ends = 0
+    for seq, actor, seat, events in reversed(table.moves):
+        command = action_of(events)
+        if command is not None:
+            return {"seq": seq, "seat": seat, "actor": actor, "command": command,
+                    "places": _places_before(command, view["tiles"])}
+        if any(e.get("type") == "turn_ended" for e in events):
+            ends += 1
+            if ends > 1:
+                return None
+    return None
+
+
+def _places_before(command: dict, tiles: list) -> dict:
+    """Each place `command` names with its landscape just before it. The move is the board's last
+    change, so the board now tells every place but a drift's two: the tile had the landscape it carries
+    now, and its new place was water."""
+    now = {f"{q},{r}": kind for q, r, kind in tiles}
+    named = [command.get(k) for k in ("at", "tile", "from", "to")]
+    named += [place for pair in command.get("herds", []) for place in pair]
+    places = {f"{p[0]},{p[1]}": now.get(f"{p[0]},{p[1]}") for p in named if p}
+    if "tile" in command:
+        tile, to = (f"{p[0]},{p[1]}" for p in (command["tile"], command["to"]))
+        places[tile], places[to] = now.get(to), None
+    return places
 
 
 def _undo_refused(table, view: dict) -> dict | None:

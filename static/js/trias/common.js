@@ -28,6 +28,11 @@
     return [poly, y + size * (shape === "triangle" ? 0.92 : 0.78)];
   };
   TT.seatName = function (p, seat) { return p && p.seats[seat] ? p.seats[seat].name : "#" + (seat + 1); };
+  /** A seat's name, with "(computer)" for a computer seat whose name does not say it already ("Ordinateur · facile", names.py). */
+  TT.seatLabel = function (p, seat) {
+    var name = TT.seatName(p, seat), says = name.toLowerCase().indexOf(t("computer").toLowerCase()) >= 0;
+    return p && p.seats[seat] && p.seats[seat].kind === "computer" && !says ? name + " (" + t("computer") + ")" : name;
+  };
   TT.key = function (place) { return place[0] + "," + place[1]; };
   TT.kindName = function (kind) { return t("landscape." + kind); };
 
@@ -213,10 +218,7 @@
       return;
     }
     node.style.setProperty("--c", TT.colour(who));
-    // "(computer)" only when the name does not say it already ("Ordinateur · facile", names.py).
-    var name = TT.seatName(p, who), says = name.toLowerCase().indexOf(t("computer").toLowerCase()) >= 0;
-    if (p.seats[who].kind === "computer" && !says) name += " (" + t("computer") + ")";
-    bits.push(el("b", { class: "trias-who", text: mySeat === who ? t("your_turn") : t("to_play", { name: name }) }));
+    bits.push(el("b", { class: "trias-who", text: mySeat === who ? t("your_turn") : t("to_play", { name: TT.seatLabel(p, who) }) }));
     bits.push(el("span", { text: t("phase." + v.phase) }));
     // The card of this turn, once played or drawn (T9): everyone sees which landscape drifts.
     if (v.card && (v.phase === "drift" || v.phase === "actions")) {
@@ -227,6 +229,23 @@
     if (v.last_round !== null && v.last_round !== undefined) bits.push(el("span", { class: "trias-last", text: t("last_round") }));
     bits.push(el("span", { class: "muted", text: t("turn_n", { n: v.turn }) }));
     TB.fill(node, bits);
+  };
+
+  /**
+   * The board's last change in words (TT.lastWords), beside the mark hexboard.js draws for it: the
+   * seat's chip, then the sentence. `last` null: nothing to say (the node stays, empty, so a screen
+   * reader keeps following it: a live region that comes and goes is not always heard). The text is
+   * set only when it changes, so redrawing the page says nothing twice; nothing takes the focus or
+   * scrolls.
+   */
+  TT.renderLast = function (node, p, last) {
+    if (!node) return;
+    var text = last ? TT.lastWords(last, p) : "";
+    if (node.dataset.said === text) return;
+    node.dataset.said = text;
+    node.dataset.seq = last ? last.seq : "";
+    TB.fill(node, text ? [el("span", { class: "trias-cube-sm", "aria-hidden": "true", style: { "--c": TT.colour(last.seat) }, dataset: { shape: TT.shape(last.seat) } }),
+      el("span", { class: "trias-last-words", text: text })] : null);
   };
 
   /** The score track: each seat's points as a bar, with its herds in stock. */

@@ -28,9 +28,10 @@
   var EDGE = [[0, 1], [5, 0], [4, 5], [3, 4], [2, 3], [1, 2]];
 
   /**
-   * new TT.HexBoard(svg, onTap(place)); .render(payload, marks{selected, targets, soft, pending, kind, room}):
+   * new TT.HexBoard(svg, onTap(place)); .render(payload, marks{selected, targets, soft, pending, kind, room, last}):
    * kind ("herd" or "drift", taps.js) colours the targets and the pending place by the kind of move;
-   * room: places the view keeps room for, so the board does not jump when a tap lights places farther out.
+   * room: places the view keeps room for, so the board does not jump when a tap lights places farther out;
+   * last: the board's last change to mark (default the payload's `last`; null: none).
    */
   TT.HexBoard = function (svg, onTap) {
     this.svg = svg;
@@ -43,10 +44,12 @@
   TT.HexBoard.prototype.render = function (p, marks) {
     marks = marks || {};
     var lit = marks.lit !== undefined ? marks.lit : TT.lit;  // the last interim scoring's land mass (common.js)
+    var last = marks.last !== undefined ? marks.last : p.last;  // the board's last change (payloads.py last_action)
+    var lastPlaces = lastMoveOf(last);
     var v = p.view, svg = this.svg, tiles = {}, herds = {}, radius = 3;
     v.tiles.forEach(function (t) { tiles[t[0] + "," + t[1]] = t[2]; radius = Math.max(radius, dist(t[0], t[1])); });
     v.herds.forEach(function (h) { herds[h[0] + "," + h[1]] = h[2]; radius = Math.max(radius, dist(h[0], h[1])); });
-    (marks.targets || []).concat(marks.room || []).forEach(function (k) { var qr = k.split(",").map(Number); radius = Math.max(radius, dist(qr[0], qr[1])); });
+    (marks.targets || []).concat(marks.room || [], lastPlaces.all).forEach(function (k) { var qr = k.split(",").map(Number); radius = Math.max(radius, dist(qr[0], qr[1])); });
     radius += 1;  // a ring of water round the land: where tiles may drift (T4: the board is unbounded)
     // Only the water next to land (or lit up) is drawn, and the view is cropped to it, so the
     // hexes are as big as the screen allows (a 360 px phone).
@@ -56,7 +59,7 @@
       shown[k] = true;
       DIRS.forEach(function (d) { shown[(qr[0] + d[0]) + "," + (qr[1] + d[1])] = true; });
     });
-    (marks.targets || []).concat(marks.soft || [], marks.pending || [], marks.room || []).forEach(function (k) { shown[k] = true; });
+    (marks.targets || []).concat(marks.soft || [], marks.pending || [], marks.room || [], lastPlaces.all).forEach(function (k) { shown[k] = true; });
     var box = [Infinity, Infinity, -Infinity, -Infinity];
     Object.keys(shown).forEach(function (k) {
       var qr = k.split(",").map(Number), c = centre(qr[0], qr[1]);
@@ -104,7 +107,12 @@
       this.base = TB.svg("g", { class: "base" }, layers.water, layers.land, layers.rings);
       this.baseSig = sig;
     }
-    TB.fill(svg, [hatch(), this.base].concat(litMass(lit), layers.marks, layers.herds, massLetters(p), litPoints(lit, p)));
+    // Under the herds, like the other marks: the outlines keep to a hex's rim; the arrows run from rim to rim,
+    // and the numbers and signs of the tiles they cross are drawn again over them, never hidden.
+    var fresh = last && this.lastSeq !== last.seq, lastShown = lastMark(last, lastPlaces, fresh, this.base);
+    this.lastSeq = last ? last.seq : null;
+    TB.fill(svg, [hatch(), this.base].concat(litMass(lit), lastShown.slice(0, 1), layers.marks, lastShown.slice(1), layers.herds,
+      massLetters(p), litPoints(lit, p)));
     this.measure();
   };
 
@@ -124,6 +132,86 @@
       window.addEventListener("resize", function () { self.measure(); });
     }
   };
+
+  /**
+   * The places of the board's last change (payloads.py last_action's command): where each piece came
+   * from and went to (a drift's tile, a herd's step, each swimmer rescued) and where herds were put or
+   * born, as "q,r" keys.
+   */
+  function lastMoveOf(last) {
+    var out = { pairs: [], to: [], from: [], all: [] };
+    if (!last || !last.command) return out;
+    var cmd = last.command, k = TT.key;
+    if (cmd.at) out.to.push(k(cmd.at));
+    if (cmd.tile) out.pairs.push([k(cmd.tile), k(cmd.to)]);
+    if (cmd.from) out.pairs.push([k(cmd.from), k(cmd.to)]);
+    (cmd.herds || []).forEach(function (h) { out.pairs.push([k(h[0]), k(h[1])]); });
+    out.pairs.forEach(function (pair) {
+      if (out.from.indexOf(pair[0]) < 0) out.from.push(pair[0]);
+      if (out.to.indexOf(pair[1]) < 0) out.to.push(pair[1]);
+    });
+    out.from = out.from.filter(function (key) { return out.to.indexOf(key) < 0; });
+    out.all = out.from.concat(out.to);
+    return out;
+  }
+
+  /**
+   * The board's last change marked by shape as well as colour (trias.css .last-move): where a piece went
+   * (or herds were put or born) outlined in a thick line, where it came from in a dashed one, and an
+   * arrow between them; each line dark purple on a white halo, so it stands out at more than 3:1 from
+   * the light-blue sea and from every landscape (WCAG's non-text contrast). `fresh`: a change not drawn
+   * before, which pulses once (not with reduced motion). Two groups: the outlines, then the arrows.
+   */
+  function lastMark(last, places, fresh, base) {
+    if (!places.all.length) return [];
+    var halo = [], line = [], arrows = [], crossed = {};
+    var hex = function (key, cls) {
+      var qr = key.split(",").map(Number), pts = points(centre(qr[0], qr[1]), 0.94);
+      halo.push(TB.svg("polygon", { points: pts, class: "last-halo" }));
+      line.push(TB.svg("polygon", { points: pts, class: cls, "data-place": key }));
+    };
+    places.from.forEach(function (key) { hex(key, "last-from"); });
+    places.to.forEach(function (key) { hex(key, "last-to"); });
+    places.pairs.forEach(function (pair) {
+      var a = pair[0].split(",").map(Number), b = pair[1].split(",").map(Number);
+      var ca = centre(a[0], a[1]), cb = centre(b[0], b[1]), dx = cb[0] - ca[0], dy = cb[1] - ca[1], d = Math.hypot(dx, dy);
+      if (!d) return;
+      // From the rim of the place left to the rim of the place reached (a step: across their shared edge),
+      // clear of the herds in the middles. A tile's capacity and sign sit on its lower-left and lower-right
+      // axes, reaching its edge: a slanting step crosses its edge off the middle, on the side away from them.
+      var ux = dx / d, uy = dy / d, off = Math.min(6, d * 0.35), head = 3;
+      var side = Math.abs(d - S * R3) < 0.1 && Math.abs(uy) > 0.1 ? (ux > 0 ? 3.2 : -3.2) : 0, sx = -uy * side, sy = ux * side;
+      var x1 = ca[0] + ux * off + sx, y1 = ca[1] + uy * off + sy, x2 = cb[0] - ux * off + sx, y2 = cb[1] - uy * off + sy;
+      var bx = x2 - ux * head, by = y2 - uy * head;
+      var shaft = "M" + x1.toFixed(2) + " " + y1.toFixed(2) + "L" + bx.toFixed(2) + " " + by.toFixed(2);
+      var tip = [[x2, y2], [bx - uy * head * 0.7, by + ux * head * 0.7], [bx + uy * head * 0.7, by - ux * head * 0.7]]
+        .map(function (q) { return q[0].toFixed(2) + "," + q[1].toFixed(2); }).join(" ");
+      arrows.push(TB.svg("path", { d: shaft, class: "last-halo" }), TB.svg("polygon", { points: tip, class: "last-halo" }),
+        TB.svg("path", { d: shaft, class: "last-path" }), TB.svg("polygon", { points: tip, class: "last-head" }));
+      for (var t = 0; t <= 1.0001; t += 0.5 / Math.max(1, d)) crossed[hexAt(x1 + (x2 - x1) * t, y1 + (y2 - y1) * t)] = true;
+    });
+    // The tiles' capacities and signs under an arrow, drawn again over it (a copy of the kept layer's).
+    var badges = [];
+    Object.keys(crossed).forEach(function (key) {
+      var g = base && base.querySelector('[data-place="' + key + '"]');
+      if (g) g.querySelectorAll("circle, .cap, .glyph, .glyph-line, .pole-mark").forEach(function (n) { badges.push(n.cloneNode(true)); });
+    });
+    var group = function (cls, children) {
+      return TB.svg("g", { class: cls + (fresh ? " last-new" : ""), "data-seq": last.seq, "data-seat": last.seat, "data-type": last.command.type,
+        "aria-hidden": "true" }, children);
+    };
+    return [group("last-move", halo.concat(line)), group("last-move last-arrows", arrows),
+      TB.svg("g", { class: "last-badges", "aria-hidden": "true" }, badges)];
+  }
+
+  /** The place whose hex holds the point (x, y) of the board, as its "q,r" key (axial rounding). */
+  function hexAt(x, y) {
+    var q = (x * R3 / 3 - y / 3) / S, r = (y * 2 / 3) / S, s = -q - r;
+    var rq = Math.round(q), rr = Math.round(r), rs = Math.round(s);
+    var dq = Math.abs(rq - q), dr = Math.abs(rr - r), ds = Math.abs(rs - s);
+    if (dq > dr && dq > ds) rq = -rr - rs; else if (dr > ds) rr = -rq - rs;
+    return rq + "," + rr;
+  }
 
   /** A land mass's letter, as the final table names it (A, B, ... in the table's order). */
   TT.massName = function (i) { return String.fromCharCode(65 + i % 26) + (i >= 26 ? Math.floor(i / 26) : ""); };

@@ -32,11 +32,14 @@
   /** A move button pointed at or focused: its places lit up on the board; left: the taps' marks again. */
   function preview(cmd) { if (p()) picture(cmd ? TT.marksOf(cmd) : taps.marks(myTurn() ? mine() : [])); }
 
+  /** The board's last change when another seat made it (a player knows their own moves): marked and said. */
+  function othersLast() { var last = p() && p().last; return last && last.seat !== mySeat ? last : null; }
+
   /** The board drawn with `marks`, keeping room for every place a move of this position may reach (no jump on a tap). */
   function picture(marks) {
     var room = [];
     if (myTurn()) mine().forEach(function (c) { var end = TT.endOf(c); if (end) room.push(end); });
-    shown = Object.assign({ room: room }, marks);
+    shown = Object.assign({ room: room, last: othersLast() }, marks);
     board.render(p(), shown);
     applyZoom();
   }
@@ -184,6 +187,7 @@
           dataset: { act: "command", type: cmd.type }, onclick: function () { send(cmd); } }, TT.describe(cmd)));
       });
     }
+    TT.renderLast(TB.$("#last-move"), pay, othersLast());
     TB.$("#bar-text").textContent = text;
     TB.fill(TB.$("#bar-buttons"), buttons);
     TB.$("#actionbar").classList.toggle("choosing", !!(said && said.choosing));  // a sentence per button: one a line

@@ -92,6 +92,8 @@
     board.render(p(), recorder ? recorder.marks(p()) : marks());
     if (recorder) TB.$("#hint").textContent = "";  // the bar at the bottom says what to tap
     TT.renderTurn(TB.$("#turn"), p(), null);
+    TT.renderLast(TB.$("#last-move"), p(), p().last);
+    markLogged();
     TT.renderScores(TB.$("#scores"), p(), null);
     TT.renderEnd(TB.$("#end-panel"), p());
     renderMirror();
@@ -113,9 +115,17 @@
     var after = Array.prototype.filter.call(log.children, function (li) { return +li.dataset.seq < row.seq; })[0];
     log.insertBefore(item, after || null);  // newest first, whatever order the rows arrive in
     while (log.children.length > 12) log.removeChild(log.lastChild);
+    markLogged();
     fitLog();
     var news = TT.news(row, payload);
     if (news) TT.announce(news);
+  }
+
+  /** The last moves' line of the board's last change, framed as its mark on the board (trias.css). */
+  function markLogged() {
+    var log = TB.$("#log"), seq = p() && p().last ? String(p().last.seq) : null;
+    if (!log) return;
+    Array.prototype.forEach.call(log.children, function (li) { li.classList.toggle("trias-log-last", li.dataset.seq === seq); });
   }
 
   /* On a TV the last moves end at the screen's edge (trias.css): the newest moves whole, as many as fit,

@@ -4,7 +4,8 @@
  * where it lands from where it was ("steppe to the east"). The landscape is the one the place had
  * just before the move (row.places, bank/services/trias_table.py landscapes_before).
  * Needs common.js (window.TT). Defines TT.narrate, and TT.placeWords and TT.nextTo, with which every
- * Trias page names a place (TT.describe: the phones' and the mirror tablet's buttons and confirms).
+ * Trias page names a place (TT.describe: the phones' and the mirror tablet's buttons and confirms),
+ * and TT.lastWords: the board's last change as a sentence naming who made it.
  */
 (function () {
   "use strict";
@@ -61,6 +62,30 @@
       case "end_turn": return t("tv.end_turn");
       case "meteorite_drawn": return t("cmd.meteorite_drawn");
       default: return cmd.type || "";
+    }
+  };
+
+  /**
+   * The board's last change (the payload's `last`, bank/web/trias/payloads.py) as a sentence with the
+   * seat's name: "Ordinateur · difficile déplace un troupeau : steppe au nord du pôle (couronne 2) → forêt
+   * à l’est". Each place by the landscape it had just before the move (last.places), never by "q,r".
+   */
+  TT.lastWords = function (last, p) {
+    var cmd = last.command || {}, kinds = last.places || {};
+    var kindAt = function (place) { var k = TT.key(place); return k in kinds ? kinds[k] : TT.landscapeAt(place); };
+    var at = function (place) { return TT.placeWords(place, kindAt(place)); };
+    var said = { name: TT.seatLabel(p, last.seat) };
+    switch (cmd.type) {
+      case "place": return t("last.place", Object.assign(said, { at: at(cmd.at) }));
+      case "play": return t("last.play", Object.assign(said, { card: TT.kindName(cmd.card), tile: at(cmd.tile), to: TT.placeWords(cmd.to, null) }));
+      case "drift": return t(cmd.cost ? "last.action_drift" : "last.drift", Object.assign(said, { tile: at(cmd.tile), to: TT.placeWords(cmd.to, null) }));
+      case "move": return t("last.move", Object.assign(said, { from: at(cmd.from), to: nextTo(cmd.from, cmd.to, kindAt(cmd.to)) }));
+      case "rescue":
+        return t("last.rescue", Object.assign(said, { list: (cmd.herds || []).map(function (h) {
+          return TT.placeWords(h[0], null) + " → " + nextTo(h[0], h[1], kindAt(h[1]));
+        }).join(", ") }));
+      case "reproduce": return t("last.reproduce", Object.assign(said, { at: at(cmd.at) }));
+      default: return "";
     }
   };
 })();
