@@ -1,8 +1,9 @@
-"""Board geometry for one arrangement of tiles: land masses, water, drift candidates.
+"""Board geometry for one arrangement of tiles, place by place: land masses, water, drift candidates.
 
-A Geometry is computed once per arrangement and cached on the state (tiles
-change only when a tile drifts), so listing legal drifts after a move or a
-birth costs a filter, not a flood fill.
+Boards are bits now (bitboard.py); a FloodGeometry answers the same questions with sets of places,
+for a board whose tiles drifted beyond the bit board's grid (T4: the board is unbounded). A
+geometry is computed once per arrangement and cached on the state (tiles change only when a
+tile drifts), so listing legal drifts after a move or a birth costs a filter, not a flood fill.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def components(cells) -> list:
     return groups
 
 
-def _drifted_masses(parent: "Geometry", tile: tuple, place: tuple) -> tuple:
+def _drifted_masses(parent: "FloodGeometry", tile: tuple, place: tuple) -> tuple:
     """The land masses once `tile` of `parent`'s board lies at `place` (T5), from `parent`'s:
     (masses, the parent's index of each mass carried over unchanged (they come first), whether
     the tile's land mass only lost the tile and gained the place). In that usual case every mass
@@ -163,7 +164,7 @@ def _runs(mask: int) -> int:
 _RUNS = tuple(_runs(mask) for mask in range(64))
 
 
-class Geometry:
+class FloodGeometry:
     """Land masses, surrounding water and interior seas of one arrangement of tiles.
 
     Only the land masses are made at once. Whether a water place is surrounding water
@@ -177,7 +178,7 @@ class Geometry:
     __slots__ = ("tiles", "masses", "mass_of", "main", "_water", "_open", "_seas", "_places", "_take", "_coast",
                  "_kinds", "_freed", "_without", "_rims", "_grown", "_box", "_before")
 
-    def __init__(self, tiles: dict, parent: "Geometry | None" = None, tile=None, place=None):
+    def __init__(self, tiles: dict, parent: "FloodGeometry | None" = None, tile=None, place=None):
         self.tiles = tiles
         # A board one drift away from a known one: only the tile's land mass and those round its
         # new place change (T5), so the others are carried over and nothing else is flood filled.
@@ -249,7 +250,7 @@ class Geometry:
         # Beyond the tiles' extent along an axis, a straight line to the open sea meets no tile.
         return (min(qs), max(qs), min(rs), max(rs), min(ss), max(ss))
 
-    def _inherit(self, parent: "Geometry", tile: tuple, place: tuple):
+    def _inherit(self, parent: "FloodGeometry", tile: tuple, place: tuple):
         """`parent`'s knowledge of the water, carried over the drift of `tile` to `place` (T10):
         (surrounding water, seas, coast, box), or None when the drift was not one T10 allows.
 
@@ -264,7 +265,7 @@ class Geometry:
             return None
         q0, q1, r0, r1, s0, s1 = parent._box
         q, r = place
-        work = object.__new__(Geometry)  # the walks below work on this, not on the shared board
+        work = object.__new__(FloodGeometry)  # the walks below work on this, not on the shared board
         work.tiles = self.tiles
         work._box = (min(q0, q), max(q1, q), min(r0, r), max(r1, r), min(s0, q + r), max(s1, q + r))
         opened = work._open = set(parent._open)

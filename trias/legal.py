@@ -6,6 +6,7 @@ its rule; `legal_actions(state)` lists every command `check` accepts.
 
 from __future__ import annotations
 
+from .bitboard import BIT, NEAR, BitGeometry
 from .errors import BadCommand, IllegalMove
 from .hexes import POLE, distance, label, named_distance, named_neighbours, neighbours, parse
 from .mirror import check_meteorite_drawn, hidden_cards, possible_cards, table_card  # noqa: F401 (re-exported)
@@ -32,7 +33,11 @@ def place_of(command: dict, key: str) -> tuple:
 
 def masses_with_herds(state: State, seat: int) -> set:
     """Land masses where `seat` has a herd on a tile; swimmers do not count (T10)."""
-    mass_of = state.geometry().mass_of
+    geo = state.geometry()
+    if type(geo) is BitGeometry:
+        mine = geo.herd_masses(state.herds, seat)
+        return {i for i, m in enumerate(geo.mass_bits) if m & mine}
+    mass_of = geo.mass_of
     return {mass_of[p] for p, c in state.herds.items() if c[seat] and p in mass_of}
 
 
@@ -47,6 +52,12 @@ def _herd_on_mass(state: State, seat: int, mass_of: dict, mass: int) -> bool:
 def drift_tiles(state: State, seat: int, landscape: str | None = None) -> list:
     """Tiles `seat` may take (T10) of `landscape` (any if None), before looking for places."""
     geo = state.geometry()
+    if type(geo) is BitGeometry:  # the tiles of the seat's land masses, as bits
+        mine = geo.herd_masses(state.herds, seat)
+        if geo.tiles is state.tiles:  # the geometry's own tiles: its list is in this state's order
+            return geo.takeable(landscape, mine)
+        ok = geo.takeable_bits() & mine
+        return [a for a, kind in state.tiles.items() if (landscape is None or kind == landscape) and BIT[a] & ok]
     mine = masses_with_herds(state, seat)
     mass_of = geo.mass_of
     if geo.tiles is state.tiles:  # the geometry's own tiles: its list is in this state's order
@@ -58,6 +69,14 @@ def drift_tiles(state: State, seat: int, landscape: str | None = None) -> list:
 def any_drift(state: State, seat: int, landscape: str | None = None) -> bool:
     """Whether `seat` has at least one legal drift of `landscape` (any if None), stopping at the first."""
     geo = state.geometry()
+    if type(geo) is BitGeometry:
+        ok = geo.takeable_bits() & geo.herd_masses(state.herds, seat)
+        if not ok:
+            return False
+        for a, kind in state.tiles.items():
+            if (landscape is None or kind == landscape) and BIT[a] & ok and geo.has_place(a):
+                return True
+        return False
     mine = masses_with_herds(state, seat)
     mass_of = geo.mass_of
     # Tile by tile in any order (it is a yes or no): the first tile that can go somewhere ends it.
@@ -123,6 +142,9 @@ def check_drift(state: State, seat: int, tile: tuple, place: tuple, landscape: s
             raise IllegalMove("wrong_landscape", f"tile {label(tile)} is {kind} but the card is {landscape}, and a {landscape} tile can drift (T9, T11)")
     if not geo.borders_surrounding(tile):
         raise IllegalMove("not_on_surrounding_water", f"tile {label(tile)} does not border the surrounding water (T10)")
+    if type(geo) is BitGeometry:
+        _check_drift_bits(state, geo, seat, tile, place)
+        return
     if len(geo.masses[geo.mass_of[tile]]) == 1:
         raise IllegalMove("single_tile_mass", f"tile {label(tile)} is a land mass of one tile and no longer drifts (T10)")
     if not _herd_on_mass(state, seat, geo.mass_of, geo.mass_of[tile]):
@@ -136,6 +158,24 @@ def check_drift(state: State, seat: int, tile: tuple, place: tuple, landscape: s
         if n in home and n != tile:
             break
     else:
+        raise IllegalMove("not_touching_mass", f"place {label(place)} does not touch the land mass tile {label(tile)} came from (T10)")
+    if not geo.borders_after(tile, place):
+        raise IllegalMove("not_bordering_water", f"place {label(place)} would not border the surrounding water (T10)")
+
+
+def _check_drift_bits(state: State, geo: BitGeometry, seat: int, tile: tuple, place: tuple) -> None:
+    """check_drift's conditions from the land mass's bits (T10), in the same order."""
+    tb = BIT[tile]
+    home = geo.mass_bits[geo._home(tb)]
+    if home == tb:
+        raise IllegalMove("single_tile_mass", f"tile {label(tile)} is a land mass of one tile and no longer drifts (T10)")
+    if not geo.herd_masses(state.herds, seat) & home:
+        raise IllegalMove("no_herd_on_mass", f"seat {seat} has no herd on the land mass of tile {label(tile)} (T10)")
+    if place in state.tiles:
+        raise IllegalMove("place_taken", f"place {label(place)} already holds a tile; a drift needs an empty place (T10)")
+    if named_distance(place) <= distance(tile):  # the place comes from the command: hexes caches none
+        raise IllegalMove("not_farther", f"place {label(place)} is not farther from the pole than {label(tile)} (T10)")
+    if not NEAR.get(place, 0) & home & ~tb:  # a place beyond the grid touches no tile
         raise IllegalMove("not_touching_mass", f"place {label(place)} does not touch the land mass tile {label(tile)} came from (T10)")
     if not geo.borders_after(tile, place):
         raise IllegalMove("not_bordering_water", f"place {label(place)} would not border the surrounding water (T10)")

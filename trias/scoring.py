@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .bitboard import BIT, NEAR, POLE_BIT, BitGeometry, places
 from .hexes import NEIGHBOURS, POLE, label
 from .state import State
 
@@ -25,6 +26,8 @@ def interim_part(state: State, tile: tuple, place: tuple):
     holds the pole. `state` is the board before the drift.
     """
     geo = state.geometry()
+    if type(geo) is BitGeometry:
+        return _interim_bits(geo, tile, place)
     tiles, mass_of = state.tiles, geo.mass_of
     home = mass_of[tile]
     touching = []
@@ -49,6 +52,25 @@ def interim_part(state: State, tile: tuple, place: tuple):
     if POLE in part or any(n not in part for n in touching):
         return None
     return part | {place}
+
+
+def _interim_bits(geo, tile: tuple, place: tuple):
+    """interim_part from the bits of the board before the drift."""
+    tb = BIT[tile]
+    touching = NEAR[place] & geo.T & ~tb
+    if not touching:
+        return None  # touching nothing: T16 scores nothing
+    if touching & ~geo.mass_bits[geo._home(tb)]:
+        return None  # attaching to another land mass reconnects: no scoring
+    parts = geo._pieces_bits(tile)
+    if len(parts) < 2:
+        return None
+    for part in parts:
+        if part & touching:
+            break
+    if part & POLE_BIT or touching & ~part:
+        return None
+    return frozenset(places(part | BIT[place]))
 
 
 def majority_points(counts: list, first: int = 2, second: int = 1) -> list:

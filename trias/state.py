@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .board import Geometry
+from .bitboard import geometry_of
 
 POLE_KIND = "pole"
 MOUNTAIN, STEPPE, WOODS, METEORITE = "mountain", "steppe", "woods", "meteorite"
@@ -107,7 +107,7 @@ class State:
             if found is None:
                 found = _OLDER.get(key)
                 if found is None:
-                    found = Geometry(self.tiles, *geo) if geo else Geometry(self.tiles)
+                    found = geometry_of(self.tiles, *geo) if geo else geometry_of(self.tiles)
                 _remember(key, found)
             self.geo = geo = found
         return geo

@@ -8,8 +8,9 @@ seas made on purpose) are checked state by state against it, and each journal mu
 the live state; the interim scoring (T16) is checked against a split computed from scratch,
 the phase-2 listings (T12, T13) against the listing code as it was.
 
-Land masses are carried from board to board (only the drifted tile's mass and those round its
-new place change), so every board is also checked against one made afresh: the same masses,
+Boards are bits on a fixed grid (trias/bitboard.py), place by place (board.FloodGeometry) past
+its edge. Land masses are carried from board to board (only the drifted tile's mass and those round its
+new place change), so every board is also checked against one made afresh, of either kind: the same masses,
 and the same answers in the same order. Drift places are listed in the places' order (q, then
 r), which no longer depends on how a land mass was put together.
 
@@ -31,7 +32,8 @@ from pathlib import Path
 import pytest
 
 import trias
-from trias.board import Geometry
+from trias.bitboard import BitGeometry, geometry_of
+from trias.board import FloodGeometry
 from trias.bots.randombot import random_action
 from trias.custom import position
 from trias.hexes import POLE, distance, neighbours, ring
@@ -125,15 +127,21 @@ def same_board(state) -> None:
 
     `state.geometry()` was carried over from the board before (its land masses and water); the
     fresh board is made from the tiles alone, as for a game met for the first time."""
-    geo, ref, fresh = state.geometry(), Reference(state.tiles), Geometry(state.tiles)
+    geo, ref = state.geometry(), Reference(state.tiles)
+    for fresh in (geometry_of(state.tiles), FloodGeometry(state.tiles)):
+        same_masses(geo, fresh)
+        for tile in state.tiles:
+            assert geo.places_for(tile) == fresh.places_for(tile), tile
+            assert geo.pieces_without(tile) == fresh.pieces_without(tile) or \
+                sorted(map(sorted, geo.pieces_without(tile))) == sorted(map(sorted, fresh.pieces_without(tile))), tile
+        assert geo.takeable() == fresh.takeable()
+        assert [geo.borders_surrounding(p) for p in state.tiles] == [fresh.borders_surrounding(p) for p in state.tiles]
     same_masses(geo, ref)
-    same_masses(geo, fresh)
     for p in [p for k in range(ref.radius + 2) for p in ring(k)]:
         assert geo.surrounding(p) == ref.surrounding(p), p
     for tile in state.tiles:
         assert geo.can_take(tile) == ref.can_take(tile), tile
-        assert geo.places_for(tile) == ref.places_for(tile) == fresh.places_for(tile), tile
-    assert geo.takeable() == fresh.takeable()
+        assert geo.places_for(tile) == ref.places_for(tile), tile
     assert geo.outside == ref.outside and sorted(map(sorted, geo.seas)) == sorted(map(sorted, ref.seas))
 
 
@@ -331,15 +339,17 @@ def test_a_board_shared_between_threads_answers_the_same():
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
     try:
-        for _ in range(3):
+        for make in (geometry_of, FloodGeometry, geometry_of, FloodGeometry):
             forget_boards()
-            for b in boards:  # each board's geometry made anew, its water not yet worked out
-                b.geo = None
-            parents = [b.geometry() for b in boards]
+            # Each board's geometry made anew (bits, or place by place with its water not yet
+            # worked out), then children of those, their answers (and places) made on first use.
+            parents = [make(b.tiles) for b in boards]
             for p in parents:
-                p._ready()
-            for b, p in zip(boards[1:], parents):  # children of ready boards, not ready themselves
-                b.geo = Geometry(b.tiles, p, *_moved(p.tiles, b.tiles))
+                if type(p) is FloodGeometry:
+                    p._ready()
+            for b, p in zip(boards[1:], parents):
+                b.geo = make(b.tiles, p, *_moved(p.tiles, b.tiles))
+            boards[0].geo = parents[0]
             threads = [threading.Thread(target=ask, args=(list(range(len(boards)))[::step],)) for step in (1, -1, 1, -1)]
             for t in threads:
                 t.start()
@@ -359,14 +369,16 @@ def _same_as_fresh(state) -> None:
     """A board carried over from the one before answers as one made from its tiles alone."""
     from trias.board import _rim_of
 
-    geo, fresh = state.geometry(), Geometry(state.tiles)
-    same_masses(geo, fresh)
-    for i, mass in enumerate(geo.masses):
-        assert geo._rim(i) == _rim_of(mass), mass
-    for tile in state.tiles:
-        assert geo.places_for(tile) == fresh.places_for(tile), tile
-    assert geo.takeable() == fresh.takeable()
-    assert [geo.borders_surrounding(p) for p in state.tiles] == [fresh.borders_surrounding(p) for p in state.tiles]
+    geo = state.geometry()
+    for fresh in (geometry_of(state.tiles), FloodGeometry(state.tiles)):
+        same_masses(geo, fresh)
+        if type(geo) is FloodGeometry:
+            for i, mass in enumerate(geo.masses):
+                assert geo._rim(i) == _rim_of(mass), mass
+        for tile in state.tiles:
+            assert geo.places_for(tile) == fresh.places_for(tile), tile
+        assert geo.takeable() == fresh.takeable()
+        assert [geo.borders_surrounding(p) for p in state.tiles] == [fresh.borders_surrounding(p) for p in state.tiles]
 
 
 @pytest.mark.parametrize("players", [2, 4, 5])
@@ -394,3 +406,26 @@ def test_every_drift_from_a_board_gives_the_board_made_afresh(players):
                     checked += 1
             _, state = trias.handle(state, random_action(state, rng))
     assert checked > 60, checked
+
+
+def test_boards_beyond_the_bit_grid_answer_as_the_reference():
+    """A land mass reaching past the bit board's grid (T4: the board is unbounded) is answered place
+    by place (board.FloodGeometry), and a drift from a bit board onto the grid's margin, or back
+    from a far board, gives the same answers as the reference: land masses, water, drift places."""
+    from trias.bitboard import HIGH, LOW
+
+    for reach in (HIGH - 1, HIGH, HIGH + 1, HIGH + 6):
+        # A line of steppe from the pole out along q, herds on it, plus a knob to drift.
+        tiles = {(q, 0): "steppe" for q in range(1, reach + 1)}
+        tiles.update({(q, -1): "woods" for q in range(2, reach + 1, 3)})
+        herds = {(1, 0): (1, 1, 1), (reach, 0): (1, 1, 1)}
+        state = position(3, tiles, herds, ap=4)
+        far = reach > HIGH
+        assert isinstance(state.geometry(), FloodGeometry if far else BitGeometry)
+        same_board(state)
+        drifts = trias.legal_drifts(state)
+        for drift in drifts[:2] + sorted(drifts, key=lambda d: -d["to"][0])[:4]:  # the farthest out, and two others
+            _, after = trias.handle(state, dict(drift, type="drift"))
+            same_board(after)
+            beyond = any(not (LOW <= q <= HIGH and LOW <= r <= HIGH) for q, r in after.tiles)
+            assert isinstance(after.geometry(), FloodGeometry if beyond else BitGeometry), drift

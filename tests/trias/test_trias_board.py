@@ -5,7 +5,8 @@ from collections import Counter
 import pytest
 
 import trias
-from trias.board import Geometry, components
+from trias.bitboard import geometry_of as Geometry
+from trias.board import components
 from trias.custom import position
 from trias.hexes import POLE, disc, distance, neighbours, ring
 

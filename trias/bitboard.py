@@ -1,0 +1,424 @@
+"""Board geometry as bits: a board's tiles, land masses and water as integers on a fixed grid.
+
+A place (q, r) with both coordinates in -16..15 is bit `(q + 16) * 32 + (r + 16)` of a 1,024-bit
+integer, so the six neighbours of every place of a set are six shifts of that integer (by 1, 31
+and 32 either way) and a flood fill is a few shifts a step: land masses, surrounding water, coasts
+and drift places (T5, T10) cost a handful of integer operations instead of a walk place by place.
+Ascending bits are the places' order (q, then r), the order drift places are listed in.
+
+`geometry_of` makes a board: this one when every tile lies within -14..13 on both axes (a margin
+of two to the grid's edge, whose ring is always open sea), else `board.FloodGeometry`, the same
+answers place by place, for the rare board that drifted that far (T4: the board is unbounded).
+Both answer in places (q, r); the bits stay inside.
+"""
+
+from __future__ import annotations
+
+from .board import _RUNS, FloodGeometry
+from .hexes import FROM_POLE, NEIGHBOURS, PLACES, POLE, ring
+
+WIDTH = 32   # places a row (one q); the grid is WIDTH x WIDTH
+SHIFT = 16   # (q, r) = (0, 0), the pole, is row 16, column 16
+LOW, HIGH = -14, 13  # a bit board holds tiles within this range on q and r only
+GRID = (1 << WIDTH * WIDTH) - 1
+
+PLACE: list = []          # bit index -> the place's one tuple (hexes.PLACES)
+BIT: dict = {}            # place -> its bit, for every place of the grid
+INSIDE: dict = {}         # place -> its bit, for the places a bit board's tiles may lie on
+NEAR: dict = {}           # place -> the bits of its neighbours within the grid
+BORDER = 0                # the grid's outer ring: open sea whatever the board
+for _q in range(-SHIFT, WIDTH - SHIFT):
+    for _r in range(-SHIFT, WIDTH - SHIFT):
+        _p = PLACES[(_q, _r)]
+        PLACE.append(_p)
+        _b = BIT[_p] = 1 << len(PLACE) - 1
+        if LOW <= _q <= HIGH and LOW <= _r <= HIGH:
+            INSIDE[_p] = _b
+        if _q in (-SHIFT, WIDTH - SHIFT - 1) or _r in (-SHIFT, WIDTH - SHIFT - 1):
+            BORDER |= _b
+for _p in PLACE:
+    NEAR[_p] = sum(BIT.get(n, 0) for n in NEIGHBOURS[_p])
+POLE_BIT = BIT[POLE]
+
+
+def _below(value) -> list:
+    """For k in -3 * WIDTH .. 3 * WIDTH - 1 (at k + 3 * WIDTH): the grid's places whose value(q, r) is below k."""
+    each: dict = {}
+    for p, b in BIT.items():
+        v = value(*p)
+        each[v] = each.get(v, 0) | b
+    found, below = [], 0
+    for k in range(-3 * WIDTH, 3 * WIDTH):
+        found.append(below)
+        below |= each.get(k, 0)
+    return found
+
+
+# FARTHER[d]: the grid's places more than d steps from the pole (T10: a tile drifts farther out).
+FARTHER = [GRID & ~b for b in _below(lambda q, r: FROM_POLE[(q, r)])[3 * WIDTH + 1:]]
+# Beyond the tiles' extent along an axis a straight line outward meets no tile: open sea. The
+# places below (above) k on q, r and s = q + r, indexed by k + 3 * WIDTH.
+_Q_BELOW, _R_BELOW, _S_BELOW = _below(lambda q, r: q), _below(lambda q, r: r), _below(lambda q, r: q + r)
+_Q_ABOVE, _R_ABOVE, _S_ABOVE = _below(lambda q, r: -q), _below(lambda q, r: -r), _below(lambda q, r: -q - r)
+_OUTSIDE_BOX: dict = {}   # (q0, q1, r0, r1, s0, s1) -> the grid's places outside that box
+
+
+def _outside_box(box: tuple) -> int:
+    found = _OUTSIDE_BOX.get(box)
+    if found is None:
+        q0, q1, r0, r1, s0, s1 = box
+        k = 3 * WIDTH
+        found = (_Q_BELOW[q0 + k] | _Q_ABOVE[k - q1] | _R_BELOW[r0 + k] | _R_ABOVE[k - r1]
+                 | _S_BELOW[s0 + k] | _S_ABOVE[k - s1] | BORDER)
+        if len(_OUTSIDE_BOX) < 4096:
+            _OUTSIDE_BOX[box] = found
+    return found
+
+
+def dilate(x: int) -> int:
+    """The places of `x` and their neighbours (within the grid)."""
+    return (x | x << 1 | x >> 1 | x << 32 | x >> 32 | x << 31 | x >> 31) & GRID
+
+
+def fill(x: int, region: int) -> int:
+    """The places of `region` connected to `x` (a subset of it) through `region` (T5)."""
+    while True:
+        y = (x | x << 1 | x >> 1 | x << 32 | x >> 32 | x << 31 | x >> 31) & region
+        if y == x:
+            return x
+        x = y
+
+
+def indices(x: int) -> list:
+    """The bits set in `x`, lowest first: the places' order (q, then r)."""
+    found = []
+    if not x:
+        return found
+    low = x & -x
+    base = (low.bit_length() - 1) & ~31
+    x >>= base
+    append = found.append
+    while x:
+        row = x & 0xFFFFFFFF
+        while row:
+            low = row & -row
+            append(base + low.bit_length() - 1)
+            row ^= low
+        x >>= 32
+        base += 32
+    return found
+
+
+def places(x: int) -> list:
+    """The places of `x` as tuples, in the places' order."""
+    return [PLACE[i] for i in indices(x)]
+
+
+def components(x: int) -> list:
+    """The edge-connected groups of the places of `x` (T5), by lowest place."""
+    groups = []
+    while x:
+        group = fill(x & -x, x)
+        groups.append(group)
+        x &= ~group
+    return groups
+
+
+def geometry_of(tiles: dict, parent=None, tile=None, place=None):
+    """The geometry of `tiles`, from `parent` (the board before `tile` drifted to `place`) when given."""
+    if type(parent) is BitGeometry:
+        if place in INSIDE and tile in parent.tiles and place not in parent.tiles and tile not in tiles \
+                and place in tiles:
+            return BitGeometry(tiles, parent, tile, place)
+        parent = None
+    if parent is None:
+        bits = 0
+        for p in tiles:
+            b = INSIDE.get(p)
+            if b is None:
+                return FloodGeometry(tiles)
+            bits |= b
+        return BitGeometry(tiles, bits=bits)
+    return FloodGeometry(tiles, parent, tile, place)
+
+
+class BitGeometry:
+    """Land masses, surrounding water and interior seas of one arrangement of tiles, as bits.
+
+    Made at once: the tiles (`T`), each land mass (`mass_bits`, in the masses' numbering),
+    the surrounding water within the grid (`O`) and the interior seas (`S`). A board one drift
+    from a known one (`parent`, the tile and its new place) carries the land masses that did
+    not change, and its surrounding water when the new place cuts no water off (its water
+    neighbours in one run round it, T5). `masses` and `mass_of` (places) are made on first use.
+    """
+
+    __slots__ = ("tiles", "T", "O", "S", "box", "mass_bits", "main", "_masses", "_mass_of", "_parent",
+                 "_places", "_pieces", "_kinds", "_take")
+
+    def __init__(self, tiles: dict, parent: "BitGeometry | None" = None, tile=None, place=None, bits: int = 0):
+        self.tiles = tiles
+        self._masses = self._mass_of = None
+        self._places: dict = {}
+        self._pieces: dict = {}
+        self._kinds: dict = {}
+        self._take = None
+        if parent is None:
+            self.T = bits
+            self.mass_bits = components(bits)
+            self._parent = None
+            qs = [q for q, _ in tiles]
+            rs = [r for _, r in tiles]
+            ss = [q + r for q, r in tiles]
+            self.box = box = (min(qs), max(qs), min(rs), max(rs), min(ss), max(ss))
+            self._water(bits, box)
+        else:
+            tb, pb = BIT[tile], BIT[place]
+            self.T = bits = parent.T ^ tb | pb
+            q0, q1, r0, r1, s0, s1 = parent.box
+            q, r = place
+            self.box = box = (min(q0, q), max(q1, q), min(r0, r), max(r1, r), min(s0, q + r), max(s1, q + r))
+            self._drift_masses(parent, tile, place, tb, pb)
+            a, b, c, d, e, f = NEIGHBOURS[place]
+            if not parent.S and _RUNS[(a not in tiles) | (b not in tiles) << 1 | (c not in tiles) << 2
+                                      | (d not in tiles) << 3 | (e not in tiles) << 4 | (f not in tiles) << 5] <= 1:
+                # No interior sea before, and the new place's water in one run round it: nothing is cut off.
+                self.O = (parent.O | tb) & ~pb
+                self.S = 0
+            else:
+                self._water(bits, box)
+        main = None
+        for i, m in enumerate(self.mass_bits):
+            if m & POLE_BIT:
+                main = i
+                break
+        self.main = main
+
+    def _water(self, bits: int, box: tuple) -> None:
+        water = GRID & ~bits
+        self.O = opened = fill(_outside_box(box) & water, water)
+        self.S = water & ~opened
+
+    def _drift_masses(self, parent, tile, place, tb, pb) -> None:
+        """The land masses once `tile` lies at `place` (T5), numbered as board._drifted_masses numbers them."""
+        masses = parent.mass_bits
+        home = parent._home(tb)
+        parts = parent._pieces_bits(tile, home)
+        near = NEAR[place]
+        into = [i for i, m in enumerate(masses) if i != home and m & near]
+        touched = [k for k, part in enumerate(parts) if part & near]
+        if not into and touched and len(parts) == 1:  # the usual drift: the mass lost the tile, gained the place
+            found = list(masses)
+            found[home] = parts[0] | pb
+            self.mass_bits = found
+            self._parent = (parent, tile, place, home)
+            return
+        carried = [i for i in range(len(masses)) if i != home and i not in into]
+        found = [masses[i] for i in carried]
+        found += [part for k, part in enumerate(parts) if k not in touched]
+        joined = pb
+        for i in into:
+            joined |= masses[i]
+        for k in touched:
+            joined |= parts[k]
+        found.append(joined)
+        self.mass_bits = found
+        self._parent = None
+
+    def _home(self, b: int) -> int:
+        """The index of the land mass holding bit `b`."""
+        for i, m in enumerate(self.mass_bits):
+            if m & b:
+                return i
+        raise KeyError(b)
+
+    # -- the land masses as places (T5), for whoever reads them --------------------------------
+
+    @property
+    def masses(self) -> list:
+        """The land masses as frozensets of places, in their numbering."""
+        found = self._masses
+        if found is None:
+            found = self._masses = [frozenset(places(m)) for m in self.mass_bits]
+        return found
+
+    @property
+    def mass_of(self) -> dict:
+        """Place -> the index of its land mass, for every tile."""
+        found = self._mass_of
+        if found is None:
+            carried = self._parent
+            if carried is not None and carried[0]._mass_of is not None:
+                parent, tile, place, home = carried
+                found = dict(parent._mass_of)
+                del found[tile]
+                found[place] = home
+            else:
+                found = {}
+                for i, m in enumerate(self.mass_bits):
+                    found.update(dict.fromkeys(places(m), i))
+            self._mass_of = found
+            self._parent = None
+        return found
+
+    def herd_masses(self, herds: dict, seat: int) -> int:
+        """The bits of the land masses where `seat` has a herd on a tile (T10); swimmers do not count."""
+        mine = 0
+        for p, c in herds.items():
+            if c[seat]:
+                b = INSIDE.get(p)
+                if b is not None:
+                    mine |= b
+        mine &= self.T
+        if not mine:
+            return 0
+        found = 0
+        for m in self.mass_bits:
+            if m & mine:
+                found |= m
+        return found
+
+    # -- water (T5) ----------------------------------------------------------------------------
+
+    @property
+    def radius(self) -> int:
+        """One more than the farthest tile's distance: everything from there out is open sea."""
+        return max(map(FROM_POLE.__getitem__, self.tiles)) + 1
+
+    @property
+    def outside(self) -> set:
+        """Surrounding water within `radius` (T5)."""
+        radius = self.radius
+        return {p for k in range(radius + 1) for p in ring(k) if self.surrounding(p)}
+
+    @property
+    def seas(self) -> list:
+        """Interior seas: water enclosed by land (T5)."""
+        return [set(places(sea)) for sea in components(self.S)]
+
+    @property
+    def sea_of(self) -> dict:
+        """Interior sea index of each enclosed water place."""
+        return {p: i for i, sea in enumerate(self.seas) for p in sea}
+
+    def surrounding(self, place: tuple) -> bool:
+        """Whether `place` is surrounding water (T5), not land and not an interior sea."""
+        b = BIT.get(place)
+        return b is None or bool(self.O & b)
+
+    def borders_surrounding(self, place: tuple) -> bool:
+        """Whether a tile at `place` has an edge on the surrounding water (T5, T10)."""
+        near = NEAR.get(place)
+        return near is None or bool(self.O & near)
+
+    def _freed_bits(self, tb: int) -> int:
+        """Surrounding water once the tile at bit `tb` is taken: its place, and any sea it touched (T5)."""
+        if not self.S:
+            return tb
+        return tb | fill(dilate(tb) & self.S, self.S)
+
+    def _freed_water(self, tile: tuple) -> set:
+        return set(places(self._freed_bits(BIT[tile])))
+
+    def borders_after(self, tile: tuple, place: tuple, freed=None) -> bool:
+        """Whether `tile`, put down at `place`, has an edge on the surrounding water (T10): exactly when
+        `place` is surrounding water once `tile` is taken (README, Decision 8)."""
+        b = BIT.get(place)
+        if b is None:
+            return True
+        if self.O & b:
+            return True
+        tb = BIT.get(tile)
+        return tb is not None and tile in self.tiles and bool(self._freed_bits(tb) & b)
+
+    # -- drifts (T10) --------------------------------------------------------------------------
+
+    def may_split(self, tile: tuple) -> bool:
+        """Whether taking `tile` away may split its land mass: its land neighbours form two or
+        more separate runs round it (hexes.DIRECTIONS is in cyclic order)."""
+        tiles = self.tiles
+        a, b, c, d, e, f = NEIGHBOURS[tile]
+        return _RUNS[(a in tiles) | (b in tiles) << 1 | (c in tiles) << 2 | (d in tiles) << 3
+                     | (e in tiles) << 4 | (f in tiles) << 5] > 1
+
+    def _pieces_bits(self, tile: tuple, home: int | None = None) -> list:
+        """The pieces (bits) the land mass of `tile` falls into without it; [] for a one-tile mass."""
+        found = self._pieces.get(tile)
+        if found is None:
+            tb = BIT[tile]
+            if home is None:
+                home = self._home(tb)
+            rest = self.mass_bits[home] & ~tb
+            if not rest:
+                found = []
+            elif self.may_split(tile):
+                found = components(rest)
+            else:
+                found = [rest]
+            self._pieces[tile] = found
+        return found
+
+    def pieces_without(self, tile: tuple) -> list:
+        """The pieces the land mass of `tile` falls into without it (T10, T16; [] for a one-tile mass)."""
+        return [frozenset(places(part)) for part in self._pieces_bits(tile)]
+
+    def can_take(self, tile: tuple) -> bool:
+        """T10: not the pole, not a one-tile land mass, and on the surrounding water."""
+        b = BIT.get(tile)
+        if b is None or not self.T & b or b == POLE_BIT or not self.O & NEAR[tile]:
+            return False
+        m = self.mass_bits[self._home(b)]
+        return m != b
+
+    def _places_bits(self, tile: tuple) -> int:
+        b = BIT.get(tile)
+        if b is None or not self.T & b or b == POLE_BIT or not self.O & NEAR[tile]:
+            return 0
+        rest = self.mass_bits[self._home(b)] & ~b
+        if not rest:
+            return 0
+        return dilate(rest) & (self.O | self._freed_bits(b)) & FARTHER[FROM_POLE[tile]]
+
+    def places_for(self, tile: tuple) -> list:
+        """The places `tile` may drift to (T10), in the places' order (q, then r)."""
+        found = self._places.get(tile)
+        if found is None:
+            found = self._places[tile] = places(self._places_bits(tile))
+        return found
+
+    def has_place(self, tile: tuple) -> bool:
+        """Whether `tile` may drift anywhere (T10)."""
+        found = self._places.get(tile)
+        if found is None:
+            return bool(self._places_bits(tile))
+        return bool(found)
+
+    def candidates(self) -> list:
+        """Every (tile, place) drift the board allows, whoever drifts and whatever the card (T10)."""
+        return [(a, b) for a in self.tiles for b in self.places_for(a)]
+
+    def takeable_bits(self) -> int:
+        """The tiles that may drift (can_take), as bits."""
+        found = self._take
+        if found is None:
+            big = 0
+            for m in self.mass_bits:
+                if m & (m - 1):
+                    big |= m
+            found = self._take = self.T & dilate(self.O) & big & ~POLE_BIT
+        return found
+
+    def takeable(self, landscape: str | None = None, within: int | None = None) -> list:
+        """Tiles that may drift (can_take) of `landscape` (any if None), in the tiles' order;
+        with `within`, only those among these bits (a seat's land masses)."""
+        if within is None:
+            found = self._kinds.get(landscape)
+            if found is None:
+                found = self._kinds[landscape] = self.takeable(landscape, GRID)
+            return found
+        ok = self.takeable_bits() & within
+        if not ok:
+            return []
+        bit = BIT
+        if landscape is None:
+            return [a for a in self.tiles if bit[a] & ok]
+        return [a for a, kind in self.tiles.items() if kind == landscape and bit[a] & ok]
