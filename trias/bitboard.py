@@ -149,43 +149,38 @@ class BitGeometry:
     the surrounding water within the grid (`O`) and the interior seas (`S`). A board one drift
     from a known one (`parent`, the tile and its new place) carries the land masses that did
     not change, and its surrounding water when the new place cuts no water off (its water
-    neighbours in one run round it, T5). `masses` and `mass_of` (places) are made on first use.
+    neighbours in one run round it, T5). `masses` and `mass_of` (places) are made on first use,
+    or from the board before's when it has them.
     """
 
-    __slots__ = ("tiles", "T", "O", "S", "box", "mass_bits", "main", "_masses", "_mass_of", "_parent",
-                 "_places", "_pieces", "_kinds", "_take")
+    __slots__ = ("tiles", "T", "_O", "_S", "_box", "_wet_from", "mass_bits", "main", "_masses", "_mass_of", "_link",
+                 "_places", "_pieces", "_piece_sets", "_kinds", "_take")
 
     def __init__(self, tiles: dict, parent: "BitGeometry | None" = None, tile=None, place=None, bits: int = 0):
         self.tiles = tiles
         self._masses = self._mass_of = None
         self._places: dict = {}
         self._pieces: dict = {}
+        self._piece_sets: dict = {}
         self._kinds: dict = {}
         self._take = None
+        # The water is worked out on first use (a search's judgements need only the land masses).
+        self._O = self._S = self._box = self._wet_from = None
         if parent is None:
             self.T = bits
             self.mass_bits = components(bits)
-            self._parent = None
-            qs = [q for q, _ in tiles]
-            rs = [r for _, r in tiles]
-            ss = [q + r for q, r in tiles]
-            self.box = box = (min(qs), max(qs), min(rs), max(rs), min(ss), max(ss))
-            self._water(bits, box)
+            self._link = None
         else:
             tb, pb = BIT[tile], BIT[place]
-            self.T = bits = parent.T ^ tb | pb
-            q0, q1, r0, r1, s0, s1 = parent.box
-            q, r = place
-            self.box = box = (min(q0, q), max(q1, q), min(r0, r), max(r1, r), min(s0, q + r), max(s1, q + r))
+            self.T = parent.T ^ tb | pb
+            box = parent._box
+            if box is not None:
+                q0, q1, r0, r1, s0, s1 = box
+                q, r = place
+                self._box = (min(q0, q), max(q1, q), min(r0, r), max(r1, r), min(s0, q + r), max(s1, q + r))
+            if parent._O is not None or parent._wet_from is None:  # (no chain of boards waiting for water)
+                self._wet_from = (parent, tb, pb, place)
             self._drift_masses(parent, tile, place, tb, pb)
-            a, b, c, d, e, f = NEIGHBOURS[place]
-            if not parent.S and _RUNS[(a not in tiles) | (b not in tiles) << 1 | (c not in tiles) << 2
-                                      | (d not in tiles) << 3 | (e not in tiles) << 4 | (f not in tiles) << 5] <= 1:
-                # No interior sea before, and the new place's water in one run round it: nothing is cut off.
-                self.O = (parent.O | tb) & ~pb
-                self.S = 0
-            else:
-                self._water(bits, box)
         main = None
         for i, m in enumerate(self.mass_bits):
             if m & POLE_BIT:
@@ -193,10 +188,49 @@ class BitGeometry:
                 break
         self.main = main
 
-    def _water(self, bits: int, box: tuple) -> None:
-        water = GRID & ~bits
-        self.O = opened = fill(_outside_box(box) & water, water)
-        self.S = water & ~opened
+    def _wet(self) -> int:
+        """The surrounding water within the grid (and the interior seas, `_S`), worked out now:
+        from the board before's when the new place cuts no water off, else by a flood fill.
+        Boards are shared between threads: the seas are set before the water, which readers test."""
+        source, tiles = self._wet_from, self.tiles
+        if source is not None:
+            parent, tb, pb, place = source
+            opened = parent._O
+            if opened is None:
+                opened = parent._wet()
+            a, b, c, d, e, f = NEIGHBOURS[place]
+            if not parent._S and _RUNS[(a not in tiles) | (b not in tiles) << 1 | (c not in tiles) << 2
+                                       | (d not in tiles) << 3 | (e not in tiles) << 4 | (f not in tiles) << 5] <= 1:
+                # No interior sea before, and the new place's water in one run round it: nothing is cut off.
+                self._S = 0
+                self._O = opened = (opened | tb) & ~pb
+                self._wet_from = None
+                return opened
+        box = self._box
+        if box is None:
+            qs = [q for q, _ in tiles]
+            rs = [r for _, r in tiles]
+            ss = [q + r for q, r in tiles]
+            self._box = box = (min(qs), max(qs), min(rs), max(rs), min(ss), max(ss))
+        water = GRID & ~self.T
+        opened = fill(_outside_box(box) & water, water)
+        self._S = water & ~opened
+        self._O = opened
+        self._wet_from = None
+        return opened
+
+    @property
+    def O(self) -> int:  # noqa: N802 (a board's bits are capitals: T, O, S)
+        """The surrounding water within the grid, as bits (T5)."""
+        found = self._O
+        return self._wet() if found is None else found
+
+    @property
+    def S(self) -> int:  # noqa: N802
+        """The interior seas, as bits (T5)."""
+        if self._O is None:
+            self._wet()
+        return self._S
 
     def _drift_masses(self, parent, tile, place, tb, pb) -> None:
         """The land masses once `tile` lies at `place` (T5), numbered as board._drifted_masses numbers them."""
@@ -206,11 +240,14 @@ class BitGeometry:
         near = NEAR[place]
         into = [i for i, m in enumerate(masses) if i != home and m & near]
         touched = [k for k, part in enumerate(parts) if part & near]
+        # The masses as places come from the board before's when asked for (a search judging its
+        # boards): a few set operations rather than every tile again. Only from a board that needs
+        # no board before it itself, so that no chain of boards is kept.
         if not into and touched and len(parts) == 1:  # the usual drift: the mass lost the tile, gained the place
             found = list(masses)
             found[home] = parts[0] | pb
             self.mass_bits = found
-            self._parent = (parent, tile, place, home)
+            self._link = None if parent._link is not None else (parent, tile, place, home, None, None, None)
             return
         carried = [i for i in range(len(masses)) if i != home and i not in into]
         found = [masses[i] for i in carried]
@@ -222,7 +259,7 @@ class BitGeometry:
             joined |= parts[k]
         found.append(joined)
         self.mass_bits = found
-        self._parent = None
+        self._link = None if parent._link is not None else (parent, tile, place, home, carried, into, touched)
 
     def _home(self, b: int) -> int:
         """The index of the land mass holding bit `b`."""
@@ -238,7 +275,22 @@ class BitGeometry:
         """The land masses as frozensets of places, in their numbering."""
         found = self._masses
         if found is None:
-            found = self._masses = [frozenset(places(m)) for m in self.mass_bits]
+            link = self._link
+            if link is None:
+                found = [frozenset(places(m)) for m in self.mass_bits]
+            else:
+                parent, tile, place, home, carried, into, touched = link
+                before = parent.masses
+                if carried is None:
+                    found = list(before)
+                    found[home] = before[home].difference((tile,)).union((place,))
+                else:  # as board._drifted_masses
+                    parts = parent.pieces_without(tile)
+                    found = [before[i] for i in carried]
+                    found += [part for k, part in enumerate(parts) if k not in touched]
+                    found.append(frozenset((place,)).union(*(before[i] for i in into), *(parts[k] for k in touched)))
+            self._masses = found
+            self._link = None
         return found
 
     @property
@@ -246,18 +298,17 @@ class BitGeometry:
         """Place -> the index of its land mass, for every tile."""
         found = self._mass_of
         if found is None:
-            carried = self._parent
-            if carried is not None and carried[0]._mass_of is not None:
-                parent, tile, place, home = carried
+            link = self._link
+            if link is not None and link[4] is None and link[0]._mass_of is not None:  # the usual drift
+                parent, tile, place, home = link[:4]
                 found = dict(parent._mass_of)
                 del found[tile]
                 found[place] = home
             else:
                 found = {}
-                for i, m in enumerate(self.mass_bits):
-                    found.update(dict.fromkeys(places(m), i))
+                for i, m in enumerate(self.masses):
+                    found.update(dict.fromkeys(m, i))
             self._mass_of = found
-            self._parent = None
         return found
 
     def herd_masses(self, herds: dict, seat: int) -> int:
@@ -358,8 +409,16 @@ class BitGeometry:
         return found
 
     def pieces_without(self, tile: tuple) -> list:
-        """The pieces the land mass of `tile` falls into without it (T10, T16; [] for a one-tile mass)."""
-        return [frozenset(places(part)) for part in self._pieces_bits(tile)]
+        """The pieces the land mass of `tile` falls into without it (T10, T16; [] for a one-tile mass), as places."""
+        found = self._piece_sets.get(tile)
+        if found is None:
+            parts = self._pieces_bits(tile)
+            if len(parts) == 1 and self._masses is not None:
+                found = [self._masses[self._home(BIT[tile])].difference((tile,))]
+            else:
+                found = [frozenset(places(part)) for part in parts]
+            self._piece_sets[tile] = found
+        return found
 
     def can_take(self, tile: tuple) -> bool:
         """T10: not the pole, not a one-tile land mass, and on the surrounding water."""
