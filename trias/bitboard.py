@@ -92,20 +92,15 @@ def fill(x: int, region: int) -> int:
 def indices(x: int) -> list:
     """The bits set in `x`, lowest first: the places' order (q, then r)."""
     found = []
-    if not x:
-        return found
-    low = x & -x
-    base = (low.bit_length() - 1) & ~31
-    x >>= base
-    append = found.append
-    while x:
-        row = x & 0xFFFFFFFF
-        while row:
-            low = row & -row
-            append(base + low.bit_length() - 1)
-            row ^= low
-        x >>= 32
-        base += 32
+    if x:
+        low = (x & -x).bit_length() - 1
+        x >>= low  # a few rows of bits rather than the whole grid
+        append = found.append
+        while x:
+            top = x.bit_length() - 1
+            append(low + top)
+            x ^= 1 << top
+        found.reverse()
     return found
 
 
@@ -154,7 +149,7 @@ class BitGeometry:
     """
 
     __slots__ = ("tiles", "T", "_O", "_S", "_box", "_wet_from", "mass_bits", "main", "_masses", "_mass_of", "_link",
-                 "_places", "_pieces", "_piece_sets", "_kinds", "_take")
+                 "_places", "_pieces", "_piece_sets", "_kinds", "_take", "_herds")
 
     def __init__(self, tiles: dict, parent: "BitGeometry | None" = None, tile=None, place=None, bits: int = 0):
         self.tiles = tiles
@@ -163,7 +158,7 @@ class BitGeometry:
         self._pieces: dict = {}
         self._piece_sets: dict = {}
         self._kinds: dict = {}
-        self._take = None
+        self._take = self._herds = None
         # The water is worked out on first use (a search's judgements need only the land masses).
         self._O = self._S = self._box = self._wet_from = None
         if parent is None:
@@ -312,7 +307,16 @@ class BitGeometry:
         return found
 
     def herd_masses(self, herds: dict, seat: int) -> int:
-        """The bits of the land masses where `seat` has a herd on a tile (T10); swimmers do not count."""
+        """The bits of the land masses where `seat` has a herd on a tile (T10); swimmers do not count.
+        The last answer is kept: a state's herds are a new dict whenever they change (state.py)."""
+        last = self._herds
+        if last is not None and last[0] is herds and last[1] == seat:
+            return last[2]
+        found = self._herd_masses(herds, seat)
+        self._herds = (herds, seat, found)
+        return found
+
+    def _herd_masses(self, herds: dict, seat: int) -> int:
         mine = 0
         for p, c in herds.items():
             if c[seat]:
