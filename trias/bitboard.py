@@ -104,6 +104,15 @@ def indices(x: int) -> list:
     return found
 
 
+def nth_place(x: int, k: int) -> tuple:
+    """The k-th place of `x` (from 0) in the places' order: places(x)[k]."""
+    low = (x & -x).bit_length() - 1
+    x >>= low
+    for _ in range(k):
+        x &= x - 1
+    return PLACE[low + (x & -x).bit_length() - 1]
+
+
 def places(x: int) -> list:
     """The places of `x` as tuples, in the places' order."""
     return [PLACE[i] for i in indices(x)]
@@ -149,12 +158,13 @@ class BitGeometry:
     """
 
     __slots__ = ("tiles", "T", "_O", "_S", "_box", "_wet_from", "mass_bits", "main", "_masses", "_mass_of", "_link",
-                 "_places", "_pieces", "_piece_sets", "_kinds", "_take", "_herds")
+                 "_places", "_bits", "_pieces", "_piece_sets", "_kinds", "_take", "_herds")
 
     def __init__(self, tiles: dict, parent: "BitGeometry | None" = None, tile=None, place=None, bits: int = 0):
         self.tiles = tiles
         self._masses = self._mass_of = None
         self._places: dict = {}
+        self._bits: dict = {}
         self._pieces: dict = {}
         self._piece_sets: dict = {}
         self._kinds: dict = {}
@@ -441,19 +451,23 @@ class BitGeometry:
             return 0
         return dilate(rest) & (self.O | self._freed_bits(b)) & FARTHER[FROM_POLE[tile]]
 
+    def places_bits(self, tile: tuple) -> int:
+        """The places `tile` may drift to (T10), as bits (worked out once per arrangement)."""
+        found = self._bits.get(tile)
+        if found is None:
+            found = self._bits[tile] = self._places_bits(tile)
+        return found
+
     def places_for(self, tile: tuple) -> list:
         """The places `tile` may drift to (T10), in the places' order (q, then r)."""
         found = self._places.get(tile)
         if found is None:
-            found = self._places[tile] = places(self._places_bits(tile))
+            found = self._places[tile] = places(self.places_bits(tile))
         return found
 
     def has_place(self, tile: tuple) -> bool:
         """Whether `tile` may drift anywhere (T10)."""
-        found = self._places.get(tile)
-        if found is None:
-            return bool(self._places_bits(tile))
-        return bool(found)
+        return bool(self.places_bits(tile))
 
     def candidates(self) -> list:
         """Every (tile, place) drift the board allows, whoever drifts and whatever the card (T10)."""

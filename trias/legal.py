@@ -6,7 +6,7 @@ its rule; `legal_actions(state)` lists every command `check` accepts.
 
 from __future__ import annotations
 
-from .bitboard import BIT, NEAR, BitGeometry
+from .bitboard import BIT, NEAR, BitGeometry, nth_place
 from .errors import BadCommand, IllegalMove
 from .hexes import POLE, distance, label, named_distance, named_neighbours, neighbours, parse
 from .mirror import check_meteorite_drawn, hidden_cards, possible_cards, table_card  # noqa: F401 (re-exported)
@@ -107,10 +107,16 @@ def random_drift(state: State, seat: int, landscape: str | None, rng) -> tuple |
     Much cheaper than listing them all: only the tiles tried have their places worked out.
     """
     geo = state.geometry()
+    bits = type(geo) is BitGeometry
     for wanted in ([landscape, None] if landscape is not None else [None]):
         tiles = drift_tiles(state, seat, wanted)
         rng.shuffle(tiles)
         for a in tiles:
+            if bits:  # the k-th of the places in order, without listing them: the same draw (choice reads the length)
+                found = geo.places_bits(a)
+                if found:
+                    return a, nth_place(found, rng.choice(range(found.bit_count())))
+                continue
             places = geo.places_for(a)
             if places:
                 return a, rng.choice(places)
