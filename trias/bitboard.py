@@ -157,7 +157,7 @@ class BitGeometry:
     or from the board before's when it has them.
     """
 
-    __slots__ = ("tiles", "T", "_O", "_S", "_box", "_wet_from", "mass_bits", "main", "_masses", "_mass_of", "_link",
+    __slots__ = ("tiles", "T", "_S", "_box", "_wet_from", "mass_bits", "main", "_masses", "_mass_of", "_link",
                  "_places", "_bits", "_pieces", "_piece_sets", "_kinds", "_take", "_herds")
 
     def __init__(self, tiles: dict, parent: "BitGeometry | None" = None, tile=None, place=None, bits: int = 0):
@@ -170,7 +170,7 @@ class BitGeometry:
         self._kinds: dict = {}
         self._take = self._herds = None
         # The water is worked out on first use (a search's judgements need only the land masses).
-        self._O = self._S = self._box = self._wet_from = None
+        self._S = self._box = self._wet_from = None
         if parent is None:
             self.T = bits
             self.mass_bits = components(bits)
@@ -178,12 +178,7 @@ class BitGeometry:
         else:
             tb, pb = BIT[tile], BIT[place]
             self.T = parent.T ^ tb | pb
-            box = parent._box
-            if box is not None:
-                q0, q1, r0, r1, s0, s1 = box
-                q, r = place
-                self._box = (min(q0, q), max(q1, q), min(r0, r), max(r1, r), min(s0, q + r), max(s1, q + r))
-            if parent._O is not None or parent._wet_from is None:  # (no chain of boards waiting for water)
+            if parent._S is not None or parent._wet_from is None:  # (no chain of boards waiting for water)
                 self._wet_from = (parent, tb, pb, place)
             self._drift_masses(parent, tile, place, tb, pb)
         main = None
@@ -194,48 +189,56 @@ class BitGeometry:
         self.main = main
 
     def _wet(self) -> int:
-        """The surrounding water within the grid (and the interior seas, `_S`), worked out now:
-        from the board before's when the new place cuts no water off, else by a flood fill.
-        Boards are shared between threads: the seas are set before the water, which readers test."""
+        """The interior seas (T5), as bits, worked out now: none when the board before had none and
+        the new place cuts no water off, else by a flood fill of the surrounding water. Everything
+        else on the grid that is not land is surrounding water, so the board keeps the seas only:
+        `closed` (land and seas) spans the tiles' rows, where the surrounding water spans the grid."""
         source, tiles = self._wet_from, self.tiles
         if source is not None:
             parent, tb, pb, place = source
-            opened = parent._O
-            if opened is None:
-                opened = parent._wet()
+            seas = parent._S
+            if seas is None:
+                seas = parent._wet()
             a, b, c, d, e, f = NEIGHBOURS[place]
-            if not parent._S and _RUNS[(a not in tiles) | (b not in tiles) << 1 | (c not in tiles) << 2
-                                       | (d not in tiles) << 3 | (e not in tiles) << 4 | (f not in tiles) << 5] <= 1:
+            if not seas and _RUNS[(a not in tiles) | (b not in tiles) << 1 | (c not in tiles) << 2
+                                  | (d not in tiles) << 3 | (e not in tiles) << 4 | (f not in tiles) << 5] <= 1:
                 # No interior sea before, and the new place's water in one run round it: nothing is cut off.
                 self._S = 0
-                self._O = opened = (opened | tb) & ~pb
                 self._wet_from = None
-                return opened
+                return 0
         box = self._box
+        if box is None and source is not None and source[0]._box is not None:  # the box before, and the place
+            q0, q1, r0, r1, s0, s1 = source[0]._box
+            q, r = source[3]
+            self._box = box = (min(q0, q), max(q1, q), min(r0, r), max(r1, r), min(s0, q + r), max(s1, q + r))
         if box is None:
             qs = [q for q, _ in tiles]
             rs = [r for _, r in tiles]
             ss = [q + r for q, r in tiles]
             self._box = box = (min(qs), max(qs), min(rs), max(rs), min(ss), max(ss))
         water = GRID & ~self.T
-        opened = fill(_outside_box(box) & water, water)
-        self._S = water & ~opened
-        self._O = opened
+        seas = self._S = water & ~fill(_outside_box(box) & water, water)
         self._wet_from = None
-        return opened
+        return seas
 
     @property
-    def O(self) -> int:  # noqa: N802 (a board's bits are capitals: T, O, S)
-        """The surrounding water within the grid, as bits (T5)."""
-        found = self._O
+    def S(self) -> int:  # noqa: N802 (a board's bits are capitals: T, S)
+        """The interior seas, as bits (T5)."""
+        found = self._S
         return self._wet() if found is None else found
 
     @property
-    def S(self) -> int:  # noqa: N802
-        """The interior seas, as bits (T5)."""
-        if self._O is None:
-            self._wet()
-        return self._S
+    def closed(self) -> int:
+        """Land and interior seas, as bits: every other place of the grid is surrounding water (T5)."""
+        found = self._S
+        if found is None:
+            found = self._wet()
+        return self.T | found if found else self.T
+
+    @property
+    def O(self) -> int:  # noqa: N802
+        """The surrounding water within the grid, as bits (T5)."""
+        return GRID & ~self.closed
 
     def _drift_masses(self, parent, tile, place, tb, pb) -> None:
         """The land masses once `tile` lies at `place` (T5), numbered as board._drifted_masses numbers them."""
@@ -286,16 +289,17 @@ class BitGeometry:
             else:
                 parent, tile, place, home, carried, into, touched = link
                 before = parent.masses
-                if carried is None:
+                if carried is None:  # the rest of the mass (shared by every drift of the tile) and the place
                     found = list(before)
-                    found[home] = before[home].difference((tile,)).union((place,))
+                    found[home] = parent.pieces_without(tile)[0].union((place,))
                 else:  # as board._drifted_masses
                     parts = parent.pieces_without(tile)
                     found = [before[i] for i in carried]
                     found += [part for k, part in enumerate(parts) if k not in touched]
                     found.append(frozenset((place,)).union(*(before[i] for i in into), *(parts[k] for k in touched)))
             self._masses = found
-            self._link = None
+            if self._mass_of is not None:
+                self._link = None
         return found
 
     @property
@@ -304,16 +308,26 @@ class BitGeometry:
         found = self._mass_of
         if found is None:
             link = self._link
-            if link is not None and link[4] is None and link[0]._mass_of is not None:  # the usual drift
-                parent, tile, place, home = link[:4]
-                found = dict(parent._mass_of)
+            if link is not None:
+                parent, tile, place, home, carried = link[:5]
+                found = dict(parent.mass_of)
                 del found[tile]
-                found[place] = home
+                if carried is None:
+                    found[place] = home
+                else:  # the masses before the first one that changed keep their index
+                    keep = 0
+                    while keep < len(carried) and carried[keep] == keep:
+                        keep += 1
+                    masses = self.masses
+                    for j in range(keep, len(masses)):
+                        found.update(dict.fromkeys(masses[j], j))
             else:
                 found = {}
                 for i, m in enumerate(self.masses):
                     found.update(dict.fromkeys(m, i))
             self._mass_of = found
+            if self._masses is not None:
+                self._link = None
         return found
 
     def herd_masses(self, herds: dict, seat: int) -> int:
@@ -368,12 +382,12 @@ class BitGeometry:
     def surrounding(self, place: tuple) -> bool:
         """Whether `place` is surrounding water (T5), not land and not an interior sea."""
         b = BIT.get(place)
-        return b is None or bool(self.O & b)
+        return b is None or not self.closed & b
 
     def borders_surrounding(self, place: tuple) -> bool:
         """Whether a tile at `place` has an edge on the surrounding water (T5, T10)."""
         near = NEAR.get(place)
-        return near is None or bool(self.O & near)
+        return near is None or self.closed & near != near
 
     def _freed_bits(self, tb: int) -> int:
         """Surrounding water once the tile at bit `tb` is taken: its place, and any sea it touched (T5)."""
@@ -390,7 +404,7 @@ class BitGeometry:
         b = BIT.get(place)
         if b is None:
             return True
-        if self.O & b:
+        if not self.closed & b:
             return True
         tb = BIT.get(tile)
         return tb is not None and tile in self.tiles and bool(self._freed_bits(tb) & b)
@@ -437,19 +451,27 @@ class BitGeometry:
     def can_take(self, tile: tuple) -> bool:
         """T10: not the pole, not a one-tile land mass, and on the surrounding water."""
         b = BIT.get(tile)
-        if b is None or not self.T & b or b == POLE_BIT or not self.O & NEAR[tile]:
+        if b is None or not self.T & b or b == POLE_BIT:
+            return False
+        near = NEAR[tile]
+        if self.closed & near == near:
             return False
         m = self.mass_bits[self._home(b)]
         return m != b
 
     def _places_bits(self, tile: tuple) -> int:
         b = BIT.get(tile)
-        if b is None or not self.T & b or b == POLE_BIT or not self.O & NEAR[tile]:
+        if b is None or not self.T & b or b == POLE_BIT:
+            return 0
+        closed, near = self.closed, NEAR[tile]
+        if closed & near == near:
             return 0
         rest = self.mass_bits[self._home(b)] & ~b
         if not rest:
             return 0
-        return dilate(rest) & (self.O | self._freed_bits(b)) & FARTHER[FROM_POLE[tile]]
+        # Next to the rest of the mass, farther out, and surrounding water once the tile is taken:
+        # not closed, or freed (its place and any sea it touched, which are closed now).
+        return dilate(rest) & FARTHER[FROM_POLE[tile]] & ~(closed ^ self._freed_bits(b))
 
     def places_bits(self, tile: tuple) -> int:
         """The places `tile` may drift to (T10), as bits (worked out once per arrangement)."""
@@ -481,7 +503,10 @@ class BitGeometry:
             for m in self.mass_bits:
                 if m & (m - 1):
                     big |= m
-            found = self._take = self.T & dilate(self.O) & big & ~POLE_BIT
+            # A tile with every neighbour land or sea does not border the surrounding water.
+            c = self.closed
+            inner = c >> 1 & c << 1 & c >> 32 & c << 32 & c >> 31 & c << 31
+            found = self._take = self.T & ~inner & big & ~POLE_BIT
         return found
 
     def takeable(self, landscape: str | None = None, within: int | None = None) -> list:
