@@ -130,6 +130,21 @@
     wrap.scrollTop += (area.t + area.b) / 2 - (box.top + box.bottom) / 2;
   }
 
+  /* While the others play, the board's box follows their moves: a move marked where the box does not show
+   * where it went is brought to the box's middle, once, unless the player touched the board in the last
+   * few seconds (they are looking at something). Only the box pans; the page never scrolls. */
+  var touchedAt = 0, followed = null, FOLLOW_AFTER_MS = 5000;
+  ["touchstart", "pointerdown", "wheel", "keydown"].forEach(function (name) {
+    wrap.addEventListener(name, function () { touchedAt = Date.now(); }, { passive: true });
+  });
+  function follow() {
+    var last = othersLast();
+    if (!last || last.seq === followed) return;
+    followed = last.seq;
+    var went = TT.marksOf(last.command).targets;
+    if (Date.now() - touchedAt >= FOLLOW_AFTER_MS && !anyShown(went)) centreOn(went);
+  }
+
   /* ---- the list of moves: the accessible fallback, its places named in words as on the TV ---- */
   var listKey = "trias.moves-list";
   function showList(on) {
@@ -221,6 +236,7 @@
     measureBar();
     var turnNow = myTurn();
     if (turnNow && !wasMyTurn || !centred) { centred = true; centreOn(mineToShow()); }  // the player's pieces in the middle, at the start and at each turn
+    else if (!turnNow) follow();
     wasMyTurn = turnNow;
     TB.$("#hint").textContent = "";
     document.body.dataset.phase = v.phase;

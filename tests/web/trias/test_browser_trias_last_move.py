@@ -5,7 +5,8 @@ pointed one out (no mark on the moved herd or the drifted tile, no words): the p
 "On attend Ordinateur · difficile" while the action points counted down. Now the phones and the TV
 mark the board's last change (where the piece went outlined, where it came from dashed, an arrow
 between) and say it in words with the seat's name, in a live region a screen reader follows, without
-taking the focus or scrolling the page; the phone marks the other seats' moves, not its own.
+taking the focus or scrolling the page; the phone marks the other seats' moves, not its own, and while it
+waits its board's box follows them (a move where the box does not show is brought to its middle).
 
 Here a person plays the easy computer in real Chromium (the computer moves 0.05 s apart): every one of
 the computer's board moves is marked and said on the phone (360x740) and on the TV (1280x720) as it
@@ -63,6 +64,21 @@ RECORD_MARKS = """() => {
   const board = document.getElementById('board');
   const note = () => board.querySelectorAll('.last-move').forEach(g => window.marks.add(+g.dataset.seq));
   note();
+  new MutationObserver(note).observe(board, {childList: true});
+}"""
+# The phone, while others play: for each move marked, whether its board's box showed where the piece went
+# (the box follows the others' moves: seat.js follow), and whether it was the person's turn then.
+RECORD_SHOWN = """() => {
+  window.shown = {};
+  const board = document.getElementById('board'), box = board.parentNode;
+  const note = () => {
+    const g = board.querySelector('.last-move');
+    if (!g || g.dataset.seq in window.shown) return;
+    const b = box.getBoundingClientRect(), bar = document.getElementById('actionbar').getBoundingClientRect();
+    const bottom = Math.min(b.bottom, bar.top, innerHeight);
+    const inside = n => { const r = n.getBoundingClientRect(); return r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1 && r.bottom <= bottom + 1; };
+    window.shown[g.dataset.seq] = [document.body.dataset.myturn === '1', [...board.querySelectorAll('.last-to')].some(inside)];
+  };
   new MutationObserver(note).observe(board, {childList: true});
 }"""
 # The mark as drawn now: its move, its seat, the outlined places (solid: went to; dashed: came from), its arrows.
@@ -129,6 +145,7 @@ def test_each_computer_move_is_marked_on_the_board_and_said_in_words_on_the_phon
         wait_seq(page, game.last_seq)
         page.evaluate(RECORD_WORDS)
         page.evaluate(RECORD_MARKS)
+    phone.evaluate(RECORD_SHOWN)
     phone.evaluate(COUNT_SCRIPT_SCROLLS)
     phone.evaluate("() => { window.focused = document.activeElement; }")
     keys, shots, own = itertools.count(), 0, 0
@@ -191,6 +208,10 @@ def test_each_computer_move_is_marked_on_the_board_and_said_in_words_on_the_phon
             words = said[row["seq"]]
             assert words.startswith(BOT + " ") and VERBS[row["command"]["type"]] in words, words
             assert not COORDS.search(words), words
+    # While the person waited, the phone's board showed where each of the computer's pieces went.
+    shown = phone.evaluate("() => window.shown")
+    waited = {int(seq): seen for seq, (mine, seen) in shown.items() if not mine and int(seq) in {r["seq"] for r in rows}}
+    assert len(waited) >= 5 and all(waited.values()), waited
     # The phone's own code never scrolled it nor took the focus while the computer played.
     assert phone.evaluate("() => window.scriptScrolls") == 0
     assert phone.evaluate("() => document.activeElement === window.focused")
