@@ -115,7 +115,17 @@ def nth_place(x: int, k: int) -> tuple:
 
 def places(x: int) -> list:
     """The places of `x` as tuples, in the places' order."""
-    return [PLACE[i] for i in indices(x)]
+    found = []
+    if x:
+        low = (x & -x).bit_length() - 1
+        x >>= low
+        append, place = found.append, PLACE
+        while x:
+            top = x.bit_length() - 1
+            append(place[low + top])
+            x ^= 1 << top
+        found.reverse()
+    return found
 
 
 def components(x: int) -> list:
