@@ -89,21 +89,6 @@ def fill(x: int, region: int) -> int:
         x = y
 
 
-def indices(x: int) -> list:
-    """The bits set in `x`, lowest first: the places' order (q, then r)."""
-    found = []
-    if x:
-        low = (x & -x).bit_length() - 1
-        x >>= low  # a few rows of bits rather than the whole grid
-        append = found.append
-        while x:
-            top = x.bit_length() - 1
-            append(low + top)
-            x ^= 1 << top
-        found.reverse()
-    return found
-
-
 def nth_place(x: int, k: int) -> tuple:
     """The k-th place of `x` (from 0) in the places' order: places(x)[k]."""
     low = (x & -x).bit_length() - 1
