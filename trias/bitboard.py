@@ -89,6 +89,9 @@ def fill(x: int, region: int) -> int:
         x = y
 
 
+_PLACE_LISTS: dict = {}  # the bits of some drift places -> places(those bits)
+
+
 def nth_place(x: int, k: int) -> tuple:
     """The k-th place of `x` (from 0) in the places' order: places(x)[k]."""
     low = (x & -x).bit_length() - 1
@@ -479,7 +482,15 @@ class BitGeometry:
         """The places `tile` may drift to (T10), in the places' order (q, then r)."""
         found = self._places.get(tile)
         if found is None:
-            found = self._places[tile] = places(self.places_bits(tile))
+            # The same places come back from board to board (a search's boards differ by a drift or
+            # two; a tile's mass and coast mostly stay): one list for them, never changed by anyone.
+            bits = self.places_bits(tile)
+            found = _PLACE_LISTS.get(bits)
+            if found is None:
+                if len(_PLACE_LISTS) >= 8192:  # bounded: lists not met lately are made again
+                    _PLACE_LISTS.clear()
+                found = _PLACE_LISTS[bits] = places(bits)
+            self._places[tile] = found
         return found
 
     def has_place(self, tile: tuple) -> bool:
