@@ -119,7 +119,10 @@
   /**
    * The board's scale as a CSS variable: --px is how many of the board's units make one pixel of
    * the screen, so trias.css can size its texts in screen pixels however far tiles have drifted
-   * (a TV read from 3 m). Measured after each picture and when the window changes size.
+   * (a TV read from 3 m). Measured after each picture and whenever the board's box changes size: the
+   * page around it changes after the picture too (the turn line, the last move's words, the end panel,
+   * the live badge turning "offline"), and a scale measured before left the board's numbers at 21 px
+   * on a 720p TV.
    */
   TT.HexBoard.prototype.measure = function () {
     var svg = this.svg, box = svg.viewBox && svg.viewBox.baseVal, width = svg.getBoundingClientRect().width;
@@ -129,7 +132,8 @@
     if (!this.watching) {
       this.watching = true;
       var self = this;
-      window.addEventListener("resize", function () { self.measure(); });
+      if (window.ResizeObserver) new window.ResizeObserver(function () { self.measure(); }).observe(svg);
+      else window.addEventListener("resize", function () { self.measure(); });
     }
   };
 

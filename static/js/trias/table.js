@@ -143,7 +143,12 @@
     var kept = items.slice(0, why && !why.hidden ? 1 : 2).reduce(function (sum, li) { return sum + li.offsetHeight; }, 0);
     var gaps = items.length > 1 && !(why && !why.hidden) ? items[1].getBoundingClientRect().top - items[0].getBoundingClientRect().bottom : 0;
     panel.style.minHeight = items.length ? Math.ceil(rest + kept + gaps + 1) + "px" : "";
-    var bottom = log.getBoundingClientRect().bottom + 0.5;
+    // Nor past the side column's edge (its height is the screen's): five seats of long names, their scores
+    // on two lines each, left no room for the second newest at 1366x768 (cut in half at the bottom). The
+    // newest stays.
+    var side = log.closest(".trias-side"), bottom = log.getBoundingClientRect().bottom;
+    if (side) bottom = Math.min(bottom, side.getBoundingClientRect().bottom);
+    bottom += 0.5;
     for (var i = items.length - 1; i > 0; i--) {
       if (items[i].getBoundingClientRect().bottom > bottom) items[i].hidden = true;
     }
