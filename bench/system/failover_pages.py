@@ -138,7 +138,9 @@ class PageTwin:
     backwards: int = 0            # pictures older than one already shown
     misfits: int = 0              # patches of a version this page never got
     connects: int = 0
-    story: list = field(default_factory=list)  # a console's journal messages: (connect, first seq, last seq)
+    story: list = field(default_factory=list)  # its first 50 journal messages: (connect, row held, first, last)
+    recent: list = field(default_factory=list)  # its last 10 journal messages, (connect, moved, held, first, last)
+    around_late: list = field(default_factory=list)  # `recent` when a row first came after a newer one
     last_seq: dict = field(default_factory=dict)
 
     def query(self) -> str:
@@ -173,7 +175,13 @@ class PageTwin:
             rows = data.get("rows") or []
             if rows and len(self.story) < 50:
                 self.story.append((self.connects, self.journal.seq, rows[0]["seq"], rows[-1]["seq"]))
+            if rows:  # what a rare late row came after, wherever in the run (the story keeps the first 50)
+                self.recent = [*self.recent[-9:], (self.connects, self.moved, self.journal.seq,
+                                                    rows[0]["seq"], rows[-1]["seq"])]
+            late = self.journal.late
             gap = self.journal.add(rows)
+            if self.journal.late > late and not self.around_late:
+                self.around_late = list(self.recent)
             if gap is not None:
                 self.emit("sync", {"after": gap, "pictures": False})
 
