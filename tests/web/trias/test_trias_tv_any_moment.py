@@ -43,7 +43,7 @@ from teams_kit import LONG_NAMES  # noqa: E402
 from test_browser_trias import server, wait_seq  # noqa: E402,F401 (fixtures)
 from test_browser_trias_tv import VISIBLE_TEXT  # noqa: E402
 from test_tv_five_long_names_720p import COVERED, LONG  # noqa: E402
-from tv_game_kit import moves  # noqa: E402
+from tv_game_kit import OFF, moves  # noqa: E402
 
 import trias  # noqa: E402
 from bank.web.trias.payloads import last_action  # noqa: E402
@@ -56,26 +56,6 @@ MOMENTS = ["moves", "drawn", "interim", "end"]
 FLOOR = 24  # px, the TV's smallest text (test_tv_in_words.py)
 SHOTS = Path("/tmp/trias_tv_shots")  # a failing moment's screenshot
 
-# Everything a viewer would find off the screen or cut by the side column's edge: [what, text].
-OFF = """(sel) => {
-  const shown = e => e.getClientRects().length > 0 && !e.closest('[hidden], .hidden') &&
-    getComputedStyle(e).visibility !== 'hidden';
-  const side = document.querySelector('.trias-side').getBoundingClientRect();
-  const screen = {top: 0, left: 0, bottom: innerHeight, right: innerWidth};
-  const within = (r, b) => r.top >= b.top - 0.5 && r.bottom <= b.bottom + 0.5 && r.left >= b.left - 0.5 && r.right <= b.right + 0.5;
-  const out = [];
-  for (const e of document.querySelectorAll(sel)) {
-    if (!shown(e) || e.closest('.trias-join, #log li[hidden]')) continue;
-    const leaf = e.children.length === 0 && e.textContent.trim();
-    if (!leaf && !e.matches('button, .btn, a, input, select, summary')) continue;
-    const r = e.getBoundingClientRect();
-    const box = e.closest('.trias-side') ? side : screen;
-    if (!within(r, screen) || !within(r, box))
-      out.push([e.id || e.getAttribute('class') || e.tagName, e.textContent.trim().slice(0, 40),
-                [r.left, r.top, r.right, r.bottom].map(Math.round)]);
-  }
-  return out;
-}"""
 # While the game goes on, the whole screen; at the end the result comes first, above the board and the side
 # column (reached by scrolling), and its title, winners and Rematch are what must show (the example test's).
 PLAYING = ".trias-side *, #announce, #turn, #turn *, .trias-topbar *"

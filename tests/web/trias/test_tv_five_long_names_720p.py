@@ -18,7 +18,7 @@ from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
 from browserkit import CHROMIUM  # noqa: E402,F401
 from test_browser_trias import pages, server, wait_seq  # noqa: E402,F401 (fixtures)
-from tv_game_kit import moves  # noqa: E402
+from tv_game_kit import OFF, moves  # noqa: E402
 
 import trias  # noqa: E402
 
@@ -29,22 +29,6 @@ LONG = ["Bénédicte-Alexandrine", "Maximilien de la Tour", "Dominique Vanderbee
 # An interim scoring's announcement as the table shows it, with the two longest names.
 ANNOUNCED = "Décompte intermédiaire (T16) : Bénédicte-Alexandrine +1, Maximilien de la Tour +2"
 
-OFF = """(sel) => {
-  const shown = e => e.offsetParent !== null && e.getClientRects().length > 0;
-  const side = document.querySelector('.trias-side').getBoundingClientRect();
-  const screen = {top: 0, left: 0, bottom: innerHeight, right: innerWidth};
-  const within = (r, b) => r.top >= b.top - 0.5 && r.bottom <= b.bottom + 0.5 && r.left >= b.left - 0.5 && r.right <= b.right + 0.5;
-  const out = [];
-  for (const e of document.querySelectorAll(sel)) {
-    if (!shown(e) || e.closest('.trias-join, #log li[hidden]')) continue;
-    const leaf = e.children.length === 0 && e.textContent.trim();
-    if (!leaf && !e.matches('button, .btn')) continue;
-    const r = e.getBoundingClientRect();
-    const box = e.closest('.trias-side') ? side : screen;  // the side column scrolls: cut at its edge
-    if (!within(r, screen) || !within(r, box)) out.push([e.id || e.className || e.tagName, e.textContent.trim().slice(0, 40)]);
-  }
-  return out;
-}"""
 ROWS = "() => Array.from(document.querySelectorAll('#log li')).filter(li => !li.hidden).length"
 
 

@@ -1,4 +1,4 @@
-"""A Trias game that makes every kind of move, for the board page's tests."""
+"""A Trias game that makes every kind of move, and the TV's off-screen check, for the board page's tests."""
 
 from __future__ import annotations
 
@@ -6,6 +6,29 @@ import itertools
 import random
 
 import trias
+
+# A TV's check: everything a viewer would find off the screen, or cut by the side column's edge (it scrolls),
+# among the elements `sel` picks: [what, text, [left, top, right, bottom]]. Hidden elements, the join panel
+# (reached by scrolling) and the log's rows it hides to fit do not count.
+OFF = """(sel) => {
+  const shown = e => e.getClientRects().length > 0 && !e.closest('[hidden], .hidden') &&
+    getComputedStyle(e).visibility !== 'hidden';
+  const side = document.querySelector('.trias-side').getBoundingClientRect();
+  const screen = {top: 0, left: 0, bottom: innerHeight, right: innerWidth};
+  const within = (r, b) => r.top >= b.top - 0.5 && r.bottom <= b.bottom + 0.5 && r.left >= b.left - 0.5 && r.right <= b.right + 0.5;
+  const out = [];
+  for (const e of document.querySelectorAll(sel)) {
+    if (!shown(e) || e.closest('.trias-join, #log li[hidden]')) continue;
+    const leaf = e.children.length === 0 && e.textContent.trim();
+    if (!leaf && !e.matches('button, .btn, a, input, select, summary')) continue;
+    const r = e.getBoundingClientRect();
+    const box = e.closest('.trias-side') ? side : screen;
+    if (!within(r, screen) || !within(r, box))
+      out.push([e.id || e.getAttribute('class') || e.tagName, e.textContent.trim().slice(0, 40),
+                [r.left, r.top, r.right, r.bottom].map(Math.round)]);
+  }
+  return out;
+}"""
 
 NAMES = ["Ana", "Bénédicte", "Cyd", "Dominique", "Eli"]
 # Every kind of row the last moves name: placing, a card played with its drift, a card drawn and
