@@ -43,10 +43,19 @@ _BOOT = ("# terrabank serve: Gunicorn's master (bank/cli/serve_lean.py)\n"
 
 def app(config_path: str, db: str, **settings):
     """The app of the game at `db` with the config at `config_path` (Flask is loaded here only)."""
-    from bank.game.config import load_config
     from bank.web import create_app
 
-    return create_app({"DB": db, "CONFIG": load_config(config_path), **settings})
+    return create_app({"DB": db, "CONFIG": served_config(config_path), **settings})
+
+
+def served_config(config_path: str):
+    """The config a worker serves: the one its master checked and started it on, not the file as it is now
+    (bank/web/serving/reload.py); the file, where no checking master started this process."""
+    from bank.game.config import load_config, parse_config
+    from bank.web.serving.reload import accepted_text
+
+    text = accepted_text()
+    return load_config(config_path) if text is None else parse_config(text, config_path)
 
 
 def hosting_settings(games: str | None, config_path: str) -> dict:
@@ -126,11 +135,10 @@ def skip_unused_imports(config_path: str, games: str | None) -> list:
     without them. The bank itself imports redis only for a queue (push/peers.py); a queue comes
     from the environment or config.toml at start (a reload never adds one), and a hosted game's
     own config might set one, so redis is kept with --games. Returns the modules left out."""
-    from bank.game.config import load_config
     from bank.web.push.peers import queue_url
 
     skipped = ["aiohttp"]
-    if not games and queue_url(load_config(config_path)) is None:
+    if not games and queue_url(served_config(config_path)) is None:
         skipped.append("redis")
     skipped = [name for name in skipped if name not in sys.modules]
     for name in skipped:

@@ -16,7 +16,12 @@ deciding with the old numbers. So:
   the reloaded process's old worker, still draining, heard its successor's notice too and made its
   master start a second worker, and `systemctl reload 'terrabank@*'` made each process reload once
   per process of the game (their pages reconnecting each time);
-- each reload a master does is one log line, so the journal shows that every process took the edit.
+- each reload a master does is one log line, so the journal shows that every process took the edit;
+- a worker is started on the very bytes its master checked, held in the master's memory and inherited by
+  the fork (`accepted_text`), never on the file as it is when the worker boots. Before, a worker Gunicorn
+  started again after a crash, a kill or its watchdog's timeout read the file anew: after a refused reload
+  (the typo still in the file) it failed to boot and the master exited, the bank down; and a file saved
+  again while a sound edit was being checked reached the new worker unchecked.
 """
 
 from __future__ import annotations
@@ -33,21 +38,37 @@ ORIGIN = "TERRABANK_RELOAD"  # in the new worker's environment: "announce" (the 
 MASTER = "TERRABANK_MASTER_PID"  # the master a worker may ask to reload: its parent, and nobody else
 _ASKED_BY_PEER = mmap.mmap(-1, 1)  # set by a worker before its SIGHUP (shared with the master across the fork)
 CODE = Path(__file__).resolve().parents[3]  # the checkout whose bank/ this is: the check runs the same code
+STDIN = "/dev/stdin"  # the check reads the bytes it is handed there, not the file again
+_accepted: bytes | None = None  # in a checking master: the config its workers start on (set before each fork)
 
 
-def problem(config_path: str, db: str) -> str | None:
-    """What `terrabank config check` finds wrong with the config at `config_path` for the game `db`, or None."""
+def problem(config_path: str, db: str, text: bytes | None = None) -> str | None:
+    """What `terrabank config check` finds wrong with the config for the game `db`, or None: with `text`, those
+    bytes (named `config_path` in the answer), else the file at `config_path` as it is now."""
     script = f"import sys; sys.path.insert(0, {str(CODE)!r}); from bank.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    source = config_path if text is None else STDIN
     try:
-        done = subprocess.run([sys.executable, "-c", script, "--config", config_path, "--db", str(db), "config", "check"],
-                              capture_output=True, text=True, timeout=CHECK_SECONDS, stdin=subprocess.DEVNULL)
+        done = subprocess.run([sys.executable, "-c", script, "--config", source, "--db", str(db), "config", "check"],
+                              capture_output=True, input=text if text is not None else b"", timeout=CHECK_SECONDS)
     except subprocess.TimeoutExpired:
         return f"`terrabank config check` did not answer within {CHECK_SECONDS} s"
     if done.returncode == 0:
         return None
-    said = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-    return (said[-1] if said else f"`terrabank config check` ended with status {done.returncode}").removeprefix(
+    said = [line for line in (done.stderr or done.stdout).decode("utf-8", "replace").splitlines() if line.strip()]
+    found = (said[-1] if said else f"`terrabank config check` ended with status {done.returncode}").removeprefix(
         "terrabank: ")
+    return found.replace(STDIN, config_path) if text is not None else found
+
+
+def accepted_text() -> str | None:
+    """In a worker of a checking master: the config text its master checked and started it on; None elsewhere
+    (`serve --dev`, the commands, a test's app), where the file is read."""
+    return None if _accepted is None else _accepted.decode("utf-8")
+
+
+def _accept(text: bytes | None) -> None:
+    global _accepted
+    _accepted = text
 
 
 def checked_arbiter(config_path: str, db: str, say):
@@ -59,7 +80,8 @@ def checked_arbiter(config_path: str, db: str, say):
 
         def run(self):
             os.environ[MASTER] = str(os.getpid())  # the workers forked from here may ask this process
-            self.loaded = _read(config_path)
+            self.loaded = _read(config_path)  # `serve` checked the file just before: its first worker starts on it
+            _accept(self.loaded)
             super().run()
 
         def handle_hup(self):
@@ -68,11 +90,12 @@ def checked_arbiter(config_path: str, db: str, say):
             now = _read(config_path)
             if peer and now == self.loaded:  # this process already serves this file: no second worker
                 return
-            found = problem(config_path, db)
+            found = problem(config_path, db, now) if now is not None else problem(config_path, db)
             if found:
                 say(f"terrabank: the reload was refused, this process goes on with the config it had: {found}")
                 return
             self.loaded = now
+            _accept(now)  # the new worker (and any started again later) starts on these bytes
             say(f"terrabank: reloading {config_path}: a new worker serves it"
                 + (" (another process of the game reloaded it)" if peer else ""))
             os.environ[ORIGIN] = "quiet" if peer else "announce"  # read by the new worker (forked in there)
