@@ -18,6 +18,12 @@ A plugin (tests/conftest.py lists it in `pytest_plugins`):
 
 `python3 tests/suite_kit.py budget REPORT...` writes tests/suite_budget.json from a full run's
 reports (a quiet machine's, with every test selected).
+
+`python3 tests/suite_kit.py rewrite` writes the bytecode pytest would write for the test files, conftest
+and this plugin (their asserts rewritten), once, before a run: where PYTHONDONTWRITEBYTECODE is set, as
+in CI's image, pytest writes none, so each xdist worker rewrote and compiled every test file again (a
+collection took 17.6 CPU-s without them, 8.8 with them). pytest still reads them there, checked
+against the source's hash: an edited file is rewritten by pytest as before.
 """
 
 from __future__ import annotations
@@ -202,7 +208,55 @@ def write_budget(report_paths, path: Path = BUDGET_FILE) -> None:
                     encoding="utf-8")
 
 
+def rewritten_files(folder: Path = HERE) -> list[Path]:
+    """The files under `folder` whose asserts pytest rewrites: test modules, conftest files and this plugin."""
+    return sorted(path for path in folder.rglob("*.py") if path.name.startswith("test_")
+                  or path.name.endswith("_test.py") or path.name == "conftest.py" or path == Path(__file__).resolve())
+
+
+def write_rewritten(paths) -> int:
+    """Write pytest's bytecode (asserts rewritten) for each file whose cached one is missing or stale, with
+    pytest's own functions (same code, same file, same check against the source); return how many."""
+    from _pytest.assertion import rewrite
+
+    class Quiet:
+        trace = staticmethod(lambda *args: None)
+
+    written = 0
+    for path in paths:
+        path = Path(os.path.abspath(path))
+        pyc = rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL)
+        if rewrite._read_pyc(path, pyc) is not None:
+            continue  # there, and up to date
+        if not rewrite.try_makedirs(pyc.parent):
+            break  # a read-only checkout: pytest rewrites in memory, as before
+        # config None: the code of the default ini (rewrite_before_a_run checks that the run's is).
+        checked, code = rewrite._rewrite_test(path, None)
+        written += bool(rewrite._write_pyc(Quiet, code, checked, pyc))
+    return written
+
+
+def rewrite_before_a_run(workers: int = 2) -> None:
+    """write_rewritten over the suite's files, shared between `workers` processes. Skipped where the run's
+    code would differ from this one's: an ini option of pytest's own changes the rewritten code."""
+    import tomllib
+    from concurrent.futures import ProcessPoolExecutor
+
+    options = tomllib.loads((HERE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    if options.get("tool", {}).get("pytest", {}).get("ini_options", {}).get("enable_assertion_pass_hook"):
+        return
+    files = rewritten_files()
+    try:
+        with ProcessPoolExecutor(workers) as pool:
+            list(pool.map(write_rewritten, [files[i::workers] for i in range(workers)]))
+    except Exception as exc:  # another pytest's internals: its workers rewrite each file, as before
+        print(f"suite_kit: test files not compiled ahead ({exc!r})", file=sys.stderr)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] != "budget":
-        sys.exit("usage: python3 tests/suite_kit.py budget REPORT.json [REPORT.json...]")
-    write_budget(sys.argv[2:])
+    if sys.argv[1:] == ["rewrite"]:
+        rewrite_before_a_run()
+    elif len(sys.argv) < 3 or sys.argv[1] != "budget":
+        sys.exit("usage: python3 tests/suite_kit.py budget REPORT.json [REPORT.json...] | rewrite")
+    else:
+        write_budget(sys.argv[2:])

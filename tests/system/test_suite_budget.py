@@ -65,6 +65,31 @@ def test_the_budget_names_files_by_base_name_and_every_one_exists():
     assert set(load_budget()["files"]) <= here
 
 
+def test_the_test_files_are_compiled_ahead_byte_for_byte_as_pytest_compiles_them(tmp_path):
+    """run.py writes pytest's bytecode of the test files once (`suite_kit.py rewrite`), so that the parallel
+    pass's workers, where PYTHONDONTWRITEBYTECODE is set, read it rather than each compile every file."""
+    import subprocess
+    import sys
+
+    test = tmp_path / "test_ahead.py"
+    test.write_text("def test_it():\n    assert [1, 2] == [1, 3]\n")
+    assert suite_kit.write_rewritten([test]) == 1
+    [ours] = (tmp_path / "__pycache__").glob("test_ahead.*pytest*.pyc")
+    assert suite_kit.write_rewritten([test]) == 0  # up to date: left as it is
+    written = ours.read_bytes()
+    ours.unlink()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "--rootdir", str(tmp_path), "-c", os.devnull, str(test)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert "assert [1, 2] == [1, 3]" in done.stdout and "At index 1 diff" in done.stdout, done.stdout  # rewritten
+    assert ours.read_bytes() == written, "pytest's own bytecode of the file differs from the one written ahead"
+    test.write_text("def test_it():\n    assert [1, 2] == [1, 2]\n")  # edited: the bytecode is stale
+    assert suite_kit.write_rewritten([test]) == 1
+    names = {path.name for path in suite_kit.rewritten_files()}
+    assert {"conftest.py", "suite_kit.py", "test_suite_budget.py"} <= names and "browserkit.py" not in names
+
+
 def test_no_test_file_of_this_run_went_far_over_its_budget():
     measured = read_reports(p for p in os.environ.get(EARLIER_ENV, "").split(os.pathsep) if p)
     for name, seconds in DURATIONS.files.items():
