@@ -17,6 +17,21 @@ _READ: OrderedDict = OrderedDict()  # PDF digest -> {page number: (text, drawn s
 _KEPT = 24  # PDFs; the oldest is forgotten (a module's renders, not a whole worker's)
 
 
+class Rendered(dict):
+    """Documents by name, each rendered when a test first asks for it: {name: zero-argument renderer}.
+
+    The names are known at collection (a test's parameters) without drawing anything; rendering them
+    at a module's import cost each of the parallel pass's workers that collected the module, not only
+    the one that runs its tests, a CPU-second and more."""
+
+    def __getitem__(self, name: str) -> bytes:
+        value = super().__getitem__(name)
+        if callable(value):
+            value = value()
+            self[name] = value
+        return value
+
+
 def _read(data: bytes) -> dict:
     """The PDF's entry in _READ ({"reader": its PdfReader, page number: (text, strings)...}), made if new."""
     key = hashlib.blake2b(data, digest_size=16).digest()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from printkit import page_sizes_mm, play_sample, text_boxes
+from printkit import Rendered, page_sizes_mm, play_sample, text_boxes
 
 from bank.game.config import load_config
 from printables.boards import render_team_boards
@@ -18,18 +18,20 @@ PRINTER_MARGIN = 4.0  # mm most printers cannot reach
 
 
 def _documents():
+    """(name, its renderer): rendered when a test asks for it (printkit.Rendered), not at collection."""
     from play import DEFAULT_CONFIG
 
     config = load_config(DEFAULT_CONFIG)
     urls = {t: f"http://192.168.4.1:5000/t/abcdefghijklmnop-{t}" for t in config.teams}
     for lang in ("fr", "en"):
-        yield f"team-boards-{lang}", render_team_boards(config, lang)
-        yield f"shared-boards-{lang}", render_common(config, lang)
-        yield f"join-{lang}", render_join(config, urls, lang, ("Terrabank field network", "a-long-password-123"))
-        yield f"poster-{lang}", render_poster(config, "http://192.168.4.1:5000/display", lang)
+        yield f"team-boards-{lang}", lambda lang=lang: render_team_boards(config, lang)
+        yield f"shared-boards-{lang}", lambda lang=lang: render_common(config, lang)
+        yield f"join-{lang}", lambda lang=lang: render_join(config, urls, lang, ("Terrabank field network",
+                                                                                 "a-long-password-123"))
+        yield f"poster-{lang}", lambda lang=lang: render_poster(config, "http://192.168.4.1:5000/display", lang)
 
 
-DOCUMENTS = dict(_documents())
+DOCUMENTS = Rendered(_documents())
 
 
 def words(data: bytes, page: int) -> list:

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from printkit import all_text, follows, page_count, page_sizes_mm, pages_text, pypdf, text_boxes
+from printkit import Rendered, all_text, follows, page_count, page_sizes_mm, pages_text, pypdf, text_boxes
 
 import trias
 from printables.geometry import A3, A4, Box, landscape
@@ -30,17 +30,18 @@ CONFIG = Path(__file__).resolve().parents[2] / "config.toml"
 
 
 def documents():
-    """Every Trias document in both languages, as (name, bytes)."""
+    """Every Trias document in both languages, as (name, its renderer): rendered when a test asks for it
+    (printkit.Rendered), not at collection."""
     for lang in ("fr", "en"):
-        yield f"setup-4p-a4-{lang}", render_setup(4, 7, lang)
-        yield f"setup-5p-a3-{lang}", render_setup(5, 11, lang, "a3")
-        yield f"setup-2p-a4-{lang}", render_setup(2, 3, lang)
-        yield f"score-sheet-5-{lang}", render_score_sheet(lang)
-        yield f"score-sheet-2-{lang}", render_score_sheet(lang, 2, ["Black", "White"])
-        yield f"aid-{lang}", render_aid(lang)
+        yield f"setup-4p-a4-{lang}", lambda lang=lang: render_setup(4, 7, lang)
+        yield f"setup-5p-a3-{lang}", lambda lang=lang: render_setup(5, 11, lang, "a3")
+        yield f"setup-2p-a4-{lang}", lambda lang=lang: render_setup(2, 3, lang)
+        yield f"score-sheet-5-{lang}", lambda lang=lang: render_score_sheet(lang)
+        yield f"score-sheet-2-{lang}", lambda lang=lang: render_score_sheet(lang, 2, ["Black", "White"])
+        yield f"aid-{lang}", lambda lang=lang: render_aid(lang)
 
 
-DOCUMENTS = dict(documents())
+DOCUMENTS = Rendered(documents())
 
 
 def font_sizes(data: bytes) -> list:
