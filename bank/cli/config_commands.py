@@ -16,7 +16,6 @@ from bank.errors import BankError, ConfigError
 from bank.game.config import load_config
 from bank.services.bank import identity_problems
 from bank.store import storage_url
-from printables.printable_names import refusal
 
 
 def add_parser(sub, paths) -> None:
@@ -38,6 +37,8 @@ def _source(args) -> str:
 
 def cmd_check(args, config_path: str, db: str) -> int:
     """Exit 0 with one line when the config is sound; else main prints the mistake, exit 2."""
+    from printables.printable_names import refusal  # ReportLab is loaded only for this command, not every start
+
     config = load_config(config_path)  # ConfigError: "<file>: '<dotted key>' <what is wrong and what to write>"
     unprintable = refusal(config, config_path)  # a name that would print with a gap, found before the game
     if unprintable:

@@ -174,3 +174,27 @@ def test_unknown_subcommand_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["fly"])
     assert exit_.value.code == 2
+
+
+def test_a_command_that_prints_nothing_loads_no_reportlab(tmp_path):
+    """ReportLab and the print fonts are `print`'s and `config check`'s: `init`, `user`, `serve` (before it
+    becomes its lean master) started with them, about a fifth of a CPU-second each (config check's font
+    check imported them at every start), a cost every process a game day or a test starts paid."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    terrabank = str(Path(sys.executable).with_name("terrabank"))
+    env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}  # each module imported, one line on stderr
+    env.pop("TERRABANK_DATABASE_URL", None)
+    init = subprocess.run([terrabank, "--config", str(CONFIG_PATH), "--db", str(tmp_path / "game.db"), "init"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert init.returncode == 0, init.stderr[-2000:]
+    loaded = [line.rsplit("|", 1)[-1].strip() for line in init.stderr.splitlines() if line.startswith("import time:")]
+    assert "bank.cli.main" in loaded  # the lines are there
+    assert [m for m in loaded if m.split(".")[0] == "reportlab" or m == "printables.fonts"] == []
+    check = subprocess.run([terrabank, "--config", str(CONFIG_PATH), "--db", str(tmp_path / "game.db"), "config",
+                            "check"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert check.returncode == 0, check.stderr[-2000:]
+    assert "printables.fonts" in check.stderr  # config check still checks every name against the print fonts
