@@ -156,7 +156,7 @@ class BitGeometry:
     """
 
     __slots__ = ("tiles", "T", "_S", "_box", "_wet_from", "mass_bits", "main", "_masses", "_mass_of", "_link",
-                 "_places", "_bits", "_pieces", "_piece_sets", "_kinds", "_take", "_herds")
+                 "_places", "_bits", "_pieces", "_piece_sets", "_kinds", "_take", "_herds", "_kind_bits")
 
     def __init__(self, tiles: dict, parent: "BitGeometry | None" = None, tile=None, place=None, bits: int = 0):
         self.tiles = tiles
@@ -167,6 +167,7 @@ class BitGeometry:
         self._piece_sets: dict = {}
         self._kinds: dict = {}
         self._take = self._herds = None
+        self._kind_bits = None
         # The water is worked out on first use (a search's judgements need only the land masses).
         self._S = self._box = self._wet_from = None
         if parent is None:
@@ -179,12 +180,22 @@ class BitGeometry:
             if parent._S is not None or parent._wet_from is None:  # (no chain of boards waiting for water)
                 self._wet_from = (parent, tb, pb, place)
             self._drift_masses(parent, tile, place, tb, pb)
-        main = None
-        for i, m in enumerate(self.mass_bits):
-            if m & POLE_BIT:
-                main = i
-                break
-        self.main = main
+            kinds = parent._kind_bits
+            if kinds is not None:  # the board before's, with the tile moved
+                kinds = dict(kinds)
+                kind = tiles[place]
+                kinds[kind] = kinds.get(kind, 0) ^ tb | pb
+                self._kind_bits = kinds
+        main = parent.main if parent is not None else None
+        if main is not None and main < len(self.mass_bits) and self.mass_bits[main] & POLE_BIT:
+            self.main = main  # the pole never drifts: its mass mostly keeps its number
+        else:
+            main = None
+            for i, m in enumerate(self.mass_bits):
+                if m & POLE_BIT:
+                    main = i
+                    break
+            self.main = main
 
     def _wet(self) -> int:
         """The interior seas (T5), as bits, worked out now: none when the board before had none and
@@ -198,12 +209,24 @@ class BitGeometry:
             if seas is None:
                 seas = parent._wet()
             a, b, c, d, e, f = NEIGHBOURS[place]
-            if not seas and _RUNS[(a not in tiles) | (b not in tiles) << 1 | (c not in tiles) << 2
-                                  | (d not in tiles) << 3 | (e not in tiles) << 4 | (f not in tiles) << 5] <= 1:
-                # No interior sea before, and the new place's water in one run round it: nothing is cut off.
-                self._S = 0
-                self._wet_from = None
-                return 0
+            if _RUNS[(a not in tiles) | (b not in tiles) << 1 | (c not in tiles) << 2
+                     | (d not in tiles) << 3 | (e not in tiles) << 4 | (f not in tiles) << 5] <= 1:
+                # The new place's water in one run round it: a way through the place goes round it, so
+                # nothing is cut off. No interior sea before: none now.
+                if seas:
+                    # The tile's old place bordered the surrounding water (T10) and opens every sea it
+                    # touched; the others stay seas. (Anything else, not a drift the rules allow: afresh.)
+                    closed = parent.T | seas
+                    freed = tb | fill(dilate(tb) & seas, seas) if dilate(tb) & seas else tb
+                    if NEAR[PLACE[tb.bit_length() - 1]] & ~closed and (pb & ~closed or pb & freed):
+                        seas &= ~freed
+                        self._S = seas
+                        self._wet_from = None
+                        return seas
+                else:
+                    self._S = 0
+                    self._wet_from = None
+                    return 0
         box = self._box
         if box is None and source is not None and source[0]._box is not None:  # the box before, and the place
             q0, q1, r0, r1, s0, s1 = source[0]._box
@@ -269,9 +292,12 @@ class BitGeometry:
 
     def _home(self, b: int) -> int:
         """The index of the land mass holding bit `b`."""
-        for i, m in enumerate(self.mass_bits):
-            if m & b:
+        masses = self.mass_bits
+        i = len(masses) - 1
+        while i >= 0:  # from the last: a drift that changes the masses puts the drifted tile's last
+            if masses[i] & b:
                 return i
+            i -= 1
         raise KeyError(b)
 
     # -- the land masses as places (T5), for whoever reads them --------------------------------
@@ -514,6 +540,38 @@ class BitGeometry:
             inner = c >> 1 & c << 1 & c >> 32 & c << 32 & c >> 31 & c << 31
             found = self._take = self.T & ~inner & big & ~POLE_BIT
         return found
+
+    def kind_bits(self, landscape: str) -> int:
+        """The tiles of `landscape` (or the pole), as bits."""
+        kinds = self._kind_bits
+        if kinds is None:
+            kinds = dict.fromkeys(("mountain", "steppe", "woods", "pole"), 0)
+            bit = BIT
+            for a, kind in self.tiles.items():
+                kinds[kind] = kinds.get(kind, 0) | bit[a]
+            self._kind_bits = kinds
+        return kinds.get(landscape, 0)
+
+    def drift_tile_bits(self, landscape: str | None, within: int) -> int:
+        """The tiles that may drift (can_take) of `landscape` (any if None) among the bits `within`."""
+        ok = self.takeable_bits() & within
+        if landscape is not None and ok:
+            ok &= self.kind_bits(landscape)
+        return ok
+
+    def any_place(self, tiles: int) -> bool:
+        """Whether any tile of the bits `tiles` may drift somewhere (T10)."""
+        bits, place = self._bits, PLACE
+        while tiles:
+            low = tiles & -tiles
+            a = place[low.bit_length() - 1]
+            found = bits.get(a)
+            if found is None:
+                found = bits[a] = self._places_bits(a)
+            if found:
+                return True
+            tiles ^= low
+        return False
 
     def takeable(self, landscape: str | None = None, within: int | None = None) -> list:
         """Tiles that may drift (can_take) of `landscape` (any if None), in the tiles' order;

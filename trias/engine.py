@@ -153,18 +153,22 @@ def end_turn(work: Work) -> None:
     s = work.state
     seat = s.current
     # Only this seat's places change below, one event each, so their counts can be read now.
-    herds = s.herds
-    mine = [p for p, c in herds.items() if c[seat]]
-    mine.sort()  # the places' order
-    for place in mine:
-        own = herds[place][seat]
-        if place not in s.tiles:
-            work.emit({"type": "returned", "player": seat, "at": _pl(place), "count": own, "reason": "swimming", "rule": "T14"})
-            continue
-        excess = s.total(place) - CAPACITY[s.tiles[place]]
-        if excess > 0:
-            work.emit({"type": "returned", "player": seat, "at": _pl(place), "count": min(own, excess),
-                       "reason": "overpopulation", "rule": "T14"})
+    herds, tiles = s.herds, s.tiles
+    back = []  # (place, herds returned, why): swimmers, and herds over a tile's capacity
+    for place, counts in herds.items():
+        own = counts[seat]
+        if own:
+            kind = tiles.get(place)
+            if kind is None:
+                back.append((place, own, "swimming"))
+            else:
+                excess = sum(counts) - CAPACITY[kind]
+                if excess > 0:
+                    back.append((place, min(own, excess), "overpopulation"))
+    if back:
+        back.sort()  # the places' order
+        for place, count, why in back:
+            work.emit({"type": "returned", "player": seat, "at": _pl(place), "count": count, "reason": why, "rule": "T14"})
     if s.played_hand and s.deck:
         card = s.deck[0]
         work.emit({"type": "hand_drawn", "player": seat, "card": card})

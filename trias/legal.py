@@ -7,6 +7,7 @@ its rule; `legal_actions(state)` lists every command `check` accepts.
 from __future__ import annotations
 
 from .bitboard import BIT, NEAR, BitGeometry, nth_place
+from .draws import below, shuffle
 from .errors import BadCommand, IllegalMove
 from .hexes import POLE, distance, label, named_distance, named_neighbours, neighbours, parse
 from .mirror import check_meteorite_drawn, hidden_cards, possible_cards, table_card  # noqa: F401 (re-exported)
@@ -70,13 +71,7 @@ def any_drift(state: State, seat: int, landscape: str | None = None) -> bool:
     """Whether `seat` has at least one legal drift of `landscape` (any if None), stopping at the first."""
     geo = state.geometry()
     if type(geo) is BitGeometry:
-        ok = geo.takeable_bits() & geo.herd_masses(state.herds, seat)
-        if not ok:
-            return False
-        for a, kind in state.tiles.items():
-            if (landscape is None or kind == landscape) and BIT[a] & ok and geo.has_place(a):
-                return True
-        return False
+        return geo.any_place(geo.drift_tile_bits(landscape, geo.herd_masses(state.herds, seat)))
     mine = masses_with_herds(state, seat)
     mass_of = geo.mass_of
     # Tile by tile in any order (it is a yes or no): the first tile that can go somewhere ends it.
@@ -110,12 +105,12 @@ def random_drift(state: State, seat: int, landscape: str | None, rng) -> tuple |
     bits = type(geo) is BitGeometry
     for wanted in ([landscape, None] if landscape is not None else [None]):
         tiles = drift_tiles(state, seat, wanted)
-        rng.shuffle(tiles)
+        shuffle(rng, tiles)
         for a in tiles:
             if bits:  # the k-th of the places in order, without listing them: the same draw (choice reads the length)
                 found = geo.places_bits(a)
                 if found:
-                    return a, nth_place(found, rng.choice(range(found.bit_count())))
+                    return a, nth_place(found, below(rng, found.bit_count()))
                 continue
             places = geo.places_for(a)
             if places:
@@ -139,6 +134,12 @@ def check_drift(state: State, seat: int, tile: tuple, place: tuple, landscape: s
     """Refuse a drift that breaks T10/T11, naming the first condition that fails."""
     geo = state.geometry()
     kind = state.tiles.get(tile)
+    if type(geo) is BitGeometry and kind is not None and (landscape is None or kind == landscape):
+        # A legal drift, the usual command, is one of the tile's drift places (T10) as listed, on a
+        # land mass with a herd of the seat's: the conditions below one by one only for a refusal.
+        pb = BIT.get(place)
+        if pb is not None and geo.places_bits(tile) & pb and geo.herd_masses(state.herds, seat) & BIT[tile]:
+            return
     if kind is None:
         raise IllegalMove("no_tile", f"there is no tile at {label(tile)} to drift (T10)")
     if tile == POLE:

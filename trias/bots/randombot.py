@@ -6,6 +6,7 @@ more drifts than moves on the list) and lets it skip listing every drift.
 
 from __future__ import annotations
 
+from ..draws import below, shuffle
 from ..legal import drift_landscape, random_drift
 from ..listing import birth_places, move_command, move_options, rescue_command, rescue_options
 from ..state import State
@@ -21,7 +22,7 @@ def random_action(state: State, rng) -> dict:
     if phase == "place":
         herds = state.herds
         vacant = [p for p in state.tiles if p not in herds or not sum(herds[p])]
-        return {"type": "place", "at": _pl(rng.choice(vacant))}
+        return {"type": "place", "at": _pl(vacant[below(rng, len(vacant))])}
     if phase == "start":
         if state.deck and rng.random() < 0.5:
             return {"type": "draw"}
@@ -36,7 +37,7 @@ def random_action(state: State, rng) -> dict:
 def random_turn_action(state: State, rng) -> dict:
     """A random phase-2 action (T12), ending the turn as one choice among the kinds."""
     kinds = ["move", "reproduce", "rescue", "end_turn"] + (["drift"] if state.ap >= 3 else [])
-    rng.shuffle(kinds)
+    shuffle(rng, kinds)
     for kind in kinds:
         if kind == "end_turn":
             return {"type": "end_turn"}
@@ -50,14 +51,14 @@ def random_turn_action(state: State, rng) -> dict:
         if kind == "move":
             options = move_options(state)
             if options:
-                return move_command(*rng.choice(options))
+                return move_command(*options[below(rng, len(options))])
         elif kind == "reproduce":
             options = birth_places(state)
             if options:
-                at = rng.choice(options)
+                at = options[below(rng, len(options))]
                 return {"type": "reproduce", "at": [at[0], at[1]]}
         else:
             options = rescue_options(state)
             if options:
-                return rescue_command(rng.choice(options))
+                return rescue_command(options[below(rng, len(options))])
     return {"type": "end_turn"}
