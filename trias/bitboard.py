@@ -267,7 +267,8 @@ class BitGeometry:
         home = parent._home(tb)
         parts = parent._pieces_bits(tile, home)
         near = NEAR[place]
-        into = [i for i, m in enumerate(masses) if i != home and m & near]
+        # The other land masses the place touches: mostly none (no tile next to it off the home mass).
+        into = [i for i, m in enumerate(masses) if i != home and m & near] if parent.T & near & ~masses[home] else []
         touched = [k for k, part in enumerate(parts) if part & near]
         # The masses as places come from the board before's when asked for (a search judging its
         # boards): a few set operations rather than every tile again. Only from a board that needs

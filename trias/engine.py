@@ -7,7 +7,8 @@ caller's state is never touched.
 
 from __future__ import annotations
 
-from .fold import apply_in_place
+from . import fold
+from .fold import FOLDS
 from .hexes import label, parse
 from .legal import any_drift, check
 from .scoring import final_scores, herds_on, interim_part, majority_points, presence, winners
@@ -17,13 +18,21 @@ from .state import CAPACITY, METEORITE, State
 class Work:
     """The working copy of one command and the events it has emitted so far."""
 
+    __slots__ = ("state", "events")
+
     def __init__(self, state: State):
         self.state = state.copy()
         self.events: list = []
 
     def emit(self, event: dict) -> None:
         """Record an event and fold it into the working copy."""
-        apply_in_place(self.state, event)
+        FOLDS[event["type"]](self.state, event)
+        self.events.append(event)
+
+    def put(self, event: dict, folds, *args) -> None:
+        """Record an event and fold it with `folds(state, *args)`: the fold of its kind given the places
+        the engine holds rather than read back from the event (the same fold, fold.py)."""
+        folds(self.state, *args)
         self.events.append(event)
 
 
@@ -41,7 +50,8 @@ def _pl(place: tuple) -> list:
 
 def _place(work: Work, cmd: dict) -> None:
     s = work.state
-    work.emit({"type": "placed", "player": s.current, "at": _pl(cmd["at"]), "herds": 2})
+    at = cmd["at"]
+    work.put({"type": "placed", "player": s.current, "at": _pl(at), "herds": 2}, fold.placed, s.current, at, 2)
     if s.placements == 2 * s.players:
         # T8: the last seat to place starts, and play goes clockwise from there.
         order = [0] + list(range(s.players - 1, 0, -1))
@@ -110,8 +120,8 @@ def drift(work: Work, tile: tuple, place: tuple, cost: int) -> None:
     """Move the tile (its herds stay, swimming) and score a new land mass if T16 says so."""
     s = work.state
     part = interim_part(s, tile, place) if s.rules.interim_scoring else None
-    work.emit({"type": "drifted", "player": s.current, "tile": _pl(tile), "to": _pl(place),
-               "kind": s.tiles[tile], "cost": cost})
+    work.put({"type": "drifted", "player": s.current, "tile": _pl(tile), "to": _pl(place),
+              "kind": s.tiles[tile], "cost": cost}, fold.drifted, tile, place, cost)
     if part:
         counts = herds_on(s, part)
         work.emit({"type": "scored", "reason": "interim", "rule": "T16", "tiles": sorted(label(p) for p in part),
@@ -120,10 +130,11 @@ def drift(work: Work, tile: tuple, place: tuple, cost: int) -> None:
 
 def _move(work: Work, cmd: dict) -> None:
     s = work.state
-    event = {"type": "moved", "player": s.current, "from": _pl(cmd["from"]), "to": _pl(cmd["to"]), "cost": 1}
+    a, b = cmd["from"], cmd["to"]
+    event = {"type": "moved", "player": s.current, "from": _pl(a), "to": _pl(b), "cost": 1}
     if cmd["fresh"]:
         event["fresh"] = True
-    work.emit(event)
+    work.put(event, fold.moved, s.current, a, b, cmd["fresh"], 1)
     _maybe_end(work)
 
 
@@ -134,7 +145,8 @@ def _rescue(work: Work, cmd: dict) -> None:
 
 
 def _reproduce(work: Work, cmd: dict) -> None:
-    work.emit({"type": "born", "player": work.state.current, "at": _pl(cmd["at"]), "cost": 1})
+    seat, at = work.state.current, cmd["at"]
+    work.put({"type": "born", "player": seat, "at": _pl(at), "cost": 1}, fold.born, seat, at, 1)
     _maybe_end(work)
 
 
@@ -168,7 +180,8 @@ def end_turn(work: Work) -> None:
     if back:
         back.sort()  # the places' order
         for place, count, why in back:
-            work.emit({"type": "returned", "player": seat, "at": _pl(place), "count": count, "reason": why, "rule": "T14"})
+            work.put({"type": "returned", "player": seat, "at": _pl(place), "count": count, "reason": why, "rule": "T14"},
+                     fold.returned, seat, place, count)
     if s.played_hand and s.deck:
         card = s.deck[0]
         work.emit({"type": "hand_drawn", "player": seat, "card": card})

@@ -51,8 +51,13 @@ def _card_dealt(s: State, e: dict) -> None:
 
 
 def _placed(s: State, e: dict) -> None:
-    _add_herds(s, parse(e["at"]), e["player"], e["herds"])
-    s.stock = _set(s.stock, e["player"], s.stock[e["player"]] - e["herds"])
+    placed(s, e["player"], parse(e["at"]), e["herds"])
+
+
+def placed(s: State, seat: int, at: tuple, k: int) -> None:
+    """`placed` with its place as the place's tuple (the engine folds what it emits so)."""
+    _add_herds(s, at, seat, k)
+    s.stock = _set(s.stock, seat, s.stock[seat] - k)
     s.placements += 1
     n = s.players
     order = [0] + list(range(n - 1, 0, -1))  # T8: anti-clockwise from the start player
@@ -106,13 +111,17 @@ def _phase(s: State, e: dict) -> None:
 
 
 def _drifted(s: State, e: dict) -> None:
-    tile, place = parse(e["tile"]), parse(e["to"])
+    drifted(s, parse(e["tile"]), parse(e["to"]), e.get("cost", 0))
+
+
+def drifted(s: State, tile: tuple, place: tuple, cost: int) -> None:
+    """`drifted` with its places as the places' tuples."""
     tiles = dict(s.tiles)
     tiles[place] = tiles.pop(tile)
     s.tiles = tiles
     old = s.geo  # the board before: its water is worth keeping (board.Geometry._inherit)
     s.geo = (old, tile, place) if old is not None and type(old) is not tuple else None
-    s.ap -= e.get("cost", 0)
+    s.ap -= cost
     s.card = None
 
 
@@ -121,13 +130,17 @@ def _scored(s: State, e: dict) -> None:
 
 
 def _moved(s: State, e: dict) -> None:
-    p, a, b = e["player"], parse(e["from"]), parse(e["to"])
+    moved(s, e["player"], parse(e["from"]), parse(e["to"]), e.get("fresh"), e["cost"])
+
+
+def moved(s: State, p: int, a: tuple, b: tuple, fresh, cost: int) -> None:
+    """`moved` with its places as the places' tuples."""
     _move_herd(s, a, b, p)
     spent = s.spent.get(a, 0)
-    if not e.get("fresh") and spent:
+    if not fresh and spent:
         _add_spent(s, a, -1)
         _add_spent(s, b, 1)
-    s.ap -= e["cost"]
+    s.ap -= cost
 
 
 def _rescued(s: State, e: dict) -> None:
@@ -142,15 +155,23 @@ def _rescued(s: State, e: dict) -> None:
 
 
 def _born(s: State, e: dict) -> None:
-    p, at = e["player"], parse(e["at"])
+    born(s, e["player"], parse(e["at"]), e["cost"])
+
+
+def born(s: State, p: int, at: tuple, cost: int) -> None:
+    """`born` with its place as the place's tuple."""
     _add_herds(s, at, p, 1)
     _add_spent(s, at, 2)  # T12: the parent has reproduced and the newborn may not yet
     s.stock = _set(s.stock, p, s.stock[p] - 1)
-    s.ap -= e["cost"]
+    s.ap -= cost
 
 
 def _returned(s: State, e: dict) -> None:
-    p, at, k = e["player"], parse(e["at"]), e["count"]
+    returned(s, e["player"], parse(e["at"]), e["count"])
+
+
+def returned(s: State, p: int, at: tuple, k: int) -> None:
+    """`returned` with its place as the place's tuple."""
     _add_herds(s, at, p, -k)
     s.stock = _set(s.stock, p, s.stock[p] + k)
     if at in s.spent:

@@ -134,11 +134,13 @@ def check_drift(state: State, seat: int, tile: tuple, place: tuple, landscape: s
     """Refuse a drift that breaks T10/T11, naming the first condition that fails."""
     geo = state.geometry()
     kind = state.tiles.get(tile)
-    if type(geo) is BitGeometry and kind is not None and (landscape is None or kind == landscape):
+    if type(geo) is BitGeometry and kind is not None:
         # A legal drift, the usual command, is one of the tile's drift places (T10) as listed, on a
-        # land mass with a herd of the seat's: the conditions below one by one only for a refusal.
+        # land mass with a herd of the seat's, of the card's landscape if one of those can drift
+        # (T11): the conditions below one by one only for a refusal.
         pb = BIT.get(place)
-        if pb is not None and geo.places_bits(tile) & pb and geo.herd_masses(state.herds, seat) & BIT[tile]:
+        if pb is not None and geo.places_bits(tile) & pb and geo.herd_masses(state.herds, seat) & BIT[tile] \
+                and (landscape is None or kind == landscape or not any_drift(state, seat, landscape)):
             return
     if kind is None:
         raise IllegalMove("no_tile", f"there is no tile at {label(tile)} to drift (T10)")

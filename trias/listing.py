@@ -51,14 +51,19 @@ def legal_actions(state: State) -> list:
     return actions
 
 
+_LEAST = min(CAPACITY.values())  # the smallest capacity (T2)
+
+
 def full_tiles(state: State) -> set:
     """Tiles at (or above) capacity: no herd enters, crosses or is born there (T13)."""
     kind_of = state.tiles.get
     full = set()
     for p, c in state.herds.items():
-        kind = kind_of(p)
-        if kind is not None and sum(c) >= CAPACITY[kind]:
-            full.add(p)
+        k = sum(c)
+        if k >= _LEAST:  # (fewer herds fill no tile: no need to look the place up)
+            kind = kind_of(p)
+            if kind is not None and k >= CAPACITY[kind]:
+                full.add(p)
     return full
 
 
@@ -108,7 +113,7 @@ def birth_places(state: State) -> list:
     tiles, spent = state.tiles, state.spent
     full = full_tiles(state)
     return [a for a, counts in state.herds.items()
-            if a in tiles and a not in full and counts[seat] - spent.get(a, 0) > 0]
+            if counts[seat] and a in tiles and a not in full and counts[seat] - spent.get(a, 0) > 0]
 
 
 def reproductions(state: State) -> list:

@@ -108,7 +108,9 @@ def final_scores(state: State) -> dict:
     """T18: the per-land-mass table (main land mass excluded) and each seat's total."""
     geo = state.geometry()
     table = []
-    for i, mass in enumerate(geo.masses):
+    # A bit board's masses as places, each listed once (not its masses as sets, made for this alone).
+    masses = [places(m) for m in geo.mass_bits] if type(geo) is BitGeometry else geo.masses
+    for i, mass in enumerate(masses):
         if i == geo.main:
             continue
         counts = herds_on(state, mass)
@@ -122,6 +124,8 @@ def final_scores(state: State) -> dict:
 def presence(state: State) -> list:
     """Land masses (the main one included) on which each seat has at least one herd (T19)."""
     geo = state.geometry()
+    if type(geo) is BitGeometry:  # a seat's masses with a herd on a tile, from the bits
+        return [sum(1 for m in geo.mass_bits if m & mine) for mine in _herd_bits(geo, state.herds, state.players)]
     found = [set() for _ in range(state.players)]
     for place, counts in state.herds.items():
         if place in geo.mass_of:
@@ -129,6 +133,19 @@ def presence(state: State) -> list:
                 if k:
                     found[seat].add(geo.mass_of[place])
     return [len(f) for f in found]
+
+
+def _herd_bits(geo, herds: dict, players: int) -> list:
+    """For each seat, the tiles (as bits) where it has a herd."""
+    found = [0] * players
+    tiles = geo.T
+    for place, counts in herds.items():
+        b = BIT.get(place)
+        if b is not None and tiles & b:
+            for seat, k in enumerate(counts):
+                if k:
+                    found[seat] |= b
+    return found
 
 
 def winners(score, stock, present) -> list:
