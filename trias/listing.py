@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import combinations_with_replacement
-
 from .hexes import NEIGHBOURS
 from .errors import IllegalMove
 from .legal import DRIFT_COST, drift_landscape, drift_pairs
@@ -140,11 +138,30 @@ def rescue_options(state: State) -> list:
         if b not in room:
             c = herds.get(b)
             room[b] = CAPACITY[tiles[b]] - (sum(c) if c else 0)
-    found = []
-    for size in (1, 2, 3):
-        for combo in combinations_with_replacement(pairs, size):
-            if _rescue_fits(combo, have, room):
-                found.append(combo)
+    # Every choice of up to 3 pairs (with repeats) whose swimmers and places suffice, in the order of
+    # combinations_with_replacement(pairs, 1, 2, 3): a choice whose first ones do not fit does
+    # not fit with another added, so the triples grow from the pairs that fit.
+    n = len(pairs)
+    froms = [a for a, _ in pairs]
+    tos = [b for _, b in pairs]
+    one = [k for k in range(n) if room[tos[k]] >= 1]  # (every pair's place holds a swimmer of the seat's)
+    found = [(pairs[k],) for k in one]
+    two = []
+    for i in one:
+        ai, bi = froms[i], tos[i]
+        for j in one:
+            if j >= i:
+                aj, bj = froms[j], tos[j]
+                if have[aj] >= 1 + (ai == aj) and room[bj] >= 1 + (bi == bj):
+                    two.append((i, j))
+    found += [(pairs[i], pairs[j]) for i, j in two]
+    for i, j in two:
+        ai, bi, aj, bj = froms[i], tos[i], froms[j], tos[j]
+        for k in one:
+            if k >= j:
+                ak, bk = froms[k], tos[k]
+                if have[ak] >= 1 + (ai == ak) + (aj == ak) and room[bk] >= 1 + (bi == bk) + (bj == bk):
+                    found.append((pairs[i], pairs[j], pairs[k]))
     return found
 
 
@@ -156,20 +173,6 @@ def rescue_command(combo) -> dict:
 def rescues(state: State) -> list:
     """T12 rescues: every choice of up to 3 own swimmers, each onto a tile next to it."""
     return [rescue_command(combo) for combo in rescue_options(state)]
-
-
-def _rescue_fits(combo, have: dict, room: dict) -> bool:
-    if len(combo) == 1:
-        return have[combo[0][0]] >= 1 and room[combo[0][1]] >= 1
-    used, added = {}, {}
-    for a, b in combo:
-        used[a] = used.get(a, 0) + 1
-        added[b] = added.get(b, 0) + 1
-        if used[a] > have[a]:
-            return False
-        if added[b] > room[b]:
-            return False
-    return True
 
 
 def _mirror_start(state: State) -> list:
