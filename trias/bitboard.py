@@ -488,15 +488,20 @@ class BitGeometry:
         b = BIT.get(tile)
         if b is None or not self.T & b or b == POLE_BIT:
             return 0
-        closed, near = self.closed, NEAR[tile]
+        seas = self._S
+        if seas is None:
+            seas = self._wet()
+        closed, near = self.T | seas, NEAR[tile]
         if closed & near == near:
             return 0
         rest = self.mass_bits[self._home(b)] & ~b
         if not rest:
             return 0
         # Next to the rest of the mass, farther out, and surrounding water once the tile is taken:
-        # not closed, or freed (its place and any sea it touched, which are closed now).
-        return dilate(rest) & FARTHER[FROM_POLE[tile]] & ~(closed ^ self._freed_bits(b))
+        # not closed, or freed (its place and any sea it touched, which are closed now: _freed_bits).
+        freed = b | fill(dilate(b) & seas, seas) if seas else b
+        return (rest | rest << 1 | rest >> 1 | rest << 32 | rest >> 32 | rest << 31 | rest >> 31) \
+            & FARTHER[FROM_POLE[tile]] & ~(closed ^ freed)
 
     def places_bits(self, tile: tuple) -> int:
         """The places `tile` may drift to (T10), as bits (worked out once per arrangement)."""

@@ -21,6 +21,7 @@ PHASE_COMMANDS = {
 }
 # A game whose cards the engine deals has no 'meteorite_drawn' (T15: mirror games only).
 _PHASE_COMMANDS_DEALT = {phase: kinds - {"meteorite_drawn"} for phase, kinds in PHASE_COMMANDS.items()}
+_NOTHING = frozenset()
 DRIFT_COST = 3  # T12
 
 
@@ -197,7 +198,7 @@ def check(state: State, command: dict) -> dict:
     kind = command.get("type")
     if state.phase == "over":
         raise IllegalMove("game_over", "the game is over; final scoring has been done (T18)")
-    allowed = (PHASE_COMMANDS if state.mirror else _PHASE_COMMANDS_DEALT).get(state.phase, frozenset())
+    allowed = (PHASE_COMMANDS if state.mirror else _PHASE_COMMANDS_DEALT).get(state.phase, _NOTHING)
     if kind not in CHECKS:
         raise BadCommand("unknown_command", f"unknown command type {str(kind)[:40]!r}; known: {', '.join(sorted(CHECKS))}")
     if kind == "meteorite_drawn" and not state.mirror:

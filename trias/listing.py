@@ -74,19 +74,22 @@ def open_tiles(state: State) -> set:
 def move_options(state: State) -> list:
     """T12 moves as (from, to, fresh) in the listing's order; `moves` makes them commands."""
     seat, found = state.current, []
-    tiles, spent, near = state.tiles, state.spent, NEIGHBOURS
-    full = full_tiles(state)
-    for a, counts in state.herds.items():
+    tiles, herds, spent, near = state.tiles, state.herds, state.spent, NEIGHBOURS
+    kind_of, herds_at = tiles.get, herds.get
+    for a, counts in herds.items():
         own = counts[seat]
         if not own or a not in tiles:
             continue
         used = spent.get(a, 0)
         both = 0 < used < own  # a 'fresh' variant makes a difference (T12)
         for b in near[a]:
-            if b in tiles and b not in full:
-                found.append((a, b, False))
-                if both:
-                    found.append((a, b, True))
+            kind = kind_of(b)
+            if kind is not None:
+                there = herds_at(b)
+                if there is None or sum(there) < CAPACITY[kind]:  # not full (full_tiles)
+                    found.append((a, b, False))
+                    if both:
+                        found.append((a, b, True))
     return found
 
 
@@ -108,10 +111,10 @@ def birth_places(state: State) -> list:
     seat = state.current
     if not state.stock[seat]:
         return []
-    tiles, spent = state.tiles, state.spent
-    full = full_tiles(state)
+    kind_of, spent = state.tiles.get, state.spent
     return [a for a, counts in state.herds.items()
-            if counts[seat] and a in tiles and a not in full and counts[seat] - spent.get(a, 0) > 0]
+            if counts[seat] and (kind := kind_of(a)) is not None and sum(counts) < CAPACITY[kind]  # a tile, not full
+            and counts[seat] - spent.get(a, 0) > 0]
 
 
 def reproductions(state: State) -> list:

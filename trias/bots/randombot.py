@@ -34,9 +34,13 @@ def random_action(state: State, rng) -> dict:
     return random_turn_action(state, rng)
 
 
+_KINDS = ("move", "reproduce", "rescue", "end_turn")
+_KINDS_DRIFT = _KINDS + ("drift",)
+
+
 def random_turn_action(state: State, rng) -> dict:
     """A random phase-2 action (T12), ending the turn as one choice among the kinds."""
-    kinds = ["move", "reproduce", "rescue", "end_turn"] + (["drift"] if state.ap >= 3 else [])
+    kinds = list(_KINDS_DRIFT if state.ap >= 3 else _KINDS)
     shuffle(rng, kinds)
     for kind in kinds:
         if kind == "end_turn":
