@@ -429,3 +429,63 @@ def test_boards_beyond_the_bit_grid_answer_as_the_reference():
             same_board(after)
             beyond = any(not (LOW <= q <= HIGH and LOW <= r <= HIGH) for q, r in after.tiles)
             assert isinstance(after.geometry(), FloodGeometry if beyond else BitGeometry), drift
+
+
+def test_a_board_with_an_interior_sea_carries_it_through_a_drift_that_cuts_nothing_off(monkeypatch):
+    """A drift elsewhere on a board with an interior sea (T5) keeps the sea without a flood fill of the
+    water (the fill starts from the water outside the tiles' box: refused here), and the board it gives
+    equals the reference's, as does one whose drift opens the sea."""
+    import trias.bitboard as bitboard
+
+    rng = random.Random(3)
+    carried = 0
+    for start in range(6):
+        state = _sea_board(thick=True)
+        state.current = start % 3
+        for _ in range(8):
+            drifts = trias.legal_drifts(state)
+            if not drifts:
+                break
+            before = state.geometry().S
+            pick = rng.choice(drifts)
+            _, after = trias.handle(state, dict(pick, type="drift"))
+            to = tuple(pick["to"])
+            water = sum(1 << k for k, n in enumerate(neighbours(to)) if n not in after.tiles)
+            if before and bitboard._RUNS[water] <= 1:  # a sea before, and the new place cuts nothing off
+                with monkeypatch.context() as m:
+                    m.setattr(bitboard, "_outside_box", lambda box: pytest.fail("flood fill of the water"))
+                    seas = after.geometry().S
+                carried += 1
+                assert seas & ~before == 0  # no new sea
+            same_board(after)  # the seas as the reference finds them
+            state = after
+            state.ap, state.phase = 4, "actions"
+    assert carried >= 5, carried
+
+
+def test_the_random_players_draws_are_those_of_random_random():
+    """trias.draws shuffles and chooses with the very bits Random.shuffle and Random.choice use (a seeded
+    game draws alike either way), and leaves any other generator to its own methods."""
+    from trias.draws import below, shuffle
+
+    for seed in range(40):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        for n in (1, 2, 3, 5, 8, 17, 33, 64, 100):
+            a, b = list(range(n)), list(range(n))
+            shuffle(ours, a)
+            theirs.shuffle(b)
+            assert a == b
+            assert below(ours, n) == theirs.choice(range(n))
+        assert ours.getstate() == theirs.getstate()
+
+    class Counting(random.Random):
+        calls = 0
+
+        def shuffle(self, x):
+            Counting.calls += 1
+            super().shuffle(x)
+
+    shuffle(Counting(1), [1, 2, 3])
+    assert Counting.calls == 1
+    with pytest.raises(IndexError):
+        below(random.Random(1), 0)
