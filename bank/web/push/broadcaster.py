@@ -54,6 +54,9 @@ CATCH_UP = 0.1
 # (encoding the whole picture on every round to compare cost more than the patch); measured again when
 # the patch comes within half of it, and every REMEASURE rounds, as the pictures grow with the game.
 REMEASURE = 20
+# Journal rows sent at most in one message to one console: its connect or `sync` reply, or the rows a round owes
+# it (Broadcaster._owed); a page behind by more gets the rest in the next ones.
+JOURNAL_PAGE = 500
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,9 @@ class Broadcaster:
         self._holds: dict[str, dict[str, str]] = {}  # sid -> {audience: version that page holds}
         self._rounds: set[str] = set()    # pages that read one `round` message per round (rounds.py)
         self._behind: set[str] = set()    # pages left out of a round, still sending: the newest pictures follow
+        # Each console's last journal row sent in order (its reply's, then each round's): its next rows start after
+        # it, wherever the last round's ended (a reply cut at JOURNAL_PAGE rows; a round that failed midway).
+        self._sent: dict[str, int] = {}
         socketio.start_background_task(self._loop)
 
     @property
@@ -120,6 +126,8 @@ class Broadcaster:
             parts = self._current(sid, team) if pictures else {}
             if journal is not None:
                 parts["journal"] = {"rows": journal}
+                # Rows up to the last round's at most (live._journal_upto_round): the rounds go on after them.
+                self._sent[sid] = journal[-1]["seq"] if journal else self._journal_seq
             if sid not in self._rounds:  # a page of an older live.js: each part its own message
                 for event, message in parts.items():
                     self.socketio.emit(event, message, to=sid)
@@ -150,6 +158,7 @@ class Broadcaster:
     def forget(self, sid: str) -> None:
         with self.lock:
             self._holds.pop(sid, None)
+            self._sent.pop(sid, None)
             self._rounds.discard(sid)
             self._behind.discard(sid)
 
@@ -201,10 +210,16 @@ class Broadcaster:
                 pub = self._publish(audience, picture)
                 if pub is not None:
                     pubs[audience] = pub
+            before = self._journal_seq
             rows = self._new_rows(seq)
+            consoles, owed = self._owed(before, rows)
             holders = {audience: [sid for sid, holds in self._holds.items() if audience in holds] for audience in pubs}
             extra = self._newest_for_caught_up(pubs)
-            left_out = rounds.deliver(self.socketio, pubs, rows, self._holds, config.teams, extra)
+            left_out = rounds.deliver(self.socketio, pubs, rows, self._holds, config.teams, extra, owed)
+            for sid in consoles:  # only once the round went out: after a failed one, each console is owed its rows
+                part = owed.get(sid, {"rows": rows}) if sid in self._sent else None
+                if part and part["rows"]:
+                    self._sent[sid] = part["rows"][-1]["seq"]
             self._behind = {sid for sid in self._behind - set(extra) | left_out if sid in self._holds}
             for audience, pub in pubs.items():
                 for sid in holders[audience]:
@@ -253,6 +268,34 @@ class Broadcaster:
             rounds.emit_alike(self.socketio, caught_up.items())
             self._behind -= set(caught_up)
             self._behind &= set(self._holds)  # pages gone meanwhile
+
+    def _owed(self, before: int, rows: list) -> tuple[list, dict]:
+        """(the consoles in the round's room, {sid: journal part or None} for those behind the last round's row,
+        `before`). A console is behind when its connect or `sync` reply was cut at JOURNAL_PAGE rows (a console
+        that moved from a dead process after more than that many rows were booked: it got those rows, then the
+        round's, newer, after a gap; it asked, and got the rest after newer ones), or a round failed midway (its
+        emit raised on one page: the consoles after it in the room missed the rows). It gets the rows after its
+        last first, then this round's, at most JOURNAL_PAGE. So the rows one console is sent always follow on, in
+        order: none after a newer one, no gap for it to ask about."""
+        consoles, owed, alike = rounds.participants(self.socketio, ROUND_FACILITATORS), {}, {}
+        for sid in consoles:
+            sent = self._sent.get(sid)
+            if sent is None or sent >= before:
+                continue
+            if sent not in alike:  # one part for the consoles at one row: one emit for them all (rounds.emit_alike)
+                alike[sent] = self._rows_after(sent, rows[-1]["seq"] if rows else before)
+            owed[sid] = alike[sent]
+        return consoles, owed
+
+    def _rows_after(self, sent: int, last: int) -> dict | None:
+        upto = min(last, sent + JOURNAL_PAGE)
+        self.logger.info("journal rows %d-%d owed to a console behind the rounds: sent first", sent + 1, upto)
+        try:
+            rows = self.services.bank.rows_upto(sent, upto)
+        except Exception:  # the journal unread (a database away): nothing now, the next round owes them again
+            self.logger.exception("reading the rows owed to a console failed")
+            return None
+        return {"rows": rows} if rows else None
 
     def _new_rows(self, seq: int) -> list:
         """The journal rows after the last round's up to this round's `seq`, for the consoles: from the bank's

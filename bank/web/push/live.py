@@ -21,7 +21,7 @@ from bank.web.serving import after_reply, reload as config_reload
 from bank.web.serving.identity import display_name, links_generation, team_name
 from bank.web.access.auth import current_login
 from bank.web.push.auth_text import refuse_unreadable
-from bank.web.push.broadcaster import Broadcaster
+from bank.web.push.broadcaster import JOURNAL_PAGE, Broadcaster
 from bank.web.push.rounds import rooms_of
 from bank.web.push.extensions import socketio_of
 from bank.web.push.socket_owners import DISPLAY_TOKEN, Owner, SocketOwners, owners  # noqa: F401 (re-exported)
@@ -29,7 +29,6 @@ from bank.web.push.replay_push import play_replay
 from bank.web.push.witness_push import tell_facilitators
 
 _STARTING = threading.Lock()
-JOURNAL_PAGE = 500  # journal rows sent at most per connect or `sync`; a page behind by more asks again
 LINKS_SEEN = "terrabank_links_seen"  # app.extensions: the links' stamp the sweep last acted on
 LINKS_EPOCH = "terrabank_links_epoch"  # app.extensions: replaced by links_replaced() in this process
 SESSIONS_SEEN = "terrabank_sessions_seen"  # app.extensions: (the sessions' stamp, the keys) the sweep last read
@@ -154,7 +153,7 @@ def _journal_upto_round(sender: Broadcaster, after: int) -> list:
     Why: a console that moved to another process joined `facilitators`, got that process's
     next rows from a round, then the reply to its `sync`, older, which static/js/console_journal.js
     dropped as already passed (56-62 rows per moved console). A page more than 500 rows behind gets the
-    first 500 and asks for the rest with `sync` (console_journal.js fills a gap from its last seq)."""
+    first 500 here, and the rest from the next rounds before their own rows (Broadcaster._owed)."""
     rows = islice(takewhile(lambda row: row["seq"] <= sender.journal_seq,
                             current_app.extensions["terrabank"].bank.journal_rows(after)), JOURNAL_PAGE)
     return list(rows)

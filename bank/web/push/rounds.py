@@ -75,18 +75,21 @@ class Publication:
         return self.patch if self.patch is not None and held == self.base else self.whole
 
 
-def deliver(socketio, pubs: dict, rows: list, holds: dict, teams, extra: dict | None = None) -> set:
+def deliver(socketio, pubs: dict, rows: list, holds: dict, teams, extra: dict | None = None,
+            journals: dict | None = None) -> set:
     """Emit one round: `pubs` {audience: Publication} (the audiences that changed), `rows` the new
     journal rows, `holds` {sid: {audience: version held}} before this round. A page closed by an emit
     (python-engineio's "client is gone") is only skipped: no lookup here needs a sid in `holds`.
 
     Returns the pages left out because their socket was still sending (see the module's doc): they keep
     the versions they hold, and get the newest pictures once they have caught up (`extra`: {sid: parts},
-    the pictures this round does not change, for such a page that has caught up)."""
+    the pictures this round does not change, for such a page that has caught up). `journals` {sid: journal
+    part or None}: the consoles whose last row sent is not the last round's get their own rows instead
+    (Broadcaster._owed: the rows after their last, in order)."""
     journal = {"rows": rows} if rows else None
     left_out: set = set()
     _one_room(socketio, ROUND_OTHERS, [PUBLIC], None, pubs, holds, left_out, extra)
-    _one_room(socketio, ROUND_FACILITATORS, [PUBLIC], journal, pubs, holds)  # the journal: never left out
+    _one_room(socketio, ROUND_FACILITATORS, [PUBLIC], journal, pubs, holds, journals=journals)  # never left out
     for team in teams:
         _one_room(socketio, ROUND_TEAM + team_room(team), [PUBLIC, team_room(team)], None, pubs, holds, left_out, extra)
     if any(True for _ in socketio.server.manager.get_participants("/", LEGACY)):  # a page of an older live.js
@@ -112,30 +115,34 @@ def participants(socketio, room: str) -> list[str]:
 
 
 def _one_room(socketio, room: str, audiences: list, journal: dict | None, pubs: dict, holds: dict,
-              left_out: set | None = None, extra: dict | None = None) -> None:
+              left_out: set | None = None, extra: dict | None = None, journals: dict | None = None) -> None:
     """One room's round. With `left_out` (not for the consoles' journal), a page still sending is left out
     and added to it. `extra` {sid: parts}: the newest pictures, whole, of the audiences this round leaves
-    unchanged, for the pages that were left out before and have caught up; they go in the page's message."""
+    unchanged, for the pages that were left out before and have caught up; they go in the page's message.
+    `journals` {sid: journal part or None}: a console's own rows instead of `journal`, in a message of its own."""
     changed = [a for a in audiences if a in pubs]
     sids = participants(socketio, room)
     extra = {sid: extra[sid] for sid in sids if sid in extra} if extra else {}
-    if not changed and journal is None and not extra:
+    journals = journals or {}
+    if not changed and journal is None and not extra and not journals:
         return
     tail = {"journal": journal} if journal else {}
     common = {**{event_of(a): pubs[a].patch or pubs[a].whole for a in changed}, **tail}
     own = []  # (sid, its message or None)
     for sid in sids:
         mine = holds.get(sid)
+        rows = tail if sid not in journals else {"journal": journals[sid]} if journals[sid] else {}
         if left_out is not None and mine is not None and sid not in extra and still_sending(socketio, sid):
             left_out.add(sid)
             own.append((sid, None))  # skipped by the room's emit, sent nothing now
         elif mine is None or any(a not in mine for a in audiences):
             # Still connecting (in the room before on_connect notes what it holds): no patch of a
             # picture it never got; the journal rows, as every console gets them (its reply merges by seq).
-            own.append((sid, tail or None))
-        elif sid in extra or any(pubs[a].patch is not None and mine[a] != pubs[a].base for a in changed):
+            own.append((sid, rows or None))
+        elif sid in extra or sid in journals or any(pubs[a].patch is not None and mine[a] != pubs[a].base
+                                                    for a in changed):
             own.append((sid, {**{event_of(a): pubs[a].for_page(mine[a]) for a in changed}, **extra.get(sid, {}),
-                              **tail}))
+                              **rows}))
     if common and len(own) < len(sids):  # no emit (no encoding) for a room with no page that takes the common message
         socketio.emit(ROUND, common, to=room, skip_sid=[sid for sid, _ in own] or None)
     emit_alike(socketio, own)
