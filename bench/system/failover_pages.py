@@ -386,6 +386,7 @@ class Outcome:
     failed_moves: list
     acked: dict
     kill_after: int     # commands acknowledged when the process was killed
+    problems: list = field(default_factory=list)  # the servers' log lines reporting a failure (Cluster.problems)
 
     def moved(self) -> list:
         return [p for p in self.pages if p.moved]
