@@ -23,6 +23,12 @@ under MIN_PACE: a fifth of a second still shows one action after another. MARGIN
 the bound for writing each action and drawing it on the screens (tens of milliseconds each on a
 Pi, up to 0.3 s at a phone) and for the search's overruns.
 
+One thread thinks for every game, one decision at a time, and a decision thinks to a budget of seconds: a
+second table's computer seats would wait for the first's whole decisions (two tables of 4 hard seats:
+turns of a median 5.9-7.2 s, 18 of 19 over 5 s, against 3.4 s alone). So a decision's seconds are
+shared among the games whose computer seat is to play (`budget_for`): each table's turns keep their
+bound, each search gets its share of the one thread (as threads would under the GIL).
+
 Its command id names the position it answers (TriasGame.play_computer), so a move
 is never played twice for one position, even by two threads or across a restart.
 Games still going are looked up once at start: a restart resumes them.
@@ -160,7 +166,7 @@ class Computer:
         seq = game.last_seq  # before the state: a move between the two reads makes the choice's seq newer
         state = game.state
         started = self.clock()
-        chosen = game.choose_computer()  # the search: up to seconds, without the game's lock
+        chosen = game.choose_computer(self.budget_for(gid, game))  # the search: up to seconds, without the lock
         thought = self.clock() - started
         if chosen is None or chosen[1] != seq or game.last_seq != seq:
             return None  # the position moved on while it thought (an undo, a move): think again
@@ -177,6 +183,23 @@ class Computer:
                             thinking_left(level, known[3]) if decisions_left(v) > 1 else 0.0)
             self.chosen[gid] = choice
         return choice
+
+    def budget_for(self, gid: str, game) -> dict | None:
+        """The budget of the game's next computer decision: its level's own (None) when no other game has a
+        computer seat to play; else its seconds shared among those games (see the module's doc)."""
+        seat = game.computer_to_play()
+        base = trias.bots.DEFAULT_BUDGET.get(game.seats[seat].get("level", "")) if seat is not None else None
+        tables = self.tables_thinking(gid)
+        if not base or tables == 1:
+            return None
+        return {**base, **{key: base[key] / tables for key in ("seconds", "turn") if key in base}}
+
+    def tables_thinking(self, gid: str) -> int:
+        """How many games have a computer seat to play now, `gid`'s included (this thread thinks for each)."""
+        with self.lock:
+            others = [other for other in self.changed if other != gid]
+        playing = (self.games.get(other) for other in others)
+        return 1 + sum(1 for other in playing if other is not None and other.computer_to_play() is not None)
 
     def _write(self, gid: str, game, choice: Choice) -> int:
         before = choice.seq
