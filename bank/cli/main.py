@@ -11,7 +11,7 @@ from pathlib import Path
 from bank.cli import config_commands as cli_config
 from bank.cli import migrate as cli_migrate
 from bank.cli import printing as cli_print
-from bank.cli import trias_commands as cli_trias
+from bank.cli import trias_parser as cli_trias
 from bank.cli import serve as cli_web
 from bank.store import gamefile
 from bank.store import storage_url

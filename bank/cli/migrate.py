@@ -9,7 +9,6 @@ from pathlib import Path
 from bank.store import storage_url
 from bank.game.config import load_config
 from bank.errors import BankError
-from bank.services.migrate import default_game_name, migrate
 from bank.store.storage import StorageError
 
 
@@ -32,6 +31,8 @@ def cmd_migrate(args, config_path: str, db: str) -> int:
                         f"set {storage_url.ENV_VAR} (or [storage] url in config.toml), or give --url "
                         "postgresql://USER@HOST/DATABASE; see docs/DEPLOY.md.")
     url = storage_url.check_url(url, _url_origin(args))
+    from bank.services.migrate import migrate  # the copy's modules (PostgreSQL's among them): this command's only
+
     moved = migrate(db, config, url, _game(args, db))
     source = Path(db).resolve()
     print(f"Copied {_n(moved.entries, 'journal entry', 'journal entries')} and {_n(moved.snapshots, 'snapshot')}, "
@@ -57,6 +58,8 @@ def _url_origin(args) -> str:
 
 def _game(args, db: str) -> str:
     if args.game is None:
+        from bank.services.migrate import default_game_name
+
         return default_game_name(db)
     try:
         return storage_url.game_name(args.game)

@@ -57,6 +57,29 @@ def _app(config_path: str, db: str, **settings):
     return serve_lean.app(config_path, db, **settings)  # Flask is loaded only for the web commands
 
 
+@contextlib.contextmanager
+def _accounts(config_path: str, db: str):
+    """(config, accounts) of the game, without the web app: `user` and `links` are one-off commands and
+    need no Flask (about 0.6 CPU-s a start). As create_app would: the game is created when there is none
+    yet, and each team gets its phone link; the app's own files (its cookie key, the Trias folder) are
+    left for `serve` to make."""
+    from bank.services.bank import Bank
+    from bank.store.accounts import open_access
+
+    config = load_config(config_path)
+    exists = storage_url.target(db, config).exists()
+    bank = Bank.open(db, config) if exists else Bank.create(db, config)
+    try:
+        access = open_access(db, config)
+        try:
+            access.ensure_team_tokens(config.teams)
+            yield config, access
+        finally:
+            access.close()
+    finally:
+        bank.close()
+
+
 def print_qr(url: str) -> None:
     """A QR code in the terminal, to open the console from a tablet's camera."""
     import qrcode
@@ -323,8 +346,8 @@ def cmd_user(args, config_path: str, db: str) -> int:
         raise BankError("bad_username", f"the username {args.username!r} has no visible letters or holds a "
                         "control character; choose a plain name such as alice")
     password = _read_password(args)
-    access = _app(config_path, db).extensions["terrabank"].access
-    access.add_user(args.username, password, args.role)
+    with _accounts(config_path, db) as (_config, access):
+        access.add_user(args.username, password, args.role)
     print(f"Facilitator {args.username} ({args.role}) is ready.")
     return 0
 
@@ -349,15 +372,16 @@ def _read_password(args) -> str:
 
 def cmd_links(args, config_path: str, db: str) -> int:
     """Each team's phone link; print the join cards for the QR codes."""
-    services = _app(config_path, db).extensions["terrabank"]
     from bank.web.field.addresses import normalise
 
+    with _accounts(config_path, db) as (config, access):
+        tokens = access.team_tokens()
     # As the join cards and the admin page: --base, else the address `serve` last
     # printed for this game (its real port, e.g. `serve --port 8080`), else the configured port.
-    base = normalise(args.base or remembered_address(db) or f"http://{addresses()[0]}:{services.config.port}")
+    base = normalise(args.base or remembered_address(db) or f"http://{addresses()[0]}:{config.port}")
     warning = loopback_warning(base)
     if warning:
         print(warning, file=sys.stderr)
-    for team, token in services.access.team_tokens().items():
+    for team, token in tokens.items():
         print(f"{team:10} {base}/t/{token}")
     return 0

@@ -17,8 +17,6 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from babel.messages.pofile import read_po
-
 LANGUAGES = ("fr", "en", "it")      # a catalogue each
 FIELD_LANGUAGES = ("fr", "en")      # the field game's pages, sheets and API speak these
 TRIAS_LANGUAGES = ("fr", "en", "it")  # the Trias pages and printables speak these
@@ -37,6 +35,8 @@ def catalogue(lang: str) -> dict:
     path = FOLDER / lang / "LC_MESSAGES" / "messages.po"
     if not path.exists():
         return {}
+    from babel.messages.pofile import read_po  # Babel is loaded with the first catalogue, not by every CLI start
+
     with path.open("rb") as f:
         catalog = read_po(f, locale=lang)
     found = {m.id: m.string for m in catalog if m.id and isinstance(m.id, str) and m.string}

@@ -198,3 +198,56 @@ def test_a_command_that_prints_nothing_loads_no_reportlab(tmp_path):
                             "check"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert check.returncode == 0, check.stderr[-2000:]
     assert "printables.fonts" in check.stderr  # config check still checks every name against the print fonts
+
+
+def _imports(tmp_path, *command: str, stdin: str | None = None) -> list:
+    """The modules a `terrabank` command imports (PYTHONPROFILEIMPORTTIME: one line each on stderr)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    terrabank = str(Path(sys.executable).with_name("terrabank"))
+    env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
+    env.pop("TERRABANK_DATABASE_URL", None)
+    run = subprocess.run([terrabank, "--config", str(CONFIG_PATH), "--db", str(tmp_path / "game.db"), *command],
+                         input=stdin, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    loaded = [line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")]
+    assert "bank.cli.main" in loaded  # the lines are there
+    return loaded
+
+
+def test_user_and_links_build_no_web_app_and_init_loads_only_what_it_uses(tmp_path):
+    """`user` and `links` are one-off commands on the game's accounts: they built the whole Flask app (Flask,
+    Socket.IO, every route and template global), about 0.6 CPU-s a start, for one row. And every command loaded
+    the modules of `trias` (the engine, its computer players), `migrate` (the PostgreSQL copy) and Babel
+    (the web's translations), which only those commands and the web pages use."""
+    from bank.store.accounts import open_access
+
+    init = _imports(tmp_path, "init")
+    unused = ("flask", "werkzeug", "socketio", "babel", "trias", "bank.web.app", "bank.services.migrate",
+              "bank.store.journal_pg", "bank.services.trias_games")
+    assert [m for m in init if m.split(".")[0] in unused or m in unused] == []
+    user = _imports(tmp_path, "user", "alice", "--role", "banker", "--password-stdin", stdin="correct horse\n")
+    assert [m for m in user if m.split(".")[0] in ("flask", "socketio", "flask_socketio", "jinja2")] == []
+    access = open_access(tmp_path / "game.db", load_config(CONFIG_PATH))
+    try:  # the account is there, and works
+        assert [(u["username"], u["role"]) for u in access.users()] == [("alice", "banker")]
+        assert access.check("alice", "correct horse") == "banker"
+        tokens = access.team_tokens()
+    finally:
+        access.close()
+    links = _imports(tmp_path, "links", "--base", "http://192.168.4.1:5000")
+    assert [m for m in links if m.split(".")[0] in ("flask", "socketio", "flask_socketio", "jinja2")] == []
+    assert tokens and set(tokens) == set(load_config(CONFIG_PATH).teams)
+
+
+def test_the_trias_commands_levels_are_the_engines():
+    """`terrabank trias`'s parser names the computer players' levels without loading the engine."""
+    import trias
+    from bank.cli import trias_parser
+    from bank.web.i18n import TRIAS_LANGUAGES
+
+    assert trias_parser.LEVELS == trias.bots.LEVELS
+    assert trias_parser.LANGS == TRIAS_LANGUAGES
