@@ -175,6 +175,7 @@ def _serve(args, config_path: str, config, db: str) -> int:
     # Production: the app that serves is made in Gunicorn's worker, after the fork (the ticker's
     # threads must start there); this one only answers the start-up questions below, ticker off.
     hosted = _hosting_settings(args, config_path)
+    serve_lean.skip_unused_imports(config_path, getattr(args, "games", None), config)  # as the worker will
     app = _app(config_path, db, TICKER=dev, PHONE_BASE=base, **hosted)
     urls = [f"http://{a}:{port}" for a in (addresses() if host == "0.0.0.0" else [host])]
     if base:

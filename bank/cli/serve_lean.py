@@ -126,7 +126,7 @@ def _worker_app(params: dict, limits):
     return prepare(app(params["config"], params["db"], TICKER=True, PHONE_BASE=params["base"], **settings), limits)
 
 
-def skip_unused_imports(config_path: str, games: str | None) -> list:
+def skip_unused_imports(config_path: str, games: str | None, config=None) -> list:
     """Keep python-socketio from importing, in the worker, what this server never uses (P3 memory).
 
     `import socketio` imports its asyncio client, whose Engine.IO client imports aiohttp when it is
@@ -134,11 +134,13 @@ def skip_unused_imports(config_path: str, games: str | None) -> list:
     redis.asyncio (6 MB) whether or not a queue is set. Both modules try their imports and go on
     without them. The bank itself imports redis only for a queue (push/peers.py); a queue comes
     from the environment or config.toml at start (a reload never adds one), and a hosted game's
-    own config might set one, so redis is kept with --games. Returns the modules left out."""
+    own config might set one, so redis is kept with --games. `serve`'s first process (before it becomes
+    this master) builds an app too, to answer the start-up questions: it skips them as well, given the
+    config it has read already. Returns the modules left out."""
     from bank.web.push.peers import queue_url
 
     skipped = ["aiohttp"]
-    if not games and queue_url(served_config(config_path)) is None:
+    if not games and queue_url(config or served_config(config_path)) is None:
         skipped.append("redis")
     skipped = [name for name in skipped if name not in sys.modules]
     for name in skipped:
