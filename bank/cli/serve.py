@@ -60,23 +60,16 @@ def _app(config_path: str, db: str, **settings):
 @contextlib.contextmanager
 def _accounts(config_path: str, db: str):
     """(config, accounts) of the game, without the web app: `user` and `links` are one-off commands and
-    need no Flask (about 0.6 CPU-s a start). As create_app would: the game is created when there is none
-    yet, and each team gets its phone link; the app's own files (its cookie key, the Trias folder) are
-    left for `serve` to make."""
-    from bank.services.bank import Bank
-    from bank.store.accounts import open_access
+    need no Flask (about 0.6 CPU-s a start). The game is opened as create_app opens it (game_open.py); the
+    app's own files (its cookie key, the Trias folder) are left for `serve` to make."""
+    from bank.services.game_open import open_game
 
     config = load_config(config_path)
-    exists = storage_url.target(db, config).exists()
-    bank = Bank.open(db, config) if exists else Bank.create(db, config)
+    bank, access = open_game(db, config)
     try:
-        access = open_access(db, config)
-        try:
-            access.ensure_team_tokens(config.teams)
-            yield config, access
-        finally:
-            access.close()
+        yield config, access
     finally:
+        access.close()
         bank.close()
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from flask import Flask
 
-from bank.store import storage_url
 from bank.game.config import GameConfig, load_config
 from bank.services.bank import Bank
+from bank.services.game_open import open_game
 from bank.store.storage import private_file, private_folder
-from bank.store.accounts import AccessRules, open_access
+from bank.store.accounts import AccessRules
 from bank.web import health, refusal_text
 from bank.web.access import device_cookie
 from bank.web.access.auth import load_login
@@ -60,12 +60,9 @@ def create_app(settings: dict | None = None) -> Flask:
     app.json.sort_keys = False  # keep the config's order: teams, resources, tracks as written
     # CLOCKS: (system clock, monotonic clock) functions, for tests that jump the machine's clock.
     wall, mono = settings.pop("CLOCKS", (time.time, time.monotonic))
-    # The file at --db, or the game of that name in PostgreSQL when a database URL is set.
-    exists = storage_url.target(db, config).exists()
-    bank = Bank.open(db, config, wall=wall, mono=mono) if exists else Bank.create(db, config, wall=wall, mono=mono)
-    # Beside the journal: in the SQLite file, or in PostgreSQL shared by every process of the game.
-    access = open_access(db, config, app.config.get("PASSWORD_HASH", "scrypt"))
-    access.ensure_team_tokens(config.teams)
+    # The file at --db, or the game of that name in PostgreSQL when a database URL is set; its accounts
+    # beside the journal (in the SQLite file, or in PostgreSQL shared by every process of the game).
+    bank, access = open_game(db, config, app.config.get("PASSWORD_HASH", "scrypt"), wall=wall, mono=mono)
     if "SECRET_KEY" not in settings:  # every process of a game in PostgreSQL signs cookies with its one key
         shared = None if key_file else access.shared_secret()
         app.config["SECRET_KEY"] = shared or _secret_key(Path(key_file or db.with_suffix(".secret")))
