@@ -90,7 +90,7 @@ def checked_arbiter(config_path: str, db: str, say):
             now = _read(config_path)
             if peer and now == self.loaded:  # this process already serves this file: no second worker
                 return
-            found = problem(config_path, db, now) if now is not None else problem(config_path, db)
+            found = problem(config_path, db, now)  # None (the file gone): the check says so, naming it
             if found:
                 say(f"terrabank: the reload was refused, this process goes on with the config it had: {found}")
                 return
