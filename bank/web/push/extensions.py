@@ -21,7 +21,7 @@ def make_socketio(app, register) -> SocketIO:
     hub.install()
     server = SocketIO(async_mode="threading")
     register(server)
-    server.init_app(app, async_mode="threading", cors_allowed_origins=None, max_http_buffer_size=64 * 1024,
+    server.init_app(app, async_mode="threading", cors_allowed_origins=None, max_http_buffer_size=deflate.MAX_MESSAGE,
                     ping_interval=10, ping_timeout=10)
     return server
 

@@ -107,7 +107,7 @@ class Hub:
             f"{'-'.join(p.capitalize() for p in key[5:].split('_'))}: {value}\r\n".encode("latin-1")
             for key, value in environ.items() if key.startswith("HTTP_")) + b"\r\n"
         ws.receive_data(head)
-        extension, reply = HubDeflate(), b""
+        extension, reply = HubDeflate(eio.server.max_http_buffer_size), b""  # inflates no more (deflate.py)
         for event in ws.events():
             if isinstance(event, Request):
                 reply = ws.send(AcceptConnection(extensions=[extension]))
