@@ -123,10 +123,15 @@ class Phone(RawWebSocket):
         self.rounds: list[dict] = []
         self.separate: list[str] = []  # separate picture/journal messages sent although it reads rounds
         self.legacy = legacy or namespace != "/"
+        answers = ("40" + self.prefix, "44" + self.prefix)  # accepted, or refused with the bank's reason
         try:
-            self.wait(lambda: any(t.startswith("0") for t in self.texts), timeout)
-            self.send_text("40" + self.prefix + json.dumps(auth))
-            self.wait(lambda: any(t.startswith("40" + self.prefix) for t in self.texts), timeout)
+            if self.wait(lambda: any(t.startswith("0") for t in self.texts), timeout):
+                self.send_text("40" + self.prefix + json.dumps(auth))
+                self.wait(lambda: any(t.startswith(answers) for t in self.texts), timeout)
+            if not self.closed and not any(t.startswith(answers) for t in self.texts):
+                # Neither accepted nor refused and still open: a page that would wait for ever. Say so here,
+                # rather than let a test count it as connected (a closed one is left for the test to read).
+                raise ConnectionError(f"no answer to the connect in {timeout} s; received {self.texts[-3:]}")
         except BaseException:
             self.close()  # no socket left for the garbage collector to warn about in a later test
             raise
