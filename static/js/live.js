@@ -34,6 +34,9 @@
     if (typeof seq === "number" && seq > (+document.body.dataset.seq || 0)) document.body.dataset.seq = seq;
   };
 
+  // The socket's last event on <body data-live>: what a badge stuck on "offline" hides (for debugging).
+  function noteLive(what) { document.body.dataset.live = what + " @" + new Date().toISOString().slice(11, 19); }
+
   /** Note that fresh data arrived (socket message or API read): the badge counts from now. */
   TB.touch = function () { lastMessageAt = Date.now(); updateBadge(); };
 
@@ -70,12 +73,14 @@
     };
     socket.on("connect", function () {
       // The connect itself brings the whole pictures, and the journal after opts.after().
+      noteLive("connect");
       connected = true;
       refusal = "";
       updateBadge();
     });
-    socket.on("disconnect", function () { connected = false; updateBadge(); });
+    socket.on("disconnect", function (reason) { noteLive("disconnect " + reason); connected = false; updateBadge(); });
     socket.on("connect_error", function (err) {
+      noteLive("error " + (err && err.message) + " " + (err && err.description));
       connected = false;
       refusal = refusalOf(err);
       updateBadge();

@@ -51,7 +51,11 @@ def console(context, url, user="lea"):
     page.fill("#password", "password1")
     page.click("#login-submit")
     page.wait_for_url("**/console")
-    expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"), timeout=30_000)  # a loaded machine
+    try:
+        expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"), timeout=30_000)  # a loaded machine
+    except AssertionError as error:  # what the socket last said: a refusal, a transport error, nothing at all
+        said = page.evaluate("() => [document.body.dataset.live, document.getElementById('conn-badge').textContent]")
+        raise AssertionError(f"{user}'s console not live after 30 s: socket {said[0]!r}, badge {said[1]!r}") from error
     return page
 
 
