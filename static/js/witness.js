@@ -10,7 +10,8 @@
  * Another game behind the same link (the bank's answer names another game mark) is never adopted
  * silently: a new game made over the old one with the links kept (`init --force --keep-links`) declares
  * the game it replaced and where it ended (bound into its chain), and the page announces it; any other
- * game behind the link this page kept its head for is an alarm, with both heads, reported like a rollback.
+ * game behind the link this page kept its head for is an alarm, with both heads, reported like a rollback;
+ * so is any other game behind a facilitator's page (sameWitness).
  */
 (function () {
   "use strict";
@@ -101,10 +102,21 @@
     retries = 0;
     if (found.game !== saw.game) {
       if (follows(saw, found.previous)) announce(saw, found.previous, found.head, found.game);
-      else if (saw.link && saw.link === linkTag()) return alarm(saw, found.head, found.game);
-      else keep(found.head.seq, found.head.hash, found.game); // another game, opened with another link (or none)
+      else if (sameWitness(saw)) return alarm(saw, found.head, found.game);
+      else keep(found.head.seq, found.head.hash, found.game); // another game, opened with another link
     } else if (found.hash !== saw.hash) return alarm(saw, found.head, found.game);
     vouched = true;
+  }
+
+  /** Whether the head kept was seen by this very witness, so another game behind it, undeclared, is a swap: the
+   * same link, or a facilitator's page (logged in: body data-facilitator) where a page without a link kept it.
+   * Before, a facilitator's page adopted any other game in silence: a game swapped on the laptop's disk (the
+   * meta, seed and chain rewritten, the accounts kept) left the admin page saying nothing while the phones
+   * alarmed. A page without a link nobody logged in on (a big screen without its key) still adopts it. */
+  function sameWitness(saw) {
+    var tag = linkTag();
+    if (tag) return saw.link === tag;
+    return saw.link === "" && document.body.dataset.facilitator === "1";
   }
 
   /** Whether the bank's game declares it replaced the game this page saw, at or after the entry it saw

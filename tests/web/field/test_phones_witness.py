@@ -208,7 +208,10 @@ class _Witnessed:
 def test_another_game_behind_the_same_link_is_an_alarm_on_the_phone_and_the_admin_page(chromium, tmp_path):
     """Before: the phone took the bank for another game (its mark changed with `created_at`)
     and silently adopted its head; the admin page's list stayed empty. Now the phone, which kept its head
-    for this team link, shows both heads and says another game answers; the admin page lists its report."""
+    for this team link, shows both heads and says another game answers; the admin page lists its report.
+    The admin page itself, a facilitator's page that kept its head at this address, raised no alarm: it
+    adopted the other game in silence ("all fine" while the game was swapped). Now it alarms too, with both
+    heads, and its own report confirms the phone's."""
     seen = None
     pages = _Witnessed(chromium, tmp_path)
     try:
@@ -224,11 +227,15 @@ def test_another_game_behind_the_same_link_is_an_alarm_on_the_phone_and_the_admi
         assert f"{now_seq}" in text and now_hash[:12] in text, text  # the bank's head now
         assert "autre partie" in text, text
         assert _kept(pages.phone) == {"seq": seen_seq, "hash": seen_hash}  # the evidence is kept
+        own = pages.admin.locator("#chain-alarm")
+        expect(own).to_be_visible(timeout=60_000)  # before: none, the admin page adopted the other game's head
+        text = own.inner_text()
+        assert seen_hash[:12] in text and now_hash[:12] in text and "autre partie" in text, text
         reports = pages.admin.locator("#chain-witness li").filter(has_text="équipe blue")
         expect(reports).to_have_count(1, timeout=30_000)  # before: the admin list was empty
+        expect(reports).to_have_attribute("data-confirmed", "yes", timeout=30_000)  # the admin page's own agrees
         line = reports.inner_text()
         assert seen_hash[:12] in line and now_hash[:12] in line and "autre partie" in line, line
-        assert "non confirmé" in line, line  # one page alone says so (the admin page adopted: it has no link)
         assert [str(e) for e in pages.errors] == []  # before: "heard is not defined", thrown by each alarm
     finally:
         pages.close()
