@@ -14,7 +14,7 @@ import sys
 
 from bank.errors import BankError, ConfigError
 from bank.game.config import load_config
-from bank.services.bank import identity_problems
+from bank.game.game_identity import config_problems
 from bank.store import storage_url
 
 
@@ -48,11 +48,11 @@ def cmd_check(args, config_path: str, db: str) -> int:
     if where.exists():  # a sound file whose ids the game lacks would be refused by the start (or the reload)
         journal = where.open()
         try:
-            problems = identity_problems(journal.identity(), config.identity())
+            problems = config_problems(journal, config)
         finally:
             journal.close()
         if problems:
-            raise BankError("config_mismatch", f"{config_path}: the game ({storage}) was made with other ids: "
+            raise BankError("config_mismatch", f"{config_path}: the game ({storage}) was made with other ids or order: "
                             f"{'; '.join(problems)}; a start or a reload would refuse it", path=config_path)
     print(f"{config_path} (from {_source(args)}) is a sound game config: {len(config.teams)} teams, "
           f"{config.duration_seconds // 60} minutes in {config.sessions} session{'s' if config.sessions > 1 else ''}, "

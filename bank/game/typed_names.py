@@ -94,21 +94,26 @@ class Found:
 
 
 class NameTable:
-    """The names of one kind (teams, resources...): id -> the labels it may be written as."""
+    """The names of one kind (teams, resources...): id -> the labels it may be written as.
 
-    def __init__(self, items: dict):
-        self.exact = {}  # folded words -> {id: rank}: 0 the whole label, 1 without its article
-        self.forms = []  # (plain words, id) for cut forms
-        for key, labels in items.items():
-            for label in labels:
-                words = [w for w, _, _ in tokens(label) if w != CUT]
-                if not words:
-                    continue
-                self._add(tuple(fold(w) for w in words), key, 0)
-                self.forms.append((tuple(plain(w) for w in words), key))
-                if len(words) > 1 and fold(words[0]) in ARTICLES:
-                    self._add(tuple(fold(w) for w in words[1:]), key, 1)
-                    self.forms.append((tuple(plain(w) for w in words[1:]), key))
+    `fallback`: id -> more ways to write it, read only where no label fits as well: the ids (never printed:
+    "Green", the English name of team blue, is blue's, not team green's) and a team's name when the game
+    began (a sheet printed before a reload renamed it)."""
+
+    def __init__(self, items: dict, fallback: dict | None = None):
+        self.exact = {}  # folded words -> {id: rank}: 0 the whole label, 1 without its article, 2 and 3 fallbacks
+        self.forms, self.fallback_forms = [], []  # (plain words, id) for cut forms
+        for rank, names, forms in ((0, items, self.forms), (2, fallback or {}, self.fallback_forms)):
+            for key, labels in names.items():
+                for label in labels:
+                    words = [w for w, _, _ in tokens(label) if w != CUT]
+                    if not words:
+                        continue
+                    self._add(tuple(fold(w) for w in words), key, rank)
+                    forms.append((tuple(plain(w) for w in words), key))
+                    if len(words) > 1 and fold(words[0]) in ARTICLES:
+                        self._add(tuple(fold(w) for w in words[1:]), key, rank + 1)
+                        forms.append((tuple(plain(w) for w in words[1:]), key))
         self.longest = max((len(seq) for seq in self.exact), default=0)
 
     def _add(self, seq: tuple, key: str, rank: int) -> None:
@@ -143,13 +148,16 @@ class NameTable:
     def _cut(self, words: list, at: int, keywords) -> Found | None:
         """A name's first words, the last of them perhaps cut ('Mégalosaure-Anticons', 'Verts qui'), and
         the cut mark if written: the longest start any name has; two names with it are both returned."""
-        best, keys = 0, set()
-        for form, key in self.forms:
-            n = _start_length(form, words, at, keywords)
-            if n > best:
-                best, keys = n, {key}
-            elif n == best and n:
-                keys.add(key)
+        for forms in (self.forms, self.fallback_forms):
+            best, keys = 0, set()
+            for form, key in forms:
+                n = _start_length(form, words, at, keywords)
+                if n > best:
+                    best, keys = n, {key}
+                elif n == best and n:
+                    keys.add(key)
+            if best:
+                break
         if not best:
             return None
         end = at + best

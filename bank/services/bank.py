@@ -10,6 +10,7 @@ import time
 from typing import Iterator
 
 from bank.game import engine
+from bank.game.game_identity import config_problems, identity_problems  # noqa: F401 (re-exported)
 from bank.store import chain, storage_url, succession
 from bank.services import timeline
 from bank.services.recent_rows import RecentRows
@@ -33,18 +34,6 @@ class _Answered(Exception):
     def __init__(self, result: Result):
         super().__init__(result)
         self.result = result
-
-
-def identity_problems(stored: dict, current: dict) -> list[str]:
-    """Per kind of id, which ids the game has that the config lacks and the reverse."""
-    problems = []
-    for kind in sorted(set(stored) | set(current)):
-        old, new = set(stored.get(kind, [])), set(current.get(kind, []))
-        if old - new:
-            problems.append(f"{kind} {', '.join(sorted(old - new))} missing from the config")
-        if new - old:
-            problems.append(f"{kind} {', '.join(sorted(new - old))} not in the game")
-    return problems
 
 
 class Bank(ClockKeeping):
@@ -113,7 +102,7 @@ class Bank(ClockKeeping):
         """
         journal = storage_url.target(path, config).open()
         try:
-            problems = identity_problems(journal.identity(), config.identity())
+            problems = config_problems(journal, config)
             if problems:
                 raise BankError("config_mismatch", f"The game in {path} was made with another "
                                 f"config: {'; '.join(problems)}. Restore the config.toml it was "
@@ -361,6 +350,10 @@ class Bank(ClockKeeping):
         entry and head}), bound into this game's chain (bank/store/chain.py); None: it replaced none (or was
         made before games declared it). A page that held a head of that game is told of a new game."""
         return succession.declared(self._journal.meta(chain.PREVIOUS_KEY))
+
+    def created_with(self) -> str | None:
+        """The config text the game was created with (its meta): the teams' names and order when it began."""
+        return self._journal.meta("config_text")
 
     def close(self) -> None:
         """Close the database."""

@@ -25,7 +25,7 @@ from bank.errors import BankError
 from bank.store.journal import Journal, _connect, storage_errors
 from bank.store.migrate_copy import copy_game, put_in_place, target_exists
 from bank.store.migrate_access import read_access, write_access
-from bank.services.bank import Bank, fold, identity_problems
+from bank.services.bank import Bank, config_problems, fold
 from bank.game.state import GameState
 from bank.store.storage import StorageError
 from bank.store.storage_url import PostgresTarget, display_url, game_name
@@ -119,7 +119,7 @@ class _ReadOnlyJournal(Journal):
 def _loaded(journal, config, where) -> Bank:
     """A Bank on `journal` as Bank.open loads one (latest snapshot, then the rows after it),
     without choosing the store from the URL: here the file and the copy are both open at once."""
-    problems = identity_problems(journal.identity(), config.identity())
+    problems = config_problems(journal, config)
     if problems:
         raise BankError("config_mismatch", f"The game in {where} was made with another config: "
                         f"{'; '.join(problems)}. Give the config.toml it was made with (--config); "

@@ -156,7 +156,7 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
     whatever the batch or the device (paper_line.py, paper_shared.py). A line typed
     without a sheet keeps the batch's identity: the batch key and how many identical commands come
     before it in the text."""
-    grammar = Grammar(services.config, services.bank.state.events, _lang())
+    grammar = Grammar(services.config, services.bank.state.events, _lang(), services.bank.created_with())
     seen: dict = {}
     numbers: dict = {}  # (sheet, number) -> the text line that gave it, in this batch
     copies = services.access.paper_copies()  # which line stood for the other team's booking (paper_shared.py)

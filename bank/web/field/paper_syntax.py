@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from bank.game.game_identity import created_teams
 from bank.game.typed_names import ARTICLES, CUT, ROMAN, NameTable, fold, tokens, words_of  # noqa: F401 (ROMAN: the tests')
 from printables.state_syntax import examples, forms
 
@@ -79,8 +80,8 @@ class Names:
 
     `shown`: each id's name as the page shows it, listed when a line names none of them."""
 
-    def __init__(self, items: dict, shown: dict | None = None, keywords=frozenset()):
-        self.table = NameTable(items)
+    def __init__(self, items: dict, shown: dict | None = None, keywords=frozenset(), fallback: dict | None = None):
+        self.table = NameTable(items, fallback)
         self.shown = ", ".join((shown or {}).get(key, key) for key in items)
         self.names = shown or {}
         self.keywords = keywords
@@ -102,8 +103,12 @@ class Names:
 
 def _labels(thing) -> list:
     label = thing.label if isinstance(thing.label, dict) else {"en": str(thing.label)}
-    texts = [*label.values(), thing.id, thing.id.replace("_", " ")]
-    return texts + [t.split(" (")[0] for t in label.values()]
+    return [*label.values()] + [t.split(" (")[0] for t in label.values()]
+
+
+def _ids(thing) -> list:
+    """The id as a name too, read only where no label fits as well (NameTable's fallback): ids are never printed."""
+    return [thing.id, thing.id.replace("_", " ")]
 
 
 def _shown(things, lang: str) -> dict:
@@ -113,20 +118,22 @@ def _shown(things, lang: str) -> dict:
 
 class Grammar:
     """The names of one game (config.toml), read once per batch; `lang`: the page's, for the lists of
-    names a refusal gives."""
+    names a refusal gives; `created_with`: the config text the game was created with (Bank.created_with),
+    whose team names a sheet printed before a rename carries."""
 
-    def __init__(self, config, events: dict, lang: str | None = None):
+    def __init__(self, config, events: dict, lang: str | None = None, created_with: str | None = None):
         self.config = config
         lang = lang or config.language
 
         roles = list(config.roles.values())
         # A name cut short never ends on a word of the moves: "Zoé récolte" is Zoé's harvest.
-        keywords = KEYWORDS.union(w for r in roles for label in _labels(r) for w in words_of(label))
+        keywords = KEYWORDS.union(w for r in roles for label in _labels(r) + _ids(r) for w in words_of(label))
 
-        def names(things):
+        def names(things, former=None):
             things = list(things)
-            return Names({t.id: _labels(t) for t in things}, _shown(things, lang), keywords)
-        self.teams = names(config.teams.values())
+            fallback = {t.id: _ids(t) + (former or {}).get(t.id, []) for t in things}
+            return Names({t.id: _labels(t) for t in things}, _shown(things, lang), keywords, fallback)
+        self.teams = names(config.teams.values(), _former_names(created_with, config))
         self.resources = names(config.resources.values())
         self.buildings = names(config.buildings.values())
         self.animals = names(config.animals.values())
@@ -140,6 +147,18 @@ class Grammar:
         self.teams.example, self.fight_example = lines["harvest"], lines["fight"]
         resource = next(iter(self.resources.names.values()), "")
         self.refill_example = f"{'réapprovisionne' if lang == 'fr' else 'refill'} 20 {resource}"
+
+
+def _former_names(created_with: str | None, config) -> dict:
+    """id -> the names a team had when the game was created, where they are not its names now."""
+    former = {}
+    for team in created_teams(created_with):
+        label = team.get("label")
+        texts = [t for t in (label.values() if isinstance(label, dict) else [label]) if isinstance(t, str)]
+        now = config.teams.get(team["id"])
+        if now is not None:
+            former[team["id"]] = [t for t in texts if t not in now.label.values()]
+    return former
 
 
 def parse(line: str, grammar: Grammar) -> dict:

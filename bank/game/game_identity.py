@@ -1,0 +1,51 @@
+"""What ties a stored game to a config: the ids it was made with, and the order of its teams.
+
+A game's rows name teams, resources, buildings... by id, so a config without one of them (or with one
+more) cannot run it. The teams' order counts too: the paper ledgers name a team's sheet by its letter in
+that order (bank/game/paper_sheet.py). Names may change (a reload renames a team): the sheets printed
+before keep the old name, and the paper re-entry reads it (bank/web/field/paper_syntax.py).
+"""
+
+from __future__ import annotations
+
+import tomllib
+
+
+def identity_problems(stored: dict, current: dict) -> list[str]:
+    """Per kind of id, which ids the game has that the config lacks and the reverse."""
+    problems = []
+    for kind in sorted(set(stored) | set(current)):
+        old, new = set(stored.get(kind, [])), set(current.get(kind, []))
+        if old - new:
+            problems.append(f"{kind} {', '.join(sorted(old - new))} missing from the config")
+        if new - old:
+            problems.append(f"{kind} {', '.join(sorted(new - old))} not in the game")
+    return problems
+
+
+def created_teams(config_text: str | None) -> list:
+    """The [[teams]] tables (id, label...) of the config text a game was created with, in its order; [] when
+    that text is not a game config (a game stored before, a Trias game's kind)."""
+    try:
+        teams = tomllib.loads(config_text or "").get("teams")
+    except (tomllib.TOMLDecodeError, TypeError):
+        return []
+    return [t for t in teams if isinstance(t, dict) and isinstance(t.get("id"), str)] if isinstance(teams, list) else []
+
+
+def order_problems(config_text: str | None, config) -> list:
+    """[a sentence] when `config` lists the game's teams in another order than the config it was created with
+    (`config_text`): a ledger's letter is its team's place in that order, so sheet 0A, printed for the first
+    team, would be read as the new first team's (its trades and fights booked again from the other sheet)."""
+    created = [t["id"] for t in created_teams(config_text)]
+    now = list(config.teams)
+    if sorted(created) != sorted(now) or created == now:
+        return []  # other ids are identity_problems' to name
+    return [f"teams are listed as {', '.join(now)}, the game was created with them as {', '.join(created)}: the paper "
+            f"ledgers name a team's sheet by its letter in that order (sheet 0A is {created[0]}'s), so a sheet printed "
+            f"before would be read as another team's; list the teams in the game's order"]
+
+
+def config_problems(journal, config) -> list:
+    """What keeps `config` from running the stored game `journal` (its identity and creation meta), as sentences."""
+    return identity_problems(journal.identity(), config.identity()) + order_problems(journal.meta("config_text"), config)
