@@ -17,7 +17,7 @@ from bank.game.config_model import (
 )
 from bank.game.config_reader import Reader
 from bank.game.graphemes import graphemes
-from bank.game.typed_names import typed_key
+from bank.game.typed_names import as_printed, typed_key
 
 MAX_AMOUNT = 100_000  # no real game gets near this; it keeps typos like 1000000 out
 
@@ -180,9 +180,9 @@ def _typed_apart(t: Reader, teams: dict) -> None:
         if not typed_key(text):
             t.sub("label").fail(lang, f"{text!r} has no letter or digit: a banker writes the team's name by hand "
                                 "on the paper ledgers and types it back")
-    mine = {typed_key(text) for text in team.label.values()}
+    mine = {typed_key(form) for text in team.label.values() for form in as_printed(text)}
     for other in list(teams.values())[:-1]:
-        same = mine & {typed_key(text) for text in other.label.values()}
+        same = mine & {typed_key(form) for text in other.label.values() for form in as_printed(text)}
         if same:
             t.sub("label").fail(next(iter(team.label)), f"is typed as {' '.join(next(iter(same)))!r}, as team "
                                 f"{other.id!r}'s name is: without case, accents, emoji, dashes or a leading article "

@@ -93,6 +93,22 @@ class Found:
     end: int
 
 
+def as_printed(label: str) -> list:
+    """The label, and as a sheet prints it when it holds a flag: ReportLab sets no text, so a flag (two regional
+    indicators) is drawn as its two letters, "Les 🇫🇷 Bleus" as "Les F R Bleus", which a banker copies as
+    "F R" or "FR"; an emoji is a space, but those letters are words."""
+    if not any(_regional(ch) for ch in label):
+        return [label]
+    apart = "".join(f" {chr(ord(ch) - 0x1F1E6 + ord('A'))} " if _regional(ch) else ch for ch in label)
+    joined = re.sub(r"[\U0001F1E6-\U0001F1FF]{2}", lambda m: " " + "".join(
+        chr(ord(ch) - 0x1F1E6 + ord("A")) for ch in m.group(0)) + " ", label)
+    return [label, apart, joined]
+
+
+def _regional(ch: str) -> bool:
+    return "\U0001f1e6" <= ch <= "\U0001f1ff"
+
+
 class NameTable:
     """The names of one kind (teams, resources...): id -> the labels it may be written as.
 
@@ -105,7 +121,7 @@ class NameTable:
         self.forms, self.fallback_forms = [], []  # (plain words, id) for cut forms
         for rank, names, forms in ((0, items, self.forms), (2, fallback or {}, self.fallback_forms)):
             for key, labels in names.items():
-                for label in labels:
+                for label in [form for label in labels for form in as_printed(label)]:
                     words = [w for w, _, _ in tokens(label) if w != CUT]
                     if not words:
                         continue

@@ -138,6 +138,12 @@ def bare(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
 
 
+def flags_as_drawn(name: str, glue: str = " ") -> str:
+    """The name as the print pack draws it: ReportLab sets no text, so a flag is its two letters ("Les F R Bleus"),
+    copied apart or together ("Les FR Bleus")."""
+    return re.sub("[\U0001f1e6-\U0001f1ff]{2}", lambda flag: f" {glue.join(chr(ord(ch) - 0x1F1E6 + 65) for ch in flag.group(0))} ", name)
+
+
 def hand_forms(name: str) -> set:
     """How a banker writes a printed name: as printed, lower case, no emoji (or a box), no accents,
     œ as oe, any dash, without its article."""
@@ -145,7 +151,8 @@ def hand_forms(name: str) -> set:
     boxed = "".join(ch if re.match(r"[\w\s,'’—–-]", ch) or unicodedata.category(ch)[0] == "M" or ch == "\u00ad"
                     else "□" for ch in name)  # an emoji copied as a box, an accent as the sheet draws it
     forms = {name, name.lower(), no_emoji, boxed, bare(no_emoji), name.replace("—", "-"),
-             no_emoji.replace("œ", "oe").replace("Œ", "Oe").replace("æ", "ae"), name.replace("-", " ")}
+             no_emoji.replace("œ", "oe").replace("Œ", "Oe").replace("æ", "ae"), name.replace("-", " "),
+             flags_as_drawn(name), flags_as_drawn(name, "")}
     first = re.split(r"[\s']", name, maxsplit=1)
     if len(first) == 2 and first[0].lower() in ARTICLES | {"l"} and words_of(first[1]):
         forms.add(first[1])
@@ -220,6 +227,19 @@ def read_back(names: list) -> None:
         attacker = ids[(ids.index(team) + 1) % len(ids)]
         fight = parse(f"{config.teams[attacker].label['fr']} pirate 1 bat {name} récolteur 1", grammar)
         assert (fight["attacker_team"], fight["defender_team"]) == (attacker, team)
+
+
+def test_a_flag_printed_as_its_two_letters_is_read_back():
+    """A sheet draws "Les 🇫🇷 Bleus de Łódź" as "Les F R Bleus de Łódź" (no text shaping: a flag is two
+    letters): copied so, the name was "Les", not a team of this game."""
+    grammar = Grammar(config_with(["Les 🇫🇷 Bleus de Łódź", "Jaunes 🇧🇪🇫🇷", "Rouges", "Verts"]), {}, "fr")
+    for written in ("Les F R Bleus de Lodz", "les FR bleus de Łódź", "Les 🇫🇷 Bleus de Łódź", "Bleus de Lodz"):
+        assert team_of(f"{written} récolte eau", grammar) == "blue", written
+    assert team_of("Jaunes B E F R récolte énergie", grammar) == "yellow"
+    fight = parse("Jaunes BE FR pirate 1 bat Les F R Bleus de Lodz récolteur 1", grammar)
+    assert (fight["attacker_team"], fight["defender_team"]) == ("yellow", "blue")
+    with pytest.raises(ConfigError, match="cannot tell them apart"):  # printed alike: "F R Bleus"
+        config_with(["🇫🇷 Bleus", "FR Bleus", "Rouges", "Verts"])
 
 
 def test_refusals_and_sheets_give_examples_in_the_games_own_names(game_day):
