@@ -18,8 +18,13 @@ def open_game(db, config, hash_method: str = "scrypt", *, wall=time.time, mono=t
     bank = Bank.open(db, config, wall=wall, mono=mono) if exists else Bank.create(db, config, wall=wall, mono=mono)
     try:
         access = open_access(db, config, hash_method)
-        access.ensure_team_tokens(config.teams)
     except BaseException:
+        bank.close()
+        raise
+    try:
+        access.ensure_team_tokens(config.teams)
+    except BaseException:  # a file another program holds: a worker tries again (serving/opening.py), nothing left open
+        access.close()
         bank.close()
         raise
     return bank, access

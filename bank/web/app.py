@@ -63,37 +63,42 @@ def create_app(settings: dict | None = None) -> Flask:
     # The file at --db, or the game of that name in PostgreSQL when a database URL is set; its accounts
     # beside the journal (in the SQLite file, or in PostgreSQL shared by every process of the game).
     bank, access = open_game(db, config, app.config.get("PASSWORD_HASH", "scrypt"), wall=wall, mono=mono)
-    if "SECRET_KEY" not in settings:  # every process of a game in PostgreSQL signs cookies with its one key
-        shared = None if key_file else access.shared_secret()
-        app.config["SECRET_KEY"] = shared or _secret_key(Path(key_file or db.with_suffix(".secret")))
-    app.extensions["terrabank"] = Services(bank, config, access)
-    # All three measure time on the bank's time line (bank/services/timeline.py): a jump of the machine's
-    # clock neither logs every facilitator out nor stretches a lock.
-    app.extensions["terrabank_lockout"] = access.lockout(clock=bank.now)  # failed log-ins survive a restart
-    app.extensions["terrabank_sessions"] = access.sessions(clock=bank.now)  # log-ins are rows: they can be ended
-    app.session_interface.clock = bank.now  # the cookie's age too (before any request makes its signer)
-    device_cookie.register(app)  # the lead's trusted device has a lane in the server's admission of bodies
-    _init_trias(app, db)
-    _register(app)
-    health.register(app, db)  # /healthz, /readyz, one log line per outage
-    from bank.web.field import paper_routes
-    paper_routes.register(app, db)  # the game state on paper, written to disk by itself; the batch re-entry
-    from bank.web.field import replay_routes
-    replay_routes.register(app)  # the game's story replayed on the big screen
-    from bank.web.field import chain_routes
-    chain_routes.register(app)  # the phones as witnesses of the journal
-    make_socketio(app, _register_sockets)
-    if app.config.get("GAMES_DIR"):  # several games on this server, each under /g/<name>/
-        _host_games(app)
-    if app.config.get("TICKER", False):
-        from bank.web.push.live import start_ticker
+    try:
+        if "SECRET_KEY" not in settings:  # every process of a game in PostgreSQL signs cookies with its one key
+            shared = None if key_file else access.shared_secret()
+            app.config["SECRET_KEY"] = shared or _secret_key(Path(key_file or db.with_suffix(".secret")))
+        app.extensions["terrabank"] = Services(bank, config, access)
+        # All three measure time on the bank's time line (bank/services/timeline.py): a jump of the machine's
+        # clock neither logs every facilitator out nor stretches a lock.
+        app.extensions["terrabank_lockout"] = access.lockout(clock=bank.now)  # failed log-ins survive a restart
+        app.extensions["terrabank_sessions"] = access.sessions(clock=bank.now)  # log-ins are rows: they can be ended
+        app.session_interface.clock = bank.now  # the cookie's age too (before any request makes its signer)
+        device_cookie.register(app)  # the lead's trusted device has a lane in the server's admission of bodies
+        _init_trias(app, db)
+        _register(app)
+        health.register(app, db)  # /healthz, /readyz, one log line per outage
+        from bank.web.field import paper_routes
+        paper_routes.register(app, db)  # the game state on paper, written to disk by itself; the batch re-entry
+        from bank.web.field import replay_routes
+        replay_routes.register(app)  # the game's story replayed on the big screen
+        from bank.web.field import chain_routes
+        chain_routes.register(app)  # the phones as witnesses of the journal
+        make_socketio(app, _register_sockets)
+        if app.config.get("GAMES_DIR"):  # several games on this server, each under /g/<name>/
+            _host_games(app)
+        if app.config.get("TICKER", False):
+            from bank.web.push.live import start_ticker
 
-        # Only the serving process may write: a jump of the machine's clock seen at
-        # start pauses a running game clock before anyone books (R34).
-        bank.hold_if_suspect()
-        start_ticker(app)
-    if app.config.get("TICKER") or app.config.get("TRIAS_COMPUTER"):
-        app.extensions["trias_computer"].start()  # computer seats play on the server (trias_computer.py)
+            # Only the serving process may write: a jump of the machine's clock seen at
+            # start pauses a running game clock before anyone books (R34).
+            bank.hold_if_suspect()
+            start_ticker(app)
+        if app.config.get("TICKER") or app.config.get("TRIAS_COMPUTER"):
+            app.extensions["trias_computer"].start()  # computer seats play on the server (trias_computer.py)
+    except BaseException:  # a worker builds it again later (serving/opening.py): leave no connection open
+        access.close()
+        bank.close()
+        raise
     return app
 
 

@@ -120,6 +120,18 @@ def worker_classes():
             _die_with_parent(self.ppid)
             super().init_process()
 
+        def load_wsgi(self):
+            # A game the database cannot open yet (it is away, or another program holds the file's lock):
+            # answer 503 and open it as soon as it can, rather than fail to boot and end the master (opening.py).
+            try:
+                super().load_wsgi()
+            except Exception as exc:
+                from bank.web.serving.opening import Opening, transient
+
+                if not transient(exc):
+                    raise
+                self.wsgi = Opening(self, exc)
+
         def accept(self, listener):
             for _ in range(ACCEPT_BATCH):
                 if not self.accept_one(listener):
