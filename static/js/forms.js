@@ -15,6 +15,7 @@
       if (r.status === 401) { window.location.href = TB.url("/login"); return; }
       if (!r.ok) return;
       TB.clock.set(r.data);
+      if (TB.outbox) TB.outbox.setGame(r.data.game); // which game a command kept from now on is made in
       onState(r.data);
     }
     return { load: load, refreshSoon: function () { clearTimeout(timer); timer = setTimeout(load, 150); } };
@@ -253,7 +254,7 @@
       // Written down before it goes: a tab closed during its ~20 s of retries still keeps it on the device.
       if (box) box.hold(command, key, made);
       var result = await TB.command(command, {
-        key: key, headers: again ? box.headers(made) : undefined,
+        key: key, headers: again ? box.headers(made, again.game) : undefined,
         onRetry: function (n, error) {
           // The bank answered but cannot write (disk full, read-only): its sentence, not "no answer".
           if (error && error.code !== "network" && error.message) W.banner(opts.banner, "error", [W.errorText(error), " \u27f3 " + n]);

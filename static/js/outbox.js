@@ -21,6 +21,10 @@
   var MAX_SAID_S = 999999; // the most the header may say (bank/web/field/outbox.py reads six digits)
   var tab = TB.uuid(), account = null, box = null, flushing = false, loginNeeded = false, lastReport = "";
   var nextTry = 0; // a command just given up on after its retries waits a moment before the next try
+  // Which game this page books in: the address (a host serves several games, /g/<name>/, on one origin, whose
+  // pages share localStorage) and the game's mark (GET /api/state: made again, it is another game). Each entry
+  // names both: another address's entries are not this page's; another game's are refused by the bank (X-Game).
+  var place = TB.url("/"), game = null;
   var memory = {}; // when localStorage is refused (a private window may), this page at least keeps them
   var outbox = (TB.outbox = { tryEveryMs: 3000, leaseMs: 15000, settleMs: 15000, onBooked: null, onChange: null, onList: null });
 
@@ -48,7 +52,8 @@
       if (!name || name.indexOf(PREFIX) !== 0) continue;
       try {
         var item = JSON.parse(s.getItem(name));
-        if (item && typeof item.key === "string" && item.command && typeof item.made === "number") out.push(item);
+        if (item && typeof item.key === "string" && item.command && typeof item.made === "number" &&
+            (!item.at || item.at === place)) out.push(item);
       } catch (e) { /* a damaged entry is not a command */ }
     }
     return out.sort(function (a, b) { return a.made - b.made || (a.key < b.key ? -1 : 1); });
@@ -93,7 +98,7 @@
     if (!account) return false;
     var d = W.describe(command);
     var item = { key: key, command: command, account: account, made: made || Date.now(), state: "waiting",
-      words: d.label + (d.detail ? " \u00b7 " + d.detail : "") };
+      words: d.label + (d.detail ? " \u00b7 " + d.detail : ""), at: place, game: game };
     var ok = put(item);
     nextTry = Date.now() + outbox.tryEveryMs;
     changed();
@@ -105,16 +110,20 @@
     if (!account) return false;
     var d = W.describe(command);
     return put({ key: key, command: command, account: account, made: made, state: "sending", until: Date.now() + 90000,
-      words: d.label + (d.detail ? " \u00b7 " + d.detail : "") });
+      words: d.label + (d.detail ? " \u00b7 " + d.detail : ""), at: place, game: game });
   };
 
   /** Take an entry out (it is being sent from the page itself, or the facilitator dropped it). */
   outbox.remove = function (key) { remove(key); changed(); };
 
-  /** The headers that say a command waited on this device since `made`. */
-  outbox.headers = function (made) {
-    return { "X-Queued-Seconds": String(waited({ made: made })), "X-Device": device() };
+  /** The headers that say a command waited on this device since `made`, made in game `mark` (this page's). */
+  outbox.headers = function (made, mark) {
+    var out = { "X-Queued-Seconds": String(waited({ made: made })), "X-Device": device() };
+    if (mark || game) out["X-Game"] = mark || game;
+    return out;
   };
+  /** The game this page books in (its mark, from GET /api/state): entries kept from now on name it. */
+  outbox.setGame = function (mark) { if (typeof mark === "string" && mark) game = mark; };
 
   /** Seconds this entry waited, by this device's clock (never below 0 if the clock was set back); past a day
    * the bank refuses it with its reason (queued_too_long), and the facilitator decides. */
@@ -180,7 +189,7 @@
         var next = outbox.waiting()[0];
         if (!next || (!locked && !holdLease())) break;
         var result = await TB.api("POST", "/api/commands", next.command, { key: next.key, retry: false,
-          headers: outbox.headers(next.made) });
+          headers: outbox.headers(next.made, next.game) });
         if (!find(next.key)) continue; // dropped in another tab while it was on its way
         if (unreachable(result)) { reached = false; break; }
         var code = result.error && result.error.code;
@@ -224,7 +233,7 @@
       onclick: function () {
         // A refused command was not booked: the facilitator makes it again now, under a new key.
         remove(item.key);
-        put(Object.assign({}, item, { key: TB.uuid(), state: "waiting", error: null, made: Date.now() }));
+        put(Object.assign({}, item, { key: TB.uuid(), state: "waiting", error: null, made: Date.now(), at: place, game: game }));
         changed();
         outbox.flush();
       } }));

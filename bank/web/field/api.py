@@ -208,8 +208,10 @@ def post_command():
     try:  # a command the page kept while the bank was out of reach: noted on its row, never judged by
         queued = outbox.queued_note(request.headers.get("X-Queued-Seconds"), request.headers.get("X-Device"),
                                     command.get("type"))
+        if queued:
+            outbox.same_game(request.headers.get("X-Game"), s.bank.game_mark())
     except outbox.QueuedError as exc:
-        return error(400, exc.code, exc.message, exc.params)
+        return error(exc.status, exc.code, exc.message, exc.params)
     if queued:
         command["queued"] = queued
     command["actor"] = session["user"]

@@ -1,7 +1,10 @@
 """Commands a facilitator's page kept on its device while the bank could not be reached (docs/OUTBOX.md).
 
 The page sends such a command later with two headers: X-Queued-Seconds, how long it waited on the
-device (by the device's clock), and X-Device, the device's own random name. The bank never judges a
+device (by the device's clock), and X-Device, the device's own random name; and with X-Game, the game it
+was made in (Bank.game_mark). A device keeps what it holds per browser, not per game: a rehearsal's
+commands still kept when the game is made again for the day (`init --force`), or a tablet that serves two
+games of one host, would book one game's commands in another; such a command is refused (other_game). The bank never judges a
 rule by them: it decides at arrival by its own clock. They are written on the journal row as
 `queued`, so the report can say how many commands came late and from which stations.
 
@@ -29,9 +32,9 @@ _WHOLE = re.compile(r"[0-9]{1,6}")
 class QueuedError(Exception):
     """Headers that do not say a usable wait: an HTTP status, a code, a sentence and parameters."""
 
-    def __init__(self, code: str, message: str, **params):
+    def __init__(self, code: str, message: str, status: int = 400, **params):
         super().__init__(message)
-        self.code, self.message, self.params = code, message, params
+        self.code, self.message, self.status, self.params = code, message, status, params
 
 
 def queued_note(seconds: str | None, device: str | None, kind) -> dict | None:
@@ -53,6 +56,15 @@ def queued_note(seconds: str | None, device: str | None, kind) -> dict | None:
                           "device and sent later: make it again now that the bank answers",
                           type=str(kind)[:40], queueable=sorted(QUEUEABLE))
     return {"seconds": waited, "device": device}
+
+
+def same_game(said: str | None, mark: str) -> None:
+    """A kept command names the game it was made in (X-Game, absent from pages older than it): another game's
+    is refused, 409 other_game, and nothing is booked."""
+    if said is not None and said.strip() != mark:
+        raise QueuedError("other_game", "this command was kept on the device during another game (this game was "
+                          "made again since, or the device also serves another game of this host): it is not booked "
+                          "in this one; make it again here if it still holds", status=409)
 
 
 def read_report(body: dict) -> tuple[str, int, int]:

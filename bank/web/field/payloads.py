@@ -64,6 +64,7 @@ def facilitators(bank, config) -> dict:
     data = public(bank, config)
     data["teams"] = {t: views.team_view(bank.state, config, t, now) for t in config.teams}
     data["reopened"] = getattr(bank, "reopened", None)  # the admin page says the bank restarted
+    data["game"] = bank.game_mark()  # a command a station keeps names it (static/js/outbox.js, X-Game)
     return data
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 import pytest
 
 
-def queued(client, key, seconds, device="tablet-a1", **command):
+def queued(client, key, seconds, device="tablet-a1", game=None, **command):
     headers = {"X-CSRF-Token": client.csrf, "Idempotency-Key": key}
+    if game is not None:
+        headers["X-Game"] = game
     if seconds is not None:
         headers["X-Queued-Seconds"] = str(seconds)
     if device is not None:
@@ -65,6 +67,25 @@ def test_a_bad_wait_or_device_is_a_clear_400_that_books_nothing(app, banker, sec
     assert reply.get_json()["error"]["code"] == code
     assert reply.get_json()["error"]["message"]
     assert bank.last_seq == before and not rows(app, "bad-1")
+
+
+def test_a_command_kept_during_another_game_is_refused_and_books_nothing(app, banker):
+    """A rehearsal's harvest still kept on a tablet when the game is made again for the day: the page names the
+    game it was made in, and this game refuses it with its sentence (before: booked here, silently)."""
+    bank = app.extensions["terrabank"].bank
+    harvest = {"type": "harvest", "team": "red", "card": "harvester-1", "resource": "water"}
+    before = bank.last_seq
+    other = queued(banker, "old-game-1", 600, game="f" * 64, **harvest)
+    assert other.status_code == 409, other.get_json()
+    error = other.get_json()["error"]
+    assert error["code"] == "other_game" and "another game" in error["message"]
+    assert error["text"]  # the page's sentence in the game's language (refusal_text.py)
+    assert bank.last_seq == before and not rows(app, "old-game-1")
+    # This game's own mark, as GET /api/state gives it to the page: booked, and a page too old to say it is too.
+    mark = banker.client.get("/api/state").get_json()["game"]
+    assert queued(banker, "this-game-1", 60, game=mark, **harvest).status_code == 200
+    assert queued(banker, "no-game-said", 60, **harvest).status_code == 200
+    assert len(rows(app, "this-game-1")) == 1 and len(rows(app, "no-game-said")) == 1
 
 
 def test_a_command_booked_live_only_refuses_to_have_waited(app, web):
