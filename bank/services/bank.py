@@ -16,7 +16,7 @@ from bank.services import timeline
 from bank.services.recent_rows import RecentRows
 from bank.services.bank_result import Result
 from bank.services.bank_clock import HEARTBEAT_SECONDS, TICK_PREFIX, ClockKeeping  # noqa: F401 (re-exported)
-from bank.services.bank_verify import fold, verify_journal
+from bank.services.bank_verify import fold, tampered, verify_journal
 from bank.errors import BankError, CommandError, IdConflict, NotAllowed
 from bank.store.journal import Journal, StorageError
 from bank.store.journal_api import retried
@@ -309,11 +309,12 @@ class Bank(ClockKeeping):
             rows = list(itertools.takewhile(lambda row: row["seq"] <= upto, self._journal.rows(after_seq)))
         return rows
 
-    def verify(self) -> list[str]:
-        """Replay the whole journal and check it, and the live state at its seq; [] when sound.
-        Rows other processes book meanwhile are not a difference (bank/services/bank_verify.py)."""
+    def verify(self, whole: bool = True) -> list[str]:
+        """Replay the whole journal and check it, and the live state at its seq; [] when sound. `whole=False`: only
+        what `serve` checks before anyone plays (bank_verify.tampered). Rows other processes book meanwhile are not a
+        difference (bank/services/bank_verify.py)."""
         with self._lock:
-            return verify_journal(self._journal, self.config, self._state, self._last_seq)
+            return verify_journal(self._journal, self.config, self._state, self._last_seq) if whole else tampered(self._journal)
 
     def chain_head(self) -> tuple[int, str]:
         """(seq, hash) of the last journal row, its hash chained to every row before it."""

@@ -29,6 +29,18 @@ def fold(state: GameState, events) -> GameState:
     return state
 
 
+def tampered(journal) -> list[str]:
+    """What `serve` refuses a game for before anyone plays it (bank/cli/serve.py check_database): the database's own
+    check, then the chain (a row, a snapshot's binding or the creation record edited, a tail cut short of the
+    checkpoint); [] when sound. Opening reads only the rows after the last snapshot, and the witnesses are answered
+    the heads as stored: a game opened without this serves an edited history under the heads the phones saw."""
+    report = journal.integrity_check()
+    if report != "ok":
+        return [f"the database's own check found: {report.splitlines()[0].strip()}"]
+    chain = journal.chain_problem()
+    return [chain] if chain else []
+
+
 def verify_journal(journal, config, live: GameState, live_seq: int) -> list[str]:
     """Every problem found replaying the journal, checking snapshots and the store; [] when sound."""
     problems, state, seq = [], GameState.initial(config), 0

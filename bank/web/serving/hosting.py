@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,9 @@ PREFIX = "/g/"
 MAX_GAMES = 50  # each game holds a ticker and a broadcaster thread and its state: a few MB each
 GAME_FILE = hosted.GAME_FILE
 LOOK_EVERY = 5.0  # seconds between the serving process's looks for games made by another process
+# Seconds a game refused for its journal (tampered) is answered from that refusal before it is checked again:
+# each request to it would otherwise open the game and read its whole chain again (anyone may ask, at any rate).
+RECHECK = 30.0
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class HostedGames:
         self._looking = False
         self._closed = threading.Event()  # close(): the look for new games stops
         self._said: dict[str, str] = {}  # the last failure logged of each game, so that each is one line
+        self._refused: dict[str, tuple[float, BankError]] = {}  # name -> (until, refusal): a journal not to trust
 
     def names(self) -> list[str]:
         return self.registry.names()
@@ -114,15 +119,39 @@ class HostedGames:
         return self.registry.hold(name, self.holder, self.shared) if self.holder else None
 
     def _open(self, name: str):
+        refused = self._refused.get(name)
+        if refused is not None and refused[0] > time.monotonic():
+            raise refused[1]
         lock = self._hold(name)
         try:
             app = self._make(name, self.registry.settings(name))
+            self._trusted(name, app)
         except BaseException:
             if lock is not None:
                 lock.close()
             raise
+        self._refused.pop(name, None)
         app.extensions["terrabank_game_lock"] = lock  # held for the process's life
         return app
+
+    def _trusted(self, name: str, app) -> None:
+        """Refuse to serve a game whose journal `serve` would refuse at start (Bank.verify(whole=False)), as it
+        refuses the host's own. Before, a hosted game's file edited by hand (a row's amount changed, its chain left as it
+        was) was served: its balances from the edited row and, to the phones that witness the journal, the very
+        heads they saw (GET /api/chain/<seq> answers the stored chain), so no page said anything."""
+        services = app.extensions["terrabank"]
+        problems = services.bank.verify(whole=False)
+        if not problems:
+            return
+        for part in (services.bank, services.access, app.extensions.get("trias_games")):
+            if part is not None:
+                part.close()
+        refusal = BankError("database_corrupt", f"the journal of the game {name} cannot be trusted: "
+                            f"{'; '.join(problems)}. It is not served: run `terrabank verify` on it to see every "
+                            "problem, then restore its last backup (docs/DEPLOY.md), knowing that it loses what was "
+                            "booked after it", name=name)
+        self._refused[name] = (time.monotonic() + RECHECK, refusal)
+        raise refusal
 
     def _make(self, name: str, settings: dict):
         app = self.make_app({**settings, "SESSION_COOKIE_NAME": f"terrabank-{name}",
