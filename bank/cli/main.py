@@ -17,6 +17,7 @@ from bank.store import gamefile
 from bank.store import storage_url
 from bank.game import views
 from bank.game.config import load_config
+from bank.game.graphemes import columns
 from bank.game.typed_names import named
 from bank.errors import BankError, ConfigError
 from bank.services.export import FORMATS, export_journal, export_standings
@@ -192,9 +193,9 @@ def cmd_standings(args) -> int:
     table = [("Rank", "Team", "Reputation", "Animals", "Buildings")]
     table += [(str(r["rank"]), _text(r["label"], language), str(r["reputation"]),
                str(_count(r["animals"])), str(_count(r["buildings"]))) for r in rows]
-    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
-    for line in table:
-        print("  ".join(cell.ljust(w) if i == 1 else cell.rjust(w)
+    widths = [max(columns(line[i]) for line in table) for i in range(len(table[0]))]
+    for line in table:  # padded by the columns a terminal gives each name (an emoji takes two, a family too)
+        print("  ".join(cell + " " * (w - columns(cell)) if i == 1 else cell.rjust(w)
                         for i, (cell, w) in enumerate(zip(line, widths))).rstrip())
     return 0
 

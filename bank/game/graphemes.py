@@ -33,3 +33,15 @@ def graphemes(text: str) -> list:
 
 def _regional(ch: str) -> bool:
     return "\U0001f1e6" <= ch <= "\U0001f1ff"
+
+
+def columns(text: str) -> int:
+    """How many columns of a terminal `text` takes: two for a wide character (an emoji, a flag, a family joined by
+    zero-width joiners, Chinese), none for what only marks the character before it, one for the rest."""
+    return sum(_columns(g) for g in graphemes(text))
+
+
+def _columns(grapheme: str) -> int:
+    if any(unicodedata.east_asian_width(ch) in ("W", "F") for ch in grapheme) or "\ufe0f" in grapheme or _regional(grapheme[0]):
+        return 2
+    return 0 if all(unicodedata.category(ch)[0] == "M" or unicodedata.category(ch) == "Cf" for ch in grapheme) else 1

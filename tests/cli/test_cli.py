@@ -62,6 +62,29 @@ def test_standings_table(cli, game, capsys):
     assert len(lines) == 5
 
 
+def test_standings_columns_line_up_whatever_the_names_emoji_flags_and_families(tmp_path, capsys):
+    """Padded by code points, a name with a family emoji (seven of them, two columns on a terminal) pushed its
+    row's figures five columns left of the others'."""
+    import unicodedata
+
+    from bank.game.graphemes import graphemes
+    from print_names_kit import config_text_with_teams
+
+    def columns(text):  # as a terminal shows it: an emoji (with its joiners, tones, selector) or a flag takes two
+        return sum(2 if len(g) > 1 and not unicodedata.combining(g[1]) or unicodedata.east_asian_width(g[0]) == "W"
+                   else 1 for g in graphemes(text))
+
+    config = tmp_path / "config.toml"
+    config.write_text(config_text_with_teams([("L’Équipe 👨‍👩‍👧‍👦 des Ébènes", "Ebony"), ("Les 🇫🇷 Bleus 👍🏽", "Blues"),
+                                              ("Zoé ❤️", "Zoe"), ("Verts", "Greens")]), encoding="utf-8")
+    cli = lambda *args: main(["--config", str(config), "--db", str(tmp_path / "g.db"), *args])  # noqa: E731
+    assert cli("init") == 0 and cli("standings") == 0
+    lines = capsys.readouterr().out.splitlines()[-5:]
+    assert lines[0].startswith("Rank  Team") and "L’Équipe 👨‍👩‍👧‍👦 des Ébènes" in lines[1]
+    ends = {columns(line[:line.index(" 0 ") + 2]) for line in lines[1:]}  # where each row's reputation ends
+    assert ends == {columns(lines[0][:lines[0].index("Reputation") + len("Reputation")])}, lines
+
+
 def test_team_shows_stock_and_reputation(cli, game, capsys):
     assert cli("team", "red") == 0
     out = capsys.readouterr().out
