@@ -19,7 +19,7 @@ from reportlab.lib.colors import HexColor, black, white
 from reportlab.pdfbase.pdfmetrics import stringWidth as run_width
 from reportlab.pdfgen import canvas as rl_canvas
 
-from .fonts import runs
+from .fonts import UNSEEN, runs
 from .fonts import width as stringWidth
 from .geometry import MM, Box
 
@@ -102,6 +102,14 @@ def text(c, value: str, x: float, y: float, size: float, font: str = FONT, fill=
     c.setFillColor(fill)
     x -= {"left": 0.0, "centre": 0.5, "right": 1.0}[align] * stringWidth(value, font, size)
     for part_font, part in parts:  # each run in the font that has its characters (fonts.py)
+        if part_font.startswith(UNSEEN):  # a skin tone: in the text, not on the paper (fonts.TONES)
+            unseen = c.beginText(x, y)
+            unseen.setTextRenderMode(3)
+            unseen.setFont(part_font.removeprefix(UNSEEN), size)
+            unseen.textOut(part)
+            unseen.setTextRenderMode(0)  # the mode is the page's state, not the text object's: back to ink
+            c.drawText(unseen)
+            continue
         c.setFont(part_font, size)
         c.drawString(x, y, part)
         x += run_width(part, part_font, size)

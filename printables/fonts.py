@@ -29,6 +29,11 @@ BUILT_IN = {"Helvetica", "Helvetica-Bold", "Courier", "Courier-Bold", "Courier-O
 # Zero-width marks of an emoji sequence (variation selectors, joiner): drawn by the font of the
 # character before them when no font maps them, so they never become a glyph of their own.
 JOINERS = {"\ufe0e", "\ufe0f", "\u200d"}
+# A skin tone after an emoji colours it; a monochrome font has no colour and draws the tone as a swatch of its
+# own beside the emoji ("👍🏽" printed as a thumb and a hatched box). Such a tone is drawn unseen (text render
+# mode 3, no advance): the name still reads whole from the PDF (a copy, a search), and prints as the bare emoji.
+TONES = frozenset(chr(c) for c in range(0x1F3FB, 0x1F400))
+UNSEEN = "unseen:"  # a run's font prefixed so: drawn invisible, no width
 
 
 def _utf16(code: int) -> str:
@@ -131,12 +136,14 @@ def _runs(value: str, font: str) -> tuple:
     if font in BUILT_IN and all(_win_ansi(ch) for ch in value):
         return ((font, value),) if value else ()
     out = []
-    for ch in value:
+    for i, ch in enumerate(value):
         chosen = font_for(ch, font)
         if chosen is None and ch in JOINERS and out:
             chosen = out[-1][0]
         if chosen is None:
             continue
+        if ch in TONES and i and not value[i - 1].isspace() and value[i - 1] not in TONES:
+            chosen = UNSEEN + chosen
         if out and out[-1][0] == chosen:
             out[-1] = (chosen, out[-1][1] + ch)
         else:
@@ -148,7 +155,7 @@ def width(value: str, font: str, size: float) -> float:
     """The drawn width of `value` at `size`, each run in its own font."""
     if font in BUILT_IN and _plain(value):
         return pdfmetrics.stringWidth(value, font, size)
-    return sum(pdfmetrics.stringWidth(part, f, size) for f, part in runs(value, font))
+    return sum(pdfmetrics.stringWidth(part, f, size) for f, part in runs(value, font) if not f.startswith(UNSEEN))
 
 
 def undrawable(value: str) -> list:

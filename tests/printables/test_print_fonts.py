@@ -146,3 +146,31 @@ def test_any_typed_name_is_drawn_whole_with_a_glyph_for_every_character(value, f
     assert squeezed("".join(drawn)).startswith(expected)  # the line, whole and in order
     assert squeezed("".join(drawn)) == expected * 2  # and the paragraph: broken over lines, never cut
     assert width(value, font, 12) > 0
+
+
+def test_a_skin_tone_prints_as_the_bare_emoji_and_reads_back_whole(tmp_path):
+    """Noto Emoji has no colour: a tone after an emoji was drawn as a hatched swatch of its own beside it
+    ("👍🏽" as a thumb and a box). It is now in the PDF's text but not on the paper."""
+    import subprocess
+
+    from needs import require
+    from PIL import Image, ImageChops
+
+    require("pdftoppm")
+
+    def drawn(value: str):
+        c, buf = new_canvas("tone")
+        with page(c, (90, 20)):
+            text(c, value, 5, 8, 14 * PT, "Helvetica-Bold")
+        data = finish(c, buf)
+        (tmp_path / "t.pdf").write_bytes(data)
+        subprocess.run(["pdftoppm", "-r", "100", "-png", "-singlefile", str(tmp_path / "t.pdf"), str(tmp_path / "t")],
+                       check=True)
+        return data, Image.open(tmp_path / "t.png").convert("L")
+
+    toned, toned_ink = drawn("Les 👍🏽 de Łódź")
+    bare, bare_ink = drawn("Les 👍 de Łódź")
+    assert ImageChops.difference(toned_ink, bare_ink).getbbox() is None  # the same ink, to the pixel
+    assert squeezed(all_text(toned)) == squeezed("Les 👍🏽 de Łódź") and missing_glyphs(toned) == []
+    assert width("👍🏽 x", "Helvetica", 12) == width("👍 x", "Helvetica", 12)
+    assert width("🏽 x", "Helvetica", 12) > width(" x", "Helvetica", 12)  # a tone alone is the character typed
