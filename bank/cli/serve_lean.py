@@ -123,7 +123,24 @@ def _worker_app(params: dict, limits):
     from bank.web.serving.server import prepare
 
     settings = hosting_settings(params["games"], params["config"])
-    return prepare(app(params["config"], params["db"], TICKER=True, PHONE_BASE=params["base"], **settings), limits)
+    served = app(params["config"], params["db"], TICKER=True, PHONE_BASE=params["base"], **settings)
+    _trusted(served, params["db"])
+    return prepare(served, limits)
+
+
+def _trusted(served, db: str) -> None:
+    """Refuse to serve a journal edited since the master's check at start (bank/cli/serve.py check_database).
+
+    Gunicorn starts a worker again after a crash, an out-of-memory kill or a reload, long after that check. A row
+    edited by hand while the bank served (its chain row left as it was), then the worker killed: the new worker
+    served the edited row in its balances and answered the phones that witness the journal the very heads they
+    saw (the stored chain). Now it fails to boot with the sentence, as `serve` refuses such a file at start
+    (bank/web/serving/opening.py: not a failure that passes by itself)."""
+    problems = served.extensions["terrabank"].bank.verify(whole=False)
+    if problems:
+        from bank.store.storage import known_failure
+
+        raise known_failure("database_corrupt", db, "; ".join(problems))
 
 
 def skip_unused_imports(config_path: str, games: str | None, config=None) -> list:
