@@ -182,29 +182,23 @@ def _parse(words: list, grammar: Grammar) -> dict:
     clock = CLOCK.get(tuple(words))
     if clock:
         return {"type": clock}
-    if words[0] in ("taux", "rate"):  # "taux 5 1", "rate 5 tokens = 1 point"
-        numbers = [int(w) for w in words[1:] if w.isdigit()]
-        if len(numbers) != 2 or len(numbers) + len([w for w in words[1:] if w in ("jeton", "token", "point")]) != len(words) - 1:
-            raise PaperSyntaxError("paper_rate", "write the rate as two numbers: tokens, then points", word=" ".join(words[1:])[:40])
-        return {"type": "set_rate", "tokens": numbers[0], "points": numbers[1]}
-    if words[0] in ("ferme", "close"):
-        event, at = _name(grammar.events, words, 1, "event")
-        _done(words, at)
-        return {"type": "close_event", "event": event}
-    if words[0] == "option":
-        option, at = _name(grammar.options, words, 1, "option")
-        if at >= len(words) or words[at] not in ON | OFF:
-            raise PaperSyntaxError("paper_on_off", "write on or off (oui or non) after the option", word=" ".join(words[at:])[:40])
-        _done(words, at + 1)
-        return {"type": "set_option", "option": option, "value": words[at] in ON}
-    if words[0] in ("reapprovisionne", "refill"):
-        amounts, at = _amounts(grammar, words, 1)
-        _done(words, at)
-        if len(amounts) != 1:
-            raise PaperSyntaxError("paper_one_resource", f"refill one resource per line, such as {grammar.refill_example}",
-                                   example=grammar.refill_example)
-        (resource, amount), = amounts.items()
-        return {"type": "refill", "resource": resource, "amount": amount}
+    if words[0] not in LEADS:
+        return _team_move(words, grammar)
+    try:
+        return LEADS[words[0]](words, grammar)
+    except PaperSyntaxError as refused:
+        # A team whose name starts with the word ("Ferme du Lac", "La Ferme du Lac" written without its article,
+        # "Rate Busters"): its move; else the refusal of the reading the line holds more of ("taux 5": the rate's).
+        try:
+            return _team_move(words, grammar)
+        except PaperSyntaxError:
+            found = grammar.teams.table.find(getattr(words, "raw", words), 0, grammar.teams.keywords)
+            if found is not None and found.end > 1:
+                raise
+            raise refused from None
+
+
+def _team_move(words: list, grammar: Grammar) -> dict:
     team, at = _name(grammar.teams, words, 0, "team")
     if at < len(words) and grammar.roles.take(words, at)[0]:
         return _fight(grammar, words, team, at)
@@ -213,6 +207,43 @@ def _parse(words: list, grammar: Grammar) -> dict:
         raise PaperSyntaxError("paper_unknown_move", f"{' '.join(words[at:at + 1]) or 'nothing'} is not a move",
                                at, word=" ".join(words[at:at + 1]))
     return MOVES[verb](grammar, words, team, at + 1)
+
+
+def _rate(words: list, grammar: Grammar) -> dict:
+    """'taux 5 1', 'rate 5 tokens = 1 point'."""
+    numbers = [int(w) for w in words[1:] if w.isdigit()]
+    if len(numbers) != 2 or len(numbers) + len([w for w in words[1:] if w in ("jeton", "token", "point")]) != len(words) - 1:
+        raise PaperSyntaxError("paper_rate", "write the rate as two numbers: tokens, then points", word=" ".join(words[1:])[:40])
+    return {"type": "set_rate", "tokens": numbers[0], "points": numbers[1]}
+
+
+def _close(words: list, grammar: Grammar) -> dict:
+    event, at = _name(grammar.events, words, 1, "event")
+    _done(words, at)
+    return {"type": "close_event", "event": event}
+
+
+def _option(words: list, grammar: Grammar) -> dict:
+    option, at = _name(grammar.options, words, 1, "option")
+    if at >= len(words) or words[at] not in ON | OFF:
+        raise PaperSyntaxError("paper_on_off", "write on or off (oui or non) after the option", word=" ".join(words[at:])[:40])
+    _done(words, at + 1)
+    return {"type": "set_option", "option": option, "value": words[at] in ON}
+
+
+def _refill(words: list, grammar: Grammar) -> dict:
+    amounts, at = _amounts(grammar, words, 1)
+    _done(words, at)
+    if len(amounts) != 1:
+        raise PaperSyntaxError("paper_one_resource", f"refill one resource per line, such as {grammar.refill_example}",
+                               example=grammar.refill_example)
+    (resource, amount), = amounts.items()
+    return {"type": "refill", "resource": resource, "amount": amount}
+
+
+# The moves a line names by its first word, not by a team.
+LEADS = {"taux": _rate, "rate": _rate, "ferme": _close, "close": _close, "option": _option,
+         "reapprovisionne": _refill, "refill": _refill}
 
 
 def _done(words: list, at: int) -> None:

@@ -120,7 +120,7 @@ SYLLABLE = st.sampled_from(["ma", "ré", "zo", "œu", "lu", "ti", "vè", "ne", "
                             "q\u0303o", "ga\u00adla"])
 WORD = st.lists(SYLLABLE, min_size=1, max_size=4).map("".join).map(lambda w: w[:1].upper() + w[1:])
 GLUE = st.sampled_from([" ", " ", "-", " — ", ", ", " 🌱 ", " 🦖 ", " 👨‍👩‍👧 ", " 🇫🇷 ", "’"])
-ARTICLE = st.sampled_from(["", "", "Les ", "Le ", "La ", "L'", "The "])
+ARTICLE = st.sampled_from(["", "", "Les ", "Le ", "La ", "L'", "The ", "La Ferme ", "Option ", "Rate "])
 
 
 @st.composite
@@ -227,6 +227,25 @@ def read_back(names: list) -> None:
         attacker = ids[(ids.index(team) + 1) % len(ids)]
         fight = parse(f"{config.teams[attacker].label['fr']} pirate 1 bat {name} récolteur 1", grammar)
         assert (fight["attacker_team"], fight["defender_team"]) == (attacker, team)
+
+
+def test_a_team_whose_name_starts_with_a_moves_word_is_typed():
+    """A line's first word "ferme", "taux", "option", "refill"... named a move of the game (close an event, the
+    rate, an option, a refill): "Ferme du Lac récolte eau", for "La Ferme du Lac" written without its article,
+    was refused ("du" is not an event), and "Rate Busters" could not be typed at all."""
+    grammar = Grammar(config_with(["La Ferme du Lac", "Taux Zéro", "Rate Busters", "Option Bio"]), {"e-1": {}}, "fr")
+    assert [team_of(f"{name} récolte eau", grammar) for name in ("Ferme du Lac", "taux zero", "Rate Busters",
+                                                                 "Option Bio")] == ["blue", "yellow", "red", "green"]
+    fight = parse("Ferme du Lac pirate 1 bat Rate Busters récolteur 1", grammar)
+    assert (fight["attacker_team"], fight["defender_team"]) == ("blue", "red")
+    assert parse("taux 5 1", grammar) == {"type": "set_rate", "tokens": 5, "points": 1}  # the moves as before
+    assert parse("ferme 1", grammar) == {"type": "close_event", "event": "e-1"}
+    assert parse("option bonus oui", grammar)["type"] == "set_option"
+    for line, code in (("taux 5", "paper_rate"), ("option truc oui", "paper_unknown_option"),
+                       ("Ferme du Lac récolte or", "paper_unknown_resource")):
+        with pytest.raises(PaperSyntaxError) as refused:  # the refusal of the reading the line holds more of
+            parse(line, grammar)
+        assert refused.value.code == code, line
 
 
 def test_a_flag_printed_as_its_two_letters_is_read_back():
