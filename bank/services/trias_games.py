@@ -44,6 +44,9 @@ OPEN_FILES = 16
 # Every game stays in memory once opened and keeps a file: a folder holding more than this
 # is refused new games (a bank runs a few tables an evening, not thousands).
 MAX_GAMES = 500
+# Of them, a fifth (100) a game a visitor starts (no facilitator logged in) never takes: one laptop's 26 addresses
+# filled all 500 in 8 s, and then no facilitator could start a table's game either.
+FACILITATORS_SHARE = 5
 
 
 def open_games(db, config=None, folder=None, url: str | None = None) -> "TriasGames":
@@ -196,7 +199,7 @@ class TriasGame(ComputerMoves, TableAuthority):
             events, _ = trias.handle(table.state, body)
         return events, fold_row(table, kind, actor, seq, events)
 
-    def rematch(self, command_id: str, actor: str = "table") -> "TriasGame":
+    def rematch(self, command_id: str, actor: str = "table", stranger: bool = False) -> "TriasGame":
         """A new game with the same seats (same links) and a new seed; recorded in this game's journal.
 
         Asked again (any id), it gives the same new game.
@@ -210,7 +213,7 @@ class TriasGame(ComputerMoves, TableAuthority):
                     raise IllegalMove("game_not_over", "a rematch starts once this game is over (T18); to start "
                                       "afresh now, begin a new game from the Trias start page")
                 new = self._games.create(self.seats, None, self.mode, self.lang, rematch_of=self.id,
-                                         table_secret=self.table_secret)
+                                         table_secret=self.table_secret, stranger=stranger)
                 self._run({"type": "rematch", "game": new.id}, command_id, actor)
             elif known is not None and known["type"] != "rematch":
                 self._run({"type": "rematch", "game": ""}, command_id, actor)  # raises the id conflict
@@ -240,7 +243,7 @@ class TriasGames:
         self.seat_index = SeatIndex()
 
     def create(self, seats, seed=None, mode: str = "play", lang: str = "fr", *, rematch_of: str | None = None,
-               table_secret: str | None = None) -> TriasGame:
+               table_secret: str | None = None, stranger: bool = False) -> TriasGame:
         """A new game with a new table secret (a rematch: its game's); refuses bad seats, seed, mode or language."""
         if mode not in MODES:
             raise BadCommand("bad_mode", f"mode must be play or mirror, not {str(mode)[:20]!r}")
@@ -255,8 +258,10 @@ class TriasGames:
             self.store.prepare()
             # Counted, not locked, across processes: two starting the 500th game at once may make a 501st.
             held = self.store.count()
-            if held >= MAX_GAMES:
-                raise self.store.full(held)
+            if held >= MAX_GAMES or stranger and held >= MAX_GAMES - MAX_GAMES // FACILITATORS_SHARE:
+                raise self.store.full(held) if held >= MAX_GAMES else StorageError("trias_games_kept", (
+                    f"{held} Trias games are kept here; the last {MAX_GAMES // FACILITATORS_SHARE} places of {MAX_GAMES} "
+                    "are for games a facilitator starts: ask one, or continue a game already started"), games=held)
             game_id = _new_id()
             while self.store.exists(game_id):
                 game_id = _new_id()

@@ -23,7 +23,7 @@ from trias import BadCommand, TriasError
 from trias.bots import LEVELS
 
 from bank.web.field import addresses
-from bank.web.access.auth import csrf_ok, csrf_token, error, lead_required
+from bank.web.access.auth import csrf_ok, csrf_token, current_login, error, lead_required
 from bank.web.body import BodyError, read_object
 from bank.web.i18n import request_language, speak_for
 from bank.store.accounts.lockout import wait_text
@@ -197,7 +197,7 @@ def create_game():
         body = read_object(MAX_BODY, "new game")
         seats, seed, mode = parse_new_game(body)
         seats = with_default_names(seats, lang())  # a computer seat without a name: "Computer · hard"
-        game = games().create(seats=seats, seed=seed, mode=mode, lang=lang())
+        game = games().create(seats=seats, seed=seed, mode=mode, lang=lang(), stranger=current_login() is None)
     except BodyError as exc:
         return error(exc.status, exc.code, exc.message)
     except BadCommand as exc:
@@ -290,7 +290,7 @@ def rematch(game_id: str):
         return refused
     key = _key()
     try:
-        new = game.rematch(key)
+        new = game.rematch(key, stranger=current_login() is None)
     except TriasError as exc:
         return error(409, exc.code, exc.message, exc.params)
     except StorageError as exc:

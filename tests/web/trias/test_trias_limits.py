@@ -98,3 +98,31 @@ def test_the_cap_counts_games_made_by_the_cli_too(tmp_path, monkeypatch):
     assert refused.value.code == "games_folder_full"
     games.close()
     again.close()
+
+
+def test_visitors_from_many_addresses_leave_the_last_places_to_a_facilitators_games(app, monkeypatch):  # noqa: F811
+    """Before: the folder's cap counted everyone's games alike, and the per-device limit is per address: one laptop's
+    26 addresses (127.0.x.y) started 482 games in 8 s, the folder was full, and no facilitator could start a
+    table's game either. Now a visitor's game never takes the last fifth of the places (100 of 500)."""
+    monkeypatch.setattr(trias_games, "MAX_GAMES", 10)
+    for n in range(8):  # four addresses, a game each: within every device's own limit
+        visitor = Table(app)
+        visitor.client.environ_base["REMOTE_ADDR"] = f"127.0.2.{n + 1}"
+        assert visitor.post("/trias/api/games", SEATS).status_code == 201
+    late = Table(app)
+    late.client.environ_base["REMOTE_ADDR"] = "127.0.2.99"
+    reply = late.post("/trias/api/games", SEATS)
+    assert reply.status_code == 503, reply.get_json()  # before: 201, the 9th of 10 places taken by a visitor
+    assert reply.get_json()["error"]["code"] == "trias_games_kept"
+    app.extensions["terrabank"].access.add_user("lea", "password1", "lead")
+    lead = Table(app)
+    logged = lead.client.post("/api/login", json={"username": "lea", "password": "password1"},
+                              headers={"X-CSRF-Token": lead.csrf})
+    assert logged.status_code == 200, logged.get_json()
+    lead.csrf = logged.get_json()["csrf"]
+    for _ in range(2):  # the places kept: the lead's tables still start
+        assert lead.post("/trias/api/games", SEATS).status_code == 201
+    assert lead.post("/trias/api/games", SEATS).get_json()["error"]["code"] == "games_folder_full"
+    assert len(list(app.extensions["trias_games"].folder.glob("*.db"))) == 10
+    page = Table(app).client.get("/trias/").get_data(as_text=True)
+    assert "error.trias_games_kept" in page  # the start page says it in the page's language
