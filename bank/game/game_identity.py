@@ -3,12 +3,15 @@
 A game's rows name teams, resources, buildings... by id, so a config without one of them (or with one
 more) cannot run it. The teams' order counts too: the paper ledgers name a team's sheet by its letter in
 that order (bank/game/paper_sheet.py). Names may change (a reload renames a team): the sheets printed
-before keep the old name, and the paper re-entry reads it (bank/web/field/paper_syntax.py).
+before keep the old name, and the paper re-entry reads it (bank/web/field/paper_syntax.py), so no team may
+take a name another team had then.
 """
 
 from __future__ import annotations
 
 import tomllib
+
+from bank.game.typed_names import as_printed, typed_key
 
 
 def identity_problems(stored: dict, current: dict) -> list[str]:
@@ -46,6 +49,27 @@ def order_problems(config_text: str | None, config) -> list:
             f"before would be read as another team's; list the teams in the game's order"]
 
 
+def name_problems(config_text: str | None, config) -> list:
+    """Sentences for each team now called as another team was when the game was created (`config_text`): the
+    sheets printed then carry that name for the other team, and the paper re-entry would give their lines to
+    this one (names swapped by a reload). A team may keep or change its own name."""
+    problems = []
+    for created in created_teams(config_text):
+        label = created.get("label")
+        then = {typed_key(form) for text in (label.values() if isinstance(label, dict) else [label])
+                if isinstance(text, str) for form in as_printed(text)} - {()}
+        for team in config.teams.values():
+            now = {typed_key(form) for text in team.label.values() for form in as_printed(text)}
+            if team.id != created["id"] and then & now:
+                name = next(text for text in team.label.values() if then & {typed_key(f) for f in as_printed(text)})
+                problems.append(f"team {team.id} is called {name!r}, as team {created['id']} was when the game was "
+                                f"created: the paper ledgers printed then would be typed back as {team.id}'s; give "
+                                f"{team.id} a name no other team had")
+    return problems
+
+
 def config_problems(journal, config) -> list:
     """What keeps `config` from running the stored game `journal` (its identity and creation meta), as sentences."""
-    return identity_problems(journal.identity(), config.identity()) + order_problems(journal.meta("config_text"), config)
+    created = journal.meta("config_text")
+    return identity_problems(journal.identity(), config.identity()) + order_problems(created, config) + \
+        name_problems(created, config)

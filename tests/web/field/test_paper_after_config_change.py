@@ -6,7 +6,7 @@ were compared): sheet 0A, printed for blue, was then read as the new first team'
 and yellow typed from both sheets was booked twice. Now a start, a reload and `config check` refuse another
 order with a sentence. A team renamed by a reload: its sheets printed before carry the old name, which was
 "not a team of this game"; the names the teams had when the game was created are now read too, after the
-names they have now. And a team whose printed name is another team's id ("Green", the English name of team
+names they have now, and no team may take a name another team had then. And a team whose printed name is another team's id ("Green", the English name of team
 blue) was refused as "Green or Blue": ids are never printed, so a name now wins over an id.
 """
 
@@ -19,6 +19,7 @@ import pytest
 from bank.cli.main import main
 from bank.errors import BankError
 from bank.game.config import parse_config
+from bank.services.bank import Bank
 from bank.web import create_app
 from bank.web.field.paper_syntax import Grammar, parse
 from conftest import CONFIG_PATH, WebClient
@@ -95,6 +96,23 @@ def test_a_team_renamed_by_a_reload_is_typed_back_by_the_name_its_sheets_were_pr
         assert fight["defender_team"] == "blue"
     finally:
         closed(app)
+
+
+def test_names_swapped_by_a_reload_are_refused_so_no_old_sheet_is_read_as_another_teams(tmp_path, capsys):
+    """Blue's sheets printed as "Bleus", then a reload named green "Bleus" (and blue "Verts"): every line of
+    blue's old sheets was green's move, and the reload was accepted."""
+    db = tmp_path / "g.db"
+    Bank.create(db, parse_config(toml())).close()
+    swapped = tmp_path / "config.toml"
+    swapped.write_text(toml(renamed=('fr = "Bleus", en = "Blue"', 'fr = "Bleuets", en = "Cornflowers"')).replace(
+        'fr = "Verts", en = "Green"', 'fr = "Les Bleus", en = "Blues"'), encoding="utf-8")
+    assert main(["--config", str(swapped), "--db", str(db), "config", "check"]) == 2
+    said = capsys.readouterr().err
+    assert "team green is called 'Les Bleus', as team blue was when the game was created" in said, said
+    with pytest.raises(BankError, match="give green a name no other team had"):
+        Bank.open(db, parse_config(swapped.read_text(encoding="utf-8"))).close()
+    renamed = toml(renamed=('fr = "Bleus", en = "Blue"', 'fr = "Bleuets", en = "Cornflowers"'))
+    Bank.open(db, parse_config(renamed)).close()  # a team renamed, no name taken from another: accepted
 
 
 def test_a_name_now_wins_over_an_id_and_over_a_former_name():
