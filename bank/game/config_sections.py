@@ -17,6 +17,7 @@ from bank.game.config_model import (
 )
 from bank.game.config_reader import Reader
 from bank.game.graphemes import graphemes
+from bank.game.paper_sheet import is_header
 from bank.game.typed_names import as_printed, typed_key
 
 MAX_AMOUNT = 100_000  # no real game gets near this; it keeps typos like 1000000 out
@@ -180,6 +181,9 @@ def _typed_apart(t: Reader, teams: dict) -> None:
         if not typed_key(text):
             t.sub("label").fail(lang, f"{text!r} has no letter or digit: a banker writes the team's name by hand "
                                 "on the paper ledgers and types it back")
+        if text.lstrip().startswith("#") or is_header(f"{text} récolte"):  # book_lines reads such a line first
+            t.sub("label").fail(lang, f"{text!r} would start a typed ledger line as a note (#) or a sheet's id "
+                                "(feuille 412C): the paper re-entry would not read the move; start the name otherwise")
     mine = {typed_key(form) for text in team.label.values() for form in as_printed(text)}
     for other in list(teams.values())[:-1]:
         same = mine & {typed_key(form) for text in other.label.values() for form in as_printed(text)}

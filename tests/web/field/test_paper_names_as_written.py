@@ -106,6 +106,8 @@ def test_an_ambiguous_name_is_refused_naming_the_candidates():
     (["Les Verts", "Verts", "Rouges", "Bleus"], "cannot tell them apart"),
     (["Écureuils 🐿", "ecureuils", "Rouges", "Bleus"], "cannot tell them apart"),
     (["🌱🌱", "Verts", "Rouges", "Bleus"], "no letter or digit"),
+    (["#Verts", "Jaunes", "Rouges", "Bleus"], "as a note"),  # the line was skipped as a note, nothing said
+    (["Feuille 7", "Jaunes", "Rouges", "Bleus"], "sheet's id"),  # read as a sheet's header, the move refused
 ])
 def test_the_config_refuses_names_paper_cannot_tell_apart(names, why):
     with pytest.raises(ConfigError, match=why):
