@@ -227,8 +227,13 @@ def read_back(names: list) -> None:
                 continue
             assert found == team, (written, name, names)
         attacker = ids[(ids.index(team) + 1) % len(ids)]
-        fight = parse(f"{config.teams[attacker].label['fr']} pirate 1 bat {name} récolteur 1", grammar)
+        other = config.teams[attacker].label["fr"]
+        fight = parse(f"{other} pirate 1 bat {name} récolteur 1", grammar)
         assert (fight["attacker_team"], fight["defender_team"]) == (attacker, team)
+        fight = parse(f"{name} pirate 2 perd contre {other} constructeur 1", grammar)  # the name before a role
+        assert (fight["attacker_team"], fight["defender_team"]) == (team, attacker)
+        trade = parse(f"{other} commerce {name} donne 2 eau reçoit 1 flore", grammar)  # and before "donne"
+        assert (trade["merchant_team"], trade["visited_team"]) == (attacker, team)
 
 
 def test_a_team_whose_name_starts_with_a_moves_word_is_typed():
