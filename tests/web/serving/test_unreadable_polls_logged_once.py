@@ -1,0 +1,40 @@
+"""A long poll Engine.IO cannot read is said once, in one line, not as a traceback for each (log_lines.py).
+
+Before: Engine.IO logs a client's unreadable long-poll body (more than its 16 packets in one POST) as its own
+error with the whole traceback (12 lines), every time: an anonymous client's handshake and such a POST, 165 a
+second from 4 addresses against a `serve`, wrote 182 KB of tracebacks a second to its log, drowning the
+bank's own lines (and, under systemd, over journald's rate limit, which then drops them).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+
+from bank.web.serving import log_lines
+
+
+def test_a_flood_of_unreadable_long_polls_is_one_line_in_the_log(app, monkeypatch):
+    monkeypatch.setattr(log_lines._UnreadablePolls, "said", False)
+    log_lines.process_wide()
+    handler = logging.StreamHandler(io.StringIO())
+    handler.setFormatter(log_lines.Lines())
+    engineio = logging.getLogger("engineio.server")
+    engineio.addHandler(handler)
+    client = app.test_client()
+    try:
+        for _ in range(30):  # a stranger: no secret, a handshake then 20 packets in one POST
+            opened = client.get("/socket.io/?EIO=4&transport=polling")
+            sid = json.loads(opened.get_data(as_text=True)[1:])["sid"]
+            client.post(f"/socket.io/?EIO=4&transport=polling&sid={sid}", data="\x1e".join(["3"] * 20),
+                        content_type="text/plain")
+    finally:
+        engineio.removeHandler(handler)
+    lines = handler.stream.getvalue().splitlines()
+    assert "Traceback" not in "\n".join(lines), lines[:14]  # before: 30 tracebacks, 12 lines each
+    assert len([line for line in lines if "cannot read" in line]) == 1, lines
+    assert "Too many packets in payload" in lines[0]
+
+    broken = logging.LogRecord("engineio.server", logging.ERROR, __file__, 0, "message handler error", None, None)
+    assert log_lines._UnreadablePolls().filter(broken)  # the bank's own handlers' errors are still logged
