@@ -38,3 +38,26 @@ def test_a_flood_of_unreadable_long_polls_is_one_line_in_the_log(app, monkeypatc
 
     broken = logging.LogRecord("engineio.server", logging.ERROR, __file__, 0, "message handler error", None, None)
     assert log_lines._UnreadablePolls().filter(broken)  # the bank's own handlers' errors are still logged
+
+
+def test_requests_gunicorn_cannot_parse_are_one_line_a_minute_then_counted(capsys, monkeypatch):
+    """Before: Gunicorn's "Invalid request from ip=..." for each request it cannot parse (a garbage request line, a
+    Content-Length of letters, a header too long): 1,000 a second from 4 addresses wrote 58 KB a second to the log."""
+    from gunicorn.config import Config
+
+    cfg = Config()
+    cfg.set("errorlog", "-")
+    cfg.set("loglevel", "warning")
+    logger = log_lines.gunicorn_logger()(cfg)
+    clock = [1000.0]
+    monkeypatch.setattr("time.monotonic", lambda: clock[0])
+    for i in range(500):  # what Gunicorn's handle_error says for each
+        logger.warning(f"Invalid request from ip=127.0.9.{i % 4 + 1}: Invalid HTTP request line: 'GARBAGE'")
+    logger.warning("Worker (pid:%s) was sent SIGKILL! Perhaps out of memory?", 813)  # any other line is said
+    clock[0] += 61
+    logger.warning("Invalid request from ip=127.0.9.1: Invalid HTTP Header: 'CONTENT-LENGTH'")
+    err = capsys.readouterr().err.splitlines()
+    invalid = [line for line in err if "Invalid request" in line]
+    assert len(invalid) == 2, invalid[:5]  # before: 501
+    assert "499 more invalid requests" in invalid[1], invalid
+    assert any("SIGKILL" in line for line in err)
