@@ -151,3 +151,68 @@ def test_a_reload_with_a_typo_is_refused_in_one_line_and_a_sound_one_reaches_eve
     for log in ("a.log", "b.log"):
         text = (folder / log).read_text(errors="replace")
         assert "Traceback" not in text and "Worker failed to boot" not in text, text[-3000:]
+
+
+def _ready_checks(port: int) -> dict:
+    try:
+        return Api(f"http://127.0.0.1:{port}", timeout=10).request("GET", "/readyz")[1].get("checks", {})
+    except OSError:
+        return {}
+
+
+def test_a_reload_while_a_process_is_cut_from_redis_reaches_every_process_once_the_queue_answers(
+        postgres_server, redis_server, tmp_path):
+    """A reload's notice goes on the queue: a process that missed it, or a reloaded process that could not send
+    it, still ends on the new config once its queue answers. Before: `b` cut from Redis while `a` reloaded went
+    on with the old config for good (the notice was gone), and `a` cut for over 30 s gave its notice up."""
+    from tcp_proxy import Proxy
+
+    config = tmp_path / "config.toml"
+    shutil.copy(CONFIG, config)
+    name = f"reload-cut-{uuid.uuid4().hex[:8]}"
+    env = {"TERRABANK_DATABASE_URL": postgres_server.url}
+    host, port = redis_server.url.removeprefix("redis://").split("/")[0].split(":")
+    proxies = {n: Proxy(int(port), host) for n in "ab"}  # each process reaches Redis through a link that can be cut
+    subprocess.run([TERRABANK, "--config", str(config), "--db", name, "init"], check=True, capture_output=True,
+                   cwd=tmp_path, env={**os.environ, **env, "TERRABANK_QUEUE_URL": redis_server.url}, timeout=120)
+    servers = {}
+    try:
+        for n in "ab":
+            (tmp_path / n).mkdir()
+            servers[n] = launch([TERRABANK, "--config", str(config), "--db", name, "serve", "--host", "127.0.0.1",
+                                 "--port", "0"], tmp_path / f"{n}.log", timeout=90, cwd=tmp_path / n,
+                                env={**env, "TERRABANK_QUEUE_URL": f"redis://127.0.0.1:{proxies[n].port}/0"})
+        (a, port_a), (b, port_b) = servers["a"], servers["b"]
+        text = config.read_text(encoding="utf-8")
+
+        def reload_a(new_title: str) -> None:
+            config.write_text(text.replace(TITLE, f'title = {{ fr = "{new_title}", en = "Summer" }}'), encoding="utf-8")
+            a.send_signal(signal.SIGHUP)
+            assert wait_until(lambda: title(port_a) == new_title, 90), (tmp_path / "a.log").read_text()[-3000:]
+
+        # b cut from the queue while a reloads: b misses the notice, and takes the edit once its queue answers.
+        proxies["b"].cut()
+        assert wait_until(lambda: _ready_checks(port_b).get("queue") is False, 30)
+        reload_a("Été 🌱")
+        assert title(port_b) == "Terraformation"
+        proxies["b"].restore()
+        assert wait_until(lambda: title(port_b) == "Été 🌱", 60), (tmp_path / "b.log").read_text()[-3000:]
+
+        # a cut from the queue for longer than 30 s while it reloads: its notice goes once its queue answers.
+        cut_at = time.monotonic()
+        proxies["a"].cut()
+        assert wait_until(lambda: _ready_checks(port_a).get("queue") is False, 30)
+        reload_a("Automne 🍂")
+        time.sleep(max(0.0, 35 - (time.monotonic() - cut_at)))
+        assert title(port_b) == "Été 🌱"
+        proxies["a"].restore()
+        assert wait_until(lambda: title(port_b) == "Automne 🍂", 60), (tmp_path / "b.log").read_text()[-3000:]
+        assert a.poll() is None and b.poll() is None
+        # One line per reload in each process; a's own return to the queue starts no other worker.
+        assert not wait_until(lambda: (tmp_path / "a.log").read_text().count("terrabank: reloading") > 2, 5)
+        assert (tmp_path / "b.log").read_text().count("terrabank: reloading") == 2
+    finally:
+        for proc, _ in servers.values():
+            end(proc, timeout=30)
+        for proxy in proxies.values():
+            proxy.close()

@@ -97,9 +97,11 @@ class Peers:
         self._send({"reload": True})
 
     def announce_reload_once_listening(self) -> None:
-        """announce_reload once subscribed (a notice goes out only then, `_send`): for a worker just started."""
-        if self.listening.wait(30):
-            self.announce_reload()
+        """announce_reload once subscribed (a notice goes out only then, `_send`): for a worker just started,
+        however long Redis takes to answer (it gave up after 30 s: a reload during a longer outage of this
+        process's queue reached no other process, which went on with the old config)."""
+        self.listening.wait()
+        self.announce_reload()
 
     def announce_trias(self, game_id: str, after: int) -> None:
         """Tell the other processes that Trias game `game_id` moved on after its entry `after`."""
@@ -141,6 +143,9 @@ class Peers:
                 if self._lost:  # a link replaced meanwhile was told to nobody here: read them again
                     self._lost = False
                     self._tell({"links": True})
+                    # and a reload another process announced meanwhile: this process's master reloads if its own
+                    # file changed since its worker started (else nothing), as when the notice is heard
+                    self._tell({"reload": True})
                 if self._warned:
                     self.logger.warning("peers: Redis at %s answers again", self.url)
                     self._warned = False
