@@ -49,6 +49,23 @@
    * A `session_ended` message (log-out elsewhere, ended by the lead, account changed) sends a
    * facilitator's page back to the log-in form, which says why.
    */
+  /**
+   * The bank's config was reloaded since this page loaded its own (team names, costs: board_labels.js), and the
+   * picture says so: the page loads itself again (its outbox keeps what it has not sent, docs/OUTBOX.md), at most
+   * once a minute. Before, it drew the old names and costs until someone reloaded it by hand.
+   */
+  function configChanged(version) {
+    var W = window.W, loaded = W && W.config && W.config.version;
+    if (!version || !loaded || version === loaded) return false;
+    var key = "tb-config-reload", last = 0;
+    try { last = Number(window.sessionStorage.getItem(key)) || 0; } catch (e) { /* storage refused */ }
+    if (Date.now() - last < 60000) return false;
+    try { window.sessionStorage.setItem(key, String(Date.now())); } catch (e) { /* storage refused */ }
+    noteLive("config " + loaded + " -> " + version);
+    window.location.reload();
+    return true;
+  }
+
   TB.live = function (opts) {
     if (!window.io) {
       updateBadge();
@@ -104,6 +121,7 @@
       if (!payload) return; // an older or repeated message, or a patch waiting for the whole picture
       TB.seen(payload.seq);
       if (name === "public" && TB.witness) TB.witness.saw(payload.seq, payload.chain);
+      if (name === "public" && configChanged(payload.config)) return;
       on[name](payload);
     }
     socket.on("round", function (message) {

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from bank.game import views
 from bank.services import feed_tail
+
+_VERSIONS: dict = {}  # id(config) -> (config, its version): one config per served app, kept for its life
 
 
 def current(bank) -> tuple[int, object]:
@@ -28,7 +33,21 @@ def public_of(seq: int, state, config, now: float, bank=None) -> dict:
         "cooldowns": {t: views.cooldowns(state, t, now) for t in config.teams},
         "feed": _feed(bank, state, seq),
         "chain": _chain(bank, seq),
+        "config": config_version(config),
     }
+
+
+def config_version(config) -> str:
+    """A short name of what the pages draw from the config (`game_config` in every language): a page that loaded
+    another (the config was reloaded since, `systemctl reload`) sees it in the next picture and loads itself again
+    (static/js/live.js); before, it kept the old team names and costs until someone reloaded it by hand."""
+    found = _VERSIONS.get(id(config))
+    if found is None or found[0] is not config:
+        if len(_VERSIONS) > 64:  # tests make many apps; a server, one per game it serves
+            _VERSIONS.clear()
+        text = json.dumps([_drawn(config, lang) for lang in ("fr", "en")], sort_keys=True, ensure_ascii=False)
+        found = _VERSIONS[id(config)] = (config, hashlib.sha256(text.encode()).hexdigest()[:12])
+    return found[1]
 
 
 def _chain(bank, seq: int) -> dict | None:
@@ -69,7 +88,11 @@ def facilitators(bank, config) -> dict:
 
 
 def game_config(config, lang: str) -> dict:
-    """What pages need to draw: labels, colours, costs, tracks, fights, cards."""
+    """What pages need to draw: labels, colours, costs, tracks, fights, cards; and its `version`."""
+    return {**_drawn(config, lang), "version": config_version(config)}
+
+
+def _drawn(config, lang: str) -> dict:
     pick = lambda label: label.get(lang) or label["fr"]  # noqa: E731
     return {
         "title": pick(config.title),
