@@ -51,12 +51,30 @@
    */
   /**
    * The bank's config was reloaded since this page loaded its own (team names, costs: board_labels.js), and the
-   * picture says so: the page loads itself again (its outbox keeps what it has not sent, docs/OUTBOX.md), at most
-   * once a minute. Before, it drew the old names and costs until someone reloaded it by hand.
+   * picture says so. A phone or a big screen loads itself again, at most once a minute; a facilitator's page,
+   * which may hold something typed (a paper ledger, a trade's amounts), says so with a button that does it.
+   * Before, every page drew the old names and costs until someone reloaded it by hand.
    */
-  function configChanged(version) {
+  function configChanged(version, own) {
     var W = window.W, loaded = W && W.config && W.config.version;
     if (!version || !loaded || version === loaded) return false;
+    document.body.dataset.configChanged = version; // for tests and whoever debugs
+    if (!own.team && !own.display) {
+      if (!document.getElementById("config-changed")) {
+        var box = document.createElement("div"), again = document.createElement("button");
+        box.id = "config-changed";
+        box.className = "banner banner-info";
+        box.setAttribute("role", "status");
+        box.textContent = TB.t("config_changed") + " ";
+        again.type = "button";
+        again.className = "btn";
+        again.textContent = TB.t("config_reload");
+        again.addEventListener("click", function () { window.location.reload(); });
+        box.appendChild(again);
+        document.body.insertBefore(box, document.body.firstChild);
+      }
+      return false;
+    }
     var key = "tb-config-reload", last = 0;
     try { last = Number(window.sessionStorage.getItem(key)) || 0; } catch (e) { /* storage refused */ }
     if (Date.now() - last < 60000) return false;
@@ -121,7 +139,7 @@
       if (!payload) return; // an older or repeated message, or a patch waiting for the whole picture
       TB.seen(payload.seq);
       if (name === "public" && TB.witness) TB.witness.saw(payload.seq, payload.chain);
-      if (name === "public" && configChanged(payload.config)) return;
+      if (name === "public" && configChanged(payload.config, own)) return;
       on[name](payload);
     }
     socket.on("round", function (message) {
