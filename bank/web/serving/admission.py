@@ -32,6 +32,7 @@ import threading
 from urllib.parse import parse_qs
 
 from bank.web.serving.body_pools import BodyPools
+from bank.web.serving.opens import Handshakes
 from bank.web.serving.poll_sessions import OVERLAP, PollSessions, session_of
 from bank.web.serving import handoff
 from bank.web.serving.deadlines import DEADLINES
@@ -151,6 +152,7 @@ class LiveSlots:
         self.refused = 0         # since the start
         self.revoked = 0         # live requests cut by revoke() since the start
         self.polls = PollSessions(2 * slots)  # long-polling pages: one poll at a time, admitted at the first
+        self.handshakes = Handshakes()  # new pages' handshakes by pool, each a session for a while (opens.py)
 
     def __call__(self, environ, start_response):
         kind = live_kind(environ)
@@ -184,6 +186,8 @@ class LiveSlots:
                     self.given_way += 1
                 else:
                     victim = None
+            if kind == "open" and not (full or overlap):
+                full = self.handshakes.spent(self, held.who, pool_of(held.who))
             if full or overlap:
                 self.refused += 1
             elif kind != "open":

@@ -258,3 +258,43 @@ def test_a_trias_seat_is_named_by_its_link_and_a_made_up_one_reads_nothing(app, 
     monkeypatch.setattr(games, "_all", lambda: pytest.fail("a guessed link read the store"))
     for guess in [("/socket.io/", "EIO=4&seat=" + "x" * 22), ("/trias/s/" + "y" * 22, ""), ("/trias/g/abc", "")]:
         assert named(*guess) is None, guess
+
+
+def test_handshakes_are_counted_by_pool_so_strangers_cannot_pile_up_sessions():
+    """Before: a new page's handshake was answered whenever the live slots were not full, and each makes an
+    Engine.IO session that lives about 20 s with nothing more from its client: 800 handshakes a second from 4
+    addresses with no secret held some 20,000 sessions, the worker from 198 to 383 MB. Now at most
+    OPENS_PER_SLOT times a pool's share in OPEN_SECONDS; the lead's secrets keep their own."""
+    from bank.web.serving import opens
+    from bank.web.serving.admission import LiveSlots
+
+    answered = []
+
+    def engine_io(environ, start_response):
+        answered.append(environ.get("who"))
+        start_response("200 OK", [])
+        return [b"0{}"]
+
+    slots = LiveSlots(engine_io, 50, anonymous=2, per_secret=3, strangers=2, per_stranger_secret=1,
+                      identify=lambda environ: environ.get("who"))
+    now = [1000.0]
+    slots.handshakes.clock = lambda: now[0]
+
+    def open_(who=None) -> str:
+        replies = []
+        environ = {"PATH_INFO": "/socket.io/", "REQUEST_METHOD": "GET", "QUERY_STRING": "EIO=4&transport=polling",
+                   "who": who}
+        slots(environ, lambda status, headers: replies.append(status))
+        return replies[0]
+
+    share = opens.OPENS_PER_SLOT * 2
+    assert [open_() for _ in range(share)] == ["200 OK"] * share
+    assert [open_() for _ in range(100)] == ["503 Service Unavailable"] * 100  # before: 100 more sessions
+    seats = [open_(f"g/hook/seat-{n}") for n in range(3 * share)]  # minted seats: their pool's share, all together
+    assert seats.count("200 OK") == share
+    blue = [open_("g/team/blue#1") for _ in range(opens.OPENS_PER_SLOT * 3 + 1)]  # a team link: its own share
+    assert blue.count("200 OK") == opens.OPENS_PER_SLOT * 3 and blue[-1].startswith("503")
+    assert open_("g/team/red#2") == "200 OK"  # another link is not held back by blue's
+    now[0] += opens.OPEN_SECONDS + 1
+    assert open_() == "200 OK" and open_("g/team/blue#1") == "200 OK"  # a while later, again
+    assert len(answered) == 2 * share + 3 * opens.OPENS_PER_SLOT + 3
