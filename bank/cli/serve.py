@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 from bank.cli import serve_lean, serve_replaced
+from bank.cli.serve_wait import wait_for_the_database
 from bank.cli.serve_address import (address_path, addresses, launcher,  # noqa: F401 (re-exported)
                                      loopback_warning, remember_address, remembered_address)
 from bank.game import fields
@@ -115,6 +116,7 @@ def cmd_serve(args, config_path: str, db: str) -> int:
 
     trusted_proxies()  # a wrong TERRABANK_PROXIES is refused here with its sentence, not in the worker
     config = load_config(config_path)
+    wait_for_the_database(db, config)
     shared = queue_url(config) is not None
     who = "terrabank serve" + (" (with a queue)" if shared else "")
     with storage_url.hold(db, config, who, shared=shared), _hold_games(args, who, shared):

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import signal
+import re
 import sqlite3
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,6 +27,7 @@ from harness import CONFIG, TERRABANK, Api, Server, end, launch  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
 
+RUNNING = re.compile(r"http://127\.0\.0\.1:(\d+)/")
 AWARD = {"type": "award", "team": "green", "points": 1, "reason": "after the outage"}
 
 
@@ -133,4 +136,43 @@ def test_a_worker_lost_while_postgres_is_down_answers_503_then_books_once_it_is_
         books_once(url, log, game.rows)
         assert proc.poll() is None
     finally:
+        game.stop()
+
+
+def test_serve_started_while_postgres_is_down_waits_for_it_in_one_line_then_serves(tmp_path, postgres_server):
+    """Before: `serve` exited (status 2) at once, and systemd started it again every 2 s for as long as the
+    database was away: half a CPU-second and a line each time. Now it says so once, waits, and serves."""
+    from pg_game_kit import Game
+
+    game = Game(tmp_path, postgres_server.url)
+    proc = None
+    log = tmp_path / "a.log"
+    try:
+        # A database that answers no (here: no such database) is said at once and ends `serve`, as before.
+        wrong = subprocess.run([TERRABANK, "--config", CONFIG, "--db", game.name, "serve", "--host", "127.0.0.1",
+                                "--port", "0"], capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                               env={**os.environ, **game.env,
+                                    "TERRABANK_DATABASE_URL": postgres_server.url.rsplit("/", 1)[0] + "/no_such_db"})
+        assert wrong.returncode == 2 and "no_such_db" in wrong.stderr and "Waiting" not in wrong.stdout, wrong
+        postgres_server._run("pg_ctl", "-D", str(postgres_server.data), "-m", "fast", "-w", "stop")
+        try:
+            with open(log, "ab") as out:
+                proc = subprocess.Popen([TERRABANK, "--config", CONFIG, "--db", game.name, "serve", "--host", "127.0.0.1",
+                                         "--port", "0"], stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path,
+                                        env={**os.environ, **game.env, "PYTHONUNBUFFERED": "1"})
+            assert until(lambda: "Waiting for it" in log.read_text(), 60), log.read_text()[-3000:]
+            time.sleep(4.0)  # two tries more, said nowhere
+            assert proc.poll() is None, log.read_text()[-3000:]
+            assert log.read_text().count("Waiting for it") == 1
+        finally:
+            postgres_server._start(postgres_server.port)
+        port = int(until(lambda: RUNNING.search(log.read_text()), 60).group(1))
+        url = f"http://127.0.0.1:{port}"
+        api = until(lambda: Api(url, timeout=15).login(), 60)
+        assert api and api.command("after", **AWARD)[0] == 200, log.read_text()[-3000:]
+        assert game.rows().count("after") == 1
+        assert "the database answers" in log.read_text() and "Traceback" not in log.read_text()
+    finally:
+        if proc is not None:
+            end(proc)
         game.stop()
