@@ -96,3 +96,45 @@ def test_the_reload_check_judges_the_bytes_it_was_handed_not_the_file_as_it_is_t
     assert found and "'game.title' is missing" in found and found.startswith(str(config)), found
     config.write_bytes(sound)
     assert "'game.title' is missing" in reload.problem(str(config), db, sound.replace(TITLE.encode(), TYPO.encode()))
+
+
+def test_twenty_reloads_asked_in_two_seconds_are_a_few_and_commands_go_on_being_answered(tmp_path):
+    """Before: each SIGHUP was a reload of its own, one after the other (its check, then its old worker's end), each
+    stopping the worker the one before had started, often before it served: 20 asked in 2 s took over a minute,
+    and commands waited 15 s (timed out) for a worker that would serve them. Now those asked while a reload runs
+    are one more reload."""
+    import threading
+
+    server = Server(tmp_path).prepare().start()
+    answers: list = []
+    stop = threading.Event()
+
+    def console() -> None:
+        api, n = Api(server.url, timeout=15).login(), 0
+        while not stop.is_set():
+            try:
+                status, _ = api.command(f"burst-{n}", type="award", team="green", points=1, reason="reloads")
+            except OSError as exc:  # a reply that never came within 15 s
+                status = repr(exc)
+            answers.append(status)
+            n += 1
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=console, daemon=True)
+    thread.start()
+    try:
+        until(lambda: len(answers) >= 5, 30)
+        for _ in range(20):
+            os.kill(server.pid, signal.SIGHUP)
+            time.sleep(0.1)
+        lines = lambda: server.log.read_text().count("terrabank: reloading")  # noqa: E731
+        assert until(lambda: len(workers(server.pid)) == 1 and lines() >= 1, 60)
+        time.sleep(5)  # no more reloads come
+        assert len(workers(server.pid)) == 1 and 1 <= lines() <= 5, server.log.read_text()[-3000:]
+        count = len(answers)
+        assert until(lambda: answers[count:].count(200) >= 5, 30)
+    finally:
+        stop.set()
+        thread.join(30)
+        server.stop()
+    assert [a for a in answers if a != 200] == [], answers
