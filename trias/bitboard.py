@@ -161,11 +161,9 @@ class BitGeometry:
     def __init__(self, tiles: dict, parent: "BitGeometry | None" = None, tile=None, place=None, bits: int = 0):
         self.tiles = tiles
         self._masses = self._mass_of = None
-        self._places: dict = {}
         self._bits: dict = {}
         self._pieces: dict = {}
-        self._piece_sets: dict = {}
-        self._kinds: dict = {}
+        self._places = self._piece_sets = self._kinds = None  # (dicts made on first use: most boards need none)
         self._take = self._herds = None
         self._kind_bits = None
         # The water is worked out on first use (a search's judgements need only the land masses).
@@ -463,14 +461,17 @@ class BitGeometry:
 
     def pieces_without(self, tile: tuple) -> list:
         """The pieces the land mass of `tile` falls into without it (T10, T16; [] for a one-tile mass), as places."""
-        found = self._piece_sets.get(tile)
+        sets = self._piece_sets
+        if sets is None:
+            sets = self._piece_sets = {}
+        found = sets.get(tile)
         if found is None:
             parts = self._pieces_bits(tile)
             if len(parts) == 1 and self._masses is not None:
                 found = [self._masses[self._home(BIT[tile])].difference((tile,))]
             else:
                 found = [frozenset(places(part)) for part in parts]
-            self._piece_sets[tile] = found
+            sets[tile] = found
         return found
 
     def can_take(self, tile: tuple) -> bool:
@@ -512,7 +513,10 @@ class BitGeometry:
 
     def places_for(self, tile: tuple) -> list:
         """The places `tile` may drift to (T10), in the places' order (q, then r)."""
-        found = self._places.get(tile)
+        known = self._places
+        if known is None:
+            known = self._places = {}
+        found = known.get(tile)
         if found is None:
             # The same places come back from board to board (a search's boards differ by a drift or
             # two; a tile's mass and coast mostly stay): one list for them, never changed by anyone.
@@ -522,7 +526,7 @@ class BitGeometry:
                 if len(_PLACE_LISTS) >= 8192:  # bounded: lists not met lately are made again
                     _PLACE_LISTS.clear()
                 found = _PLACE_LISTS[bits] = places(bits)
-            self._places[tile] = found
+            known[tile] = found
         return found
 
     def has_place(self, tile: tuple) -> bool:
@@ -583,9 +587,12 @@ class BitGeometry:
         """Tiles that may drift (can_take) of `landscape` (any if None), in the tiles' order;
         with `within`, only those among these bits (a seat's land masses)."""
         if within is None:
-            found = self._kinds.get(landscape)
+            kinds = self._kinds
+            if kinds is None:
+                kinds = self._kinds = {}
+            found = kinds.get(landscape)
             if found is None:
-                found = self._kinds[landscape] = self.takeable(landscape, GRID)
+                found = kinds[landscape] = self.takeable(landscape, GRID)
             return found
         ok = self.takeable_bits() & within
         if not ok:

@@ -42,6 +42,7 @@ def _setup(s: State, e: dict) -> None:
     s.seen = ()
     s.phase, s.current, s.placements = "place", 0, 0
     s.mirror, s.hand_draw = bool(e.get("mirror")), None
+    s.listing = e.get("listing", 1)
     s.geo = None
 
 

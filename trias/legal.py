@@ -6,7 +6,7 @@ its rule; `legal_actions(state)` lists every command `check` accepts.
 
 from __future__ import annotations
 
-from .bitboard import BIT, NEAR, BitGeometry, nth_place
+from .bitboard import BIT, NEAR, BitGeometry, nth_place, places
 from .draws import below, shuffle
 from .errors import BadCommand, IllegalMove
 from .hexes import POLE, distance, label, named_distance, named_neighbours, neighbours, parse
@@ -52,10 +52,13 @@ def _herd_on_mass(state: State, seat: int, mass_of: dict, mass: int) -> bool:
 
 
 def drift_tiles(state: State, seat: int, landscape: str | None = None) -> list:
-    """Tiles `seat` may take (T10) of `landscape` (any if None), before looking for places."""
+    """Tiles `seat` may take (T10) of `landscape` (any if None), before looking for places: in the
+    places' order (listing 2), or in the tiles' order (listing 1, state.LISTING)."""
     geo = state.geometry()
     if type(geo) is BitGeometry:  # the tiles of the seat's land masses, as bits
         mine = geo.herd_masses(state.herds, seat)
+        if state.listing != 1:
+            return places(geo.drift_tile_bits(landscape, mine))
         if geo.tiles is state.tiles:  # the geometry's own tiles: its list is in this state's order
             return geo.takeable(landscape, mine)
         ok = geo.takeable_bits() & mine
@@ -63,9 +66,13 @@ def drift_tiles(state: State, seat: int, landscape: str | None = None) -> list:
     mine = masses_with_herds(state, seat)
     mass_of = geo.mass_of
     if geo.tiles is state.tiles:  # the geometry's own tiles: its list is in this state's order
-        return [a for a in geo.takeable(landscape) if mass_of[a] in mine]
-    return [a for a, kind in state.tiles.items()
-            if (landscape is None or kind == landscape) and mass_of[a] in mine and geo.can_take(a)]
+        found = [a for a in geo.takeable(landscape) if mass_of[a] in mine]
+    else:
+        found = [a for a, kind in state.tiles.items()
+                 if (landscape is None or kind == landscape) and mass_of[a] in mine and geo.can_take(a)]
+    if state.listing != 1:
+        found.sort()  # the places' order
+    return found
 
 
 def any_drift(state: State, seat: int, landscape: str | None = None) -> bool:
@@ -100,9 +107,14 @@ def drift_pairs(state: State, seat: int, landscape: str | None) -> list:
 def random_drift(state: State, seat: int, landscape: str | None, rng) -> tuple | None:
     """One legal drift drawn at random (a random tile that can move, then a random place), or None.
 
-    Much cheaper than listing them all: only the tiles tried have their places worked out.
+    Much cheaper than listing them all: only the tiles tried have their places worked out. Listing 1
+    (state.LISTING) shuffles the seat's drift tiles and takes the first that has a place; listing 2
+    draws one of them at a time (a draw per tile tried), dropping each that has none: either way a
+    tile drawn evenly among those with a place.
     """
     geo = state.geometry()
+    if state.listing != 1:
+        return _drawn_drift(state, geo, seat, landscape, rng)
     bits = type(geo) is BitGeometry
     for wanted in ([landscape, None] if landscape is not None else [None]):
         tiles = drift_tiles(state, seat, wanted)
@@ -116,6 +128,30 @@ def random_drift(state: State, seat: int, landscape: str | None, rng) -> tuple |
             places = geo.places_for(a)
             if places:
                 return a, rng.choice(places)
+    return None
+
+
+def _drawn_drift(state: State, geo, seat: int, landscape: str | None, rng) -> tuple | None:
+    """random_drift in listing 2: the k-th of the drift tiles as listed (drift_tiles), k drawn, until
+    one has a drift place; then the k-th of its places, k drawn. A bit board draws from the bits."""
+    for wanted in ([landscape, None] if landscape is not None else [None]):
+        if type(geo) is BitGeometry:
+            left = geo.drift_tile_bits(wanted, geo.herd_masses(state.herds, seat))
+            n = left.bit_count()
+            while n:
+                a = nth_place(left, below(rng, n))
+                found = geo.places_bits(a)
+                if found:
+                    return a, nth_place(found, below(rng, found.bit_count()))
+                left ^= BIT[a]
+                n -= 1
+        else:
+            tiles = drift_tiles(state, seat, wanted)
+            while tiles:
+                a = tiles.pop(below(rng, len(tiles)))
+                found = geo.places_for(a)
+                if found:
+                    return a, found[below(rng, len(found))]
     return None
 
 

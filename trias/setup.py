@@ -6,7 +6,7 @@ import random
 
 from .fold import replay
 from .hexes import POLE, ring
-from .state import METEORITE, MOUNTAIN, POLE_KIND, STEPPE, UNKNOWN, WOODS, rules_for
+from .state import LISTING, METEORITE, MOUNTAIN, POLE_KIND, STEPPE, UNKNOWN, WOODS, rules_for
 
 WATER = "water"
 
@@ -47,13 +47,18 @@ def shuffled_deck(players: int, rng: random.Random) -> list:
     return deck1 + deck2
 
 
-def setup_events(players: int, seed, mirror: bool = False) -> list:
+def setup_events(players: int, seed, mirror: bool = False, listing: int = LISTING) -> list:
     """The events that set up a table of `players` from `seed`: board, deck, one card each (T7).
 
     `mirror`: a physical table's game. The board still comes from the seed (the
     table lays its tiles to match), but the cards are the table's own: the deck
     and the hands are unknown cards, and `play`/`draw` name the card shown.
+    `listing`: how its drift tiles are listed and drawn (state.LISTING); 1, a game stored before
+    listing 2, sets up as it did then (no "listing" in the event).
     """
+    if listing not in (1, LISTING):
+        from .errors import BadCommand
+        raise BadCommand("bad_listing", f"the listing is 1 or {LISTING}, not {listing!r}")
     if not isinstance(players, int) or not 2 <= players <= 5:
         from .errors import BadCommand
         raise BadCommand("bad_players", f"Trias is for 2 to 5 players, not {players!r}")
@@ -66,17 +71,19 @@ def setup_events(players: int, seed, mirror: bool = False) -> list:
                "water": water, "unused": unused, "deck": deck}]
     if mirror:
         events[0]["mirror"] = True
+    if listing != 1:
+        events[0]["listing"] = listing
     for seat in range(players):
         events.append({"type": "card_dealt", "player": seat, "card": deck[seat]})
     return events
 
 
-def new_game(players: int, seed=None, mirror: bool = False) -> tuple:
+def new_game(players: int, seed=None, mirror: bool = False, listing: int = LISTING) -> tuple:
     """A new table: (state, events). Seat 0 is the start player; seats run clockwise (T8).
 
     With `mirror=True` the engine follows a physical table's cards (see setup_events).
     """
-    events = setup_events(players, seed, mirror)
+    events = setup_events(players, seed, mirror, listing)
     return replay(events), events
 
 

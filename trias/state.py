@@ -16,6 +16,12 @@ MOUNTAIN, STEPPE, WOODS, METEORITE = "mountain", "steppe", "woods", "meteorite"
 UNKNOWN = "unknown"  # mirror games: a card the table holds face down, unknown to the engine
 LANDSCAPES = (MOUNTAIN, STEPPE, WOODS)
 
+# How a seat's drift tiles are listed and drawn (legal.py): 1, the tiles' order and a shuffle of them
+# (every game set up before listing 2; a set-up event without "listing" is 1); 2, the places' order,
+# straight from the bits, and one draw a tile tried. Stored games keep theirs: the bots of a game decide
+# with its own listing, so a game goes on as it began.
+LISTING = 2
+
 # T2: herds a tile can hold; the pole holds 3 like the steppe.
 CAPACITY = {MOUNTAIN: 2, STEPPE: 3, WOODS: 4, POLE_KIND: 3}
 
@@ -72,6 +78,7 @@ class State:
     result: dict | None = None                  # final table and winners (T18, T19)
     mirror: bool = False                        # a physical table's game: its cards are named in commands
     hand_draw: tuple | None = None              # mirror: (seat, cards left before) of the phase-4 draw just made (T15)
+    listing: int = 1                            # how drift tiles are listed and drawn (LISTING)
     geo: object = field(default=None, compare=False, repr=False)  # cached board geometry, or (geometry, tile, place) of the drift just folded
 
     @property
@@ -130,8 +137,7 @@ def forget_boards() -> None:
 def _remember(key, geometry) -> None:
     """Cache a board. When the cache is full it becomes the older generation and a new one starts:
     the boards a search keeps coming back to (the tree's own) move on, the ones it met once go."""
+    global _GEOMETRIES, _OLDER
     if len(_GEOMETRIES) >= CACHED:
-        _OLDER.clear()
-        _OLDER.update(_GEOMETRIES)
-        _GEOMETRIES.clear()
+        _OLDER, _GEOMETRIES = _GEOMETRIES, {}  # (the dicts change hands: nothing copied)
     _GEOMETRIES[key] = geometry

@@ -43,6 +43,7 @@ def view(state: State, seat: int | None) -> dict:
         "seen": list(state.seen),
         "result": state.result,
         "mirror": state.mirror,  # the table's own cards: play and draw name the card shown
+        "listing": state.listing,  # how the bots list and draw drift tiles (state.LISTING)
     }
 
 

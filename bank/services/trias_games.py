@@ -268,7 +268,7 @@ class TriasGames:
             identity = {"kind": KIND, "id": game_id, "mode": mode, "seed": seed, "lang": lang, "seats": seats,
                         "rematch_of": rematch_of, "table": table_secret or new_secret()}
             setup = {"type": "setup", "id": SETUP_ID, "actor": None, "players": len(seats), "seed": seed, "mode": mode,
-                     "seats": [public_seat(s) for s in seats]}
+                     "seats": [public_seat(s) for s in seats], "listing": trias.state.LISTING}
             service = JournalService.create(self.store.target(game_id), identity, rebuild, first=setup,
                                             decide=decide_setup, kind=KIND)
             game = self._opened(TriasGame(self, game_id, service))

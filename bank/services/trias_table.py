@@ -66,7 +66,9 @@ def fold_row(table: Table, kind: str, actor, seq: int, events: list) -> Table:
 
 def decide_setup(table: Table, command: dict, seq: int) -> tuple:
     """The first row: the engine's set-up events for the seats, seed and mode (T3, T6, T7)."""
-    events = trias.setup.setup_events(command["players"], command["seed"], mirror=command["mode"] == "mirror")
+    # A game stored before listing 2 has no "listing" in its command: its bots list and draw as then.
+    events = trias.setup.setup_events(command["players"], command["seed"], mirror=command["mode"] == "mirror",
+                                      listing=command.get("listing", 1))
     return events, fold_row(table, "setup", None, seq, events)
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import trias
 from bank.store import chain
+from bank.store.rows import fingerprint
 from bank.services.journal_service import JournalService
 from bank.services.trias_games import StorageError, TriasGames, default_folder
 from trias.errors import BadCommand, IllegalMove, TriasError
@@ -412,3 +413,39 @@ def test_many_games_keep_only_a_few_files_open(tmp_path):
     assert len(reopened.list()) == len(made)
     assert sum(g._service.is_open for g in reopened._open.values()) <= tg.OPEN_FILES
     reopened.close()
+
+
+@pytest.mark.sqlite_file("writes a game as stored before listing 2, with sqlite3")
+def test_a_game_stored_before_listing_2_keeps_listing_1_and_verifies(games):
+    """A new game's set-up names listing 2 (trias.state.LISTING); a game stored before it names none,
+    and stays listing 1 when opened again: its bots list and draw drifts as when it began, and its
+    commands decide again to its events (`trias verify`)."""
+    seats = [{"name": "Ana", "kind": "human"}, {"name": "Bot", "kind": "computer", "level": "random"}]
+    game = games.create(seats, seed=14)
+    assert game.state.listing == 2 and next(game._service.rows())["command"]["listing"] == 2
+    while game.state.phase != "over":
+        if game.play_computer() is None:
+            game.execute(first_legal(game), f"h{game.last_seq}", "seat:0")
+    path = game._service.path
+    game.close()
+    conn = sqlite3.connect(path)  # the set-up row as written before listing 2: no "listing" anywhere
+    for trigger in ("journal_no_update", "chain_no_update", "chain_no_delete"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    command, events = (json.loads(x) for x in conn.execute("SELECT command, events FROM journal WHERE seq=1").fetchone())
+    del command["listing"], events[0]["listing"]
+    conn.execute("UPDATE journal SET command=?, events=?, fingerprint=? WHERE seq=1",
+                 (json.dumps(command, separators=(",", ":")), json.dumps(events, separators=(",", ":")),
+                  fingerprint(command)))
+    conn.execute("DELETE FROM chain")
+    rows = conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq").fetchall()
+    start = chain.start_of(dict(conn.execute("SELECT key, value FROM meta").fetchall()).get)
+    conn.executemany("INSERT INTO chain(seq, hash) VALUES (?, ?)", chain.replay(rows, start=start))
+    conn.commit()
+    conn.close()
+    reopened = TriasGames(path.parent)
+    try:
+        old = reopened.get(game.id)
+        assert old.state.listing == 1 and trias.view(old.state, 1)["listing"] == 1
+        assert old.verify() == []
+    finally:
+        reopened.close()

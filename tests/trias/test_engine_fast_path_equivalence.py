@@ -45,8 +45,11 @@ from trias.state import CAPACITY
 # the engine at commit 074e507, before its fast paths (the random player's draws then listed
 # drift places in a land mass's set order): old_listing_games.txt's commands must give them.
 OLD_LISTING_JOURNALS = {2: "5d7150975f5e1fa9", 3: "3a7b8565b11abec2", 4: "118c116c52f08dd5", 5: "23bbdfcd68661115"}
-# The same for today's listing (drift places in the places' order).
+# The same for listing 1 (drift places in the places' order, a seat's drift tiles in the tiles' order and
+# shuffled): every game stored before listing 2, whose bots must go on deciding as they did.
 PINNED_JOURNALS = {2: "5066fc71b45162f1", 3: "2834757e79ae1350", 4: "9e9791d67b87c940", 5: "fd99e0ab5ec1833c"}
+# Listing 2, new games' (state.LISTING): drift tiles in the places' order, drawn one at a time.
+PINNED_JOURNALS_2 = {2: "b97e68f0ffca9c60", 3: "bd5bd744c6731d85", 4: "528e954dfb4e7949", 5: "f5c841aa5ac6ef2e"}
 OLD_GAMES = Path(__file__).with_name("old_listing_games.txt")
 
 
@@ -197,18 +200,20 @@ def listed_as_before(state) -> None:
     assert rescues(state) == want
 
 
-def test_seeded_random_games_give_the_pinned_journals():
-    """Seeded random games (engine and random player) give exactly the journals pinned for today's listing.
+@pytest.mark.parametrize("listing,pinned", [(1, PINNED_JOURNALS), (2, PINNED_JOURNALS_2)])
+def test_seeded_random_games_give_the_pinned_journals(listing, pinned):
+    """Seeded random games (engine and random player) give exactly the journals pinned for each listing:
+    a game set up with listing 1 (every game stored before listing 2) plays as it did then.
 
     From an empty board cache, as a process starting: whatever boards another test made first, the
     listing depends on the state alone (drift places in the places' order)."""
     from trias.state import forget_boards
 
     forget_boards()
-    for players, digest in PINNED_JOURNALS.items():
+    for players, digest in pinned.items():
         h = hashlib.sha256()
         for seed in range(4):
-            state, journal = trias.new_game(players, seed)
+            state, journal = trias.new_game(players, seed, listing=listing)
             rng = random.Random(seed)
             while state.phase != "over":
                 events, state = trias.handle(state, random_action(state, rng))
@@ -247,7 +252,7 @@ def test_games_stored_with_the_old_listing_decide_to_their_journals():
     for players, digest in OLD_LISTING_JOURNALS.items():
         h = hashlib.sha256()
         for seed, commands in games[players]:
-            state, journal = trias.new_game(players, seed)
+            state, journal = trias.new_game(players, seed, listing=1)  # set up as then: no "listing"
             for command in commands:
                 assert trias.is_legal(state, command), (players, seed, command)
                 events, state = trias.handle(state, command)
@@ -489,3 +494,92 @@ def test_the_random_players_draws_are_those_of_random_random():
     assert Counting.calls == 1
     with pytest.raises(IndexError):
         below(random.Random(1), 0)
+
+
+def _drawn_from_the_list(state, landscape, rng):
+    """Listing 2's random drift as its list gives it: the seat's drift tiles in the places' order, the k-th
+    drawn (k from `rng`) and dropped while it has no drift place, then the k-th of its places."""
+    from trias.draws import below
+
+    geo = state.geometry()
+    for wanted in ([landscape, None] if landscape is not None else [None]):
+        tiles = sorted(drift_tiles_as_listing_1(state, wanted))
+        while tiles:
+            a = tiles.pop(below(rng, len(tiles)))
+            found = geo.places_for(a)
+            if found:
+                return a, found[below(rng, len(found))]
+    return None
+
+
+def drift_tiles_as_listing_1(state, landscape):
+    from trias.legal import drift_tiles
+
+    old = state.copy()
+    old.listing = 1
+    return drift_tiles(old, old.current, landscape)
+
+
+def _listing_2_draws_as_its_list(state) -> int:
+    """Listing 2's drift tiles are listing 1's in the places' order, and its random drift (from the bits
+    on a bit board) draws what the list gives, leaving the generator where the list leaves it."""
+    from trias.legal import drift_landscape, drift_tiles, random_drift
+
+    assert state.listing == 2
+    checked = 0
+    for landscape in {drift_landscape(state), None}:
+        assert drift_tiles(state, state.current, landscape) == sorted(drift_tiles_as_listing_1(state, landscape))
+        for k in range(3):
+            ours, theirs = random.Random(k), random.Random(k)
+            assert random_drift(state, state.current, landscape, ours) == _drawn_from_the_list(state, landscape, theirs)
+            assert ours.getstate() == theirs.getstate()
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_listing_2_draws_a_drift_from_the_bits_as_from_its_list(players):
+    """New games (listing 2) list a seat's drift tiles in the places' order and draw a random drift
+    straight from the bits: the same tile and place as drawing from the list, draw for draw."""
+    checked = 0
+    for seed in range(2):
+        state, _ = trias.new_game(players, 950 + seed)
+        rng = random.Random(seed)
+        while state.phase != "over":
+            if state.phase in ("start", "drift") or (state.phase == "actions" and state.ap >= 3):
+                assert isinstance(state.geometry(), BitGeometry)
+                checked += _listing_2_draws_as_its_list(state)
+            _, state = trias.handle(state, random_action(state, rng))
+    assert checked > 100
+
+
+def test_listing_2_on_a_board_beyond_the_bit_grid_draws_as_its_list():
+    """A board past the bit grid (board.FloodGeometry) lists and draws listing 2's way too."""
+    from trias.bitboard import HIGH
+
+    tiles = {(q, 0): "steppe" for q in range(1, HIGH + 7)}
+    tiles.update({(q, -1): "woods" for q in range(2, HIGH + 7, 3)})
+    state = position(3, tiles, {(1, 0): (1, 1, 1), (HIGH + 6, 0): (1, 1, 1)}, ap=4, listing=2)
+    assert isinstance(state.geometry(), FloodGeometry)
+    assert _listing_2_draws_as_its_list(state)
+    state.phase, state.card = "drift", "woods"
+    assert _listing_2_draws_as_its_list(state)
+
+
+def test_a_game_keeps_its_listing_through_its_journal_and_its_view():
+    """The listing is the set-up event's (none in it: 1, as every game stored before listing 2): replay and
+    a bot's view of the game carry it, so a game's bots list and draw as when it began."""
+    from trias.bots.determinise import determinise
+    from trias.setup import setup_events
+
+    old = setup_events(4, 7, listing=1)
+    assert "listing" not in old[0] and trias.replay(old).listing == 1
+    assert setup_events(4, 7)[0]["listing"] == 2
+    for listing in (1, 2):
+        state, journal = trias.new_game(4, 7, listing=listing)
+        rng = random.Random(7)
+        for _ in range(40):
+            _, state = trias.handle(state, random_action(state, rng))
+        view = trias.view(state, state.current)
+        assert view["listing"] == listing == determinise(view, random.Random(1)).listing
+        assert trias.replay(journal).listing == listing

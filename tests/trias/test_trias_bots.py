@@ -103,7 +103,7 @@ def test_t12_a_forced_end_of_turn_is_answered_without_searching(monkeypatch):
     search levels play it at once instead of thinking their whole budget (0.5 s, 1.5 s) over a
     move they cannot choose: no search iteration is run."""
     from trias.bots import search
-    state = next(s for s in positions(2, seed=1, every=1)
+    state = next(s for seed in range(1, 40) for s in positions(2, seed=seed, every=1)
                  if s.phase == "actions" and trias.legal_actions(s) == [{"type": "end_turn"}])
     iterations = []
     real = search._iterate

@@ -52,6 +52,7 @@ def _state(v: dict, hands: tuple, deck: tuple) -> State:
     s.phase, s.current, s.turn, s.ap = v["phase"], v["current"], v["turn"], v["ap"]
     s.card, s.played_hand, s.placements = v["card"], v["played_hand"], v["placements"]
     s.last_round, s.result = v["last_round"], v["result"]
+    s.listing = v.get("listing", 1)
     return s
 
 

@@ -39,9 +39,21 @@ _KINDS_DRIFT = _KINDS + ("drift",)
 
 
 def random_turn_action(state: State, rng) -> dict:
-    """A random phase-2 action (T12), ending the turn as one choice among the kinds."""
+    """A random phase-2 action (T12), ending the turn as one choice among the kinds: a kind drawn
+    evenly among those with a move (listing 1, state.LISTING: the first such of the kinds shuffled;
+    listing 2: a kind drawn at a time, dropped if it has none, one draw a kind tried)."""
     kinds = list(_KINDS_DRIFT if state.ap >= 3 else _KINDS)
-    shuffle(rng, kinds)
+    if state.listing == 1:
+        shuffle(rng, kinds)
+        return _first_of(state, kinds, rng)
+    while True:
+        found = _first_of(state, (kinds.pop(below(rng, len(kinds))),), rng)
+        if found is not None:
+            return found
+
+
+def _first_of(state: State, kinds, rng) -> dict | None:
+    """A random move of the first of `kinds` that has one (None if none has)."""
     for kind in kinds:
         if kind == "end_turn":
             return {"type": "end_turn"}
@@ -65,4 +77,4 @@ def random_turn_action(state: State, rng) -> dict:
             options = rescue_options(state)
             if options:
                 return rescue_command(options[below(rng, len(options))])
-    return {"type": "end_turn"}
+    return None
