@@ -6,6 +6,8 @@ setup event), so the fold never shuffles and never decides: it only records.
 
 from __future__ import annotations
 
+from operator import add
+
 from .hexes import PLACES, parse
 from .state import State
 
@@ -127,7 +129,7 @@ def drifted(s: State, tile: tuple, place: tuple, cost: int) -> None:
 
 
 def _scored(s: State, e: dict) -> None:
-    s.score = tuple(a + b for a, b in zip(s.score, e["points"]))
+    s.score = tuple(map(add, s.score, e["points"]))
 
 
 def _moved(s: State, e: dict) -> None:

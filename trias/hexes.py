@@ -31,8 +31,22 @@ class _Table(dict):
 # for without comparing coordinates, so the tables and the fold hand out these. `parse` hands out
 # a known place's object but adds none: the places in a command come from anyone holding a seat
 # (a seat anyone can mint), and each new one would stay in this table for the process's life.
-PLACES = _Table(lambda place: place)
-PLACES[POLE] = POLE
+class _Places(_Table):
+    """PLACES: a place's one tuple, each also under its q and r in AT (a look-up by two integers)."""
+
+    __slots__ = ()
+
+    def __missing__(self, place):
+        found = self[place] = place
+        q, r = place
+        if type(q) is int and type(r) is int:
+            AT.setdefault(q, {})[r] = place
+        return found
+
+
+AT: dict = {}  # q -> r -> the place's one tuple, for every place in PLACES: `parse` asks by two integers
+PLACES = _Places(None)
+PLACES[POLE]  # (the pole's one tuple is POLE itself)
 
 
 def _neighbours_of(place: tuple) -> tuple:
@@ -128,8 +142,12 @@ def parse(value) -> tuple:
     if type(value) in (list, tuple) and len(value) == 2:
         q, r = value
         if type(q) is int and type(r) is int:  # the usual case, without the conversions below
-            place = (q, r)
-            return PLACES.get(place, place)
+            row = AT.get(q)
+            if row is not None:  # a known place: its tuple, with no tuple made and hashed to find it
+                found = row.get(r)
+                if found is not None:
+                    return found
+            return (q, r)
     if isinstance(value, str):
         parts = value.split(",")
     elif isinstance(value, (list, tuple)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from .draws import shuffle
 from .fold import replay
 from .hexes import POLE, ring
 from .state import LISTING, METEORITE, MOUNTAIN, POLE_KIND, STEPPE, UNKNOWN, WOODS, rules_for
@@ -20,14 +21,14 @@ def board_tiles(players: int, rng: random.Random) -> tuple:
     inner = ring(1) + ring(2)
     if players == 2:
         land = _kinds(5, 7, 6)  # T21: 19 tiles forming rings 1 and 2, no water
-        rng.shuffle(land)
+        shuffle(rng, land)
         placed = list(zip(inner, land))
         water, unused = [], []
     else:
         land = _kinds(9, 15, 12)  # T2
-        rng.shuffle(land)
+        shuffle(rng, land)
         middle = land[:16] + [WATER, WATER]  # T3: 16 land tiles and both water tiles on rings 1-2
-        rng.shuffle(middle)
+        shuffle(rng, middle)
         placed = list(zip(inner, middle)) + list(zip(ring(3), land[16:34]))
         unused = land[34:]  # T3: the last two leave the game unseen
         water = [[q, r] for (q, r), kind in placed if kind == WATER]
@@ -42,8 +43,8 @@ def shuffled_deck(players: int, rng: random.Random) -> list:
         deck1, deck2 = _kinds(5, 6, 5), _kinds(1, 2, 1) + [METEORITE]
     else:
         deck1, deck2 = _kinds(7, 13, 10), _kinds(2, 3, 3) + [METEORITE]
-    rng.shuffle(deck1)
-    rng.shuffle(deck2)
+    shuffle(rng, deck1)
+    shuffle(rng, deck2)
     return deck1 + deck2
 
 

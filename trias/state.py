@@ -84,7 +84,7 @@ class State:
     @property
     def rules(self) -> Rules:
         """The player-count numbers for this table."""
-        return rules_for(self.players)
+        return _RULES.get(self.players) or rules_for(self.players)
 
     def copy(self) -> "State":
         """A copy sharing every (never mutated) container with this state."""
