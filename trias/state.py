@@ -115,6 +115,9 @@ class State:
                 found = _OLDER.get(key)
                 if found is None:
                     found = geometry_of(self.tiles, *geo) if geo else geometry_of(self.tiles)
+                    if geo and _first_sight(key):
+                        self.geo = found
+                        return found
                 _remember(key, found)
             self.geo = geo = found
         return geo
@@ -128,10 +131,28 @@ _OLDER: dict = {}  # the boards known before _GEOMETRIES last filled up: kept wh
 CACHED = 512       # boards per generation: bots look at many boards; keep the cache (and memory) bounded
 
 
+_MET: set = set()  # hashes of the drifts met once (board before, tile, place): remembered when met again
+MET = 4096        # hashes kept at most
+
+
 def forget_boards() -> None:
     """Empty the cache, as in a process just started (benches, tests)."""
     _GEOMETRIES.clear()
     _OLDER.clear()
+    _MET.clear()
+
+
+def _first_sight(key) -> bool:
+    """Whether a board made by a drift is met for the first time (then not cached: a game's boards
+    are met once; a search's come back, and are cached the second time). A hash, not the key, is
+    noted: the key would keep the board before alive; two keys of one hash only cache a board early."""
+    h = hash(key)
+    if h in _MET:
+        return False
+    if len(_MET) >= MET:
+        _MET.clear()
+    _MET.add(h)
+    return True
 
 
 def _remember(key, geometry) -> None:

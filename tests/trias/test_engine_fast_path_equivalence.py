@@ -583,3 +583,27 @@ def test_a_game_keeps_its_listing_through_its_journal_and_its_view():
         view = trias.view(state, state.current)
         assert view["listing"] == listing == determinise(view, random.Random(1)).listing
         assert trias.replay(journal).listing == listing
+
+
+def test_a_board_made_by_a_drift_is_cached_when_met_again():
+    """A game meets each board once: a board one drift from a known one is cached only when the same drift
+    from the same board comes again (a search's), so a game's boards go with its states. Either way
+    the board is the same as one made afresh."""
+    from trias import state as states
+
+    states.forget_boards()
+    state, _ = trias.new_game(4, 5)
+    rng = random.Random(5)
+    while not (state.phase == "start" and trias.legal_drifts(state)):
+        _, state = trias.handle(state, random_action(state, rng))
+    state.geo = None
+    state.geometry()  # a board met afresh (its tiles the key): cached at once
+    drift = trias.legal_drifts(state)[0]
+    known = len(states._GEOMETRIES)
+    boards = []
+    for _ in range(3):
+        _, after = trias.handle(state, dict(drift, type="play"))
+        boards.append(after.geometry())
+        same_board(after)
+    assert len(states._GEOMETRIES) == known + 1  # cached when met the second time, and found the third
+    assert boards[0] is not boards[1] and boards[1] is boards[2]
