@@ -39,6 +39,7 @@ for _q in range(-SHIFT, WIDTH - SHIFT):
 for _p in PLACE:
     NEAR[_p] = sum(BIT.get(n, 0) for n in NEIGHBOURS[_p])
 POLE_BIT = BIT[POLE]
+NOT_POLE = GRID ^ POLE_BIT
 
 
 def _below(value) -> list:
@@ -122,7 +123,7 @@ def components(x: int) -> list:
     while x:
         group = fill(x & -x, x)
         groups.append(group)
-        x &= ~group
+        x ^= group  # (positive operands: `& ~` would make a negative integer first)
     return groups
 
 
@@ -217,7 +218,7 @@ class BitGeometry:
                     closed = parent.T | seas
                     freed = tb | fill(dilate(tb) & seas, seas) if dilate(tb) & seas else tb
                     if NEAR[PLACE[tb.bit_length() - 1]] & ~closed and (pb & ~closed or pb & freed):
-                        seas &= ~freed
+                        seas ^= seas & freed
                         self._S = seas
                         self._wet_from = None
                         return seas
@@ -235,8 +236,8 @@ class BitGeometry:
             rs = [r for _, r in tiles]
             ss = [q + r for q, r in tiles]
             self._box = box = (min(qs), max(qs), min(rs), max(rs), min(ss), max(ss))
-        water = GRID & ~self.T
-        seas = self._S = water & ~fill(_outside_box(box) & water, water)
+        water = GRID ^ self.T
+        seas = self._S = water ^ fill(_outside_box(box) & water, water)
         self._wet_from = None
         return seas
 
@@ -257,7 +258,7 @@ class BitGeometry:
     @property
     def O(self) -> int:  # noqa: N802
         """The surrounding water within the grid, as bits (T5)."""
-        return GRID & ~self.closed
+        return GRID ^ self.closed
 
     def _drift_masses(self, parent, tile, place, tb, pb) -> None:
         """The land masses once `tile` lies at `place` (T5), numbered as board._drifted_masses numbers them."""
@@ -266,7 +267,7 @@ class BitGeometry:
         parts = parent._pieces_bits(tile, home)
         near = NEAR[place]
         # The other land masses the place touches: mostly none (no tile next to it off the home mass).
-        into = [i for i, m in enumerate(masses) if i != home and m & near] if parent.T & near & ~masses[home] else []
+        into = [i for i, m in enumerate(masses) if i != home and m & near] if (parent.T ^ masses[home]) & near else []
         touched = [k for k, part in enumerate(parts) if part & near]
         # The masses as places come from the board before's when asked for (a search judging its
         # boards): a few set operations rather than every tile again. Only from a board that needs
@@ -449,7 +450,7 @@ class BitGeometry:
             tb = BIT[tile]
             if home is None:
                 home = self._home(tb)
-            rest = self.mass_bits[home] & ~tb
+            rest = self.mass_bits[home] ^ tb
             if not rest:
                 found = []
             elif self.may_split(tile):
@@ -495,14 +496,14 @@ class BitGeometry:
         closed, near = self.T | seas, NEAR[tile]
         if closed & near == near:
             return 0
-        rest = self.mass_bits[self._home(b)] & ~b
+        rest = self.mass_bits[self._home(b)] ^ b
         if not rest:
             return 0
         # Next to the rest of the mass, farther out, and surrounding water once the tile is taken:
         # not closed, or freed (its place and any sea it touched, which are closed now: _freed_bits).
         freed = b | fill(dilate(b) & seas, seas) if seas else b
         return (rest | rest << 1 | rest >> 1 | rest << 32 | rest >> 32 | rest << 31 | rest >> 31) \
-            & FARTHER[FROM_POLE[tile]] & ~(closed ^ freed)
+            & FARTHER[FROM_POLE[tile]] & (GRID ^ closed ^ freed)
 
     def places_bits(self, tile: tuple) -> int:
         """The places `tile` may drift to (T10), as bits (worked out once per arrangement)."""
@@ -548,7 +549,8 @@ class BitGeometry:
             # A tile with every neighbour land or sea does not border the surrounding water.
             c = self.closed
             inner = c >> 1 & c << 1 & c >> 32 & c << 32 & c >> 31 & c << 31
-            found = self._take = self.T & ~inner & big & ~POLE_BIT
+            t = self.T & big
+            found = self._take = (t ^ (t & inner)) & NOT_POLE
         return found
 
     def kind_bits(self, landscape: str) -> int:

@@ -57,10 +57,10 @@ def interim_part(state: State, tile: tuple, place: tuple):
 def _interim_bits(geo, tile: tuple, place: tuple):
     """interim_part from the bits of the board before the drift."""
     tb = BIT[tile]
-    touching = NEAR[place] & geo.T & ~tb
+    touching = NEAR[place] & (geo.T ^ tb)
     if not touching:
         return None  # touching nothing: T16 scores nothing
-    if touching & ~geo.mass_bits[geo._home(tb)]:
+    if touching & geo.mass_bits[geo._home(tb)] != touching:
         return None  # attaching to another land mass reconnects: no scoring
     parts = geo._pieces_bits(tile)
     if len(parts) < 2:
@@ -68,7 +68,7 @@ def _interim_bits(geo, tile: tuple, place: tuple):
     for part in parts:
         if part & touching:
             break
-    if part & POLE_BIT or touching & ~part:
+    if part & POLE_BIT or touching & part != touching:
         return None
     return frozenset(places(part | BIT[place]))
 
