@@ -78,13 +78,15 @@ def _outside_box(box: tuple) -> int:
 
 def dilate(x: int) -> int:
     """The places of `x` and their neighbours (within the grid)."""
-    return (x | x << 1 | x >> 1 | x << 32 | x >> 32 | x << 31 | x >> 31) & GRID
+    a, b = x | x << 1, x | x >> 1  # (each place and its neighbour at -1, at +1 along r)
+    return (a | b | a >> 32 | b << 32) & GRID  # and those one row along q: +32 and +31, -32 and -31
 
 
 def fill(x: int, region: int) -> int:
     """The places of `region` connected to `x` (a subset of it) through `region` (T5)."""
     while True:
-        y = (x | x << 1 | x >> 1 | x << 32 | x >> 32 | x << 31 | x >> 31) & region
+        a, b = x | x << 1, x | x >> 1  # (dilate's nine operations, not twelve)
+        y = (a | b | a >> 32 | b << 32) & region
         if y == x:
             return x
         x = y
@@ -502,8 +504,8 @@ class BitGeometry:
         # Next to the rest of the mass, farther out, and surrounding water once the tile is taken:
         # not closed, or freed (its place and any sea it touched, which are closed now: _freed_bits).
         freed = b | fill(dilate(b) & seas, seas) if seas else b
-        return (rest | rest << 1 | rest >> 1 | rest << 32 | rest >> 32 | rest << 31 | rest >> 31) \
-            & FARTHER[FROM_POLE[tile]] & (GRID ^ closed ^ freed)
+        low, high = rest | rest << 1, rest | rest >> 1  # (dilate)
+        return (low | high | low >> 32 | high << 32) & FARTHER[FROM_POLE[tile]] & (GRID ^ closed ^ freed)
 
     def places_bits(self, tile: tuple) -> int:
         """The places `tile` may drift to (T10), as bits (worked out once per arrangement)."""
@@ -548,7 +550,8 @@ class BitGeometry:
                     big |= m
             # A tile with every neighbour land or sea does not border the surrounding water.
             c = self.closed
-            inner = c >> 1 & c << 1 & c >> 32 & c << 32 & c >> 31 & c << 31
+            up, down = c << 1, c >> 1  # (every neighbour: -1 and +1, then -32 and -31, +32 and +31)
+            inner = up & down & (c & up) >> 32 & (c & down) << 32
             t = self.T & big
             found = self._take = (t ^ (t & inner)) & NOT_POLE
         return found
