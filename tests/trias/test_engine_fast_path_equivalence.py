@@ -17,8 +17,10 @@ r), which no longer depends on how a land mass was put together.
 Stored games keep their commands, never a listing: `old_listing_games.txt` holds the commands
 of seeded random games played with the listing before (places in a land mass's set order);
 decided again they must give exactly the journals pinned then (commit 074e507). The journals
-of seeded random games with today's listing are pinned as well: an optimisation that changes
-any event, or any draw the random player makes, fails here.
+of seeded random games are pinned for listing 1 (every game stored before listing 2, whose bots
+must go on as they began) and for listing 2 (new games: drift tiles in the places' order, drawn
+from the bits): an optimisation that changes any event, or any draw the random player makes, fails
+here. Listing 2's draws from the bits are checked against its list.
 """
 
 from __future__ import annotations
