@@ -95,6 +95,7 @@ class Computer:
         self.wake = threading.Event()
         self.started = False
         self.refused: set = set()    # (game id, seq) whose computer move was refused, said once
+        self.unwritten: set = set()  # game ids whose store refuses the computer's move now: said once, then when back
         self.clock = time.monotonic  # (tests give a clock of their own)
 
     def poke(self, game_id: str) -> None:
@@ -205,8 +206,13 @@ class Computer:
         before = choice.seq
         try:
             result = game.apply_computer(choice.seat, choice.seq, choice.command)
-        except StorageError:
-            self.app.logger.exception("trias %s: the computer's move could not be written; retrying", gid)
+        except StorageError as exc:
+            # Said once (a full or read-only disk: tried again every quarter second at least, it logged a traceback
+            # each time; a database away is also said once by bank/web/health.py), and again when a move is written.
+            if gid not in self.unwritten:
+                self.unwritten.add(gid)
+                self.app.logger.error("trias %s: the computer's move could not be written (%s); trying again until "
+                                      "the store answers", gid, exc)
             # The same move for the same position, after a pace (a quarter second at least: a store that
             # fails is not tried faster).
             choice.not_before = self.clock() + max(self.pace, 0.25)
@@ -226,6 +232,9 @@ class Computer:
                     del self.chosen[gid]
             self.poke(gid)
             return 0
+        if gid in self.unwritten:
+            self.unwritten.discard(gid)
+            self.app.logger.warning("trias %s: the computer's moves are written again", gid)
         with self.lock:
             if self.chosen.get(gid) is choice:
                 del self.chosen[gid]

@@ -302,7 +302,10 @@ def test_an_undo_between_the_check_and_the_write_still_drops_the_move(app, monke
     assert game.computer_to_play() is None and game.verify() == []
 
 
-def test_a_write_that_fails_keeps_the_same_move_for_the_same_position(app, monkeypatch, caplog):
+def test_a_write_that_fails_keeps_the_same_move_for_the_same_position_and_says_an_outage_once(app, monkeypatch, caplog):
+    """A store that refuses 20 tries (a full disk; a database away is said once by the health watch): the same
+    move is written once it accepts, and the log says it in one line and its end in one (before: a traceback
+    every try, up to four a second)."""
     game = app.extensions["trias_games"].create(seats=bots("hard", "easy"), seed=4)
     player = app.extensions["trias_computer"]
     player.poke(game.id)
@@ -314,18 +317,24 @@ def test_a_write_that_fails_keeps_the_same_move_for_the_same_position(app, monke
     monkeypatch.setattr(trias.bots, "choose", counted)
     apply, failures = ComputerMoves.apply_computer, []
 
-    def failing_once(self, seat, after, command):
-        if not failures:
+    def failing_twenty_times(self, seat, after, command):
+        if len(failures) < 20:
             failures.append(command)
             raise StorageError("disk_full", "the disk is full")
         return apply(self, seat, after, command)
-    monkeypatch.setattr(ComputerMoves, "apply_computer", failing_once)
+    monkeypatch.setattr(ComputerMoves, "apply_computer", failing_twenty_times)
     seq = game.last_seq
-    with caplog.at_level(logging.ERROR):
+    with caplog.at_level(logging.WARNING):
         assert player.step(force=True) == 0
-    assert "could not be written" in caplog.text and player.chosen[game.id].seq == seq
-    assert player.step() == 0  # tried again after a pace, not at once
-    assert player.step(force=True) == 1 and len(calls) == 1  # the same move, not chosen again
+        assert "could not be written" in caplog.text and player.chosen[game.id].seq == seq
+        assert player.step() == 0  # tried again after a pace, not at once
+        for _ in range(19):
+            assert player.step(force=True) == 0
+        assert player.step(force=True) == 1 and len(calls) == 1  # the same move, not chosen again
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if game.id in r.getMessage()]
+    assert [level for level, _ in said] == ["ERROR", "WARNING"], said
+    assert "disk is full" in said[0][1] and "written again" in said[1][1]
+    assert all(r.exc_info is None for r in caplog.records)
     row = computer_rows(game)[0]
     assert row["seq"] == seq + 1 and row["command"]["id"] == f"computer:0:after:{seq}"
     assert {k: v for k, v in row["command"].items() if k not in ("id", "actor")} == failures[0]
