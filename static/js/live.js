@@ -41,15 +41,6 @@
   TB.touch = function () { lastMessageAt = Date.now(); updateBadge(); };
 
   /**
-   * Connect the socket: opts.auth ({team} or {display: true}), opts.on {public, team, journal} (the parts
-   * of each `round` message this page reads; the server sends the journal only to a page that has it),
-   * opts.after() the last journal seq held in order (sent with every connect and `sync`),
-   * opts.onRefused() when the server turns the connection down (an old team link) or
-   * says the link was replaced while the page was open (`link_replaced`, then it closes the socket).
-   * A `session_ended` message (log-out elsewhere, ended by the lead, account changed) sends a
-   * facilitator's page back to the log-in form, which says why.
-   */
-  /**
    * The bank's config was reloaded since this page loaded its own (team names, costs: board_labels.js), and the
    * picture says so. A phone or a big screen loads itself again, at most once a minute; a facilitator's page,
    * which may hold something typed (a paper ledger, a trade's amounts), says so with a button that does it.
@@ -84,6 +75,15 @@
     return true;
   }
 
+  /**
+   * Connect the socket: opts.auth ({team} or {display: true}), opts.on {public, team, journal} (the parts
+   * of each `round` message this page reads; the server sends the journal only to a page that has it),
+   * opts.after() the last journal seq held in order (sent with every connect and `sync`),
+   * opts.onRefused() when the server turns the connection down (an old team link) or
+   * says the link was replaced while the page was open (`link_replaced`, then it closes the socket).
+   * A `session_ended` message (log-out elsewhere, ended by the lead, account changed) sends a
+   * facilitator's page back to the log-in form, which says why.
+   */
   TB.live = function (opts) {
     if (!window.io) {
       updateBadge();
