@@ -322,17 +322,15 @@ def check_database(db, config=None) -> None:
         return  # a new game is created on the first start
     if not writable(db):
         raise known_failure("database_read_only", db)
+    from bank.services import bank_verify  # here: the rest of `serve` never loads the rules
     journal = Journal.open(db)  # a damaged header or schema is refused here already
     try:
-        report = journal.integrity_check()
-        tampered = journal.chain_problem() if report == "ok" else None
+        # Damage, or somebody edited the file by hand: the balances cannot be trusted.
+        problems = bank_verify.tampered(journal, own_check="SQLite's check")
     finally:
         journal.close()
-    if report != "ok":
-        first = next((line for line in report.splitlines() if not line.startswith("***")), report)
-        raise known_failure("database_corrupt", db, f"SQLite's check found: {first.strip()}")
-    if tampered:  # somebody edited the file by hand: the balances cannot be trusted
-        raise known_failure("database_corrupt", db, tampered)
+    if problems:
+        raise known_failure("database_corrupt", db, problems[0])
 
 
 def cmd_user(args, config_path: str, db: str) -> int:

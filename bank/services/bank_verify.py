@@ -29,16 +29,23 @@ def fold(state: GameState, events) -> GameState:
     return state
 
 
-def tampered(journal) -> list[str]:
-    """What `serve` refuses a game for before anyone plays it (bank/cli/serve.py check_database): the database's own
-    check, then the chain (a row, a snapshot's binding or the creation record edited, a tail cut short of the
-    checkpoint); [] when sound. Opening reads only the rows after the last snapshot, and the witnesses are answered
-    the heads as stored: a game opened without this serves an edited history under the heads the phones saw."""
+def tampered(journal, own_check: str = "the database's own check") -> list[str]:
+    """What `serve` refuses a game for before anyone plays it (bank/cli/serve.py check_database, a worker started
+    again, a hosted game): the database's own check, then the chain (a row, a snapshot's binding or the creation
+    record edited, a tail cut short of the checkpoint); [] when sound. Opening reads only the rows after the last
+    snapshot, and the witnesses are answered the heads as stored: a game opened without this serves an edited history
+    under the heads the phones saw."""
     report = journal.integrity_check()
     if report != "ok":
-        return [f"the database's own check found: {report.splitlines()[0].strip()}"]
+        return [f"{own_check} found: {first_finding(report)}"]
     chain = journal.chain_problem()
     return [chain] if chain else []
+
+
+def first_finding(report: str) -> str:
+    """The first line of a database's check that names a problem: SQLite heads a damaged page's findings with
+    "*** in database main ***", which says nothing to whoever reads the refusal."""
+    return next((line for line in report.splitlines() if not line.startswith("***")), report).strip()
 
 
 def verify_journal(journal, config, live: GameState, live_seq: int) -> list[str]:

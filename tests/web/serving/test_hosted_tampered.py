@@ -13,6 +13,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from bank.services import bank as service
 from bank.web import create_app
 from bank.web.serving import hosting
 
@@ -73,5 +76,45 @@ def test_a_hosted_game_edited_by_hand_is_not_served_and_the_others_are(tmp_path,
         assert lake.status_code == 200 and lake.get_json()["hash"]  # the other game is served
         listed = {game["name"]: game for game in games.listing()}
         assert listed["camp"]["error"]["code"] == "database_corrupt" and "entries" in listed["lake"]
+    finally:
+        _close(host)
+
+
+def _smash_an_old_page(db: Path) -> None:
+    """Damage on the disk: a page of the journal's first entries (covered by a snapshot) overwritten with noise."""
+    raw = sqlite3.connect(db)
+    try:
+        page = raw.execute("SELECT pageno FROM dbstat WHERE name='journal' AND pagetype='leaf' ORDER BY pageno").fetchone()[0]
+    except sqlite3.OperationalError:
+        pytest.skip("this SQLite has no dbstat table to find a journal page")
+    finally:
+        raw.close()
+    with open(db, "r+b") as f:
+        f.seek((page - 1) * 4096 + 8)
+        f.write(bytes(range(256)) * 15)
+
+
+def test_a_hosted_game_damaged_on_disk_is_refused_naming_what_sqlite_found(tmp_path, monkeypatch):
+    """The refusal names the damage (SQLite's first finding), not the heading SQLite puts above its findings.
+    Before: "the database's own check found: *** in database main ***", which tells the lead nothing."""
+    monkeypatch.setattr(service, "SNAPSHOT_EVERY", 20)  # the damaged entries lie before a snapshot: the game opens
+    host = _host(tmp_path)
+    games = host.extensions["terrabank_hosted"]
+    try:
+        games.create("camp")
+        bank = games.app("camp").extensions["terrabank"].bank
+        bank.execute({"id": "start", "type": "start_clock"})
+        for i in range(58):
+            bank.execute({"id": f"refill-{i}", "type": "refill", "resource": "water", "amount": 1})
+    finally:
+        _close(host)
+    _smash_an_old_page(tmp_path / "games" / "camp" / hosting.GAME_FILE)
+
+    host = _host(tmp_path)
+    try:
+        asked = host.test_client().get("/g/camp/api/public")
+        text = asked.get_data(as_text=True)
+        assert asked.status_code == 503, (asked.status_code, text[:300])
+        assert "page" in text and "***" not in text, text
     finally:
         _close(host)
