@@ -2,7 +2,7 @@
 
 from flask_socketio import SocketIO
 
-from bank.web.push import deflate, hub
+from bank.web.push import deflate, event_budget, hub
 
 
 def make_socketio(app, register) -> SocketIO:
@@ -16,6 +16,7 @@ def make_socketio(app, register) -> SocketIO:
     permessage-deflate with a 4 KB window and a small zlib memLevel (deflate.py: at simple-websocket's
     defaults each browser's page holds a ~290 KB compressor and decompressor in the worker).
     Under Gunicorn every page's WebSocket is served by one thread (hub.py), not four threads a page.
+    Each page may send a few messages a second (event_budget.py), as each starts a thread.
     """
     deflate.install()
     hub.install()
@@ -23,6 +24,7 @@ def make_socketio(app, register) -> SocketIO:
     register(server)
     server.init_app(app, async_mode="threading", cors_allowed_origins=None, max_http_buffer_size=deflate.MAX_MESSAGE,
                     ping_interval=10, ping_timeout=10)
+    event_budget.install(server.server)  # a few messages a second from each page, however tiny (event_budget.py)
     return server
 
 

@@ -1,0 +1,74 @@
+"""A page may send a few Socket.IO messages a second, then it is closed (bank/web/push/event_budget.py).
+
+Before: every message a socket sent started a thread, and each `sync` built and sent the whole picture; one
+stranger's socket writing `42["sync"]` for 5 s kept the worker busy for 26 s after it stopped (7-11 CPU-seconds),
+and four of them held a phone's rounds up to 2 s late. Now a page past BURST messages is closed, its rest unread.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from wsproto.events import TextMessage
+
+from bank.web.push.event_budget import BURST
+from bank.web.serving import thread as serving_thread
+
+from sio_kit import Phone
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+from harness import Api  # noqa: E402
+
+
+def _pictures(page: Phone) -> int:
+    return sum(1 for name, _ in page.events if name == "public")
+
+
+def test_a_strangers_socket_flooding_syncs_is_closed_after_its_budget_and_a_phone_is_served(app, tokens):
+    server = serving_thread.serve_in_thread(app)
+    phone = Phone(server.port, {"team": tokens["blue"]}, query=f"&team={tokens['blue']}")
+    stranger = Phone(server.port, {}, source="127.0.0.3")
+    try:
+        before = _pictures(stranger)
+        flood = stranger.ws.send(TextMessage(data='42["sync"]')) * 2000  # 32 KB: one write
+        stranger.sock.sendall(flood)
+        assert stranger.wait(lambda: stranger.closed, 10.0), "the flooding socket was never closed"
+        answered = _pictures(stranger) - before
+        print(f"\n2,000 syncs in one write: {answered} pictures sent back, then closed")
+        assert answered <= BURST  # before: the socket stayed open and hundreds of pictures came back
+
+        # An honest page's syncs (a reconnect, a tab brought back a few times) are all answered, and it stays.
+        seen = _pictures(phone)
+        for _ in range(8):
+            phone.emit("sync", {"after": 0})
+        assert phone.wait(lambda: _pictures(phone) >= seen + 8, 10.0)
+        lead = Api(f"http://127.0.0.1:{server.port}").login("lead", "correct horse")
+        status, reply = lead.command("start", type="start_clock")
+        lead.close()
+        assert status == 200, reply
+        assert phone.wait_for(lambda name, data: name == "public" and data.get("seq", 0) >= reply["seq"], 10.0)
+        assert not phone.closed
+    finally:
+        stranger.close()
+        phone.close()
+        server.stop()
+
+
+def test_messages_a_long_poll_carries_count_against_the_same_budget(app):
+    """A page on long polling: POSTs of tiny events close its session once past the budget, as a WebSocket's."""
+    client = app.test_client()
+    opened = client.get("/socket.io/?EIO=4&transport=polling")
+    sid = json.loads(opened.get_data(as_text=True)[1:])["sid"]
+    url = f"/socket.io/?EIO=4&transport=polling&sid={sid}"
+    assert client.post(url, data="40").status_code == 200
+    engine = app.extensions["socketio"].server.eio
+    posts = 0
+    while sid in engine.sockets and not engine.sockets[sid].closed and posts < 10:
+        assert client.post(url, data="\x1e".join(['42["zz"]'] * 16)).status_code in (200, 400)
+        posts += 1
+    assert sid not in engine.sockets or engine.sockets[sid].closed  # before: open after 160 events
+    assert posts * 16 + 1 <= BURST + 16  # closed in the POST that went past the budget
+    # A page whose session was closed gets Engine.IO's answer to an unknown session: its client opens a new one.
+    assert client.post(url, data='42["zz"]').status_code == 400
