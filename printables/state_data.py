@@ -14,9 +14,11 @@ from bank.game.rules.harvest import dice_per_token, harvest_amount
 from bank.game.turn import Context, Turn
 
 
-def snapshot(state, config, now: float, seq: int, printed_at: float, chain_head: str | None = None) -> dict:
+def snapshot(state, config, now: float, seq: int, printed_at: float, chain_head: str | None = None,
+             game: str | None = None) -> dict:
     """The game at entry `seq`: `now` is the bank's time line, `printed_at` the wall clock (shown);
-    `chain_head` the journal chain's head at `seq`, printed so the paper witnesses it too."""
+    `chain_head` the journal chain's head at `seq`, printed so the paper witnesses it too; `game` the game's
+    mark (Bank.game_mark), whose check each ledger's id prints (bank/game/paper_sheet.py)."""
     board = views.board(state, config, now)
     turn = Turn(state, config, Context(now=now, roll=lambda n: []), read_only=True)
     teams = []
@@ -33,7 +35,7 @@ def snapshot(state, config, now: float, seq: int, printed_at: float, chain_head:
             "waiting": dict(sorted(view["cooldowns"].items())),
         })
     events = [{"id": e, **record} for e, record in board["events"].items() if record["status"] == "open"]
-    return {"seq": seq, "printed_at": printed_at, "chain": chain_head, "teams": teams, "tracks": board["tracks"],
+    return {"seq": seq, "printed_at": printed_at, "chain": chain_head, "game": game, "teams": teams, "tracks": board["tracks"],
             "terraformed": board["terraformed"], "animals_unlocked": board["animals_unlocked"],
             "rate": board["rate"], "options": board["options"], "second_pirate_cost": board["second_pirate_cost"],
             "clock": board["clock"], "events": events, "reserve": board["reserve"], "ended": board["ended"]}

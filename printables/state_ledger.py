@@ -4,8 +4,9 @@ The starting row holds the team's stock and reputation at that state, the header
 buildings, animals, harvest and waiting cards, so the bankers go on from where the
 machine stopped. Each move is written as the lead will type it back (the admin page's
 batch form, bank/web/field/paper_syntax.py), not as a total, on a numbered row under the
-sheet's id (its entry and the team's letter, bank/game/paper_sheet.py): the lead types both
-back, so a line sent again from any device books once.
+sheet's id (its entry, the team's letter and the game's check, bank/game/paper_sheet.py): the lead
+types both back, so a line sent again from any device books once, and a ledger of another game (a
+rehearsal's) is refused.
 `render_takeover` is the file the bank writes to disk by itself: the state sheet, then these.
 """
 
@@ -60,7 +61,7 @@ def render_takeover(snap: dict, config, lang: str | None = None, paper: str = "a
 def draw_ledgers(c, snap: dict, config, lang: str, size: tuple) -> None:
     for index, team in enumerate(snap["teams"]):
         with page(c, size):
-            _ledger(c, snap, team, config, lang, size, sheet_id(snap["seq"], index))
+            _ledger(c, snap, team, config, lang, size, sheet_id(snap["seq"], index, snap.get("game")))
 
 
 def _ledger(c, snap: dict, team: dict, config, lang: str, size: tuple, sheet: str) -> None:

@@ -41,11 +41,12 @@ STEPS = {
                                "partie à la main si l'heure est passée."),
             ("Au retour de la banque", "Page Pilotage : si l'horloge est en pause, appuyez sur Reprendre (sinon les "
                                        "mouvements sont refusés). Dans « Reprise depuis le papier », tapez chaque registre : "
-                                       "son identifiant en haut à droite (« feuille 143A », « feuille 143A/2 » pour sa 2e "
-                                       "copie), puis ses lignes avec leur numéro (« 1 {A} récolte {r1} 2 »), puis Saisir."),
+                                       "son identifiant en haut à droite, avec sa clé (« feuille\u00a0143A-K7 », « feuille\u00a0143A-K7/2 » "
+                                       "pour sa 2e copie), puis ses lignes avec leur numéro (« 1 {A} récolte {r1} 2 »), puis Saisir."),
             ("Lire les refus", "Chaque ligne refusée est dite avec sa raison ; les autres sont enregistrées. Corrigez "
                                "la ligne et renvoyez tout le texte : une ligne numérotée d'une feuille n'est jamais "
-                               "enregistrée deux fois, même renvoyée depuis un autre appareil."),
+                               "enregistrée deux fois, même renvoyée depuis un autre appareil. Une feuille refusée comme "
+                               "« d'une autre partie » (une répétition) : rien n'est enregistré, mettez-la de côté."),
             ("Comparer les totaux", "Comparez le stock de chaque équipe (console) au dernier total de son registre. "
                                     "Les dés tirés sur papier ne sont pas ceux de la banque : corrigez par une ligne "
                                     "« {A} compte 3 {r1} 2 {r2} » (inventaire)."),
@@ -78,11 +79,12 @@ STEPS = {
                               "the time is up."),
             ("When the bank is back", "Admin page: if the clock is paused, press Resume (moves are refused otherwise). "
                                       "In 'Re-entry from paper', type each ledger: its id at the top right "
-                                      "('sheet 143A', 'sheet 143A/2' for its second copy), then its lines with their number "
+                                      "with its check ('sheet\u00a0143A-K7', 'sheet\u00a0143A-K7/2' for its second copy), then its lines with their number "
                                       "('1 {A} harvest {r1} 2'), then Book them."),
             ("Read the refusals", "Each refused line is shown with its reason; the others are booked. Fix the line and "
                                   "send the whole text again: a sheet's numbered line is never booked twice, even sent "
-                                  "again from another device."),
+                                  "again from another device. A sheet refused as "
+                                  "'another game's' (a rehearsal's): nothing is booked, set it aside."),
             ("Compare the totals", "Compare each team's stock (console) with the last total on its ledger. Dice rolled "
                                    "on paper are not the bank's: correct with one line '{A} count 3 {r1} 2 {r2}' "
                                    "(inventory)."),

@@ -28,12 +28,13 @@ WORDS = {
         "start": "Stock à l'état n° {seq}", "time": "Heure", "no": "N°", "move": "Mouvement (tel qu'il sera saisi)",
         "who": "Visa", "pm": "±", "total": "total",
         "ledger_help": "Une ligne numérotée par mouvement, écrite comme elle sera saisie au retour de la banque "
-                       "(« {example} »), puis + reçu ou - payé et le nouveau total. À la saisie : « feuille {sheet} », "
-                       "puis chaque ligne avec son numéro (« 1 {example} ») ; renvoyée d'un autre appareil, une ligne "
-                       "n'est jamais comptée deux fois. Un échange ou un combat : écrit sur les deux registres, compté "
-                       "une fois même saisi des deux.",
+                       "(« {example} »), puis + reçu ou - payé et le nouveau total. À la saisie : "
+                       "« feuille\u00a0{sheet} » (ses 2 derniers caractères : la clé de cette partie), puis chaque "
+                       "ligne avec son numéro (« 1 {example} ») ; renvoyée d'un autre appareil, une ligne n'est jamais "
+                       "comptée deux fois. Un échange ou un combat : écrit sur les deux registres, compté une fois "
+                       "même saisi des deux.",
         "carry": "Page pleine : recopiez les totaux sur la ligne de départ d'une autre copie de ce registre et "
-                 "écrivez 2, puis 3, dans sa case « copie » : elle se saisit « feuille {sheet}/2 ».",
+                 "écrivez 2, puis 3, dans sa case « copie » : elle se saisit « feuille\u00a0{sheet}/2 ».",
         "sheet": "Feuille", "copy": "copie",
         "points": "pts",
     },
@@ -60,12 +61,12 @@ WORDS = {
         "start": "Stock at state {seq}", "time": "Time", "no": "No.", "move": "Move (as it will be typed)",
         "who": "Initials", "pm": "±", "total": "total",
         "ledger_help": "One numbered line per move, written as it will be typed back when the bank returns "
-                       "('{example}'), then + received or - paid and the new total. To type it back: 'sheet {sheet}', "
-                       "then each line with its number ('1 {example}'); sent again from another device, a line is "
-                       "never counted twice. A trade or a fight: written on both ledgers, counted once even if "
-                       "typed from both.",
+                       "('{example}'), then + received or - paid and the new total. To type it back: "
+                       "'sheet\u00a0{sheet}' (its last 2 characters: this game's check), then each line with its "
+                       "number ('1 {example}'); sent again from another device, a line is never counted twice. A trade "
+                       "or a fight: written on both ledgers, counted once even if typed from both.",
         "carry": "Page full: copy the totals onto the starting row of another copy of this ledger and write 2 "
-                 "(then 3...) in its 'copy' box: it is typed 'sheet {sheet}/2'.",
+                 "(then 3...) in its 'copy' box: it is typed 'sheet\u00a0{sheet}/2'.",
         "sheet": "Sheet", "copy": "copy",
         "points": "pts",
     },

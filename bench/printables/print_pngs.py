@@ -131,7 +131,8 @@ def render_all(folder: Path) -> None:
         (folder / filename).write_bytes(render())
     ended.close()
     running, now = running_game(folder, config)
-    snap = snapshot(running.state, config, now, running.last_seq, now, chain_head=running.head_at(running.last_seq))
+    snap = snapshot(running.state, config, now, running.last_seq, now, chain_head=running.head_at(running.last_seq),
+                    game=running.game_mark())  # each ledger's id with its check, as the bank prints it
     running.close()
     (folder / f"game-state-{LANG}.pdf").write_bytes(render_state(snap, config, LANG))
     (folder / f"continuation-ledgers-{LANG}.pdf").write_bytes(render_ledgers(snap, config, LANG))

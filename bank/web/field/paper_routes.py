@@ -10,13 +10,15 @@ POST /api/paper/batch         {"batch": key, "text": lines}: the paper ledgers' 
 A batch books each line as an ordinary command (Bank.execute, the lead's permissions), in order;
 a refused line is answered with its code, English message and params (the page says it in its
 language) and the next lines are still booked. Idempotent, whatever device sends it: a line under a
-sheet's id ("feuille 412C", then "3 Verts récolte eau 1") is one move, booked under its sheet and
+sheet's id ("feuille 412C-K7", then "3 Verts récolte eau 1") is one move, booked under its sheet and
 printed number (bank/web/field/paper_line.py), so the same line sent from a second laptop or a private
 window, any number of times, books once; typed again with another move it is refused naming the entry
 booked (undo that one first if it is the wrong one), whatever kind of move either reading is (a trade
 read with other amounts, a harvest line typed as a trade). A line typed without a sheet (hand-drawn
 paper) keeps the batch's identity: the batch key, the command and how many identical commands come
-before it in the text, so only the same batch sent again is known again.
+before it in the text, so only the same batch sent again is known again. A sheet's id whose check is not
+this game's (bank/game/paper_sheet.py: a rehearsal's ledger, another hosted game's) is refused, and every
+line under it too, until the next sheet's id.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import time
 from flask import Blueprint, Response, current_app, g, jsonify, request, session
 
 from bank.errors import BankError, IdConflict
-from bank.game.paper_sheet import SheetError, is_header, numbered, read_header
+from bank.game.paper_sheet import SheetError, is_header, numbered, read_header, sheet_id
 from bank.store.journal import StorageError
 from bank.web.access.auth import error, lead_required
 from bank.web.access.permissions import may
@@ -71,7 +73,8 @@ def snapshot_now(services) -> dict:
     from printables.state_data import snapshot  # ReportLab's side: loaded on the first print
 
     seq, state = payloads.current(services.bank)
-    return snapshot(state, services.config, services.bank.now(), seq, time.time(), services.bank.head_at(seq))
+    return snapshot(state, services.config, services.bank.now(), seq, time.time(), services.bank.head_at(seq),
+                    services.bank.game_mark())
 
 
 def _pdf(data: bytes, filename: str) -> Response:
@@ -120,8 +123,9 @@ def syntax():
 
     lang = _lang()
     lines = examples(_services().config, lang)
-    sheet = "feuille" if lang == "fr" else "sheet"  # a ledger's first line, then its numbered moves
-    return jsonify({"examples": lines, "notes": notes(lang), "placeholder": f"{sheet} 0A\n1 {lines[0]}\n2 {lines[1]}"})
+    sheet = "feuille" if lang == "fr" else "sheet"  # a ledger's first line (its id and check), then its numbered moves
+    first = sheet_id(0, 0, _services().bank.game_mark())
+    return jsonify({"examples": lines, "notes": notes(lang), "placeholder": f"{sheet} {first}\n1 {lines[0]}\n2 {lines[1]}"})
 
 
 @bp.post("/batch")
@@ -157,6 +161,7 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
     without a sheet keeps the batch's identity: the batch key and how many identical commands come
     before it in the text."""
     grammar = Grammar(services.config, services.bank.state.events, _lang(), services.bank.created_with())
+    mark = services.bank.game_mark()  # a sheet's check is this game's (bank/game/paper_sheet.py)
     seen: dict = {}
     numbers: dict = {}  # (sheet, number) -> the text line that gave it, in this batch
     copies = services.access.paper_copies()  # which line stood for the other team's booking (paper_shared.py)
@@ -167,9 +172,9 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
             continue
         if is_header(line):
             try:
-                sheet = read_header(line)
+                sheet = read_header(line, mark)
             except SheetError as exc:
-                sheet = None  # the lines below are not taken for another sheet's
+                sheet = Refused(number)  # the lines below are not booked, nor taken for another sheet's
                 results.append({"line": number, "text": line[:200], "status": "refused", "error": _error(exc)})
             continue
         result = {"line": number, "text": line[:200]}
@@ -217,8 +222,19 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
     return results
 
 
+class Refused:
+    """The sheet of the lines below a header that was refused (another game's check, none, a typo): `line`, the
+    header's line in the text. They are not booked, numbered or not."""
+
+    def __init__(self, line: int):
+        self.line = line
+
+
 def _read(line: str, sheet: str | None, grammar: Grammar) -> tuple:
     """(command, (sheet, printed number) or None) of a move line, or PaperSyntaxError / SheetError."""
+    if isinstance(sheet, Refused):
+        raise SheetError("paper_sheet_refused", f"not booked: the sheet's id above it (text line {sheet.line}) was "
+                         "refused; type that id as printed, then send the text again", line=sheet.line)
     found = numbered(line)
     if sheet is not None:
         if found is None:
@@ -231,7 +247,7 @@ def _read(line: str, sheet: str | None, grammar: Grammar) -> tuple:
         if found is None:
             raise
     raise SheetError("paper_sheet_missing", f"line {found[0]} of which sheet? Write the sheet's id above it, "
-                     "as printed at its top, such as sheet 412C", n=found[0])
+                     "as printed at its top, such as sheet 412C-K7", n=found[0])
 
 
 def _error(exc) -> dict:

@@ -118,7 +118,7 @@ class StateWriter:
         config, bank = services.config, services.bank
         seq, state = current(bank)
         printed = time.time()
-        snap = snapshot(state, config, bank.now(), seq, printed, bank.head_at(seq))
+        snap = snapshot(state, config, bank.now(), seq, printed, bank.head_at(seq), bank.game_mark())
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(printed))
         # 0700 (a new state directory too), each file 0600 (pack.SECRET_PREFIXES): every team's stock;
         # a symbolic link standing there is refused, named on the admin page, never followed.

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bank.game.config import load_config
+from bank.game.paper_sheet import sheet_check
 from bank.web import create_app
 from conftest import CONFIG_PATH, WebClient
 
@@ -30,6 +31,11 @@ def send(client: WebClient, text: str) -> dict:
 
 def sheet(name: str, lines: dict) -> str:
     return f"feuille {name}\n" + "".join(f"{n} {move}\n" for n, move in sorted(lines.items()))
+
+
+def printed(bank, at: int, letter: str) -> str:
+    """A ledger's id as printed from entry `at`: with its check in this game (bank/game/paper_sheet.py)."""
+    return f"{at}{letter}-{sheet_check(bank.game_mark(), at, letter)}"
 
 
 def stocks(bank) -> tuple:
@@ -149,7 +155,7 @@ def test_however_the_sheets_are_typed_each_trade_books_once(one_game, on_blue, o
     written = {"A": {2 * k + 1: TRADE for k in range(on_blue)}, "C": {3 * k + 2: TRADE for k in range(on_red)}}
     for i, letter in enumerate(order + ["A", "C"]):
         if written[letter]:
-            send(devices[device[i]], sheet(f"{at}{letter}", written[letter]))
+            send(devices[device[i]], sheet(printed(bank, at, letter), written[letter]))
     assert bank.last_seq == seq + max(on_blue, on_red)
     assert stocks(bank) == (9 - 2 * max(on_blue, on_red), 9 - max(on_blue, on_red))
 
@@ -199,11 +205,11 @@ def test_however_the_lines_are_split_into_batches_each_trade_books_once(one_game
             batch = []
     batches += [batch] if batch else []
     for batch in batches:
-        text = "".join(sheet(f"{at}{letter}", {n: TRADE}) for letter, n in batch)
+        text = "".join(sheet(printed(bank, at, letter), {n: TRADE}) for letter, n in batch)
         send(devices[data.draw(st.integers(0, 1))], text)
     assert bank.last_seq == seq + max(on_blue, on_red)
     for letter in "AC":  # the whole sheets typed again, as a check: nothing more
         if written[letter]:
-            send(devices[data.draw(st.integers(0, 1))], sheet(f"{at}{letter}", written[letter]))
+            send(devices[data.draw(st.integers(0, 1))], sheet(printed(bank, at, letter), written[letter]))
     assert bank.last_seq == seq + max(on_blue, on_red)
     assert stocks(bank) == (9 - 2 * max(on_blue, on_red), 9 - max(on_blue, on_red))

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bank.game.paper_sheet import SheetError, is_header, read_header, sheet_id, team_letters
+from bank.game.paper_sheet import SheetError, is_header, read_header, sheet_check, sheet_id, team_letters
 from bank.web import create_app
 from conftest import WebClient
 
@@ -91,9 +91,9 @@ def test_a_changed_line_is_a_new_entry(app, leads):
 def test_a_line_without_its_sheet_or_number_is_refused_and_changes_nothing(app, leads):
     first, _ = leads
     bank = app.extensions["terrabank"].bank
-    seq = bank.last_seq
-    result = send(first, "3 Bleus récolte eau 1\nfeuille 7B\nBleus récolte eau 1\nfeuille\n"
-                         "feuille 7B\n5 Bleus récolte eau 1\n5 Bleus récolte flore 1\n")
+    seq, sheet = bank.last_seq, sheet_id(7, 1, bank.game_mark())
+    result = send(first, f"3 Bleus récolte eau 1\nfeuille {sheet}\nBleus récolte eau 1\nfeuille\n"
+                         f"feuille {sheet}\n5 Bleus récolte eau 1\n5 Bleus récolte flore 1\n")
     codes = [(line["line"], line["status"], (line.get("error") or {}).get("code")) for line in result["lines"]]
     assert codes == [(1, "refused", "paper_sheet_missing"), (3, "refused", "paper_line_number"),
                      (4, "refused", "paper_sheet_id"), (6, "booked", None), (7, "refused", "paper_line_twice")]
@@ -107,21 +107,35 @@ def test_lines_without_a_sheet_keep_the_batch_identity(app, leads):
     assert counts(send(first, text, key="batch-one")) == (0, 2, 0)
 
 
-@pytest.mark.parametrize("header, sheet", [("feuille 412C", "412C"), ("Sheet 412c/2", "412C/2"), ("FEUILLE : 0a", "0A"),
-                                           ("feuille 412C n° 3", "412C/3"), ("foglio 12AB 1", "12AB")])
+GAME = "5" * 64  # a game's mark (Bank.game_mark)
+
+
+def _checked(header: str) -> str:
+    """The header with {412C}: that sheet's check in GAME, as its ledger prints it."""
+    for seq, team in ((412, "C"), (12, "AB"), (0, "A")):
+        header = header.replace(f"{{{seq}{team}}}", sheet_check(GAME, seq, team))
+    return header
+
+
+@pytest.mark.parametrize("header, sheet", [("feuille 412C-{412C}", "412C"), ("Sheet 412c {412C}/2", "412C/2"),
+                                           ("FEUILLE : 0a", "0A"), ("feuille 0A-{0A} no 2", "0A/2"),
+                                           ("feuille 412C.{412C} n° 3", "412C/3"), ("foglio 12AB{12AB} 1", "12AB"),
+                                           ("feuille 412C-{412C}-4", "412C/4")])
 def test_a_sheet_id_reads_one_way(header, sheet):
-    assert read_header(header) == sheet
+    assert read_header(_checked(header), GAME) == sheet
+    assert read_header(_checked(header).lower(), GAME) == sheet
 
 
-@pytest.mark.parametrize("header", ["feuille", "feuille C412", "sheet 412C/0", "feuille 412-C-D"])
+@pytest.mark.parametrize("header", ["feuille", "feuille C412", "sheet 412C-{412C}/0", "feuille 412-C-D", "feuille 412C-{412C}x"])
 def test_a_bad_sheet_id_is_refused(header):
     with pytest.raises(SheetError):
-        read_header(header)
+        read_header(_checked(header), GAME)
 
 
 def test_team_letters_are_one_per_team():
     assert [team_letters(i) for i in (0, 1, 25, 26, 27)] == ["A", "B", "Z", "AA", "AB"]
-    assert sheet_id(412, 2) == "412C"
+    assert sheet_id(412, 2) == "412C"  # the print pack's blank ledgers: no game, no check
+    assert sheet_id(412, 2, GAME) == f"412C-{sheet_check(GAME, 412, 'C')}"
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +176,7 @@ def test_any_lines_sent_in_any_order_from_any_device_book_each_distinct_line_onc
     app, devices = shared
     bank = app.extensions["terrabank"].bank
     rows = list({n: move for n, move in rows}.items())  # one move per printed number
-    header = f"feuille {next(SHEETS)}A"
+    header = f"feuille {sheet_id(next(SHEETS), 0, bank.game_mark())}"
     seq = bank.last_seq
     for device, whole in sends:
         part = rows if whole else rnd.sample(rows, rnd.randint(1, len(rows)))

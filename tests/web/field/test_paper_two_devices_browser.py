@@ -83,7 +83,7 @@ def test_two_laptops_and_a_kill_book_each_ledger_line_once(tmp_path, chromium):
             log_in(page, server.url)
             laptops.append((context, page))
         a, b = laptops[0][1], laptops[1][1]
-        expect(a.locator("#paper-form textarea")).to_have_attribute("placeholder", re.compile("^feuille 0A\n1 Mégalosaure"))
+        expect(a.locator("#paper-form textarea")).to_have_attribute("placeholder", re.compile("^feuille 0A-[A-Z0-9]{2}\n1 Mégalosaure"))
         send(a, LAPTOP_A, "Enregistrés : 4 · déjà enregistrés : 0 · refusés : 0.")
         expect(a.locator('#paper-result [data-line="4"] b')).to_have_text("Ligne 4 (feuille 0A, n° 3)")
         send(b, LAPTOP_B, "Enregistrés : 0 · déjà enregistrés : 4 · refusés : 0.")
