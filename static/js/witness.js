@@ -23,15 +23,37 @@
   var SLOT = "tb.witness:" + TB.url("/"); // one game per address (several games: /g/<name>/)
 
   function short(hash) { return String(hash || "?").slice(0, 12); }
-  /** One head per address and link: a phone's team link, a big screen's key, or none (a facilitator's
-   * page); pages of one browser opened with different links keep theirs apart. */
-  function slot() { var tag = linkTag(); return tag ? SLOT + "#" + tag : SLOT; }
+  /** One head per address and link: a phone's team link, a big screen's key, a facilitator's page (none), or a
+   * page anyone may open without either ("#open": a big screen without its key, logged out); pages of one browser
+   * opened with different links keep theirs apart. Before, a page without a link shared the facilitator's: the big
+   * screen without its key on the lead's laptop, logged out, adopted a swapped game over the head the admin page
+   * kept, and the admin page opened after it said nothing. */
+  function slot() {
+    var tag = linkTag();
+    return tag ? SLOT + "#" + tag : document.body.dataset.facilitator === "1" ? SLOT : SLOT + "#open";
+  }
   function read(key) {
     try { return JSON.parse(window.localStorage.getItem(key) || "null"); } catch (e) { return null; }
   }
+  /** The head this page's own link kept; else the newest another page kept at this address on this device (a
+   * team link since replaced, the facilitator's page, a big screen): evidence too, lent (`lent`), so a page
+   * opened with a new link checks what the device saw before. Before, it started afresh and adopted any
+   * history. A lent head of another game is only left behind (it says nothing of this one). */
   function kept() {
-    var own = read(slot()), before = linkTag() && !own ? read(SLOT) : null;
-    return own || (before && !("link" in before) ? before : null); // a head kept before heads were kept per link
+    var own = read(slot());
+    if (own) return own;
+    var newest = null;
+    try {
+      for (var i = 0; i < window.localStorage.length; i++) {
+        var key = window.localStorage.key(i);
+        if (key === SLOT || key.indexOf(SLOT + "#") === 0) {
+          var other = read(key);
+          if (other && typeof other.seq === "number" && (!newest || other.seq > newest.seq)) newest = other;
+        }
+      }
+    } catch (e) { return null; }
+    if (newest) newest.lent = true;
+    return newest;
   }
   function keep(seq, hash, game) {
     var entry = { seq: seq, hash: hash, game: game, link: linkTag() };
@@ -101,7 +123,8 @@
     }
     retries = 0;
     if (found.game !== saw.game) {
-      if (follows(saw, found.previous)) announce(saw, found.previous, found.head, found.game);
+      if (saw.lent) keep(found.head.seq, found.head.hash, found.game); // another page's head, of another game
+      else if (follows(saw, found.previous)) announce(saw, found.previous, found.head, found.game);
       else if (sameWitness(saw)) return alarm(saw, found.head, found.game);
       else keep(found.head.seq, found.head.hash, found.game); // another game, opened with another link
     } else if (found.hash !== saw.hash) return alarm(saw, found.head, found.game);
