@@ -5,7 +5,7 @@ from __future__ import annotations
 from reportlab.lib.colors import white
 
 from .boards import BANK_COLOUR, header
-from .drawing import BOLD, FONT, INK, LIGHT, PT, colour, finish, new_canvas, paragraph, rounded, text, wrap
+from .drawing import BOLD, FONT, INK, LIGHT, MONO, PT, colour, finish, new_canvas, paragraph, rounded, text, wrap
 from .report_chart import chart, legend_height
 from .geometry import A4, MM, Box, paper_size
 from .icons import in_words
@@ -129,11 +129,14 @@ def _standings(c, summary: Summary, config, top: float, lang: str) -> None:
             text(c, value, x + (7 if j == 1 else 0), y, 11 * PT, BOLD if j < 3 else FONT, width=60 if j == 1 else None)
 
 
-def _front_page(flow: Flow, summary: Summary, config, lang: str) -> None:
-    """Title, the end, standings, reputation and track curves."""
+def _front_page(flow: Flow, summary: Summary, config, lang: str, chain: tuple | None = None) -> None:
+    """Title, the journal chain's head it was made at, the end, standings, reputation and track curves."""
     c = flow.c
     top = flow.need(16)
     header(c, Box(AREA.x, top - 14, AREA.w, 14), BANK_COLOUR, name(config.title, lang), t(lang, "report_title"))
+    if chain:  # the whole hash, as the state sheet prints it: `terrabank verify --at <entry>` prints the same
+        top = flow.need(6)
+        text(c, t(lang, "report_chain", seq=chain[0], hash=chain[1]), AREA.x, top - 4, 8 * PT, MONO, INK, width=AREA.w)
     why = why_sentence(config, summary, lang)
     # The winners and the why on as many lines as they take (six long names can share the win), never shrunk.
     winners = wrap(winner_line(config, summary.ended, lang), BOLD, WIN_SIZE, AREA.w - 8, "any")
@@ -238,9 +241,12 @@ def render_report(bank, lang: str | None = None, paper: str = "a4") -> bytes:
     lang = lang or config.language
     rows = list(bank.journal_rows(0))  # read twice: the summary, and the commands that came late
     summary = summarise(config, rows)
+    # The head of the chain at the last entry read: a report kept after the game witnesses the journal as the
+    # state sheets do, so a history rewritten afterwards (its chain rebuilt) shows against it (`verify --at`).
+    chain = (rows[-1]["seq"], bank.head_at(rows[-1]["seq"])) if rows else None
     c, buf = new_canvas(f"{name(config.title, lang)} - {t(lang, 'report_title')}")
     flow = Flow(c, paper_size(paper))
-    _front_page(flow, summary, config, lang)
+    _front_page(flow, summary, config, lang, chain if chain and chain[1] else None)
     sources_table(flow, summary, config, lang)
     moments_section(flow, summary, config, lang)
     _rates(flow, summary, lang)
