@@ -16,6 +16,11 @@ from bank.errors import BankError, ConfigError
 from bank.game.config import load_config
 from bank.game.game_identity import config_problems
 from bank.store import storage_url
+from bank.store.storage import StorageError
+
+from bank.web.serving.reload import UNREACHED_STATUS  # the game not reached: a reload waits for it, not refused
+
+UNREACHED = ("database_unreachable", "database_connection_lost", "database_slow", "database_busy")
 
 
 def add_parser(sub, paths) -> None:
@@ -23,6 +28,9 @@ def add_parser(sub, paths) -> None:
     p = sub.add_parser("config", help="check config.toml, or print its JSON Schema for an editor")
     which = p.add_subparsers(dest="config_command", required=True, metavar="check|schema")
     c = which.add_parser("check", help="read the config as a start would; name the key of the first mistake")
+    c.add_argument("--game-may-wait", action="store_true",
+                   help="a sound config whose game cannot be reached now (PostgreSQL down) passes, saying so: "
+                        "the unit's reload, whose process waits for the game before it takes the config")
     c.set_defaults(func=lambda args: cmd_check(args, *paths(args)))
     s = which.add_parser("schema", help="print the JSON Schema of config.toml (docs/config.schema.json)")
     s.set_defaults(func=cmd_schema)
@@ -36,7 +44,8 @@ def _source(args) -> str:
 
 
 def cmd_check(args, config_path: str, db: str) -> int:
-    """Exit 0 with one line when the config is sound; else main prints the mistake, exit 2."""
+    """Exit 0 with one line when the config is sound; else main prints the mistake, exit 2 (UNREACHED_STATUS when
+    only the game could not be reached to check the config against it)."""
     from printables.printable_names import refusal  # ReportLab is loaded only for this command, not every start
 
     config = load_config(config_path)  # ConfigError: "<file>: '<dotted key>' <what is wrong and what to write>"
@@ -45,19 +54,35 @@ def cmd_check(args, config_path: str, db: str) -> int:
         raise ConfigError(unprintable)
     where = storage_url.target(db, config)
     storage = where.name if isinstance(where, storage_url.PostgresTarget) else f"the file {db}"
-    if where.exists():  # a sound file whose ids the game lacks would be refused by the start (or the reload)
-        journal = where.open()
-        try:
-            problems = config_problems(journal, config)
-        finally:
-            journal.close()
-        if problems:
-            raise BankError("config_mismatch", f"{config_path}: the game ({storage}) was made with other ids or order: "
-                            f"{'; '.join(problems)}; a start or a reload would refuse it", path=config_path)
+    try:
+        problems = _fits(where, config)
+    except StorageError as exc:
+        if exc.code not in UNREACHED:
+            raise
+        said = (f"{config_path} reads as a sound config, but the game ({storage}) could not be reached to check "
+                f"that it fits: {exc.message}")
+        if getattr(args, "game_may_wait", False):  # the unit's ExecReload: the process checks it once the game answers
+            print(f"{said} A reload waits for the game, then checks the config against it and takes it.")
+            return 0
+        raise BankError(exc.code, said, path=config_path, exit_status=UNREACHED_STATUS) from None
+    if problems:
+        raise BankError("config_mismatch", f"{config_path}: the game ({storage}) was made with other ids or order: "
+                        f"{'; '.join(problems)}; a start or a reload would refuse it", path=config_path)
     print(f"{config_path} (from {_source(args)}) is a sound game config: {len(config.teams)} teams, "
           f"{config.duration_seconds // 60} minutes in {config.sessions} session{'s' if config.sessions > 1 else ''}, "
           f"language {config.language}; the game: {storage}.")
     return 0
+
+
+def _fits(where, config) -> list:
+    """What the game at `where` finds wrong with this config (its ids, their order); none for no game yet."""
+    if not where.exists():  # a sound file whose ids the game lacks would be refused by the start (or the reload)
+        return []
+    journal = where.open()
+    try:
+        return config_problems(journal, config)
+    finally:
+        journal.close()
 
 
 def cmd_schema(args) -> int:

@@ -125,6 +125,11 @@ def state(url: str, game: str) -> HoldState | None:
     return None if held is None else held.state()
 
 
+def all_held() -> bool:
+    """Whether every hold of this process is held now (the database answers its watchers); True with none."""
+    return all(held.state().held for held in list(_HOLDS.values()))
+
+
 def doubt(since: float | None = None) -> None:
     """A connection of this process to PostgreSQL failed: every hold here is unconfirmed until its watcher
     asks (within STEP_SECONDS). Called by journal_pg_connect for every lost or refused connection, with

@@ -21,7 +21,12 @@ deciding with the old numbers. So:
   the fork (`accepted_text`), never on the file as it is when the worker boots. Before, a worker Gunicorn
   started again after a crash, a kill or its watchdog's timeout read the file anew: after a refused reload
   (the typo still in the file) it failed to boot and the master exited, the bank down; and a file saved
-  again while a sound edit was being checked reached the new worker unchecked.
+  again while a sound edit was being checked reached the new worker unchecked;
+- a sound edit whose game cannot be reached to check it against (PostgreSQL down or cut: `config check` exits
+  UNREACHED_STATUS) waits instead of being refused: one line says so, the old worker goes on, and the master
+  checks the same bytes again once its hold on the game is back (WAIT_RETRY_SECONDS apart at most), then
+  reloads by itself, said in its one line. Before, it was refused naming the database, and the edit reached
+  no worker until someone thought of reloading again after the outage. A reload asked meanwhile replaces it.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 CHECK_SECONDS = 60  # a `config check` that takes longer (a database that does not answer) refuses the reload
@@ -40,24 +46,31 @@ _ASKED_BY_PEER = mmap.mmap(-1, 1)  # set by a worker before its SIGHUP (shared w
 CODE = Path(__file__).resolve().parents[3]  # the checkout whose bank/ this is: the check runs the same code
 STDIN = "/dev/stdin"  # the check reads the bytes it is handed there, not the file again
 _accepted: bytes | None = None  # in a checking master: the config its workers start on (set before each fork)
+UNREACHED_STATUS = 75  # `config check`: the config reads soundly, its game could not be reached (EX_TEMPFAIL)
+WAIT_RETRY_SECONDS = 5.0  # a reload waiting for its game checks again no sooner (and only once the hold is back)
 
 
 def problem(config_path: str, db: str, text: bytes | None = None) -> str | None:
     """What `terrabank config check` finds wrong with the config for the game `db`, or None: with `text`, those
     bytes (named `config_path` in the answer), else the file at `config_path` as it is now."""
+    return checked(config_path, db, text)[0]
+
+
+def checked(config_path: str, db: str, text: bytes | None = None) -> tuple[str | None, bool]:
+    """(`problem`, whether it is only that the game could not be reached to check the config against it)."""
     script = f"import sys; sys.path.insert(0, {str(CODE)!r}); from bank.cli.main import main; sys.exit(main(sys.argv[1:]))"
     source = config_path if text is None else STDIN
     try:
         done = subprocess.run([sys.executable, "-c", script, "--config", source, "--db", str(db), "config", "check"],
                               capture_output=True, input=text if text is not None else b"", timeout=CHECK_SECONDS)
     except subprocess.TimeoutExpired:
-        return f"`terrabank config check` did not answer within {CHECK_SECONDS} s"
+        return f"`terrabank config check` did not answer within {CHECK_SECONDS} s", False
     if done.returncode == 0:
-        return None
+        return None, False
     said = [line for line in (done.stderr or done.stdout).decode("utf-8", "replace").splitlines() if line.strip()]
     found = (said[-1] if said else f"`terrabank config check` ended with status {done.returncode}").removeprefix(
         "terrabank: ")
-    return found.replace(STDIN, config_path) if text is not None else found
+    return (found.replace(STDIN, config_path) if text is not None else found), done.returncode == UNREACHED_STATUS
 
 
 def accepted_text() -> str | None:
@@ -77,6 +90,7 @@ def checked_arbiter(config_path: str, db: str, say):
 
     class CheckedArbiter(Arbiter):
         loaded = None  # the config file's bytes when the running worker was started on it
+        waiting = None  # (bytes, asked by a peer, when last checked): a sound reload waiting for its game
 
         def run(self):
             os.environ[MASTER] = str(os.getpid())  # the workers forked from here may ask this process
@@ -85,14 +99,26 @@ def checked_arbiter(config_path: str, db: str, say):
             super().run()
 
         def wait_for_signals(self, timeout=1.0):
+            signals = self._one_hup(super().wait_for_signals(timeout))
+            if self.waiting is not None and signal.SIGHUP not in signals and self._may_try_again():
+                self._reload(*self.waiting[:2], waited=True)
+            return signals
+
+        @staticmethod
+        def _one_hup(signals: list) -> list:
             # SIGHUPs that came while the last reload ran (its check, its old worker's end: seconds each) are one
             # reload: each started a worker and stopped the one before, often before it had served anything, so
             # 20 reloads asked in 2 s took two minutes and commands waited 15 s for a worker that was serving.
-            signals = super().wait_for_signals(timeout)
             if signals.count(signal.SIGHUP) > 1:
                 first = signals.index(signal.SIGHUP)
                 signals = [sig for n, sig in enumerate(signals) if sig != signal.SIGHUP or n == first]
             return signals
+
+        def _may_try_again(self) -> bool:
+            """A waiting reload is checked again once the database answers this master's hold (its watcher
+            probes it each second), and no sooner than WAIT_RETRY_SECONDS after its last check."""
+            holds = sys.modules.get("bank.store.journal_pg_hold")  # not imported: no hold (a game in a file)
+            return time.monotonic() - self.waiting[2] >= WAIT_RETRY_SECONDS and (holds is None or holds.all_held())
 
         def handle_hup(self):
             peer = _ASKED_BY_PEER[0] == 1
@@ -100,14 +126,25 @@ def checked_arbiter(config_path: str, db: str, say):
             now = _read(config_path)
             if peer and now == self.loaded:  # this process already serves this file: no second worker
                 return
-            found = problem(config_path, db, now)  # None (the file gone): the check says so, naming it
+            self._reload(now, peer)
+
+        def _reload(self, now: bytes | None, peer: bool, waited: bool = False) -> None:
+            found, unreached = checked(config_path, db, now)  # None (the file gone): the check says so, naming it
+            if found and unreached:
+                if not waited:  # said once: the tries again are quiet
+                    say("terrabank: the reload waits for the game's database (this process goes on with the config "
+                        f"it had, and reloads by itself once the database answers: no need to reload again): {found}")
+                self.waiting = (now, peer, time.monotonic())
+                return
+            self.waiting = None  # checked at last, or replaced by a reload asked since
             if found:
                 say(f"terrabank: the reload was refused, this process goes on with the config it had: {found}")
                 return
             self.loaded = now
             _accept(now)  # the new worker (and any started again later) starts on these bytes
             say(f"terrabank: reloading {config_path}: a new worker serves it"
-                + (" (another process of the game reloaded it)" if peer else ""))
+                + (" (another process of the game reloaded it)" if peer else "")
+                + (" (it waited for the database)" if waited else ""))
             os.environ[ORIGIN] = "quiet" if peer else "announce"  # read by the new worker (forked in there)
             try:
                 super().handle_hup()
