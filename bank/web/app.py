@@ -87,7 +87,7 @@ def create_app(settings: dict | None = None) -> Flask:
         if app.config.get("GAMES_DIR"):  # several games on this server, each under /g/<name>/
             _host_games(app)
         if app.config.get("TICKER", False):
-            from bank.web.push.live import start_ticker
+            from bank.web.push.ticker import start_ticker
 
             # Only the serving process may write: a jump of the machine's clock seen at
             # start pauses a running game clock before anyone books (R34).

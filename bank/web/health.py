@@ -223,7 +223,7 @@ class _Look:
 
 
 class _OneLinePerOutage(logging.Filter):
-    """The ticker's "tick failed" (bank/web/push/live.py) with a lost database: one line, not a traceback a second."""
+    """The ticker's "tick failed" (bank/web/push/ticker.py) with a lost database: one line, not a traceback a second."""
 
     def __init__(self, app):
         super().__init__()

@@ -370,29 +370,3 @@ def _heard(app, notice: dict) -> None:
         game = app.extensions["trias_games"].get(notice["trias"])  # read again: the move is in the database
         if game is not None:
             publish(app, game, notice["after"], tell_peers=False)
-
-
-def start_ticker(app, every: float = 1.0) -> None:
-    """Let game time pass: end sessions, close events at their deadline, end the game (R33-R35); sweep sockets.
-
-    With several server processes it also looks each second for rows the others booked:
-    the Redis notice (bank/web/push/peers.py) is faster, this look is what makes a lost notice harmless."""
-    start_peers(app)
-
-    def loop():
-        services = app.extensions["terrabank"]
-        while True:
-            socketio_of(app).sleep(every)
-            try:
-                catch_up(app)
-                held = services.bank.watch_clock()  # a jump of the machine's clock pauses the game (R34)
-                if services.bank.tick() is not None or held is not None:
-                    broadcaster(app).ask()
-                    tell_peers(app)
-            except Exception:  # a tick must never kill the loop; the next one retries
-                app.logger.exception("tick failed")
-            try:
-                sweep(app)  # so a session ended by the CLI loses its sockets within a second or two
-            except Exception:
-                app.logger.exception("socket sweep failed")
-    socketio_of(app).start_background_task(loop)

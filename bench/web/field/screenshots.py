@@ -50,7 +50,7 @@ def as_served(app) -> None:
     """From now on as under `terrabank serve` (TICKER): game time passes on the server, and the bank writes
     the game state to disk by itself, a first file at once, so the admin page's paper panel lists one."""
     from bank.web.field import paper_writer
-    from bank.web.push.live import start_ticker
+    from bank.web.push.ticker import start_ticker
 
     app.config["TICKER"] = True  # after the seed: its commands are dated in the past, which a running clock refuses
     start_ticker(app)
