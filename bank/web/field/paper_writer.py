@@ -103,11 +103,17 @@ class StateWriter:
                     reason = "game-end"
                 elif ends[0] > self.seen[1][0]:
                     reason = "session-end"
-            self.seen = (seq, ends)
+            seen, self.seen = self.seen, (seq, ends)
             due = self.every and self.clock() - self.written_at >= self.every
             if reason is None and seq != self.written_seq and (due or self.written_seq is None):
                 reason = "regular"
-            return self.write(reason) if reason else None
+            try:
+                return self.write(reason) if reason else None
+            except BaseException:
+                # Not written (the database away a moment, a full disk): the next look tells the same end again.
+                # Before, it was noted as seen: no session-end sheet at all with state_every_minutes = 0.
+                self.seen = seen
+                raise
 
     def write(self, reason: str = "asked") -> Path:
         """The state now, with the continuation ledgers, as one PDF in the folder; older files pruned."""

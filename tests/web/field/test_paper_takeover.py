@@ -305,3 +305,30 @@ def test_the_writer_tells_a_session_end_and_the_game_end_from_the_state_without_
         assert reads == []
     finally:
         _close(app)
+
+
+def test_a_session_end_sheet_whose_write_failed_is_written_at_the_next_look(tmp_path, monkeypatch):
+    """Before: the look noted the session's end before it wrote; when the write failed (the database away for a
+    moment, a full disk), the next look found nothing new, and the session-end sheet was never written (with
+    `state_every_minutes = 0`, no sheet at all for that session; else a regular one up to 10 minutes later)."""
+    from bank.store.storage import StorageError
+    from bank.web.field import paper_writer
+
+    app = _app(tmp_path / "game.db", FakeTime(), fresh_users=True)
+    lead, writer, draw = _lead(app), paper_writer.of(app), paper_writer.draw
+    try:
+        assert writer.look().name.endswith("-regular.pdf")  # the first look writes the state once
+        assert lead.command(type="start_clock").status_code == 200
+        assert lead.command(type="end_session").status_code == 200
+
+        def away(job):
+            raise StorageError("database_connection_lost", "The connection to the game's database failed")
+
+        monkeypatch.setattr(paper_writer, "draw", away)
+        writer.attempt()  # the loop's look: the failure kept for the admin page, not raised
+        assert writer.last_error
+        monkeypatch.setattr(paper_writer, "draw", draw)
+        written = writer.look()  # the loop's next look, once the database answers
+        assert written is not None and written.name.endswith("-session-end.pdf")
+    finally:
+        _close(app)
