@@ -11,11 +11,17 @@ under admission.py's body pools and deadlines.
 
 from __future__ import annotations
 
-# A body up to this size is read by the loop: a log-in, a command or a booking is a few hundred bytes, and
-# no route takes more than 16 KB (read_object's limits).
-LOOP_BODY = 65536
+# A body up to this size is read by the loop: a log-in, a command or a booking is a few hundred bytes, and no
+# route takes more than 16 KB (read_object's limits) but the lead's paper batch (60 KB), which its thread reads
+# under its sender's pool (admission.py: a stranger's draws on the anonymous threads, with their short deadline).
+# Before, the loop read up to 64 KB from anyone: 960 strangers' bodies one byte short of it held 61 MB in the worker.
+LOOP_BODY = 16384
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 MAX_CHUNK_LINE = 1024  # a chunk's size line (with extensions) or a trailer line: longer goes to Gunicorn
+# Chunks of one body the loop reads: a client sends a body in a few (a browser sends a Content-Length). Each costs
+# the loop, which every connection waits on, a turn of Python; 960 strangers' bodies of 21,800 one-byte chunks kept
+# it from reading any other request for 30 s. More go to a thread, under the sender's pool.
+MAX_CHUNKS = 64
 
 
 class Plan:
@@ -71,13 +77,14 @@ class Chunked:
 
     feed(data) with everything received so far (head included) returns the offset just past the body's
     last CRLF, None while more is to come, or -1: bigger than LOOP_BODY in data (or twice that with its
-    framing), or not chunked framing (the thread reads on, and Gunicorn refuses what it must)."""
+    framing), in more than MAX_CHUNKS chunks, or not chunked framing (the thread reads on, and Gunicorn refuses
+    what it must)."""
 
-    __slots__ = ("pos", "total", "in_trailers", "most")
+    __slots__ = ("pos", "total", "in_trailers", "most", "chunks")
 
     def __init__(self, start: int):
-        self.pos, self.total, self.in_trailers = start, 0, False
-        # The framing's bytes count too: 64 KB sent as one-byte chunks is 384 KB to hold per connection.
+        self.pos, self.total, self.in_trailers, self.chunks = start, 0, False, 0
+        # The framing counts too: 16 KB as one-byte chunks would be 96 KB to hold (MAX_CHUNKS stops it sooner).
         self.most = start + 2 * LOOP_BODY
 
     def feed(self, data: bytes) -> int | None:
@@ -92,6 +99,9 @@ class Chunked:
                 self.pos = eol + 2
                 if not line:
                     return self.pos
+                self.chunks += 1  # a trailer line costs the loop as a chunk does
+                if self.chunks > MAX_CHUNKS:
+                    return -1
                 continue
             size_text = line.split(b";", 1)[0].strip()
             if not size_text or any(c not in b"0123456789abcdefABCDEF" for c in size_text):
@@ -100,7 +110,7 @@ class Chunked:
             if size == 0:
                 self.pos, self.in_trailers = eol + 2, True
                 continue
-            if self.total + size > LOOP_BODY:
+            if self.total + size > LOOP_BODY or self.chunks >= MAX_CHUNKS:
                 return -1
             after = eol + 2 + size
             if len(data) < after + 2:
@@ -108,4 +118,5 @@ class Chunked:
             if data[after:after + 2] != b"\r\n":
                 return -1
             self.total += size
+            self.chunks += 1
             self.pos = after + 2

@@ -307,6 +307,11 @@ def worker_classes():
                 return False
             if not keepalive:
                 return False
+            if _chunked_unread(conn.parser):
+                # Gunicorn parses a chunked body a chunk at a time in Python: draining strangers' bodies of one-byte
+                # chunks, answered unread (a 403, a 413), took every thread's share of the interpreter and kept the
+                # loop from reading any other request for 30 s and more. Such a connection closes instead.
+                return False
             # A body answered without being read (a route's 413, a route that reads none): Gunicorn drained the
             # rest here for up to 5 s, in this thread, after the body's pool had been given back with the reply,
             # so dripped bodies held every thread uncounted. Only what has already come is taken, without
@@ -330,6 +335,12 @@ def worker_classes():
             DEADLINES.enforce()
 
     return GuardedConn, GuardedWorker
+
+
+def _chunked_unread(parser) -> bool:
+    """Whether the request's body is chunked and was not read to its end (Gunicorn's ChunkedReader still parsing)."""
+    reader = getattr(getattr(getattr(parser, "mesg", None), "body", None), "reader", None)
+    return type(reader).__name__ == "ChunkedReader" and getattr(reader, "parser", None) is not None
 
 
 def _die_with_parent(ppid: int) -> None:
