@@ -24,8 +24,8 @@ deciding with the old numbers. So:
   again while a sound edit was being checked reached the new worker unchecked;
 - a sound edit whose game cannot be reached to check it against (PostgreSQL down or cut: `config check` exits
   UNREACHED_STATUS) waits instead of being refused: one line says so, the old worker goes on, and the master
-  checks the same bytes again once its hold on the game is back (WAIT_RETRY_SECONDS apart at most), then
-  reloads by itself, said in its one line. Before, it was refused naming the database, and the edit reached
+  checks the same bytes again once its hold on the game is back (WAIT_RETRY_SECONDS, then up to
+  WAIT_RETRY_MOST apart), then reloads by itself, said in its one line. Before, it was refused naming the database, and the edit reached
   no worker until someone thought of reloading again after the outage. A reload asked meanwhile replaces it.
 """
 
@@ -47,7 +47,8 @@ CODE = Path(__file__).resolve().parents[3]  # the checkout whose bank/ this is: 
 STDIN = "/dev/stdin"  # the check reads the bytes it is handed there, not the file again
 _accepted: bytes | None = None  # in a checking master: the config its workers start on (set before each fork)
 UNREACHED_STATUS = 75  # `config check`: the config reads soundly, its game could not be reached (EX_TEMPFAIL)
-WAIT_RETRY_SECONDS = 5.0  # a reload waiting for its game checks again no sooner (and only once the hold is back)
+WAIT_RETRY_SECONDS = 5.0  # a reload waiting for its game checks again no sooner (and only once the hold is back),
+WAIT_RETRY_MOST = 60.0  # then twice as long after each check that still could not reach it, up to this
 
 
 def problem(config_path: str, db: str, text: bytes | None = None) -> str | None:
@@ -90,7 +91,7 @@ def checked_arbiter(config_path: str, db: str, say):
 
     class CheckedArbiter(Arbiter):
         loaded = None  # the config file's bytes when the running worker was started on it
-        waiting = None  # (bytes, asked by a peer, when last checked): a sound reload waiting for its game
+        waiting = None  # (bytes, asked by a peer, when last checked, checks so far): a sound reload waiting for its game
 
         def run(self):
             os.environ[MASTER] = str(os.getpid())  # the workers forked from here may ask this process
@@ -116,9 +117,13 @@ def checked_arbiter(config_path: str, db: str, say):
 
         def _may_try_again(self) -> bool:
             """A waiting reload is checked again once the database answers this master's hold (its watcher
-            probes it each second), and no sooner than WAIT_RETRY_SECONDS after its last check."""
+            probes it each second), WAIT_RETRY_SECONDS after its last check, twice as long after each check that
+            still failed (a database that answers the hold but refuses new connections), WAIT_RETRY_MOST at most:
+            each check is a process of its own, a CPU-second on a Pi."""
             holds = sys.modules.get("bank.store.journal_pg_hold")  # not imported: no hold (a game in a file)
-            return time.monotonic() - self.waiting[2] >= WAIT_RETRY_SECONDS and (holds is None or holds.all_held())
+            _, _, checked_at, checks = self.waiting
+            wait = min(WAIT_RETRY_MOST, WAIT_RETRY_SECONDS * 2 ** max(0, checks - 1))
+            return time.monotonic() - checked_at >= wait and (holds is None or holds.all_held())
 
         def handle_hup(self):
             peer = _ASKED_BY_PEER[0] == 1
@@ -134,7 +139,7 @@ def checked_arbiter(config_path: str, db: str, say):
                 if not waited:  # said once: the tries again are quiet
                     say("terrabank: the reload waits for the game's database (this process goes on with the config "
                         f"it had, and reloads by itself once the database answers: no need to reload again): {found}")
-                self.waiting = (now, peer, time.monotonic())
+                self.waiting = (now, peer, time.monotonic(), self.waiting[3] + 1 if waited else 1)
                 return
             self.waiting = None  # checked at last, or replaced by a reload asked since
             if found:
