@@ -25,8 +25,9 @@ deciding with the old numbers. So:
 - a sound edit whose game cannot be reached to check it against (PostgreSQL down or cut: `config check` exits
   UNREACHED_STATUS) waits instead of being refused: one line says so, the old worker goes on, and the master
   checks the same bytes again once its hold on the game is back (WAIT_RETRY_SECONDS, then up to
-  WAIT_RETRY_MOST apart), then reloads by itself, said in its one line. Before, it was refused naming the database, and the edit reached
-  no worker until someone thought of reloading again after the outage. A reload asked meanwhile replaces it.
+  WAIT_RETRY_MOST apart), then reloads by itself, said in its one line. Before, it was refused naming the
+  database, and the edit reached no worker until someone thought of reloading again after the outage. A
+  reload asked meanwhile replaces it.
 """
 
 from __future__ import annotations
