@@ -8,6 +8,7 @@ and four of them held a phone's rounds up to 2 s late. Now a page past BURST mes
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 
@@ -72,3 +73,21 @@ def test_messages_a_long_poll_carries_count_against_the_same_budget(app):
     assert posts * 16 + 1 <= BURST + 16  # closed in the POST that went past the budget
     # A page whose session was closed gets Engine.IO's answer to an unknown session: its client opens a new one.
     assert client.post(url, data='42["zz"]').status_code == 400
+
+
+def test_messages_socket_io_cannot_read_close_their_page_in_one_line_not_a_traceback_each(app, caplog):
+    """JSON nested 30,000 deep, cut short, an integer of 5,000 digits: before, each wrote Engine.IO's
+    "message handler error" with its whole traceback (1.8 KB), as fast as a stranger sent them."""
+    client = app.test_client()
+    engine = app.extensions["socketio"].server.eio
+    caplog.set_level(logging.INFO)
+    for bad in ("42" + "[" * 30000, '42{"a":' * 5000, '42["sync",' + "1" * 5000 + "]") * 2:
+        opened = client.get("/socket.io/?EIO=4&transport=polling")
+        sid = json.loads(opened.get_data(as_text=True)[1:])["sid"]
+        url = f"/socket.io/?EIO=4&transport=polling&sid={sid}"
+        assert client.post(url, data="40").status_code == 200
+        assert client.post(url, data=bad).status_code == 200
+        assert sid not in engine.sockets  # closed: its page's client opens a new session
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+    said = [r.getMessage() for r in caplog.records if "cannot read" in r.getMessage()]
+    assert len(said) == 1 and "RecursionError" in said[0], said
