@@ -57,16 +57,39 @@ def _sample(kind: str) -> dict:
     return {"type": kind}
 
 
+@pytest.fixture(scope="module")
+def table_app(tmp_path_factory, storage_backend):
+    """One app for the whole permission table (120 cells): a cell's caller is a new client with its own session,
+    and the permission is checked before the rules, whatever an allowed cell booked before it. An app a cell
+    cost 0.1 CPU-second to build (its routes compiled, its game created)."""
+    from bank.game.config import load_config
+    from bank.web import create_app
+    from conftest import CONFIG_PATH
+
+    app = create_app({"DB": tmp_path_factory.mktemp("table") / "web.db", "CONFIG": load_config(CONFIG_PATH),
+                      "TESTING": True, "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    access = app.extensions["terrabank"].access
+    for role in ("lead", "banker", "referee"):
+        access.add_user(role, "correct horse", role)
+    yield app
+    app.extensions["terrabank"].bank.close()
+    access.close()
+
+
 @pytest.mark.parametrize("who", [None, "team", "referee", "banker", "lead"])
 @pytest.mark.parametrize("kind", sorted(k for k, (_, phase) in COMMANDS.items() if phase != "system"))
-def test_permission_table(web, tokens, app, who, kind):
+def test_permission_table(table_app, who, kind):
     """Every forbidden cell of (caller x command type) is refused before the rules are asked."""
+    from conftest import WebClient
+
+    app = table_app
+    client = WebClient(app.test_client())
     if who == "team":
         # A team phone has no session: its token gives read access only.
-        client = web()
-        assert client.client.get(f"/api/team/{tokens['blue']}").status_code == 200
-    else:
-        client = web(who)
+        token = app.extensions["terrabank"].access.team_tokens()["blue"]
+        assert client.client.get(f"/api/team/{token}").status_code == 200
+    elif who:
+        assert client.login(who).status_code == 200
     before = app.extensions["terrabank"].bank.last_seq
     reply = client.command(**_sample(kind))
     allowed = who in PERMISSIONS[kind]
