@@ -153,12 +153,12 @@ class WebClient:
         return self.client.post("/api/commands", json=command, headers={"X-CSRF-Token": self.csrf, "Idempotency-Key": key})
 
 
-@pytest.fixture
-def app(tmp_path, config):
-    """The live bank app on a fresh game, with one facilitator of each role."""
+def facilitated_app(folder: Path, config):
+    """The live bank app on a fresh game in `folder`, with one facilitator of each role (password
+    "correct horse"); yields it, then closes its bank and accounts."""
     from bank.web import create_app
 
-    app = create_app({"DB": tmp_path / "web.db", "CONFIG": config, "TESTING": True,
+    app = create_app({"DB": folder / "web.db", "CONFIG": config, "TESTING": True,
                       "PASSWORD_HASH": "pbkdf2:sha256:1000"})
     access = app.extensions["terrabank"].access
     for role in ("lead", "banker", "referee"):
@@ -166,6 +166,12 @@ def app(tmp_path, config):
     yield app
     app.extensions["terrabank"].bank.close()
     access.close()
+
+
+@pytest.fixture
+def app(tmp_path, config):
+    """The live bank app on a fresh game, with one facilitator of each role."""
+    yield from facilitated_app(tmp_path, config)
 
 
 @pytest.fixture

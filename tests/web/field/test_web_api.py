@@ -63,17 +63,9 @@ def table_app(tmp_path_factory, storage_backend):
     and the permission is checked before the rules, whatever an allowed cell booked before it. An app a cell
     cost 0.1 CPU-second to build (its routes compiled, its game created)."""
     from bank.game.config import load_config
-    from bank.web import create_app
-    from conftest import CONFIG_PATH
+    from conftest import CONFIG_PATH, facilitated_app
 
-    app = create_app({"DB": tmp_path_factory.mktemp("table") / "web.db", "CONFIG": load_config(CONFIG_PATH),
-                      "TESTING": True, "PASSWORD_HASH": "pbkdf2:sha256:1000"})
-    access = app.extensions["terrabank"].access
-    for role in ("lead", "banker", "referee"):
-        access.add_user(role, "correct horse", role)
-    yield app
-    app.extensions["terrabank"].bank.close()
-    access.close()
+    yield from facilitated_app(tmp_path_factory.mktemp("table"), load_config(CONFIG_PATH))
 
 
 @pytest.mark.parametrize("who", [None, "team", "referee", "banker", "lead"])
