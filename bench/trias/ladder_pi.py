@@ -128,12 +128,13 @@ def commit() -> dict:
 
 
 def budgets_for(mode: str, players: int, calibration: dict | None, seconds: dict | None = None,
-                iterations: dict | None = None) -> dict:
+                iterations: dict | None = None, budgets: dict | None = None) -> dict:
     """Each level's budget for `bots.choose` at `players`: the real seconds (DEFAULT_BUDGET, or the
-    --seconds a pilot tries instead), or iterations (calibrated, or --iterations)."""
+    --seconds a pilot tries instead, or a whole --budget), or iterations (calibrated, or --iterations)."""
     if mode == "seconds":
         return {"random": None, **{level: dict(b) for level, b in bots.DEFAULT_BUDGET.items()},
-                **{level: {"seconds": s} for level, s in (seconds or {}).items()}}
+                **{level: {"seconds": s} for level, s in (seconds or {}).items()},
+                **{level: dict(b) for level, b in (budgets or {}).items()}}
     row = calibration.get(str(players)) if calibration else None
     counts = {level: row[level]["iterations_mean"] for level in ("medium", "hard")} if row else {}
     counts.update(iterations or {})
@@ -277,7 +278,8 @@ def worker(index: int, core: int | None, quota: int, period: int, weight: int, j
 # --- the run ----------------------------------------------------------------------------------
 
 def jobs_for(cells: list, games: dict, mode: str, calibration: dict | None, first: int,
-             seconds: dict | None = None, iterations: dict | None = None, lead2: float = 1.0) -> list:
+             seconds: dict | None = None, iterations: dict | None = None, lead2: float = 1.0,
+             budgets: dict | None = None) -> list:
     """Every game of every cell, interleaved so that each cell advances at the pace of its target;
     the 2-player cells (the targets' n) done within the first `lead2` of the run."""
     out = []
@@ -291,7 +293,7 @@ def jobs_for(cells: list, games: dict, mode: str, calibration: dict | None, firs
             out.append((pace * (block + 0.5) / blocks, CELLS.index(cell) if cell in CELLS else 99, g,
                         {"players": players, "tested": tested, "below": below, "game": g,
                          "seed": SEED_BASE + g // players, "seat": g % players,
-                         "budgets": budgets_for(mode, players, calibration, seconds, iterations)}))
+                         "budgets": budgets_for(mode, players, calibration, seconds, iterations, budgets)}))
     out.sort(key=lambda t: t[:3])
     return [t[3] for t in out]
 
@@ -359,7 +361,7 @@ def run(args) -> None:
               "reference_cpu_s": REFERENCE_CPU_S, "free_cpu_s": free,
               "workers": args.workers, "lead2": args.lead2, "cells": [cell_name(c) for c in cells],
               "games": {cell_name(c): n for c, n in games.items()},
-              "budgets": {str(p): budgets_for(args.mode, p, calibration, args.seconds, args.iterations)
+              "budgets": {str(p): budgets_for(args.mode, p, calibration, args.seconds, args.iterations, args.budget)
                           for p in sorted({c[0] for c in cells})},
               "ends": dt.datetime.fromtimestamp(ends).isoformat(timespec="seconds") if ends else None,
               "load": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count(), "python": sys.version.split()[0]}
@@ -374,7 +376,8 @@ def run(args) -> None:
 
     ctx = mp.get_context("fork")
     jobs, results = ctx.Queue(), ctx.Queue()
-    for job in jobs_for(cells, games, args.mode, calibration, args.first, args.seconds, args.iterations, args.lead2):
+    for job in jobs_for(cells, games, args.mode, calibration, args.first, args.seconds, args.iterations, args.lead2,
+                        args.budget):
         jobs.put(job)
     procs = []
     for i in range(args.workers):
@@ -658,6 +661,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="processes, each its own Pi (at most 4 here)")
     parser.add_argument("--mode", choices=["seconds", "iterations"], default="seconds")
     parser.add_argument("--seconds", help="level=s,... instead of DEFAULT_BUDGET (a pilot of other budgets)")
+    parser.add_argument("--budget", action="append", help="level=JSON: that level's whole budget instead of"
+                        " DEFAULT_BUDGET (a pilot of other search settings), e.g. hard='{\"turn\": 4.0, ...}'")
     parser.add_argument("--iterations", help="--mode iterations: level=n,... instead of the calibration file")
     parser.add_argument("--calibration", type=Path, default=ROOT / "bench" / "trias" / "trias_calibration.json",
                         help="--mode iterations: bench_trias_ladder.py calibrate's JSON")
@@ -679,6 +684,8 @@ def main() -> None:
         parser.error("--log is required")
     if args.seconds:
         args.seconds = {k: float(v) for k, v in (part.split("=") for part in args.seconds.split(","))}
+    if args.budget:
+        args.budget = {level: json.loads(text) for level, text in (part.split("=", 1) for part in args.budget)}
     if args.iterations:
         args.iterations = {k: int(v) for k, v in (part.split("=") for part in args.iterations.split(","))}
     if args.what == "run":

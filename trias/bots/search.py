@@ -66,7 +66,8 @@ def key_of(command: dict) -> tuple:
 
 
 def search_action(v: dict, rng, seconds: float | None = None, iterations: int | None = None,
-                  horizon: int = 2, reuse: bool = False, explore: float = EXPLORE, judge: bool = False) -> dict:
+                  horizon: int = 2, reuse: bool = False, explore: float = EXPLORE, judge: bool = False,
+                  drifts: int = DRIFTS, prior: float = PRIOR_VISITS) -> dict:
     """The most visited move after `iterations` iterations or `seconds` of search."""
     if v["phase"] == "place":
         return greedy_action(determinise(v, rng), rng, unseen_cards(v), seconds)
@@ -99,7 +100,7 @@ def search_action(v: dict, rng, seconds: float | None = None, iterations: int | 
     while (iterations is None or done < iterations) and (deadline is None or done == 0
                                                          or time.perf_counter() + last < deadline):
         began = time.perf_counter()
-        _iterate(root, determinise(v, rng), rng, horizon, deadline, explore, judge)
+        _iterate(root, determinise(v, rng), rng, horizon, deadline, explore, judge, drifts, prior)
         last = time.perf_counter() - began
         done += 1
         if _settled(root, _left(done, iterations, deadline, started)):
@@ -170,10 +171,10 @@ def _command(node: Node, key: tuple) -> dict:
 
 
 def _iterate(root: Node, state, rng, horizon: int, deadline: float | None = None, explore: float = EXPLORE,
-             judge: bool = False) -> None:
+             judge: bool = False, drifts: int = DRIFTS, prior: float = PRIOR_VISITS) -> None:
     node, path, ends = root, [], 0
     while state.phase != "over" and ends < horizon:
-        ranked = _ranked(node, state, rng, root=node is root, deadline=deadline)
+        ranked = _ranked(node, state, rng, root=node is root, deadline=deadline, drifts=drifts)
         allowed = max(1, int(1 + 1.5 * math.sqrt(node.visits)))
         options = ranked[:allowed]
         for k, _ in options:
@@ -186,7 +187,7 @@ def _iterate(root: Node, state, rng, horizon: int, deadline: float | None = None
             child = node.children.get(k) or Node()
             node.children[k] = child
         else:
-            k, command = max(options, key=lambda kc: _ucb(node, kc[0], explore))
+            k, command = max(options, key=lambda kc: _ucb(node, kc[0], explore, prior))
             child = node.children[k]
         mover = state.current
         events, state = advance(state, command)
@@ -200,25 +201,25 @@ def _iterate(root: Node, state, rng, horizon: int, deadline: float | None = None
         # Out of time before the leaf is judged: drop this iteration rather than overrun the
         # budget (its new node keeps no visit and is never chosen; the search ends now).
         return
-    worth = _leaf(state, rng, mid_turn=bool(path) and not ended, judge=judge)
+    worth = _leaf(state, rng, mid_turn=bool(path) and not ended, judge=judge, drifts=drifts)
     root.visits += 1
     for child, mover in path:
         child.visits += 1
         child.total += _squash(worth, mover)
 
 
-def _ucb(node: Node, key: tuple, explore: float = EXPLORE) -> float:
+def _ucb(node: Node, key: tuple, explore: float = EXPLORE, prior: float = PRIOR_VISITS) -> float:
     child = node.children[key]
-    mean = (child.total + PRIOR_VISITS * node.prior.get(key, 0.5)) / (child.visits + PRIOR_VISITS)
+    mean = (child.total + prior * node.prior.get(key, 0.5)) / (child.visits + prior)
     return mean + explore * math.sqrt(math.log(node.avail[key]) / child.visits)
 
 
-def _ranked(node: Node, state, rng, root: bool = False, deadline: float | None = None) -> list:
+def _ranked(node: Node, state, rng, root: bool = False, deadline: float | None = None, drifts: int = DRIFTS) -> list:
     """The moves at this node, best first by the heuristic one move ahead (cached per deal kind)."""
     tag = (state.phase, drift_landscape(state), state.ap)
     found = node.ranked.get(tag)
     if found is None:
-        found, priors = _rank(state, rng, None if root else DRIFTS, deadline)
+        found, priors = _rank(state, rng, None if root else drifts, deadline)
         node.ranked[tag] = found
         node.prior.update(priors)
     return found
@@ -259,14 +260,14 @@ def _draw_value(state, seat: int, scored: list) -> float:
     return max((v for v, _, _ in scored), default=0.5) - 0.01
 
 
-def _leaf(state, rng, mid_turn: bool, judge: bool = False) -> list:
+def _leaf(state, rng, mid_turn: bool, judge: bool = False, drifts: int = DRIFTS) -> list:
     """Finish the turn under way (the seat stops acting) and judge the position: each seat's worth.
 
     A drawn card's drift is random, or with `judge` the best of the drifts ranked (a sample of DRIFTS)."""
     if mid_turn:
         while state.phase in ("start", "drift"):
             if judge and state.phase == "drift":
-                ranked = _rank(state, rng, DRIFTS)[0]
+                ranked = _rank(state, rng, drifts)[0]
                 command = ranked[0][1] if ranked else random_action(state, rng)
             else:
                 command = random_action(state, rng)
