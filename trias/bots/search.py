@@ -34,10 +34,12 @@ from .randombot import random_action
 EXPLORE = 0.5   # UCB1 exploration constant, on values squashed to 0..1 (medium; hard passes its own)
 # Sibling moves' values differ by a few hundredths while 0.5 x sqrt(log n / visits) is a few tenths:
 # at 0.5 every widened move gets about the same visits and the one played is searched no deeper than
-# the rest. Hard explores at 0.15 ("explore" in its budget), so its extra iterations go down the lines
+# the rest. Hard explores at 0.08 ("explore" in its budget), so its extra iterations go down the lines
 # it values best; medium keeps 0.5.
 SCALE = 4.0     # points of lead that make a value of about 0.73
-DRIFTS = 40     # drifts ranked per node at most (a sample when there are more)
+DRIFTS = 40     # drifts ranked per node below the root at most (a sample when there are more; "drifts" in a
+# budget: hard ranks 12, so an iteration costs about 0.65 of one at 40 and a Pi buys it some 1.5-2x the
+# iterations; the root always ranks every legal move)
 # A move's one-move-ahead judgement (its rank's value) counts in its mean as this many visits
 # ("progressive bias"): with the few dozen iterations a Pi buys medium, a move's first visits
 # alone are noise, and the choice followed them away from what greedy (easy) would play.
