@@ -577,7 +577,8 @@ def label(level: str, budget: dict | None) -> str:
     if budget.get("iterations"):
         return f"{level} ({budget['iterations']} it.)"
     if budget.get("turn"):
-        return f"{level} ({budget['turn']:g} s a turn{', reuse' if budget.get('reuse') else ''})"
+        search = "".join(f", {key} {budget[key]:g}" for key in ("explore", "drifts") if key in budget)
+        return f"{level} ({budget['turn']:g} s a turn{', reuse' if budget.get('reuse') else ''}{search})"
     return f"{level} ({budget['seconds']:g} s)" if budget.get("seconds") else f"{level} (no bound)"
 
 
