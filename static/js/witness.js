@@ -171,7 +171,11 @@
     saw: function (seq, chain) {
       if (!chain || !chain.hash || !vouched || alarmed || typeof seq !== "number") return;
       var saw = kept();
-      if (!saw || saw.game !== chain.game || seq > saw.seq) keep(seq, chain.hash, chain.game);
+      // A lent head (another page's on this device) is this page's own evidence from now on, even when that
+      // page already kept this very entry: before, a phone that kept entry N first left the admin page
+      // showing N with no head of its own (it kept only newer ones), so a swap behind it went unreported.
+      if (saw && saw.lent && saw.game === chain.game && seq < saw.seq) keep(saw.seq, saw.hash, saw.game);
+      else if (!saw || saw.lent || saw.game !== chain.game || seq > saw.seq) keep(seq, chain.hash, chain.game);
     },
     /** A sentence naming both heads (the admin page's reports, witness_reports.js). */
     sentence: sentence,

@@ -41,7 +41,7 @@ def version_on(page, wanted: str | None = None, seconds: float = 30.0) -> str | 
             found = page.evaluate("window.W && W.config && W.config.version")
         except sync_api.Error:  # the page is loading itself again
             found = None
-        if (found and wanted is None) or found == wanted or time.monotonic() > deadline:
+        if (found and wanted in (None, found)) or time.monotonic() > deadline:  # None == None is no version yet
             return found
         time.sleep(0.2)
 
