@@ -21,6 +21,7 @@ from bank.game.graphemes import columns
 from bank.game.typed_names import named
 from bank.errors import BankError, ConfigError
 from bank.services.export import FORMATS, export_journal, export_standings
+from bank.services.export_witness import exported_heads, witness_problems
 from bank.services.bank import Bank
 from bank.store.storage import StorageError
 
@@ -60,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("verify", help="replay the journal and check the game's consistency")
     p.add_argument("--at", type=int, metavar="N", help="print the chain's hash at entry N, recomputed from the rows")
+    p.add_argument("--witness", metavar="FILE", help="a journal export taken earlier (terrabank export journal): "
+                   "check that the game still holds every entry as it was exported")
     p.set_defaults(func=cmd_verify)
     cli_web.add_parsers(sub, _paths)
     cli_print.add_parser(sub, _paths)
@@ -266,10 +269,13 @@ def cmd_export(args) -> int:
 
 def cmd_verify(args) -> int:
     """Replay and check the game: "ok" and exit 0, or the problems and exit 1."""
+    witnessed = None if args.witness is None else exported_heads(args.witness)  # a bad file: said, nothing opened
     with _open_bank(args) as bank:
         # The head first: verify's later view of the game holds every row up to it (rows are only added).
         (seq, head), problems = bank.chain_head(), bank.verify()
         at = None if args.at is None else bank.chain_at(args.at)
+        if witnessed is not None:
+            problems = problems + witness_problems(bank, witnessed)
     if args.at is not None:
         if at is None:
             raise BankError("unknown_entry", f"there is no journal entry {args.at}; the last is {seq}")
@@ -279,6 +285,9 @@ def cmd_verify(args) -> int:
         # that no row up to here was rewritten, even by someone who recomputed the chain.
         print("ok")
         print(f"journal chain head: {head} (entry {seq})")
+        if witnessed is not None:
+            print(f"witness: the game holds the {len(witnessed)} entries of {args.witness} as exported "
+                  f"(up to entry {max(witnessed)})")
         return 0
     for problem in problems:
         print(problem)

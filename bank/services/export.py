@@ -1,4 +1,8 @@
-"""Exports for after the game: the journal and the standings, as JSON or CSV files."""
+"""Exports for after the game: the journal and the standings, as JSON or CSV files.
+
+Each journal row (JSON) and transfer line (CSV) carries the chain's head at its entry ("chain", as the phones
+and the paper keep it: Bank.head_at), so an export copied off the bank is a witness too: `terrabank verify
+--witness FILE` (export_witness.py) finds any entry the game no longer holds as it was exported."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from bank.game import views
 from bank.errors import BankError
 
 FORMATS = ("json", "csv")
-TRANSFER_COLUMNS = ["seq", "at", "type", "actor", "from", "to", "resource", "amount", "reason"]
+TRANSFER_COLUMNS = ["seq", "at", "type", "actor", "from", "to", "resource", "amount", "reason", "chain"]
 STANDINGS_COLUMNS = ["rank", "team", "label", "reputation", "animals", "buildings"]
 
 
@@ -62,9 +66,16 @@ def export_journal(bank, path, fmt: str) -> int:
 
 def write_journal(bank, out, fmt: str) -> int:
     """The journal as JSON rows or CSV transfer lines, to any text stream."""
+    rows = _with_heads(bank)
     if fmt == "json":
-        return _journal_json(bank.journal_rows(0), out)
-    return _journal_csv(bank.journal_rows(0), out)
+        return _journal_json(rows, out)
+    return _journal_csv(rows, out)
+
+
+def _with_heads(bank):
+    """The journal's rows, each with the chain's head at its entry ("chain")."""
+    for row in bank.journal_rows(0):
+        yield {**row, "chain": bank.head_at(row["seq"])}
 
 
 def render(what: str, fmt: str, bank, now: float) -> str:
@@ -102,7 +113,8 @@ def _journal_csv(rows, out) -> int:
             writer.writerow(_safe_row({"seq": row["seq"], "at": row["at"], "type": row["type"],
                                        "actor": row["actor"] or "", "from": event["from"],
                                        "to": event["to"], "resource": event["resource"],
-                                       "amount": event["amount"], "reason": event.get("reason", "")}))
+                                       "amount": event["amount"], "reason": event.get("reason", ""),
+                                       "chain": row["chain"]}))
             count += 1
     return count
 

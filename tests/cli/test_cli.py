@@ -124,7 +124,7 @@ def test_export_journal_csv_has_one_line_per_transfer(cli, game, tmp_path):
     with out.open(encoding="utf-8", newline="") as f:
         lines = list(csv.DictReader(f))
     assert list(lines[0]) == ["seq", "at", "type", "actor", "from", "to", "resource",
-                              "amount", "reason"]
+                              "amount", "reason", "chain"]  # its entry's head (test_verify_witness.py)
     harvest = [line for line in lines if line["type"] == "harvest"]
     assert harvest == [{**harvest[0], "seq": "3", "actor": "ana", "to": "team:red",
                         "resource": "dioxygen", "amount": "1", "reason": "harvest"}]
