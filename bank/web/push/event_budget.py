@@ -13,6 +13,13 @@ given back at RATE a second. The first message past it is dropped and the sessio
 Socket.IO client connects again by itself, and new pages' handshakes are counted by the pool of whoever
 opens them (bank/web/serving/opens.py), so closing costs an attacker more than it costs the bank.
 
+A page's budget is its secret's too: one whose page was closed by the budget (a team link, the big screen's
+key, a session, a Trias seat) starts its next pages with what it had left (nothing), given back at RATE, at
+least FLOOR (a page's connect and its sync), for as long as that takes to fill. Before, each new page started
+with the whole BURST: a stolen team link reconnecting as fast as its handshakes allow (4 times its pages' share
+every 30 s) got some 160 messages a second read. A page with no secret has no secret to carry it; its
+handshakes are the strangers' pool's (opens.py).
+
 A message Socket.IO cannot read (JSON nested 30,000 deep, cut short, an integer of 5,000 digits) closes its page
 too, said once in one line: Engine.IO logged each with its whole traceback ("message handler error", 1.8 KB),
 so a stranger's socket wrote the log as fast as it sent.
@@ -25,6 +32,8 @@ import time
 
 BURST = 20  # a page's connect, its Trias table's, and a reconnect's syncs with room to spare
 RATE = 2.0  # messages a second given back: a phone switched to and from the bank's tab every second stays under it
+FLOOR = 2.0  # what a secret's new page starts with at least: its connect and its sync (an honest phone's reconnect)
+WHO = "terrabank.who"  # the environ key naming the page's secret (bank/web/serving/admission.py), or None
 _SLOT = "terrabank_budget"  # on Engine.IO's socket object: [messages left, when last counted]
 log = logging.getLogger("engineio.server")
 said = logging.getLogger("terrabank")  # the line an operator reads (log_lines.py): once a process
@@ -35,6 +44,23 @@ def install(sio_server, clock=time.monotonic) -> None:
     eio = sio_server.eio
     handle = eio.handlers["message"]
     unreadable_said = []
+    spent: dict[str, float] = {}  # who -> when a page of theirs was closed by the budget (their next pages start low)
+
+    def start(eio_sid, now) -> float:
+        """A new page's budget: BURST, or what its secret's page closed by the budget left, given back since."""
+        environ = sio_server.environ.get(eio_sid) or {}
+        closed = spent.get(environ.get(WHO)) if environ.get(WHO) else None
+        if closed is None:
+            return float(BURST)
+        return min(float(BURST), max(FLOOR, (now - closed) * RATE))
+
+    def overspent(eio_sid, now) -> None:
+        who = (sio_server.environ.get(eio_sid) or {}).get(WHO)
+        if who:
+            if len(spent) > 10_000:  # secrets whose budget is whole again say nothing: forgotten
+                for key in [k for k, t in spent.items() if now - t > BURST / RATE]:
+                    del spent[key]
+            spent[who] = now
 
     def close(page, eio_sid) -> None:
         page.close(wait=False, reason=eio.reason.SERVER_DISCONNECT)  # never waits for a poll to take it
@@ -57,10 +83,11 @@ def install(sio_server, clock=time.monotonic) -> None:
         if page is None or page.closed or page.closing:
             return None  # a page already closed (by this budget among others): nothing more is read from it
         now = clock()
-        left, then = getattr(page, _SLOT, None) or (float(BURST), now)
+        left, then = getattr(page, _SLOT, None) or (start(eio_sid, now), now)
         left = min(float(BURST), left + (now - then) * RATE)
         if left < 1.0:
             log.info("%s: more than %d messages at once, closing the connection", eio_sid, BURST)
+            overspent(eio_sid, now)
             close(page, eio_sid)
             return None
         setattr(page, _SLOT, (left - 1.0, now))

@@ -69,6 +69,9 @@ def live_kind(environ) -> str | None:
     return "poll" if query.get("sid") else "open"
 
 
+WHO = "terrabank.who"  # the environ key naming who opened a request (no client sets a key without HTTP_)
+
+
 def pool_of(who: str | None) -> str:
     """The pool a live page draws from: "anonymous" (no secret), "strangers" (a secret anyone can mint:
     an admission hook's, e.g. a Trias seat) or "lead" (a secret the lead issued: a team link, the
@@ -168,7 +171,7 @@ class LiveSlots:
                 sock.settimeout(None)
         if kind is None and not body:
             return self.app(environ, start_response)  # a page, a script, a read: answered at once
-        who = self.identify(environ)
+        who = environ[WHO] = self.identify(environ)  # a live page's budget of messages is its secret's (event_budget.py)
         if kind is None:
             return self._body(environ, start_response, who, sock)
         held = _Held(who, client_address(environ, self.proxies), sock)

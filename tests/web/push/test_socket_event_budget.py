@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 
 from wsproto.events import TextMessage
@@ -91,3 +92,42 @@ def test_messages_socket_io_cannot_read_close_their_page_in_one_line_not_a_trace
     assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
     said = [r.getMessage() for r in caplog.records if "cannot read" in r.getMessage()]
     assert len(said) == 1 and "RecursionError" in said[0], said
+
+
+def test_a_stolen_team_link_reconnecting_to_flood_gets_its_budget_once_not_once_a_page(app, tokens):
+    """Before: each new page of a link started with the whole budget, so a stolen team link opening page after
+    page, each flooding syncs until closed, had 20 pictures built and sent a page (some 160 messages a second
+    at the shipped share of pages). Now the link's next pages start with what it had left: the connect and a
+    sync. The team's own phone, already open, is not touched, and a phone that opens afterwards is served."""
+    server = serving_thread.serve_in_thread(app)
+    link = {"auth": {"team": tokens["blue"]}, "query": f"&team={tokens['blue']}"}
+    phone = Phone(server.port, **link)
+    answered = []
+    try:
+        for _ in range(8):
+            thief = Phone(server.port, **link, source="127.0.0.4")
+            try:
+                before = _pictures(thief)
+                thief.sock.sendall(thief.ws.send(TextMessage(data='42["sync",{"after":0}]')) * 500)
+                assert thief.wait(lambda: thief.closed, 10.0), "the flooding page was never closed"
+                answered.append(_pictures(thief) - before)
+            finally:
+                thief.close()
+        print(f"\npictures built for a stolen link's 8 flooding pages: {answered}")
+        assert answered[0] <= BURST
+        assert sum(answered[1:]) <= 7 * 4, answered  # before: about BURST a page, 140 more
+
+        seen = _pictures(phone)
+        phone.emit("sync", {"after": 0})  # the team's phone, open all along, is answered and stays
+        assert phone.wait(lambda: _pictures(phone) > seen, 10.0) and not phone.closed
+        time.sleep(1.5)  # the link's budget given back at its pace: a phone opened now connects and syncs
+        late = Phone(server.port, **link, source="127.0.0.5")
+        try:
+            seen = _pictures(late)
+            late.emit("sync", {"after": 0})
+            assert late.wait(lambda: _pictures(late) > seen, 10.0) and not late.closed
+        finally:
+            late.close()
+    finally:
+        phone.close()
+        server.stop()
