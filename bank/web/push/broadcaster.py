@@ -32,6 +32,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from bank.store.storage import StorageError
 from bank.web.push import delta, rounds
 from bank.web.push.rounds import FACILITATORS, PUBLIC, ROUND, ROUND_FACILITATORS, Publication, event_of, team_room
 from bank.web.field import payloads
@@ -48,6 +49,11 @@ MAX_GAP = 1.0
 # How often the pages left out of a round because their socket was still sending (rounds.py)
 # are looked at again when no round comes: the newest pictures reach them within this of catching up.
 CATCH_UP = 0.1
+# A round that failed (its read of the new picture met the database away or locked: a PostgreSQL restart, a lock
+# held by another program; or its emit raised midway) is tried again by itself RETRY s later, then twice as long
+# after each failure, at most RETRY_MAX apart, until it goes out; before, only the next booking tried again, and the
+# last booking before a quiet spell (the end of a session) stayed off every page. One line per outage, not per try.
+RETRY, RETRY_MAX = 1.0, 10.0
 
 
 # A round weighs its patch against the whole picture's size measured in an earlier round
@@ -86,6 +92,7 @@ class Broadcaster:
         # Each console's last journal row sent in order (its reply's, then each round's): its next rows start after
         # it, wherever the last round's ended (a reply cut at JOURNAL_PAGE rows; a round that failed midway).
         self._sent: dict[str, int] = {}
+        self._tries, self._retry_at, self._failed_since = 0, None, 0.0  # rounds failed in a row, the next try's time
         socketio.start_background_task(self._loop)
 
     @property
@@ -172,10 +179,12 @@ class Broadcaster:
     def _loop(self) -> None:
         while True:
             with self._wake:
-                # With pages left behind, look again every CATCH_UP even when nothing is booked.
-                if not self._wake.wait_for(lambda: self._asked > self._done, CATCH_UP if self._behind else None):
-                    self._catch_up_quietly()
-                    continue
+                # With pages left behind, look again every CATCH_UP even when nothing is booked; after a failed
+                # round, try it again when its back-off is over.
+                if not self._wake.wait_for(lambda: self._asked > self._done, self._idle_wait()):
+                    if self._retry_at is None or time.monotonic() < self._retry_at:
+                        self._catch_up_quietly()
+                        continue
             # Rounds at most every MIN_GAP (longer when the last was slow to send): a burst of commands waits a
             # few ms and goes out as one.
             time.sleep(max(0.0, self._last_round + self._gap - time.monotonic()))
@@ -184,12 +193,42 @@ class Broadcaster:
             self._last_round = time.monotonic()
             try:
                 self._send()
-            except Exception:  # one failed round must not stop the updates; the next commit retries
-                self.logger.exception("broadcast failed")
+            except Exception as exc:  # one failed round must not stop the updates: tried again (_retry_at)
+                self._failed(exc)
+            else:
+                self._went_out()
             self._gap = min(MAX_GAP, max(MIN_GAP, SHARE * (time.monotonic() - self._last_round)))
             with self._wake:
                 self._done = covered
                 self._wake.notify_all()
+
+    def _idle_wait(self) -> float | None:
+        """How long the loop waits for an ask: until the failed round's next try, CATCH_UP with pages behind."""
+        waits = [CATCH_UP] if self._behind else []
+        if self._retry_at is not None:
+            waits.append(max(0.0, self._retry_at - time.monotonic()))
+        return min(waits) if waits else None
+
+    def _failed(self, exc: Exception) -> None:
+        """A round failed: the next try after the back-off, which doubles up to RETRY_MAX; said once an outage."""
+        self._tries += 1
+        wait = min(RETRY_MAX, RETRY * 2 ** (self._tries - 1))
+        self._retry_at = time.monotonic() + wait
+        if self._tries > 1:
+            return
+        self._failed_since = time.monotonic()
+        line = ("terrabank: the pages' new picture was not sent (%s); tried again by itself, every %d s at most, "
+                "until it goes out")
+        if isinstance(exc, StorageError):  # the database away or busy: the sentence says it, no traceback
+            self.logger.warning(line, exc.message, RETRY_MAX)
+        else:
+            self.logger.warning(line, f"{type(exc).__name__}: {exc}", RETRY_MAX, exc_info=exc)
+
+    def _went_out(self) -> None:
+        if self._tries:
+            self.logger.warning("terrabank: the pages' new picture went out again, %.0f s and %d tries after the "
+                                "first failed", time.monotonic() - self._failed_since, self._tries + 1)
+        self._tries, self._retry_at = 0, None
 
     def _send(self) -> None:
         bank, config = self.services.bank, self.services.config
@@ -200,22 +239,31 @@ class Broadcaster:
             # page connected did it all on every command). Its base goes: a page joining later gets the
             # whole picture (send_current, under this lock), and the round after it starts a new base.
             held = {audience for holds in self._holds.values() for audience in holds}
-            pubs = {}
-            for audience in [PUBLIC, *(team_room(team) for team in config.teams)]:
+            audiences = [PUBLIC, *(team_room(team) for team in config.teams)]
+            # Everything read before anything is noted as sent: a read that fails (the database away) leaves the
+            # bases and the journal's position as they were, and the round's next try sends the newest picture as
+            # a patch of what the pages hold (before, the bases had moved on: the try found nothing changed).
+            pictures = {audience: payloads.public_of(seq, state, config, now, bank=bank) if audience == PUBLIC else
+                        payloads.team_of(seq, state, config, audience[len("team:"):], now, bank=bank)
+                        for audience in audiences if audience in held}
+            rows = self._new_rows(seq)
+            for audience in audiences:
                 if audience not in held:
                     self._bases.pop(audience, None)
-                    continue
-                picture = (payloads.public_of(seq, state, config, now, bank=bank) if audience == PUBLIC else
-                           payloads.team_of(seq, state, config, audience[len("team:"):], now, bank=bank))
-                pub = self._publish(audience, picture)
-                if pub is not None:
-                    pubs[audience] = pub
+            pubs = {audience: pub for audience, picture in pictures.items()
+                    if (pub := self._publish(audience, picture)) is not None}
             before = self._journal_seq
-            rows = self._new_rows(seq)
+            self._journal_seq = max(self._journal_seq, rows[-1]["seq"] if rows else seq)
             consoles, owed = self._owed(before, rows)
             holders = {audience: [sid for sid, holds in self._holds.items() if audience in holds] for audience in pubs}
             extra = self._newest_for_caught_up(pubs)
-            left_out = rounds.deliver(self.socketio, pubs, rows, self._holds, config.teams, extra, owed)
+            try:
+                left_out = rounds.deliver(self.socketio, pubs, rows, self._holds, config.teams, extra, owed)
+            except Exception:
+                # Midway: the pages after the one whose emit raised missed it. Each page of the round is
+                # caught up with the newest pictures whole (_catch_up) once its socket is free.
+                self._behind |= {sid for sids in holders.values() for sid in sids} | set(extra)
+                raise
             for sid in consoles:  # only once the round went out: after a failed one, each console is owed its rows
                 part = owed.get(sid, {"rows": rows}) if sid in self._sent else None
                 if part and part["rows"]:
@@ -300,14 +348,10 @@ class Broadcaster:
     def _new_rows(self, seq: int) -> list:
         """The journal rows after the last round's up to this round's `seq`, for the consoles: from the bank's
         memory of what it committed (bank/services/recent_rows.py), read only when it lacks some; none when no
-        console is open."""
+        console is open. The caller moves the last round's row once the whole round is read."""
         if not any(rounds.participants(self.socketio, room) for room in (FACILITATORS, ROUND_FACILITATORS)):
-            self._journal_seq = max(self._journal_seq, seq)
             return []
-        rows = self.services.bank.rows_upto(self._journal_seq, seq)
-        if rows:
-            self._journal_seq = rows[-1]["seq"]
-        return rows
+        return self.services.bank.rows_upto(self._journal_seq, seq)
 
     def _publish(self, audience: str, picture: dict) -> Publication | None:
         """This audience's new picture as a patch of its base (or whole); None when nothing changed."""
