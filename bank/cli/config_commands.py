@@ -60,7 +60,10 @@ def cmd_check(args, config_path: str, db: str) -> int:
         if exc.code not in UNREACHED:
             raise
         said = (f"{config_path} reads as a sound config, but the game ({storage}) could not be reached to check "
-                f"that it fits: {exc.message}")
+                f"that it fits: {exc.message}") if exc.code != "database_busy" else (
+                f"{config_path} reads as a sound config, but another program holds the game's write lock ({storage}: "
+                "an `sqlite3` shell left in a transaction, a database browser, a copy tool), so a new worker could not "
+                "open the game now: close that program.")
         if getattr(args, "game_may_wait", False):  # the unit's ExecReload: the process checks it once the game answers
             print(f"{said} A reload waits for the game, then checks the config against it and takes it.")
             return 0
@@ -80,9 +83,25 @@ def _fits(where, config) -> list:
         return []
     journal = where.open()
     try:
-        return config_problems(journal, config)
+        problems = config_problems(journal, config)
+        if isinstance(where, storage_url.SqliteTarget):
+            _writable_now(journal)
+        return problems
     finally:
         journal.close()
+
+
+def _writable_now(journal) -> None:
+    """StorageError database_busy when another program holds the game file's write lock past a command's wait
+    (5 s): a worker started now could not open the game (it answers 503 until the lock is free), so a reload waits
+    with the worker it has. Read-only opens did not see it: the reload went through, and the bank answered 503
+    for as long as the lock was held. Any other refusal is not this check's to say (a read-only disk: `serve`)."""
+    try:
+        with journal.transaction():
+            pass
+    except StorageError as exc:
+        if exc.code == "database_busy":
+            raise
 
 
 def cmd_schema(args) -> int:

@@ -22,12 +22,14 @@ deciding with the old numbers. So:
   started again after a crash, a kill or its watchdog's timeout read the file anew: after a refused reload
   (the typo still in the file) it failed to boot and the master exited, the bank down; and a file saved
   again while a sound edit was being checked reached the new worker unchecked;
-- a sound edit whose game cannot be reached to check it against (PostgreSQL down or cut: `config check` exits
-  UNREACHED_STATUS) waits instead of being refused: one line says so, the old worker goes on, and the master
-  checks the same bytes again once its hold on the game is back (WAIT_RETRY_SECONDS, then up to
-  WAIT_RETRY_MOST apart), then reloads by itself, said in its one line. Before, it was refused naming the
-  database, and the edit reached no worker until someone thought of reloading again after the outage. A
-  reload asked meanwhile replaces it.
+- a sound edit whose game cannot be reached to check it against (PostgreSQL down or cut; the SQLite file's write
+  lock held by another program past a command's wait, which a new worker would wait on too, answering 503:
+  `config check` exits UNREACHED_STATUS) waits instead of being refused or served by a worker that cannot open
+  the game: one line says so, the old worker goes on, and the master checks the same bytes again once its hold
+  on the game is back (a file: at once), WAIT_RETRY_SECONDS after its last check, then up to WAIT_RETRY_MOST
+  apart, then reloads by itself, said in its one line. Before, it was refused naming the database (the edit
+  reached no worker until someone thought of reloading again after the outage), or, a file held, reloaded onto
+  a worker answering 503 for as long as the lock was held. A reload asked meanwhile replaces it.
 """
 
 from __future__ import annotations
@@ -139,7 +141,8 @@ def checked_arbiter(config_path: str, db: str, say):
             if found and unreached:
                 if not waited:  # said once: the tries again are quiet
                     say("terrabank: the reload waits for the game's database (this process goes on with the config "
-                        f"it had, and reloads by itself once the database answers: no need to reload again): {found}")
+                        f"it had, and reloads by itself once it can check it against the game: no need to reload "
+                        f"again): {found}")
                 self.waiting = (now, peer, time.monotonic(), self.waiting[3] + 1 if waited else 1)
                 return
             self.waiting = None  # checked at last, or replaced by a reload asked since
