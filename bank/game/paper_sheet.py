@@ -28,9 +28,12 @@ import re
 SHEET_WORDS = ("feuille", "sheet", "foglio")
 # The id, then its check (after a dash, a space, a dot or nothing), then the copy's number written by hand.
 # "no 3" / "nr. 3" after the id is the copy's number, never a check: no check starts with N.
-_HEADER = re.compile(r"^(?:feuille|sheet|foglio)\b\s*(?:n°|no\.?|nr\.?|:)?\s*(?P<seq>\d{1,9})(?P<team>[A-Za-z]{1,2})"
+_HEADER = re.compile(r"^(?:feuille|sheet|foglio)\b\s*(?:n°|no\.?|nr\.?|:)?\s*(?P<seq>\d{1,9})"
+                     r"(?:\s(?!n[or°]\.?\s*\d))?(?P<team>[A-Za-z]{1,2})"
                      r"(?:[\s.·-]*(?!n[or°]\.?\s*\d)(?P<check>[A-Za-z][A-Za-z0-9]))?"
                      r"(?:\s*(?:/|-|#|n°|no\.?|nr\.?)\s*(?P<copy>\d{1,3})|\s+(?P<spaced>\d{1,3}))?\s*$", re.IGNORECASE)
+# Dashes a phone's keyboard or a copied PDF may give for the printed "-" (en and em dash, the hyphen, minus).
+_DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
 _ID = re.compile(r"^(?P<seq>\d{1,9})(?P<team>[A-Za-z]{1,2})$")
 # The check's characters: none read as another once printed small or smudged (B 8, I L 1, O Q 0, S 5, Z 2),
 # nor N (a check is never "no" or "nr", the copy's words); the first a letter, so "412C-2" is still a copy.
@@ -86,7 +89,7 @@ def read_header(line: str, game: str) -> str:
     """The sheet a header line names, written one way ('412C', '412C/2': without its check), once its check is
     this game's (`game`: Bank.game_mark); else SheetError saying what to type. A sheet from entry 0 may come
     without a check: the print pack's blank ledgers print none."""
-    match = _HEADER.match(line.strip())
+    match = _HEADER.match(_DASHES.sub("-", line.strip()))
     if not match:
         raise SheetError("paper_sheet_id", "write the sheet's id as printed at its top, such as sheet 412C-K7 "
                          "(sheet 412C-K7/2 for its second copy)", word=line.strip()[:40])

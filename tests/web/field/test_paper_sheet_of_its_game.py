@@ -118,6 +118,25 @@ def test_a_ledger_books_once_in_its_own_game_from_any_device(rehearsal):
         _close(app)
 
 
+def test_the_id_typed_as_a_phone_or_a_copied_pdf_writes_it_is_the_same_sheet(rehearsal):
+    """A phone's keyboard turns "-" into a dash (en, em, the hyphen), a PDF copied gives one too, and a hand
+    writes "143 D": before, each was refused as no sheet id at all. Typed from a second device after the
+    ledger was booked, each is the same sheet: nothing booked twice."""
+    app, lead, sheet = rehearsal["app"], rehearsal["lead"], rehearsal["sheet"]
+    try:
+        assert statuses(send(lead, f"feuille {sheet}\n{LEDGER}")) == [("booked", None)] * 2
+        after = picture(app)
+        second = _lead(app, "second")
+        entry, check = sheet.split("-")
+        spaced = f"{entry[:-1]} {entry[-1]}-{check}"
+        for typed in (f"{entry}\u2013{check}", f"{entry}\u2014{check}", f"{entry}\u2010{check}",
+                      f"{entry}\u2212{check}", spaced, f"{entry}\u2013{check}\u20131"):
+            assert statuses(send(second, f"Feuille {typed}\n{LEDGER}")) == [("duplicate", None)] * 2, typed
+        assert picture(app) == after
+    finally:
+        _close(app)
+
+
 def test_a_rehearsals_ledger_is_refused_by_the_game_made_again(rehearsal, monkeypatch):
     db, sheet = rehearsal["db"], rehearsal["sheet"]
     assert statuses(send(rehearsal["lead"], f"feuille {sheet}\n{LEDGER}")) == [("booked", None)] * 2
