@@ -9,6 +9,8 @@ take a name another team had then.
 
 from __future__ import annotations
 
+import copy
+import functools
 import tomllib
 
 from bank.game.typed_names import as_printed, typed_key
@@ -29,6 +31,13 @@ def identity_problems(stored: dict, current: dict) -> list[str]:
 def created_teams(config_text: str | None) -> list:
     """The [[teams]] tables (id, label...) of the config text a game was created with, in its order; [] when
     that text is not a game config (a game stored before, a Trias game's kind)."""
+    return copy.deepcopy(_created_teams(config_text))
+
+
+@functools.lru_cache(maxsize=8)
+def _created_teams(config_text: str | None) -> list:
+    # Read once per text: opening a game read it twice (order_problems, name_problems), and a process opening
+    # many games of one config (a worker's restart, hosted games, the tests) read the same text each time.
     try:
         teams = tomllib.loads(config_text or "").get("teams")
     except (tomllib.TOMLDecodeError, TypeError):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flask import Flask
+from werkzeug.routing import Rule
 
 from bank.game.config import GameConfig, load_config
 from bank.services.bank import Bank
@@ -25,6 +26,27 @@ from bank.web.push.extensions import make_socketio
 from bank.web.i18n import page_languages, plural_forms, request_language, translate, translate_plural
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+class LazyRule(Rule):
+    """Werkzeug's route, its two URL builders (url_for's code, compiled from an AST) made at its first url_for
+    rather than when the app is built: they were half of create_app's CPU (a worker's start, a game hosted), for
+    72 routes of which a page builds the URLs of a few. Matching a request never needs them."""
+
+    def _compile_builder(self, append_unknown: bool = True):
+        compile_now, built = super()._compile_builder, []
+
+        def build(rule, **values):
+            if not built:  # two threads may both compile it: the same code, either kept
+                built.append(compile_now(append_unknown).__get__(rule, None))
+            return built[0](**values)
+        return build
+
+
+class BankApp(Flask):
+    """Flask, its routes LazyRule's."""
+
+    url_rule_class = LazyRule
 
 
 @dataclass
@@ -42,7 +64,7 @@ def create_app(settings: dict | None = None) -> Flask:
     Trias: TRIAS_DIR (default <db stem>-trias), TRIAS_PACE (seconds between computer moves, 1.0),
     TRIAS_COMPUTER (start the computer player without TICKER, for tests)."""
     settings = dict(settings or {})
-    app = Flask(__name__, template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"))
+    app = BankApp(__name__, template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"))
     from bank.web.access.cookie_session import CookieSessions
     app.session_interface = CookieSessions()  # Flask's signed cookie, its keys derived once
     db = Path(settings.pop("DB", os.environ.get("TERRABANK_DB", "terrabank.db")))
