@@ -52,6 +52,7 @@ _accepted: bytes | None = None  # in a checking master: the config its workers s
 UNREACHED_STATUS = 75  # `config check`: the config reads soundly, its game could not be reached (EX_TEMPFAIL)
 WAIT_RETRY_SECONDS = 5.0  # a reload waiting for its game checks again no sooner (and only once the hold is back),
 WAIT_RETRY_MOST = 60.0  # then twice as long after each check that still could not reach it, up to this
+BOOT_WAIT = 60.0  # a reload asked while the worker the last one started builds its app waits this long at most
 
 
 def problem(config_path: str, db: str, text: bytes | None = None) -> str | None:
@@ -100,13 +101,41 @@ def checked_arbiter(config_path: str, db: str, say):
             os.environ[MASTER] = str(os.getpid())  # the workers forked from here may ask this process
             self.loaded = _read(config_path)  # `serve` checked the file just before: its first worker starts on it
             _accept(self.loaded)
+            self.booting, self.deferred = {}, False  # workers not serving yet; a SIGHUP held until they do
             super().run()
 
+        def spawn_worker(self):
+            pid = super().spawn_worker()  # only the master comes back here
+            self.booting[pid] = (self.WORKERS[pid].tmp.last_update(), time.monotonic())
+            return pid
+
         def wait_for_signals(self, timeout=1.0):
-            signals = self._one_hup(super().wait_for_signals(timeout))
-            if self.waiting is not None and signal.SIGHUP not in signals and self._may_try_again():
+            signals = self._after_boot(self._one_hup(super().wait_for_signals(timeout)))
+            if self.waiting is not None and signal.SIGHUP not in signals and not self._a_worker_boots() \
+                    and self._may_try_again():
                 self._reload(*self.waiting[:2], waited=True)
             return signals
+
+        def _after_boot(self, signals: list) -> list:
+            # A reload asked while the worker the last one started still builds its app waits until it serves.
+            # Else it stopped that worker before it served (once a burst of reloads in a probe, 0.1 s after its
+            # start), and the commands waiting for it waited for one more worker's start (up to 3.8 s at load 5).
+            if signal.SIGHUP not in signals and not self.deferred:
+                return signals
+            if self._a_worker_boots():
+                self.deferred = True
+                return [sig for sig in signals if sig != signal.SIGHUP]
+            self.deferred = False
+            return signals if signal.SIGHUP in signals else [*signals, signal.SIGHUP]
+
+        def _a_worker_boots(self) -> bool:
+            """Whether a worker this master started has not served yet: its heartbeat file, touched by its loop once
+            its app is built, unchanged since the fork (BOOT_WAIT at most; a worker gone is not booting)."""
+            for pid, (mark, since) in list(self.booting.items()):
+                worker = self.WORKERS.get(pid)
+                if worker is None or worker.tmp.last_update() != mark or time.monotonic() - since > BOOT_WAIT:
+                    del self.booting[pid]
+            return bool(self.booting)
 
         @staticmethod
         def _one_hup(signals: list) -> list:
