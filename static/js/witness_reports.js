@@ -24,13 +24,35 @@
     show(payload);
   };
 
+  /* The reports this page was shown are kept on this device too (localStorage, per game address): the bank
+   * keeps them in the game's own database, which a forger holding the game file holds as well. A report the
+   * bank no longer lists is still shown, saying so, until a facilitator forgets it on this page. Before, a
+   * forger who also deleted the reports left the admin page an empty list after its next load. */
+  var SLOT = "tb.witness-reports:" + TB.url("/");
+  var KEPT = 30; // the newest reports kept on the device: the bank keeps a few per reporter
+
+  function keyOf(found) { return [found.saw.seq, found.saw.hash, found.saw.game || ""].join("|"); }
+  function remembered() {
+    try { var kept = JSON.parse(window.localStorage.getItem(SLOT) || "[]"); return Array.isArray(kept) ? kept : []; }
+    catch (e) { return []; }
+  }
+  function remember(reports) {
+    try { window.localStorage.setItem(SLOT, JSON.stringify(reports.slice(-KEPT))); } catch (e) { /* private mode */ }
+  }
+
+  var last = null; // the bank's list last shown: drawn again when a facilitator forgets the gone ones
+
   function show(payload) {
     var list = document.getElementById("chain-witness");
-    if (!list || !payload || !payload.reports) return;
+    if (!list || !payload || !Array.isArray(payload.reports)) return;
+    last = payload;
+    var listed = {}, reports = payload.reports.filter(function (found) { return found && found.saw; });
+    reports.forEach(function (found) { listed[keyOf(found)] = true; });
+    var gone = remembered().filter(function (found) { return found && found.saw && !listed[keyOf(found)]; });
+    remember(gone.concat(reports));
     list.textContent = "";
-    list.classList.toggle("hidden", !payload.reports.length);
-    payload.reports.forEach(function (found) {
-      if (!found || !found.saw) return;
+    list.classList.toggle("hidden", !reports.length && !gone.length);
+    gone.concat(reports).forEach(function (found, i) {
       var line = document.createElement("li");
       var who = (found.reporters || [found.by]).map(reporter).join(", ");
       var other = found.saw.game && found.game && found.saw.game !== found.game;
@@ -38,8 +60,22 @@
       line.textContent = TB.t("chain_witness_report", { who: who }) + " " +
         (other ? TB.t("chain_other_game") + " " : "") + TB.witness.sentence(found.saw, found.head) + " " +
         (found.confirmed ? TB.t("chain_confirmed", { n: (found.reporters || []).length }) : TB.t("chain_unconfirmed"));
+      if (i < gone.length) {
+        line.dataset.gone = "yes";
+        line.appendChild(document.createTextNode(" " + TB.t("chain_report_gone")));
+      }
       list.insertBefore(line, list.firstChild);
     });
+    if (gone.length) {
+      var forget = document.createElement("button");
+      forget.type = "button";
+      forget.className = "btn";
+      forget.textContent = TB.t("chain_forget_gone");
+      forget.addEventListener("click", function () { remember(reports); show(last); });
+      var item = document.createElement("li");
+      item.appendChild(forget);
+      list.appendChild(item);
+    }
   }
 
   // The admin page shows the reports this bank already heard: on load, and on each (re)connect (a report
