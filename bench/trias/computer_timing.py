@@ -35,6 +35,7 @@ def wrap(moves, log: str) -> None:
         phase, turn = self.state.phase, self.state.turn
         seat, seq, command = choose(self, budget)
         noted = {"seat": seat, "after": seq, "phase": phase, "turn": turn, "type": command.get("type"),
+                 "tile": "tile" in command,  # a card played with a drift (a "play" without one moves nothing)
                  "fallback": bool(command.get("fallback")), "level": self.seats[seat].get("level"),
                  "asked": asked, "decided": time.time(), "cpu_s": round(time.thread_time() - cpu, 4)}
         with lock:

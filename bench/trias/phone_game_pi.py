@@ -24,7 +24,8 @@ first drift of the legal moves the phone was sent, its tile then its place once 
 command when there is none (T11); in phase 2 one herd moved onto land the same way while action points are left,
 then the bar's end of turn (T12). A script noted before the page's own notes, each time
 the page draws a new journal number or its turn changes, the time (Date.now()), the phase, whose turn it is, the
-board (tiles and herds as drawn) and the words of the turn line and the news line.
+board (tiles and herds as drawn), the words of the turn line and the news line, and the journal number
+of the move the board marks with the words said of it.
 
 What it reports:
 - each wait of the person: from the tap that ended their turn to the phone showing their next turn playable
@@ -34,7 +35,10 @@ What it reports:
   `ladder_pi.py` times against the 5 s a hard turn may take;
 - each computer action: its decision (wall, CPU), the wait before it (the server's pace after the last change),
   from its write to the phone's drawing of it, whether the phone drew that journal number at all, whether the
-  board drawn changed for a move that moves a piece, and what the phone's words said meanwhile.
+  board drawn changed for a move that moves a piece, and what the phone's words said meanwhile;
+- each computer move of a piece: whether the picture that first drew it marked it on the board (the
+  `.last-move` of its journal number: where the piece went outlined, where it came from dashed) and said it in
+  the bar's words (`#last-move`: the seat's name, the places in words, never "q,r").
 
 Needs root on Linux with cgroups (as pi_budget.py), Playwright's Python package and /usr/bin/chromium.
 """
@@ -65,6 +69,7 @@ def seats(level: str) -> list:
     return [{"name": "Ana", "kind": "human"}] + [{"kind": "computer", "level": level}] * 3
 WAIT_MS = 300_000  # a person's wait is measured, not bounded: a stop here is a frozen table
 MOVES_A_PIECE = {"place", "play", "drift", "move", "reproduce", "rescue"}
+COORDS = re.compile(r"-?\d+\s*,\s*-?\d+")  # a place as "q,r", which the pages never show
 
 # Before the page's scripts: a note each time the page draws a new journal number or its turn changes.
 WATCH = """
@@ -77,12 +82,14 @@ new MutationObserver(function () {
   var view = window.TT && TT.current ? TT.current.view : null;
   var places = function (sel, f) { return Array.prototype.map.call(document.querySelectorAll(sel), f).sort().join(" "); };
   var news = document.getElementById("announce"), turn = document.getElementById("turn");
+  var mark = document.querySelector("#board .last-move"), said = document.getElementById("last-move");
   window.__drawn.push({seq: seq, mine: mine, t: Date.now(), phase: b.dataset.phase || "",
     current: view ? view.current : null, turn_no: view ? view.turn : null,
     board: places("#board .base .tile", function (n) { return n.dataset.place; }) + " | " +
            places("#board .herds", function (n) { return n.dataset.place + ":" + n.textContent; }),
     words: turn ? turn.innerText.replace(/\\s+/g, " ").trim() : "",
-    news: news && !news.classList.contains("hidden") ? news.innerText.replace(/\\s+/g, " ").trim() : ""});
+    news: news && !news.classList.contains("hidden") ? news.innerText.replace(/\\s+/g, " ").trim() : "",
+    mark: mark ? +mark.dataset.seq : null, said: said ? said.textContent.replace(/\\s+/g, " ").trim() : ""});
 }).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-seq", "data-myturn"]});
 """
 
@@ -225,6 +232,7 @@ def pct(values: list, q: float):
 def analyse(run: dict) -> dict:
     """Per computer action, per computer turn and per wait of the person, from the phone's notes and the server's."""
     drawn, actions, sent = run["phone"]["drawn"], run["computer"], run["phone"]["sent"]
+    names = run.get("names") or []
     first = {}
     for d in drawn:
         first.setdefault(d["seq"], d)
@@ -246,7 +254,13 @@ def analyse(run: dict) -> dict:
                      "to_phone_ms": round(shown["t"] - a["written"] * 1000) if shown else None,
                      "board_changed": (shown["board"] != prior["board"]) if shown and prior else None,
                      "words": shown["words"] if shown else None,
-                     "new_news": shown["news"] if shown and shown["news"] and shown["news"] != prior["news"] else None})
+                     "new_news": shown["news"] if shown and shown["news"] and shown["news"] != prior["news"] else None,
+                     # The phone's mark of this move on its board (the .last-move group of its journal number) and
+                     # its words in the bar (#last-move), in the picture that first drew it (runs before 2026-12-04
+                     # noted neither: None).
+                     "name": names[a["seat"]] if a["seat"] < len(names) else None,
+                     "marked": (shown.get("mark") == a["seq"]) if shown and "mark" in shown else None,
+                     "said": shown.get("said") if shown else None})
     # Computer turns: consecutive actions of one seat in one turn (placements apart, as the ladder does).
     turns = []
     for r in rows:
@@ -286,17 +300,34 @@ def analyse(run: dict) -> dict:
     return {"actions": rows, "turns": out_turns, "waits": waits}
 
 
+def moves_a_piece(r: dict) -> bool:
+    """A computer action that moves a piece: a card played without a drift moves none (runs before 2026-12-04
+    did not note which: every "play" counted)."""
+    return r["type"] in MOVES_A_PIECE and (r["type"] != "play" or r.get("tile", True))
+
+
+def said_well(r: dict) -> bool:
+    """The phone's words for a computer move: there, opening with the seat's name, every place in words."""
+    return bool(r["said"]) and r["said"].startswith(r["name"] or "") and not COORDS.search(r["said"])
+
+
 def summary(run: dict) -> dict:
     a = analyse(run)
     hard_turns = [t for t in a["turns"] if not t["placing"]]  # every computer seat is at the run's level
     acts = a["actions"]
-    moving = [r for r in acts if r["type"] in MOVES_A_PIECE]
+    moving = [r for r in acts if moves_a_piece(r)]
     waits = [w for w in a["waits"] if not w["placing"]]
     bound = run["turn_bound_s"]
     s = {
         "computer_actions": len(acts), "fallbacks": sum(1 for r in acts if r["fallback"]),
         "drawn": sum(1 for r in acts if r["drawn"]),
         "moving_actions": len(moving), "moving_board_changed": sum(1 for r in moving if r["board_changed"]),
+        # Marked on the board and said in words (with the seat's name, the places in words: no "q,r" pair).
+        "moving_marked": sum(1 for r in moving if r["marked"]),
+        "moving_said": sum(1 for r in moving if said_well(r)),
+        "moving_marked_said": sum(1 for r in moving if r["marked"] and said_well(r)),
+        "marks_noted": any(r["marked"] is not None for r in moving),
+        "said_shapes": sorted({re.sub(r"\d+", "#", r["said"].split(":")[0]) for r in moving if r["said"]}),
         "to_phone_ms_median": pct([r["to_phone_ms"] for r in acts if r["drawn"]], 50),
         "to_phone_ms_max": max((r["to_phone_ms"] for r in acts if r["drawn"]), default=None),
         "think_s_median": pct([r["think_s"] for r in acts], 50),
@@ -355,6 +386,10 @@ def render(run: dict, s: dict) -> str:
              f"- by kind: {f['types']}",
              f"- actions that move a piece: {f['moving_actions']}, the phone's board changed with "
              f"{f['moving_board_changed']}",
+             (f"- marked on the phone's board (the .last-move of its number, in the picture that first drew it): "
+              f"{f['moving_marked']} of {f['moving_actions']}; said in words with the seat's name, no \"q,r\": "
+              f"{f['moving_said']}; both: {f['moving_marked_said']}; the words up to the places: {f['said_shapes']}"
+              if f["marks_noted"] else "- the phone's mark and words: not noted in this run"),
              f"- the turn line while they played, numbers as #: {f['turn_line_shapes']}",
              f"- news lines their actions brought: {len(f['news_brought'])} {f['news_brought']}", "",
              "| wait | after | computer turns | actions | seconds |", "| ---: | --- | ---: | ---: | ---: |"]
@@ -433,7 +468,7 @@ def run(args) -> dict:
             "pace_rule": "thinking during it, a turn's paces cut to fit its bound (bank/web/trias/computer.py)",
             "level": args.level, "budget_of_level": trias.bots.DEFAULT_BUDGET[args.level],
             "turn_bound_s": trias.bots.TURN_BOUND[args.level],
-            "game": made["id"], "phone": phone, "computer": computer}
+            "game": made["id"], "names": [s["name"] for s in made["seats"]], "phone": phone, "computer": computer}
 
 
 def record_figures(run: dict, s: dict, path: Path) -> None:
@@ -450,6 +485,11 @@ def record_figures(run: dict, s: dict, path: Path) -> None:
         {"figure": "Trias on a phone, 3 hard seats at a Pi's budget: computer actions the phone drew",
          "value": round(100 * f["drawn"] / f["computer_actions"], 1), "unit": "%", "goal": "==", "limit": 100},
     ]
+    if f["marks_noted"]:
+        rows.append({"figure": f"Trias on a phone, 3 {level} seats at a Pi's budget: computer moves the phone marked "
+                               "on its board and said in words as they came",
+                     "value": round(100 * f["moving_marked_said"] / f["moving_actions"], 1), "unit": "%",
+                     "goal": "==", "limit": 100})
     if level != "hard":
         rows = rows[:1]  # the page stays under 200 lines: the other figures are in the measured words
     command = f".venv/bin/python {record.script(__file__)} --report {path.resolve().relative_to(ROOT).as_posix()}"
