@@ -11,6 +11,7 @@ down on paper) and its ids' fingerprints stay what they were.
 from __future__ import annotations
 
 import hashlib
+import re
 import json
 import random
 import sqlite3
@@ -104,7 +105,8 @@ def book_mixed(path, config, n: int = 700) -> dict:
     assert all(json.loads(text)["chain"] == row_hashes[at] for at, text in snapshots)
     from_genesis = dict(chain.replay(rows, {}, chain.GENESIS))
     return {"outcomes": hashlib.sha256(json.dumps(outcomes).encode()).hexdigest(),
-            "export": hashlib.sha256(export.read_bytes()).hexdigest(),
+            # The rows' bytes as before exports carried each entry's head (test_verify_witness.py checks those).
+            "export": hashlib.sha256(re.sub(rb'"chain": "[0-9a-f]{64}", ', b"", export.read_bytes())).hexdigest(),
             "row_500_from_genesis": from_genesis[500],
             "fingerprints": hashlib.sha256("".join(prints).encode()).hexdigest(),
             "snapshots": [(at, hashlib.sha256(json.dumps(json.loads(text)["state"], sort_keys=True).encode()).hexdigest())
