@@ -30,10 +30,11 @@ from __future__ import annotations
 import logging
 import time
 
+from bank.web.serving.admission import WHO  # the environ key naming the page's secret, or None
+
 BURST = 20  # a page's connect, its Trias table's, and a reconnect's syncs with room to spare
 RATE = 2.0  # messages a second given back: a phone switched to and from the bank's tab every second stays under it
 FLOOR = 2.0  # what a secret's new page starts with at least: its connect and its sync (an honest phone's reconnect)
-WHO = "terrabank.who"  # the environ key naming the page's secret (bank/web/serving/admission.py), or None
 _SLOT = "terrabank_budget"  # on Engine.IO's socket object: [messages left, when last counted]
 log = logging.getLogger("engineio.server")
 said = logging.getLogger("terrabank")  # the line an operator reads (log_lines.py): once a process
