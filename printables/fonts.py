@@ -33,6 +33,11 @@ JOINERS = {"\ufe0e", "\ufe0f", "\u200d"}
 # own beside the emoji ("👍🏽" printed as a thumb and a hatched box). Such a tone is drawn unseen (text render
 # mode 3, no advance): the name still reads whole from the PDF (a copy, a search), and prints as the bare emoji.
 TONES = frozenset(chr(c) for c in range(0x1F3FB, 0x1F400))
+# An enclosing mark (the keycap of "1️⃣", a circle, a square) is set around its character by a shaping engine;
+# ReportLab draws it as a frame of its own, after the character and over the next one ("Équipe 1️⃣" printed as
+# "Équipe ▯" with the 1 half hidden, "#️⃣ Dièses" as a box over the D). Drawn unseen like a tone: the character
+# prints bare ("Équipe 1", as re-entry reads it), the name reads whole from the PDF.
+ENCLOSING = "Me"
 UNSEEN = "unseen:"  # a run's font prefixed so: drawn invisible, no width
 
 
@@ -142,7 +147,8 @@ def _runs(value: str, font: str) -> tuple:
             chosen = out[-1][0]
         if chosen is None:
             continue
-        if ch in TONES and i and not value[i - 1].isspace() and value[i - 1] not in TONES:
+        if ch in TONES and i and not value[i - 1].isspace() and value[i - 1] not in TONES \
+                or unicodedata.category(ch) == ENCLOSING:
             chosen = UNSEEN + chosen
         if out and out[-1][0] == chosen:
             out[-1] = (chosen, out[-1][1] + ch)

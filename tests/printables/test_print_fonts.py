@@ -127,7 +127,7 @@ def test_config_check_accepts_emoji_names_and_refuses_a_character_no_font_draws(
 # their joiners and variation selectors), a decomposed accent; never a script no print font draws.
 NAME_ALPHABET = list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -'’,.&") + list(
     "éèêëàâäîïôöùûüçœæÉÈÊÀÂÎÔÛÇŒÆłŁńśźżąęčřšžğışĂăőűßñ") + list("αβγδΩΣЖЯжяё—–·♥⚽☀") + [
-    "🌱", "🥚", "🐉", "✨", "🌟", "💧", "🔥", "🦕", "❤️", "👍🏽", "👩‍🚀", "🇫🇷", "e\u0301"]
+    "🌱", "🥚", "🐉", "✨", "🌟", "💧", "🔥", "🦕", "❤️", "👍🏽", "👩‍🚀", "🇫🇷", "e\u0301", "1️⃣"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -148,29 +148,45 @@ def test_any_typed_name_is_drawn_whole_with_a_glyph_for_every_character(value, f
     assert width(value, font, 12) > 0
 
 
-def test_a_skin_tone_prints_as_the_bare_emoji_and_reads_back_whole(tmp_path):
-    """Noto Emoji has no colour: a tone after an emoji was drawn as a hatched swatch of its own beside it
-    ("👍🏽" as a thumb and a box). It is now in the PDF's text but not on the paper."""
+def drawn_ink(value: str, tmp_path):
+    """(the PDF, its page as grey pixels) of one line of `value` in bold."""
     import subprocess
 
     from needs import require
-    from PIL import Image, ImageChops
+    from PIL import Image
 
     require("pdftoppm")
+    c, buf = new_canvas("ink")
+    with page(c, (90, 20)):
+        text(c, value, 5, 8, 14 * PT, "Helvetica-Bold")
+    data = finish(c, buf)
+    (tmp_path / "t.pdf").write_bytes(data)
+    subprocess.run(["pdftoppm", "-r", "100", "-png", "-singlefile", str(tmp_path / "t.pdf"), str(tmp_path / "t")],
+                   check=True)
+    return data, Image.open(tmp_path / "t.png").convert("L")
 
-    def drawn(value: str):
-        c, buf = new_canvas("tone")
-        with page(c, (90, 20)):
-            text(c, value, 5, 8, 14 * PT, "Helvetica-Bold")
-        data = finish(c, buf)
-        (tmp_path / "t.pdf").write_bytes(data)
-        subprocess.run(["pdftoppm", "-r", "100", "-png", "-singlefile", str(tmp_path / "t.pdf"), str(tmp_path / "t")],
-                       check=True)
-        return data, Image.open(tmp_path / "t.png").convert("L")
 
-    toned, toned_ink = drawn("Les 👍🏽 de Łódź")
-    bare, bare_ink = drawn("Les 👍 de Łódź")
+def test_a_skin_tone_prints_as_the_bare_emoji_and_reads_back_whole(tmp_path):
+    """Noto Emoji has no colour: a tone after an emoji was drawn as a hatched swatch of its own beside it
+    ("👍🏽" as a thumb and a box). It is now in the PDF's text but not on the paper."""
+    from PIL import ImageChops
+
+    toned, toned_ink = drawn_ink("Les 👍🏽 de Łódź", tmp_path)
+    bare, bare_ink = drawn_ink("Les 👍 de Łódź", tmp_path)
     assert ImageChops.difference(toned_ink, bare_ink).getbbox() is None  # the same ink, to the pixel
     assert squeezed(all_text(toned)) == squeezed("Les 👍🏽 de Łódź") and missing_glyphs(toned) == []
     assert width("👍🏽 x", "Helvetica", 12) == width("👍 x", "Helvetica", 12)
     assert width("🏽 x", "Helvetica", 12) > width(" x", "Helvetica", 12)  # a tone alone is the character typed
+
+
+def test_a_keycap_prints_as_its_digit_never_as_a_frame_over_the_next_letters(tmp_path):
+    """ReportLab sets no text: the keycap of "1️⃣" (an enclosing mark) was drawn as a frame of its own after
+    the 1, half hiding it, and over the next letter ("Équipe 1️⃣" and "Équipe 2️⃣" both printed "Équipe ▯",
+    "#️⃣ Dièses" a box over the D). The digit now prints bare, as re-entry reads it; the PDF's text keeps it."""
+    from PIL import ImageChops
+
+    keycaps, keycaps_ink = drawn_ink("Équipe 1️⃣ · #️⃣ Dièses", tmp_path)
+    bare, bare_ink = drawn_ink("Équipe 1 · # Dièses", tmp_path)
+    assert ImageChops.difference(keycaps_ink, bare_ink).getbbox() is None  # the same ink, to the pixel
+    assert squeezed(all_text(keycaps)) == squeezed("Équipe 1️⃣ · #️⃣ Dièses") and missing_glyphs(keycaps) == []
+    assert width("Équipe 1️⃣ x", "Helvetica", 12) == width("Équipe 1 x", "Helvetica", 12)
