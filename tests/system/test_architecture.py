@@ -254,6 +254,15 @@ def defines_a_test(path: Path) -> bool:
                or isinstance(node, ast.ClassDef) and node.name.startswith("Test") for node in tree.body)
 
 
+def same_base_names(folder: Path, pattern: str, why: str) -> list:
+    """A sentence for each base name two files under `folder` share (one room's copy would stand for the other's)."""
+    seen: dict = {}
+    for path in sorted(folder.rglob(pattern)):
+        seen.setdefault(path.name, []).append(path.relative_to(folder.parent).as_posix())
+    return [f"{name} is the base name of {' and '.join(paths)}: {why}; rename one" for name, paths in seen.items()
+            if len(paths) > 1]
+
+
 def misplaced_tests(root: Path) -> list:
     """Every test file outside its room, every flat file that holds tests, and every test module imported
     from another folder (a test file runs alone: what two folders share lives in a kit)."""
@@ -262,6 +271,8 @@ def misplaced_tests(root: Path) -> list:
         if path.name not in FLAT_ALLOWED and (path.name.startswith("test_") or defines_a_test(path)):
             problems.append(f"tests/{path.name} lies flat: a test file lives in the folder of the room it tests")
     where = {path.stem: path.parent for path in tests.rglob("test_*.py")}
+    problems += same_base_names(tests, "*.py", "pytest imports a test file or a kit by it, and tests/suite_budget.json "
+                                               "knows a test file by it")
     for path in sorted(tests.rglob("test_*.py")):
         folder = path.parent.relative_to(tests).as_posix()
         if folder != "." and folder not in rooms:
@@ -286,6 +297,8 @@ def test_every_test_file_lives_in_the_folder_of_its_room():
     ({"tests/nowhere/test_lost.py": ""}, "tests/nowhere matches no room"),
     ({"tests/store/test_a.py": "", "tests/web/field/test_b.py": "from test_a import helper\n"},
      "tests/web/field/test_b.py:1 imports test_a of another folder"),
+    ({"tests/store/test_same.py": "", "tests/web/field/test_same.py": ""},
+     "test_same.py is the base name of tests/store/test_same.py and tests/web/field/test_same.py"),
 ])
 def test_a_planted_misplaced_test_is_caught(tmp_path, planted, expected):
     root = _plant(tmp_path, {"bank/store/__init__.py": "", "bank/web/__init__.py": "", "bank/web/field/__init__.py": "",
@@ -313,6 +326,7 @@ def misplaced_benches(root: Path) -> list:
         used = re.compile(rf"^\s*(from {name} import|import {name}\b)|[\"'/]{name}\.py[\"']", re.M)
         if not any(used.search(text) for other, text in texts.items() if other != path):
             problems.append(f"bench/{path.name} lies flat and nothing uses it: a bench lives in the folder of its room")
+    problems += same_base_names(bench, "*.py", "a bench or a test loads a bench's module by its name")
     for path in sorted(bench.rglob("*.py")):
         folder = path.parent.relative_to(bench).as_posix()
         if folder != "." and folder not in rooms:
@@ -327,6 +341,7 @@ def test_every_bench_lives_in_the_folder_of_its_room():
 @pytest.mark.parametrize("planted, expected", [
     ({"bench/bench_alone.py": "print(1)\n"}, "bench/bench_alone.py lies flat and nothing uses it"),
     ({"bench/nowhere/bench_lost.py": ""}, "bench/nowhere matches no room"),
+    ({"bench/web/bench_a.py": ""}, "bench_a.py is the base name of bench/store/bench_a.py and bench/web/bench_a.py"),
 ])
 def test_a_planted_misplaced_bench_is_caught(tmp_path, planted, expected):
     root = _plant(tmp_path, {"bank/store/__init__.py": "", "bench/harness.py": "", "bench/floor.py": "",
