@@ -39,6 +39,10 @@ _ID = re.compile(r"^(?P<seq>\d{1,9})(?P<team>[A-Za-z]{1,2})$")
 # nor N (a check is never "no" or "nr", the copy's words); the first a letter, so "412C-2" is still a copy.
 CHECK_FIRST = "ACDEFGHJKMPRTUVWXY"
 CHECK_SECOND = CHECK_FIRST + "34679"
+# A line that is a sheet's id but not a header: the word misspelled or left out ("feuile 412C-K7", "412C-K7",
+# "412 C"). Its lines are not the sheet's above: read_header's refusal, and the lines below it refused too.
+_ID_ALONE = re.compile(r"^(?:[^\W\d_]+\.?\s*:?\s*)?(?:n°\s*)?\d{1,9}\s?[A-Za-z]{1,2}(?:[\s.·-]*[A-Za-z][A-Za-z0-9])?"
+                       r"(?:\s*(?:/|-|#)\s*\d{1,3})?$")
 _NUMBERED = re.compile(r"^(?:n°\s*)?(?P<n>\d{1,3})\s*(?:[.)]\s*|\s+)(?P<rest>\S.*)$")
 MAX_COPY = 999
 
@@ -83,6 +87,11 @@ def is_header(line: str) -> bool:
         return False
     rest = [w for w in words[1:] if w.lower() not in ("n°", "no", "no.", "nr", "nr.")]
     return not rest or rest[0][:1].isdigit()
+
+
+def names_a_sheet(line: str) -> bool:
+    """Whether a line that is no header is still a sheet's id alone, its word misspelled or left out."""
+    return bool(_ID_ALONE.match(_DASHES.sub("-", line.strip())))
 
 
 def read_header(line: str, game: str) -> str:

@@ -18,7 +18,10 @@ read with other amounts, a harvest line typed as a trade). A line typed without 
 paper) keeps the batch's identity: the batch key, the command and how many identical commands come
 before it in the text, so only the same batch sent again is known again. A sheet's id whose check is not
 this game's (bank/game/paper_sheet.py: a rehearsal's ledger, another hosted game's) is refused, and every
-line under it too, until the next sheet's id.
+line under it too, until the next sheet's id; so is a sheet's id typed with its word misspelled or left out
+("feuile 412C-K7", "412C-K7"), which would otherwise leave the next sheet's lines under the sheet above. A line
+under a sheet is a move of that sheet's team (a trade or a fight: that team one side of it): another team's
+is refused naming both, never booked as the sheet's numbered line.
 """
 
 from __future__ import annotations
@@ -31,12 +34,12 @@ import time
 from flask import Blueprint, Response, current_app, g, jsonify, request, session
 
 from bank.errors import BankError, IdConflict
-from bank.game.paper_sheet import SheetError, is_header, numbered, read_header, sheet_id
+from bank.game.paper_sheet import SheetError, is_header, names_a_sheet, numbered, read_header, sheet_id
 from bank.store.journal import StorageError
 from bank.web.access.auth import error, lead_required
 from bank.web.access.permissions import may
 from bank.web.body import BodyError, read_object
-from bank.web.field import paper_line, paper_writer, payloads
+from bank.web.field import paper_line, paper_shared, paper_writer, payloads
 from bank.web.field.paper_syntax import Grammar, PaperSyntaxError, parse
 from bank.web.push import live
 
@@ -185,7 +188,13 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
         try:
             command, place = _read(line, sheet, grammar)
         except (PaperSyntaxError, SheetError) as exc:
+            if names_a_sheet(line):  # "feuile 412C-K7", "412C-K7": the next sheet's lines follow, not this one's
+                exc, sheet = SheetError("paper_sheet_id", "write the sheet's id as printed at its top, such as sheet "
+                                        "412C-K7", word=line[:40]), Refused(number)
             result.update(status="refused", error=_error(exc))
+            continue
+        if place is not None and (other := _other_team(services.config, grammar, command, place)):
+            result.update(status="refused", error=other)
             continue
         result["command"] = command
         if not may(role, command["type"]):
@@ -248,6 +257,23 @@ def _read(line: str, sheet: str | None, grammar: Grammar) -> tuple:
             raise
     raise SheetError("paper_sheet_missing", f"line {found[0]} of which sheet? Write the sheet's id above it, "
                      "as printed at its top, such as sheet 412C-K7", n=found[0])
+
+
+TEAMS_NAMED = ("team", "merchant_team", "visited_team", "attacker_team", "defender_team")
+
+
+def _other_team(config, grammar: Grammar, command: dict, place: tuple) -> dict | None:
+    """The refusal of a team's move typed under another team's sheet (its header left out or misspelled, or the
+    team's name misread): booked, it would take that sheet's numbered line and be the wrong team's move."""
+    owner = paper_shared.sheet_team(config, place[0])[1]
+    named = [command[field] for field in TEAMS_NAMED if command.get(field)]
+    if owner is None or not named or owner in named:
+        return None
+    ledger, team = grammar.teams.names.get(owner, owner), grammar.teams.names.get(named[0], named[0])
+    return {"code": "paper_line_other_team", "message": f"line {place[1]} of sheet {place[0]} is on the ledger of "
+            f"'{ledger}', and this move names '{team}': type it under the id of the sheet it is written on, or correct "
+            "the team's name",
+            "params": {"n": place[1], "sheet": place[0], "ledger": ledger, "team": team}}
 
 
 def _error(exc) -> dict:

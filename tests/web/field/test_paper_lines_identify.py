@@ -91,13 +91,41 @@ def test_a_changed_line_is_a_new_entry(app, leads):
 def test_a_line_without_its_sheet_or_number_is_refused_and_changes_nothing(app, leads):
     first, _ = leads
     bank = app.extensions["terrabank"].bank
-    seq, sheet = bank.last_seq, sheet_id(7, 1, bank.game_mark())
+    seq, sheet = bank.last_seq, sheet_id(7, 0, bank.game_mark())  # Bleus' sheet
     result = send(first, f"3 Bleus récolte eau 1\nfeuille {sheet}\nBleus récolte eau 1\nfeuille\n"
                          f"feuille {sheet}\n5 Bleus récolte eau 1\n5 Bleus récolte flore 1\n")
     codes = [(line["line"], line["status"], (line.get("error") or {}).get("code")) for line in result["lines"]]
     assert codes == [(1, "refused", "paper_sheet_missing"), (3, "refused", "paper_line_number"),
                      (4, "refused", "paper_sheet_id"), (6, "booked", None), (7, "refused", "paper_line_twice")]
     assert bank.last_seq == seq + 1
+
+
+def test_a_sheet_id_typed_wrong_or_left_out_never_books_the_next_sheets_lines_on_the_sheet_above(app, leads):
+    """Jaunes' sheet id typed with "feuille" misspelled, without it, as "7 B", or as the team's name: it was not
+    read as a header, so Jaunes' lines went on as lines of Bleus' sheet above. Jaunes' line 3 was booked as
+    Bleus' line 3; typed again under the right id it was booked a second time, and Bleus' real line 3 was
+    refused as already booked. Now such an id is refused with every line under it, and a team's move under
+    another team's sheet is refused naming both: nothing booked until the id is typed right."""
+    first, second = leads
+    bank = app.extensions["terrabank"].bank
+    blue, yellow = (sheet_id(7, index, bank.game_mark()) for index in (0, 1))
+    assert counts(send(first, f"feuille {blue}\n1 Bleus récolte eau 1\n")) == (1, 0, 0)
+    seq, energy = bank.last_seq, bank.state.stock("yellow").get("energy", 0)
+    lines = "1 Jaunes récolte énergie 1\n3 Jaunes récolte énergie 2\n"
+    for typo, code, below in ((f"feuile {yellow}", "paper_sheet_id", "paper_sheet_refused"),
+                              (yellow.replace("-", "\u2013"), "paper_sheet_id", "paper_sheet_refused"),
+                              ("7 B", "paper_sheet_id", "paper_sheet_refused"),
+                              ("Jaunes", "paper_line_number", "paper_line_other_team")):
+        result = send(second, f"feuille {blue}\n1 Bleus récolte eau 1\n{typo}\n{lines}")
+        assert [(line["status"], (line.get("error") or {}).get("code")) for line in result["lines"]] == [
+            ("duplicate", None), ("refused", code), ("refused", below), ("refused", below)], typo
+    refused = result["lines"][-1]["error"]
+    assert refused["params"] == {"n": 3, "sheet": "7A", "ledger": "Bleus", "team": "Jaunes"}, refused
+    assert (bank.last_seq, bank.state.stock("yellow").get("energy", 0)) == (seq, energy)
+    # Typed right: each line once, on its own sheet.
+    fixed = send(first, f"feuille {blue}\n1 Bleus récolte eau 1\n3 Bleus récolte flore 1\nfeuille {yellow}\n{lines}")
+    assert counts(fixed) == (3, 1, 0) and bank.last_seq == seq + 3
+    assert bank.state.stock("yellow")["energy"] == energy + 2  # two harvests (cards 1 and 2)
 
 
 def test_lines_without_a_sheet_keep_the_batch_identity(app, leads):
@@ -163,7 +191,7 @@ def config_module():
     return load_config(CONFIG_PATH)
 
 
-MOVES = ["Bleus récolte eau 1", "bleus recolte eau 2", "Jaunes récolte énergie 1", "Verts récolte flore 1"]
+MOVES = ["Bleus récolte eau 1", "bleus recolte eau 2", "Bleus récolte énergie 1", "BLEUS récolte flore 1"]  # on Bleus' sheet
 SHEETS = iter(range(1, 10**6))
 
 
