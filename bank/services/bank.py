@@ -11,12 +11,13 @@ from typing import Iterator
 
 from bank.game import engine
 from bank.game.game_identity import config_problems, identity_problems  # noqa: F401 (re-exported)
-from bank.store import chain, storage_url, succession
+from bank.store import storage_url, succession
 from bank.services import timeline
 from bank.services.recent_rows import RecentRows
 from bank.services.bank_result import Result
 from bank.services.bank_clock import HEARTBEAT_SECONDS, TICK_PREFIX, ClockKeeping  # noqa: F401 (re-exported)
 from bank.services.bank_verify import fold, tampered, verify_journal
+from bank.services.chain_watch import ChainWitness
 from bank.errors import BankError, CommandError, IdConflict, NotAllowed
 from bank.store.journal import Journal, StorageError
 from bank.store.journal_api import retried
@@ -36,7 +37,7 @@ class _Answered(Exception):
         self.result = result
 
 
-class Bank(ClockKeeping):
+class Bank(ClockKeeping, ChainWitness):
     """A running game: the live state, its journal, and the lock that orders commands."""
 
     def __init__(self, journal: Journal, config, state: GameState, clock: timeline.BankClock | None = None,
@@ -60,7 +61,6 @@ class Bank(ClockKeeping):
         # asks again is answered without a read; `_written` holds the open transaction's rows until COMMIT.
         self._recent = RecentRows()
         self._written: list[tuple[dict, str]] = []
-        self._game_mark: str | None = None  # game_mark(), read once: the meta it comes from never changes
 
     @classmethod
     def create(cls, path, config, *, force: bool = False, wall=time.time, mono=time.monotonic) -> "Bank":
@@ -252,7 +252,7 @@ class Bank(ClockKeeping):
         row = {"seq": seq, "command_id": cid, "fingerprint": print_,
                "type": str(command.get("type")), "actor": command.get("actor"), "at": now,
                "command": command, "events": events}
-        seq = self._journal.append(row)
+        seq = self._append_row(row)  # refused on a file rewritten under this bank (chain_watch.py)
         point = self._clock.checkpoint()
         self._journal.save_checkpoint(point.timeline, point.wall)
         self._last_beat = point.timeline
@@ -268,6 +268,8 @@ class Bank(ClockKeeping):
         """After COMMIT: the rows this transaction wrote, and their heads, answer the next reads."""
         written, self._written = self._written, []
         self._recent.remember([row for row, _ in written], {row["seq"]: head for row, head in written})
+        if written:
+            self._note_written(written[-1][0]["seq"], written[-1][1])
 
     def _remember_folded(self, rows: list[dict]) -> None:
         """Rows another process committed, as they are folded (their heads are read when asked)."""
@@ -315,42 +317,6 @@ class Bank(ClockKeeping):
         difference (bank/services/bank_verify.py)."""
         with self._lock:
             return verify_journal(self._journal, self.config, self._state, self._last_seq) if whole else tampered(self._journal)
-
-    def chain_head(self) -> tuple[int, str]:
-        """(seq, hash) of the last journal row, its hash chained to every row before it."""
-        with self._lock, self._journal.read_view():  # the entry and its hash from one moment
-            return self._journal.last_seq(), self._journal.head()
-
-    def head_at(self, seq: int) -> str | None:
-        """The chain's head at entry `seq` as stored (None: no such entry): what each picture carries for the
-        phones that witness the journal (static/js/witness.js). Remembered: a committed entry's
-        head never changes, and each round's pictures ask it again; the entries this process wrote, from
-        the moment they were committed."""
-        found = self._recent.head(seq)
-        if found is None:
-            found = self._journal.head_at(seq)
-            if found is not None:
-                self._recent.note_head(seq, found)
-        return found
-
-    def chain_at(self, seq: int) -> str | None:
-        """The chain's hash at entry `seq`, recomputed from the rows (None: no such entry)."""
-        return self._journal.chain_at(seq)
-
-    def game_mark(self) -> str:
-        """What names this game to the pages that witness its journal (static/js/witness.js): a hash of when
-        it was created (its meta), not of its first entry, so a journal rebuilt from entry 1 is still this
-        game and the pages compare their heads with it; `init --force` makes another game, which
-        declares the one it replaced (previous_game)."""
-        if self._game_mark is None:
-            self._game_mark = chain.game_mark(self._journal.meta("created_at"), self._journal.meta("identity"))
-        return self._game_mark
-
-    def previous_game(self) -> dict | None:
-        """The game this one replaced, as its creation declared it ({"game": mark, "seq", "hash": its last
-        entry and head}), bound into this game's chain (bank/store/chain.py); None: it replaced none (or was
-        made before games declared it). A page that held a head of that game is told of a new game."""
-        return succession.declared(self._journal.meta(chain.PREVIOUS_KEY))
 
     def created_with(self) -> str | None:
         """The config text the game was created with (its meta): the teams' names and order when it began."""

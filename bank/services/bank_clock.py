@@ -61,7 +61,9 @@ class ClockKeeping:
         return self._execute(command, self.now(), tick=True)
 
     def _beat(self) -> None:
-        """Checkpoint the time line outside any command (its own small transaction)."""
+        """Checkpoint the time line outside any command (its own small transaction); none on a rewritten file."""
+        if self.rewritten is not None:
+            return
         with self._lock:
             point = self._clock.checkpoint()
             with self._journal.transaction():

@@ -26,7 +26,22 @@ _TIP_IN_TX = f"SELECT (SELECT COALESCE(MAX(seq), 0) FROM journal), ({sqlite_sche
 _FIND_IN_TX = (_TIP_IN_TX + ", " + ", ".join(f"j.{c.strip()}" for c in _COLUMNS.split(","))
                + " FROM (SELECT 1) LEFT JOIN journal j ON j.command_id = ?")
 _INSERT_ROW = f"INSERT INTO journal({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+# The row, written only while the stored head at the row before is the one this connection holds in memory (its
+# own last write): a file whose chain another program rebuilt meanwhile gets no row linked to a head it lost.
+_INSERT_ROW_AFTER = (f"INSERT INTO journal({_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE (SELECT COALESCE(b.hash, "
+                     "c.hash) FROM chain c LEFT JOIN chain_snapshot b ON b.seq = c.seq WHERE c.seq = ?) = ?")
 _INSERT_LINK = "INSERT INTO chain(seq, hash) VALUES (?, ?)"
+REWRITTEN = "chain_rewritten"
+
+
+def rewritten(path, seq: int, held: str) -> StorageError:
+    """The refusal of a row whose previous entry's stored head is no longer `held`, the one this process wrote or
+    read there: another program rewrote the journal under the running bank (params: seq, held)."""
+    return StorageError(REWRITTEN, f"The journal of {path} was changed by another program while the bank ran: "
+                        f"entry {seq} no longer holds the chain head this bank knew there ({held[:12]}). Nothing was "
+                        "recorded, and the bank books nothing more on it: tell the lead facilitator (stop the bank, "
+                        "keep a copy of the game file, and start again from the backup you trust).",
+                        seq=seq, held=held)
 
 
 class Journal(JournalReaders):
@@ -172,10 +187,13 @@ class Journal(JournalReaders):
                   row.get("actor"), row["at"], canonical_json(row["command"]),
                   canonical_json(row["events"]))
         mine = self._in_my_tx()  # asked once per row, not by each step below
-        previous = self._link_before(values[0], mine)
+        previous, remembered = self._link_before(values[0], mine)
         with self._errors:
             try:
-                cur = self._conn.execute(_INSERT_ROW, values)
+                if remembered is None:
+                    cur = self._conn.execute(_INSERT_ROW, values)
+                elif not (cur := self._conn.execute(_INSERT_ROW_AFTER, (*values, remembered, previous))).rowcount:
+                    raise rewritten(self.path, remembered, previous)
             except sqlite3.IntegrityError as exc:
                 refusal = self._refusal(exc)
                 if refusal is None:
@@ -195,13 +213,14 @@ class Journal(JournalReaders):
             self._tip = (seq, link)
         return seq
 
-    def _link_before(self, seq: int | None, mine: bool) -> str:
+    def _link_before(self, seq: int | None, mine: bool) -> tuple[str, int | None]:
         """The chain's hash the row at `seq` (None: after the last) links to: the tip's when it is the
         row before, else the head read now (the tip unknown, or stale: another process booked since, and
-        the PRIMARY KEY will refuse `seq` if that process took it)."""
+        the PRIMARY KEY will refuse `seq` if that process took it). With the seq of a tip held in memory
+        (the chain row is then written only while the stored head there is still that one), else None."""
         if self._tip is not None and mine and (seq is None or self._tip[0] == seq - 1):
-            return self._tip[1]
-        return self._read_tip()[1]
+            return self._tip[1], (self._tip[0] or None)
+        return self._read_tip()[1], None
 
     def _refusal(self, exc: sqlite3.IntegrityError) -> StorageError | None:
         """The row's constraints said no: the refusals journal_api.retried decides again on, as on PostgreSQL

@@ -166,6 +166,9 @@
       // The admin page's list of reports (witness_reports.js, loaded there only) follows each (re)connect.
       socket.on("connect", function () { check(); if (TB.witness.heard) TB.witness.heard(); });
       socket.on("chain_witness", function (payload) { if (TB.witness.reports) TB.witness.reports(payload); });
+      // The bank found its own file rewritten under it (bank/web/push/chain_alarm.py): ask again now, not at the
+      // next reconnect; spread over a second or two so the pages do not all ask at once.
+      socket.on("chain_check", function () { setTimeout(check, Math.random() * 2000); });
     },
     /** live.js, for each public picture: {seq, chain: {hash, game}}; kept once the bank vouched for the older one. */
     saw: function (seq, chain) {

@@ -8,11 +8,12 @@
 
   var TB = window.TB;
 
-  /** A reporter in the admin page's words: a team's phone, the big screen, a facilitator's page. */
+  /** A reporter in the admin page's words: a team's phone, the big screen, a facilitator's page, the bank itself
+   * (it found its file rewritten under it: bank/web/push/chain_alarm.py). */
   function reporter(by) {
     by = String(by || "");
     return by.indexOf("team:") === 0 ? TB.t("chain_by_team", { team: by.slice(5) }) :
-      by === "screen" ? TB.t("chain_by_screen") : TB.t("chain_by_facilitator");
+      by === "screen" ? TB.t("chain_by_screen") : by === "bank" ? TB.t("chain_by_bank") : TB.t("chain_by_facilitator");
   }
 
   /** The admin page: the reports the bank keeps ({reports: [...]}, oldest first), one line each, newest

@@ -56,7 +56,8 @@ def _head_now() -> dict:
 @bp.get("/<int:seq>")
 def chain_at(seq: int):
     bank = _bank()  # `game` names the game (Bank.game_mark): another game on this address is no alarm
-    return jsonify({"seq": seq, "hash": bank.head_at(seq), "head": _head_now(), "game": bank.game_mark(),
+    # From the file, never from memory: a rewrite under the running bank is seen by the page that asks.
+    return jsonify({"seq": seq, "hash": bank.stored_head_at(seq), "head": _head_now(), "game": bank.game_mark(),
                     "previous": bank.previous_game()})
 
 
@@ -82,7 +83,7 @@ def report():
     other = saw.get("game") if _is_hash(saw.get("game")) and saw.get("game") != game else None
     saw = {"seq": saw["seq"], "hash": saw["hash"], **({"game": other} if other else {})}
     head = _head_now()
-    if other is None and _bank().head_at(saw["seq"]) == saw["hash"]:
+    if other is None and _bank().stored_head_at(saw["seq"]) == saw["hash"]:
         return jsonify({"known": True, "head": head})  # this bank's chain holds it: nothing to report
     by, reporter = _reporter(body)
     found = {"saw": saw, "head": head, "game": game, "at": time.time(), "by": by}

@@ -12,7 +12,9 @@ every 6 s (its 5 s wait for the lock and the loop's second) for as long as the l
 
 from __future__ import annotations
 
+from bank.store.journal import REWRITTEN
 from bank.store.storage import StorageError
+from bank.web.push.chain_alarm import ChainAlarm
 from bank.web.push.extensions import socketio_of
 from bank.web.push.live import broadcaster, catch_up, start_peers, sweep, tell_peers
 
@@ -29,19 +31,23 @@ def start_ticker(app, every: float = 1.0) -> None:
     def loop():
         services = app.extensions["terrabank"]
         busy = None  # the refusal the clock's writes met, while they are refused as busy
+        alarm = ChainAlarm(app)  # the game's file rewritten under the bank: said once, nothing booked on it
         while True:
             socketio_of(app).sleep(every)
             try:
-                catch_up(app)
-                held = services.bank.watch_clock()  # a jump of the machine's clock pauses the game (R34)
-                if services.bank.tick() is not None or held is not None:
-                    broadcaster(app).ask()
-                    tell_peers(app)
+                if not alarm.look():  # a file rewritten under the bank: no clock writes on it (chain_alarm.py)
+                    catch_up(app)
+                    held = services.bank.watch_clock()  # a jump of the machine's clock pauses the game (R34)
+                    if services.bank.tick() is not None or held is not None:
+                        broadcaster(app).ask()
+                        tell_peers(app)
                 # A heartbeat refused is due again at once: a look that went through wrote, if the clock runs.
                 if busy is not None:
                     app.logger.warning("terrabank: the game's database takes the bank's writes again")
                     busy = None
             except StorageError as exc:
+                if exc.code == REWRITTEN:
+                    continue  # a tick refused on the file rewritten a moment ago: said by the alarm's next look
                 if exc.code != BUSY:
                     app.logger.exception("tick failed")  # a database away: one line, said by bank/web/health.py
                 elif busy is None:

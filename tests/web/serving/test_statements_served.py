@@ -42,6 +42,7 @@ PAGES = 40  # connected team pages, 10 a team (the sweep read per game, not per 
 TEAMS = ("blue", "yellow", "red", "green")
 TICKER = "(loop)"  # the ticker's thread: flask_socketio's background task runs `loop` (bank/web/push/live.py)
 LOOK = "SELECT COALESCE(MAX(seq), 0) FROM journal"  # the ticker's look for rows another process booked
+CHAIN_CHECK = "SELECT COALESCE(b.hash, c.hash) FROM chain c"  # the ticker's check of the head the bank wrote
 HEARTBEAT = ("BEGIN IMMEDIATE", "INSERT OR REPLACE INTO clock_checkpoint", "COMMIT")
 PAPER = "terrabank-state-writer"
 # Once a minute whatever the pace (a window may hold one of each): a session's row read again and its last_seen
@@ -76,7 +77,8 @@ def game_own(seen: list[tuple[str, str]]) -> tuple[list, list]:
         if all(ticker[at + k][1].startswith(HEARTBEAT[k]) for k in range(3)):
             heartbeat.update(ticker[at + k][0] for k in range(3))
     for i, (thread, sql) in enumerate(seen):
-        mine = i in heartbeat or (thread.endswith(TICKER) and sql == LOOK) or thread == PAPER
+        mine = i in heartbeat or (thread.endswith(TICKER) and (sql == LOOK or sql.startswith(CHAIN_CHECK))) \
+            or thread == PAPER
         (own if mine else rest).append(f"{thread}: {sql}")
     return own, rest
 

@@ -1,0 +1,54 @@
+"""The bank as a witness of its own file, on the serving process: a rewrite under the running bank is said at once.
+
+The clock loop (ticker.py) asks `Bank.check_chain()` every CHECK_SECONDS (one indexed read; at once when a
+booking was refused on it). When the file no longer holds the head the bank wrote, it says so once, everywhere
+someone can act on it: one log line saying what to do; a witness report by the bank itself on the admin page's
+list (bank/store/accounts/witness_reports.py, pushed to the facilitators' pages: witness_push.py); and
+`chain_check` to every open page, which asks the bank again whether its chain holds the head it kept
+(static/js/witness.js) and raises its alarm without waiting for a reconnect. The bank books nothing more
+on the file (bank/services/chain_watch.py).
+"""
+
+from __future__ import annotations
+
+import time
+
+from bank.web.push.extensions import socketio_of
+from bank.web.push.witness_push import tell_facilitators
+
+CHECK_SECONDS = 5.0
+REPORTER = "bank"  # the reports' reporter and the words the admin page shows (witness_reports.js)
+
+
+class ChainAlarm:
+    """One per serving process's clock loop: when to look, and whether it was said."""
+
+    def __init__(self, app, clock=time.monotonic):
+        self.app, self.clock = app, clock
+        self.last = float("-inf")
+        self.said = False
+
+    def look(self) -> bool:
+        """Check the bank's file when due; say a rewrite once. Whether the bank refuses to book (nothing to tick)."""
+        bank = self.app.extensions["terrabank"].bank
+        now = self.clock()
+        if self.said or (bank.rewritten is None and now - self.last < CHECK_SECONDS):
+            return bank.rewritten is not None
+        self.last = now
+        found = bank.check_chain()
+        if found is None:
+            return False
+        self.said = True
+        saw, head = found["saw"], found["head"]
+        self.app.logger.error(
+            "terrabank: the game's journal was rewritten by another program while the bank ran: entry %d held "
+            "chain %s when this bank wrote it, the file now holds %s (its last entry %d, chain %s); the bank "
+            "books nothing more. Stop the bank, keep a copy of the game file for the inquiry, and start again "
+            "from the backup you trust (`terrabank verify --witness` on an export names the first entry changed)",
+            saw["seq"], saw["hash"][:12], (bank.stored_head_at(saw["seq"]) or "nothing")[:12], head["seq"],
+            head["hash"][:12])
+        report = {"saw": saw, "head": head, "game": bank.game_mark(), "at": time.time(), "by": REPORTER}
+        if self.app.extensions["terrabank"].access.witness_reports().add(report, REPORTER):
+            tell_facilitators(self.app)
+        socketio_of(self.app).emit("chain_check", {}, namespace="/")  # every page asks again (witness.js)
+        return True
