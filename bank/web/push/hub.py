@@ -35,6 +35,7 @@ import threading
 import time
 from collections import deque
 
+from engineio import exceptions as eio_exceptions
 from engineio import packet as eio_packet
 from engineio import socket as eio_socket
 from wsproto import ConnectionType, WSConnection
@@ -42,6 +43,7 @@ from wsproto.events import AcceptConnection, Request
 
 from bank.web.push.hub_frames import HubDeflate, frame_of  # noqa: F401 (frame_of: for tests and benches)
 from bank.web.push.hub_page import Page
+from bank.web.push import message_bound
 from bank.web.serving import handoff
 
 log = logging.getLogger("engineio.server")
@@ -107,7 +109,8 @@ class Hub:
             f"{'-'.join(p.capitalize() for p in key[5:].split('_'))}: {value}\r\n".encode("latin-1")
             for key, value in environ.items() if key.startswith("HTTP_")) + b"\r\n"
         ws.receive_data(head)
-        extension, reply = HubDeflate(eio.server.max_http_buffer_size), b""  # inflates no more (deflate.py)
+        most = message_bound.bound(environ, eio.server.max_http_buffer_size)  # by who opened it (message_bound.py)
+        extension, reply = HubDeflate(most), b""  # inflates no more (deflate.py)
         for event in ws.events():
             if isinstance(event, Request):
                 reply = ws.send(AcceptConnection(extensions=[extension]))
@@ -120,6 +123,7 @@ class Hub:
         keep = environ.get(handoff.KEEP)
         release = keep(own) if keep is not None else (lambda: None)
         page = Page(self, eio, own, ws, extension.server_max_window_bits if extension._enabled else 0, release)
+        page.most = most
         self.call(page.register)
         raise StopIteration()  # as simple-websocket under Gunicorn: the worker writes no reply, and moves on
 
@@ -149,6 +153,16 @@ class HubSocket(eio_socket.Socket):
         if not self.closing and not self.closed:
             self.last_ping = time.time()
             self.send(eio_packet.Packet(eio_packet.PING))
+
+    def handle_post_request(self, environ):
+        """A long poll's POST: refused unread past what its sender may send in one (message_bound.py)."""
+        if int(environ.get("CONTENT_LENGTH") or 0) > message_bound.bound(environ, self.server.max_http_buffer_size):
+            # Closed here without waiting: Engine.IO's disconnect waits for a long poll to take the close, and none
+            # comes from a page that sends while nobody polls (its request hung for as long as the page lived).
+            self.close(wait=False, reason=self.server.reason.TRANSPORT_ERROR)
+            self.server.sockets.pop(self.sid, None)
+            raise eio_exceptions.ContentTooLongError()
+        return super().handle_post_request(environ)
 
     def _upgrade_websocket(self, environ, start_response):
         sock = environ.get("gunicorn.socket")

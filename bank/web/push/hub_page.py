@@ -67,6 +67,7 @@ class Page:
         self.closing = self.closed = False
         self.parts: list = []      # a message arriving in several frames
         self.size = 0
+        self.most = eio.server.max_http_buffer_size  # bytes a message; the hub sets its sender's (message_bound.py)
         self.state = "probe" if eio.connected else "open"
         if self.state == "open":
             eio.connected = eio.upgraded = True
@@ -246,7 +247,7 @@ class Page:
     def _message(self, event) -> None:
         self.parts.append(event.data)
         self.size += len(event.data)
-        if self.size > self.eio.server.max_http_buffer_size:
+        if self.size > self.most:
             log.info("%s: packet is too large, closing the connection", self.eio.sid)
             self.gone()
             return
