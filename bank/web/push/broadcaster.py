@@ -40,12 +40,11 @@ from bank.web.field import payloads
 __all__ = ["FACILITATORS", "PUBLIC", "Broadcaster", "team_room", "event_of"]
 # At most ten rounds a second: phones cannot show more, and 200 of them on one Wi-Fi must keep up.
 MIN_GAP = 0.1
-# On a machine short of CPU (a Raspberry Pi, a busy laptop) rounds come further apart: the next starts no
-# sooner than SHARE times as long as the last one took to send after it began, at most MAX_GAP after it (issue
-# 33: on a Pi budget 10 rounds a second to 200 pages took the CPU the bookings needed, 2.1 bookings a second of
-# the 20 asked; each round covers every commit made meanwhile, so a longer gap loses nothing).
-SHARE = 4.0
-MAX_GAP = 1.0
+# On a machine short of CPU (a Raspberry Pi, a busy laptop) rounds come further apart: the next starts no sooner
+# than SHARE times as long as the last one took to send after it began, at most MAX_GAP after it (on a Pi budget
+# 10 rounds a second to 200 pages took the CPU the bookings needed: 2.1 bookings a second of the 20 asked; each
+# round covers every commit made meanwhile, so a longer gap loses nothing).
+SHARE, MAX_GAP = 4.0, 1.0
 # How often the pages left out of a round because their socket was still sending (rounds.py)
 # are looked at again when no round comes: the newest pictures reach them within this of catching up.
 CATCH_UP = 0.1
@@ -53,9 +52,11 @@ CATCH_UP = 0.1
 # held by another program; or its emit raised midway) is tried again by itself RETRY s later, then twice as long
 # after each failure, at most RETRY_MAX apart, until it goes out; before, only the next booking tried again, and the
 # last booking before a quiet spell (the end of a session) stayed off every page. One line per outage, not per try.
+# So is one whose read of a console's owed rows failed (_rows_after): the other pages' pictures went out.
 RETRY, RETRY_MAX = 1.0, 10.0
-
-
+PICTURE_NOT_SENT = "terrabank: the pages' new picture was not sent (%s); tried again by itself, every %d s at most"
+ROWS_NOT_READ = ("terrabank: the journal rows owed to a console could not be read (%s); the other pages are "
+                 "updated, and the console gets its rows by itself, tried again every %d s at most")
 # A round weighs its patch against the whole picture's size measured in an earlier round
 # (encoding the whole picture on every round to compare cost more than the patch); measured again when
 # the patch comes within half of it, and every REMEASURE rounds, as the pictures grow with the game.
@@ -92,7 +93,8 @@ class Broadcaster:
         # Each console's last journal row sent in order (its reply's, then each round's): its next rows start after
         # it, wherever the last round's ended (a reply cut at JOURNAL_PAGE rows; a round that failed midway).
         self._sent: dict[str, int] = {}
-        self._tries, self._retry_at, self._failed_since = 0, None, 0.0  # rounds failed in a row, the next try's time
+        # Rounds failed in a row, the next try's time; this round's failure to read owed rows; a console still owed.
+        self._tries, self._retry_at, self._failed_since, self._unread, self._more = 0, None, 0.0, None, False
         socketio.start_background_task(self._loop)
 
     @property
@@ -192,11 +194,14 @@ class Broadcaster:
                 covered = self._asked  # every ask up to here is covered: the state is read after this
             self._last_round = time.monotonic()
             try:
-                self._send()
+                unread = self._send()
             except Exception as exc:  # one failed round must not stop the updates: tried again (_retry_at)
-                self._failed(exc)
+                self._failed(exc, PICTURE_NOT_SENT)
             else:
-                self._went_out()
+                # The pictures went out; a console's owed rows may not have: tried again by itself too.
+                self._went_out() if unread is None else self._failed(unread, ROWS_NOT_READ)
+                if self._more:
+                    self.ask()
             self._gap = min(MAX_GAP, max(MIN_GAP, SHARE * (time.monotonic() - self._last_round)))
             with self._wake:
                 self._done = covered
@@ -209,7 +214,7 @@ class Broadcaster:
             waits.append(max(0.0, self._retry_at - time.monotonic()))
         return min(waits) if waits else None
 
-    def _failed(self, exc: Exception) -> None:
+    def _failed(self, exc: Exception, line: str) -> None:
         """A round failed: the next try after the back-off, which doubles up to RETRY_MAX; said once an outage."""
         self._tries += 1
         wait = min(RETRY_MAX, RETRY * 2 ** (self._tries - 1))
@@ -217,27 +222,27 @@ class Broadcaster:
         if self._tries > 1:
             return
         self._failed_since = time.monotonic()
-        line = ("terrabank: the pages' new picture was not sent (%s); tried again by itself, every %d s at most, "
-                "until it goes out")
-        if isinstance(exc, StorageError):  # the database away or busy: the sentence says it, no traceback
-            self.logger.warning(line, exc.message, RETRY_MAX)
-        else:
-            self.logger.warning(line, f"{type(exc).__name__}: {exc}", RETRY_MAX, exc_info=exc)
+        known = isinstance(exc, StorageError)  # the database away or busy: the sentence says it, no traceback
+        self.logger.warning(line, exc.message if known else f"{type(exc).__name__}: {exc}", RETRY_MAX,
+                            exc_info=None if known else exc)
 
     def _went_out(self) -> None:
         if self._tries:
-            self.logger.warning("terrabank: the pages' new picture went out again, %.0f s and %d tries after the "
-                                "first failed", time.monotonic() - self._failed_since, self._tries + 1)
+            self.logger.warning("terrabank: the pages' live updates went out again, %.0f s after the first failed "
+                                "round (%d rounds missed meanwhile, none lost: the pages have every entry)",
+                                time.monotonic() - self._failed_since, self._tries)
         self._tries, self._retry_at = 0, None
 
-    def _send(self) -> None:
+    def _send(self) -> Exception | None:
+        """One round; the failure reading a console's owed rows (_rows_after) if one did, after the rest went out."""
         bank, config = self.services.bank, self.services.config
+        self._unread, self._more = None, False
         with self.lock:
             seq, state = payloads.current(bank)
             now = bank.now()
-            # No picture made, no patch weighed, for an audience no page holds (the bank with no
-            # page connected did it all on every command). Its base goes: a page joining later gets the
-            # whole picture (send_current, under this lock), and the round after it starts a new base.
+            # No picture made, no patch weighed, for an audience no page holds (the bank with no page connected did it
+            # all on every command). Its base goes: a page joining later gets the whole picture (send_current, under
+            # this lock), and the round after it starts a new base.
             held = {audience for holds in self._holds.values() for audience in holds}
             audiences = [PUBLIC, *(team_room(team) for team in config.teams)]
             # Everything read before anything is noted as sent: a read that fails (the database away) leaves the
@@ -268,6 +273,8 @@ class Broadcaster:
                 part = owed.get(sid, {"rows": rows}) if sid in self._sent else None
                 if part and part["rows"]:
                     self._sent[sid] = part["rows"][-1]["seq"]
+            # A console sent a page of its owed rows and still behind gets the next at once, not at the next booking.
+            self._more = any(owed.get(sid) and self._sent[sid] < self._journal_seq for sid in consoles)
             self._behind = {sid for sid in self._behind - set(extra) | left_out if sid in self._holds}
             for audience, pub in pubs.items():
                 for sid in holders[audience]:
@@ -279,6 +286,7 @@ class Broadcaster:
                     holds = self._holds.get(sid)
                     if holds is not None:
                         holds[audience] = pub.version
+        return self._unread
 
     def _newest_for_caught_up(self, pubs: dict) -> dict:
         """{sid: parts} for the pages left behind that have sent everything: the newest picture, whole, of each
@@ -337,12 +345,12 @@ class Broadcaster:
 
     def _rows_after(self, sent: int, last: int) -> dict | None:
         upto = min(last, sent + JOURNAL_PAGE)
-        self.logger.info("journal rows %d-%d owed to a console behind the rounds: sent first", sent + 1, upto)
         try:
             rows = self.services.bank.rows_upto(sent, upto)
-        except Exception:  # the journal unread (a database away): nothing now, the next round owes them again
-            self.logger.exception("reading the rows owed to a console failed")
+        except Exception as exc:  # the journal unread (a database away): nothing now, the round's next try owes them
+            self._unread = exc  # said once an outage by the loop (_failed), no traceback: before, one each round
             return None
+        self.logger.info("journal rows %d-%d owed to a console behind the rounds: sent first", sent + 1, upto)
         return {"rows": rows} if rows else None
 
     def _new_rows(self, seq: int) -> list:
