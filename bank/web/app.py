@@ -174,6 +174,7 @@ def _register(app: Flask) -> None:
     from bank.web.field import api
     from bank.web.field import host_routes
     from bank.web.field import pages
+    from bank.web.field import reload_routes  # noqa: F401  (its route joins the API blueprint)
     from bank.web.field import session_routes
     from bank.web.trias import routes as trias_routes  # noqa: F401  (their routes join the blueprints)
 

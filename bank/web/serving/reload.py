@@ -34,6 +34,7 @@ deciding with the old numbers. So:
 
 from __future__ import annotations
 
+import json
 import mmap
 import os
 import signal
@@ -53,6 +54,10 @@ UNREACHED_STATUS = 75  # `config check`: the config reads soundly, its game coul
 WAIT_RETRY_SECONDS = 5.0  # a reload waiting for its game checks again no sooner (and only once the hold is back),
 WAIT_RETRY_MOST = 60.0  # then twice as long after each check that still could not reach it, up to this
 BOOT_WAIT = 60.0  # a reload asked while the worker the last one started builds its app waits this long at most
+# The master's last word on a reload, for its workers' admin page (status): JSON after its 4-byte length, in memory
+# shared across the fork. Before, only the log said a reload waited or was refused: the lead who had asked for it
+# at the folding table saw nothing.
+_STATUS = mmap.mmap(-1, 8192)
 
 
 def problem(config_path: str, db: str, text: bytes | None = None) -> str | None:
@@ -76,6 +81,31 @@ def checked(config_path: str, db: str, text: bytes | None = None) -> tuple[str |
     found = (said[-1] if said else f"`terrabank config check` ended with status {done.returncode}").removeprefix(
         "terrabank: ")
     return (found.replace(STDIN, config_path) if text is not None else found), done.returncode == UNREACHED_STATUS
+
+
+def tell(state: str, **said) -> None:
+    """In the master: the reload is `state` ("checking", "waiting" with `why` "boot", "file" or "database",
+    "refused" or "reloaded"), with `problem` (the check's sentence) where there is one."""
+    text = json.dumps({"state": state, "at": time.time(), **said}).encode("utf-8")[:len(_STATUS) - 4]
+    _STATUS[:4] = bytes(4)  # a reader meanwhile finds nothing rather than half of it
+    _STATUS[4:4 + len(text)] = text
+    _STATUS[:4] = len(text).to_bytes(4, "big")
+
+
+def status() -> dict | None:
+    """In a worker: its master's last word on a reload, with its `age` in seconds; None when there was none (or
+    no checking master: a test's app, `serve --dev`)."""
+    for _ in range(3):  # a read that met the master writing
+        size = int.from_bytes(_STATUS[:4], "big")
+        if not size:
+            return None
+        try:
+            said = json.loads(_STATUS[4:4 + size].decode("utf-8"))
+        except ValueError:
+            time.sleep(0.01)
+            continue
+        return {**said, "age": max(0.0, time.time() - said.pop("at", 0.0))}
+    return None
 
 
 def accepted_text() -> str | None:
@@ -123,6 +153,8 @@ def checked_arbiter(config_path: str, db: str, say):
             if signal.SIGHUP not in signals and not self.deferred:
                 return signals
             if self._a_worker_boots():
+                if not self.deferred and _ASKED_BY_PEER[0] != 1:  # a peer's reload of the same file may start none
+                    tell("waiting", why="boot")
                 self.deferred = True
                 return [sig for sig in signals if sig != signal.SIGHUP]
             self.deferred = False
@@ -166,18 +198,24 @@ def checked_arbiter(config_path: str, db: str, say):
             self._reload(now, peer)
 
         def _reload(self, now: bytes | None, peer: bool, waited: bool = False) -> None:
+            if not waited:
+                tell("checking")
             found, unreached = checked(config_path, db, now)  # None (the file gone): the check says so, naming it
             if found and unreached:
                 if not waited:  # said once: the tries again are quiet
                     say("terrabank: the reload waits for the game's database (this process goes on with the config "
                         f"it had, and reloads by itself once it can check it against the game: no need to reload "
                         f"again): {found}")
+                    tell("waiting", why="database" if "bank.store.journal_pg_hold" in sys.modules else "file",
+                         problem=found)
                 self.waiting = (now, peer, time.monotonic(), self.waiting[3] + 1 if waited else 1)
                 return
             self.waiting = None  # checked at last, or replaced by a reload asked since
             if found:
                 say(f"terrabank: the reload was refused, this process goes on with the config it had: {found}")
+                tell("refused", problem=found)
                 return
+            tell("reloaded", waited=waited)
             self.loaded = now
             _accept(now)  # the new worker (and any started again later) starts on these bytes
             say(f"terrabank: reloading {config_path}: a new worker serves it"

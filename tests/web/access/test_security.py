@@ -301,7 +301,7 @@ GETS = ["/", "/login", "/console", "/fight", "/admin", "/display", "/api/config"
         "/trias/api/admin/games", "/trias/score", "/trias/print/aid.pdf", "/trias/print/setup.pdf?players=3&seed=4", "/trias/print/score-sheet.pdf", "/healthz", "/readyz",
         "/api/paper/state.pdf", "/api/paper/ledgers.pdf", "/api/paper/bank-down.pdf", "/api/paper/saved",
         "/api/paper/syntax", "/api/replay", "/static/bundles/0123456789abcdef.js", "/api/chain/1", "/api/chain/witness",
-        "/api/outbox", "/sw.js"]
+        "/api/outbox", "/api/reload", "/sw.js"]
 
 
 def test_a_get_never_changes_anything(web, app, tokens):
