@@ -30,10 +30,11 @@ EXAMPLE_FORMS = ("harvest", "build", "raise_tracks", "trade", "fight")
 EXAMPLES_WORD = {"fr": "Exemples", "en": "Examples"}
 
 
-def examples_line(config, lang: str) -> str:
-    """'Exemples : Verts récolte Eau 2 · ...': one of each common move, as this game's names write it."""
+def examples_line(config, lang: str, team: int = 0) -> str:
+    """'Exemples : Verts récolte Eau 2 · ...': one of each common move, as this game's names write it, of the
+    team at index `team` (its ledger's)."""
     chosen, seen = [], set()
-    for line, (_, _, kind) in zip(examples(config, lang), forms(config)):
+    for line, (_, _, kind) in zip(examples(config, lang, team), forms(config, team)):
         if kind in EXAMPLE_FORMS and kind not in seen:
             seen.add(kind)
             chosen.append(line)
@@ -61,10 +62,10 @@ def render_takeover(snap: dict, config, lang: str | None = None, paper: str = "a
 def draw_ledgers(c, snap: dict, config, lang: str, size: tuple) -> None:
     for index, team in enumerate(snap["teams"]):
         with page(c, size):
-            _ledger(c, snap, team, config, lang, size, sheet_id(snap["seq"], index, snap.get("game")))
+            _ledger(c, snap, team, config, lang, size, sheet_id(snap["seq"], index, snap.get("game")), index)
 
 
-def _ledger(c, snap: dict, team: dict, config, lang: str, size: tuple, sheet: str) -> None:
+def _ledger(c, snap: dict, team: dict, config, lang: str, size: tuple, sheet: str, index: int) -> None:
     top, width, x0 = size[1] - MARGIN, size[0] - 2 * MARGIN, MARGIN
     printed = printed_words(snap, lang)
     c.setFillColor(colour(team["colour"]))
@@ -78,10 +79,10 @@ def _ledger(c, snap: dict, team: dict, config, lang: str, size: tuple, sheet: st
     for line in _team_lines(team, config, lang):
         y -= paragraph(c, line, Box(x0, y - 4.6, width, 4.6), 9 * PT, smallest=SMALL) + 0.2
     y -= 0.8
-    example = examples(config, lang)[0]
+    example = examples(config, lang, index)[0]  # the ledger's own team: its lines name it
     y -= paragraph(c, w(lang, "ledger_help", example=example, sheet=sheet), Box(x0, y - 12, width, 12), 9 * PT,
                    smallest=SMALL) + 0.5
-    y -= paragraph(c, examples_line(config, lang), Box(x0, y - 8.5, width, 8.5), 9 * PT, FONT, GREY, smallest=SMALL) + 1.5
+    y -= paragraph(c, examples_line(config, lang, index), Box(x0, y - 8.5, width, 8.5), 9 * PT, FONT, GREY, smallest=SMALL) + 1.5
     _table(c, snap, team, config, lang, x0, y, width, sheet)
 
 

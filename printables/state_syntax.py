@@ -3,8 +3,8 @@
 Printed on the bank-down page and the ledgers, and shown beside the admin page's batch form; the
 web reads these lines with bank/web/field/paper_syntax.py (tests/web/field/test_paper_syntax.py parses every
 one). The examples say the game's own names (config.toml), never a team the game does not have:
-`forms(config)` fills FORMS' fields with its first two teams, its resources, buildings, animals,
-tracks and roles. Kept here because the print pack may not import the web.
+`forms(config)` fills FORMS' fields with its first two teams (a team's ledger: that team and the next), its
+resources, buildings, animals, tracks and roles. Kept here because the print pack may not import the web.
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ NOTES = {
 }
 
 
-def names(config, lang: str) -> dict:
-    """The fields of FORMS in the game's names, in `lang`."""
+def names(config, lang: str, team: int = 0) -> dict:
+    """The fields of FORMS in the game's names, in `lang`; {A} the team at index `team`, {B} the next one."""
     teams = list(config.teams.values())
     harvestable = [r for r in config.resources.values() if r.harvestable] or list(config.resources.values())
     roles = list(config.roles.values())
@@ -56,7 +56,7 @@ def names(config, lang: str) -> dict:
     pirate = config.pirate_role()
     builder = next((r for r in roles if r not in (harvester, pirate)), harvester)
     tracks = list(config.tracks.values())
-    return {"A": name(teams[0].label, lang), "B": name(teams[1].label, lang),
+    return {"A": name(teams[team].label, lang), "B": name(teams[(team + 1) % len(teams)].label, lang),
             "r1": short(harvestable[0].label, lang), "r2": short(harvestable[min(1, len(harvestable) - 1)].label, lang),
             "building": name(next(iter(config.buildings.values())).label, lang),
             "animal": name(next(iter(config.animals.values())).label, lang),
@@ -65,16 +65,17 @@ def names(config, lang: str) -> dict:
             "builder": short(builder.label, lang)}
 
 
-def forms(config) -> list:
-    """FORMS in the game's names: (French, English, command type)."""
-    fr, en = names(config, "fr"), names(config, "en")
+def forms(config, team: int = 0) -> list:
+    """FORMS in the game's names: (French, English, command type); `team`: the index of the team they name first."""
+    fr, en = names(config, "fr", team), names(config, "en", team)
     return [(f.format(**fr), e.format(**en), kind) for f, e, kind in FORMS]
 
 
-def examples(config, lang: str) -> list:
-    """One example of each form in `lang` ('it' reads the English moves), in the game's names."""
+def examples(config, lang: str, team: int = 0) -> list:
+    """One example of each form in `lang` ('it' reads the English moves), in the game's names; on a team's
+    ledger (`team`: its index), that team's moves: a line written under another team's sheet is refused."""
     column = 0 if lang == "fr" else 1
-    return [form[column] for form in forms(config)]
+    return [form[column] for form in forms(config, team)]
 
 
 def notes(lang: str) -> str:

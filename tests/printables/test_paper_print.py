@@ -96,6 +96,17 @@ def test_continuation_ledgers_start_from_each_teams_state(played):
     assert f"Stock à l'état n° 10 {row} 6" in blue_page  # the stock, then Blue's 6 points (2 + 3 built, 1 step)
 
 
+@pytest.mark.parametrize("lang, typed, trade, other", [
+    ("fr", "« 1 Verts récolte Eau 2 »", "Verts commerce Bleus donne", "Bleus récolte"),
+    ("en", "'1 Green harvest Water 2'", "Green trade Blue give", "Blue harvest")])
+def test_each_ledgers_examples_name_its_own_team(played, lang, typed, trade, other):
+    """Every team's ledger showed the first team's moves ("« 1 Bleus récolte Eau 2 »" on Verts' ledger) as
+    the lines to write, as they will be typed: so written, a line of Bleus under Verts' sheet. Each ledger's
+    help and examples now name its own team (a trade or a fight: with the next team)."""
+    green = " ".join(" ".join(pages_text(played["docs"][("ledgers", lang, "a4")])[3]).split())
+    assert typed in green and trade in green and other not in green
+
+
 @pytest.mark.parametrize("kind", ["state", "ledgers", "bank-down"])
 def test_a4_and_letter_at_full_size(played, kind):
     for paper, size in (("a4", A4), ("letter", LETTER)):
