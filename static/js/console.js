@@ -148,7 +148,7 @@
    * own bookings: a press after "not confirmed" resends the same command (booked once), not a new one. */
   function harvestedAgo(c) {
     var at = harvestedHere[team + "/" + c];
-    return at ? (Date.now() - at) / 1000 : null;
+    return at ? (performance.now() - at) / 1000 : null;
   }
 
   function desk() {
@@ -156,11 +156,12 @@
       setCard: function (c) { card = c; }, redraw: function () { renderPanel(true); } };
   }
 
-  var harvestedHere = {};    // "team/card": Date.now() of this page's last harvest booked with that card
+  var harvestedHere = {};    // "team/card": performance.now() of this page's last harvest booked with that card (the
+                             // device's clock set back an hour asked "harvested again?" at every harvest of that hour)
 
   function send(command) {
     return W.send(command, { banner: banner, undo: may.indexOf("reverse") >= 0, done: function (result) {
-      if (command.type === "harvest" && !result.data.duplicate) harvestedHere[command.team + "/" + command.card] = Date.now();
+      if (command.type === "harvest" && !result.data.duplicate) harvestedHere[command.team + "/" + command.card] = performance.now();
       // Booked: the panel starts again empty, whatever redraws came meanwhile (a panel with nothing started
       // is left as it is: its buttons stay under the finger for a double tap's second tap).
       if (tab && W.started(TB.$('[data-panel="' + tab + '"] [data-body]'))) renderPanel(true, true);

@@ -41,8 +41,9 @@
 
     /** Rows after journalSeq are missing while newer ones came: ask for them (once per few seconds). */
     function askForGap() {
-      if (!TB.askJournal || (askedAt && Date.now() - askedAt < ASK_AGAIN_MS)) return;
-      askedAt = Date.now();
+      // The page's monotonic clock: by the device's, set back an hour, the gap was not asked for that hour.
+      if (!TB.askJournal || (askedAt && performance.now() - askedAt < ASK_AGAIN_MS)) return;
+      askedAt = performance.now();
       TB.askJournal(journalSeq);
     }
 

@@ -206,12 +206,13 @@
   var busy = false;
 
   // A second booking within 700 ms of the last one is a double tap, never a second booking:
-  // two quick taps would book Energy, then Flora, once the result had moved the buttons.
-  var REPEAT_MS = 700, lastBooking = 0;
+  // two quick taps would book Energy, then Flora, once the result had moved the buttons. Timed by the page's
+  // monotonic clock: by the device's clock, set back an hour, every tap of that hour was a "second tap".
+  var REPEAT_MS = 700, lastBooking = -Infinity;
 
   /** Something else was done since (a field typed in, another tab or team chosen): the next tap is a
    * new booking, not the second tap of a double tap. */
-  W.notARepeat = function () { lastBooking = 0; };
+  W.notARepeat = function () { lastBooking = -Infinity; };
   var retyping = false;
   document.addEventListener("input", function () { if (!retyping) W.notARepeat(); }, true);
 
@@ -223,7 +224,7 @@
   };
 
   /** True within 700 ms of the last booking: a tap now is the second of a double tap. */
-  W.justBooked = function () { return Date.now() - lastBooking < REPEAT_MS; };
+  W.justBooked = function () { return performance.now() - lastBooking < REPEAT_MS; };
 
   /** True for a tap that books (a harvest, a fight, a purchase...), not for the clock or the options. */
   function books(command) { return command.type !== "reverse" && W.UNDOABLE.indexOf(command.type) >= 0; }
@@ -265,7 +266,7 @@
       if (result.ok) {
         // Counted from the booking, not the tap: a press after "not confirmed" or a refusal resends
         // safely (the same key, or a command refused again), and "already done" booked nothing now.
-        if (books(command) && !result.data.duplicate) lastBooking = Date.now();
+        if (books(command) && !result.data.duplicate) lastBooking = performance.now();
         W.bookedBanner(opts.banner, command, result, t(result.data.duplicate ? "already_booked" : "booked", { seq: result.data.seq }),
           opts.undo && command.type !== "reverse" ? W.undoButton(result.data.seq, opts) : null);
         if (opts.done) opts.done(result);
@@ -295,7 +296,7 @@
     var ok = box.add(command, key, made);
     // Kept at the tap is as good as booked: a double tap keeps it once. After a give-up the taps are seconds
     // apart, and pressing again resends the same key (it is never a second command).
-    if (ok && books(command) && !result) lastBooking = Date.now();
+    if (ok && books(command) && !result) lastBooking = performance.now();
     var why = result ? failureText(result) : [];
     W.banner(opts.banner, ok ? (result ? "error" : "info") : "error", [].concat(why, why.length ? " " : "",
       el("b", { class: "kept", text: t(ok ? "outbox_kept" : "outbox_full", { n: box.waiting().length }) })));

@@ -219,9 +219,10 @@
     return picture;
   };
   Pictures.prototype.resync = function () {
-    // One request at a time; asked again if no whole picture came within 5 s.
-    if (!this.asked || Date.now() - this.asked > 5000) {
-      this.asked = Date.now();
+    // One request at a time; asked again if no whole picture came within 5 s (by the page's monotonic clock: by
+    // the device's, set back an hour, no whole picture was asked for that hour).
+    if (!this.asked || performance.now() - this.asked > 5000) {
+      this.asked = performance.now();
       this.askWhole();
     }
     return null;

@@ -7,12 +7,16 @@
  * again. One tab of the device sends at a time: navigator.locks where the browser has it (HTTPS and
  * localhost only), else a lease in localStorage (the game's Wi-Fi is plain HTTP); the key makes a
  * second send harmless anyway.
+ * The device's clock may be wrong by hours and be put right while commands wait: they keep the order they
+ * were made in (a number counted on the device, not the clock), this page's own waits run on its monotonic
+ * clock, and a time another tab wrote that lies further ahead than it could (the clock was set back) is past.
  * Needs page.js, api.js, commands.js, board_labels.js and forms.js (W.describe, W.banner).
  */
 (function () {
   "use strict";
   var TB = window.TB, W = window.W, el = TB.el, t = TB.t;
-  var PREFIX = "tb.outbox.item.", LEASE = "tb.outbox.lease", DEVICE = "tb.device";
+  var PREFIX = "tb.outbox.item.", LEASE = "tb.outbox.lease", DEVICE = "tb.device", SEQ = "tb.outbox.seq", CLOCK = "tb.outbox.clock";
+  var HOLD_MS = 90000; // a command held by a page sending it live: after this the page is taken as gone
   // What still means the same minutes later: the bank's own list (bank/web/field/outbox.py), written in the page.
   var QUEUEABLE = (function () {
     var node = document.querySelector("script[data-outbox-queueable]");
@@ -20,7 +24,8 @@
   })();
   var MAX_SAID_S = 999999; // the most the header may say (bank/web/field/outbox.py reads six digits)
   var tab = TB.uuid(), account = null, box = null, flushing = false, loginNeeded = false, lastReport = "";
-  var nextTry = 0; // a command just given up on after its retries waits a moment before the next try
+  var nextTry = 0; // a command just given up on after its retries waits a moment before the next try (performance.now)
+  var wallBase = Date.now() - performance.now(); // the wall clock at this page's monotonic 0: moves when the clock is set
   // Which game this page books in: the address (a host serves several games, /g/<name>/, on one origin, whose
   // pages share localStorage) and the game's mark (GET /api/state: made again, it is another game). Each entry
   // names both: another address's entries are not this page's; another game's are refused by the bank (X-Game).
@@ -56,7 +61,8 @@
             (!item.at || item.at === place)) out.push(item);
       } catch (e) { /* a damaged entry is not a command */ }
     }
-    return out.sort(function (a, b) { return a.made - b.made || (a.key < b.key ? -1 : 1); });
+    // In the order made on this device: its count first (entries of older pages have none: they are older).
+    return out.sort(function (a, b) { return (a.seq || 0) - (b.seq || 0) || a.made - b.made || (a.key < b.key ? -1 : 1); });
   }
 
   function put(item) {
@@ -64,6 +70,40 @@
     if (!s) { memory[item.key] = item; return true; }
     try { s.setItem(PREFIX + item.key, JSON.stringify(item)); return true; } catch (e) { return false; } // full
   }
+
+  /** The next number of the device's count of kept commands (shared by its tabs through localStorage). */
+  function nextSeq() {
+    var s = store(), n = 0;
+    try { n = Number(s && s.getItem(SEQ)) || 0; } catch (e) { n = 0; }
+    all().forEach(function (i) { if (i.seq > n) n = i.seq; });
+    try { if (s) s.setItem(SEQ, String(n + 1)); } catch (e) { /* the entries' own numbers */ }
+    return n + 1;
+  }
+
+  /** The device's clock set back (put right, or by hand) while commands wait: their "made" moves back with it,
+   * once for all the tabs (the note in CLOCK names the change; each entry names the last it moved with), so
+   * "made 3 min ago" and the wait told to the bank stay true. A clock moved forward is left alone: a phone
+   * asleep looks the same (its monotonic clock stops), and its wait only counts longer. */
+  function clockCheck() {
+    var base = Date.now() - performance.now(), d = base - wallBase;
+    if (Math.abs(d) < 2000) return;
+    wallBase = base;
+    if (d > 0) return;
+    var note = clockNote();
+    if (!note || Math.abs(note.d - d) > 5000 || Math.abs(note.at - Date.now()) > 600000) {
+      note = { id: TB.uuid().slice(0, 8), d: d, at: Date.now() }; // another tab had not seen this change yet
+      try { if (store()) store().setItem(CLOCK, JSON.stringify(note)); } catch (e) { /* this page's entries only */ }
+    }
+    all().forEach(function (i) { if (i.clock !== note.id) { i.made += note.d; i.clock = note.id; put(i); } });
+  }
+  function clockNote() {
+    try { var note = JSON.parse(store().getItem(CLOCK)); return note && typeof note.d === "number" ? note : null; } catch (e) { return null; }
+  }
+  /** The last clock change this device's entries moved with: an entry made from now on needs no move for it. */
+  function clockId() { var note = clockNote(); return note ? note.id : null; }
+  /** `until`, a time a tab of this device wrote ahead of now, is still to come: not if it lies further ahead than
+   * `most` (the clock was set back since; else a lease or a hold would stop the sending for as long). */
+  function ahead(until, most) { var now = Date.now(); return until > now && until - now <= most; }
 
   function find(key) { return all().filter(function (i) { return i.key === key; })[0] || null; }
 
@@ -77,9 +117,9 @@
   function mine() { return all().filter(function (i) { return i.account === account; }); }
   outbox.mine = mine;
   /** Waiting: kept to be sent, or held by a page that was sending it live and never said how it went. */
-  function waits(i) { return i.state === "waiting" || (i.state === "sending" && !(i.until > Date.now())); }
+  function waits(i) { return i.state === "waiting" || (i.state === "sending" && !ahead(i.until, HOLD_MS)); }
   /** Shown: all but a command a page of this device is sending live right now (its banner says how it goes). */
-  function shown(i) { return i.state !== "sending" || !(i.until > Date.now()); }
+  function shown(i) { return i.state !== "sending" || !ahead(i.until, HOLD_MS); }
   outbox.waiting = function () { return mine().filter(waits); };
   outbox.queueable = function (command) { return QUEUEABLE.indexOf(command.type) >= 0; };
   outbox.find = find;
@@ -96,11 +136,14 @@
   /** Keep `command` under `key` (made at `made`, ms by this device's clock); false when the device has no room. */
   outbox.add = function (command, key, made) {
     if (!account) return false;
-    var d = W.describe(command);
-    var item = { key: key, command: command, account: account, made: made || Date.now(), state: "waiting",
-      words: d.label + (d.detail ? " \u00b7 " + d.detail : ""), at: place, game: game };
+    clockCheck();
+    var d = W.describe(command), held = find(key);
+    // Held while it was sent live (or kept before): its place in the order, and its time as moved with the clock.
+    var item = { key: key, command: command, account: account, made: held ? held.made : made || Date.now(), state: "waiting",
+      words: d.label + (d.detail ? " \u00b7 " + d.detail : ""), at: place, game: game,
+      seq: held && held.seq ? held.seq : nextSeq(), clock: held ? held.clock : clockId() };
     var ok = put(item);
-    nextTry = Date.now() + outbox.tryEveryMs;
+    nextTry = performance.now() + outbox.tryEveryMs;
     changed();
     return ok;
   };
@@ -108,9 +151,11 @@
   /** Note `command` as being sent live under `key`: kept if the page dies before the bank answers. */
   outbox.hold = function (command, key, made) {
     if (!account) return false;
-    var d = W.describe(command);
-    return put({ key: key, command: command, account: account, made: made, state: "sending", until: Date.now() + 90000,
-      words: d.label + (d.detail ? " \u00b7 " + d.detail : ""), at: place, game: game });
+    clockCheck();
+    var d = W.describe(command), was = find(key);
+    return put({ key: key, command: command, account: account, made: made, state: "sending", until: Date.now() + HOLD_MS,
+      words: d.label + (d.detail ? " \u00b7 " + d.detail : ""), at: place, game: game,
+      seq: was && was.seq ? was.seq : nextSeq(), clock: was ? was.clock : clockId() });
   };
 
   /** Take an entry out (it is being sent from the page itself, or the facilitator dropped it). */
@@ -141,7 +186,7 @@
   async function takeLease() {
     if (!store()) return true;
     var lease = readLease(), now = Date.now();
-    if (lease && lease.tab !== tab && lease.until > now) return false;
+    if (lease && lease.tab !== tab && ahead(lease.until, outbox.leaseMs)) return false;
     writeLease(now + outbox.leaseMs);
     await new Promise(function (done) { setTimeout(done, 60); });
     lease = readLease();
@@ -233,7 +278,8 @@
       onclick: function () {
         // A refused command was not booked: the facilitator makes it again now, under a new key.
         remove(item.key);
-        put(Object.assign({}, item, { key: TB.uuid(), state: "waiting", error: null, made: Date.now(), at: place, game: game }));
+        put(Object.assign({}, item, { key: TB.uuid(), state: "waiting", error: null, made: Date.now(), at: place, game: game,
+          seq: nextSeq(), clock: clockId() }));
         changed();
         outbox.flush();
       } }));
@@ -335,7 +381,8 @@
     window.addEventListener("storage", function (ev) { if (!ev.key || ev.key.indexOf(PREFIX) === 0) changed(); });
     window.addEventListener("online", function () { outbox.flush(); });
     setInterval(function () {
-      if (outbox.waiting().length && Date.now() >= nextTry) outbox.flush();
+      clockCheck();
+      if (outbox.waiting().length && performance.now() >= nextTry) outbox.flush();
       if (!box || !box.contains(document.activeElement)) render(); // the "made 4 min ago" texts; never under a finger
     }, outbox.tryEveryMs);
     setInterval(function () { if (lastReport.split("/")[0] !== "0") report(true); }, 20000);
