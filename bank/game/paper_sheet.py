@@ -27,11 +27,14 @@ import re
 
 SHEET_WORDS = ("feuille", "sheet", "foglio")
 # The id, then its check (after a dash, a space, a dot or nothing), then the copy's number written by hand.
-# "no 3" / "nr. 3" after the id is the copy's number, never a check: no check starts with N.
+# "no 3" / "nr. 3" after the id is the copy's number, never a check: no check starts with N. "copie 2" too, as the
+# sheet's top right reads ("Feuille 143A-K7  copie [2]"); "copie" with no number is refused, never copy 1.
+_NOT_COPY = r"(?!n[or°]\.?\s*\d|cop(?:ie|y|ia)\b)"
 _HEADER = re.compile(r"^(?:feuille|sheet|foglio)\b\s*(?:n°|no\.?|nr\.?|:)?\s*(?P<seq>\d{1,9})"
-                     r"(?:\s(?!n[or°]\.?\s*\d))?(?P<team>[A-Za-z]{1,2})"
-                     r"(?:[\s.·-]*(?!n[or°]\.?\s*\d)(?P<check>[A-Za-z][A-Za-z0-9]))?"
-                     r"(?:\s*(?:/|-|#|n°|no\.?|nr\.?)\s*(?P<copy>\d{1,3})|\s+(?P<spaced>\d{1,3}))?\s*$", re.IGNORECASE)
+                     rf"(?:\s{_NOT_COPY})?(?P<team>[A-Za-z]{{1,2}})"
+                     rf"(?:[\s.·-]*{_NOT_COPY}(?P<check>[A-Za-z][A-Za-z0-9]))?"
+                     r"(?:\s*,?\s*(?:/|-|#|n°|no\.?|nr\.?|cop(?:ie|y|ia)\s*(?:n°|no\.?|nr\.?)?)\s*(?P<copy>\d{1,3})"
+                     r"|\s+(?P<spaced>\d{1,3}))?\s*$", re.IGNORECASE)
 # Dashes a phone's keyboard or a copied PDF may give for the printed "-" (en and em dash, the hyphen, minus).
 _DASHES = re.compile("[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]")
 _ID = re.compile(r"^(?P<seq>\d{1,9})(?P<team>[A-Za-z]{1,2})$")

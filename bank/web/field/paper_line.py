@@ -137,7 +137,8 @@ class _Guard:
 def _refusal(sheet: str, number: int, seq: int, kind) -> dict:
     return {"status": "refused", "error": {
         "code": "paper_line_booked", "message": f"line {number} of sheet {sheet} is already booked as entry "
-        f"{seq} with another move; if that entry is wrong, undo it, then send this line again",
+        f"{seq} with another move: check the sheet (a line of its second copy is typed under its id with /2, such as "
+        "sheet 412C-K7/2); if that entry is wrong, undo it, then send this line again",
         "params": {"n": number, "sheet": sheet, "seq": seq, "type": kind}}}
 
 

@@ -211,7 +211,8 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
             if earlier[1] != canonical:  # two moves typed under one printed line: one of them is a typo
                 result.update(status="refused", error={
                     "code": "paper_line_twice", "message": f"line {place[1]} of sheet {place[0]} is already typed "
-                    f"above (text line {earlier[0]}) with another move", "params": {"n": place[1], "sheet": place[0], "line": earlier[0]}})
+                    f"above (text line {earlier[0]}) with another move: check the sheet (a line of its second copy is typed "
+                    "under its id with /2, such as sheet 412C-K7/2)", "params": {"n": place[1], "sheet": place[0], "line": earlier[0]}})
                 continue
         try:
             if place is not None:  # one entry per printed line, whatever the move; a trade or fight, one on both ledgers

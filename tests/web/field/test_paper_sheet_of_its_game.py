@@ -121,7 +121,8 @@ def test_a_ledger_books_once_in_its_own_game_from_any_device(rehearsal):
 def test_the_id_typed_as_a_phone_or_a_copied_pdf_writes_it_is_the_same_sheet(rehearsal):
     """A phone's keyboard turns "-" into a dash (en, em, the hyphen), a PDF copied gives one too, and a hand
     writes "143 D": before, each was refused as no sheet id at all. Typed from a second device after the
-    ledger was booked, each is the same sheet: nothing booked twice."""
+    ledger was booked, each is the same sheet: nothing booked twice. The copy's number typed as its box
+    reads, "copie 2", was refused too."""
     app, lead, sheet = rehearsal["app"], rehearsal["lead"], rehearsal["sheet"]
     try:
         assert statuses(send(lead, f"feuille {sheet}\n{LEDGER}")) == [("booked", None)] * 2
@@ -133,6 +134,13 @@ def test_the_id_typed_as_a_phone_or_a_copied_pdf_writes_it_is_the_same_sheet(reh
                       f"{entry}\u2212{check}", spaced, f"{entry}\u2013{check}\u20131"):
             assert statuses(send(second, f"Feuille {typed}\n{LEDGER}")) == [("duplicate", None)] * 2, typed
         assert picture(app) == after
+        # Its top right read as printed ("Feuille 143A-K7  copie [2]"): the second copy, its own lines. "copie"
+        # with no number (an empty box, a number left out) is refused, never taken for the first copy.
+        assert statuses(send(second, f"Feuille {sheet} copie\n{LEDGER}")) == [("refused", "paper_sheet_id")] + [
+            ("refused", "paper_sheet_refused")] * 2
+        assert picture(app) == after
+        assert statuses(send(second, f"Feuille {sheet} copie 2\n{LEDGER}")) == [("booked", None)] * 2
+        assert statuses(send(lead, f"feuille {sheet}/2\n{LEDGER}")) == [("duplicate", None)] * 2
     finally:
         _close(app)
 
