@@ -42,6 +42,18 @@ def test_fronts_show_team_role_and_strength(pdf_en):
     assert follows(blue_front, "Pirate", "Blue · optional", "3", "Strength")
 
 
+@pytest.mark.parametrize("lang, number", [("fr", "n°"), ("en", "no.")])
+def test_a_cards_number_stays_with_its_no_when_the_team_name_fills_the_line(lang, number):
+    """"👩‍🌾 Les Fermières · n° 1" fills the owner line: "n°" ended it and the card's number, what a ledger line
+    names ("Récolteur 1"), went alone under it. The number now goes on with its "n°"."""
+    from print_names_kit import config_with_teams
+
+    config = config_with_teams([("👩‍🌾 Les Fermières", "👩‍🌾 The Farmers"), ("Bleus", "Blue")])
+    lines = [line.strip() for page in pages_text(render_cards(config, lang)) for line in page]
+    assert not [line for line in lines if line.endswith(number)]
+    assert f"{number} 1" in lines and f"{number} 2" in lines
+
+
 def test_language_defaults_to_the_config_and_can_be_chosen(config):
     french = all_text(render_cards(config))
     assert "Récolteur" in french and "Manches à gagner" in french
