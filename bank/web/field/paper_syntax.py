@@ -256,6 +256,12 @@ def _name(names: Names, words: list, at: int, what: str):
     key, after = names.take(words, at)
     if key is None:
         word = " ".join(words[at:at + 1])[:40]
+        if what == "event":  # an event announced on paper has no id until opened in the bank: say so
+            opened = f"events opened: {names.shown}" if names.shown else "no event is opened in the bank"
+            raise PaperSyntaxError("paper_unknown_event" if names.shown else "paper_no_event", f"{word or 'nothing'} is "
+                                   f"not an event of this game ({opened}); an event announced on paper: open it under "
+                                   "Events first, then send this line again (its title names it)", at, word=word,
+                                   known=names.shown)
         extra = {"example": names.example} if names.example else {}
         raise PaperSyntaxError(f"paper_unknown_{what}", f"{word or 'nothing'} is not a {what} of this game; "
                                f"write one of: {names.shown}", at, word=word, known=names.shown, **extra)

@@ -59,17 +59,21 @@ def test_the_lead_types_the_ledger_back_and_reads_each_refusal_in_french(chromiu
         expect(result).to_contain_text("Enregistrés : 0 · déjà enregistrés : 0 · refusés : 1.")
         expect(result.locator('[data-line="1"]')).to_contain_text("Carte inconnue (Pirate 2)")
         # Sheet 0A's line 1 typed twice with two moves (its second copy's line left under the first copy's id),
-        # Jaunes' sheet id with its word misspelled, then Jaunes' move under Bleus' sheet: refused, each said why.
+        # Jaunes' sheet id with its word misspelled, Jaunes' move under Bleus' sheet, a contribution to an event
+        # announced on paper: refused, each said why.
         page.fill("#paper-form textarea", "feuille 0A\n1 Bleus récolte flore 1\n1 Bleus récolte eau 1\nfeuile 0B\n"
-                                          "1 Jaunes récolte énergie 1\nfeuille 0A\n2 Jaunes récolte énergie 1")
+                                          "1 Jaunes récolte énergie 1\nfeuille 0A\n2 Jaunes récolte énergie 1\n"
+                                          "3 Bleus contribue Inondation 3 eau")
         page.click("#paper-form button[type=submit]")
-        expect(result).to_contain_text("Enregistrés : 1 · déjà enregistrés : 0 · refusés : 4.")
+        expect(result).to_contain_text("Enregistrés : 1 · déjà enregistrés : 0 · refusés : 5.")
         expect(result.locator('[data-line="3"]')).to_contain_text(
             "Une ligne de sa deuxième copie se tape sous son identifiant suivi de /2 (feuille 143A-K7/2).")
         expect(result.locator('[data-line="4"]')).to_contain_text("Écrivez l'identifiant de la feuille tel qu'imprimé")
         expect(result.locator('[data-line="5"]')).to_contain_text("l'identifiant de feuille au-dessus (ligne 4 du texte)")
         expect(result.locator('[data-line="7"]')).to_contain_text(
             "La ligne 2 de la feuille 0A est sur le registre « Bleus », et ce mouvement nomme « Jaunes »")
+        expect(result.locator('[data-line="8"]')).to_contain_text(  # an event announced on paper: opened first
+            "Aucun événement n’est encore ouvert dans la banque (Inondation). Un événement annoncé sur papier : ouvrez-le")
         assert bank.last_seq == before + 3
     finally:
         context.close()

@@ -60,3 +60,17 @@ def test_words_left_over_are_refused_not_ignored(grammar):
     with pytest.raises(PaperSyntaxError) as caught:
         parse("Bleu récolte eau 2 3", grammar)
     assert caught.value.code == "paper_extra_words" and caught.value.params["words"] == "3"
+
+
+def test_an_event_announced_on_paper_is_refused_saying_to_open_it_in_the_bank_first(grammar):
+    """An event announced during the outage has no id in the bank: "Bleus contribue Inondation 3 eau" was
+    refused as "not an event: write its number, such as ev1", also in a game with no event at all."""
+    none_yet = Grammar(load_config(DEFAULT_CONFIG), {})
+    for line, names, code in (("Bleu contribue Inondation 3 eau", none_yet, "paper_no_event"),
+                              ("Bleu contribue Inondation 3 eau", grammar, "paper_unknown_event"),
+                              ("ferme Inondation", grammar, "paper_unknown_event")):
+        with pytest.raises(PaperSyntaxError) as caught:
+            parse(line, names)
+        assert caught.value.code == code and caught.value.params["word"] == "Inondation", line
+        assert "open it under Events first" in caught.value.message
+    assert parse("Bleu contribue Sécheresse 3 eau", grammar)["event"] == "ev1"  # once opened, its title names it
