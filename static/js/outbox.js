@@ -286,13 +286,23 @@
     return out;
   }
 
+  /** Another account's commands kept on this device (logged out with "keep", or its session ended): never
+   * sent under this account, and said, so the tablet's new holder can tell their colleague (a line each). */
+  function othersNotes() {
+    var count = {};
+    all().forEach(function (i) { if (i.account !== account && (waits(i) || i.state === "refused")) count[i.account] = (count[i.account] || 0) + 1; });
+    return Object.keys(count).sort().map(function (who) {
+      return el("p", { class: "outbox-note", dataset: { account: who }, text: t("outbox_others", { n: count[who], account: who }) });
+    });
+  }
+
   function render() {
     if (!box) return;
-    var items = mine().filter(shown), waiting = items.filter(waits);
-    box.classList.toggle("hidden", !items.length);
-    if (!items.length) { TB.fill(box, []); return; }
+    var items = mine().filter(shown), waiting = items.filter(waits), others = othersNotes();
+    box.classList.toggle("hidden", !items.length && !others.length);
+    if (!items.length) { TB.fill(box, others); return; }
     var refused = items.length - waiting.length;
-    TB.fill(box, [
+    TB.fill(box, others.concat([
       el("h2", { class: "outbox-title", text: [waiting.length ? t("outbox_waiting", { n: waiting.length }) : null,
         refused ? t("outbox_refused_n", { n: refused }) : null].filter(Boolean).join(" \u00b7 ") }),
       waiting.length ? el("p", { class: "outbox-note", text: t(loginNeeded ? "outbox_login" : "outbox_keep_open") }) : null,
@@ -304,7 +314,7 @@
           was ? el("div", { class: "outbox-why" }, el("b", { text: t("refused") + " " }), W.errorText(item.error)) : null,
           was ? el("div", { class: "outbox-choices" }, choices(item)) : null);
       })),
-    ]);
+    ]));
   }
 
   /** What this device holds, every account's, told to the bank when it changes (and now and then): the
