@@ -208,11 +208,8 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
         else:
             result.update(sheet=place[0], number=place[1])
             earlier = numbers.setdefault(place, (number, canonical))
-            if earlier[1] != canonical:  # two moves typed under one printed line: one of them is a typo
-                result.update(status="refused", error={
-                    "code": "paper_line_twice", "message": f"line {place[1]} of sheet {place[0]} is already typed "
-                    f"above (text line {earlier[0]}) with another move: check the sheet (a line of its second copy is typed "
-                    "under its id with /2, such as sheet 412C-K7/2)", "params": {"n": place[1], "sheet": place[0], "line": earlier[0]}})
+            if earlier[0] != number:  # one printed line typed twice: a typo, or a second copy's line under the first's id
+                result.update(status="refused", error=_typed_twice(place, earlier, canonical))
                 continue
         try:
             if place is not None:  # one entry per printed line, whatever the move; a trade or fight, one on both ledgers
@@ -258,6 +255,20 @@ def _read(line: str, sheet: str | None, grammar: Grammar) -> tuple:
             raise
     raise SheetError("paper_sheet_missing", f"line {found[0]} of which sheet? Write the sheet's id above it, "
                      "as printed at its top, such as sheet 412C-K7", n=found[0])
+
+
+def _typed_twice(place: tuple, earlier: tuple, canonical: str) -> dict:
+    """The refusal of a printed line typed again lower in the text: with another move, one of them is a typo; with
+    the same move, the first is booked once, and this one, most often a second copy's line (numbered from 1
+    again) typed under the first copy's id, would otherwise be answered already booked and lost."""
+    (sheet, n), line = place, earlier[0]
+    copy = "a line of its second copy is typed under its id with /2, such as sheet 412C-K7/2"
+    if earlier[1] == canonical:
+        return {"code": "paper_line_again", "message": f"line {n} of sheet {sheet} is already typed above (text line "
+                f"{line}) with this same move, booked once; if this one is on another copy of the sheet: {copy}",
+                "params": {"n": n, "sheet": sheet, "line": line}}
+    return {"code": "paper_line_twice", "message": f"line {n} of sheet {sheet} is already typed above (text line {line}) "
+            f"with another move: check the sheet ({copy})", "params": {"n": n, "sheet": sheet, "line": line}}
 
 
 TEAMS_NAMED = ("team", "merchant_team", "visited_team", "attacker_team", "defender_team")

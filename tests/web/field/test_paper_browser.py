@@ -63,9 +63,9 @@ def test_the_lead_types_the_ledger_back_and_reads_each_refusal_in_french(chromiu
         # announced on paper: refused, each said why.
         page.fill("#paper-form textarea", "feuille 0A\n1 Bleus récolte flore 1\n1 Bleus récolte eau 1\nfeuile 0B\n"
                                           "1 Jaunes récolte énergie 1\nfeuille 0A\n2 Jaunes récolte énergie 1\n"
-                                          "3 Bleus contribue Inondation 3 eau")
+                                          "3 Bleus contribue Inondation 3 eau\n1 Bleus récolte flore 1")
         page.click("#paper-form button[type=submit]")
-        expect(result).to_contain_text("Enregistrés : 1 · déjà enregistrés : 0 · refusés : 5.")
+        expect(result).to_contain_text("Enregistrés : 1 · déjà enregistrés : 0 · refusés : 6.")
         expect(result.locator('[data-line="3"]')).to_contain_text(
             "Une ligne de sa deuxième copie se tape sous son identifiant suivi de /2 (feuille 143A-K7/2).")
         expect(result.locator('[data-line="4"]')).to_contain_text("Écrivez l'identifiant de la feuille tel qu'imprimé")
@@ -74,6 +74,8 @@ def test_the_lead_types_the_ledger_back_and_reads_each_refusal_in_french(chromiu
             "La ligne 2 de la feuille 0A est sur le registre « Bleus », et ce mouvement nomme « Jaunes »")
         expect(result.locator('[data-line="8"]')).to_contain_text(  # an event announced on paper: opened first
             "Aucun événement n’est encore ouvert dans la banque (Inondation). Un événement annoncé sur papier : ouvrez-le")
+        expect(result.locator('[data-line="9"]')).to_contain_text(  # line 1 again, the same move: a second copy's?
+            "La ligne 1 de la feuille 0A est déjà tapée plus haut (ligne 2 du texte) avec ce même mouvement, enregistré une fois.")
         assert bank.last_seq == before + 3
     finally:
         context.close()

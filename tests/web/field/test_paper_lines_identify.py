@@ -128,6 +128,22 @@ def test_a_sheet_id_typed_wrong_or_left_out_never_books_the_next_sheets_lines_on
     assert bank.state.stock("yellow")["energy"] == energy + 2  # two harvests (cards 1 and 2)
 
 
+def test_a_second_copys_lines_typed_under_the_first_copys_id_are_refused_never_lost(app, leads):
+    """A sheet's second copy numbers its lines from 1 again. Typed on under the first copy's id ("/2" left out),
+    a line with the same move as the first copy's line of that number (harvests repeat) was answered already
+    booked: a harvest lost, nothing said. It is now refused, saying how a second copy is typed."""
+    first, _ = leads
+    bank = app.extensions["terrabank"].bank
+    seq, water = bank.last_seq, bank.state.stock("blue").get("water", 0)
+    copy = "1 Bleus récolte eau 1\n2 Bleus récolte eau 2\n"
+    result = send(first, f"feuille 0A\n{copy}{copy}")
+    assert [(line["status"], (line.get("error") or {}).get("code")) for line in result["lines"]] == [
+        ("booked", None)] * 2 + [("refused", "paper_line_again")] * 2
+    assert "/2" in result["lines"][2]["error"]["message"] and bank.last_seq == seq + 2
+    assert counts(send(first, f"feuille 0A\n{copy}feuille 0A/2\n{copy}")) == (2, 2, 0)
+    assert bank.state.stock("blue")["water"] == water + 4 and bank.last_seq == seq + 4
+
+
 def test_lines_without_a_sheet_keep_the_batch_identity(app, leads):
     first, _ = leads
     text = "Bleus récolte eau 1\nBleus récolte eau 1\n"
