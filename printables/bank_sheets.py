@@ -26,16 +26,16 @@ WORDS = {
                           "et le nouveau total à côté. Au retour de la banque, saisissez « feuille {sheet} » puis les "
                           "lignes avec leur numéro, ou les totaux (inventaire).",
            "sheet": "Feuille", "copy": "copie", "no": "N°", "time": "Heure", "what": "Quoi", "rep": "Réputation", "who": "Visa", "start": "Stock de départ",
-           "move": "±", "total": "total", "carry": "Report : recopiez ces totaux sur la ligne « Stock de "
-                                                   "départ » d'une autre copie de cette feuille, avec 2, puis 3, "
-                                                   "dans sa case « copie » : elle se saisit « feuille {sheet}/2 »."},
+           "move": "±", "total": "total", "carry": "Page pleine ou nouvelle panne : une autre copie de cette "
+                                                   "feuille, les totaux de départ sur sa ligne « Stock de départ », "
+                                                   "2, puis 3, dans sa case « copie » : elle se saisit « feuille {sheet}/2 »."},
     "en": {"title": "Bank: quick reference", "page": "page {n}", "ledger": "Paper ledger",
            "ledger_help": "If the bank machine stops: one numbered line per movement, + received or - paid, and the "
                           "new total beside it. When the bank is back, type 'sheet {sheet}' then the lines with their "
                           "number, or the totals (inventory count).",
            "sheet": "Sheet", "copy": "copy", "no": "No.", "time": "Time", "what": "What", "rep": "Reputation", "who": "Initials", "start": "Starting stock",
-           "move": "±", "total": "total", "carry": "Carry over: copy these totals onto the 'Starting stock' line of another copy of this "
-                    "sheet, with 2 (then 3...) in its 'copy' box: it is typed 'sheet {sheet}/2'."},
+           "move": "±", "total": "total", "carry": "Page full or a new outage: another copy of this sheet, the starting totals on its 'Starting "
+                    "stock' line, 2 (then 3...) in its 'copy' box: it is typed 'sheet {sheet}/2'."},
 }
 
 

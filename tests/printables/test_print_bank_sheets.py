@@ -1,5 +1,6 @@
 """Bank sheets: a rules summary that runs the game from config.toml, and a paper ledger per team."""
 
+import pytest
 from play import config_with
 from printables.bank_sheets import render_bank_sheets
 from printkit import all_text, page_count, page_sizes_mm, pages_text
@@ -65,3 +66,13 @@ def test_rules_summary_for_players_follows_the_config():
     text = " ".join(all_text(render_rules_summary(changed, "en")).split())
     assert "(at most 3 before: Factory)" in text
     assert page_count(render_rules_summary(changed, "fr")) == 1
+
+
+@pytest.mark.parametrize("lang, words", [("fr", "Page pleine ou nouvelle panne : une autre copie de cette feuille"),
+                                         ("en", "Page full or a new outage: another copy of this sheet")])
+def test_a_blank_ledger_says_a_new_outage_takes_another_copy_numbered_in_its_box(config, lang, words):
+    """Every blank ledger of the pack is sheet "0A" (Bleus'), "0B"...: taken again at the bank's second stop and
+    typed as "feuille 0A", its lines 1, 2... were the first stop's lines 1, 2: the same move answered already
+    booked (a harvest lost), another refused. The ledger said to number another copy for a full page only."""
+    ledger = " ".join(" ".join(pages_text(render_bank_sheets(config, lang))[-4]).split())
+    assert words in ledger and ("« feuille 0A/2 »" in ledger or "'sheet 0A/2'" in ledger)
