@@ -44,7 +44,9 @@ CHECK_FIRST = "ACDEFGHJKMPRTUVWXY"
 CHECK_SECOND = CHECK_FIRST + "34679"
 # A line that is a sheet's id but not a header: the word misspelled or left out ("feuile 412C-K7", "412C-K7",
 # "412 C"). Its lines are not the sheet's above: read_header's refusal, and the lines below it refused too.
-_ID_ALONE = re.compile(r"^(?:[^\W\d_]+\.?\s*:?\s*)?(?:n°\s*)?\d{1,9}\s?[A-Za-z]{1,2}(?:[\s.·-]*[A-Za-z][A-Za-z0-9])?"
+# "5 Bleu", a move's line cut short, is no id: after a space, the letter is not the start of a word.
+_ID_ALONE = re.compile(r"^(?:[^\W\d_]+\.?\s*:?\s*)?(?:n°\s*)?\d{1,9}(?:\s(?![A-Za-z]{3}))?[A-Za-z]{1,2}"
+                       r"(?:[\s.·-]*[A-Za-z][A-Za-z0-9])?"
                        r"(?:\s*(?:/|-|#)\s*\d{1,3})?$")
 _NUMBERED = re.compile(r"^(?:n°\s*)?(?P<n>\d{1,3})\s*(?:[.)]\s*|\s+)(?P<rest>\S.*)$")
 MAX_COPY = 999

@@ -122,6 +122,11 @@ def test_a_sheet_id_typed_wrong_or_left_out_never_books_the_next_sheets_lines_on
     refused = result["lines"][-1]["error"]
     assert refused["params"] == {"n": 3, "sheet": "7A", "ledger": "Bleus", "team": "Jaunes"}, refused
     assert (bank.last_seq, bank.state.stock("yellow").get("energy", 0)) == (seq, energy)
+    # A move's line cut short ("5 Bleu") is no sheet id: refused alone, the sheet's next lines book.
+    cut = send(first, f"feuille {blue}\n5 Bleu\n6 Bleus récolte flore 1\n")
+    assert [(line["status"], (line.get("error") or {}).get("code")) for line in cut["lines"]] == [
+        ("refused", "paper_unknown_move"), ("booked", None)]
+    seq += 1
     # Typed right: each line once, on its own sheet.
     fixed = send(first, f"feuille {blue}\n1 Bleus récolte eau 1\n3 Bleus récolte flore 1\nfeuille {yellow}\n{lines}")
     assert counts(fixed) == (3, 1, 0) and bank.last_seq == seq + 3
