@@ -54,6 +54,7 @@ UNREACHED_STATUS = 75  # `config check`: the config reads soundly, its game coul
 WAIT_RETRY_SECONDS = 5.0  # a reload waiting for its game checks again no sooner (and only once the hold is back),
 WAIT_RETRY_MOST = 60.0  # then twice as long after each check that still could not reach it, up to this
 BOOT_WAIT = 60.0  # a reload asked while the worker the last one started builds its app waits this long at most
+MOST_CHECKED = 4  # files of one burst of reloads checked at most, the newest first, until one is sound
 # The master's last word on a reload, for its workers' admin page (status): JSON after its 4-byte length, in memory
 # shared across the fork. Before, only the log said a reload waited or was refused: the lead who had asked for it
 # at the folding table saw nothing.
@@ -132,6 +133,7 @@ def checked_arbiter(config_path: str, db: str, say):
             self.loaded = _read(config_path)  # `serve` checked the file just before: its first worker starts on it
             _accept(self.loaded)
             self.booting, self.deferred = {}, False  # workers not serving yet; a SIGHUP held until they do
+            self.asked = []  # (the file's bytes, asked by a peer) of each SIGHUP not handled yet, in order
             super().run()
 
         def spawn_worker(self):
@@ -189,15 +191,39 @@ def checked_arbiter(config_path: str, db: str, say):
             wait = min(WAIT_RETRY_MOST, WAIT_RETRY_SECONDS * 2 ** max(0, checks - 1))
             return time.monotonic() - checked_at >= wait and (holds is None or holds.all_held())
 
-        def handle_hup(self):
-            peer = _ASKED_BY_PEER[0] == 1
-            _ASKED_BY_PEER[0] = 0
-            now = _read(config_path)
-            if peer and now == self.loaded:  # this process already serves this file: no second worker
-                return
-            self._reload(now, peer)
+        def signal(self, sig, frame):
+            # Each reload asked is the file as it was when asked: a burst of reloads is one (_one_hup), and the file
+            # read once it ran was the newest only. Before, 20 asked in 2 s alternating a sound and a broken file
+            # ended on the first sound one (a probe: "Version 0", the last asked sound being "Version 18"), one
+            # refusal said, and the nine sound reloads between vanished unsaid.
+            if sig == signal.SIGHUP:
+                self.asked.append((_read(config_path), _ASKED_BY_PEER[0] == 1))
+                _ASKED_BY_PEER[0] = 0
+            super().signal(sig, frame)
 
-        def _reload(self, now: bytes | None, peer: bool, waited: bool = False) -> None:
+        def handle_hup(self):
+            asked, self.asked = self.asked, []
+            if not asked:  # a SIGHUP this master sent itself (no handler ran): the file as it is now
+                asked = [(_read(config_path), _ASKED_BY_PEER[0] == 1)]
+                _ASKED_BY_PEER[0] = 0
+            texts, peer = [], all(by_peer for _, by_peer in asked)  # each file asked once, the newest first
+            for text, _ in reversed(asked):
+                if text not in texts:
+                    texts.append(text)
+            if peer and texts[0] == self.loaded:  # this process already serves this file: no second worker
+                return
+            # The newest first; refused, the one asked before it, down to the one served (already the last sound
+            # one) or MOST_CHECKED checks: the bank ends on the last sound config asked, each refusal said.
+            for n, text in enumerate(texts[:MOST_CHECKED]):
+                if n and text == self.loaded:
+                    return
+                together = "" if len(asked) == 1 else (
+                    f"{'the newest' if not n else 'asked before the newer one'}, of {len(asked)} reloads asked together")
+                if self._reload(text, peer, together=together) != "refused":
+                    return
+
+        def _reload(self, now: bytes | None, peer: bool, waited: bool = False, together: str = "") -> str:
+            """Check `now` and reload it: "reloaded", "refused" or "waiting" (for its game)."""
             if not waited:
                 tell("checking")
             found, unreached = checked(config_path, db, now)  # None (the file gone): the check says so, naming it
@@ -209,23 +235,26 @@ def checked_arbiter(config_path: str, db: str, say):
                     tell("waiting", why="database" if "bank.store.journal_pg_hold" in sys.modules else "file",
                          problem=found)
                 self.waiting = (now, peer, time.monotonic(), self.waiting[3] + 1 if waited else 1)
-                return
+                return "waiting"
             self.waiting = None  # checked at last, or replaced by a reload asked since
             if found:
-                say(f"terrabank: the reload was refused, this process goes on with the config it had: {found}")
+                say("terrabank: the reload was refused" + (f" ({together})" if together else "")
+                    + f", this process goes on with the config it had: {found}")
                 tell("refused", problem=found)
-                return
+                return "refused"
             tell("reloaded", waited=waited)
             self.loaded = now
             _accept(now)  # the new worker (and any started again later) starts on these bytes
             say(f"terrabank: reloading {config_path}: a new worker serves it"
                 + (" (another process of the game reloaded it)" if peer else "")
-                + (" (it waited for the database)" if waited else ""))
+                + (" (it waited for the database)" if waited else "")
+                + (f" ({together})" if together else ""))
             os.environ[ORIGIN] = "quiet" if peer else "announce"  # read by the new worker (forked in there)
             try:
                 super().handle_hup()
             finally:
                 os.environ.pop(ORIGIN, None)  # not for a worker restarted later after a crash
+            return "reloaded"
 
     return CheckedArbiter
 
