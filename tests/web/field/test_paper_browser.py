@@ -52,6 +52,7 @@ def test_the_lead_types_the_ledger_back_and_reads_each_refusal_in_french(chromiu
         expect(page.locator("#paper-form textarea")).to_have_value(re.compile("Bleu construit Château"))
         page.click("#paper-form button[type=submit]")
         expect(result).to_contain_text("Enregistrés : 0 · déjà enregistrés : 2 · refusés : 1.")
+        expect(result.locator('[data-line="3"]')).to_contain_text(f"déjà enregistré, entrée n° {before + 2}")  # which one
         assert bank.last_seq == before + 2
         # A rule's refusal, in French too: the pirate card was not bought.
         page.fill("#paper-form textarea", "Bleu pirate 2 bat Rouge récolteur 1")
