@@ -17,8 +17,10 @@ A page's budget is its secret's too: one whose page was closed by the budget (a 
 key, a session, a Trias seat) starts its next pages with what it had left (nothing), given back at RATE, at
 least FLOOR (a page's connect and its sync), for as long as that takes to fill. Before, each new page started
 with the whole BURST: a stolen team link reconnecting as fast as its handshakes allow (4 times its pages' share
-every 30 s) got some 160 messages a second read. A page with no secret has no secret to carry it; its
-handshakes are the strangers' pool's (opens.py).
+every 30 s) got some 160 messages a second read. Pages with no secret share one memory, as they share one pool of
+handshakes (opens.py): one of them closed by the budget starts every stranger's next page low. Before, each had
+the whole BURST, from as many addresses as a laptop adds; an honest page without a secret (the big screen
+without its key) needs its connect and a sync, FLOOR, and the budget given back at RATE.
 
 A message Socket.IO cannot read (JSON nested 30,000 deep, cut short, an integer of 5,000 digits) closes its page
 too, said once in one line: Engine.IO logged each with its whole traceback ("message handler error", 1.8 KB),
@@ -35,9 +37,18 @@ from bank.web.serving.admission import WHO  # the environ key naming the page's 
 BURST = 20  # a page's connect, its Trias table's, and a reconnect's syncs with room to spare
 RATE = 2.0  # messages a second given back: a phone switched to and from the bank's tab every second stays under it
 FLOOR = 2.0  # what a secret's new page starts with at least: its connect and its sync (an honest phone's reconnect)
+STRANGERS = "strangers"  # the budget every page without a secret shares (no secret's name: those carry a kind)
 _SLOT = "terrabank_budget"  # on Engine.IO's socket object: [messages left, when last counted]
 log = logging.getLogger("engineio.server")
 said = logging.getLogger("terrabank")  # the line an operator reads (log_lines.py): once a process
+
+
+def _holder(environ) -> str | None:
+    """Whose budget a page spends: its secret, STRANGERS for a page admission found without one, None for a request
+    admission did not see (`serve --dev`, a test client: each page its own, as before)."""
+    if WHO not in environ:
+        return None
+    return environ[WHO] or STRANGERS
 
 
 def install(sio_server, clock=time.monotonic) -> None:
@@ -45,18 +56,20 @@ def install(sio_server, clock=time.monotonic) -> None:
     eio = sio_server.eio
     handle = eio.handlers["message"]
     unreadable_said = []
+
+    def holder(eio_sid) -> str | None:
+        return _holder(sio_server.environ.get(eio_sid) or {})
     spent: dict[str, float] = {}  # who -> when a page of theirs was closed by the budget (their next pages start low)
 
     def start(eio_sid, now) -> float:
         """A new page's budget: BURST, or what its secret's page closed by the budget left, given back since."""
-        environ = sio_server.environ.get(eio_sid) or {}
-        closed = spent.get(environ.get(WHO)) if environ.get(WHO) else None
+        closed = spent.get(holder(eio_sid))
         if closed is None:
             return float(BURST)
         return min(float(BURST), max(FLOOR, (now - closed) * RATE))
 
     def overspent(eio_sid, now) -> None:
-        who = (sio_server.environ.get(eio_sid) or {}).get(WHO)
+        who = holder(eio_sid)
         if who:
             if len(spent) > 10_000:  # secrets whose budget is whole again say nothing: forgotten
                 for key in [k for k, t in spent.items() if now - t > BURST / RATE]:

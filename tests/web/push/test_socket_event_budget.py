@@ -131,3 +131,37 @@ def test_a_stolen_team_link_reconnecting_to_flood_gets_its_budget_once_not_once_
     finally:
         phone.close()
         server.stop()
+
+
+def test_strangers_flooding_from_many_addresses_get_the_budget_once_not_once_a_page(app):
+    """Before: each page without a secret started with the whole budget, whatever its address: a laptop adding
+    addresses (127.0.0.x) opened page after page, each flooding syncs until closed, and had BURST pictures built
+    and sent a page. Now the pages without a secret share one memory, as they share one pool of handshakes: once
+    one was closed by the budget, the next start with the connect and a sync. An honest page without a secret
+    (the big screen without its key) opened afterwards connects and syncs."""
+    server = serving_thread.serve_in_thread(app)
+    answered = []
+    try:
+        for n in range(8):
+            stranger = Phone(server.port, {"display": True}, source=f"127.0.0.{20 + n}")
+            try:
+                before = _pictures(stranger)
+                stranger.sock.sendall(stranger.ws.send(TextMessage(data='42["sync",{"after":0}]')) * 500)
+                assert stranger.wait(lambda: stranger.closed, 10.0), "the flooding page was never closed"
+                answered.append(_pictures(stranger) - before)
+            finally:
+                stranger.close()
+        print(f"\npictures built for 8 strangers' flooding pages from 8 addresses: {answered}")
+        assert answered[0] <= BURST
+        assert sum(answered[1:]) <= 7 * 4, answered  # before: about BURST a page
+
+        time.sleep(1.5)  # the strangers' budget given back at its pace: an honest page connects and syncs
+        screen = Phone(server.port, {"display": True}, source="127.0.0.40")
+        try:
+            seen = _pictures(screen)
+            screen.emit("sync", {"after": 0})
+            assert screen.wait(lambda: _pictures(screen) > seen, 10.0) and not screen.closed
+        finally:
+            screen.close()
+    finally:
+        server.stop()
