@@ -96,6 +96,11 @@ class ChainWitness:
                 self._recent.note_head(seq, found)
         return found
 
+    def journal_rows_with_heads(self, after_seq: int = 0):
+        """(row, the chain's head at its entry as stored) for the committed rows after `after_seq`, streamed in
+        one read (exports: a head read per row cost a statement per row, a round trip on PostgreSQL)."""
+        return self._journal.rows_with_heads(after_seq)
+
     def stored_head_at(self, seq: int) -> str | None:
         """The chain's head at entry `seq` as the game's file holds it now (None: no such entry): what a witness
         asks (bank/web/field/chain_routes.py). Never from memory: after a rewrite under the bank, memory answers

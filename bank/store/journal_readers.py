@@ -21,6 +21,9 @@ from bank.store.storage import storage_errors
 _IDLE_READERS = 4
 
 _COLUMNS = "seq, command_id, fingerprint, type, actor, at, command, events"
+_WITH_HEADS = (f"SELECT {', '.join('j.' + c for c in _COLUMNS.split(', '))}, COALESCE(b.hash, c.hash) FROM journal j "
+               "LEFT JOIN chain c ON c.seq = j.seq LEFT JOIN chain_snapshot b ON b.seq = j.seq WHERE j.seq>? "
+               "ORDER BY j.seq")
 
 
 def _row_dict(r) -> dict:
@@ -60,15 +63,22 @@ class JournalReaders:
 
     def rows(self, after_seq: int = 0) -> Iterator[dict]:
         """Rows with seq > after_seq in order, streamed from a read-only connection."""
+        return self._stream(f"SELECT {_COLUMNS} FROM journal WHERE seq>? ORDER BY seq", (after_seq,), _row_dict)
+
+    def rows_with_heads(self, after_seq: int = 0) -> Iterator[tuple[dict, str | None]]:
+        """(row, the chain's head at its entry as stored) for seq > after_seq in order: one read for an export,
+        where a head read per row was a statement per row."""
+        return self._stream(_WITH_HEADS, (after_seq,), lambda r: (_row_dict(r[:-1]), r[-1]))
+
+    def _stream(self, sql: str, params: tuple, convert) -> Iterator:
         # A separate connection reads a consistent snapshot (WAL) without holding
         # the writer's connection, so a long export never blocks the bank.
         conn, cur, healthy = self._reader(), None, False
         try:
             with storage_errors(self.path):
-                cur = conn.execute(f"SELECT {_COLUMNS} FROM journal WHERE seq>? ORDER BY seq",
-                                   (after_seq,))
+                cur = conn.execute(sql, params)
                 for r in cur:
-                    yield _row_dict(r)
+                    yield convert(r)
             healthy = True
         except GeneratorExit:  # the caller stopped reading early: the connection is fine
             healthy = True
