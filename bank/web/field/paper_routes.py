@@ -283,8 +283,8 @@ def _other_team(config, grammar: Grammar, command: dict, place: tuple) -> dict |
         return None
     ledger, team = grammar.teams.names.get(owner, owner), grammar.teams.names.get(named[0], named[0])
     return {"code": "paper_line_other_team", "message": f"line {place[1]} of sheet {place[0]} is on the ledger of "
-            f"'{ledger}', and this move names '{team}': type it under the id of the sheet it is written on, or correct "
-            "the team's name",
+            f"'{ledger}', and this move names '{team}': type it under the id of the sheet it is written on (a move written "
+            "on no sheet, without its number, above the first sheet's id), or correct the team's name",
             "params": {"n": place[1], "sheet": place[0], "ledger": ledger, "team": team}}
 
 
