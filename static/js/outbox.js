@@ -23,7 +23,7 @@
     try { return node ? JSON.parse(node.textContent) : []; } catch (e) { return []; }
   })();
   var MAX_SAID_S = 999999; // the most the header may say (bank/web/field/outbox.py reads six digits)
-  var tab = TB.uuid(), account = null, box = null, flushing = false, loginNeeded = false, lastReport = "";
+  var tab = TB.uuid(), life = pageLife(), account = null, box = null, flushing = false, loginNeeded = false, lastReport = "";
   var nextTry = 0; // a command just given up on after its retries waits a moment before the next try (performance.now)
   var wallBase = Date.now() - performance.now(); // the wall clock at this page's monotonic 0: moves when the clock is set
   // Which game this page books in: the address (a host serves several games, /g/<name>/, on one origin, whose
@@ -34,6 +34,18 @@
   var outbox = (TB.outbox = { tryEveryMs: 3000, leaseMs: 15000, settleMs: 15000, onBooked: null, onChange: null, onList: null });
 
   function store() { try { return window.localStorage; } catch (e) { return null; } }
+
+  /** This browser tab's name, kept across its reloads (sessionStorage): a command it held while sending it live
+   * and never saw answered, before it was reloaded, is waiting at once (it hid for the hold's 90 s). */
+  function pageLife() {
+    var name = null;
+    try { name = window.sessionStorage.getItem("tb.outbox.page"); } catch (e) { name = null; }
+    if (!name) {
+      name = TB.uuid().slice(0, 8);
+      try { window.sessionStorage.setItem("tb.outbox.page", name); } catch (e) { /* this page only */ }
+    }
+    return name;
+  }
 
   /** This device's own random name, kept across reloads: the admin page and the report say it. */
   function device() {
@@ -153,7 +165,7 @@
     if (!account) return false;
     clockCheck();
     var d = W.describe(command), was = find(key);
-    return put({ key: key, command: command, account: account, made: made, state: "sending", until: Date.now() + HOLD_MS,
+    return put({ key: key, command: command, account: account, made: made, state: "sending", until: Date.now() + HOLD_MS, page: life,
       words: d.label + (d.detail ? " \u00b7 " + d.detail : ""), at: place, game: game,
       seq: was && was.seq ? was.seq : nextSeq(), clock: was ? was.clock : clockId() });
   };
@@ -386,6 +398,7 @@
   /** Start for the logged-in `user`: show this account's entries and send them whenever the bank answers. */
   outbox.start = function (user) {
     account = outbox.account = user || null;
+    all().forEach(function (i) { if (i.state === "sending" && i.page === life) { i.state = "waiting"; put(i); } });
     box = TB.$("#outbox");
     document.addEventListener("click", askAtLogout, true);
     window.addEventListener("storage", function (ev) { if (!ev.key || ev.key.indexOf(PREFIX) === 0) changed(); });

@@ -266,3 +266,22 @@ def test_change_it_opens_the_refused_commands_team_and_tab(chromium, served):
     expect(page.locator('#tabs [data-tab="harvest"]')).to_have_attribute("aria-selected", "true")
     expect(page.locator("#banner")).to_contain_text("Refaites-la comme il faut")
     context.close()
+
+
+def test_a_page_reloaded_while_its_command_is_on_its_way_sends_it_at_once(chromium, served):
+    app, url = served
+    bank = app.extensions["terrabank"].bank
+    context = chromium.new_context(viewport=TABLET)
+    page = console(context, url)
+    stuck = {"on": True, "routes": []}  # a link that takes the request and answers nothing
+    context.route("**/api/commands", lambda route: stuck["routes"].append(route) if stuck["on"] else route.continue_())
+    page.click('#team-picker [data-team="yellow"]')
+    page.click('#tabs [data-tab="harvest"]')
+    page.click('[data-panel="harvest"] [data-resource="fauna"]')
+    page.wait_for_function("() => Object.keys(localStorage).some(k => k.startsWith('tb.outbox.item.'))")
+    [key] = page.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('tb.outbox.item.')).map(k => k.slice(15))")
+    stuck["on"] = False
+    page.reload()  # the facilitator, tired of "Sending...", reloads: the harvest is listed and sent at once
+    expect(page.locator("#banner")).to_contain_text("Envoyée depuis cet appareil", timeout=10_000)
+    assert [row["command"]["resource"] for row in bank.journal_rows() if row["command_id"] == key] == ["fauna"]
+    context.close()
