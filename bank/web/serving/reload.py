@@ -87,7 +87,9 @@ def checked(config_path: str, db: str, text: bytes | None = None) -> tuple[str |
 def tell(state: str, **said) -> None:
     """In the master: the reload is `state` ("checking", "waiting" with `why` "boot", "file" or "database",
     "refused" or "reloaded"), with `problem` (the check's sentence) where there is one."""
-    text = json.dumps({"state": state, "at": time.time(), **said}).encode("utf-8")[:len(_STATUS) - 4]
+    if "problem" in said:
+        said["problem"] = said["problem"][:1500]  # one sentence; the whole JSON always fits _STATUS
+    text = json.dumps({"state": state, "at": time.time(), **said}, ensure_ascii=False).encode("utf-8")
     _STATUS[:4] = bytes(4)  # a reader meanwhile finds nothing rather than half of it
     _STATUS[4:4 + len(text)] = text
     _STATUS[:4] = len(text).to_bytes(4, "big")
@@ -105,7 +107,8 @@ def status() -> dict | None:
         except ValueError:
             time.sleep(0.01)
             continue
-        return {**said, "age": max(0.0, time.time() - said.pop("at", 0.0))}
+        at = said.pop("at", 0.0)
+        return {**said, "age": max(0.0, time.time() - at)}
     return None
 
 

@@ -14,6 +14,8 @@ def test_the_lead_reads_the_masters_last_word_on_a_reload_and_nobody_else_does(w
         assert said["state"] == "refused" and "line 410" in said["problem"] and 0 <= said["age"] < 60, said
         reload.tell("waiting", why="file", problem="another program holds the game's write lock")
         assert lead.client.get("/api/reload").get_json()["reload"]["why"] == "file"
+        reload.tell("refused", problem="config.toml: « " + "é" * 9000 + " »")  # longer than its memory holds: cut
+        assert lead.client.get("/api/reload").get_json()["reload"]["problem"].startswith("config.toml: « éé")
         assert banker.client.get("/api/reload").status_code == 403
         assert web().client.get("/api/reload").status_code in (401, 403)
     finally:
