@@ -10,9 +10,6 @@ Rows another process of the game books are no alarm. On SQLite and PostgreSQL.
 
 from __future__ import annotations
 
-import dataclasses
-import sqlite3
-import uuid
 
 import pytest
 
@@ -21,7 +18,7 @@ from bank.store import chain
 from bank.store.canonical_json import canonical_json
 from bank.store.journal_pg_reads import row_bytes
 from bank.store.storage import StorageError
-from bank.store.storage_url import ENV_VAR
+from forger_kit import forged_store
 
 REFILL = {"type": "refill", "resource": "water", "amount": 1}
 
@@ -29,40 +26,7 @@ REFILL = {"type": "refill", "resource": "water", "amount": 1}
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request, config, tmp_path, monkeypatch):
     """(config, db, sql): sql(statement, params) runs another program's statement, the guards off."""
-    if request.param == "sqlite":
-        db = tmp_path / "game.db"
-
-        def sql(statement, params=()):
-            raw = sqlite3.connect(db)
-            for table in ("journal", "chain"):
-                for verb in ("update", "delete"):
-                    raw.execute(f"DROP TRIGGER IF EXISTS {table}_no_{verb}")
-            found = raw.execute(statement.replace("%s", "?").replace("{game}", "1=1"), params).fetchall()
-            raw.commit()
-            raw.close()
-            return found
-        return config, db, sql
-    server = request.getfixturevalue("postgres_server")
-    name = f"rewrite-{uuid.uuid4().hex[:8]}"
-    monkeypatch.setenv(ENV_VAR, server.url)
-
-    def sql(statement, params=()):
-        import psycopg
-        with psycopg.connect(server.admin_url.rsplit("/", 1)[0] + "/games", autocommit=True) as raw:
-            game = raw.execute("SELECT id FROM terrabank.games WHERE name = %s", (name,)).fetchone()[0]
-            tables = ("journal", "chain", "clock_checkpoint")
-            for table in tables:
-                raw.execute(f"ALTER TABLE terrabank.{table} DISABLE TRIGGER USER")
-            try:
-                text = statement.replace("{game}", f"game = {game}")
-                for table in tables:
-                    text = text.replace(f" {table} ", f" terrabank.{table} ")
-                cur = raw.execute(text, params)
-                return cur.fetchall() if cur.description else []
-            finally:
-                for table in tables:
-                    raw.execute(f"ALTER TABLE terrabank.{table} ENABLE TRIGGER USER")
-    return dataclasses.replace(config, storage_url=server.url), name, sql
+    return forged_store(request, config, tmp_path, monkeypatch, "rewrite")
 
 
 def _started(config, db, rows: int) -> Bank:

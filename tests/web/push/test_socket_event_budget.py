@@ -28,6 +28,32 @@ def _pictures(page: Phone) -> int:
     return sum(1 for name, _ in page.events if name == "public")
 
 
+def _answered_once_open(page: Phone) -> None:
+    """A page just opened syncs and is answered, and stays open; then it is closed."""
+    try:
+        seen = _pictures(page)
+        page.emit("sync", {"after": 0})
+        assert page.wait(lambda: _pictures(page) > seen, 10.0) and not page.closed
+    finally:
+        page.close()
+
+
+def _flooded(pages) -> list[int]:
+    """Each page opened in turn (`pages`: how to open each), flooding 500 syncs in one write until the bank closes
+    it: the pictures the bank built for each."""
+    answered = []
+    for open_page in pages:
+        page = open_page()
+        try:
+            before = _pictures(page)
+            page.sock.sendall(page.ws.send(TextMessage(data='42["sync",{"after":0}]')) * 500)
+            assert page.wait(lambda: page.closed, 10.0), "the flooding page was never closed"
+            answered.append(_pictures(page) - before)
+        finally:
+            page.close()
+    return answered
+
+
 def test_a_strangers_socket_flooding_syncs_is_closed_after_its_budget_and_a_phone_is_served(app, tokens):
     server = serving_thread.serve_in_thread(app)
     phone = Phone(server.port, {"team": tokens["blue"]}, query=f"&team={tokens['blue']}")
@@ -102,17 +128,8 @@ def test_a_stolen_team_link_reconnecting_to_flood_gets_its_budget_once_not_once_
     server = serving_thread.serve_in_thread(app)
     link = {"auth": {"team": tokens["blue"]}, "query": f"&team={tokens['blue']}"}
     phone = Phone(server.port, **link)
-    answered = []
     try:
-        for _ in range(8):
-            thief = Phone(server.port, **link, source="127.0.0.4")
-            try:
-                before = _pictures(thief)
-                thief.sock.sendall(thief.ws.send(TextMessage(data='42["sync",{"after":0}]')) * 500)
-                assert thief.wait(lambda: thief.closed, 10.0), "the flooding page was never closed"
-                answered.append(_pictures(thief) - before)
-            finally:
-                thief.close()
+        answered = _flooded([lambda: Phone(server.port, **link, source="127.0.0.4")] * 8)
         print(f"\npictures built for a stolen link's 8 flooding pages: {answered}")
         assert answered[0] <= BURST
         assert sum(answered[1:]) <= 7 * 4, answered  # before: about BURST a page, 140 more
@@ -121,13 +138,7 @@ def test_a_stolen_team_link_reconnecting_to_flood_gets_its_budget_once_not_once_
         phone.emit("sync", {"after": 0})  # the team's phone, open all along, is answered and stays
         assert phone.wait(lambda: _pictures(phone) > seen, 10.0) and not phone.closed
         time.sleep(1.5)  # the link's budget given back at its pace: a phone opened now connects and syncs
-        late = Phone(server.port, **link, source="127.0.0.5")
-        try:
-            seen = _pictures(late)
-            late.emit("sync", {"after": 0})
-            assert late.wait(lambda: _pictures(late) > seen, 10.0) and not late.closed
-        finally:
-            late.close()
+        _answered_once_open(Phone(server.port, **link, source="127.0.0.5"))
     finally:
         phone.close()
         server.stop()
@@ -140,28 +151,14 @@ def test_strangers_flooding_from_many_addresses_get_the_budget_once_not_once_a_p
     one was closed by the budget, the next start with the connect and a sync. An honest page without a secret
     (the big screen without its key) opened afterwards connects and syncs."""
     server = serving_thread.serve_in_thread(app)
-    answered = []
     try:
-        for n in range(8):
-            stranger = Phone(server.port, {"display": True}, source=f"127.0.0.{20 + n}")
-            try:
-                before = _pictures(stranger)
-                stranger.sock.sendall(stranger.ws.send(TextMessage(data='42["sync",{"after":0}]')) * 500)
-                assert stranger.wait(lambda: stranger.closed, 10.0), "the flooding page was never closed"
-                answered.append(_pictures(stranger) - before)
-            finally:
-                stranger.close()
+        answered = _flooded([lambda n=n: Phone(server.port, {"display": True}, source=f"127.0.0.{20 + n}")
+                             for n in range(8)])
         print(f"\npictures built for 8 strangers' flooding pages from 8 addresses: {answered}")
         assert answered[0] <= BURST
         assert sum(answered[1:]) <= 7 * 4, answered  # before: about BURST a page
 
         time.sleep(1.5)  # the strangers' budget given back at its pace: an honest page connects and syncs
-        screen = Phone(server.port, {"display": True}, source="127.0.0.40")
-        try:
-            seen = _pictures(screen)
-            screen.emit("sync", {"after": 0})
-            assert screen.wait(lambda: _pictures(screen) > seen, 10.0) and not screen.closed
-        finally:
-            screen.close()
+        _answered_once_open(Phone(server.port, {"display": True}, source="127.0.0.40"))
     finally:
         server.stop()
