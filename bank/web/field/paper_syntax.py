@@ -4,9 +4,8 @@ A line is what a banker wrote on a team's continuation ledger, in French or Engl
 "Verts récolte énergie 2" / "Green harvest energy 2" (harvester card 2). Names are the game's
 own (config.toml labels or ids) as people write them (bank/game/typed_names.py): case, accents,
 œ/oe, plural s, dashes, emoji, a leading article and a name cut on a sheet do not matter; a name
-that fits two is refused naming both. An optional time first ("14:32") is read and ignored: it
-only helps the lead follow the sheets.
-An example of each form: printables/state_syntax.py (printed on the bank-down page too).
+that fits two is refused naming both. An optional time first ("14:32") is read and ignored: it only
+helps the lead follow the sheets. An example of each form: printables/state_syntax.py (also on the bank-down page).
 
 `parse(line, config)` returns the command (a dict, as POST /api/commands takes it) or raises
 PaperSyntaxError(code, params): the page says it in its language (templates/admin.html).
@@ -255,16 +254,13 @@ def _done(words: list, at: int) -> None:
 def _name(names: Names, words: list, at: int, what: str):
     key, after = names.take(words, at)
     if key is None:
-        word = " ".join(words[at:at + 1])[:40]
-        if what == "event":  # an event announced on paper has no id until opened in the bank: say so
-            opened = f"events opened: {names.shown}" if names.shown else "no event is opened in the bank"
-            raise PaperSyntaxError("paper_unknown_event" if names.shown else "paper_no_event", f"{word or 'nothing'} is "
-                                   f"not an event of this game ({opened}); an event announced on paper: open it under "
-                                   "Events first, then send this line again (its title names it)", at, word=word,
-                                   known=names.shown)
-        extra = {"example": names.example} if names.example else {}
-        raise PaperSyntaxError(f"paper_unknown_{what}", f"{word or 'nothing'} is not a {what} of this game; "
-                               f"write one of: {names.shown}", at, word=word, known=names.shown, **extra)
+        word, extra = " ".join(words[at:at + 1])[:40], {"example": names.example} if names.example else {}
+        code, then = f"paper_unknown_{what}", f"write one of: {names.shown}"
+        if what == "event":  # one announced on paper has no id until opened in the bank: say so
+            code, then = code if names.shown else "paper_no_event", f"events: {names.shown or 'none yet'}; " \
+                "one announced on paper: open it under Events first, then send this line again (its title names it)"
+        raise PaperSyntaxError(code, f"{word or 'nothing'} is not a {what} of this game; {then}", at, word=word,
+                               known=names.shown, **extra)
     return key, after
 
 
