@@ -121,6 +121,11 @@
       updateBadge();
       if (!socket.active && opts.onRefused) opts.onRefused(); // refused by the server, not a network fault
     });
+    // The master's word on a config reload, to the lead's pages only (bank/web/push/reload_push.py), heard while
+    // the database is away too: static/js/reload_status.js shows it.
+    socket.on("reload", function (message) {
+      document.dispatchEvent(new CustomEvent("tb:reload", { detail: message }));
+    });
     socket.on("database", function (message) {
       databaseLost = !(message && message.reachable);
       databaseBackAt = databaseLost ? 0 : Date.now();

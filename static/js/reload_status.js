@@ -1,6 +1,7 @@
 /* The last config reload on the lead's admin page (GET /api/reload, bank/web/field/reload_routes.py): checking,
  * waiting (why, and what to do), refused (with the check's sentence: the key or the line of config.toml), taken.
- * Before, only the bank's log said it: the lead who pressed reload saw nothing happen.
+ * Before, only the bank's log said it: the lead who pressed reload saw nothing happen. The look checks the log-in
+ * against the database; while it is away the socket brings the word (bank/web/push/reload_push.py).
  */
 (function () {
   "use strict";
@@ -39,5 +40,7 @@
     setTimeout(look, EVERY);
   }
 
+  // Sent by the socket as it changes (static/js/live.js): heard while the database is away, when the look is refused.
+  document.addEventListener("tb:reload", function (event) { if (event.detail) show(event.detail); });
   look();
 })();

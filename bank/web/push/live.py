@@ -115,7 +115,7 @@ def _join(auth) -> Owner:
     if auth.get("display"):
         if auth.get("key"):  # checked by on_connect: the big screen's own link, cut when it is replaced
             return Owner(None, None, DISPLAY_TOKEN + str(auth["key"])[:100])
-    return Owner(login.key if login else None, team, token if team else None)
+    return Owner(login.key if login else None, team, token if team else None, bool(login and login.role == "lead"))
 
 
 def on_connect(auth=None):

@@ -19,6 +19,7 @@ class Owner:
     session: str | None = None
     team: str | None = None
     token: str | None = None
+    lead: bool = False  # a session of the lead: its pages hear the master's word on a reload (live.say_reload)
 
 
 class SocketOwners:
@@ -50,6 +51,11 @@ class SocketOwners:
     def sessions(self) -> set:
         with self._lock:
             return {o.session for o in self._owners.values() if o.session}
+
+    def leads(self) -> list:
+        """The sockets opened under a session of the lead."""
+        with self._lock:
+            return [sid for sid, o in self._owners.items() if o.lead]
 
     def tokens(self) -> dict:
         """sid -> token of every team phone's socket."""

@@ -17,6 +17,7 @@ from bank.store.storage import StorageError
 from bank.web.push.chain_alarm import ChainAlarm
 from bank.web.push.extensions import socketio_of
 from bank.web.push.live import broadcaster, catch_up, start_peers, sweep, tell_peers
+from bank.web.push.reload_push import say_reload
 
 BUSY = "database_busy"
 
@@ -34,6 +35,10 @@ def start_ticker(app, every: float = 1.0) -> None:
         alarm = ChainAlarm(app)  # the game's file rewritten under the bank: said once, nothing booked on it
         while True:
             socketio_of(app).sleep(every)
+            try:  # in memory only: said while the database is away too
+                say_reload(app)
+            except Exception:  # noqa: BLE001 - a page that misses it asks GET /api/reload
+                app.logger.debug("telling the lead's pages of a reload failed", exc_info=True)
             try:
                 if not alarm.look():  # a file rewritten under the bank: no clock writes on it (chain_alarm.py)
                     catch_up(app)

@@ -54,6 +54,9 @@ def test_the_admin_page_says_a_reload_refused_waiting_then_taken(tmp_path, chrom
             said = admin.locator("#reload-status")
             expect(admin.locator("#not-lead")).to_be_hidden(timeout=30_000)
             assert said.is_hidden()  # nothing reloaded yet: nothing said
+            # What the socket brings too (live.js), each second: the page's one way while the database is away.
+            admin.evaluate("document.addEventListener('tb:reload', function (e) {"
+                           " (window.heard = window.heard || []).push(e.detail.state); })")
             # A typo: refused, with the line the check names; the bank goes on.
             config.write_text(sound + "\nx = = 1\n", encoding="utf-8")
             os.kill(server.pid, signal.SIGHUP)
@@ -78,5 +81,7 @@ def test_the_admin_page_says_a_reload_refused_waiting_then_taken(tmp_path, chrom
             expect(said).to_have_attribute("data-state", "reloaded", timeout=60_000)
             expect(said).to_contain_text("Les nouveaux réglages ont été pris à")
             expect(said).to_contain_text("après l’attente du rechargement")
+            heard = admin.evaluate("window.heard")  # "reloaded": from the new worker, maybe before the page is back
+            assert {"refused", "waiting"} <= set(heard), heard
     finally:
         server.stop()
