@@ -190,6 +190,14 @@ class Server:
         assert self.proc is not None
         return self.proc.pid
 
+    def title(self) -> str | None:
+        """The served config's title (which config a worker serves, for the reload tests); None between two workers."""
+        try:
+            status, body = Api(self.url, timeout=5).request("GET", "/api/config")
+        except OSError:
+            return None
+        return body["title"] if status == 200 else None
+
     def rss_mb(self) -> float:
         return rss_mb(self.pid)
 

@@ -31,14 +31,6 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX sig
 TITLE = 'title = { fr = "Terraformation", en = "Terraforming" }'
 
 
-def title(server: Server) -> str | None:
-    try:
-        status, body = Api(server.url, timeout=5).request("GET", "/api/config")
-    except OSError:  # between two workers
-        return None
-    return body["title"] if status == 200 else None
-
-
 def booked_ids(server: Server) -> collections.Counter:
     api, after, ids = Api(server.url, timeout=20).login(), 0, collections.Counter()
     while True:
@@ -84,7 +76,7 @@ def test_a_burst_of_reloads_sound_and_broken_in_turn_ends_on_the_last_sound_one(
         # Settled: the same title and no new reload line for 5 s.
         deadline, last, since = time.monotonic() + 90, None, time.monotonic()
         while time.monotonic() < deadline:
-            now = (title(server), log().count("terrabank: reloading"), log().count("reload was refused"))
+            now = (server.title(), log().count("terrabank: reloading"), log().count("reload was refused"))
             if now != last:
                 last, since = now, time.monotonic()
             elif now[0] and time.monotonic() - since > 5:

@@ -36,14 +36,6 @@ def workers(master: int) -> set[int]:
     return {int(p) for p in children.read_text().split()} if children.exists() else set()
 
 
-def title(server: Server) -> str | None:
-    try:
-        status, body = Api(server.url, timeout=5).request("GET", "/api/config")
-    except OSError:  # between two workers
-        return None
-    return body["title"] if status == 200 else None
-
-
 def until(what, seconds: float = 60.0):
     deadline = time.monotonic() + seconds  # a reload runs `config check` first: seconds on a loaded machine
     while time.monotonic() < deadline:
@@ -81,10 +73,10 @@ def test_a_worker_killed_after_a_refused_reload_comes_back_on_the_last_checked_c
     assert TITLE in sound
     server = Server(tmp_path, config=str(config)).prepare().start()
     try:
-        assert title(server) == "Terraformation"
+        assert server.title() == "Terraformation"
         config.write_text(sound.replace(TITLE, EDITED), encoding="utf-8")  # a sound edit, reloaded
         os.kill(server.pid, signal.SIGHUP)
-        assert until(lambda: title(server) == "Terraformation d’été 🌱"), server.log.read_text()[-2000:]
+        assert until(lambda: server.title() == "Terraformation d’été 🌱"), server.log.read_text()[-2000:]
 
         config.write_text(sound.replace(TITLE, TYPO), encoding="utf-8")  # then a typo: its reload refused
         os.kill(server.pid, signal.SIGHUP)
@@ -95,7 +87,7 @@ def test_a_worker_killed_after_a_refused_reload_comes_back_on_the_last_checked_c
         for pid in killed:  # the worker dies, as an out-of-memory kill or the watchdog would end it
             os.kill(pid, signal.SIGKILL)
         assert until(lambda: workers(server.pid) - killed), "no worker started again:\n" + server.log.read_text()[-3000:]
-        assert until(lambda: title(server)) == "Terraformation d’été 🌱", server.log.read_text()[-3000:]
+        assert until(lambda: server.title()) == "Terraformation d’été 🌱", server.log.read_text()[-3000:]
         assert server.proc.poll() is None, server.log.read_text()[-3000:]
         status, _ = Api(server.url, timeout=15).login().command("after-the-kill", type="award", team="green",
                                                                  points=1, reason="still booking")
