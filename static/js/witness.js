@@ -25,9 +25,8 @@
   function short(hash) { return String(hash || "?").slice(0, 12); }
   /** One head per address and link: a phone's team link, a big screen's key, a facilitator's page (none), or a
    * page anyone may open without either ("#open": a big screen without its key, logged out); pages of one browser
-   * opened with different links keep theirs apart. Before, a page without a link shared the facilitator's: the big
-   * screen without its key on the lead's laptop, logged out, adopted a swapped game over the head the admin page
-   * kept, and the admin page opened after it said nothing. */
+   * opened with different links keep theirs apart (a big screen without its key must not adopt, over the admin
+   * page's head, a game swapped on the lead's laptop). */
   function slot() {
     var tag = linkTag();
     return tag ? SLOT + "#" + tag : document.body.dataset.facilitator === "1" ? SLOT : SLOT + "#open";
@@ -37,8 +36,7 @@
   }
   /** The head this page's own link kept; else the newest another page kept at this address on this device (a
    * team link since replaced, the facilitator's page, a big screen): evidence too, lent (`lent`), so a page
-   * opened with a new link checks what the device saw before. Before, it started afresh and adopted any
-   * history. A lent head of another game is only left behind (it says nothing of this one). */
+   * opened with a new link checks what the device saw before. A lent head of another game is only left behind (it says nothing of this one). */
   function kept() {
     var own = read(slot());
     if (own) return own;
@@ -133,9 +131,7 @@
 
   /** Whether the head kept was seen by this very witness, so another game behind it, undeclared, is a swap: the
    * same link, or a facilitator's page (logged in: body data-facilitator) where a page without a link kept it.
-   * Before, a facilitator's page adopted any other game in silence: a game swapped on the laptop's disk (the
-   * meta, seed and chain rewritten, the accounts kept) left the admin page saying nothing while the phones
-   * alarmed. A page without a link nobody logged in on (a big screen without its key) still adopts it. */
+   * A page without a link nobody logged in on (a big screen without its key) still adopts it. */
   function sameWitness(saw) {
     var tag = linkTag();
     if (tag) return saw.link === tag;
@@ -166,9 +162,7 @@
       // The admin page's list of reports (witness_reports.js, loaded there only) follows each (re)connect.
       socket.on("connect", function () { check(); if (TB.witness.heard) TB.witness.heard(); });
       socket.on("chain_witness", function (payload) { if (TB.witness.reports) TB.witness.reports(payload); });
-      // The bank found its own file rewritten under it (bank/web/push/chain_alarm.py): ask again now, not at the
-      // next reconnect; spread over a second or two so the pages do not all ask at once.
-      socket.on("chain_check", function () { setTimeout(check, Math.random() * 2000); });
+      socket.on("chain_check", function () { setTimeout(check, Math.random() * 2000); }); // chain_alarm.py
     },
     /** live.js, for each public picture: {seq, chain: {hash, game}}; kept once the bank vouched for the older one. */
     saw: function (seq, chain) {
