@@ -32,7 +32,7 @@ from __future__ import annotations
 import logging
 import time
 
-from bank.web.serving.admission import WHO  # the environ key naming the page's secret, or None
+from bank.web.serving.who import WHO  # the environ key naming the page's secret, or None
 
 BURST = 20  # a page's connect, its Trias table's, and a reconnect's syncs with room to spare
 RATE = 2.0  # messages a second given back: a phone switched to and from the bank's tab every second stays under it

@@ -16,7 +16,7 @@ poll's POST longer than the bound is refused before its body is read (HubSocket.
 
 from __future__ import annotations
 
-from bank.web.serving.admission import WHO, pool_of
+from bank.web.serving.who import WHO, pool_of
 
 STRANGER = 1024       # a connect with its auth and a sync, three times over
 SECRET = 4 * 1024     # the same with room to spare: nothing a page of ours sends comes near it

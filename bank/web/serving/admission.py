@@ -29,13 +29,13 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from urllib.parse import parse_qs
 
 from bank.web.serving.body_pools import BodyPools
 from bank.web.serving.opens import Handshakes
 from bank.web.serving.poll_sessions import OVERLAP, PollSessions, session_of
 from bank.web.serving import handoff
 from bank.web.serving.deadlines import DEADLINES
+from bank.web.serving.who import WHO, client_address, has_body, live_kind, new_page, pool_of  # noqa: F401 (re-exported)
 
 # Seconds between telling the pages of a replaced secret why and cutting their connections (LiveSlots.revoke).
 CUT_GRACE = 1.0
@@ -47,50 +47,6 @@ BUSY = ("La banque est très occupée ; réessayez dans quelques secondes.",
         "The bank is very busy; try again in a few seconds.")
 
 
-def live_kind(environ) -> str | None:
-    """What a Socket.IO request does to the pool (any game's: /socket.io/ or /g/<name>/socket.io/).
-
-    "open": a new page's Engine.IO handshake (a GET poll without sid): answered at once, but
-    the start of a page that will hold a thread, so it is refused when the slots are full.
-    "socket": a WebSocket (new, or an open page's upgrade): holds a thread for its life.
-    "poll": an open page's long poll (GET with its sid): holds a thread until data or the ping;
-    admitted at its page's first, then never refused, or a page on long polling would die (poll_sessions.py).
-    None: anything else (a page, the API, a POST of a poll, which is answered at once).
-    """
-    if not environ.get("PATH_INFO", "").rstrip("/").endswith("/socket.io"):
-        return None
-    if environ.get("HTTP_UPGRADE", "").lower() == "websocket":
-        return "socket"
-    if environ.get("REQUEST_METHOD") != "GET":
-        return None
-    query = parse_qs(environ.get("QUERY_STRING", ""))
-    if query.get("transport") == ["websocket"]:
-        return "socket"  # without the Upgrade header Engine.IO answers at once, but do not count on it
-    return "poll" if query.get("sid") else "open"
-
-
-WHO = "terrabank.who"  # the environ key naming who opened a request (no client sets a key without HTTP_)
-
-
-def pool_of(who: str | None) -> str:
-    """The pool a live page draws from: "anonymous" (no secret), "strangers" (a secret anyone can mint:
-    an admission hook's, e.g. a Trias seat) or "lead" (a secret the lead issued: a team link, the
-    big screen's key, a facilitator's session)."""
-    if who is None:
-        return "anonymous"
-    return "strangers" if "/hook/" in who else "lead"
-
-
-def client_address(environ, proxies: int = 0) -> str:
-    """The client's address: REMOTE_ADDR, or with `proxies` trusted in front (TERRABANK_PROXIES) the
-    entry of X-Forwarded-For they added, as the app's ProxyFix reads it (this runs outside it)."""
-    if proxies:
-        forwarded = [part.strip() for part in environ.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
-        if len(forwarded) >= proxies:
-            return forwarded[-proxies]
-    return environ.get("REMOTE_ADDR", "?")
-
-
 class _Held:
     """One live request holding slots: whose, from where, its socket; `freed` once revoke() counted it down;
     `handed` once the app serves it on without a thread (handoff.KEEP: a WebSocket in bank/web/push/hub.py)."""
@@ -99,11 +55,6 @@ class _Held:
 
     def __init__(self, who, address, sock):
         self.who, self.address, self.sock, self.freed, self.handed = who, address, sock, False, False
-
-
-def has_body(environ) -> bool:
-    return (environ.get("CONTENT_LENGTH") not in (None, "", "0")
-            or "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower())
 
 
 class LiveSlots:
@@ -189,8 +140,9 @@ class LiveSlots:
                     self.given_way += 1
                 else:
                     victim = None
-            if kind == "open" and not (full or overlap):
-                full = self.handshakes.spent(self, held.who, pool_of(held.who))
+            # A new page's handshake; a WebSocket opened without one too, when no secret of the lead's opens it.
+            if new_page(environ, kind) and (kind == "open" or pool_of(held.who) != "lead") and not (full or overlap):
+                full = self.handshakes.spent(self, held.who, pool_of(held.who), direct=kind != "open")
             if full or overlap:
                 self.refused += 1
             elif kind != "open":

@@ -15,6 +15,7 @@ from collections import deque
 
 OPEN_SECONDS = 30.0
 OPENS_PER_SLOT = 4
+DIRECT_LEAST = 16  # the share counted for WebSockets opened without a handshake, at least (Handshakes.spent)
 
 
 class Handshakes:
@@ -24,15 +25,19 @@ class Handshakes:
         self.clock = clock
         self.recent: dict[str, deque] = {}
 
-    def spent(self, slots, who: str | None, pool: str) -> bool:
+    def spent(self, slots, who: str | None, pool: str, direct: bool = False) -> bool:
         """Whether the pool of `who` (LiveSlots `slots`' shares; `pool`: admission.pool_of) made its share of handshakes
-        in the last OPEN_SECONDS; counts this one when not. Called with `slots.lock` held."""
+        in the last OPEN_SECONDS; counts this one when not. Called with `slots.lock` held. `direct`: a WebSocket
+        opened without a handshake (who.new_page), counted apart: such opens never take the handshakes of the
+        pool's pages (a long-polling page's handshake is our pages' only way in)."""
         if pool == "anonymous":
             key, share = pool, slots.anonymous
         elif pool == "strangers" and slots.strangers is not None:
             key, share = pool, slots.strangers
         else:
             key, share = who, slots.per_stranger_secret if pool == "strangers" else slots.per_secret
+        if direct:  # counted apart, and never fewer than DIRECT_LEAST: clients other than our pages' open them too
+            key, share = f"{key} (WebSocket)", max(share, DIRECT_LEAST)
         now, recent = self.clock(), self.recent.setdefault(key, deque())
         while recent and recent[0] <= now - OPEN_SECONDS:
             recent.popleft()

@@ -16,9 +16,9 @@ built for them, and the phone's delays. Run it on a commit before and after to c
 Measured 2026-12-04 (2 cores shared, load 7-9), 35 s, 8 strangers: before the bound (commit d1cad93, PYTHONPATH
 on a copy of it) 27.1 CPU-s of the server, 375 pages, 11,250 messages of 60 KB read, 7,591 pictures built; with
 the bound 19.8 CPU-s, 2,872 pages (each closed at its first message, so opened again at once), 2,949 pictures
-(the connects'); the worker's peak memory unchanged (82-85 MB) both ways. What is left is the page opens: a
-WebSocket opened without a handshake is counted by no handshake pool (admission.py counts the long-poll
-handshakes); counting such opens without a secret of the lead's (a trial, not kept) brought it to 3.8-4.7 CPU-s.
+(the connects'); the worker's peak memory unchanged (82-85 MB) both ways. What was left was the page opens: a
+WebSocket opened without a handshake was counted by no handshake pool; counted now (bank/web/serving/opens.py),
+4.1 CPU-s, 226 pages (load 16-18, the suite running beside it).
 """
 
 from __future__ import annotations

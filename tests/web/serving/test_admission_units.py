@@ -298,3 +298,37 @@ def test_handshakes_are_counted_by_pool_so_strangers_cannot_pile_up_sessions():
     now[0] += opens.OPEN_SECONDS + 1
     assert open_() == "200 OK" and open_("g/team/blue#1") == "200 OK"  # a while later, again
     assert len(answered) == 2 * share + 3 * opens.OPENS_PER_SLOT + 3
+
+
+def test_a_websocket_opened_without_a_handshake_is_a_handshake_of_a_strangers_pool():
+    """Before: a WebSocket opened without a session (`transport=websocket`, no sid) started a page that no
+    handshake counted: 8 strangers' sockets closing and opening again started 82 pages a second (35 s, 2,872
+    pages, each sent the whole pictures). Our pages' client never opens one (it upgrades its long poll, with its
+    sid): such opens without a secret of the lead's are now counted as the pool's handshakes are, apart from them
+    and with a share of at least DIRECT_LEAST (the pool's long-polling pages keep their handshakes); upgrades
+    never are."""
+    from bank.web.serving import opens
+    from bank.web.serving.admission import LiveSlots
+
+    def engine_io(environ, start_response):
+        start_response("200 OK", [])
+        return [b""]
+
+    slots = LiveSlots(engine_io, 500, anonymous=2, per_secret=3, identify=lambda environ: environ.get("who"))
+
+    def socket_(query: str, who=None) -> str:
+        replies = []
+        environ = {"PATH_INFO": "/socket.io/", "REQUEST_METHOD": "GET", "HTTP_UPGRADE": "websocket",
+                   "QUERY_STRING": f"EIO=4&transport=websocket{query}", "who": who}
+        slots(environ, lambda status, headers: replies.append(status))
+        return replies[0]
+
+    share = opens.OPENS_PER_SLOT * opens.DIRECT_LEAST  # the anonymous share is 2: counted as DIRECT_LEAST
+    opened = [socket_("") for _ in range(share + 50)]
+    assert opened.count("200 OK") == share and opened[-1].startswith("503")  # before: every one answered
+    assert [socket_(f"&sid=page{n}") for n in range(20)] == ["200 OK"] * 20  # upgrades of open pages: never counted
+    assert [socket_("", "g/team/blue#1") for _ in range(20)] == ["200 OK"] * 20  # the lead's secrets: their slots
+    handshake = []
+    slots({"PATH_INFO": "/socket.io/", "REQUEST_METHOD": "GET", "QUERY_STRING": "EIO=4&transport=polling"},
+          lambda status, headers: handshake.append(status))
+    assert handshake == ["200 OK"]  # a long-polling page without a secret still gets in
