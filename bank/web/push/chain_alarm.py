@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 
+from bank.store.storage import StorageError
 from bank.web.push.extensions import socketio_of
 from bank.web.push.witness_push import tell_facilitators
 
@@ -47,8 +48,12 @@ class ChainAlarm:
             "from the backup you trust (`terrabank verify --witness` on an export names the first entry changed)",
             saw["seq"], saw["hash"][:12], (bank.stored_head_at(saw["seq"]) or "nothing")[:12], head["seq"],
             head["hash"][:12])
-        report = {"saw": saw, "head": head, "game": bank.game_mark(), "at": time.time(), "by": REPORTER}
-        if self.app.extensions["terrabank"].access.witness_reports().add(report, REPORTER):
-            tell_facilitators(self.app)
         socketio_of(self.app).emit("chain_check", {}, namespace="/")  # every page asks again (witness.js)
+        report = {"saw": saw, "head": head, "game": bank.game_mark(), "at": time.time(), "by": REPORTER}
+        try:  # kept with the accounts, in the same file: a file another program holds may refuse it a while
+            if self.app.extensions["terrabank"].access.witness_reports().add(report, REPORTER):
+                tell_facilitators(self.app)
+        except StorageError as exc:
+            self.app.logger.warning("terrabank: the bank's own witness report could not be kept (%s); the pages "
+                                    "were told to check", exc.message)
         return True
