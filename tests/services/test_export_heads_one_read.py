@@ -2,7 +2,7 @@
 
 Before: the head of every exported row was one more query (Bank.head_at), one round trip per row on
 PostgreSQL: 3,000 entries took 2.3 s to export there, 0.1 s now (bench/services/bench_export_heads.py). The heads
-are the ones the game holds at each entry, as `terrabank verify --witness` compares them.
+are the ones the game holds at each entry; `terrabank verify --witness` reads them back the same way.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import uuid
 
 import pytest
 
-from bank.services import export
+from bank.services import export, export_witness
 from bank.services.bank import Bank
 from bank.store.journal_pg_reads import PAGE
 from bank.store.storage_url import ENV_VAR
@@ -46,6 +46,9 @@ def test_an_sqlite_export_reads_its_rows_and_heads_in_one_statement(config, tmp_
         assert len(rows) == ROWS
         assert len(statements.seen) <= 2, statements.seen  # before: one more a row (121)
         assert [row["chain"] for row in rows] == [bank.stored_head_at(seq) for seq in range(1, ROWS + 1)]
+        heads = {row["seq"]: row["chain"] for row in rows}
+        assert statements.during(lambda: export_witness.witness_problems(bank, heads)) == []
+        assert len(statements.seen) <= 6, statements.seen  # `verify --witness`: its last entry, then one read (125 before)
 
 
 def test_a_postgresql_export_reads_its_heads_a_page_at_a_time(config, postgres_server, monkeypatch):
@@ -60,5 +63,8 @@ def test_a_postgresql_export_reads_its_heads_a_page_at_a_time(config, postgres_s
         rows = _exported(bank)
         assert len(rows) == ROWS
         assert len(trips) <= ROWS // PAGE + 1, trips  # before: one more a row (121)
+        trips.clear()
+        assert export_witness.witness_problems(bank, {row["seq"]: row["chain"] for row in rows}) == []
+        assert len(trips) <= ROWS // PAGE + 3, trips  # `verify --witness`: before, one more an entry
         monkeypatch.undo()
         assert [row["chain"] for row in rows] == [bank.stored_head_at(seq) for seq in range(1, ROWS + 1)]
