@@ -183,7 +183,7 @@ class Health:
         return held is not None and not held.held
 
     def _until_back(self, why: str) -> None:
-        said = False
+        said, failed = False, 0
         try:
             # The hold's watcher probes every second: past two, a lost hold is known to the worker too.
             time.sleep(2 * HOLD_PROBE_SECONDS)
@@ -191,7 +191,11 @@ class Health:
                 try:
                     self.app.extensions["terrabank"].bank.catch_up()
                 except StorageError:
-                    if not said and not self._hold_says_it():
+                    # Said once a second look fails too: a first may meet the next outage (PostgreSQL restarted
+                    # again just after it answered) before the hold's watcher says it, which was then said twice
+                    # (in 1 of 10 restarts 2 s apart, a probe: this pair beside the hold's).
+                    failed += 1
+                    if not said and failed > 1 and not self._hold_says_it():
                         LOG.warning("terrabank: lost the database (%s): commands are refused until it is back", why)
                         said = True
                     time.sleep(1.0)

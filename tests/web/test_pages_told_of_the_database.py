@@ -34,3 +34,32 @@ def test_the_pages_are_told_when_the_database_is_lost_and_when_it_answers_again(
     assert not health.lost(StorageError("database_unreachable", "again"))  # once per outage
     assert said(phone, True)  # the game file answers: told again
     phone.disconnect()
+
+
+def test_an_outage_the_holds_watcher_says_is_not_said_again_when_a_look_meets_it_first(app, monkeypatch, caplog):
+    """PostgreSQL restarted again just after it answered: the last outage's watch looked before the hold's watcher
+    (in Gunicorn's master, a probe a second) had said the new one, and said it too: two lines each way for one
+    outage. It waits for a second look, which finds the hold said lost, so the hold's lines are the only ones."""
+    import logging
+
+    from bank.web import health as health_module
+
+    monkeypatch.setattr(health_module, "HOLD_PROBE_SECONDS", 0.05)
+    health = app.extensions["terrabank_health"]
+    looks, bank = [], app.extensions["terrabank"].bank
+
+    def catch_up(upto=None):
+        looks.append(time.monotonic())
+        if len(looks) <= 2:
+            raise StorageError("database_unreachable", "Cannot connect to the database")
+
+    monkeypatch.setattr(bank, "catch_up", catch_up)
+    monkeypatch.setattr(health, "_hold_says_it", lambda: len(looks) > 1)  # said by the hold by the second look
+    with caplog.at_level(logging.WARNING, logger="terrabank.health"):
+        assert health.lost(StorageError("database_unreachable", "Cannot connect to the database"))
+        deadline = time.monotonic() + 5
+        while len(looks) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.1)
+    assert len(looks) == 3, looks
+    assert [r.getMessage() for r in caplog.records if r.name == "terrabank.health"] == []
