@@ -137,7 +137,9 @@
    * one stays on screen as "may go" for a few seconds.
    */
   W.cooldowns = function (node, onlyTeam, memory) {
-    var list = TB.clock.cooldowns(onlyTeam), now = Date.now(), ended = [], seen = {};
+    // The page's monotonic clock, as the countdowns': a device clock put right meanwhile (set back an hour)
+    // kept a finished cooldown's "may go" on screen for that hour.
+    var list = TB.clock.cooldowns(onlyTeam), now = performance.now(), ended = [], seen = {};
     list.forEach(function (c) {
       var key = c.team + "/" + c.card;
       seen[key] = c.left;

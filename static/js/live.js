@@ -17,10 +17,11 @@
   function updateBadge() {
     var badge = document.getElementById("conn-badge");
     if (!badge) return;
-    var age = lastMessageAt ? Math.round((Date.now() - lastMessageAt) / 1000) : null;
+    // Monotonic: a device clock set back said "data from -3597 s ago".
+    var age = lastMessageAt ? Math.round((performance.now() - lastMessageAt) / 1000) : null;
     var text;
     if (connected && databaseLost) text = TB.t("database_lost");
-    else if (connected && Date.now() - databaseBackAt < 10000) text = TB.t("database_back");
+    else if (connected && databaseBackAt && performance.now() - databaseBackAt < 10000) text = TB.t("database_back");
     else if (connected) text = TB.t("live");
     else if (refusal) text = refusal;
     else if (age === null) text = TB.t("offline");
@@ -38,7 +39,7 @@
   function noteLive(what) { document.body.dataset.live = what + " @" + new Date().toISOString().slice(11, 19); }
 
   /** Note that fresh data arrived (socket message or API read): the badge counts from now. */
-  TB.touch = function () { lastMessageAt = Date.now(); updateBadge(); };
+  TB.touch = function () { lastMessageAt = performance.now(); updateBadge(); };
 
   /**
    * The bank's config was reloaded since this page loaded its own (team names, costs: board_labels.js), and the
@@ -68,7 +69,9 @@
     }
     var key = "tb-config-reload", last = 0;
     try { last = Number(window.sessionStorage.getItem(key)) || 0; } catch (e) { /* storage refused */ }
-    if (Date.now() - last < 60000) return false;
+    // Across reloads, so the device's clock: a time ahead of it (clock set back) is no reason to wait.
+    var since = Date.now() - last;
+    if (since >= 0 && since < 60000) return false;
     try { window.sessionStorage.setItem(key, String(Date.now())); } catch (e) { /* storage refused */ }
     noteLive("config " + loaded + " -> " + version);
     window.location.reload();
@@ -128,7 +131,7 @@
     });
     socket.on("database", function (message) {
       databaseLost = !(message && message.reachable);
-      databaseBackAt = databaseLost ? 0 : Date.now();
+      databaseBackAt = databaseLost ? 0 : performance.now();
       updateBadge();
     });
     socket.on("session_ended", function () {
