@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import weakref
 
 
 class Proxy:
@@ -84,7 +85,8 @@ class Proxy:
                 data = src.recv(65536)
                 self._flowing.wait()
                 if not data:
-                    dst.shutdown(socket.SHUT_WR)
+                    if src not in _RESET:  # an end of stream, passed on; a reset ends both sides itself
+                        dst.shutdown(socket.SHUT_WR)
                     return
                 dst.sendall(data)
         except OSError:
@@ -92,10 +94,20 @@ class Proxy:
             _reset(dst)
 
 
+_RESET: weakref.WeakSet = weakref.WeakSet()  # the sockets _reset ended, so their pumps pass on no end of stream
+
+
 def _reset(s: socket.socket) -> None:
-    """Close with RST rather than FIN: the other side learns at once that it is gone."""
+    """Close with RST rather than FIN: the other side learns at once that it is gone.
+
+    Its pump thread is blocked in recv() on it: close() alone released nothing while that call held the socket,
+    and the RST left only once a byte came (a page learnt that restore(drop=True) had dropped its connection
+    from its own ping time-out, 20 s). shutdown(SHUT_RD) wakes that recv() and sends nothing; close() then
+    resets."""
+    _RESET.add(s)
     try:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
+        s.shutdown(socket.SHUT_RD)
     except OSError:
         pass
     try:
