@@ -127,6 +127,16 @@ def log_in_to(page, url: str, page_path: str, username: str = "lea", password: s
     page.goto(url + page_path)
 
 
+def choose_language(context, url: str, lang: str) -> None:
+    """The session's language chosen as the header's switch chooses it (POST /api/lang/<lang> with the CSRF token),
+    through `context`'s own requests: its pages then open in `lang` at once. The switch itself reloads the page,
+    a second load of it (0.3-0.5 CPU-second of Chromium) for a test that does not test the switch."""
+    request = context.request
+    token = request.get(url + "/api/csrf").json()["csrf"]
+    answer = request.post(f"{url}/api/lang/{lang}", headers={"X-CSRF-Token": token})
+    assert answer.ok, f"POST /api/lang/{lang}: {answer.status} {answer.text()}"
+
+
 @contextlib.contextmanager
 def page_opener(chromium):
     """`open(**context_options)`: a page in a browser context of its own (its own cookies). When the block

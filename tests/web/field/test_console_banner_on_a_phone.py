@@ -19,7 +19,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import log_in_to, serve_in_thread  # noqa: E402
+from browserkit import choose_language, log_in_to, serve_in_thread  # noqa: E402
 from print_names_kit import GAME_DAY_NAMES, IDS, config_text_with_teams  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
@@ -91,9 +91,8 @@ def test_the_banner_covers_no_button_and_every_button_stays_in_reach(chromium, s
     page = context.new_page()
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
+        choose_language(context, url, lang)  # kept by the log-in: the console opens in it, loaded once
         log_in_to(page, url, "/console")
-        page.request.post(f"{url}/api/lang/{lang}", headers={"X-CSRF-Token": _csrf(page)})
-        page.reload()
         expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"))
         assert page.evaluate("document.documentElement.lang") == lang
         # The grid's first button high on the screen, the grid midway, and the grid's last button at the bottom.
@@ -143,10 +142,6 @@ def _scrolled_to(page, i: int) -> tuple:
             break
         page.wait_for_timeout(200)
     return box, shown, seen
-
-
-def _csrf(page) -> str:
-    return page.evaluate("document.querySelector('meta[name=csrf-token]') && document.querySelector('meta[name=csrf-token]').content")
 
 
 def _hide_banner(page) -> None:

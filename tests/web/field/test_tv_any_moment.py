@@ -36,7 +36,7 @@ import pytest
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
 hypothesis = module("hypothesis")
-from browserkit import started_bank  # noqa: E402
+from browserkit import choose_language, started_bank  # noqa: E402
 
 pytestmark = needs("playwright", "chromium", "hypothesis")
 SIZES = [(1280, 720), (1920, 1080), (3840, 2160), (1080, 1920)]
@@ -158,12 +158,10 @@ def open_screen(chromium, url, width, height, lang):
     """The big screen in `lang`, fed by the test alone (no socket), its animations stopped: they move
     nothing the measure reads and only burn the CPU of a loaded machine."""
     context = chromium.new_context(viewport={"width": width, "height": height})
+    choose_language(context, url, lang)  # as the header's switch does, without loading the page twice
     page = context.new_page()
     page.route("**/socket.io/**", lambda route: route.abort())
     page.goto(url + "/display")
-    if lang != "fr":
-        with page.expect_navigation():
-            page.click(f'.lang-switch [data-lang="{lang}"]')
     page.locator("#standings .standing").first.wait_for()
     sync_api.expect(page.locator("html")).to_have_attribute("lang", lang)
     page.add_style_tag(content="*, *::before, *::after { animation: none !important; transition: none !important; }")

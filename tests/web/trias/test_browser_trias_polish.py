@@ -20,7 +20,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import CHROMIUM  # noqa: E402,F401
+from browserkit import CHROMIUM, choose_language  # noqa: E402,F401
 # The app on 127.0.0.1 with its computer player, and pages that fail the test on a script error.
 from test_browser_trias import PHONE, WAIT, no_sideways_scroll, pages, server, wait_seq  # noqa: E402,F401
 from test_browser_trias_score import type_example_3  # noqa: E402
@@ -141,9 +141,9 @@ def test_item15_16_the_result_on_a_phone_wraps_whole_words_and_fits_360_px(over,
 def test_item16_one_tile_is_singular_and_decimals_follow_the_page_language(over, pages, lang, one, tied):
     app, url, games = over
     page = pages(PHONE)
+    choose_language(page.context, url, lang)  # as the header's switch does, without loading the board twice
     page.goto(f"{url}/trias/g/{games['fr'].id}")
-    with page.expect_navigation():
-        page.click(f'.lang-switch [data-lang="{lang}"]')
+    sync_api.expect(page.locator("html")).to_have_attribute("lang", lang)
     wait_seq(page, games["fr"].last_seq)
     p = {"seats": [{"name": "Ana"}, {"name": "Bo"}]}
     alone = page.evaluate("([p]) => TT.massLine(p, {size: 1, herds: [1, 0], points: [1, 0], tiles: ['0,1']}, 'D').textContent", [p])
