@@ -16,7 +16,7 @@ import pytest
 
 from needs import module, needs  # noqa: E402
 sync_api = module("playwright.sync_api")  # a stand-in without Playwright: pytestmark skips the tests
-from browserkit import started_bank  # noqa: E402
+from browserkit import log_in_to, started_bank  # noqa: E402
 
 pytestmark = needs("playwright", "chromium")
 expect = sync_api.expect
@@ -48,12 +48,10 @@ class Sent:
 
 
 def console(context, url, user="lea"):
+    """`user`'s console in a new tab of `context`, logged in as the log-in page does (browserkit.log_in_to: the
+    form itself, 0.3-0.5 CPU-second of Chromium a log-in, is tested in tests/web/access/), live."""
     page = context.new_page()
-    page.goto(url + "/login")
-    page.fill("#username", user)
-    page.fill("#password", "password1")
-    page.click("#login-submit")
-    page.wait_for_url("**/console")
+    log_in_to(page, url, "/console", user, "password1")
     try:
         expect(page.locator("#conn-badge")).to_have_class(re.compile("badge-live"), timeout=30_000)  # a loaded machine
     except AssertionError as error:  # what the socket last said: a refusal, a transport error, nothing at all
