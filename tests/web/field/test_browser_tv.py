@@ -144,72 +144,77 @@ def open_screen(chromium, url, width, height):
     return context, page
 
 
+@pytest.fixture(scope="module")
+def screen(chromium, state_server):
+    """`screen(width, height)`: this state's big screen at that size, loaded once for the module's tests, which read
+    it (a load is 0.3-0.5 CPU-second of Chromium and a tick's wait); each closes with the state's game."""
+    opened = {}
+
+    def at(width, height):
+        if (width, height) not in opened:
+            opened[(width, height)] = open_screen(chromium, state_server[2], width, height)
+        return opened[(width, height)][1]
+    yield at
+    for context, _ in opened.values():
+        context.close()
+
+
 def shot(page, name):
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
 @pytest.mark.parametrize("width,height", SIZES)
-def test_no_text_on_the_big_screen_is_cut_or_covered(chromium, state_server, width, height):
+def test_no_text_on_the_big_screen_is_cut_or_covered(state_server, screen, width, height):
     state, app, url = state_server
-    context, page = open_screen(chromium, url, width, height)
-    try:
-        shot(page, f"{state}-{width}")
-        seen = page.evaluate(CUT_OR_OVERLAPPING)
-        assert seen["texts"] > 15, seen  # the measure saw the page
-        assert seen["problems"] == [], seen["problems"]
-        if state == "event-open":  # every giver of the event on screen, whole
-            for team in TEAMS:
-                expect(page.locator("#events .givers .team-chip", has_text=app.extensions["terrabank"].config.teams[team].label["fr"])).to_be_visible()
-            expect(page.locator("#events .event-rewards")).to_be_visible()
-            expect(page.locator("#events .event-left")).to_be_visible()
-        if state == "pirates-waiting":
-            expect(page.locator("#events .event-rewards")).to_be_visible()
-            expect(page.locator("#events .event-left")).to_be_visible()
-            # The moment they may go: "peut repartir !" beside the card's name, not over it.
-            # Their waits run out (as the page's own count reaches 0): the tiles turn to "may go!".
-            page.evaluate("""() => { const all = TB.clock.base.cooldowns;
-                Object.keys(all).forEach(t => Object.keys(all[t]).forEach(c => { all[t][c] = 0; })); }""")
-            expect(page.locator("#cooldowns .cooldown-go")).to_have_count(4)
-            page.wait_for_timeout(1200)  # a tick: the panel laid out again
-            gone = page.evaluate(CUT_OR_OVERLAPPING)["problems"]
-            shot(page, f"{state}-may-go-{width}")
-            assert gone == [], gone
-        if state == "event-closed":
-            expect(page.locator("#events .event-results li")).to_have_count(4)
-    finally:
-        context.close()
+    page = screen(width, height)  # the pirates' screens are this test's alone: the waits it ends below change them
+    shot(page, f"{state}-{width}")
+    seen = page.evaluate(CUT_OR_OVERLAPPING)
+    assert seen["texts"] > 15, seen  # the measure saw the page
+    assert seen["problems"] == [], seen["problems"]
+    if state == "event-open":  # every giver of the event on screen, whole
+        for team in TEAMS:
+            expect(page.locator("#events .givers .team-chip", has_text=app.extensions["terrabank"].config.teams[team].label["fr"])).to_be_visible()
+        expect(page.locator("#events .event-rewards")).to_be_visible()
+        expect(page.locator("#events .event-left")).to_be_visible()
+    if state == "pirates-waiting":
+        expect(page.locator("#events .event-rewards")).to_be_visible()
+        expect(page.locator("#events .event-left")).to_be_visible()
+        # The moment they may go: "peut repartir !" beside the card's name, not over it.
+        # Their waits run out (as the page's own count reaches 0): the tiles turn to "may go!".
+        page.evaluate("""() => { const all = TB.clock.base.cooldowns;
+            Object.keys(all).forEach(t => Object.keys(all[t]).forEach(c => { all[t][c] = 0; })); }""")
+        expect(page.locator("#cooldowns .cooldown-go")).to_have_count(4)
+        page.wait_for_timeout(1200)  # a tick: the panel laid out again
+        gone = page.evaluate(CUT_OR_OVERLAPPING)["problems"]
+        shot(page, f"{state}-may-go-{width}")
+        assert gone == [], gone
+    if state == "event-closed":
+        expect(page.locator("#events .event-results li")).to_have_count(4)
 
 
-def test_after_a_reload_at_the_end_the_curve_starts_at_the_game_start(chromium, state_server):
+def test_after_a_reload_at_the_end_the_curve_starts_at_the_game_start(state_server, screen):
     state, app, url = state_server
     if state != "ended":
         pytest.skip("the end of the game only")
-    context, page = open_screen(chromium, url, 1280, 720)
-    try:
-        first = page.evaluate("""() => [...document.querySelectorAll('#chart text')].map(e => e.textContent)
-            .filter(t => /^\\d+:\\d\\d:\\d\\d$/.test(t))[0]""")
-        assert first == "0:00:00"
-    finally:
-        context.close()
+    page = screen(1280, 720)  # loaded after the end, as a reload
+    first = page.evaluate("""() => [...document.querySelectorAll('#chart text')].map(e => e.textContent)
+        .filter(t => /^\\d+:\\d\\d:\\d\\d$/.test(t))[0]""")
+    assert first == "0:00:00"
 
 
-def test_time_left_is_the_largest_figure_after_the_scores(chromium, state_server):
+def test_time_left_is_the_largest_figure_after_the_scores(state_server, screen):
     state, app, url = state_server
     if state != "event-open":
         pytest.skip("one state is enough")
     for width, height in SIZES:
-        context, page = open_screen(chromium, url, width, height)
-        try:
-            sizes = page.evaluate("""() => {
-                const size = e => parseFloat(getComputedStyle(e).fontSize);
-                const figure = [...document.querySelectorAll('#time-left .tl-fig')].map(size);
-                const others = [...document.querySelectorAll('body *')].filter(e => e.offsetParent && !e.closest('#winner, #time-left, .rep')
-                    && [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())).map(size);
-                return {figure: Math.min(...figure), name: size(document.querySelector('#standings .name')),
-                        score: size(document.querySelector('#standings .rep b')), others: Math.max(...others)};
-            }""")
-            assert sizes["figure"] > sizes["name"], sizes  # was 26 px against 32 px names at 720p
-            assert sizes["others"] < sizes["figure"] < sizes["score"], sizes
-        finally:
-            context.close()
+        sizes = screen(width, height).evaluate("""() => {
+            const size = e => parseFloat(getComputedStyle(e).fontSize);
+            const figure = [...document.querySelectorAll('#time-left .tl-fig')].map(size);
+            const others = [...document.querySelectorAll('body *')].filter(e => e.offsetParent && !e.closest('#winner, #time-left, .rep')
+                && [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())).map(size);
+            return {figure: Math.min(...figure), name: size(document.querySelector('#standings .name')),
+                    score: size(document.querySelector('#standings .rep b')), others: Math.max(...others)};
+        }""")
+        assert sizes["figure"] > sizes["name"], sizes  # was 26 px against 32 px names at 720p
+        assert sizes["others"] < sizes["figure"] < sizes["score"], sizes
