@@ -112,8 +112,11 @@ def test_in_turns_every_page_shows_the_leaders_and_every_giver_comes(server, scr
     page.wait_for_function("() => document.querySelector('#events .givers').dataset.turn", timeout=10_000)
     seen, real_now = set(), page.evaluate("() => Date.now()")
     for turn in range(6):  # each page of the turns: the clock set 5 s on, the next second's redraw shows it
-        page.evaluate(f"() => {{ const t = {real_now} + {turn} * 5000; Date.now = () => t; }}")
-        page.wait_for_timeout(1200)
+        # The givers as drawn before it are marked: the redraw (a new list, display.js draws them each second) has none.
+        page.evaluate(f"() => {{ const t = {real_now} + {turn} * 5000; Date.now = () => t; "
+                      "document.querySelectorAll('#events .givers').forEach(l => { l.dataset.before = '1'; }); }")
+        page.wait_for_function("() => { const l = document.querySelector('#events .givers');"
+                               " return !!l && !l.dataset.before && !!l.dataset.turn; }", timeout=10_000)
         givers = _givers(page)
         assert [g["rank"] for g in givers if g["shown"]][:2] == [1, 1], givers
         seen |= {g["name"] for g in givers if g["shown"]}
