@@ -19,7 +19,7 @@ class Owner:
     session: str | None = None
     team: str | None = None
     token: str | None = None
-    lead: bool = False  # a session of the lead: its pages hear the master's word on a reload (live.say_reload)
+    lead: bool = False  # a session of the lead: its pages hear the master's word on a reload (reload_push.say_reload)
 
 
 class SocketOwners:
