@@ -15,7 +15,7 @@ the move's slots (paper_shared.py), so its line's slots alone did not see it. A 
 amounts on a second laptop, or a harvest line typed later as a trade (or the other way round), booked a
 second entry. Every line's rows now carry `paper: {sheet, line}`, indexed from the journal
 (paper_line_index.py); before booking, what the line booked, and the other team's booking it stood for
-(bank/store/accounts/paper_copies.py), are read: the same move is left to its walk (already booked),
+(bank/store/accounts/paper_copies.py), are read: the same move is already booked,
 another move still standing is refused naming its entry. The booking checks again inside its transaction
 (Bank.execute's `check`) that no row was booked from the line since: two processes typing one line two
 ways at once, as a trade and a harvest or as two trades, book one entry. A line that stands for the other
@@ -89,7 +89,7 @@ def book(bank, config, command: dict, place: tuple, actor: str, copies) -> dict:
 
 def _taken(bank, stood: list, place: tuple, move: str, marked: list) -> dict | None:
     """The refusal when an entry still standing was booked from the line (or stood for by it) with another
-    move; None when the line is free, or holds this very move (the walk answers already booked)."""
+    move; already booked when the line holds this very move; None when the line is free."""
     sheet, number = place
     entries = list(marked)  # rows carrying the line's mark, of any kind
     for n in itertools.count(1):  # a single line booked before rows carried the mark
@@ -101,8 +101,11 @@ def _taken(bank, stood: list, place: tuple, move: str, marked: list) -> dict | N
         row = bank.booked(slot)
         if row is not None:
             entries.append((row["seq"], row["command"]))
-    if any(move_text(command) == move for _, command in entries):
-        return None
+    for seq, command in entries:  # this very move: booked once (also under a slot of older code, per print)
+        if move_text(command) == move:
+            same = command.get("paper")
+            return {"status": "duplicate", "seq": seq, **({"same_as": same} if same and same != {"sheet": sheet,
+                                                                                                  "line": number} else {})}
     undone = set(bank.state.reversed)
     standing = sorted((seq, command.get("type")) for seq, command in entries if seq not in undone)
     return _refusal(sheet, number, *standing[0]) if standing else None

@@ -2,10 +2,11 @@
 
 A trade or a fight is written on the ledger of each team in it. Typed back from both sheets, the two
 lines have their own sheet and number, so each was its own entry and the trade was booked twice. Such
-a line now books under a slot: an id made from the print its sheet comes from (the entry every team's
-ledger starts from), the move as read and a count. The slots of that move are walked in order:
+a line now books under a slot: an id made from the move as read and a count. The slots of that move are
+walked in order:
 - one booked from this very line (same sheet, same number): the line was typed before;
-- one booked from the other team's sheet: a copy of the move this line may stand for;
+- one booked from the other team's sheet after this line's sheet was printed: a copy of the move this line
+  may stand for;
 - one booked from another line of this team's sheets: another time the teams made the same move.
 The line stands for the first other-team slot no line of its team has stood for yet, and is answered as
 already booked there, naming that sheet and line; with none left it books the first free slot. Which line
@@ -13,6 +14,14 @@ stood for which slot is kept with the accounts (bank/store/accounts/paper_copies
 across batches, devices and processes: a sheet typed in two parts, or half on each laptop, pairs its k-th
 line with the other team's k-th booking. Two devices typing both sheets at once book one entry: the
 journal takes an id once, and a slot is stood for by the first line to claim it.
+
+The two halves may be on sheets of two prints: one team on its continuation ledger (from entry 412), the
+other on the print pack's blank ledger (0C), or on an older print it kept. The slots were per print, and
+such a trade booked twice. They are now the game's, and a print only bounds what a line may stand for: a
+sheet printed from entry S carries moves made after S, whose other half was typed back later still, so a
+booking of entry S or before is another trade (each team forgot one of two same trades at two stops: two
+trades, as written). A blank ledger (entry 0) gives no such bound: a trade each team forgot once, the second
+time written on a blank ledger, is one trade, as two blank ledgers' always were (docs/RELIABILITY.md).
 """
 
 from __future__ import annotations
@@ -64,15 +73,18 @@ def book(bank, config, command: dict, place: tuple, actor: str, copies, guard=No
             return outcome
 
 
-def _slot(seq, move: str, n: int) -> str:
-    return "paper:" + hashlib.sha256(f"shared\n{seq}\n{move}\n{n}".encode()).hexdigest()[:40]
+def _slot(move: str, n: int) -> str:
+    """The n-th booking of the move in the game (slots were per print before: "shared\n{print}\n{move}\n{n}";
+    a line booked so is known again by paper_line.py from the journal's marks and the claims)."""
+    return "paper:" + hashlib.sha256(f"shared\n{move}\n{n}".encode()).hexdigest()[:40]
 
 
 def _walk(bank, config, command, seq, move, team, mark, actor, copies, guard) -> dict | None:
-    """One walk over the move's slots up to the first free one; None when another device got there first."""
+    """One walk over the move's slots up to the first free one; None when another device got there first. `seq`:
+    the entry the line's sheet was printed from, before which no booking is this line's move."""
     free_copy = None  # the first booking from the other team's sheet that no line of this team stood for yet
     for n in itertools.count(1):
-        cid = _slot(seq, move, n)
+        cid = _slot(move, n)
         row = bank.booked(cid)
         if row is None:
             break
@@ -84,7 +96,7 @@ def _walk(bank, config, command, seq, move, team, mark, actor, copies, guard) ->
         holder = copies.holder(cid)
         if holder == mark:  # this line stood for it before, from whatever batch or device
             return {"status": "duplicate", "seq": row["seq"], "same_as": booked_from}
-        if holder is None and free_copy is None:
+        if holder is None and free_copy is None and row["seq"] > seq:
             free_copy = cid, row
     if free_copy is not None:
         slot, row = free_copy
