@@ -1,5 +1,6 @@
 /* The last config reload on the lead's admin page (GET /api/reload, bank/web/field/reload_routes.py): checking,
- * waiting (why, and what to do), refused (with the check's sentence: the key or the line of config.toml), taken.
+ * waiting (why, and what to do), refused (with the check's sentence: the key or the line of config.toml; saying so when
+ * a sound edit reloaded before it still waits for the game, bank/web/serving/reload.py), taken.
  * Before, only the bank's log said it: the lead who pressed reload saw nothing happen. The look checks the log-in
  * against the database; while it is away the socket brings the word (bank/web/push/reload_push.py).
  */
@@ -13,7 +14,7 @@
   function words(r) {
     if (r.state === "checking") return t("reload.checking");
     if (r.state === "waiting") return t("reload.waiting." + (r.why || "database"));
-    if (r.state === "refused") return t("reload.refused");
+    if (r.state === "refused") return t(r.still_waiting ? "reload.refused_one_waits" : "reload.refused");
     var at = new Date(Date.now() - r.age * 1000).toLocaleTimeString(TB.lang, { hour: "2-digit", minute: "2-digit" });
     return t(r.waited ? "reload.reloaded_waited" : "reload.reloaded", { time: at });
   }

@@ -20,5 +20,6 @@ from bank.web.serving import reload as config_reload
 def reload_status():
     """{"reload": null} when no reload was asked since the bank started (or no checking master serves it), else
     {"state": checking | waiting | refused | reloaded, "why": boot | file | database (waiting), "problem": the
-    check's sentence (refused, waiting), "waited": bool (reloaded), "age": seconds since it was said}."""
+    check's sentence (refused, waiting), "still_waiting": file | database (refused while a sound edit reloaded before
+    waits for the game: that edit is still taken), "waited": bool (reloaded), "age": seconds since it was said}."""
     return jsonify({"reload": config_reload.status()})

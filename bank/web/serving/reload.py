@@ -86,7 +86,8 @@ def checked(config_path: str, db: str, text: bytes | None = None) -> tuple[str |
 
 def tell(state: str, **said) -> None:
     """In the master: the reload is `state` ("checking", "waiting" with `why` "boot", "file" or "database",
-    "refused" or "reloaded"), with `problem` (the check's sentence) where there is one."""
+    "refused", with `still_waiting` "file" or "database" when a sound edit reloaded before it still waits, or
+    "reloaded"), with `problem` (the check's sentence) where there is one."""
     if "problem" in said:
         said["problem"] = said["problem"][:1500]  # one sentence; the whole JSON always fits _STATUS
     text = json.dumps({"state": state, "at": time.time(), **said}, ensure_ascii=False).encode("utf-8")
@@ -239,6 +240,18 @@ def checked_arbiter(config_path: str, db: str, say):
                          problem=found)
                 self.waiting = (now, peer, time.monotonic(), self.waiting[3] + 1 if waited else 1)
                 return "waiting"
+            if found and self.waiting is not None and not waited:
+                # A broken save after a sound edit that waits for its game: that edit, the last sound config asked,
+                # still waits (had the game answered, it would be served by now, and stay served). Before, the
+                # refusal dropped it: the bank, which had said "no need to reload again", went on with the config
+                # of before the outage for good.
+                why = "database" if "bank.store.journal_pg_hold" in sys.modules else "file"
+                say("terrabank: the reload was refused" + (f" ({together})" if together else "")
+                    + ", the sound edit reloaded before it still waits for the game's "
+                    + ("database" if why == "database" else "file") + f" and is taken by itself once it can be "
+                    f"checked (reload a mended file to replace it): {found}")
+                tell("refused", problem=found, still_waiting=why)
+                return "refused"
             self.waiting = None  # checked at last, or replaced by a reload asked since
             if found:
                 say("terrabank: the reload was refused" + (f" ({together})" if together else "")

@@ -1,5 +1,6 @@
 """The lead's admin page says what became of a config reload: refused (with the line of the typo), waiting (why,
-and what to do), taken. Before, only the bank's log said it: the lead who pressed reload saw nothing happen.
+and what to do; a broken save refused while a sound edit waits says that edit still waits), taken. Before, only
+the bank's log said it: the lead who pressed reload saw nothing happen.
 
 A real `terrabank serve` is sent SIGHUP, as `systemctl reload` does: its master checks the file in a process of
 its own and says the result in memory its workers share (bank/web/serving/reload.py `tell`); the admin page asks
@@ -42,6 +43,7 @@ def violations(page) -> list:
 
 
 def test_the_admin_page_says_a_reload_refused_waiting_then_taken(tmp_path, chromium):
+    """Also a broken save while a sound edit waits: refused, the page saying that edit still waits, then taken."""
     config = tmp_path / "config.toml"
     shutil.copy(CONFIG, config)
     sound = config.read_text(encoding="utf-8")
@@ -74,6 +76,13 @@ def test_the_admin_page_says_a_reload_refused_waiting_then_taken(tmp_path, chrom
                 expect(said).to_have_attribute("data-state", "waiting", timeout=30_000)
                 expect(said).to_contain_text("un autre programme tient le fichier de la partie")
                 expect(said).to_contain_text("Fermez ce programme")
+                # A broken save meanwhile is refused, and the page says the edit before it still waits (before, the
+                # refusal dropped that edit: the bank went on with the old settings once the file was free).
+                config.write_text(sound + "\ny = = 2\n", encoding="utf-8")
+                os.kill(server.pid, signal.SIGHUP)
+                expect(said).to_have_attribute("data-state", "refused", timeout=30_000)
+                expect(said).to_contain_text("attendent toujours")
+                assert violations(admin) == []
             finally:
                 other.execute("ROLLBACK")
                 other.close()
