@@ -34,7 +34,8 @@ import time
 from flask import Blueprint, Response, current_app, g, jsonify, request, session
 
 from bank.errors import BankError, IdConflict
-from bank.game.paper_sheet import SheetError, is_header, names_a_sheet, numbered, read_header, sheet_id
+from bank.game.paper_sheet import (SheetError, is_header, names_a_sheet, numbered, read_header, sheet_check, sheet_id,
+                                   sheet_parts)
 from bank.store.journal import StorageError
 from bank.web.access.auth import error, lead_required
 from bank.web.access.permissions import may
@@ -214,6 +215,8 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
         try:
             if place is not None:  # one entry per printed line, whatever the move; a trade or fight, one on both ledgers
                 result.update(paper_line.book(services.bank, services.config, command, place, user, copies))
+                if result["status"] == "duplicate":  # typed before, or a copy's line under the first copy's id
+                    result["next_copy"] = next_copy(place[0], mark)
                 continue
             cid = "paper:" + hashlib.sha256(identity.encode()).hexdigest()[:40]
             booked = services.bank.execute({**command, "id": cid, "actor": user})
@@ -227,6 +230,15 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
         else:
             result.update(status="duplicate" if booked.duplicate else "booked", seq=booked.seq)
     return results
+
+
+def next_copy(sheet: str, mark: str) -> str:
+    """The id the sheet's next copy is typed under, as printed ("412C-K7/2", "0A/3"): a line answered already
+    booked may be a second copy's (numbered from 1 again) typed under this copy's id, in a batch of its own, and
+    the bank cannot tell it from the same line typed again; the answer says what to type if it is."""
+    name, _, copy = sheet.partition("/")
+    seq, letters = sheet_parts(name)
+    return f"{name}{'-' + sheet_check(mark, seq, letters) if seq else ''}/{int(copy or 1) + 1}"
 
 
 class Refused:

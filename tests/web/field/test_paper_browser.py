@@ -78,6 +78,16 @@ def test_the_lead_types_the_ledger_back_and_reads_each_refusal_in_french(chromiu
         expect(result.locator('[data-line="9"]')).to_contain_text(  # line 1 again, the same move: a second copy's?
             "La ligne 1 de la feuille 0A est déjà tapée plus haut (ligne 2 du texte) avec ce même mouvement, enregistré une fois.")
         assert bank.last_seq == before + 3
+        # That line alone again, in a batch of its own (a second laptop, or a second copy's line under the first
+        # copy's id): already booked, and the page says the id to type if it is another copy's.
+        page.fill("#paper-form textarea", "feuille 0A\n1 Bleus récolte flore 1")
+        page.click("#paper-form button[type=submit]")
+        expect(result).to_contain_text("Enregistrés : 0 · déjà enregistrés : 1 · refusés : 0.")
+        expect(result.locator('[data-line="2"]')).to_contain_text(
+            f"déjà enregistré, entrée n° {before + 3}. Déjà tapée : rien n’est enregistré deux fois. Si cette ligne est "
+            "sur une autre copie de la feuille (numérotée à nouveau depuis 1), tapez-la sous feuille 0A/2.")
+        panel.screenshot(path=str(SHOTS / "admin-paper-copy-fr.png"))
+        assert bank.last_seq == before + 3
     finally:
         context.close()
     assert not errors, errors

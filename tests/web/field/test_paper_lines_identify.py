@@ -149,6 +149,27 @@ def test_a_second_copys_lines_typed_under_the_first_copys_id_are_refused_never_l
     assert bank.state.stock("blue")["water"] == water + 4 and bank.last_seq == seq + 4
 
 
+def test_a_second_copys_line_typed_in_a_batch_of_its_own_under_the_first_copys_id_says_what_to_type(app, leads):
+    """The same second copy typed under the first copy's id, in a batch of its own: its line is the first copy's line
+    typed again as far as the bank can tell (a second laptop retyping the sheet), answered already booked. The
+    answer names the id the next copy is typed under, as printed (with its check); typed so, the harvest books."""
+    first, second = leads
+    bank = app.extensions["terrabank"].bank
+    at = bank.last_seq
+    continuation = f"{at}A-{sheet_check(bank.game_mark(), at, 'A')}"
+    water = bank.state.stock("blue").get("water", 0)
+    for header, copy in (("0A", "0A/2"), (continuation, f"{continuation}/2")):
+        assert counts(send(first, f"feuille {header}\n1 Bleus récolte eau 1\n")) == (1, 0, 0)
+        again = send(second, f"feuille {header}\n1 Bleus récolte eau 1\n")
+        assert counts(again) == (0, 1, 0) and again["lines"][0]["next_copy"] == copy, again
+        assert counts(send(second, f"feuille {copy}\n1 Bleus récolte eau 1\n")) == (1, 0, 0)
+    third = send(first, f"feuille {continuation} copie 2\n1 Bleus récolte eau 1\n")  # the copy's box, as it reads
+    assert counts(third) == (0, 1, 0) and third["lines"][0]["next_copy"] == f"{continuation}/3"
+    assert bank.state.stock("blue")["water"] == water + 4
+    lines = send(first, "Bleus récolte eau 1\n", key="no-sheet")["lines"] + send(first, "Bleus récolte eau 1\n", key="no-sheet")["lines"]
+    assert [("next_copy" in line) for line in lines] == [False, False]  # a line on no sheet has no copy
+
+
 def test_lines_without_a_sheet_keep_the_batch_identity(app, leads):
     first, _ = leads
     text = "Bleus récolte eau 1\nBleus récolte eau 1\n"
