@@ -60,3 +60,23 @@ def forged_store(request, config, tmp_path, monkeypatch, prefix: str):
     name = f"{prefix}-{uuid.uuid4().hex[:8]}"
     monkeypatch.setenv(ENV_VAR, server.url)
     return dataclasses.replace(config, storage_url=server.url), name, postgres_forger(server, name)
+
+
+def rewrite_trias(sql, game, seq: int) -> str:
+    """A Trias game's entry `seq` said to be played a minute earlier, the chain rebuilt from it to the end (the rows
+    replay to the same position: `trias verify` on a fresh process says ok): the store's new head."""
+    from bank.store import chain
+    from bank.store.canonical_json import canonical_json
+    from bank.store.journal_pg_reads import row_bytes
+
+    rows = list(game._service.rows())
+    previous = chain.start_of(game._service.meta) if seq == 1 else game._service._journal.head_at(seq - 1)
+    for r in rows[seq - 1:]:
+        at = float(r["at"]) - (60 if r["seq"] == seq else 0)
+        texts = (r["command_id"], r["fingerprint"], r["type"], r["actor"], canonical_json(r["command"]),
+                 canonical_json(r["events"]))
+        previous = chain.link(previous, r["seq"], at, row_bytes(texts))
+        if r["seq"] == seq:
+            sql("UPDATE journal SET at = %s WHERE {game} AND seq = %s", (at, seq))
+        sql("UPDATE chain SET hash = %s WHERE {game} AND seq = %s", (previous, r["seq"]))
+    return previous

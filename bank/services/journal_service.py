@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from bank.errors import BankError, CommandError, IdConflict
-from bank.store.journal import Journal, StorageError  # noqa: F401 (StorageError re-exported)
+from bank.store.journal import REWRITTEN, Journal, StorageError, rewritten  # noqa: F401 (StorageError re-exported)
 from bank.store.journal_api import retried
 from bank.store.storage_url import as_target
 from bank.store.rows import check_command_id, fingerprint, seq_problems
@@ -48,6 +48,11 @@ class JournalService:
         self._rebuild = rebuild
         self._last_seq = journal.last_seq()
         self._lock = threading.RLock()  # re-entrant: an engine's decide may read rows under it
+        # The service as a witness of its own file (as the bank's, bank/services/chain_watch.py): the newest
+        # (seq, head) it wrote or read at open must stay in the file. A Trias game booked on after another program
+        # rebuilt its chain: the journal's own guard checks the head it re-read with the command's look-up.
+        self._anchor: tuple[int, str] | None = (self._last_seq, journal.head()) if self._last_seq else None
+        self.rewritten: dict | None = None  # {"seq", "held"}: the entry whose head the file no longer holds
 
     @classmethod
     def create(cls, path, identity: dict, rebuild: Callable, first: dict | None = None,
@@ -179,6 +184,7 @@ class JournalService:
                 known = self._journal.find(command_id)
                 if known is not None:
                     return _duplicate(known, print_)
+                self._witness()
                 self._catch_up()
                 if after_seq is not None and after_seq != self._last_seq:
                     raise CommandError("stale", f"the game moved on (entry {self._last_seq}) since this command "
@@ -189,9 +195,36 @@ class JournalService:
                        "type": str(stored.get("type")), "actor": actor, "at": time.time(),
                        "command": stored, "events": events}
                 seq = self._journal.append(row)
+                head = self._journal.head()  # the row just appended: known, no statement
             # Only a committed row reaches the live state.
-            self._last_seq, self._state = seq, new_state
+            self._last_seq, self._state, self._anchor = seq, new_state, (seq, head)
             return Result(seq, events)
+
+    def _witness(self) -> None:
+        """Inside the write transaction: refuse to book on a file that no longer holds the anchor's head (another
+        program rewrote the journal, its chain rebuilt, or cut it back). The head the transaction read with the
+        command's look-up answers when no other process booked since (no statement more); else one indexed read."""
+        if self.rewritten is not None:
+            raise rewritten(self._path, self.rewritten["seq"], self.rewritten["held"])
+        anchor, journal = self._anchor, self._journal
+        if anchor is None:
+            return
+        held = journal.head() if journal.committed_seq() == anchor[0] else journal.head_at(anchor[0])
+        if held != anchor[1]:
+            self.rewritten = {"seq": anchor[0], "held": anchor[1]}
+            raise rewritten(self._path, *anchor)
+
+    def check_chain(self, if_open: bool = False) -> dict | None:
+        """Off the booking path: None while the file holds the anchor's head (one indexed read), else what
+        `rewritten` keeps (the service then books nothing more). `if_open`: a released file is not opened again
+        for it (its next command checks)."""
+        with self._lock:
+            if if_open and self._file is None:
+                return self.rewritten
+            anchor = self._anchor
+            if self.rewritten is None and anchor is not None and self._journal.head_at(anchor[0]) != anchor[1]:
+                self.rewritten = {"seq": anchor[0], "held": anchor[1]}
+            return self.rewritten
 
     def duplicate_of(self, command_id: str) -> Result | None:
         """The result stored under `command_id`, as a retry, or None."""

@@ -29,9 +29,10 @@ class ComputerMoves:
     """Needs `_service`, `seats`, `seed`, `state`, `last_seq` and `_run` (TriasGame)."""
 
     def computer_to_play(self) -> int | None:
-        """The seat to play if it is a computer opponent and the game goes on, else None."""
+        """The seat to play if it is a computer opponent and the game goes on, else None (and on a store found
+        rewritten under the server: nothing is booked on it, bank/services/trias_witness.py)."""
         s = self.state
-        if s.phase in ("over", "setup") or not s.players:
+        if s.phase in ("over", "setup") or not s.players or self._service.rewritten is not None:
             return None
         return s.current if self.seats[s.current]["kind"] == "computer" else None
 

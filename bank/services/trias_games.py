@@ -27,6 +27,7 @@ from bank.services.journal_service import JournalService, Result, StorageError  
 from bank.store.trias_store import ID_LENGTH, FolderStore, choose, default_folder  # noqa: F401 (re-exported)
 from bank.services.trias_computer_moves import ComputerMoves
 from bank.services.trias_replay import redecide_all
+from bank.services.trias_witness import TriasWitness
 from bank.services.trias_authority import (COMPUTER_ID_PREFIX, TABLE_ROW, SeatIndex, TableAuthority,  # noqa: F401
                                            check_own_id, decide_table, new_secret, newest_seat, seat_of_token)
 from bank.services.trias_table import (LANGS, MODES, Table, check_actor, check_seats, decide_setup, fold_row,  # noqa: F401
@@ -63,7 +64,7 @@ def _as_trias_error(exc: BankError) -> BadCommand:
     return BadCommand(exc.code, exc.message, **exc.params)
 
 
-class TriasGame(ComputerMoves, TableAuthority):
+class TriasGame(ComputerMoves, TableAuthority, TriasWitness):
     """One game: its journal service, its seats, the commands and the computer's moves."""
 
     def __init__(self, games: "TriasGames", game_id: str, service: JournalService):

@@ -40,6 +40,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from bank.store.journal import REWRITTEN
 from bank.store.storage import StorageError
 import trias.bots
 from trias import TriasError
@@ -47,6 +48,7 @@ from trias.bots import TURN_BOUND
 from trias.bots.turn import decisions_left, most_decisions
 
 from bank.web.push.extensions import socketio_of
+from bank.web.trias import rewrite_alarm
 from bank.web.trias.live import publish
 
 # Seconds a table waits at most for a whole computer turn, by level. Medium has no turn budget of its
@@ -207,6 +209,10 @@ class Computer:
         try:
             result = game.apply_computer(choice.seat, choice.seq, choice.command)
         except StorageError as exc:
+            if exc.code == REWRITTEN:  # never written again: said once, and the seat stops (computer_to_play)
+                rewrite_alarm.say(self.app, game)
+                self.poke(gid)
+                return 0
             # Said once (a full or read-only disk: tried again every quarter second at least, it logged a traceback
             # each time; a database away is also said once by bank/web/health.py), and again when a move is written.
             if gid not in self.unwritten:
@@ -267,6 +273,7 @@ class Computer:
             try:
                 with self.app.app_context():
                     self.step()
+                    rewrite_alarm.look(self.app, self.clock)  # a store rewritten with no move on it (every 5 s)
                 failed = False
             except Exception:
                 failed = True

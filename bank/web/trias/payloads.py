@@ -47,6 +47,7 @@ def snapshot(game, seat: int | None, after: int | None = None) -> dict:
         "table_cards": _table_cards(state) if game.mode == "mirror" else None,
         "end": _end(state),
         "last": last_action(table, view),
+        "rewritten": game.rewritten is not None,  # its store rewritten under the server: no move booked (banner)
     }
     if after is not None:
         payload["rows"] = rows_after(game, after, seat)

@@ -18,6 +18,7 @@ import uuid
 
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request, url_for
 
+from bank.store.journal import REWRITTEN
 from bank.store.storage import StorageError
 from trias import BadCommand, TriasError
 from trias.bots import LEVELS
@@ -28,7 +29,7 @@ from bank.web.body import BodyError, read_object
 from bank.web.i18n import request_language, speak_for
 from bank.store.accounts.lockout import wait_text
 from bank.web.rate import Window
-from bank.web.trias import held, visitors
+from bank.web.trias import held, rewrite_alarm, visitors
 from bank.web.trias.live import announce_rematch, publish
 from bank.web.trias.names import with_default_names
 from bank.web.trias.payloads import game_summary, seat_list, snapshot
@@ -326,6 +327,8 @@ def _execute(game, actor: str, run, needs_command: bool = True):
     except TriasError as exc:  # the rules say no: the sentence names the rule
         return error(409, exc.code, exc.message, exc.params)
     except StorageError as exc:  # nothing was written; the page retries with the same key
+        if exc.code == REWRITTEN:  # ...but never on this store: said once, on every screen (rewrite_alarm.py)
+            rewrite_alarm.say(current_app._get_current_object(), game)
         return error(503, exc.code, exc.message, exc.params)
     if not result.duplicate:
         publish(current_app._get_current_object(), game, before)

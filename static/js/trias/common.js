@@ -101,6 +101,9 @@
       if (handlers.row) handlers.row(row, payload);
     });
     if (TT.current && payload.seq < TT.current.seq) return;
+    // Its store rewritten under the server: no move is booked any more (bank/web/trias/rewrite_alarm.py).
+    var rewritten = document.getElementById("rewritten");
+    if (rewritten) rewritten.classList.toggle("hidden", !payload.rewritten);
     TT.current = payload;
     document.body.dataset.seq = payload.seq;
     if (handlers.state) handlers.state(payload);
