@@ -179,3 +179,8 @@ def test_a_redis_outage_is_one_timestamped_line_each_way_with_pages_reconnecting
     finally:
         output = served.stop()
     assert_one_each_way(output, "lost Redis", "answers again")
+    # Said as the bank's other status lines, in words a facilitator reads (before: "peers: lost Redis at ...;
+    # retrying every 2 s, other processes' rows still arrive within a second").
+    lost, back = lines_with(output, "lost Redis")[0], lines_with(output, "answers again")[0]
+    assert HEAD.sub("", lost).startswith("terrabank: lost Redis at ") and "every process goes on booking" in lost, lost
+    assert HEAD.sub("", back).startswith("terrabank: Redis at ") and "at once again" in back, back

@@ -129,8 +129,8 @@ class Peers:
         try:
             self._redis.publish(self.channel, json.dumps({**notice, "from": self.tag}))
         except Exception as exc:  # noqa: BLE001 - Redis down must not fail a command already booked
-            self._warn(f"could not tell the other processes of {notice} ({exc}); the bank's pages see "
-                       "it within a second")
+            self._warn(f"could not tell the game's other processes through Redis at {self.url} ({exc}): every process "
+                       "goes on booking, and their pages see what the others book within a second instead of at once")
 
     def listen_forever(self) -> None:
         """The subscriber loop (a background task): reconnects after any failure."""
@@ -147,15 +147,17 @@ class Peers:
                     # file changed since its worker started (else nothing), as when the notice is heard
                     self._tell({"reload": True})
                 if self._warned:
-                    self.logger.warning("peers: Redis at %s answers again", self.url)
+                    self.logger.warning("terrabank: Redis at %s answers again: the game's processes tell each other "
+                                        "of their bookings at once again", self.url)
                     self._warned = False
                 for message in self._messages(pubsub):
                     self._heard(message)
             except Exception as exc:  # noqa: BLE001 - keep listening whatever happened
                 self.listening.clear()
                 self._lost = True
-                self._warn(f"lost Redis at {self.url} ({exc}); retrying every {RETRY_SECONDS:.0f} s, "
-                           "other processes' rows still arrive within a second")
+                self._warn(f"lost Redis at {self.url} ({exc}), which the game's processes tell each other of their "
+                           "bookings through: every process goes on booking, and their pages see what the others "
+                           f"book within a second instead of at once; trying again every {RETRY_SECONDS:.0f} s")
                 time.sleep(RETRY_SECONDS)
             finally:
                 if pubsub is not None:
@@ -199,9 +201,11 @@ class Peers:
         try:
             self._on_notice(notice)
         except Exception:  # noqa: BLE001 - one bad notice must not stop the listening
-            self.logger.exception("peers: a notice could not be handled: %s", notice)
+            self.logger.exception("terrabank: a notice from another process of the game could not be handled: %s", notice)
 
     def _warn(self, text: str) -> None:
         if not self._warned:
-            self.logger.warning("peers: %s", text)
+            # "terrabank:" as the bank's other status lines: a search of the journal for them finds these too, and
+            # a facilitator reading it is told what goes on (before: "peers: lost Redis ...", jargon to them).
+            self.logger.warning("terrabank: %s", text)
             self._warned = True
