@@ -23,6 +23,7 @@ def open_game(db, config, hash_method: str = "scrypt", *, wall=time.time, mono=t
         raise
     try:
         access.ensure_team_tokens(config.teams)
+        access.remember_team_names(config.teams)  # a reload's names too: sheets printed under them are typed back
     except BaseException:  # a file another program holds: a worker tries again (serving/opening.py), nothing left open
         access.close()
         bank.close()

@@ -8,6 +8,7 @@ rotation updates them, and they are not part of the replayed journal.
 from __future__ import annotations
 
 import functools
+import json
 import secrets
 import sqlite3
 import threading
@@ -121,6 +122,24 @@ class AccessRules:
 
     def set_setting(self, name: str, value: bool) -> None:
         self._put_setting(name, "1" if value else "0", time.time())
+
+    def remember_team_names(self, teams) -> None:
+        """Keep every name the game's teams were opened with (`teams`: config.teams): a reload renaming a team
+        twice leaves sheets printed under the name in between, which the paper re-entry reads back (paper_syntax.py).
+        Only names not kept yet are written (a worker's start writes nothing, mostly)."""
+        kept = self.team_names()
+        merged = {team.id: list(dict.fromkeys(kept.get(team.id, []) + [t for t in team.label.values() if isinstance(t, str)]))
+                  for team in teams.values()}
+        if any(merged[t] != kept.get(t) for t in merged):
+            self._put_setting("team_names", json.dumps({**kept, **merged}, ensure_ascii=False), time.time())
+
+    def team_names(self) -> dict:
+        """team id -> every name it was opened with, oldest first (remember_team_names)."""
+        try:
+            names = json.loads(self._setting("team_names") or "{}")
+        except ValueError:
+            return {}
+        return names if isinstance(names, dict) else {}
 
     def shared_secret(self) -> str | None:
         """The key that signs cookies when the store holds it (every process of the game signs alike);

@@ -164,7 +164,8 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
     whatever the batch or the device (paper_line.py, paper_shared.py). A line typed
     without a sheet keeps the batch's identity: the batch key and how many identical commands come
     before it in the text."""
-    grammar = Grammar(services.config, services.bank.state.events, _lang(), services.bank.created_with())
+    grammar = Grammar(services.config, services.bank.state.events, _lang(), services.bank.created_with(),
+                      services.access.team_names())
     mark = services.bank.game_mark()  # a sheet's check is this game's (bank/game/paper_sheet.py)
     seen: dict = {}
     numbers: dict = {}  # (sheet, number) -> the text line that gave it, in this batch

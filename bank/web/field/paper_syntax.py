@@ -118,9 +118,11 @@ def _shown(things, lang: str) -> dict:
 class Grammar:
     """The names of one game (config.toml), read once per batch; `lang`: the page's, for the lists of
     names a refusal gives; `created_with`: the config text the game was created with (Bank.created_with),
-    whose team names a sheet printed before a rename carries."""
+    whose team names a sheet printed before a rename carries; `opened_with`: every name each team was opened with
+    since (AccessRules.team_names), a name in between two reloads' among them."""
 
-    def __init__(self, config, events: dict, lang: str | None = None, created_with: str | None = None):
+    def __init__(self, config, events: dict, lang: str | None = None, created_with: str | None = None,
+                 opened_with: dict | None = None):
         self.config = config
         lang = lang or config.language
 
@@ -132,7 +134,7 @@ class Grammar:
             things = list(things)
             fallback = {t.id: _ids(t) + (former or {}).get(t.id, []) for t in things}
             return Names({t.id: _labels(t) for t in things}, _shown(things, lang), keywords, fallback)
-        self.teams = names(config.teams.values(), _former_names(created_with, config))
+        self.teams = names(config.teams.values(), _former_names(created_with, config, opened_with))
         self.resources = names(config.resources.values())
         self.buildings = names(config.buildings.values())
         self.animals = names(config.animals.values())
@@ -148,16 +150,14 @@ class Grammar:
         self.refill_example = f"{'réapprovisionne' if lang == 'fr' else 'refill'} 20 {resource}"
 
 
-def _former_names(created_with: str | None, config) -> dict:
-    """id -> the names a team had when the game was created, where they are not its names now."""
-    former = {}
-    for team in created_teams(created_with):
-        label = team.get("label")
-        texts = [t for t in (label.values() if isinstance(label, dict) else [label]) if isinstance(t, str)]
-        now = config.teams.get(team["id"])
-        if now is not None:
-            former[team["id"]] = [t for t in texts if t not in now.label.values()]
-    return former
+def _former_names(created_with: str | None, config, opened_with: dict | None = None) -> dict:
+    """id -> the names a team had when the game was created or was opened with since, where not its names now."""
+    former = {t["id"]: list(t["label"].values()) if isinstance(t.get("label"), dict) else [t.get("label")]
+              for t in created_teams(created_with)}
+    for team, texts in (opened_with or {}).items():
+        former[team] = former.get(team, []) + texts
+    return {team: list(dict.fromkeys(t for t in texts if isinstance(t, str) and t not in config.teams[team].label.values()))
+            for team, texts in former.items() if team in config.teams}
 
 
 def parse(line: str, grammar: Grammar) -> dict:

@@ -98,6 +98,29 @@ def test_a_team_renamed_by_a_reload_is_typed_back_by_the_name_its_sheets_were_pr
         closed(app)
 
 
+def test_a_team_renamed_twice_by_reloads_is_typed_back_by_each_name_its_sheets_were_printed_with(tmp_path):
+    """Bleus, then Dauphins (a reload), then Orques (another): the sheets printed while blue was Dauphins carry that
+    name, which was neither the game's first name nor its name now: refused, "not a team of this game"."""
+    db = tmp_path / "g.db"
+    names = ['fr = "Bleus", en = "Blue"', 'fr = "Dauphins", en = "Dolphins"', 'fr = "Orques", en = "Orcas"']
+    app, lead = opened(db, toml())
+    assert lead.command(type="start_clock").status_code == 200
+    closed(app)
+    closed(opened(db, toml(renamed=(names[0], names[1])))[0])
+    app, lead = opened(db, toml(renamed=(names[0], names[2])))
+    try:
+        bank = app.extensions["terrabank"].bank
+        water = bank.state.stock("blue")["water"]
+        typed = send(lead, "feuille 0A\n1 Dauphins récolte eau 1\n2 les dolphins recolte eau 2\n3 Bleus récolte eau 1\n"
+                           "4 Orques récolte eau 2\n")
+        assert statuses(typed) == [("booked", None)] * 4, typed
+        assert bank.state.stock("blue")["water"] == water + 4
+        fight = send(lead, "Rouges pirate 1 bat les Dauphins récolteur 1\n")["lines"][0]
+        assert fight["command"]["defender_team"] == "blue", fight
+    finally:
+        closed(app)
+
+
 def test_names_swapped_by_a_reload_are_refused_so_no_old_sheet_is_read_as_another_teams(tmp_path, capsys):
     """Blue's sheets printed as "Bleus", then a reload named green "Bleus" (and blue "Verts"): every line of
     blue's old sheets was green's move, and the reload was accepted."""
