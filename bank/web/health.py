@@ -11,7 +11,8 @@
   once a second instead of heard): still ready, with `degraded` saying why, in /healthz too, so a
   balancer polling readiness does not take the whole bank out with the queue. A game busy with the
   other processes' bookings (the look waits for the game's lock behind them) is ready too, `degraded`
-  saying so, while the hold's watcher still hears the database and for up to BUSY_SECONDS.
+  saying so, while the hold's watcher still hears the database and for up to BUSY_SECONDS. A game file whose
+  disk filled up (or went read-only) under the bank is not ready while the disk says so (bank/web/write_fault.py).
   nginx (deploy/nginx-terrabank.conf) takes a process out after failed requests
   (`max_fails`) and retries only idempotent requests on the next one; a load balancer
   with active checks, or `compose`, polls `/readyz`.
@@ -37,6 +38,7 @@ from bank.store.journal_pg_hold import PROBE_SECONDS as HOLD_PROBE_SECONDS
 from bank.store.storage import StorageError
 from bank.web.serving import log_lines
 from bank.web.serving import stopping
+from bank.web import write_fault
 
 bp = Blueprint("health", __name__)
 LOOK_SECONDS = 0.5  # the longest /readyz waits for the command path's answer: a balancer's probe times out at 1-2 s
@@ -84,6 +86,10 @@ def readyz():
     checks["database"] = failed is None or failed.code in _NOT_THE_DATABASE
     if not checks["database"]:
         reasons.append(f"the database does not answer ({failed.code})")
+    unwritable = write_fault.reason(app)  # a full or read-only disk: the look above reads, and finds it well
+    if unwritable:
+        checks["writable"] = False
+        reasons.append(unwritable)
     if held is not None:
         checks["hold"] = held.held and held.confirmed
         if not held.held:

@@ -24,6 +24,7 @@ from live_kit import live_client
 from conftest import WebClient
 
 HARVEST = {"type": "harvest", "team": "blue", "card": "harvester-1", "resource": "water"}
+AWARD = {"type": "award", "team": "green", "points": 1, "reason": "disk"}
 TERRABANK = str(Path(sys.executable).with_name("terrabank"))
 CONFIG = str(Path(__file__).resolve().parents[2] / "config.toml")
 
@@ -215,6 +216,47 @@ def test_serve_on_a_read_only_disk_says_so_at_start_and_starts_once_writable(sma
     verified = subprocess.run([TERRABANK, "--config", CONFIG, "--db", str(db), "verify"],
                               capture_output=True, text=True, timeout=60)
     assert verified.stdout.splitlines()[0] == "ok"
+
+
+def test_a_disk_filled_under_a_serving_bank_is_said_in_the_log_and_on_readyz_until_it_has_room(small_disk):
+    """A real `terrabank serve` whose disk fills up: the first command refused is one log line saying what to do,
+    /readyz answers 503 with that sentence while the disk is full and 200 as soon as it has room (before any
+    command), the command sent again books once, and one more line says the writes are taken again, with how
+    many were refused. Before: not a word in the log, and /readyz answered 200 "ready" all the while."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from harness import Api, Server
+
+    server = Server(small_disk / "game").prepare().start()
+    try:
+        api = Api(server.url, timeout=20).login()
+        assert api.command("before", **AWARD)[0] == 200
+        said = lambda text: [line for line in server.log.read_text(errors="replace").splitlines()  # noqa: E731
+                             if text in line]
+        ready = lambda: Api(server.url, timeout=20).request("GET", "/readyz")  # noqa: E731
+        filler = fill(small_disk)
+        try:
+            for n in range(4):  # a page sending its command again, as pages do with a 503
+                status, reply = api.command("while-full", **AWARD)
+                assert (status, reply["error"]["code"]) == (503, "disk_full"), reply
+            status, readiness = ready()
+            assert status == 503 and not readiness["checks"]["writable"], readiness
+            assert "is full: free some space" in readiness["reason"], readiness
+            refused = said("commands are refused until the game file can be written again")
+            assert len(refused) == 1 and "is full: free some space" in refused[0], refused
+        finally:
+            filler.unlink()
+        assert ready()[0] == 200  # room again: ready before any command books
+        assert api.command("while-full", **AWARD)[0] == 200
+        assert api.command("after", **AWARD)[0] == 200
+        back = said("takes the bank's writes again")
+        assert len(back) == 1 and "4 refused" in back[0], back
+        assert len(said("commands are refused until")) == 1
+        _, journal = api.request("GET", "/api/journal?limit=500")
+        ids = [row["command"].get("id") for row in journal["rows"]]
+        assert ids.count("while-full") == 1 and ids.count("after") == 1, ids
+        assert "Traceback" not in server.log.read_text(errors="replace")
+    finally:
+        server.stop()
 
 
 def test_a_read_only_accounts_table_answers_503_with_a_sentence_and_keeps_the_old_link(app, web, tokens):

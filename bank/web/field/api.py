@@ -20,6 +20,7 @@ from bank.web.access.hash_lanes import hash_lanes
 from bank.web.access.auth import (CLIENT, Busy, csrf_ok, csrf_token, current_login, current_role, error, facilitator_required,
                    lead_required, lockout, sessions)
 from bank.web.body import BodyError, read_object
+from bank.web import write_fault
 from bank.web.i18n import LANGUAGES, page_language
 from bank.store.accounts.lockout import ACCOUNT, user_key, wait_text
 from bank.web.access.permissions import allowed, may, may_reverse
@@ -225,9 +226,11 @@ def post_command():
     except CommandError as exc:
         return error(400, exc.code, exc.message, exc.params)
     except StorageError as exc:  # disk full, read-only, damaged: not a refusal; nothing was booked
+        write_fault.refused(current_app, exc)  # the log and /readyz say a disk full or read-only (write_fault.py)
         return (*error(503, exc.code, exc.message, exc.params), RETRY_AFTER)  # pages retry a 503 with the same key
     except BankError as exc:  # the rules said no, or the id was used for another command
         return error(409, exc.code, exc.message, exc.params)
+    write_fault.booked(current_app)
     if not result.duplicate:
         live.broadcast(s, journal_after=before)  # includes a tick booked just before the command
     return jsonify({"seq": result.seq, "events": result.events, "duplicate": result.duplicate})
