@@ -186,6 +186,7 @@ def _why_unreadable(lang: str, exc: OSError) -> str:
 def cmd_verify(args, games: TriasGames) -> int:
     """"ok" and the chain head in the game's language, or the problems and exit code 1. The first line is
     "ok" in every language, as the bank's own `verify` prints it: the token a script checks."""
+    games.trusted = False  # an edited journal is opened here, to list every problem of it
     game = _game(games, args.game, args.lang)
     problems = game.verify()
     if problems:

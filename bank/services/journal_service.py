@@ -75,11 +75,15 @@ class JournalService:
         return service
 
     @classmethod
-    def open(cls, path, rebuild: Callable, kind: str | None = None) -> "JournalService":
+    def open(cls, path, rebuild: Callable, kind: str | None = None, trusted: bool = True) -> "JournalService":
         """Open an existing game file and rebuild its state from every row.
 
         `kind`: refuse a file created for another kind of game (as `create` names it)
         before its rows are replayed, e.g. the bank's database copied among Trias games.
+        `trusted`: refuse a journal whose rows no longer match its chain (a row edited, the chain left), naming
+        the first such row, as `serve` refuses the bank's (bank/services/bank_verify.py `tampered`); before, a
+        Trias game edited while the server was down opened and was played on. False for `verify`, which lists
+        every problem of it.
         """
         where = as_target(path)
         journal = where.open()
@@ -88,6 +92,11 @@ class JournalService:
             if kind is not None and found != kind:
                 raise StorageError("wrong_kind", f"{path} is a Terrabank file but not a {kind} game: move it "
                                    "out of this folder", path=str(path), kind=kind)
+            broken = journal.chain_problem() if trusted else None  # its own read of the rows: +1 ms CPU a game (bench)
+            if broken:
+                raise StorageError("journal_edited", f"The journal of {path} cannot be trusted: {broken}. Nothing is "
+                                   "played on it: `verify` names every problem; restore the game's file from a backup "
+                                   "copy, or start a new game", path=str(path), problem=broken)
             state = rebuild(list(journal.rows()))
         except BankError:
             journal.close()

@@ -232,6 +232,8 @@ class TriasGames:
     """The Trias games of a folder (or of a database, bank/store/trias_store.py): opened lazily, safe to
     share between threads."""
 
+    trusted = True  # a game whose rows no longer match its chain is refused (False: `trias verify` opens it)
+
     def __init__(self, store):
         """`store`: a folder (path) of game files, or a store made by trias_store.choose."""
         self.store = store if hasattr(store, "heads") else FolderStore(store)
@@ -315,7 +317,7 @@ class TriasGames:
         """Open a game file, refusing one that is not this game: a stranger's file, a copy, a half-made game."""
         where = self.store.target(game_id)
         path = self.store.name(game_id)
-        service = JournalService.open(where, rebuild, kind=KIND)
+        service = JournalService.open(where, rebuild, kind=KIND, trusted=self.trusted)
         try:
             identity = service.identity()
             if identity.get("id") != game_id:  # a copy would give one seat link two games

@@ -100,7 +100,7 @@ def test_show_and_verify_a_game(cli, games_dir, capsys):
     assert cli("show", "nosuchid") == 2 and "pas de partie de Trias 'nosuchid'" in capsys.readouterr().err
 
 
-def test_verify_reports_an_edited_row_with_exit_code_1(cli, games_dir, capsys):
+def test_verify_reports_an_edited_row_with_exit_code_1_and_play_refuses_it(cli, games_dir, capsys):
     cli("new", "--players", "2", "--seed", "2")
     gid = only_game(games_dir)
     conn = sqlite3.connect(games_dir / f"{gid}.db")
@@ -111,6 +111,8 @@ def test_verify_reports_an_edited_row_with_exit_code_1(cli, games_dir, capsys):
     capsys.readouterr()
     assert cli("verify", gid) == 1
     assert "journal row 1 was changed" in capsys.readouterr().out
+    assert cli("play", gid) == 2  # nothing is played on it (before: it opened and booked on)
+    assert "cannot be trusted: journal row 1 was changed" in capsys.readouterr().err
 
 
 def test_t18_score_prints_each_land_mass_totals_and_winner(cli, tmp_path, capsys):

@@ -116,3 +116,20 @@ def test_moves_another_process_books_are_no_alarm(store):
         assert game._service.check_chain() is None
     _play(game, 1)  # on the rows the other process booked: its anchor's head is still there
     assert game.verify() == [] and beside.verify() == []
+
+
+def test_a_game_whose_row_was_edited_with_its_chain_left_is_refused_when_opened(store):
+    """Edited while the server was down (or by the terminal beside it): before, it opened and was played on."""
+    open_, forger = store
+    games = open_()
+    game = games.create(HUMANS, seed=3)
+    _play(game, 3)
+    sql, last = forger(games, game.id), game.last_seq
+    sql("UPDATE journal SET actor = %s WHERE {game} AND seq = %s", ("mallory", 2))
+    with pytest.raises(StorageError) as refused:
+        open_().get(game.id)  # a server started again, at the game's first page
+    assert refused.value.code == "journal_edited" and "journal row 2 was changed" in refused.value.message
+    assert "backup" in refused.value.message and _stored_rows(sql) == last
+    reading = open_()
+    reading.trusted = False  # as `trias verify` opens it: every problem listed
+    assert any("journal row 2 was changed" in p for p in reading.get(game.id).verify())
