@@ -14,7 +14,7 @@ from bank.store.journal import StorageError
 from bank.web.field import addresses
 from bank.web.push import live
 from bank.web.field import payloads
-from bank.web.field import outbox
+from bank.web.field import made_again, outbox
 from bank.web.access import device_cookie
 from bank.web.access.hash_lanes import hash_lanes
 from bank.web.access.auth import (CLIENT, Busy, csrf_ok, csrf_token, current_login, current_role, error, facilitator_required,
@@ -219,7 +219,8 @@ def post_command():
     before = s.bank.last_seq
     try:
         role = g.role
-        result = s.bank.execute(command, may_undo=lambda kind: may_reverse(role, kind))
+        guard = (lambda: made_again.check(s.bank, command, s.bank.now())) if queued else None
+        result = s.bank.execute(command, may_undo=lambda kind: may_reverse(role, kind), check=guard)
     except NotAllowed as exc:  # undoing an entry this role may not send (decided under the bank's lock)
         return error(403, exc.code, f"a {role} may not undo a {exc.params['command']!r} entry: only who may send it may undo it",
                      {"role": role, **exc.params})
