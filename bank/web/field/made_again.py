@@ -42,13 +42,15 @@ def move_of(command: dict) -> dict:
 def rows_since(bank, at: float) -> list[dict]:
     """The committed rows booked at `at` or later (bank time), oldest first, read back from the tip: from memory
     when it holds them (bank.rows_upto), else from the journal."""
-    last, look = bank.last_seq, FIRST_LOOK
-    while True:
-        after = max(0, last - look)
-        rows = bank.rows_upto(after, last)
-        if after == 0 or (rows and rows[0]["at"] < at):
-            return [row for row in rows if row["at"] >= at]
-        look *= 4
+    upto, look, chunks = bank.last_seq, FIRST_LOOK, []
+    while upto > 0:  # each step reads only the rows before the last step's (a row is decoded once)
+        after = max(0, upto - look)
+        rows = bank.rows_upto(after, upto)
+        chunks.append(rows)
+        if rows and rows[0]["at"] < at:
+            break
+        upto, look = after, look * 4
+    return [row for rows in reversed(chunks) for row in rows if row["at"] >= at]
 
 
 def check(bank, command: dict, now: float):
