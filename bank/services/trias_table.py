@@ -107,6 +107,31 @@ def public_seat(seat: dict) -> dict:
     return {k: v for k, v in seat.items() if k != "token"}
 
 
+# The keys a command of each type carries (what trias.legal's checks read; a mirror game's play and draw also name
+# the card the table shows), besides its type and the "player" checked against the seat to play. Anything else was
+# journalled as sent and went to every screen of the game with each row: 8 KB of a page's own words a move.
+COMMAND_KEYS = {"place": ("at",), "play": ("tile", "to"), "draw": (), "meteorite_drawn": (), "drift": ("tile", "to"),
+                "move": ("from", "to", "fresh"), "rescue": ("herds",), "reproduce": ("at",), "end_turn": ()}
+MIRROR_KEYS = ("card",)  # play and draw, in a mirror game
+
+
+def check_command(command, mirror: bool) -> None:
+    """A command from a page or the terminal: an object of a known type carrying only the keys its type reads
+    (BadCommand naming the others), `fresh` a true or false; what it asks is then the rules' to decide."""
+    kind = command.get("type") if isinstance(command, dict) else None
+    if kind not in COMMAND_KEYS:
+        raise BadCommand("unknown_command", f"unknown command type {str(kind)[:40]!r}; known: "
+                         f"{', '.join(sorted(COMMAND_KEYS))}, undo")
+    takes = {"type", "player", *COMMAND_KEYS[kind], *(MIRROR_KEYS if mirror and kind in ("play", "draw") else ())}
+    extra = sorted(str(key)[:20] for key in command if key not in takes)
+    if extra:
+        raise BadCommand("unknown_keys", f"a {kind!r} command takes {', '.join(sorted(takes - {'player'}))}, not "
+                         f"{', '.join(extra[:5])}: send it without them", keys=extra[:5])
+    if not isinstance(command.get("fresh", False), bool):
+        raise BadCommand("bad_fresh", "'fresh' must be true or false: whether the herd that moves is one that has "
+                         "not reproduced or been born this turn (T12)")
+
+
 def check_actor(seats: list, state: trias.State, actor) -> None:
     """T8/T9: only the seat to play moves; who may speak for it depends on the screen."""
     if state.phase == "over":

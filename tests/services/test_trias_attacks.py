@@ -499,3 +499,21 @@ def test_play_never_applies_a_listed_move_to_a_position_another_screen_changed(c
         assert game.refresh() is False and game.last_seq == 2 and game.state.placements == 1
     finally:
         server.close()
+
+
+def test_a_command_with_keys_its_type_does_not_read_is_refused_by_name_and_nothing_is_journalled(games):
+    """Before, they were journalled as sent (the terminal's and the pages' commands alike) and went to every screen."""
+    game = games.create(HUMANS, seed=35)
+    move = first_legal(game)
+    with pytest.raises(BadCommand) as refused:
+        game.execute({**move, "note": "x" * 5000}, "m1", "cli")
+    assert refused.value.code == "unknown_keys" and "note" in refused.value.message
+    with pytest.raises(BadCommand, match="'fresh' must be true or false"):
+        game.execute({"type": "move", "from": [0, 0], "to": [0, 1], "fresh": "x" * 5000}, "m2", "cli")
+    assert game.last_seq == 1
+    mirror = games.create(HUMANS, seed=35, mode="mirror")
+    while mirror.state.phase != "start":
+        mirror.execute(first_legal(mirror), f"p{mirror.last_seq}", "table")
+    with pytest.raises(BadCommand, match="unknown_keys|takes type"):
+        game.execute({"type": "draw", "card": "Steppe"}, "m3", "cli")  # a card is named in a mirror game only
+    assert mirror.execute(first_legal(mirror), "m4", "table").seq == mirror.last_seq  # its play names the card

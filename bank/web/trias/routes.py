@@ -36,6 +36,9 @@ from bank.web.trias.payloads import game_summary, seat_list, snapshot
 
 bp = Blueprint("trias", __name__, url_prefix="/trias")
 MAX_BODY = 8 * 1024
+# A move, an undo: the longest legal command is a rescue of about 80 bytes, and the page adds the entry it showed.
+# Seats' links are anyone's to mint: a command route reads no more than this, refused unread (before: 8 KB).
+COMMAND_BODY = 1024
 # A table starts a few games an evening; a script on the Wi-Fi could start thousands and fill
 # the games folder (trias_games.MAX_GAMES). Twenty per device in ten minutes is plenty for
 # a tablet setting up several tables.
@@ -310,7 +313,7 @@ def _key() -> str:
 
 def _execute(game, actor: str, run, needs_command: bool = True):
     try:
-        command = read_object(MAX_BODY) if needs_command or request.content_length else {}
+        command = read_object(COMMAND_BODY) if needs_command or request.content_length else {}
     except BodyError as exc:
         return error(exc.status, exc.code, exc.message)
     command.pop("player", None)  # the seat is the link's, never the body's
