@@ -256,6 +256,15 @@ def pg_errors(where: str):
         raise StorageError("hold_taken", f"Another process took {where} (a second server, or `terrabank init "
                            "--force`) while this server's hold on it was lost: nothing was recorded; this server "
                            "refuses commands until it holds the game again.") from None
+    except psycopg.errors.DiskFull as exc:
+        # SQLSTATE 53100, "could not extend file ...: No space left on device": the statement failed and its
+        # transaction is rolled back, on a connection that stays sound (a WAL that cannot be written is no such
+        # error: PostgreSQL stops, and the connection is lost). Before, it was taken for a lost connection: each
+        # command closed its connection and opened another (294 in 10 s in a probe), the pages said "the
+        # connection to the database was lost", readiness that the hold was in doubt, and the log nothing.
+        raise StorageError("database_disk_full", f"The disk of the database holding {where} is full "
+                           f"({first_line(exc)}): free some space on the database's machine, then send the "
+                           "command again; nothing was recorded.") from None
     except psycopg.OperationalError as exc:
         lost()
         request_failed()

@@ -1,4 +1,5 @@
-"""A game file the bank cannot write (its disk full, or made read-only under it): said, and said when it is over.
+"""A game the bank cannot write (its file's disk full or made read-only under it, PostgreSQL's disk full): said,
+and said when it is over.
 
 Before, a full disk under a serving bank refused every command with its sentence (a 503 the pages show and send
 again) while the log said nothing at all, and /readyz answered 200 "ready": its look reads the file and takes
@@ -9,7 +10,8 @@ watches readiness) was told nothing. Now:
   on the disk itself, so it is ready again as soon as there is room, before any command books (else a
   balancer that took the process out for it would wait for a booking it prevents);
 - the first command booked after it is one more line, with how many were refused meanwhile and for how long.
-A game in PostgreSQL never meets these two codes (its outages are the hold's and bank/web/health.py's lines).
+So for PostgreSQL's own disk full (`database_disk_full`), whose disk this process cannot look at: /readyz says it
+while commands are refused for it, RECENT_SECONDS after the last at most.
 """
 
 from __future__ import annotations
@@ -22,8 +24,12 @@ from pathlib import Path
 
 from bank.store.storage import StorageError, writable
 
-FAULTS = ("disk_full", "database_read_only")
+FAULTS = ("disk_full", "database_read_only", "database_disk_full")
 ROOM = 256 * 1024  # free bytes under which a disk that filled up is still full: a booking writes a few pages
+# A fault on a disk this process cannot look at (PostgreSQL's) is said on /readyz this long after the last command
+# refused for it: pages send theirs again every few seconds while it lasts; a balancer that took the process out
+# for it sends none, and must see it ready again to let one through.
+RECENT_SECONDS = 15.0
 KEY = "terrabank_write_fault"
 LOG = logging.getLogger("terrabank.write_fault")
 
@@ -32,7 +38,7 @@ class _Fault:
     def __init__(self):
         self.lock = threading.Lock()
         self.exc: StorageError | None = None  # the first refusal of this outage, None when there is none
-        self.refused, self.since = 0, 0.0
+        self.refused, self.since, self.last = 0, 0.0, 0.0
 
 
 def _of(app) -> _Fault:
@@ -45,10 +51,10 @@ def refused(app, exc: StorageError) -> None:
         return
     fault = _of(app)
     with fault.lock:
-        fault.refused += 1
+        fault.refused, fault.last = fault.refused + 1, time.monotonic()
         if fault.exc is None:
             fault.exc, fault.since = exc, time.monotonic()
-            LOG.warning("terrabank: commands are refused until the game file can be written again: %s", exc.message)
+            LOG.warning("terrabank: commands are refused until the bank can write the game again: %s", exc.message)
 
 
 def booked(app) -> None:
@@ -59,7 +65,7 @@ def booked(app) -> None:
     with fault.lock:
         if fault.exc is None:
             return
-        LOG.warning("terrabank: the game file takes the bank's writes again: commands are booked again "
+        LOG.warning("terrabank: the bank writes the game again: commands are booked again "
                     "(%d refused over %.0f s, each booked when its page sent it again)", fault.refused,
                     time.monotonic() - fault.since)
         fault.exc, fault.refused = None, 0
@@ -73,6 +79,8 @@ def reason(app) -> str | None:
         return None
     path = exc.params.get("path")
     if path and _over(exc.code, Path(path)):
+        return None
+    if not path and time.monotonic() - fault.last > RECENT_SECONDS:
         return None
     return exc.message
 

@@ -241,14 +241,14 @@ def test_a_disk_filled_under_a_serving_bank_is_said_in_the_log_and_on_readyz_unt
             status, readiness = ready()
             assert status == 503 and not readiness["checks"]["writable"], readiness
             assert "is full: free some space" in readiness["reason"], readiness
-            refused = said("commands are refused until the game file can be written again")
+            refused = said("commands are refused until the bank can write the game again")
             assert len(refused) == 1 and "is full: free some space" in refused[0], refused
         finally:
             filler.unlink()
         assert ready()[0] == 200  # room again: ready before any command books
         assert api.command("while-full", **AWARD)[0] == 200
         assert api.command("after", **AWARD)[0] == 200
-        back = said("takes the bank's writes again")
+        back = said("the bank writes the game again")
         assert len(back) == 1 and "4 refused" in back[0], back
         assert len(said("commands are refused until")) == 1
         _, journal = api.request("GET", "/api/journal?limit=500")
