@@ -149,3 +149,6 @@ def test_a_seat_command_is_bounded_to_what_a_move_needs_and_journals_only_its_ke
     played = table.post(f"/trias/api/s/{token}/commands", {**move, "after_seq": before, "player": 99})
     assert played.status_code == 200 and game.last_seq == before + 1  # what the pages send: the seat is the link's
     assert set(next(game.rows(before))["command"]) <= {"type", "at", "id", "actor"}
+    page = table.client.get(f"/trias/s/{token}").get_data(as_text=True)  # the page says the refusals in its language
+    assert json.dumps("Ce coup porte quelque chose qu’un coup de ce genre n’a pas")[1:-1] in page  # as the page's JSON
+    assert json.dumps("si le troupeau qui se déplace peut encore se reproduire")[1:-1] in page

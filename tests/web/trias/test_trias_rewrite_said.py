@@ -9,6 +9,7 @@ the clock's look sees it within 5 s with no move at all; a computer seat stops.
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
@@ -66,6 +67,8 @@ def test_a_move_on_a_rewritten_game_is_said_once_in_the_log_and_on_every_screen(
     for screen in (board, phone):
         pictures = [m["args"][0] for m in screen.get_received(NS) if m["name"] == "state"]
         assert [p["rewritten"] for p in pictures] == [True] and pictures[0]["seq"] == game.last_seq
+    seat_page = table.client.get(f"/trias/s/{game.seats[0]['token']}").get_data(as_text=True)
+    assert json.dumps("rien n’a été enregistré, et plus aucun coup ne l’est")[1:-1] in seat_page  # the refusal, in French
     reconnected = socketio_of(app).test_client(app, namespace=NS, auth={"game": game.id})
     assert [m["args"][0]["rewritten"] for m in reconnected.get_received(NS) if m["name"] == "state"] == [True]
 
