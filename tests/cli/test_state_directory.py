@@ -152,3 +152,47 @@ def test_each_game_has_its_own_names_in_the_state_directory(tmp_path, monkeypatc
     assert len(games) == 2
     monkeypatch.delenv("STATE_DIRECTORY")
     assert folder_for(tmp_path / "terrabank.db") == tmp_path / "terrabank-paper"  # a Pi: beside the game, as before
+
+
+def test_a_state_sheet_on_a_full_disk_says_to_free_space_and_then_that_it_is_written_again(tmp_path, monkeypatch,
+                                                                                            caplog):
+    """Its disk full, the line says to free space on it (before: to give the bank another folder it may write,
+    which fills too), and once there is room, one line says the state is written again (before: nothing)."""
+    from bank.web import create_app
+    from bank.web.field import paper_writer
+
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small filesystem needs root")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)]).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    monkeypatch.setenv("TERRABANK_STATE_DIR", str(disk / "state"))
+    app = create_app({"DB": str(tmp_path / "game.db"), "CONFIG": str(ROOT / "config.toml"), "TESTING": True,
+                      "PASSWORD_HASH": "pbkdf2:sha256:1000"})
+    try:
+        writer = paper_writer.of(app)
+        filler = disk / "filler"
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+        for size in (65536, 512, 1):  # to the last byte
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError:
+                pass
+        os.close(fd)
+        with caplog.at_level(logging.INFO):
+            for _ in range(3):  # three looks of the writer's loop
+                writer.attempt()
+            said = [r.getMessage() for r in caplog.records if "cannot write the game state" in r.getMessage()]
+            assert len(said) == 1 and "disk is full: free some space" in said[0], said
+            assert "TERRABANK_STATE_DIR" not in said[0]
+            filler.unlink()
+            writer.attempt()
+            writer.attempt()
+        again = [r.getMessage() for r in caplog.records if "the game state is written again" in r.getMessage()]
+        assert len(again) == 1 and writer.files(), again
+    finally:
+        app.extensions["terrabank"].bank.close()
+        app.extensions["terrabank"].access.close()
+        subprocess.run(["umount", "-l", str(disk)], check=False)

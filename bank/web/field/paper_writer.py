@@ -14,6 +14,7 @@ Here in the web layer, beside the routes: the services may not import the print 
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import subprocess
@@ -62,6 +63,7 @@ class StateWriter:
         self.written_at = float("-inf")
         self.lock = threading.Lock()
         self.last_error = None
+        self.said_error = False  # a failure was said in the log: its end is said too
 
     def start(self) -> None:
         threading.Thread(target=self._loop, name="terrabank-state-writer", daemon=True).start()
@@ -83,10 +85,14 @@ class StateWriter:
         reason = (f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror and exc.filename
                   else str(exc))[:400]  # the path first: what to look at, whatever its length
         if reason != self.last_error and not _outage(exc):
+            # A full disk is no wrong folder: another folder on it fills too (before, the line said to choose one).
+            full = isinstance(exc, OSError) and exc.errno == errno.ENOSPC
             self.app.logger.warning(
-                "terrabank: cannot write the game state to %s (%s); no state sheet is written until it can. "
-                "Give the bank a folder it may write: %s=/var/lib/terrabank (docs/DEPLOY.md)",
-                self.folder, reason, state_dir.ENV_VAR)
+                "terrabank: cannot write the game state to %s (%s); no state sheet is written until it can. %s",
+                self.folder, reason, "Its disk is full: free some space on it; the sheet is written by itself then."
+                if full else f"Give the bank a folder it may write: {state_dir.ENV_VAR}=/var/lib/terrabank "
+                "(docs/DEPLOY.md)")
+            self.said_error = True
         self.last_error = reason
 
     def look(self) -> Path | None:
@@ -131,6 +137,9 @@ class StateWriter:
         state_dir.own_folder(self.folder)
         path = draw({"snap": snap, "config": config, "language": config.language, "paper": config.print_paper,
                      "folder": self.folder, "filename": f"{PREFIX}{stamp}-e{seq}-{reason}.pdf"})
+        if self.said_error:  # said when it could not: said when it can again
+            self.app.logger.warning("terrabank: the game state is written again to %s", self.folder)
+            self.said_error = False
         self.written_seq, self.written_at, self.last_error = seq, self.clock(), None
         for old in self.files()[KEEP:]:
             old.unlink(missing_ok=True)
