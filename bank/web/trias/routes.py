@@ -29,7 +29,7 @@ from bank.web.body import BodyError, read_object
 from bank.web.i18n import request_language, speak_for
 from bank.store.accounts.lockout import wait_text
 from bank.web.rate import Window
-from bank.web.trias import held, rewrite_alarm, visitors
+from bank.web.trias import held, rewrite_alarm, unopened, visitors
 from bank.web.trias.live import announce_rematch, publish
 from bank.web.trias.names import with_default_names
 from bank.web.trias.payloads import game_summary, seat_list, snapshot
@@ -43,6 +43,9 @@ COMMAND_BODY = 1024
 # the games folder (trias_games.MAX_GAMES). Twenty per device in ten minutes is plenty for
 # a tablet setting up several tables.
 NEW_GAMES_PER_DEVICE, NEW_GAMES_WINDOW = 20, 600
+
+
+unopened.register(bp)  # a game whose file cannot be trusted: said in the page's language, no path
 
 
 def games():

@@ -104,3 +104,22 @@ def test_a_computer_seat_stops_on_a_rewritten_game(app, table, caplog):
     assert game.last_seq == before and game.computer_to_play() is None
     assert player.step(force=True) == 0 and game.id not in player.changed  # it stopped: nothing to try again
     assert len(_said(caplog)) == 1
+
+
+def test_a_game_edited_while_the_server_was_down_is_refused_in_the_pages_language_without_its_path(tmp_path, config,
+                                                                                                    caplog):
+    """Before, it opened and was played on; a game the server could not open answered its file's path in English."""
+    with trias_web_app(tmp_path / "web.db", config) as first:
+        game = _played(Table(first), 2)
+        game_id, place = game.id, str(first.extensions["trias_games"].store.target(game.id))
+        sqlite_forger(place)("UPDATE journal SET actor = 'mallory' WHERE seq = 2")
+    caplog.set_level(logging.ERROR)
+    with trias_web_app(tmp_path / "web.db", config) as again:  # the server started again
+        client = again.test_client()
+        page = client.get(f"/trias/g/{game_id}")
+        assert page.status_code == 503 and "Cette partie de Trias ne peut pas être ouverte" in page.get_data(as_text=True)
+        api = client.get(f"/trias/api/g/{game_id}")
+        assert api.status_code == 503 and api.get_json()["error"]["code"] == "journal_edited"
+        assert place not in page.get_data(as_text=True) + api.get_data(as_text=True)
+        said = [r.getMessage() for r in caplog.records if "cannot be opened" in r.getMessage()]
+        assert len(said) == 1 and place in said[0] and "journal row 2 was changed" in said[0]
