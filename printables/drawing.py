@@ -105,9 +105,11 @@ def text(c, value: str, x: float, y: float, size: float, font: str = FONT, fill=
         if part_font.startswith(UNSEEN):  # a skin tone: in the text, not on the paper (fonts.TONES)
             unseen = c.beginText(x, y)
             unseen.setTextRenderMode(3)
+            unseen.setHorizScale(0)  # no width either: a copy's text reads the next letters on its line, in order
             unseen.setFont(part_font.removeprefix(UNSEEN), size)
             unseen.textOut(part)
             unseen.setTextRenderMode(0)  # the mode is the page's state, not the text object's: back to ink
+            unseen.setHorizScale(100)
             c.drawText(unseen)
             continue
         c.setFont(part_font, size)

@@ -38,6 +38,10 @@ TONES = frozenset(chr(c) for c in range(0x1F3FB, 0x1F400))
 # "Équipe ▯" with the 1 half hidden, "#️⃣ Dièses" as a box over the D). Drawn unseen like a tone: the character
 # prints bare ("Équipe 1", as re-entry reads it), the name reads whole from the PDF.
 ENCLOSING = "Me"
+# A soft hyphen (a name pasted from a web page or a word processor) marks where a word may break; ReportLab never
+# breaks there and drew it as a hyphen ("Ga\u00adla" printed "Ga-la", which re-entry reads as two words: no team).
+# Left out, as on a screen: the word prints whole ("Gala"), and a copy from the PDF gives it so, as it is typed back.
+SOFT_HYPHEN = "\u00ad"
 UNSEEN = "unseen:"  # a run's font prefixed so: drawn invisible, no width
 
 
@@ -132,17 +136,17 @@ def _plain(value: str) -> bool:
     """Whether a built-in font draws `value` whole as it is (WinAnsi characters, already NFC)."""
     if value.isascii():
         return value.isprintable()
-    return all(_win_ansi(ch) for ch in value) and unicodedata.is_normalized("NFC", value)
+    return all(_win_ansi(ch) for ch in value) and unicodedata.is_normalized("NFC", value) and SOFT_HYPHEN not in value
 
 
 @lru_cache(maxsize=8192)
 def _runs(value: str, font: str) -> tuple:
     value = unicodedata.normalize("NFC", value)
-    if font in BUILT_IN and all(_win_ansi(ch) for ch in value):
+    if font in BUILT_IN and all(_win_ansi(ch) for ch in value) and SOFT_HYPHEN not in value:
         return ((font, value),) if value else ()
     out = []
     for i, ch in enumerate(value):
-        chosen = font_for(ch, font)
+        chosen = font_for(ch, font) if ch != SOFT_HYPHEN else None
         if chosen is None and ch in JOINERS and out:
             chosen = out[-1][0]
         if chosen is None:

@@ -49,6 +49,7 @@ PROGRAMS = {
     "redis-server": ("redis-server", _on_path_or()),
     "nginx": ("nginx", _on_path_or("/usr/sbin/nginx")),  # /usr/sbin is not on every user's PATH
     "pdftoppm": ("poppler-utils", _on_path_or()),
+    "pdftotext": ("poppler-utils", _on_path_or()),  # a PDF's text as a viewer copies it
     "zbarimg": ("zbar-tools", _on_path_or()),
     "sqlite3": ("sqlite3", _on_path_or()),
     "ip": ("iproute2", _on_path_or("/usr/sbin/ip", "/sbin/ip")),  # the network cuts (tests/netns_kit.py)

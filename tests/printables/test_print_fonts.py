@@ -179,6 +179,25 @@ def test_a_skin_tone_prints_as_the_bare_emoji_and_reads_back_whole(tmp_path):
     assert width("🏽 x", "Helvetica", 12) > width(" x", "Helvetica", 12)  # a tone alone is the character typed
 
 
+def test_a_name_copied_from_the_pdf_is_the_name_a_tone_or_a_soft_hyphen_inside_it(tmp_path):
+    """What a viewer's copy gives (poppler's pdftotext): a tone drawn unseen kept its width in the PDF, the letters
+    after it overlapped it and were copied on a line of their own ("Ma 👍🏽" then "Ma"); a soft hyphen (a name pasted
+    from a web page) printed and copied as "-" ("Ga-la": two words, no team when typed back). Now the line, whole."""
+    import subprocess
+
+    from needs import require
+    from PIL import ImageChops
+
+    require("pdftotext")
+    for name, copied in (("Les 👍🏽 de Łódź", "Les 👍🏽 de Łódź"), ("Ga\u00adla Méga\u00adlo", "Gala Mégalo")):
+        data, ink = drawn_ink(name, tmp_path)
+        text = subprocess.run(["pdftotext", str(tmp_path / "t.pdf"), "-"], check=True, capture_output=True,
+                              text=True).stdout
+        assert text.strip() == copied, (name, text)
+    plain, plain_ink = drawn_ink("Gala Mégalo", tmp_path)
+    assert ImageChops.difference(ink, plain_ink).getbbox() is None  # on the paper: no hyphen
+
+
 def test_a_keycap_prints_as_its_digit_never_as_a_frame_over_the_next_letters(tmp_path):
     """ReportLab sets no text: the keycap of "1️⃣" (an enclosing mark) was drawn as a frame of its own after
     the 1, half hiding it, and over the next letter ("Équipe 1️⃣" and "Équipe 2️⃣" both printed "Équipe ▯",
