@@ -21,7 +21,9 @@ from flask import current_app, request
 from flask_socketio import emit, join_room
 
 from bank.web.push.auth_text import refuse_unreadable, unreadable_key
+from bank.store.storage import StorageError
 from bank.web.push.extensions import socketio_of
+from bank.web.trias import unopened
 from bank.web.trias.payloads import snapshot
 
 NAMESPACE = "/trias"
@@ -88,7 +90,12 @@ def _whose(auth) -> tuple:
         return found if found else (None, None)
     game_id = auth.get("game")
     if isinstance(game_id, str) and game_id:
-        return games().get(game_id[:100]), None
+        try:
+            return games().get(game_id[:100]), None
+        except StorageError as exc:  # a game whose file cannot be trusted: refused, said once (before: a traceback
+            if exc.code not in unopened.UNOPENED:  # each time an open page's socket tried again, every few s)
+                raise
+            unopened.say(exc)
     return None, None
 
 

@@ -123,3 +123,6 @@ def test_a_game_edited_while_the_server_was_down_is_refused_in_the_pages_languag
         assert place not in page.get_data(as_text=True) + api.get_data(as_text=True)
         said = [r.getMessage() for r in caplog.records if "cannot be opened" in r.getMessage()]
         assert len(said) == 1 and place in said[0] and "journal row 2 was changed" in said[0]
+        sockets = [socketio_of(again).test_client(again, namespace=NS, auth={"game": game_id}) for _ in range(3)]
+        assert not any(s.is_connected(NS) for s in sockets)  # an open board's socket trying again (before: raised)
+        assert len([r for r in caplog.records if "cannot be opened" in r.getMessage()]) == 1
