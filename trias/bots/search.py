@@ -242,6 +242,7 @@ def _rank(state, rng, most: int | None, deadline: float | None = None) -> list:
             keep = rng.sample(drifts, most)
             commands = [c for c in commands if c["type"] != "drift"] + keep
     scored = []
+    moved = {}  # (from, to) -> the position a move of a herd leaves: the other kind of herd's move may be its twin
     for command in commands:
         if deadline is not None and scored and time.perf_counter() > deadline:
             # Out of time (a slow machine): the moves not judged yet go last, unjudged.
@@ -251,10 +252,26 @@ def _rank(state, rng, most: int | None, deadline: float | None = None) -> list:
             value = _draw_value(state, seat, scored)
         else:
             _, after = advance(state, command)
+            if command["type"] == "move" and _twin(moved, command, after):
+                continue
             value = _squash(values(after), seat)
         scored.append((value, key_of(command), command))
     scored.sort(key=lambda t: -t[0])
     return [(k, c) for _, k, c in scored], {k: max(0.0, value) for value, k, _ in scored}
+
+
+def _twin(moved: dict, command: dict, after) -> bool:
+    """Whether a move of a spent herd and one of a fresh herd between the same places (T12, "fresh") both
+    listed leave the very same position, as they do with the turn's last point (the turn ends: which herd
+    could still reproduce no longer matters). Listed twice, the best move had its visits split between
+    twins and the choice (the most visited) could go to the next move; only the first is kept."""
+    ends = (tuple(command["from"]), tuple(command["to"]))
+    other = moved.get(ends)
+    if other is None:
+        moved[ends] = after
+        return False
+    return (other.spent == after.spent and other.ap == after.ap and other.phase == after.phase
+            and other.current == after.current and other.herds == after.herds)
 
 
 def _draw_value(state, seat: int, scored: list) -> float:
