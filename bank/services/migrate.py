@@ -73,12 +73,12 @@ def migrate(db, config, url: str, game: str) -> Moved:
             file_bank = _loaded(source, config, db)
             _check_sound(file_bank, db)
             file_head = file_bank.chain_head()
-            accounts, links, copies = read_access(Path(db))
+            accounts, links, copies, names = read_access(Path(db))
             built = target.temporary()
             counts = copy_game(Path(db), built, file_head)
             try:
                 copy_head = _check_copy(built, config, file_bank, db)
-                write_access(built.url, built.game, accounts, links, copies)  # before the name: all or nothing
+                write_access(built.url, built.game, accounts, links, copies, names)  # before the name: all or nothing
                 put_in_place(built, target)
             except BaseException:
                 built.remove()  # its rows stay in the database, without a name (nothing is ever deleted)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import shutil
 import sqlite3
 import uuid
@@ -133,6 +134,8 @@ def test_the_pis_accounts_and_team_links_come_too_so_the_printed_join_cards_stil
     pi.add_user("bob", "battery staple", "banker")
     printed = pi.ensure_team_tokens(pg_config.teams)  # what the Pi's join cards carry
     pi.paper_copies().claim("paper:slot-of-a-trade", "0C", 2)  # a ledger line typed on the Pi stood for a booking
+    renamed = {"blue": ["Bleus", "Blue", "Dauphins", "Dolphins"]}  # a reload on the Pi renamed blue once
+    pi._put_setting("team_names", json.dumps(renamed), 1.0)
     pi.close()
     files = _fingerprint(pi_game.parent)
     monkeypatch.setenv(ENV_VAR, postgres_server.url)
@@ -151,6 +154,7 @@ def test_the_pis_accounts_and_team_links_come_too_so_the_printed_join_cards_stil
         assert all(server.team_for(token) == team for team, token in printed.items())
         assert server.paper_copies().holder("paper:slot-of-a-trade") == {"sheet": "0C", "line": 2}
         assert server.paper_copies().claim("paper:slot-of-a-trade", "0C", 5) == {"sheet": "0C", "line": 2}
+        assert server.team_names() == renamed  # sheets printed under Dauphins type back on the server
     finally:
         server.close()
 
