@@ -62,6 +62,7 @@ def test_a_trade_typed_from_both_teams_sheets_books_once(app, leads):
     assert (copy["booked"], copy["duplicate"], copy["refused"]) == (1, 1, 0), copy
     line = copy["lines"][0]
     assert line["status"] == "duplicate" and line["same_as"] == {"sheet": "0A", "line": 3}
+    assert "next_copy" not in line  # the other team's half, not this line typed before: no other copy to name
     assert line["seq"] == booked["lines"][1]["seq"]
     assert bank.last_seq == seq + 1
     assert stocks(bank) == (water + 1 - 2, oxygen - 1 + 1)  # the trade once; each harvest once
