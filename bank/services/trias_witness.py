@@ -15,12 +15,13 @@ class TriasWitness:
 
     @property
     def rewritten(self) -> dict | None:
-        """{"seq", "held"}: the entry whose chain head the store no longer holds; None while it does."""
+        """{"why": a sentence}, with "seq" and "held" when the store lost the head at that entry; None while sound."""
         return self._service.rewritten
 
-    def check_chain(self, if_open: bool = False) -> dict | None:
-        """One indexed read (none for a closed file with `if_open`): None while the store holds the anchor's head."""
-        return self._service.check_chain(if_open)
+    def check_chain(self, if_open: bool = False, rows: bool = False) -> dict | None:
+        """One indexed read (none for a closed file with `if_open`): None while the store holds the anchor's head;
+        with `rows`, and every row still matches its chain (the rows read and hashed)."""
+        return self._service.check_chain(if_open, rows)
 
 
 def in_use(games, most: int) -> list:

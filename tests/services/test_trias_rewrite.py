@@ -75,7 +75,8 @@ def test_a_move_on_a_rewritten_game_is_refused_and_every_one_after(store, releas
     assert game.last_seq == wrote[0] and game.state == state and _stored_rows(sql) == wrote[0]
     with pytest.raises(StorageError, match="chain_rewritten"):
         game.execute(move, "again", "cli")
-    assert game._service.check_chain() == {"seq": wrote[0], "held": wrote[1]}
+    found = game._service.check_chain()
+    assert (found["seq"], found["held"]) == wrote and f"entry {wrote[0]} no longer holds" in found["why"]
     assert open_().get(game.id).verify() == []  # the forgery is consistent: only what the server wrote can tell
 
 
@@ -101,7 +102,8 @@ def test_the_check_off_the_booking_path_sees_it_without_a_move(store):
     assert game._service.check_chain() is None
     held = game._service.head()
     rewrite_trias(forger(games, game.id), game, 1)
-    assert game._service.check_chain() == {"seq": game.last_seq, "held": held}
+    found = game._service.check_chain()
+    assert (found["seq"], found["held"]) == (game.last_seq, held)
 
 
 def test_moves_another_process_books_are_no_alarm(store):
@@ -133,3 +135,18 @@ def test_a_game_whose_row_was_edited_with_its_chain_left_is_refused_when_opened(
     reading = open_()
     reading.trusted = False  # as `trias verify` opens it: every problem listed
     assert any("journal row 2 was changed" in p for p in reading.get(game.id).verify())
+
+
+def test_a_row_edited_with_its_chain_left_while_the_game_runs_is_seen_by_the_rows_check(store):
+    """Every head stays as it was, so the anchor cannot see it; the rows read and hashed do (before: only when the
+    game was opened again)."""
+    open_, forger = store
+    games = open_()
+    game = games.create(HUMANS, seed=3)
+    _play(game, 3)
+    forger(games, game.id)("UPDATE journal SET actor = %s WHERE {game} AND seq = %s", ("mallory", 2))
+    assert game._service.check_chain() is None  # the heads alone
+    assert "journal row 2 was changed" in game._service.check_chain(rows=True)["why"]
+    with pytest.raises(StorageError) as refused:
+        game.execute(trias.legal_actions(game.state)[0], "after-the-edit", "cli")
+    assert refused.value.code == "chain_rewritten" and "journal row 2 was changed" in refused.value.message

@@ -6,7 +6,9 @@ refusal is said once per game and process: one log line saying what to do, and a
 game whose `rewritten` the pages show as a banner (templates/trias/_topbar.html), so nobody plays on in vain.
 It is seen at the next move, or within CHECK_SECONDS by `look` in the computer's thread (bank/web/trias/computer.py),
 which reads the stores of the games used last (one indexed read each), as the field game's clock loop does
-(bank/web/push/chain_alarm.py).
+(bank/web/push/chain_alarm.py). A row edited with the chain left keeps every head: each look also reads and hashes
+the rows of one of those games in turn (about 1 ms), so such an edit is seen within 16 looks (80 s), not only when
+the game is opened again.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from bank.web.trias.live import publish
 CHECK_SECONDS = 5.0
 LOOKED = "trias_rewrite_looked"  # app.extensions: when `look` last read the stores
 SAID = "trias_rewrite_said"  # app.extensions: the games said rewritten by this process
+TURN = "trias_rewrite_turn"  # app.extensions: how many looks were made (one game's rows are checked at each)
 
 
 def say(app, game) -> bool:
@@ -31,10 +34,9 @@ def say(app, game) -> bool:
         return found is not None
     said.add(game.id)
     app.logger.error(
-        "trias %s: the game's journal was rewritten by another program while the server ran: entry %d no longer "
-        "holds the chain head %s this server wrote or read there; no move is recorded on it any more. Keep a copy "
-        "of %s for the inquiry (`terrabank trias verify %s` on it), and start a new game for the table",
-        game.id, found["seq"], found["held"][:12], game._games.store.name(game.id), game.id)
+        "trias %s: the game's journal was rewritten by another program while the server ran: %s; no move is "
+        "recorded on it any more. Keep a copy of %s for the inquiry (`terrabank trias verify %s` on it), and start "
+        "a new game for the table", game.id, found["why"], game._games.store.name(game.id), game.id)
     publish(app, game, game.last_seq, tell_peers=False)  # each screen's picture says it (payloads.py)
     return True
 
@@ -46,10 +48,11 @@ def look(app, clock=time.monotonic) -> int:
         return 0
     app.extensions[LOOKED] = now
     games = app.extensions["trias_games"]
-    told = 0
-    for game in in_use(games, OPEN_FILES):
+    told, used = 0, in_use(games, OPEN_FILES)
+    turn = app.extensions[TURN] = app.extensions.get(TURN, -1) + 1  # whose rows are read and hashed this time
+    for n, game in enumerate(used):
         try:
-            found = game.check_chain(if_open=games.store.holds_files)
+            found = game.check_chain(if_open=games.store.holds_files, rows=n == turn % len(used))
         except StorageError:  # a store away: said by the moves it refuses, and by bank/web/health.py
             continue
         if found is not None and game.id not in app.extensions.get(SAID, ()):

@@ -91,6 +91,22 @@ def test_the_look_sees_it_within_five_seconds_without_a_move(app, table, caplog)
     assert [m["args"][0]["rewritten"] for m in board.get_received(NS) if m["name"] == "state"] == [True]
 
 
+def test_the_look_reads_the_rows_of_one_game_in_use_at_a_time_and_sees_an_edit_the_heads_keep(app, table, caplog):
+    games = [_played(table, 2) for _ in range(3)]
+    sqlite_forger(app.extensions["trias_games"].store.target(games[1].id))(
+        "UPDATE journal SET actor = 'mallory' WHERE seq = 2")  # the chain left: every head as it was
+    caplog.set_level(logging.ERROR)
+    now = [1000.0]
+    said = []
+    for _ in range(3):  # one game's rows a look: the edited one within as many looks as games in use
+        now[0] += rewrite_alarm.CHECK_SECONDS
+        said.append(rewrite_alarm.look(app, lambda: now[0]))
+    assert said.count(1) == 1 and sum(said) == 1
+    assert games[1].rewritten and not games[0].rewritten and not games[2].rewritten
+    logged = _said(caplog)
+    assert len(logged) == 1 and games[1].id in logged[0].getMessage() and "journal row 2" in logged[0].getMessage()
+
+
 def test_a_computer_seat_stops_on_a_rewritten_game(app, table, caplog):
     game = _played(table, 0, HUMAN, {"kind": "computer", "level": "random"})
     player = app.extensions["trias_computer"]
