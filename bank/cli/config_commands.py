@@ -14,7 +14,7 @@ import sys
 
 from bank.errors import BankError, ConfigError
 from bank.game.config import load_config
-from bank.game.game_identity import config_problems
+from bank.game.game_identity import config_problems, kept_name_problems
 from bank.store import storage_url
 from bank.store.storage import StorageError
 
@@ -55,7 +55,7 @@ def cmd_check(args, config_path: str, db: str) -> int:
     where = storage_url.target(db, config)
     storage = where.name if isinstance(where, storage_url.PostgresTarget) else f"the file {db}"
     try:
-        problems = _fits(where, config)
+        problems = _fits(where, config, db)
     except StorageError as exc:
         if exc.code not in UNREACHED:
             raise
@@ -77,7 +77,7 @@ def cmd_check(args, config_path: str, db: str) -> int:
     return 0
 
 
-def _fits(where, config) -> list:
+def _fits(where, config, db) -> list:
     """What the game at `where` finds wrong with this config (its ids, their order); none for no game yet."""
     if not where.exists():  # a sound file whose ids the game lacks would be refused by the start (or the reload)
         return []
@@ -86,9 +86,23 @@ def _fits(where, config) -> list:
         problems = config_problems(journal, config)
         if isinstance(where, storage_url.SqliteTarget):
             _writable_now(journal)
-        return problems
     finally:
         journal.close()
+    return problems + kept_name_problems(_kept_names(db, config), config)
+
+
+def _kept_names(db, config) -> dict:
+    """The names the game's teams were opened with (AccessRules.team_names), read as a start reads them."""
+    from bank.store.accounts import open_access
+
+    try:
+        access = open_access(db, config)
+    except StorageError:  # the accounts cannot be opened here (a read-only disk): the start says so, not this check
+        return {}
+    try:
+        return access.team_names()
+    finally:
+        access.close()
 
 
 def _writable_now(journal) -> None:

@@ -62,18 +62,27 @@ def name_problems(config_text: str | None, config) -> list:
     """Sentences for each team now called as another team was when the game was created (`config_text`): the
     sheets printed then carry that name for the other team, and the paper re-entry would give their lines to
     this one (names swapped by a reload). A team may keep or change its own name."""
+    created = {t["id"]: list(t["label"].values()) if isinstance(t.get("label"), dict) else [t.get("label")]
+               for t in created_teams(config_text)}
+    return _taken(created, config, "when the game was created")
+
+
+def kept_name_problems(kept: dict, config) -> list:
+    """The same for every name the teams were opened with since (AccessRules.team_names: {id: [names]}), a name a
+    reload gave a team in between two others among them: the sheets printed under it are typed back by it."""
+    return _taken(kept, config, "at a start of this game")
+
+
+def _taken(names: dict, config, when: str) -> list:
     problems = []
-    for created in created_teams(config_text):
-        label = created.get("label")
-        then = {typed_key(form) for text in (label.values() if isinstance(label, dict) else [label])
-                if isinstance(text, str) for form in as_printed(text)} - {()}
+    for owner, texts in names.items():
+        then = {typed_key(form) for text in texts if isinstance(text, str) for form in as_printed(text)} - {()}
         for team in config.teams.values():
             now = {typed_key(form) for text in team.label.values() for form in as_printed(text)}
-            if team.id != created["id"] and then & now:
+            if team.id != owner and then & now:
                 name = next(text for text in team.label.values() if then & {typed_key(f) for f in as_printed(text)})
-                problems.append(f"team {team.id} is called {name!r}, as team {created['id']} was when the game was "
-                                f"created: the paper ledgers printed then would be typed back as {team.id}'s; give "
-                                f"{team.id} a name no other team had")
+                problems.append(f"team {team.id} is called {name!r}, as team {owner} was {when}: the paper ledgers "
+                                f"printed then would be typed back as {team.id}'s; give {team.id} a name no other team had")
     return problems
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 
+from bank.errors import BankError
+from bank.game.game_identity import kept_name_problems
 from bank.services.bank import Bank
 from bank.store import storage_url
 from bank.store.accounts import AccessRules, open_access
@@ -22,6 +24,10 @@ def open_game(db, config, hash_method: str = "scrypt", *, wall=time.time, mono=t
         bank.close()
         raise
     try:
+        taken = kept_name_problems(access.team_names(), config)
+        if taken:  # as Bank.open refuses a name a team had at the game's creation (game_identity.py)
+            raise BankError("config_mismatch", f"The game in {db} was started with its teams named otherwise: "
+                            f"{'; '.join(taken)}.", path=str(db), problems=taken)
         access.ensure_team_tokens(config.teams)
         access.remember_team_names(config.teams)  # a reload's names too: sheets printed under them are typed back
     except BaseException:  # a file another program holds: a worker tries again (serving/opening.py), nothing left open

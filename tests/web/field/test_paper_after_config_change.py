@@ -121,6 +121,26 @@ def test_a_team_renamed_twice_by_reloads_is_typed_back_by_each_name_its_sheets_w
         closed(app)
 
 
+def test_a_name_a_team_had_between_two_reloads_is_refused_for_another_team(tmp_path, capsys):
+    """Blue was Dauphins between two reloads, then Orques; a third reload naming green Dauphins was accepted, and the
+    sheets printed while blue was Dauphins were typed back as green's moves. Now refused by a start, a reload (its
+    config check) and `config check`, naming both teams; the game's own names start it again."""
+    db = tmp_path / "g.db"
+    names = ['fr = "Bleus", en = "Blue"', 'fr = "Dauphins", en = "Dolphins"', 'fr = "Orques", en = "Orcas"']
+    for renamed in (None, (names[0], names[1]), (names[0], names[2])):
+        closed(opened(db, toml(renamed=renamed))[0])
+    taking = tmp_path / "config.toml"
+    taking.write_text(toml(renamed=(names[0], names[2])).replace('fr = "Verts", en = "Green"',
+                                                                  'fr = "Dauphins", en = "Greens"'), encoding="utf-8")
+    assert main(["--config", str(taking), "--db", str(db), "config", "check"]) == 2
+    said = capsys.readouterr().err
+    assert "team green is called 'Dauphins', as team blue was at a start of this game" in said, said
+    with pytest.raises(BankError) as refused:
+        opened(db, taking.read_text(encoding="utf-8"))
+    assert refused.value.code == "config_mismatch" and "give green a name no other team had" in str(refused.value)
+    closed(opened(db, toml(renamed=(names[0], names[2])))[0])
+
+
 def test_names_swapped_by_a_reload_are_refused_so_no_old_sheet_is_read_as_another_teams(tmp_path, capsys):
     """Blue's sheets printed as "Bleus", then a reload named green "Bleus" (and blue "Verts"): every line of
     blue's old sheets was green's move, and the reload was accepted."""
