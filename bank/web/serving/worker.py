@@ -114,6 +114,9 @@ def worker_classes():
 
         def _stop_now(self):
             self.alive = False
+            # Wake the loop now, as Gunicorn's handle_exit (replaced above) does: otherwise it saw the stop only at the
+            # end of its 1 s wait for events, and every SIGTERM (systemctl stop or restart, a test's) ended a second later.
+            self.method_queue.defer(lambda: None)
 
         def init_process(self):
             threading.stack_size(STACK_SIZE)  # before the pool's threads start

@@ -1,7 +1,8 @@
 """Operating several processes (operable): a stop that drains, a spread that is fair.
 
 - SIGTERM (systemctl stop, a redeploy) with a drain window: `/readyz` says "stopping" at once
-  while the process goes on answering, then it ends (bank/web/serving/stopping.py).
+  while the process goes on answering, then it ends (bank/web/serving/stopping.py); without one, the
+  worker's loop is woken at once, not at the end of its 1 s wait for events.
 - The shipped nginx file spreads phones by device, not by address: 200 phones behind one
   access point's NAT (one address) reach all four processes, and each keeps to its own.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -64,6 +66,27 @@ def test_a_stopping_process_says_it_is_stopping_while_it_still_answers_then_ends
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_the_stop_wakes_the_workers_loop_at_once():
+    """Gunicorn's own SIGTERM handler wakes its loop through the method queue's pipe; the worker's handler, which
+    adds the drain window, only marked it stopped: the loop saw it at the end of its 1 s wait for events, so every
+    stop without a drain (systemctl stop or restart, each server a test stops) ended up to a second later."""
+    from gunicorn.workers.gthread import PollableMethodQueue
+
+    from bank.web.serving.worker import worker_classes
+
+    guarded_worker = worker_classes()[1]
+    worker = guarded_worker.__new__(guarded_worker)  # the loop's state only: no Gunicorn arbiter
+    worker.alive, worker.method_queue = True, PollableMethodQueue()
+    worker.method_queue.init()
+    try:
+        worker._stop_now()  # what SIGTERM calls after the drain window (none here)
+        assert worker.alive is False
+        woken = select.select([worker.method_queue.fileno()], [], [], 0)[0]
+        assert woken, "the loop's wake-up pipe is empty: it would sleep out its wait for events"
+    finally:
+        worker.method_queue.close()
 
 
 def test_a_drain_window_that_is_not_a_number_stops_the_start_with_a_sentence(tmp_path):
