@@ -22,7 +22,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import weakref
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,6 +83,7 @@ def launch(argv: list, log: Path, timeout: float = 30.0, env: dict | None = None
 def end(proc: subprocess.Popen, timeout: float = 10.0) -> None:
     """SIGTERM, SIGKILL if it has not ended after `timeout` seconds; returns once it has ended."""
     if proc.poll() is None:
+        let_go_of_idle_connections()
         proc.terminate()
         try:
             proc.wait(timeout=timeout)
@@ -95,6 +98,8 @@ def end_all(procs: list, timeout: float = 10.0) -> None:
     A stopping server may wait seconds for its idle kept-alive connections: side by side those
     waits overlap instead of adding up."""
     running = [proc for proc in procs if proc.poll() is None]
+    if running:
+        let_go_of_idle_connections()
     for proc in running:
         proc.terminate()
     deadline = time.monotonic() + timeout
@@ -104,6 +109,19 @@ def end_all(procs: list, timeout: float = 10.0) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+# Every Api of this process, for let_go_of_idle_connections.
+APIS: weakref.WeakSet = weakref.WeakSet()
+
+
+def let_go_of_idle_connections() -> None:
+    """Close the kept-alive connection of every Api of this process not in a request (its next request opens a
+    new one, as after a server's close). A stopping server keeps idle kept-alive connections open for up to 2 s
+    (Gunicorn's STOP_KEEPALIVE_LINGER) before it ends: each stop by `end` waited that long for a client that
+    would send nothing more."""
+    for api in list(APIS):
+        api.close(if_idle=True)
 
 
 def wait_for_port(port: int, timeout: float = 20.0, proc: subprocess.Popen | None = None) -> None:
@@ -227,6 +245,8 @@ class Api:
         self.conn: http.client.HTTPConnection | None = None
         self.cookies: dict[str, str] = {}  # by name: behind nginx a route cookie comes beside the session's
         self.csrf = ""
+        self._exchanges, self._state = 0, threading.Lock()  # requests under way: close(if_idle=True) leaves them be
+        APIS.add(self)
 
     @property
     def cookie(self) -> str:
@@ -243,18 +263,24 @@ class Api:
         hdrs = {"Content-Type": "application/json", "X-CSRF-Token": self.csrf, **(headers or {})}
         if self.cookie:
             hdrs["Cookie"] = self.cookie
-        for attempt in (1, 2):
-            if self.conn is None:
-                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
-            try:
-                self.conn.request(method, path, body=data, headers=hdrs)
-                response = self.conn.getresponse()
-                raw = response.read()
-                break
-            except (ConnectionError, http.client.HTTPException):
-                self.close()
-                if attempt == 2:
-                    raise
+        with self._state:
+            self._exchanges += 1
+        try:
+            for attempt in (1, 2):
+                if self.conn is None:
+                    self.conn = self.connection()
+                try:
+                    self.conn.request(method, path, body=data, headers=hdrs)
+                    response = self.conn.getresponse()
+                    raw = response.read()
+                    break
+                except (ConnectionError, http.client.HTTPException):
+                    self.close()
+                    if attempt == 2:
+                        raise
+        finally:
+            with self._state:
+                self._exchanges -= 1
         self.last_headers = {k.lower(): v for k, v in response.getheaders()}  # the last reply's (Retry-After...)
         for cookie in response.msg.get_all("Set-Cookie") or ():
             name, _, value = cookie.split(";", 1)[0].strip().partition("=")
@@ -286,15 +312,25 @@ class Api:
         """POST /api/commands with an Idempotency-Key: (status, reply)."""
         return self.request("POST", "/api/commands", command, {"Idempotency-Key": key})
 
-    def close(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
+    def connection(self) -> http.client.HTTPConnection:
+        """A new connection to the server (a subclass may choose its source address)."""
+        return http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+
+    def close(self, if_idle: bool = False) -> None:
+        """Close the kept-alive connection; with `if_idle`, only if no thread is in a request (a request
+        begun after it opens a new connection)."""
+        with self._state:
+            if if_idle and self._exchanges:
+                return
+            conn, self.conn = self.conn, None
+        if conn is not None:
+            conn.close()
 
     def __del__(self) -> None:
         # Gunicorn keeps connections alive (Werkzeug closed each one): an Api dropped
         # without close() must not leave its socket to the garbage collector's warning.
-        self.close()
+        if hasattr(self, "_state"):
+            self.close()
 
 
 def machine() -> str:

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import CONFIG, PASSWORD, TERRABANK, USER, Server, launch
+from harness import CONFIG, PASSWORD, TERRABANK, USER, Server, launch, let_go_of_idle_connections
 from proctree import pss_mb, rss_mb, threads
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,6 +105,7 @@ class Cluster:
         return log_problems(self.folder)
 
     def stop(self) -> None:
+        let_go_of_idle_connections()  # a stopping process would keep them open up to 2 s (harness.py)
         for proc in self.procs:
             if proc.poll() is None:
                 proc.terminate()

@@ -43,11 +43,9 @@ class SourcedApi(Api):
         super().__init__(url, timeout=60)
         self.source = source
 
-    def request(self, *args, **kwargs):
-        if self.conn is None:  # the server closes after each answer (HTTP/1.0): reconnect from the same address
-            self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout,
-                                                   source_address=(self.source, 0))
-        return super().request(*args, **kwargs)
+    def connection(self) -> http.client.HTTPConnection:
+        # Each connection, the ones after a server's close too (HTTP/1.0), from the same address.
+        return http.client.HTTPConnection(self.host, self.port, timeout=self.timeout, source_address=(self.source, 0))
 
 
 def client(url: str, source: str) -> Api:

@@ -171,11 +171,8 @@ class FromAddress(Api):
         super().__init__(url)
         self.source = source
 
-    def request(self, *args, **kwargs):
-        if self.conn is None:
-            self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout,
-                                                   source_address=(self.source, 0))
-        return super().request(*args, **kwargs)
+    def connection(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection(self.host, self.port, timeout=self.timeout, source_address=(self.source, 0))
 
 
 def test_the_shipped_nginx_config_serves_two_processes_and_keeps_each_phones_address(proxied, tmp_path):

@@ -59,7 +59,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from slow_clients import Attack  # noqa: E402
-from harness import Api  # noqa: E402
+from harness import Api, end_all  # noqa: E402
 from test_admission import http_get, login_head, raise_own_fd_limit, served_game, settle  # noqa: E402
 from test_serving import wait_until  # noqa: E402
 
@@ -281,6 +281,9 @@ def chunked_runs(tmp_path_factory) -> dict:
     one server, the six cases took 82 s of the serial pass (CI), the phones' 20 requests 0.4 s apart most of it.
     {case: (its server, the quiet log-in's seconds, chunked_attack's result) or the exception raised}."""
     raise_own_fd_limit(8000)  # six attacks of up to 1,000 connections, in this process
+    # The session's temporary folder made before the threads ask for theirs: two first calls at once each made one, and
+    # one thread's mktemp failed ("is not a normalized and relative path") when this module ran first in its process.
+    tmp_path_factory.getbasetemp()
     started = time.monotonic()
     # Started a core's worth at a time: a start is CPU work (imports, the lead's scrypt), and six at once at load 25
     # were not answering after harness's 20 s.
@@ -291,6 +294,8 @@ def chunked_runs(tmp_path_factory) -> dict:
             if not isinstance(value, BaseException):
                 stack.push(value[0])
         games = {case: value if isinstance(value, BaseException) else value[1] for case, value in opened.items()}
+        # The six servers stopped at once, before each context ends its own (one after another: 7 s of the serial pass).
+        stack.callback(end_all, [game.proc for game in games.values() if not isinstance(game, BaseException)])
         up = [case for case in CHUNKED if not isinstance(games[case], BaseException)]
         served = time.monotonic()
         quiet = {**games, **at_once(lambda case: quiet_log_in(games[case]), up)}
