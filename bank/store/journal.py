@@ -34,11 +34,13 @@ _INSERT_LINK = "INSERT INTO chain(seq, hash) VALUES (?, ?)"
 REWRITTEN = "chain_rewritten"
 
 
-def rewritten(path, seq: int, held: str) -> StorageError:
+def rewritten(path, seq: int, held: str, why: str | None = None) -> StorageError:
     """The refusal of a row whose previous entry's stored head is no longer `held`, the one this process wrote or
-    read there: another program rewrote the journal under the running bank (params: seq, held)."""
+    read there: another program rewrote the journal under the running bank (params: seq, held); `why`: what was
+    found instead (a row edited with its chain left, bank/services/chain_watch.py sweep_rows)."""
+    found = why or f"entry {seq} no longer holds the chain head this bank knew there ({held[:12]})"
     return StorageError(REWRITTEN, f"The journal of {path} was changed by another program while the bank ran: "
-                        f"entry {seq} no longer holds the chain head this bank knew there ({held[:12]}). Nothing was "
+                        f"{found}. Nothing was "
                         "recorded, and the bank books nothing more on it: tell the lead facilitator (stop the bank, "
                         "keep a copy of the game file, and start again from the backup you trust).",
                         seq=seq, held=held)
@@ -287,6 +289,21 @@ class Journal(JournalReaders):
             return chain.meta_problem(made.get) or chain.first_break(
                 conn.execute(f"{chain.SELECT_ROWS} ORDER BY seq"), stored, bound, sqlite_schema.checkpoint_tip(conn),
                 chain.start_of(made.get))
+
+    def chain_problem_between(self, first: int, last: int) -> str | None:
+        """chain_problem for rows `first`..`last` only, each hashed on the head stored before it: a window of a sweep
+        off the booking path (bank/services/chain_watch.py sweep_rows); None when they match their chain."""
+        with self.read_view(), self._errors:
+            conn = self._views.get(threading.get_ident(), self._conn)
+            window = (first, last)
+            start = self._start() if first <= 1 else (conn.execute(
+                "SELECT COALESCE(b.hash, c.hash) FROM chain c LEFT JOIN chain_snapshot b ON b.seq = c.seq "
+                "WHERE c.seq = ?", (first - 1,)).fetchone() or (None,))[0]
+            stored = dict(conn.execute("SELECT seq, hash FROM chain WHERE seq BETWEEN ? AND ?", window).fetchall())
+            bound = {seq: (seal, head) for seq, seal, head in conn.execute(
+                "SELECT seq, seal, hash FROM chain_snapshot WHERE seq BETWEEN ? AND ?", window)}
+            return chain.first_break(conn.execute(f"{chain.SELECT_ROWS} WHERE seq BETWEEN ? AND ? ORDER BY seq",
+                                                  window), stored, bound, None, start or chain.GENESIS)
 
     def save_checkpoint(self, timeline: float, wall: float) -> None:
         """Remember where the bank's time line is and what the system clock said (bank/services/timeline.py),

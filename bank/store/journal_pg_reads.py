@@ -256,6 +256,20 @@ class PostgresReads:
             return chain.meta_problem(made.get) or chain.first_break(
                 _chain_rows(self._chain_records()), stored, self._bound(), tip, chain.start_of(made.get))
 
+    def chain_problem_between(self, first: int, last: int) -> str | None:
+        """chain_problem for rows `first`..`last` only, each hashed on the head stored before it (a sweep's window)."""
+        with self.read_view():
+            window = (self.game_id, first, last)
+            start = self._start() if first <= 1 else self.head_at(first - 1)
+            stored = dict(self._fetch("SELECT seq, hash FROM terrabank.chain WHERE game = %s AND seq BETWEEN %s AND %s",
+                                      window, one=False))
+            bound = {seq: (seal, head) for seq, seal, head in self._fetch(
+                "SELECT seq, seal, hash FROM terrabank.chain_snapshot WHERE game = %s AND seq BETWEEN %s AND %s",
+                window, one=False)}
+            records = self._fetch(f"SELECT seq, at, {', '.join(_TEXT_COLUMNS)} FROM terrabank.journal WHERE game = %s "
+                                  "AND seq BETWEEN %s AND %s ORDER BY seq", window, one=False)
+            return chain.first_break(_chain_rows(records), stored, bound, None, start or chain.GENESIS)
+
     def last_checkpoint(self) -> tuple[float, float] | None:
         r = self._fetch("SELECT timeline, wall FROM terrabank.clock_checkpoint WHERE game = %s", (self.game_id,))
         return (r[0], r[1]) if r else None

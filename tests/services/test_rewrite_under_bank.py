@@ -110,3 +110,20 @@ def test_rows_another_process_books_are_no_alarm(store):
             assert first.check_chain() is None and second.check_chain() is None
         assert first.last_seq == second.last_seq + 1 == 9
         assert first.verify() == []
+
+
+def test_a_row_edited_with_its_chain_left_is_found_by_the_sweep_within_its_windows(store):
+    """Every head stays as the bank wrote it, so check_chain and the pages cannot see it; before, only `serve` did,
+    at a restart. The sweep reads and hashes a window of rows at each look, from entry 1 again at the end."""
+    config, db, sql = store
+    with _started(config, db, rows=7) as bank:
+        assert bank.sweep_rows(most=3) is None and bank.sweep_rows(most=3) is None  # rows 1-6 sound
+        sql("UPDATE journal SET actor = %s WHERE {game} AND seq = %s", ("mallory", 2))
+        assert bank.check_chain() is None  # the heads: as the bank wrote them
+        assert bank.sweep_rows(most=3) is None  # rows 7: sound; then from entry 1 again
+        found = bank.sweep_rows(most=3)
+        assert "journal row 2 was changed" in found["why"] and bank.rewritten is found
+        with pytest.raises(StorageError) as refused:
+            bank.execute({**REFILL, "id": "after-the-edit"})
+        assert refused.value.code == "chain_rewritten" and "journal row 2 was changed" in refused.value.message
+        assert _stored_rows(sql) == 7 and bank.check_chain() is found

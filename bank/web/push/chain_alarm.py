@@ -1,7 +1,7 @@
 """The bank as a witness of its own file, on the serving process: a rewrite under the running bank is said at once.
 
 The clock loop (ticker.py) asks `Bank.check_chain()` every CHECK_SECONDS (one indexed read; at once when a
-booking was refused on it). When the file no longer holds the head the bank wrote, it says so once, everywhere
+booking was refused on it), then `Bank.sweep_rows()` (the next 500 rows hashed: a row edited with its chain left). When the file no longer holds the head the bank wrote, it says so once, everywhere
 someone can act on it: one log line saying what to do; a witness report by the bank itself on the admin page's
 list (bank/store/accounts/witness_reports.py, pushed to the facilitators' pages: witness_push.py); and
 `chain_check` to every open page, which asks the bank again whether its chain holds the head it kept
@@ -36,18 +36,18 @@ class ChainAlarm:
         if self.said or (bank.rewritten is None and now - self.last < CHECK_SECONDS):
             return bank.rewritten is not None
         self.last = now
-        found = bank.check_chain()
+        found = bank.check_chain() or bank.sweep_rows()  # then the next rows, hashed (an edit under the chain)
         if found is None:
             return False
         self.said = True
         saw, head = found["saw"], found["head"]
-        self.app.logger.error(
-            "terrabank: the game's journal was rewritten by another program while the bank ran: entry %d held "
-            "chain %s when this bank wrote it, the file now holds %s (its last entry %d, chain %s); the bank "
-            "books nothing more. Stop the bank, keep a copy of the game file for the inquiry, and start again "
-            "from the backup you trust (`terrabank verify --witness` on an export names the first entry changed)",
-            saw["seq"], saw["hash"][:12], (bank.stored_head_at(saw["seq"]) or "nothing")[:12], head["seq"],
-            head["hash"][:12])
+        if found.get("why"):
+            self.app.logger.error(
+                "terrabank: the game's journal was changed by another program while the bank ran: %s; the bank books "
+                "nothing more. Stop the bank, keep a copy of the game file for the inquiry, and start again from the "
+                "backup you trust (`terrabank verify` names every problem)", found["why"])
+        else:
+            self._say_rewritten(bank, saw, head)
         socketio_of(self.app).emit("chain_check", {}, namespace="/")  # every page asks again (witness.js)
         report = {"saw": saw, "head": head, "game": bank.game_mark(), "at": time.time(), "by": REPORTER}
         try:  # kept with the accounts, in the same file: a file another program holds may refuse it a while
@@ -57,3 +57,12 @@ class ChainAlarm:
             self.app.logger.warning("terrabank: the bank's own witness report could not be kept (%s); the pages "
                                     "were told to check", exc.message)
         return True
+
+    def _say_rewritten(self, bank, saw: dict, head: dict) -> None:
+        self.app.logger.error(
+            "terrabank: the game's journal was rewritten by another program while the bank ran: entry %d held "
+            "chain %s when this bank wrote it, the file now holds %s (its last entry %d, chain %s); the bank "
+            "books nothing more. Stop the bank, keep a copy of the game file for the inquiry, and start again "
+            "from the backup you trust (`terrabank verify --witness` on an export names the first entry changed)",
+            saw["seq"], saw["hash"][:12], (bank.stored_head_at(saw["seq"]) or "nothing")[:12], head["seq"],
+            head["hash"][:12])
