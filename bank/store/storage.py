@@ -57,6 +57,10 @@ def _translate(exc: sqlite3.Error, path) -> StorageError:
             break
     else:
         code, template = "storage_failed", "The database {path} failed: {detail}."
+    if code == "storage_failed" and name.startswith("SQLITE_IOERR") and not has_room(path):
+        # Opened on a full disk, SQLite cannot size its -shm file: "disk I/O error" (SQLITE_IOERR_SHMSIZE), which
+        # `serve` said as such, as if the card were failing; the way out is to free some space.
+        return known_failure("disk_full", path, detail)
     if code == "database_unreachable" and Path(path).is_file() and not writable(path):
         # WAL needs its -shm file beside the database: on a read-only disk SQLite says
         # "unable to open", but the way out is to make the disk writable again.
@@ -70,6 +74,18 @@ def known_failure(code: str, path, detail: str = "") -> StorageError:
     template = next(t for _, _, c, t in _KNOWN_FAILURES if c == code)
     message = template.format(path=path, detail=detail, backup=backup_hint(path))
     return StorageError(code, message, path=str(path), detail=detail)
+
+
+ROOM = 256 * 1024  # free bytes under which a disk is full for the bank: a booking writes a few pages
+
+
+def has_room(path) -> bool:
+    """Whether the disk holding `path` has ROOM free (True when it cannot be asked: no claim of a full disk)."""
+    try:
+        disk = os.statvfs(Path(path).resolve().parent)
+    except OSError:
+        return True
+    return disk.f_bavail * disk.f_frsize >= ROOM
 
 
 def writable(path) -> bool:

@@ -17,15 +17,13 @@ while commands are refused for it, RECENT_SECONDS after the last at most.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from pathlib import Path
 
-from bank.store.storage import StorageError, writable
+from bank.store.storage import StorageError, has_room, writable
 
 FAULTS = ("disk_full", "database_read_only", "database_disk_full")
-ROOM = 256 * 1024  # free bytes under which a disk that filled up is still full: a booking writes a few pages
 # A fault on a disk this process cannot look at (PostgreSQL's) is said on /readyz this long after the last command
 # refused for it: pages send theirs again every few seconds while it lasts; a balancer that took the process out
 # for it sends none, and must see it ready again to let one through.
@@ -87,10 +85,4 @@ def reason(app) -> str | None:
 
 def _over(code: str, path: Path) -> bool:
     """Whether the disk says the fault is over: room on it, or writable again."""
-    if code == "database_read_only":
-        return writable(path)
-    try:
-        disk = os.statvfs(path.parent)
-    except OSError:
-        return False
-    return disk.f_bavail * disk.f_frsize >= ROOM
+    return writable(path) if code == "database_read_only" else has_room(path)

@@ -218,6 +218,29 @@ def test_serve_on_a_read_only_disk_says_so_at_start_and_starts_once_writable(sma
     assert verified.stdout.splitlines()[0] == "ok"
 
 
+def test_serve_on_a_full_disk_says_the_disk_is_full_and_starts_once_it_has_room(small_disk, config):
+    """A card filled up while the bank was stopped (photos, logs): one sentence saying the disk is full, exit 2 (before:
+    "The database ... failed: disk I/O error.", SQLite's word for the -shm file it could not size, as if the card
+    were failing); once there is room, the game opens."""
+    db = small_disk / "game.db"
+    with app_on(small_disk, config) as app:
+        WebClient(app.test_client())  # a session secret and a game, as after a first start
+    filler = fill(small_disk)
+    try:
+        started = subprocess.run([TERRABANK, "--config", CONFIG, "--db", str(db), "serve",
+                                  "--host", "127.0.0.1", "--port", "1"],
+                                 capture_output=True, text=True, timeout=30, cwd=small_disk)
+    finally:
+        filler.unlink()
+    assert started.returncode == 2, started.stderr
+    assert "Traceback" not in started.stderr
+    assert started.stderr.count("\n") == 1, started.stderr
+    assert f"The disk holding {db} is full: free some space" in started.stderr, started.stderr
+    verified = subprocess.run([TERRABANK, "--config", CONFIG, "--db", str(db), "verify"],
+                              capture_output=True, text=True, timeout=60)
+    assert verified.stdout.splitlines()[0] == "ok", verified.stdout + verified.stderr
+
+
 def test_a_disk_filled_under_a_serving_bank_is_said_in_the_log_and_on_readyz_until_it_has_room(small_disk):
     """A real `terrabank serve` whose disk fills up: the first command refused is one log line saying what to do,
     /readyz answers 503 with that sentence while the disk is full and 200 as soon as it has room (before any
