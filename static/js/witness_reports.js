@@ -13,7 +13,8 @@
   function reporter(by) {
     by = String(by || "");
     return by.indexOf("team:") === 0 ? TB.t("chain_by_team", { team: by.slice(5) }) :
-      by === "screen" ? TB.t("chain_by_screen") : by === "bank" ? TB.t("chain_by_bank") : TB.t("chain_by_facilitator");
+      by === "screen" ? TB.t("chain_by_screen") : by === "bank" || by === "bank_rows" ? TB.t("chain_by_bank") :
+      TB.t("chain_by_facilitator");
   }
 
   /** The admin page: the reports the bank keeps ({reports: [...]}, oldest first), one line each, newest
@@ -59,7 +60,9 @@
       var other = found.saw.game && found.game && found.saw.game !== found.game;
       line.dataset.confirmed = found.confirmed ? "yes" : "no";
       line.textContent = TB.t("chain_witness_report", { who: who }) + " " +
-        (other ? TB.t("chain_other_game") + " " : "") + TB.witness.sentence(found.saw, found.head) + " " +
+        (other ? TB.t("chain_other_game") + " " : "") +
+        // The bank's own report of a row edited with its chain left (chain_alarm.py): the row, no heads to compare.
+        (found.by === "bank_rows" ? TB.t("chain_edited_row", { seq: found.saw.seq }) : TB.witness.sentence(found.saw, found.head)) + " " +
         (found.confirmed ? TB.t("chain_confirmed", { n: (found.reporters || []).length }) : TB.t("chain_unconfirmed"));
       if (i < gone.length) {
         line.dataset.gone = "yes";

@@ -11,6 +11,7 @@ on the file (bank/services/chain_watch.py).
 
 from __future__ import annotations
 
+import re
 import time
 
 from bank.store.storage import StorageError
@@ -19,6 +20,7 @@ from bank.web.push.witness_push import tell_facilitators
 
 CHECK_SECONDS = 5.0
 REPORTER = "bank"  # the reports' reporter and the words the admin page shows (witness_reports.js)
+EDITED = "bank_rows"  # what the admin page shows of the bank's report of a row edited with its chain left
 
 
 class ChainAlarm:
@@ -49,7 +51,12 @@ class ChainAlarm:
         else:
             self._say_rewritten(bank, saw, head)
         socketio_of(self.app).emit("chain_check", {}, namespace="/")  # every page asks again (witness.js)
-        report = {"saw": saw, "head": head, "game": bank.game_mark(), "at": time.time(), "by": REPORTER}
+        by = REPORTER
+        if found.get("why"):  # the row edited (its heads kept): the admin page names it (witness_reports.js)
+            edited = re.search(r"journal row (\d+)", found["why"])
+            saw, by = ({"seq": int(edited.group(1)), "hash": bank.stored_head_at(int(edited.group(1))) or ""}
+                       if edited else saw), EDITED
+        report = {"saw": saw, "head": head, "game": bank.game_mark(), "at": time.time(), "by": by}
         try:  # kept with the accounts, in the same file: a file another program holds may refuse it a while
             if self.app.extensions["terrabank"].access.witness_reports().add(report, REPORTER):
                 tell_facilitators(self.app)
