@@ -113,6 +113,18 @@ def test_the_console_with_a_team_open_has_no_wcag_violation(game, browser_page):
     assert violations(browser_page) == []
 
 
+def test_the_admin_page_listing_a_witness_report_has_no_wcag_violation(game, browser_page):
+    """Before, the reports' list carried role=alert itself, which took its items out of a list: axe's 'listitem'
+    on the admin page as soon as a phone (or the bank itself) reported a chain it saw no longer held."""
+    import time
+
+    services = game["app"].extensions["terrabank"]
+    team = f"team:{game['teams'][0]}"
+    services.access.witness_reports().add({"saw": {"seq": 1, "hash": "ab" * 32}, "head": {"seq": 2, "hash": "cd" * 32},
+                                           "game": services.bank.game_mark(), "at": time.time(), "by": team}, team)
+    assert _check(browser_page, game["url"] + "/admin", "#chain-witness li") == []
+
+
 def test_the_log_in_page_has_no_wcag_violation(game, chromium):
     context = chromium.new_context(locale=game["lang"])
     try:
