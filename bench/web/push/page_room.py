@@ -69,6 +69,7 @@ class Room:
                 if i < len(teams):
                     self.sampled.add(id(page))
                 self.pages.append(page)
+                self._take(page)  # what came with its connect (its first pictures): the reader sees only what comes next
                 self.selector.register(page.sock, selectors.EVENT_READ, page)
         except Exception as exc:
             self.close()
@@ -89,15 +90,19 @@ class Room:
                     page.closed_at = time.monotonic()
                     self.selector.unregister(page.sock)
                     continue
-                page.messages += sum(text.startswith("42") for text in page.texts)
-                if id(page) in self.sampled and page.rounds:
-                    del self.samples[page.team][:max(0, len(self.samples[page.team]) + len(page.rounds) - SAMPLE)]
-                    self.samples[page.team] += page.rounds[-SAMPLE:]
-                seqs = [d["seq"] for n, d in page.events if n == "public" and isinstance(d, dict) and "seq" in d]
-                del page.texts[:], page.events[:], page.rounds[:]
-                if seqs and max(seqs) > page.newest:
-                    page.newest = max(seqs)
-                    page.arrivals.append((time.monotonic(), page.newest))
+                self._take(page)
+
+    def _take(self, page: Phone) -> None:
+        """Count and note what the page has read since the last time, and forget it."""
+        page.messages += sum(text.startswith("42") for text in page.texts)
+        if id(page) in self.sampled and page.rounds:
+            del self.samples[page.team][:max(0, len(self.samples[page.team]) + len(page.rounds) - SAMPLE)]
+            self.samples[page.team] += page.rounds[-SAMPLE:]
+        seqs = [d["seq"] for n, d in page.events if n == "public" and isinstance(d, dict) and "seq" in d]
+        del page.texts[:], page.events[:], page.rounds[:]
+        if seqs and max(seqs) > page.newest:
+            page.newest = max(seqs)
+            page.arrivals.append((time.monotonic(), page.newest))
 
     def compressed(self) -> int:
         """How many pages the server agreed permessage-deflate with (wsproto keeps the accepted extension)."""
@@ -114,6 +119,13 @@ class Room:
     def behind(self, seq: int) -> int:
         """How many pages do not hold entry `seq` yet."""
         return sum(page.newest < seq for page in self.pages)
+
+    def held_by_all(self, seq: int, seconds: float) -> bool:
+        """Whether every page holds entry `seq` within `seconds` (polled: it returns as soon as they do)."""
+        deadline = time.monotonic() + seconds
+        while self.behind(seq) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return not self.behind(seq)
 
     def last_page_at(self, seq: int) -> float | None:
         """When the last page came to hold entry `seq` (None: a page never did)."""

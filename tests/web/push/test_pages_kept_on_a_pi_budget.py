@@ -62,12 +62,13 @@ def test_a_served_bank_on_a_pi_budget_keeps_every_page_through_a_peak_and_they_c
         jailer = pi_budget.Jailer(budget, server.pid)  # the workers, and any process forked later
         jailer.start()
         lead = harness.Api(server.url).login()
-        assert lead.command("start", type="start_clock")[0] == 200
+        status, started_clock = lead.command("start", type="start_clock")
+        assert status == 200, started_clock
         status, tokens = lead.request("GET", "/api/teams/links")
         assert status == 200, tokens
         lead.close()
         room = Room(server.port, tokens, PAGES)
-        time.sleep(3)  # every page has its first pictures
+        room.held_by_all(started_clock["seq"], 10)  # every page has its first pictures (it waited a fixed 3 s)
         assert room.dropped() == 0
         booked, refused = book_at_pace(server.url, RATE, SECONDS)
         done = time.monotonic()
