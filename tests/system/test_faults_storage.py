@@ -129,6 +129,34 @@ def test_storage_fault_gives_a_sentence_changes_nothing_and_the_same_retry_books
         assert_retry_books_once(app, lead, key, before["last_seq"])
 
 
+def test_a_paper_batch_refused_for_a_full_disk_is_said_in_the_log_once_and_so_is_its_end(app, web, tokens, caplog):
+    """The ledger typed while the disk is full: the lines not sent are the outage's one log line, as a command
+    refused for it is, and the batch booked once there is room its end (before: no line, either way)."""
+    import logging
+
+    lead = web("lead")
+    lead.command("clock", type="start_clock")
+    bank = app.extensions["terrabank"].bank
+    said = lambda text: [r.getMessage() for r in caplog.records if text in r.getMessage()]  # noqa: E731
+    with caplog.at_level(logging.WARNING), sqlite_full(bank) as repair:
+        for n in range(300):
+            reply = lead.client.post("/api/paper/batch", json={"batch": f"ledger-{n}", "text": "Bleu récolte eau 1"},
+                                     headers={"X-CSRF-Token": lead.csrf}).get_json()
+            if reply["not_sent"]:
+                break
+        assert reply["not_sent"] == 1 and reply["lines"][0]["error"]["code"] == "disk_full", reply
+        lead.client.post("/api/paper/batch", json={"batch": f"ledger-{n}", "text": "Bleu récolte eau 1"},
+                         headers={"X-CSRF-Token": lead.csrf})  # typed again while still full
+        refused = said("commands are refused until the bank can write the game again")
+        assert len(refused) == 1 and "is full" in refused[0], refused
+        repair()
+        reply = lead.client.post("/api/paper/batch", json={"batch": f"ledger-{n}", "text": "Bleu récolte eau 1"},
+                                 headers={"X-CSRF-Token": lead.csrf}).get_json()
+        assert reply["booked"] == 1, reply
+    back = said("the bank writes the game again")
+    assert len(back) == 1 and "2 refused" in back[0], back
+
+
 # ---- the real thing: a small tmpfs, full or read-only (root + mount) ----
 
 @pytest.fixture

@@ -43,6 +43,7 @@ from bank.web.body import BodyError, read_object
 from bank.web.field import paper_line, paper_shared, paper_writer, payloads
 from bank.web.field.paper_syntax import Grammar, PaperSyntaxError, parse
 from bank.web.push import live
+from bank.web import write_fault
 
 bp = Blueprint("paper", __name__, url_prefix="/api/paper")
 MAX_BATCH_BYTES = 60 * 1024  # a few hundred ledger lines; the app refuses bodies over 64 KB anyway
@@ -153,6 +154,7 @@ def batch():
     results = book_lines(s, key, lines, session["user"], g.role)
     if s.bank.last_seq != before:
         live.broadcast(s, journal_after=before)
+        write_fault.booked(current_app)  # a full disk's end said, as a command's (bank/web/write_fault.py)
     counts = {status: sum(r["status"] == status for r in results) for status in ("booked", "duplicate", "refused", "not_sent")}
     return jsonify({"batch": key, **counts, "lines": results})
 
@@ -224,6 +226,7 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
         except IdConflict:  # the same line, booked by another facilitator's account
             result.update(status="duplicate")
         except StorageError as exc:  # the game file failed: nothing more is sent; the same batch later is safe
+            write_fault.refused(current_app, exc)  # a full or read-only disk: its line and /readyz, as a command's
             stopped = {"code": exc.code, "message": exc.message, "params": exc.params}
             result.update(status="not_sent", error=stopped)
         except BankError as exc:
