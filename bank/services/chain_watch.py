@@ -15,7 +15,7 @@ anchor, and
   with its chain left keeps every head, which only `serve` saw, at a restart;
 - once any of them saw it, the bank books nothing more on that file (`rewritten`), and the witnesses' questions
   (`stored_head_at`) are answered from the file, never from memory.
-Split from bank/services/bank.py (its 400 lines). `Bank` inherits this; it uses its `_lock`, `_journal`,
+Split from bank/services/bank.py (its 400 lines). `Bank` inherits this; it uses its `_lock`, `_journal`, `_last_seq`,
 `_recent` and `_written`.
 """
 
@@ -92,7 +92,9 @@ class ChainWitness:
         with "why" (the bank books nothing more), and returned; else None."""
         if self.rewritten is not None:
             return self.rewritten
-        last = self._journal.last_seq()
+        # The rows this bank committed (folded from other processes each second): not the journal's tip, which on
+        # SQLite is read on the writer connection the bank's lock alone may use, and shows a booking not yet committed.
+        last = self._last_seq
         first = self._swept + 1 if self._swept < last else 1
         upto = min(last, first + most - 1)
         problem = self._journal.chain_problem_between(first, upto) if last else None
