@@ -272,8 +272,10 @@ class Computer:
                 return
             try:
                 with self.app.app_context():
-                    self.step()
-                    rewrite_alarm.look(self.app, self.clock)  # a store rewritten with no move on it (every 5 s)
+                    try:
+                        self.step()
+                    finally:  # a step that failed (a store refusing a seat's move) must not skip the look
+                        rewrite_alarm.look(self.app, self.clock)  # a store rewritten with no move on it (every 5 s)
                 failed = False
             except Exception:
                 failed = True

@@ -142,3 +142,29 @@ def test_a_game_edited_while_the_server_was_down_is_refused_in_the_pages_languag
         sockets = [socketio_of(again).test_client(again, namespace=NS, auth={"game": game_id}) for _ in range(3)]
         assert not any(s.is_connected(NS) for s in sockets)  # an open board's socket trying again (before: raised)
         assert len([r for r in caplog.records if "cannot be opened" in r.getMessage()]) == 1
+
+
+def test_the_look_still_runs_when_the_computer_step_fails(app, monkeypatch):
+    """The clock's look shares the computer thread's loop: a step that raises (a store refusing a seat's move, a
+    full disk) must not skip it, or a rewrite goes unsaid for as long as the step keeps failing."""
+    import threading
+
+    from bank.web.trias.computer import computer
+
+    seat, looks, stop = computer(app), [], threading.Event()
+
+    def failing_step():
+        raise OSError("the store refused the move")
+
+    def look(_app, _clock):
+        looks.append(1)
+        stop.set()
+        return 0
+
+    monkeypatch.setattr(seat, "step", failing_step)
+    monkeypatch.setattr(rewrite_alarm, "look", look)
+    seat.wake.set()
+    worker = threading.Thread(target=seat.run, args=(stop,), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert looks and not worker.is_alive()
