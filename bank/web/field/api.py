@@ -219,7 +219,7 @@ def post_command():
     before = s.bank.last_seq
     try:
         role = g.role
-        guard = (lambda: made_again.check(s.bank, command, s.bank.now())) if queued else None
+        guard = made_again.guard(s.bank, command) if queued else None  # a kept command made again elsewhere
         result = s.bank.execute(command, may_undo=lambda kind: may_reverse(role, kind), check=guard)
     except NotAllowed as exc:  # undoing an entry this role may not send (decided under the bank's lock)
         return error(403, exc.code, f"a {role} may not undo a {exc.params['command']!r} entry: only who may send it may undo it",

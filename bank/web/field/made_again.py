@@ -14,8 +14,9 @@ really happened twice: a new try, made now, which the entry before no longer mat
 are left out: two kept commands of one device were both made on it, where the page already asks about a
 double tap and a harvest made again. An entry undone since no longer counts.
 
-The check runs inside the booking's transaction (Bank.execute's `check`), once the rows of other processes
-are folded: two devices sending the same kept move at once book one, and the other is asked.
+The rows booked since the command was made are read before the booking takes the bank's lock; the check inside the
+booking's transaction (Bank.execute's `check`), once the rows of other processes are folded, reads only those
+committed since: two devices sending the same kept move at once book one, and the other is asked.
 """
 
 from __future__ import annotations
@@ -39,10 +40,10 @@ def move_of(command: dict) -> dict:
     return {k: v for k, v in command.items() if k not in NOT_THE_MOVE}
 
 
-def rows_since(bank, at: float) -> list[dict]:
-    """The committed rows booked at `at` or later (bank time), oldest first, read back from the tip: from memory
-    when it holds them (bank.rows_upto), else from the journal."""
-    upto, look, chunks = bank.last_seq, FIRST_LOOK, []
+def rows_since(bank, at: float, upto: int) -> list[dict]:
+    """The committed rows up to entry `upto` booked at `at` or later (bank time), oldest first, read back from
+    `upto`: from memory when it holds them (bank.rows_upto), else from the journal."""
+    look, chunks = FIRST_LOOK, []
     while upto > 0:  # each step reads only the rows before the last step's (a row is decoded once)
         after = max(0, upto - look)
         rows = bank.rows_upto(after, upto)
@@ -53,23 +54,34 @@ def rows_since(bank, at: float) -> list[dict]:
     return [row for rows in reversed(chunks) for row in rows if row["at"] >= at]
 
 
-def check(bank, command: dict, now: float):
-    """The `check` for Bank.execute of a kept command (its `queued` note set): raises MadeAgain, else None."""
+def guard(bank, command: dict):
+    """The `check` for Bank.execute of a kept command (its `queued` note set), which raises MadeAgain. The rows
+    booked since the command was made are read here, before the booking takes the bank's lock (a long look back
+    would hold every other station's booking); the check itself reads only the rows committed since."""
     queued = command.get("queued") or {}
-    made = now - float(queued.get("seconds", 0)) - ROUNDING_SECONDS
-    move, kind = move_of(command), command.get("type")
-    undone = None
-    for row in rows_since(bank, made):
-        booked = row["command"]
-        if booked.get("type") != kind or (booked.get("queued") or {}).get("device") == queued.get("device"):
-            continue
-        if move_of(booked) != move:
-            continue
-        undone = set(bank.state.reversed) if undone is None else undone
-        if row["seq"] in undone:
-            continue
-        after = max(0, round((row["at"] - made - ROUNDING_SECONDS) / 60))
-        raise MadeAgain("made_again", f"the same {kind} was booked as entry {row['seq']} by "
-                        f"{booked.get('actor') or 'the bank'} {after} min after this one was kept on this device: "
-                        "if it was made again there, drop this one; if it really happened twice, book it again",
-                        seq=row["seq"], actor=booked.get("actor") or "", minutes=after)
+    made = bank.now() - float(queued.get("seconds", 0)) - ROUNDING_SECONDS
+    move, device, seen = move_of(command), queued.get("device"), bank.last_seq
+    before = [row for row in rows_since(bank, made, seen) if _same(row, move, device)]
+
+    def check() -> None:
+        since = [row for row in bank.rows_upto(seen, bank.last_seq) if _same(row, move, device)]
+        undone = set(bank.state.reversed) if before or since else ()
+        for row in before + since:
+            if row["seq"] not in undone:
+                raise _refusal(row, made, command.get("type"))
+    return check
+
+
+def _same(row: dict, move: dict, device) -> bool:
+    """The row books this very move, and not from the same device's outbox."""
+    booked = row["command"]
+    return (booked.get("type") == move.get("type") and (booked.get("queued") or {}).get("device") != device
+            and move_of(booked) == move)
+
+
+def _refusal(row: dict, made: float, kind) -> MadeAgain:
+    actor = row["command"].get("actor") or ""
+    after = max(0, round((row["at"] - made - ROUNDING_SECONDS) / 60))
+    return MadeAgain("made_again", f"the same {kind} was booked as entry {row['seq']} by {actor or 'the bank'} "
+                     f"{after} min after this one was kept on this device: if it was made again there, drop this "
+                     "one; if it really happened twice, book it again", seq=row["seq"], actor=actor, minutes=after)
