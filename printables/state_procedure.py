@@ -45,7 +45,8 @@ STEPS = {
                                        "pour sa 2e copie), puis ses lignes avec leur numéro (« 1 {A} récolte {r1} 2 »), puis Saisir."),
             ("Lire les refus", "Chaque ligne refusée est dite avec sa raison ; les autres sont enregistrées. Corrigez "
                                "la ligne et renvoyez tout le texte : une ligne numérotée d'une feuille n'est jamais "
-                               "enregistrée deux fois, même renvoyée depuis un autre appareil. Une feuille refusée comme "
+                               "enregistrée deux fois, même renvoyée depuis un autre appareil. Ce qu'une console restée ouverte a gardé, "
+                               "elle l'envoie seule au retour de la banque : sa ligne est dite « déjà enregistré ». Une feuille refusée comme "
                                "« d'une autre partie » (une répétition) : rien n'est enregistré, mettez-la de côté."),
             ("Comparer les totaux", "Comparez le stock de chaque équipe (console) au dernier total de son registre. "
                                     "Les dés tirés sur papier ne sont pas ceux de la banque : corrigez par une ligne "
@@ -83,7 +84,8 @@ STEPS = {
                                       "('1 {A} harvest {r1} 2'), then Book them."),
             ("Read the refusals", "Each refused line is shown with its reason; the others are booked. Fix the line and "
                                   "send the whole text again: a sheet's numbered line is never booked twice, even sent "
-                                  "again from another device. A sheet refused as "
+                                  "again from another device. A move a console kept (its page left open) is sent by it when the bank is back: "
+                                  "its line is answered 'already booked'. A sheet refused as "
                                   "'another game's' (a rehearsal's): nothing is booked, set it aside."),
             ("Compare the totals", "Compare each team's stock (console) with the last total on its ledger. Dice rolled "
                                    "on paper are not the bank's: correct with one line '{A} count 3 {r1} 2 {r2}' "

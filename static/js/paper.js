@@ -85,6 +85,7 @@
     var items = d.lines.map(function (line) {
       var what = line.status === "booked" ? t("paper.booked", { seq: line.seq })
         : line.status === "duplicate" ? (line.same_as ? t("paper.same_move", { sheet: line.same_as.sheet, n: line.same_as.line })
+          : line.kept ? t("paper.kept_move", { seq: line.seq, actor: line.kept.actor })  // a tablet's outbox sent it (paper_kept.py)
           : line.seq ? t("paper.duplicate_seq", { seq: line.seq }) : t("paper.duplicate"))  // which entry: an old one, another sheet's?
           + (line.next_copy ? ". " + t("paper.other_copy", { sheet: line.next_copy }) : "")  // a copy's line under the first's id
         : (line.status === "not_sent" ? t("paper.not_sent") + " \u00b7 " : "") + W.errorText(readable(line.error));

@@ -32,7 +32,7 @@ import json
 
 from bank.errors import BankError, IdConflict
 from bank.game.typed_names import words_of
-from bank.web.field import paper_line_index, paper_shared
+from bank.web.field import paper_kept, paper_line_index, paper_shared
 
 # What says who sent a row and how, not what it does (compared apart from the move).
 SENDER_FIELDS = frozenset({"id", "actor", "queued", "paper"})
@@ -79,8 +79,11 @@ def book(bank, config, command: dict, place: tuple, actor: str, copies) -> dict:
         if refused is not None:
             return refused
         try:
-            outcome = paper_shared.book(bank, config, command, place, actor, copies, guard) \
-                if paper_shared.shared(config, command, sheet) else _walk(bank, command, place, move, actor, guard.check)
+            if paper_shared.shared(config, command, sheet):
+                outcome = paper_shared.book(bank, config, command, place, actor, copies, guard)
+            else:  # the line stands for a tablet's kept booking of its move (paper_kept.py), else books its own
+                outcome = paper_kept.stand_for(bank, config, copies, move_text, command, place, guard) \
+                    or _walk(bank, command, place, move, actor, guard.check)
         except _LineMoved:
             continue
         if outcome is not None:
@@ -104,6 +107,8 @@ def _taken(bank, stood: list, place: tuple, move: str, marked: list) -> dict | N
     for seq, command in entries:  # this very move: booked once (also under a slot of older code, per print)
         if move_text(command) == move:
             same = command.get("paper")
+            if command.get("queued") and not same:  # the line stood for a tablet's kept command (paper_kept.py)
+                return {"status": "duplicate", "seq": seq, "kept": paper_kept.kept_by(command)}
             return {"status": "duplicate", "seq": seq, **({"same_as": same} if same and same != {"sheet": sheet,
                                                                                                   "line": number} else {})}
     undone = set(bank.state.reversed)

@@ -1,0 +1,106 @@
+"""A ledger line typed back after a tablet's outbox sent the same move: the line stands for that booking.
+
+While the bank does not answer, the procedure (printables/state_procedure.py) has every move written on the
+team's ledger; a console or fight tablet whose page stayed open also keeps what is tapped on it, and its
+outbox sends it by itself as soon as the bank answers (docs/OUTBOX.md), before anyone types the ledgers.
+A move tapped *and* written (what the procedure asks of a facilitator unsure the tablet kept it) was then
+booked twice: from the outbox, then from the typed line. (Typed first, the line wins and the outbox's copy
+is refused `made_again`, bank/web/field/made_again.py.)
+
+The bank cannot tell the same move from one truly made twice (a harvester's second trip, R14). It pairs,
+rather than asking the facilitator at a folding table about every tablet move: the k-th line of the team's
+sheets with a move stands for the k-th booking of that very move sent from an outbox, made after the sheet
+was printed, that no line stood for yet. It is answered already booked, naming the entry and the device;
+nothing is booked. A move made twice, each tapped and written, is two bookings and two lines: paired one to
+one. Written twice, tapped once: the second line books. Only a move tapped but never written, and the same
+move written but never tapped, books once instead of twice: the answer says the entry and that the second,
+if it happened, is booked from the console.
+
+Which line stood for which booking is a claim kept with the accounts (bank/store/accounts/paper_copies.py,
+the same table as a trade's other half), so it holds across batches, devices and processes; the first
+claim wins, and the line's guard (paper_line.py) lets it go when the line was booked meanwhile.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+
+from bank.services.recent_rows import KEEP
+from bank.web.field.made_again import ROUNDING_SECONDS
+from bank.web.field.paper_shared import sheet_team
+
+_INDEXES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_INDEXES_LOCK = threading.Lock()
+
+
+class KeptIndex:
+    """The journal's rows sent from an outbox (their `queued` note), by move: (seq, id, made at, kept_by).
+    Built once per process from the journal, then kept up with the rows committed since. Thread-safe."""
+
+    def __init__(self, move_text):
+        self._lock, self._seq, self._moves, self._move_text = threading.Lock(), 0, {}, move_text
+
+    def refresh(self, bank) -> None:
+        with self._lock:
+            upto = bank.last_seq
+            if upto <= self._seq:
+                return
+            if upto - self._seq <= KEEP:
+                rows = bank.rows_upto(self._seq, upto)
+            else:
+                rows = itertools.takewhile(lambda row: row["seq"] <= upto, bank.journal_rows(self._seq))
+            for row in rows:
+                queued = row["command"].get("queued")
+                if isinstance(queued, dict) and not row["command"].get("paper"):
+                    made = row["at"] - float(queued.get("seconds") or 0)
+                    self._moves.setdefault(self._move_text(row["command"]), []).append(
+                        (row["seq"], row["command_id"], made, kept_by(row["command"])))
+            self._seq = upto
+
+    def bookings(self, move: str) -> list[tuple]:
+        with self._lock:
+            return list(self._moves.get(move, ()))
+
+
+def kept_by(command: dict) -> dict:
+    """Who kept the booking the line stands for, for the answer: the device's id and the account."""
+    return {"device": (command.get("queued") or {}).get("device") or "", "actor": command.get("actor") or ""}
+
+
+def index_of(bank, move_text) -> KeptIndex:
+    with _INDEXES_LOCK:
+        index = _INDEXES.get(bank)
+        if index is None:
+            index = _INDEXES[bank] = KeptIndex(move_text)
+        return index
+
+
+def printed_at(bank, seq: int | None) -> float | None:
+    """Bank time of entry `seq`, the one the sheet was printed from; None for a blank ledger (no bound)."""
+    if not seq or seq > bank.last_seq:
+        return None
+    rows = bank.rows_upto(seq - 1, seq)
+    return rows[0]["at"] if rows else None
+
+
+def stand_for(bank, config, copies, move_text, command: dict, place: tuple, guard) -> dict | None:
+    """{status: duplicate, seq, kept: {device, actor}} when the line `place` = (sheet, number) now stands for an outbox
+    booking of its move made after its sheet's print, stood for by no line yet (claimed now); else None."""
+    index = index_of(bank, move_text)
+    index.refresh(bank)
+    since_seq = sheet_team(config, place[0])[0] or 0
+    since_at = printed_at(bank, since_seq)
+    undone = set(bank.state.reversed)
+    mark = {"sheet": place[0], "line": place[1]}
+    for seq, cid, made, by in index.bookings(move_text(command)):
+        if seq <= since_seq or seq in undone:
+            continue
+        if since_at is not None and made < since_at - ROUNDING_SECONDS:
+            continue  # kept before the sheet was printed: not a move written on it
+        while copies.holder(cid) is None:
+            if copies.claim(cid, *place) == mark:  # the first claim wins; another line's: the next booking
+                guard.settle(cid)  # the line was booked meanwhile from another device: claim let go, read again
+                return {"status": "duplicate", "seq": seq, "kept": by}
+    return None
