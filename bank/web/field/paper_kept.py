@@ -10,11 +10,12 @@ is refused `made_again`, bank/web/field/made_again.py.)
 The bank cannot tell the same move from one truly made twice (a harvester's second trip, R14). It pairs,
 rather than asking the facilitator at a folding table about every tablet move: the k-th line of the team's
 sheets with a move stands for the k-th booking of that very move sent from an outbox, made after the sheet
-was printed, that no line stood for yet. It is answered already booked, naming the entry and the device;
-nothing is booked. A move made twice, each tapped and written, is two bookings and two lines: paired one to
-one. Written twice, tapped once: the second line books. Only a move tapped but never written, and the same
-move written but never tapped, books once instead of twice: the answer says the entry and that the second,
-if it happened, is booked from the console.
+was printed, that no line of the team stood for yet (a trade: each team's line stands for it once). It is
+answered already booked, naming the entry and whose console kept it; nothing is booked. A move made twice,
+each tapped and written, is two bookings and two lines: paired one to one. Written twice, tapped once: the
+second line books. Only a move tapped but never written, and the same move written but never tapped, books
+once instead of twice: the answer names the entry and says to book the second, if it happened, from the
+console.
 
 Which line stood for which booking is a claim kept with the accounts (bank/store/accounts/paper_copies.py,
 the same table as a trade's other half), so it holds across batches, devices and processes; the first
@@ -85,9 +86,21 @@ def printed_at(bank, seq: int | None) -> float | None:
     return rows[0]["at"] if rows else None
 
 
-def stand_for(bank, config, copies, move_text, command: dict, place: tuple, guard) -> dict | None:
+def claim_key(cid: str, team: str | None) -> str:
+    """The claim of a line on an outbox booking: its id; for a trade or a fight, one per team (each team's ledger
+    has the move once), the id and the team after a tab, never in an id (bank/web/field/paper_line.py reads it)."""
+    return cid if team is None else f"{cid}\t{team}"
+
+
+def booking_of(key: str) -> str:
+    """The id of the booking a claim's key stands for."""
+    return key.split("\t", 1)[0]
+
+
+def stand_for(bank, config, copies, move_text, command: dict, place: tuple, guard, team: str | None = None) -> dict | None:
     """{status: duplicate, seq, kept: {device, actor}} when the line `place` = (sheet, number) now stands for an outbox
-    booking of its move made after its sheet's print, stood for by no line yet (claimed now); else None."""
+    booking of its move made after its sheet's print, stood for by no line yet (claimed now); else None. `team`: the
+    sheet's team for a trade or fight, whose other team's line stands for that booking too."""
     index = index_of(bank, move_text)
     index.refresh(bank)
     since_seq = sheet_team(config, place[0])[0] or 0
@@ -99,8 +112,9 @@ def stand_for(bank, config, copies, move_text, command: dict, place: tuple, guar
             continue
         if since_at is not None and made < since_at - ROUNDING_SECONDS:
             continue  # kept before the sheet was printed: not a move written on it
-        while copies.holder(cid) is None:
-            if copies.claim(cid, *place) == mark:  # the first claim wins; another line's: the next booking
-                guard.settle(cid)  # the line was booked meanwhile from another device: claim let go, read again
+        key = claim_key(cid, team)
+        while copies.holder(key) in (None, mark):
+            if copies.claim(key, *place) == mark:  # the first claim wins; another line's: the next booking
+                guard.settle(key)  # the line was booked meanwhile from another device: claim let go, read again
                 return {"status": "duplicate", "seq": seq, "kept": by}
     return None

@@ -79,8 +79,9 @@ def book(bank, config, command: dict, place: tuple, actor: str, copies) -> dict:
         if refused is not None:
             return refused
         try:
-            if paper_shared.shared(config, command, sheet):
-                outcome = paper_shared.book(bank, config, command, place, actor, copies, guard)
+            if (between := paper_shared.shared(config, command, sheet)):
+                outcome = paper_kept.stand_for(bank, config, copies, move_text, command, place, guard, between[1]) \
+                    or paper_shared.book(bank, config, command, place, actor, copies, guard)
             else:  # the line stands for a tablet's kept booking of its move (paper_kept.py), else books its own
                 outcome = paper_kept.stand_for(bank, config, copies, move_text, command, place, guard) \
                     or _walk(bank, command, place, move, actor, guard.check)
@@ -100,8 +101,8 @@ def _taken(bank, stood: list, place: tuple, move: str, marked: list) -> dict | N
         if row is None:
             break
         entries.append((row["seq"], row["command"]))
-    for slot in stood:  # the other team's trade or fight this line stood for
-        row = bank.booked(slot)
+    for slot in stood:  # the other team's trade or fight this line stood for, or a console's kept move
+        row = bank.booked(paper_kept.booking_of(slot))
         if row is not None:
             entries.append((row["seq"], row["command"]))
     for seq, command in entries:  # this very move: booked once (also under a slot of older code, per print)

@@ -106,3 +106,26 @@ def test_the_bank_down_procedure_says_what_becomes_of_what_the_consoles_kept(con
 
     printed = " ".join(all_text(render_bank_down(config, lang)).split())
     assert ("console restée ouverte" if lang == "fr" else "A move a console kept") in printed and says in printed
+
+
+TRADE = {"type": "trade", "kind": "free", "merchant_team": "blue", "visited_team": "red",
+         "give": {"water": 2}, "take": {"dioxygen": 1}}
+TRADE_LINE = "Bleus commerce Rouges donne 2 eau reçoit 1 dioxygène"
+
+
+def test_a_trade_kept_on_the_console_and_written_on_both_ledgers_books_once(app, game):
+    """Each team's line stands for the console's booking once: one trade. The same trade made again, written on
+    both ledgers only, books once more (its two lines pair with each other, paper_shared.py)."""
+    bank, clock, lead, console, sheet = game
+    red = list(app.extensions["terrabank"].config.teams).index("red")
+    red_sheet = sheet_id(int(sheet.split("-")[0][:-1]), red, bank.game_mark())
+    assert kept(console, "kept-trade", 300, **TRADE).status_code == 200
+    entry = bank.last_seq
+    typed = send(lead, f"feuille {sheet}\n1 {TRADE_LINE}\n2 {TRADE_LINE}\nfeuille {red_sheet}\n1 {TRADE_LINE}\n"
+                       f"2 {TRADE_LINE}\n")
+    assert [(l["status"], l["seq"]) for l in typed["lines"]] == [("duplicate", entry), ("booked", entry + 1),
+                                                                  ("duplicate", entry), ("duplicate", entry + 1)]
+    assert typed["lines"][2]["kept"]["actor"] == "banker"
+    again = send(lead, f"feuille {red_sheet}\n1 {TRADE_LINE}\nfeuille {sheet}\n1 {TRADE_LINE}\n")
+    assert [(l["status"], l["seq"]) for l in again["lines"]] == [("duplicate", entry), ("duplicate", entry)]
+    assert bank.last_seq == entry + 1
