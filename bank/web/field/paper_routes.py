@@ -218,7 +218,7 @@ def book_lines(services, key: str, lines: list, user: str, role: str) -> list:
         try:
             if place is not None:  # one entry per printed line, whatever the move; a trade or fight, one on both ledgers
                 result.update(paper_line.book(services.bank, services.config, command, place, user, copies))
-                if result["status"] == "duplicate" and "same_as" not in result:  # typed before, or a copy's line
+                if result["status"] == "duplicate" and not {"same_as", "kept"} & result.keys():  # typed before, or a copy's line
                     result["next_copy"] = next_copy(place[0], mark)  # under the first copy's id
                 continue
             cid = "paper:" + hashlib.sha256(identity.encode()).hexdigest()[:40]

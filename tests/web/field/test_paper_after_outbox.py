@@ -50,6 +50,7 @@ def test_a_harvest_kept_on_the_tablet_and_written_on_the_ledger_books_once(game)
     typed = send(lead, f"feuille {sheet}\n1 Bleus récolte eau 1\n")
     line = typed["lines"][0]
     assert (line["status"], line["seq"], line["kept"]) == ("duplicate", entry, {"device": "tablet-a", "actor": "banker"})
+    assert "next_copy" not in line  # the console's booking, not this line typed before: no other copy to name
     assert (bank.last_seq, water(bank)) == (entry, once)
     # Typed again (another laptop, the page reloaded): still that entry, nothing booked.
     again = send(lead, f"feuille {sheet}\n1 Bleus récolte eau 1\n")["lines"][0]
