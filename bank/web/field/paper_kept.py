@@ -7,6 +7,11 @@ A move tapped *and* written (what the procedure asks of a facilitator unsure the
 booked twice: from the outbox, then from the typed line. (Typed first, the line wins and the outbox's copy
 is refused `made_again`, bank/web/field/made_again.py.)
 
+Only a booking made during an outage is stood for: the bank booked nothing live (from any station or the admin
+page) for 2 minutes around its making. A station's Wi-Fi blip earlier in the game, its kept harvest sent a
+minute later while the other stations booked, is no move of the paper ledgers (a print pack's blank ledger
+bears no print to bound it): the same harvest written on a ledger later books.
+
 The bank cannot tell the same move from one truly made twice (a harvester's second trip, R14). It pairs,
 rather than asking the facilitator at a folding table about every tablet move: the k-th line of the team's
 sheets with a move stands for the k-th booking of that very move sent from an outbox, made after the sheet
@@ -24,6 +29,7 @@ claim wins, and the line's guard (paper_line.py) lets it go when the line was bo
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import threading
 import weakref
@@ -31,6 +37,10 @@ import weakref
 from bank.services.recent_rows import KEEP
 from bank.web.field.made_again import ROUNDING_SECONDS
 from bank.web.field.paper_shared import sheet_team
+
+# A move kept while the bank booked nothing live for this long around its making: kept through an outage, the
+# kind the paper procedure is for (a station's own Wi-Fi blip, other stations booking meanwhile, is not one).
+OUTAGE_SECONDS = 120.0
 
 _INDEXES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _INDEXES_LOCK = threading.Lock()
@@ -42,6 +52,7 @@ class KeptIndex:
 
     def __init__(self, move_text):
         self._lock, self._seq, self._moves, self._move_text = threading.Lock(), 0, {}, move_text
+        self._live: list[float] = []  # bank times of the rows booked live (not from an outbox), sorted
 
     def refresh(self, bank) -> None:
         with self._lock:
@@ -58,11 +69,22 @@ class KeptIndex:
                     made = row["at"] - float(queued.get("seconds") or 0)
                     self._moves.setdefault(self._move_text(row["command"]), []).append(
                         (row["seq"], row["command_id"], made, kept_by(row["command"])))
+                else:
+                    bisect.insort(self._live, row["at"])
             self._seq = upto
 
     def bookings(self, move: str) -> list[tuple]:
+        """(seq, id, made, kept_by) of the outbox bookings of `move` made during an outage, oldest first."""
         with self._lock:
-            return list(self._moves.get(move, ()))
+            return [booking for booking in self._moves.get(move, ()) if self._silent(booking[2])]
+
+    def _silent(self, made: float) -> bool:
+        """Whether the bank booked nothing live for OUTAGE_SECONDS around `made` (the last live row before, the
+        first after): a bank down or out of reach for everyone, not one station's blip while others booked."""
+        i = bisect.bisect_right(self._live, made)
+        before = self._live[i - 1] if i else float("-inf")
+        after = self._live[i] if i < len(self._live) else float("inf")
+        return after - before >= OUTAGE_SECONDS
 
 
 def kept_by(command: dict) -> dict:

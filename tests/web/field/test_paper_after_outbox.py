@@ -130,3 +130,25 @@ def test_a_trade_kept_on_the_console_and_written_on_both_ledgers_books_once(app,
     again = send(lead, f"feuille {red_sheet}\n1 {TRADE_LINE}\nfeuille {sheet}\n1 {TRADE_LINE}\n")
     assert [(l["status"], l["seq"]) for l in again["lines"]] == [("duplicate", entry), ("duplicate", entry)]
     assert bank.last_seq == entry + 1
+
+
+def test_a_harvest_kept_through_a_wifi_blip_while_others_booked_is_no_ledger_line(game):
+    """A station's blip earlier in the game: its kept harvest went a minute later while the other console booked.
+    Written later on a print pack's blank ledger (no print to bound it), the same harvest is another one: it books.
+    A harvest kept 10 s before the bank came back from a 10-minute outage is still the ledger's."""
+    bank, clock, lead, console, sheet = game
+    assert lead.command(type="harvest", team="blue", card="harvester-2", resource="water").status_code == 200
+    clock[0] += 30
+    assert lead.command(type="harvest", team="red", card="harvester-1", resource="water").status_code == 200
+    clock[0] += 30
+    assert kept(console, "blip", 45, **HARVEST).status_code == 200  # made 45 s ago, between two live bookings
+    blip = bank.last_seq
+    clock[0] += 600  # the bank down 10 minutes: nothing booked
+    assert lead.command(type="harvest", team="red", card="harvester-2", resource="water").status_code == 200
+    clock[0] += 5
+    assert kept(console, "outage", 15, **HARVEST).status_code == 200  # made 10 s before the first booking live
+    outage = bank.last_seq
+    blue = sheet[len(sheet.split("-")[0]) - 1]
+    lines = send(lead, f"feuille 0{blue}\n1 Bleus récolte eau 1\n2 Bleus récolte eau 1\n")["lines"]
+    assert [(l["status"], l["seq"]) for l in lines] == [("duplicate", outage), ("booked", outage + 1)]
+    assert blip < outage
