@@ -56,6 +56,10 @@ def test_a_harvest_kept_on_the_tablet_and_written_on_the_ledger_books_once(game)
     again = send(lead, f"feuille {sheet}\n1 Bleus récolte eau 1\n")["lines"][0]
     assert (again["status"], again["seq"], again.get("kept")) == ("duplicate", entry, {"device": "tablet-a", "actor": "banker"})
     assert bank.last_seq == entry
+    # The rare case the answer names: tapped once but never written, and a second harvest written but never
+    # tapped. As the answer says, the second is booked from the console: a live command, booked at once.
+    assert console.command(**HARVEST).status_code == 200
+    assert (bank.last_seq, water(bank)) == (entry + 1, once + (once - before))
 
 
 def test_two_trips_each_tapped_and_written_pair_one_to_one_and_a_third_line_books(game):
