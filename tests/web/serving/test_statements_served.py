@@ -11,8 +11,9 @@ Here `terrabank serve` (Gunicorn's worker, the admission layer, the ticker) runs
 TERRABANK_SQL_TRACE set (bank/store/sqlite_file.py `traced`): its SQLite connections write every
 statement they run to a file this test reads. What the game itself runs with no page and no command
 is counted apart (`game_own`): the ticker's look for rows other processes booked (one a second), the
-game clock's heartbeat (a checkpoint every 5 s while it runs, R34) and the paper copy's look at the
-new rows (every 5 s after a change, bank/web/field/paper_writer.py).
+game clock's heartbeat (a checkpoint every 5 s while it runs, R34), the paper copy's look at the
+new rows (every 5 s after a change, bank/web/field/paper_writer.py), and the clock's check of the game's own file
+(the head it wrote, then a sweep of the next rows hashed: 6 statements of one read transaction every 5 s).
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ TICKER = "(loop)"  # the ticker's thread: flask_socketio's background task runs 
 LOOK = "SELECT COALESCE(MAX(seq), 0) FROM journal"  # the ticker's look for rows another process booked
 CHAIN_CHECK = "SELECT COALESCE(b.hash, c.hash) FROM chain c"  # the ticker's check of the head the bank wrote
 HEARTBEAT = ("BEGIN IMMEDIATE", "INSERT OR REPLACE INTO clock_checkpoint", "COMMIT")
+# The clock's sweep of the journal (bank/services/chain_watch.py sweep_rows: the next rows hashed every 5 s, a row
+# edited with its chain left): one read transaction on the ticker, whatever the pages and the commands.
+SWEEP = "SELECT seq, seal, hash FROM chain_snapshot WHERE seq BETWEEN"
 PAPER = "terrabank-state-writer"
 # Once a minute whatever the pace (a window may hold one of each): a session's row read again and its last_seen
 # written (bank/store/accounts/sessions.py SEEN_EVERY), or the sweep's look for a session idled out (live.py).
@@ -72,12 +76,20 @@ def game_own(seen: list[tuple[str, str]]) -> tuple[list, list]:
     """(what the game runs with no page and no command, the rest) of `seen`, each in order."""
     own, rest = [], []
     ticker = [(i, sql) for i, (thread, sql) in enumerate(seen) if thread.endswith(TICKER)]
-    heartbeat = set()
+    clock_duties = set()  # the heartbeat's and the sweep's statements
     for at in range(len(ticker) - 2):  # the heartbeat's transaction: its three statements in a row on the ticker
         if all(ticker[at + k][1].startswith(HEARTBEAT[k]) for k in range(3)):
-            heartbeat.update(ticker[at + k][0] for k in range(3))
+            clock_duties.update(ticker[at + k][0] for k in range(3))
+    begun = None
+    for at, (i, sql) in enumerate(ticker):  # the sweep's read transaction: from its BEGIN to its COMMIT
+        if sql == "BEGIN":
+            begun = at
+        elif sql == "COMMIT" and begun is not None:
+            if any(ticker[k][1].startswith(SWEEP) for k in range(begun, at)):
+                clock_duties.update(ticker[k][0] for k in range(begun, at + 1))
+            begun = None
     for i, (thread, sql) in enumerate(seen):
-        mine = i in heartbeat or (thread.endswith(TICKER) and (sql == LOOK or sql.startswith(CHAIN_CHECK))) \
+        mine = i in clock_duties or (thread.endswith(TICKER) and (sql == LOOK or sql.startswith(CHAIN_CHECK))) \
             or thread == PAPER
         (own if mine else rest).append(f"{thread}: {sql}")
     return own, rest
