@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from flask import Flask
 
+from bank.web.serving import handoff
 from bank.web.serving.server import Limits, _worker_classes, fit_limits, options, prepare
 
 # --- the same worker in a thread of this process: the browser tests, the screenshots ----------
@@ -165,12 +166,17 @@ def _in_thread_worker():
             """As SIGTERM would, but without its drain (stopping.py marks the whole process as stopping,
             and this process, a test's, serves on), then cut open connections instead of waiting for them."""
             self.alive = False
-            socks = [conn.sock for conn in list(self.open_conns)] + list(self.handed_off)
-            for sock in socks:
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)  # a WebSocket's blocked read ends at once, a handed-off one's loop sees it
-                except OSError:
-                    pass
+            conns = list(self.open_conns)
+            # Twice: a WebSocket handed to the app's loop while the first pass ran (its request ending, the worker's
+            # descriptor closed before this shut it down, its duplicate not yet listed) is cut by the second.
+            for _ in range(2):
+                socks = [conn.sock for conn in conns] + list(self.handed_off)
+                socks += [own for own in map(handoff.taken, (conn.sock for conn in conns)) if own is not None]
+                for sock in socks:
+                    try:
+                        sock.shutdown(socket.SHUT_RDWR)  # a WebSocket's blocked read ends at once, a handed-off one's loop sees it
+                    except OSError:
+                        pass
 
     return InThreadWorker
 
