@@ -76,6 +76,9 @@ def test_the_admin_page_says_a_reload_refused_waiting_then_taken(tmp_path, chrom
                 expect(said).to_have_attribute("data-state", "waiting", timeout=30_000)
                 expect(said).to_contain_text("un autre programme tient le fichier de la partie")
                 expect(said).to_contain_text("Fermez ce programme")
+                # The socket says it too (each second): heard before the broken save ends the waiting (a whole run
+                # wrote that save before the socket's next word, and never heard "waiting").
+                admin.wait_for_function("() => (window.heard || []).includes('waiting')", timeout=30_000)
                 # A broken save meanwhile is refused, and the page says the edit before it still waits (before, the
                 # refusal dropped that edit: the bank went on with the old settings once the file was free).
                 config.write_text(sound + "\ny = = 2\n", encoding="utf-8")
