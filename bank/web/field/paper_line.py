@@ -33,9 +33,10 @@ import json
 from bank.errors import BankError, IdConflict
 from bank.game.typed_names import words_of
 from bank.web.field import paper_kept, paper_line_index, paper_shared
+from bank.web.field.made_again import NOT_THE_MOVE
 
 # What says who sent a row and how, not what it does (compared apart from the move).
-SENDER_FIELDS = frozenset({"id", "actor", "queued", "paper"})
+SENDER_FIELDS = NOT_THE_MOVE  # who sent it, how and from which sheet: the same set a kept command is compared without
 
 
 def move_text(command: dict) -> str:
